@@ -1,0 +1,21 @@
+# All strata build switches. Feature macros go to the generated config.hpp,
+# never to PUBLIC compile definitions.
+include(CMakeDependentOption)
+
+option(STRATA_BUILD_CLI "Build the strata command-line tool" ON)
+option(STRATA_BUILD_TESTS "Build unit and integration tests" ${PROJECT_IS_TOP_LEVEL})
+option(STRATA_BUILD_BENCHMARKS "Build Google Benchmark micro-benchmarks and bench/ drivers" OFF)
+option(STRATA_BUILD_FUZZERS "Build libFuzzer targets (needs clang)" OFF)
+option(STRATA_ENABLE_CUDA "Build the CUDA backend (strata::cuda)" OFF)
+option(STRATA_ENABLE_MPI "Build the MPI communicator (strata::mpi)" OFF)
+option(STRATA_ENABLE_PYTHON "Build the Python bindings" OFF)
+option(STRATA_ENABLE_HTSLIB "Build VCF/BCF conversion through htslib" ON)
+option(STRATA_NATIVE "Compile for the build machine's CPU (-march=native)" OFF)
+option(STRATA_WERROR "Treat warnings as errors" OFF)
+option(STRATA_SANITIZE_ADDRESS "Build with AddressSanitizer" OFF)
+option(STRATA_SANITIZE_UNDEFINED "Build with UndefinedBehaviorSanitizer" OFF)
+option(STRATA_SANITIZE_THREAD "Build with ThreadSanitizer" OFF)
+
+if(STRATA_SANITIZE_THREAD AND STRATA_SANITIZE_ADDRESS)
+  message(FATAL_ERROR "STRATA_SANITIZE_THREAD and STRATA_SANITIZE_ADDRESS are exclusive")
+endif()

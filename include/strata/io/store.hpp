@@ -1,0 +1,70 @@
+#pragma once
+/// \file
+/// Key-value stores holding Zarr hierarchies. Keys are '/'-separated relative paths
+/// ("a/b/.zarray", "a/b/c/0/1").
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/core/buffer.hpp"
+#include "strata/core/result.hpp"
+
+namespace strata::io {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  /// \brief Value of `key`, or std::nullopt when the key does not exist.
+  virtual Result<std::optional<Bytes>> get(const std::string& key) const = 0;
+
+  /// \brief `length` bytes at `offset` (offset < 0 counts from the end, length < 0 = to end),
+  /// or nullopt when the key is missing. Reading past the end is Corrupt.
+  virtual Result<std::optional<Bytes>> get_range(const std::string& key, int64_t offset,
+                                                 int64_t length) const = 0;
+
+  /// \brief Store `value` under `key` atomically: readers see the old value or the new one,
+  /// never a partial write (temporary file + rename for directories).
+  virtual Status set(const std::string& key, std::span<const uint8_t> value) = 0;
+
+  /// \brief Remove a key (missing keys are fine).
+  virtual Status erase(const std::string& key) = 0;
+
+  /// \brief Whether `key` exists.
+  virtual Result<bool> exists(const std::string& key) const = 0;
+
+  /// \brief Names of the immediate children (files and directories) of `prefix` ("" = root),
+  /// sorted. A missing prefix gives an empty list.
+  virtual Result<std::vector<std::string>> list_dir(const std::string& prefix) const = 0;
+
+  /// \brief Where the store lives, for error messages (a directory path).
+  virtual std::string describe() const = 0;
+};
+
+/// \brief A directory on the local file system.
+class LocalStore : public Store {
+ public:
+  /// \brief Open the directory `root`; with `create` it is made (with parents) if absent.
+  static Result<std::shared_ptr<LocalStore>> open(const std::string& root, bool create = false);
+
+  Result<std::optional<Bytes>> get(const std::string& key) const override;
+  Result<std::optional<Bytes>> get_range(const std::string& key, int64_t offset,
+                                         int64_t length) const override;
+  Status set(const std::string& key, std::span<const uint8_t> value) override;
+  Status erase(const std::string& key) override;
+  Result<bool> exists(const std::string& key) const override;
+  Result<std::vector<std::string>> list_dir(const std::string& prefix) const override;
+  std::string describe() const override { return root_; }
+  const std::string& root() const { return root_; }
+
+ private:
+  explicit LocalStore(std::string root) : root_(std::move(root)) {}
+  std::string path_of(const std::string& key) const;
+  std::string root_;
+};
+
+}  // namespace strata::io

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install every Debian package strata needs to build, test and benchmark.
+# Idempotent; runs `apt-get update` itself. Needs root (or sudo).
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+BUILD_PKGS=(
+  build-essential cmake ninja-build pkg-config git
+  libopenblas-dev liblapacke-dev
+  libblosc-dev libzstd-dev liblz4-dev zlib1g-dev
+  nlohmann-json3-dev libcli11-dev
+  libhts-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+# Oracles used by tests and benchmarks (Debian's python, plink2, bcftools).
+ORACLE_PKGS=(
+  python3 python3-numpy python3-zarr python3-numcodecs python3-dask
+  python3-scipy python3-sklearn
+  plink2 bcftools tabix
+)
+# clang + compiler-rt for the libFuzzer targets (optional but installed by default).
+FUZZ_PKGS=(clang libclang-rt-14-dev)
+
+missing=()
+for p in "${BUILD_PKGS[@]}" "${ORACLE_PKGS[@]}" "${FUZZ_PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,165 @@
+#include <cstring>
+#include <numeric>
+
+#include "strata/core/buffer.hpp"
+#include "strata/core/dtype.hpp"
+#include "strata/core/shape.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "testing/testing.hpp"
+
+namespace strata {
+namespace {
+
+Result<int> half(int x) {
+  if (x % 2) return Status::Invalid("odd value ", x);
+  return x / 2;
+}
+
+Result<int> quarter(int x) {
+  STRATA_ASSIGN_OR_RETURN(int h, half(x));
+  STRATA_ASSIGN_OR_RETURN(int q, half(h));
+  return q;
+}
+
+TEST(Status, CarriesCodeAndMessage) {
+  Status ok;
+  EXPECT_TRUE(ok.ok());
+  Status st = Status::Corrupt("chunk ", 3, " truncated");
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::Corrupt);
+  EXPECT_EQ(st.message(), "chunk 3 truncated");
+  EXPECT_EQ(st.to_string(), "Corrupt: chunk 3 truncated");
+  EXPECT_EQ(st.with_context("a.zarr/x").message(), "a.zarr/x: chunk 3 truncated");
+}
+
+TEST(Result, PropagatesThroughMacros) {
+  auto r = quarter(12);
+  STRATA_ASSERT_OK(r);
+  EXPECT_EQ(*r, 3);
+  STRATA_EXPECT_STATUS(quarter(6), StatusCode::Invalid, "odd value 3");
+  Result<int> from_ok = Status::OK();
+  EXPECT_EQ(from_ok.status().code(), StatusCode::Internal);
+}
+
+TEST(DType, NumpyStrings) {
+  for (const char* s : {"|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8",
+                        ">i2", ">u4", ">f8"}) {
+    STRATA_ASSERT_OK_AND_ASSIGN(DType d, DType::from_numpy(s));
+    EXPECT_EQ(d.numpy_str(), s);
+  }
+  STRATA_ASSERT_OK_AND_ASSIGN(DType be, DType::from_numpy(">f8"));
+  EXPECT_TRUE(be.needs_swap());
+  EXPECT_EQ(be.itemsize(), 8);
+  STRATA_EXPECT_STATUS(DType::from_numpy("|O"), StatusCode::Invalid, "O");
+  STRATA_EXPECT_STATUS(DType::from_numpy("<U8"), StatusCode::Unsupported, "U8");
+  STRATA_EXPECT_STATUS(DType::from_numpy("<c16"), StatusCode::Unsupported, "c16");
+  STRATA_ASSERT_OK_AND_ASSIGN(DType v3, DType::from_v3("uint16"));
+  EXPECT_EQ(v3, DType(ScalarType::UInt16));
+  STRATA_EXPECT_STATUS(DType::from_v3("complex64"), StatusCode::Unsupported, "complex64");
+  STRATA_ASSERT_OK_AND_ASSIGN(DType alias, DType::parse("f4"));
+  EXPECT_EQ(alias, DType(ScalarType::Float32));
+}
+
+TEST(DType, Byteswap) {
+  uint32_t v[2] = {0x01020304u, 0xA0B0C0D0u};
+  byteswap_inplace(v, 2, 4);
+  EXPECT_EQ(v[0], 0x04030201u);
+  EXPECT_EQ(v[1], 0xD0C0B0A0u);
+}
+
+TEST(Shape, CheckedArithmetic) {
+  EXPECT_EQ(*checked_mul(1 << 20, 1 << 20), int64_t{1} << 40);
+  EXPECT_FALSE(checked_mul(int64_t{1} << 40, int64_t{1} << 40).ok());
+  EXPECT_FALSE(shape_numel({int64_t{1} << 32, int64_t{1} << 32}).ok());
+  EXPECT_EQ(*shape_numel({}), 1);
+  EXPECT_EQ(*parse_shape("1000,20"), (Shape{1000, 20}));
+  EXPECT_FALSE(parse_shape("10,,2").ok());
+  EXPECT_FALSE(parse_shape("10,-2").ok());
+  EXPECT_FALSE(parse_shape("abc").ok());
+}
+
+TEST(ChunkGrid, EdgeChunksAndRegions) {
+  STRATA_ASSERT_OK_AND_ASSIGN(ChunkGrid g, ChunkGrid::make({10, 7}, {4, 3}));
+  EXPECT_EQ(g.grid_shape(), (Shape{3, 3}));
+  EXPECT_EQ(g.num_chunks(), 9);
+  EXPECT_EQ(g.chunk_extent({2, 2}), (Shape{2, 1}));
+  EXPECT_EQ(g.chunk_origin({2, 1}), (Shape{8, 3}));
+  for (int64_t i = 0; i < g.num_chunks(); ++i) EXPECT_EQ(g.ravel(g.unravel(i)), i);
+  auto chunks = g.chunks_in({3, 2}, {2, 2});  // rows 3..4, cols 2..3
+  EXPECT_EQ(chunks, (std::vector<Shape>{{0, 0}, {0, 1}, {1, 0}, {1, 1}}));
+  EXPECT_TRUE(g.chunks_in({0, 0}, {0, 5}).empty());
+  EXPECT_FALSE(ChunkGrid::make({10}, {0}).ok());
+  EXPECT_FALSE(ChunkGrid::make({10, 2}, {3}).ok());
+  STRATA_ASSERT_OK_AND_ASSIGN(ChunkGrid empty, ChunkGrid::make({0, 5}, {4, 4}));
+  EXPECT_EQ(empty.num_chunks(), 0);
+}
+
+TEST(CopyBox, MatchesElementLoop) {
+  Shape src_shape{5, 6, 7}, dst_shape{4, 4, 4};
+  std::vector<int32_t> src(5 * 6 * 7);
+  std::iota(src.begin(), src.end(), 0);
+  std::vector<int32_t> dst(64, -1);
+  copy_box(src.data(), src_shape, {1, 2, 3}, dst.data(), dst_shape, {0, 1, 1}, {3, 2, 3}, 4);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      for (int c = 0; c < 4; ++c) {
+        bool inside = a < 3 && b >= 1 && b < 3 && c >= 1 && c < 4;
+        int32_t expect = inside ? src[((1 + a) * 6 + (2 + b - 1)) * 7 + (3 + c - 1)] : -1;
+        EXPECT_EQ(dst[(a * 4 + b) * 4 + c], expect) << a << "," << b << "," << c;
+      }
+}
+
+TEST(Buffer, AlignedAndTracked) {
+  int64_t before = memory_stats().current_bytes;
+  {
+    STRATA_ASSERT_OK_AND_ASSIGN(Buffer b, Buffer::zeros(1000));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % Buffer::kAlignment, 0u);
+    EXPECT_EQ(b.size(), 1000);
+    EXPECT_EQ(b.data()[999], 0);
+    EXPECT_EQ(memory_stats().current_bytes, before + 1000);
+    Buffer moved = std::move(b);
+    EXPECT_EQ(moved.size(), 1000);
+    EXPECT_EQ(b.size(), 0);  // NOLINT(bugprone-use-after-move)
+  }
+  EXPECT_EQ(memory_stats().current_bytes, before);
+  EXPECT_GE(memory_stats().peak_bytes, before + 1000);
+  EXPECT_EQ(*parse_memory_size("2G"), int64_t{2} << 30);
+  EXPECT_EQ(*parse_memory_size("512MiB"), int64_t{512} << 20);
+  EXPECT_EQ(*parse_memory_size("1000"), 1000);
+  EXPECT_FALSE(parse_memory_size("lots").ok());
+  EXPECT_FALSE(parse_memory_size("3X").ok());
+}
+
+TEST(ThreadPool, ParallelForRunsEveryIndexAndReportsLowestError) {
+  ThreadPool pool(3);
+  std::vector<int> hits(1000, 0);
+  STRATA_ASSERT_OK(pool.parallel_for(1000, [&](int64_t i) {
+    hits[i]++;
+    return Status::OK();
+  }));
+  for (int h : hits) EXPECT_EQ(h, 1);
+  for (int rep = 0; rep < 20; ++rep) {
+    Status st = pool.parallel_for(200, [&](int64_t i) {
+      if (i == 50 || i == 120) return Status::Invalid("fail ", i);
+      return Status::OK();
+    });
+    EXPECT_EQ(st.message(), "fail 50");
+  }
+  Status ex = pool.parallel_for(4, [&](int64_t i) -> Status {
+    if (i == 2) throw std::runtime_error("boom");
+    return Status::OK();
+  });
+  EXPECT_EQ(ex.code(), StatusCode::Internal);
+  // Nested calls run inline instead of deadlocking.
+  std::atomic<int> total{0};
+  STRATA_ASSERT_OK(pool.parallel_for(8, [&](int64_t) {
+    return pool.parallel_for(8, [&](int64_t) {
+      total++;
+      return Status::OK();
+    });
+  }));
+  EXPECT_EQ(total.load(), 64);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,143 @@
+#include "strata/core/thread_pool.hpp"
+
+#include <atomic>
+#include <exception>
+#include <memory>
+
+#include "strata/core/log.hpp"
+
+namespace strata {
+namespace {
+thread_local const ThreadPool* t_current_pool = nullptr;
+std::mutex g_global_mu;
+std::unique_ptr<ThreadPool> g_global;
+int g_default_threads = 0;
+}  // namespace
+
+ThreadPool::ThreadPool(int num_threads) {
+  if (num_threads <= 0) num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  workers_.reserve(num_threads);
+  for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+bool ThreadPool::in_worker() const { return t_current_pool == this; }
+
+void ThreadPool::worker_loop() {
+  t_current_pool = this;
+  while (true) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [this] { return stop_ || !queue_.empty(); });
+      if (stop_ && queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      task();
+    } catch (const std::exception& e) {
+      log_message(LogLevel::Error, str_cat("uncaught exception in worker: ", e.what()));
+    } catch (...) {
+      log_message(LogLevel::Error, "uncaught exception in worker");
+    }
+  }
+}
+
+void ThreadPool::submit(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queue_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+Status ThreadPool::parallel_for(int64_t n, const std::function<Status(int64_t)>& fn) {
+  if (n <= 0) return Status::OK();
+  auto run_one = [&fn](int64_t i) -> Status {
+    try {
+      return fn(i);
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("allocation failed in task ", i);
+    } catch (const std::exception& e) {
+      return Status::Internal("exception in task ", i, ": ", e.what());
+    } catch (...) {
+      return Status::Internal("unknown exception in task ", i);
+    }
+  };
+  if (in_worker() || size() == 1 || n == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      Status st = run_one(i);
+      if (!st.ok()) return st;
+    }
+    return Status::OK();
+  }
+  // Work is handed out dynamically; each task records its own status; the lowest failing index
+  // wins so the reported error does not depend on scheduling.
+  struct Shared {
+    std::atomic<int64_t> next{0};
+    std::atomic<int64_t> first_error{INT64_MAX};
+    std::mutex mu;
+    std::condition_variable cv;
+    int active = 0;
+    Status error;
+  };
+  auto sh = std::make_shared<Shared>();
+  auto drain = [sh, n, &run_one]() {
+    while (true) {
+      int64_t i = sh->next.fetch_add(1);
+      if (i >= n) break;
+      if (i > sh->first_error.load()) continue;  // an earlier task failed: skip later ones
+      Status st = run_one(i);
+      if (!st.ok()) {
+        std::lock_guard<std::mutex> lk(sh->mu);
+        if (i < sh->first_error.load()) {
+          sh->first_error.store(i);
+          sh->error = std::move(st);
+        }
+      }
+    }
+  };
+  int helpers = static_cast<int>(std::min<int64_t>(size(), n)) - 1;
+  sh->active = helpers;
+  for (int h = 0; h < helpers; ++h) {
+    submit([sh, drain]() {
+      drain();
+      std::lock_guard<std::mutex> lk(sh->mu);
+      if (--sh->active == 0) sh->cv.notify_all();
+    });
+  }
+  // The calling thread works too, marked as "inside the pool" so nested calls run inline.
+  const ThreadPool* prev = t_current_pool;
+  t_current_pool = this;
+  drain();
+  t_current_pool = prev;
+  std::unique_lock<std::mutex> lk(sh->mu);
+  sh->cv.wait(lk, [&] { return sh->active == 0; });
+  return sh->error;
+}
+
+ThreadPool& ThreadPool::global() {
+  std::lock_guard<std::mutex> lk(g_global_mu);
+  if (!g_global) g_global = std::make_unique<ThreadPool>(g_default_threads);
+  return *g_global;
+}
+
+void ThreadPool::set_default_threads(int num_threads) {
+  std::lock_guard<std::mutex> lk(g_global_mu);
+  g_default_threads = num_threads;
+  if (g_global && g_global->size() != (num_threads > 0 ? num_threads : g_global->size())) g_global.reset();
+  if (g_global && num_threads <= 0) g_global.reset();
+}
+
+int ThreadPool::default_threads() { return global().size(); }
+
+}  // namespace strata
