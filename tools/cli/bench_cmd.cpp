@@ -1,8 +1,176 @@
-// Subcommands of this area register here; see cli_common.hpp.
+// `strata bench`: the published experiments, as tables (or JSON lines with --json).
+//   random-sum  (x + 1)[::2, ::2].sum() of x = normal(10, 1)   ("GPU Dask Arrays, first steps")
+//   random-gen  single-thread generation throughput of the random sources
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
 #include "cli_common.hpp"
+#include "strata/array/ops.hpp"
+#include "strata/core/shape.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "strata/exec/run.hpp"
 
 namespace strata::cli {
+namespace {
 
-void register_bench_commands(CLI::App& app, CliState& state) {}
+struct RandomSumOptions {
+  std::string shape = "40000,40000";
+  std::string chunks = "10000,10000";
+  std::string threads = "1,2";
+  std::string budget = "2G";
+  uint64_t seed = 0;
+  bool json = false;
+};
+
+Result<std::vector<int>> parse_thread_list(const std::string& text) {
+  STRATA_ASSIGN_OR_RETURN(Shape s, parse_shape(text));
+  std::vector<int> out;
+  for (int64_t t : s) out.push_back(static_cast<int>(t));
+  return out;
+}
+
+Status run_random_sum(const RandomSumOptions& o, const CliState& state) {
+  STRATA_ASSIGN_OR_RETURN(Shape shape, parse_shape(o.shape));
+  STRATA_ASSIGN_OR_RETURN(Shape chunks, parse_shape(o.chunks));
+  STRATA_ASSIGN_OR_RETURN(std::vector<int> threads, parse_thread_list(o.threads));
+  STRATA_ASSIGN_OR_RETURN(int64_t budget, parse_memory_size(o.budget));
+  if (shape.size() != 2 || chunks.size() != 2) return Status::Invalid("--shape and --chunks take two extents");
+  const Array x = Array::random_normal(shape, chunks, 10.0, 1.0, o.seed);
+  const Array expr = sum((x + 1).slice({Slice::every(2), Slice::every(2)}));
+  STRATA_RETURN_NOT_OK(expr.status());
+  const double total_elems = static_cast<double>(shape[0]) * static_cast<double>(shape[1]);
+  if (!o.json) {
+    std::printf("(x + 1)[::2, ::2].sum(), x = normal(10, 1) of %s, chunks %s, seed %llu\n",
+                shape_to_string(shape).c_str(), shape_to_string(chunks).c_str(),
+                static_cast<unsigned long long>(o.seed));
+    std::printf("%8s %12s %16s %18s %22s  %s\n", "threads", "seconds", "elements/s", "generated", "generated/s",
+                "result");
+  }
+  RunReport all;
+  nlohmann::json runs = nlohmann::json::array();
+  for (int t : threads) {
+    ThreadPool pool(t);
+    RunReport report;
+    ExecOptions opts;
+    opts.pool = &pool;
+    opts.memory_budget = budget;
+    opts.report = &report;
+    opts.progress = !state.quiet && !o.json;
+    opts.label = "random-sum";
+    const auto t0 = std::chrono::steady_clock::now();
+    STRATA_ASSIGN_OR_RETURN(HostArray r, compute(expr, opts));
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double result = r.value_as_double(0);
+    const double gen = static_cast<double>(report.elements_generated);
+    nlohmann::json j = {{"benchmark", "random-sum"},  {"shape", shape},
+                        {"chunks", chunks},           {"threads", t},
+                        {"seed", o.seed},             {"result", result},
+                        {"seconds", secs},            {"elements_generated", report.elements_generated},
+                        {"elements_per_second", total_elems / secs},
+                        {"generated_per_second", gen / secs},
+                        {"peak_rss_bytes", report.peak_rss_bytes}};
+    if (o.json) {
+      std::printf("%s\n", j.dump().c_str());
+    } else {
+      std::printf("%8d %12.3f %16.4g %18lld %22.4g  %.17g\n", t, secs, total_elems / secs,
+                  static_cast<long long>(report.elements_generated), gen / secs, result);
+    }
+    std::fflush(stdout);
+    nlohmann::json rj = report.to_json();
+    rj["configuration"] = j;
+    runs.push_back(rj);
+    all += report;
+  }
+  if (!state.report_path.empty()) {
+    const std::string tmp = state.report_path + ".tmp";
+    nlohmann::json doc = all.to_json();
+    doc["runs"] = runs;
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) return Status::IOError("cannot write ", tmp);
+    const std::string text = doc.dump(2) + "\n";
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) return Status::IOError("cannot write ", tmp);
+    if (std::rename(tmp.c_str(), state.report_path.c_str()) != 0) {
+      return Status::IOError("cannot rename ", tmp, " to ", state.report_path);
+    }
+  }
+  return Status::OK();
+}
+
+struct RandomGenOptions {
+  int64_t n = 50'000'000;
+  bool json = false;
+};
+
+Status run_random_gen(const RandomGenOptions& o) {
+  if (o.n < 1) return Status::Invalid("--n must be >= 1");
+  ThreadPool pool(1);
+  struct Case {
+    const char* name;
+    Array a;
+  };
+  const int64_t cols = 1 << 20, rows = (o.n + cols - 1) / cols;
+  const Shape shape{rows, cols}, chunks{1, cols};
+  const std::vector<Case> cases = {
+      {"normal float64", Array::random_normal(shape, chunks, 0.0, 1.0, 1)},
+      {"normal float64 [:, ::2]", Array::random_normal(shape, {1, 2 * cols}, 0.0, 1.0, 1).slice(
+                                      {Slice::all(), Slice::every(2)})},
+      {"uniform float64", Array::random_uniform(shape, chunks, 1)},
+      {"uniform float32", Array::random_uniform(shape, chunks, 1, DType(ScalarType::Float32))},
+      {"integers [0, 3) int64", Array::random_integers(shape, chunks, 0, 3, 1)},
+  };
+  if (!o.json) std::printf("%-26s %14s %10s   (1 thread, summed so nothing is stored)\n", "source", "M elements/s", "seconds");
+  for (const Case& c : cases) {
+    const Array s = sum(c.a);
+    RunReport report;
+    ExecOptions opts;
+    opts.pool = &pool;
+    opts.report = &report;
+    opts.progress = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    STRATA_ASSIGN_OR_RETURN(HostArray r, compute(s, opts));
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = static_cast<double>(report.elements_generated) / secs;
+    if (o.json) {
+      nlohmann::json j = {{"benchmark", "random-gen"}, {"source", c.name}, {"threads", 1},
+                          {"elements_generated", report.elements_generated}, {"seconds", secs},
+                          {"elements_per_second", rate}, {"result", r.value_as_double(0)}};
+      std::printf("%s\n", j.dump().c_str());
+    } else {
+      std::printf("%-26s %14.1f %10.3f\n", c.name, rate / 1e6, secs);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void register_bench_commands(CLI::App& app, CliState& state) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks reproducing published experiments");
+  bench->require_subcommand(1);
+
+  auto rs = std::make_shared<RandomSumOptions>();
+  CLI::App* sum_cmd = bench->add_subcommand(
+      "random-sum", "(x + 1)[::2, ::2].sum() of a lazily generated normal(10, 1) array (GPU Dask Arrays, first steps)");
+  sum_cmd->add_option("--shape", rs->shape, "Array shape, e.g. 500000,500000")->capture_default_str();
+  sum_cmd->add_option("--chunks", rs->chunks, "Chunk shape")->capture_default_str();
+  sum_cmd->add_option("--threads", rs->threads, "Comma-separated thread counts, one run each")->capture_default_str();
+  sum_cmd->add_option("--seed", rs->seed, "Random seed")->capture_default_str();
+  sum_cmd->add_option("--memory-budget", rs->budget, "Memory budget for blocks in flight")->capture_default_str();
+  sum_cmd->add_flag("--json", rs->json, "One JSON object per configuration instead of a table");
+  sum_cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
+  sum_cmd->add_option("--report", state.report_path, "Write a JSON run report");
+  sum_cmd->callback([rs, &state] { state.run = [rs, &state] { return run_random_sum(*rs, state); }; });
+
+  auto rg = std::make_shared<RandomGenOptions>();
+  CLI::App* gen_cmd = bench->add_subcommand("random-gen", "Single-thread throughput of the random sources");
+  gen_cmd->add_option("--n", rg->n, "Elements per source")->capture_default_str();
+  gen_cmd->add_flag("--json", rg->json, "JSON lines instead of a table");
+  gen_cmd->callback([rg, &state] { state.run = [rg] { return run_random_gen(*rg); }; });
+}
 
 }  // namespace strata::cli

@@ -43,6 +43,14 @@ class Store {
 
   /// \brief Where the store lives, for error messages (a directory path).
   virtual std::string describe() const = 0;
+
+  /// \brief Size in bytes of the value at `key`, or nullopt when the key does not exist.
+  /// The default reads the value; stores override it with a cheaper query (stat, HEAD).
+  virtual Result<std::optional<int64_t>> size(const std::string& key) const;
+
+  /// \brief Remove `prefix` itself and every key below it ("" = the whole store). Missing
+  /// prefixes are fine. The default walks list_dir() and erases key by key.
+  virtual Status erase_prefix(const std::string& prefix);
 };
 
 /// \brief A directory on the local file system.
@@ -59,6 +67,8 @@ class LocalStore : public Store {
   Result<bool> exists(const std::string& key) const override;
   Result<std::vector<std::string>> list_dir(const std::string& prefix) const override;
   std::string describe() const override { return root_; }
+  Result<std::optional<int64_t>> size(const std::string& key) const override;
+  Status erase_prefix(const std::string& prefix) override;
   const std::string& root() const { return root_; }
 
  private:

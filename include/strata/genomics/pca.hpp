@@ -1,0 +1,65 @@
+#pragma once
+/// \file
+/// Genotype PCA: the SVD of the standardized (variants × samples) genotype matrix, streamed
+/// from any genotype view and never materialized.
+///
+/// Conventions (PLINK 2 compatible): genotypes are standardized per variant (default
+/// (g − 2f)/√(2f(1 − f))), missing calls are mean-imputed (0 after centring), monomorphic
+/// variants are dropped, and eigenvalues are on the GRM's scale: λ_i = s_i² / M with M the
+/// number of variants used. Sample eigenvectors have unit norm; their sign follows the
+/// linalg convention (largest-magnitude entry positive).
+
+#include <cstdint>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
+#include "strata/io/genotype_stats.hpp"
+#include "strata/linalg/svd.hpp"
+
+namespace strata::genomics {
+
+/// \brief Options of pca().
+struct PcaOptions {
+  int64_t k = 10;
+  linalg::SvdMethod method = linalg::SvdMethod::Auto;
+  io::Standardization scale = io::Standardization::Binom2;
+  /// Variant filters (`--maf`, `--geno`); monomorphic variants are always dropped.
+  io::VariantFilter filter;
+  linalg::RandomizedScheme scheme = linalg::RandomizedScheme::BlockKrylov;
+  int iterations = -1;      ///< randomized passes (-1 = default)
+  int64_t oversampling = 10;
+  uint64_t seed = 0;
+  bool compute_loadings = true;  ///< variant loadings cost one more pass (randomized)
+  linalg::PassOptions pass;
+};
+
+/// \brief Result of pca().
+struct PcaResult {
+  std::vector<double> eigenvalues;      ///< k, GRM scale (s² / M), descending
+  linalg::DenseMatrix eigenvectors;     ///< samples × k, unit-norm columns
+  linalg::DenseMatrix loadings;         ///< variants used × k (unit-norm U), empty if not computed
+  std::vector<int64_t> variants_used;   ///< indices into the view, ascending (M of them)
+  io::FilterResult filter;              ///< what the filters dropped
+  std::vector<double> error_estimate;   ///< relative error estimate of each eigenvalue
+  linalg::SvdMethod method = linalg::SvdMethod::Exact;
+  int64_t passes = 0;                   ///< passes over the genotypes (the stats pass included)
+};
+
+/// \brief PCA of a genotype view.
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto view, io::open_genotypes("cohort.bed"));
+/// genomics::PcaOptions opt;
+/// opt.k = 10;
+/// STRATA_ASSIGN_OR_RETURN(auto pcs, genomics::pca(view, opt));
+/// \endcode
+Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options);
+
+/// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a
+/// float32 RowBlockSource: blocks are decoded from 2-bit codes through one 4-entry table per
+/// variant (built from `counts`, one entry per kept variant).
+Result<linalg::RowBlockSourcePtr> make_standardized_source(const io::GenotypeViewPtr& view,
+                                                           const std::vector<io::VariantCounts>& counts,
+                                                           std::vector<int64_t> kept, io::Standardization scale);
+
+}  // namespace strata::genomics

@@ -1,0 +1,207 @@
+#pragma once
+/// \file
+/// The genotype view: one interface over every genotype source (PLINK 1 `.bed`, VCF Zarr,
+/// the scikit-allel layout, plain dosage Zarr arrays, simulated cohorts) that hands out blocks
+/// of variants × samples as packed 2-bit codes.
+///
+/// **Codes** (strata's canonical order, used by every view and kernel):
+///
+/// | code | meaning                                   |
+/// |------|-------------------------------------------|
+/// | 0    | no ALT allele (homozygous REF)             |
+/// | 1    | one ALT allele (heterozygous)             |
+/// | 2    | two ALT alleles (homozygous ALT)          |
+/// | 3    | missing                                   |
+///
+/// so a non-missing code *is* the ALT dosage. Four codes are packed per byte, sample-minor,
+/// exactly as in a `.bed` row: sample j of a row sits in bits 2(j mod 4)..2(j mod 4)+1 of
+/// byte ⌊j/4⌋ (low bits first). Trailing pairs of a row's last byte are always code 3
+/// (missing), so whole-byte kernels can ignore the row length.
+///
+/// **Allele direction.** The dosage counts the ALT allele: VCF ALT (any non-REF allele for
+/// multi-allelic sites, see below), and for PLINK 1 the `.bim` column-5 allele (A1), which
+/// plink2 calls ALT (`.bim` column 6 = A2 = REF). This equals plink2's `ALT_FREQS`, VCF Zarr's
+/// `call_genotype` ALT count, and `2 −` what `plink2 --export A` prints (that counts REF).
+///
+/// **Ploidy.** A haploid call is coded as homozygous (REF → 0, ALT → 2), which is how plink2
+/// imports haploid VCF calls and how a `.bed` stores them; a haploid missing call is missing.
+/// Calls with more than two alleles (polyploid) are coded missing and counted in
+/// SourceReport::polyploid_calls. A call with any missing allele is missing.
+///
+/// **Multi-allelic sites** count every non-REF allele (non-reference dosage) or, with
+/// MultiallelicMode::Skip, are left out of the view; SourceReport says how many.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/core/buffer.hpp"
+#include "strata/core/result.hpp"
+#include "strata/core/shape.hpp"
+
+namespace strata {
+class ThreadPool;
+class ProgressBar;
+}  // namespace strata
+
+namespace strata::io {
+
+/// \brief Canonical 2-bit genotype codes (see the file comment).
+enum GenotypeCode : uint8_t {
+  kCodeHomRef = 0,
+  kCodeHet = 1,
+  kCodeHomAlt = 2,
+  kCodeMissing = 3,
+};
+
+/// \brief Bytes of one packed row of `num_samples` codes: ⌈num_samples / 4⌉.
+constexpr int64_t packed_row_bytes(int64_t num_samples) { return (num_samples + 3) / 4; }
+
+/// \brief Code of sample `j` in a packed row.
+inline uint8_t code_at(const uint8_t* row, int64_t j) {
+  return static_cast<uint8_t>((row[j >> 2] >> (2 * (j & 3))) & 3);
+}
+/// \brief Store `code` for sample `j` in a packed row (other samples untouched).
+inline void set_code(uint8_t* row, int64_t j, uint8_t code) {
+  const int shift = static_cast<int>(2 * (j & 3));
+  row[j >> 2] = static_cast<uint8_t>((row[j >> 2] & ~(3u << shift)) | ((code & 3u) << shift));
+}
+
+/// \brief What to do with sites that have more than one ALT allele.
+enum class MultiallelicMode : uint8_t {
+  NonRefDosage,  ///< count every non-REF allele (default)
+  Skip,          ///< leave the site out of the view
+};
+
+/// \brief Per-sample metadata. Vectors all have num_samples entries (or are empty where the
+/// source has no such column).
+struct SampleInfo {
+  std::vector<std::string> id;          ///< sample / individual ID (VCF sample, `.fam` IID)
+  std::vector<std::string> family_id;   ///< `.fam` FID; for simulations the population label
+  std::vector<std::string> paternal_id; ///< `.fam` column 3 ("0" = unknown)
+  std::vector<std::string> maternal_id; ///< `.fam` column 4
+  std::vector<int8_t> sex;              ///< 1 male, 2 female, 0 unknown
+  std::vector<std::string> phenotype;   ///< `.fam` column 6 as written ("-9", "2", "NA", ...)
+  std::vector<std::string> population;  ///< population label when the source has one
+  int64_t size() const { return static_cast<int64_t>(id.size()); }
+};
+
+/// \brief Metadata of a contiguous range of variants [start, start + size()).
+struct VariantInfo {
+  int64_t start = 0;
+  std::vector<int32_t> contig;     ///< index into GenotypeView::contigs()
+  std::vector<int64_t> position;   ///< 1-based base-pair position
+  std::vector<std::string> id;     ///< variant ID ("." when unknown)
+  std::vector<std::string> ref;    ///< REF allele (`.bim` column 6)
+  std::vector<std::string> alt;    ///< ALT alleles joined by ','; "" when there is none
+  std::vector<double> cm;          ///< genetic position in cM (`.bim` column 3), 0 if unknown
+  int64_t size() const { return static_cast<int64_t>(position.size()); }
+  /// Reserve room for n variants.
+  void reserve(int64_t n);
+  /// Append variant `i` of `other`.
+  void append_from(const VariantInfo& other, int64_t i);
+};
+
+/// \brief What a source did while mapping its calls to codes.
+struct SourceReport {
+  int64_t multiallelic_sites = 0;   ///< sites with > 1 ALT allele (kept or skipped)
+  int64_t skipped_sites = 0;        ///< sites left out of the view (MultiallelicMode::Skip)
+  int64_t polyploid_calls = 0;      ///< calls with > 2 alleles coded missing (counted as read)
+};
+
+/// \brief Options shared by every genotype source.
+struct GenotypeOpenOptions {
+  MultiallelicMode multiallelic = MultiallelicMode::NonRefDosage;
+  /// Zarr: path of the array inside the store ("" = detect: call_genotype, calldata/GT,
+  /// <contig>/calldata/GT, or a root 2-D integer array).
+  std::string array;
+};
+
+/// \brief A read-only (variants × samples) genotype matrix handing out 2-bit code blocks.
+///
+/// Implementations are thread-safe: read_codes and variants may be called concurrently.
+class GenotypeView {
+ public:
+  virtual ~GenotypeView() = default;
+
+  virtual int64_t num_variants() const = 0;
+  virtual int64_t num_samples() const = 0;
+  /// \brief The source, for messages (a path).
+  virtual std::string describe() const = 0;
+  virtual const SampleInfo& samples() const = 0;
+  /// \brief Contig names; VariantInfo::contig indexes this list.
+  virtual const std::vector<std::string>& contigs() const = 0;
+  /// \brief Metadata of variants [start, start + count).
+  virtual Result<VariantInfo> variants(int64_t start, int64_t count) const = 0;
+
+  /// \brief Read the codes of variants [variant_start, +variant_count) × samples
+  /// [sample_start, +sample_count) into `out`: variant_count rows, `stride` bytes apart
+  /// (stride ≥ packed_row_bytes(sample_count)), sample 0 of the box in the low bits of byte 0.
+  /// Trailing pairs of each row are set to kCodeMissing; bytes past the row are untouched.
+  virtual Status read_codes(int64_t variant_start, int64_t variant_count, int64_t sample_start,
+                            int64_t sample_count, uint8_t* out, int64_t stride) const = 0;
+
+  /// \brief Natural block extents of the source (storage chunks); readers should align to them.
+  virtual int64_t variant_chunk() const { return 4096; }
+  virtual int64_t sample_chunk() const { return num_samples(); }
+
+  /// \brief Counts gathered while opening (multi-allelic, skipped, polyploid).
+  virtual SourceReport report() const { return {}; }
+};
+
+using GenotypeViewPtr = std::shared_ptr<const GenotypeView>;
+
+/// \brief Open any genotype source: a PLINK prefix or `.bed` path, or a Zarr store holding
+/// VCF Zarr (`call_genotype`), the scikit-allel layout (`[contig/]calldata/GT`) or a 2-D
+/// integer dosage array. Errors name the path and what was missing.
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto view, io::open_genotypes("cohort.bed"));
+/// \endcode
+Result<GenotypeViewPtr> open_genotypes(const std::string& path,
+                                       const GenotypeOpenOptions& options = {});
+
+/// \brief Whether `path` names a PLINK 1 fileset (`x.bed`, or a prefix with `prefix.bed`).
+bool is_plink_path(const std::string& path);
+
+/// \brief A view over the variants `kept` (ascending indices) of `base`.
+GenotypeViewPtr make_variant_subset(GenotypeViewPtr base, std::vector<int64_t> kept);
+
+/// \brief An in-memory view over packed codes (num_variants rows of packed_row_bytes), for
+/// tests and small results. `variants` must have num_variants entries.
+Result<GenotypeViewPtr> make_memory_genotypes(std::vector<uint8_t> codes, int64_t num_variants,
+                                              int64_t num_samples, SampleInfo samples,
+                                              std::vector<std::string> contigs,
+                                              VariantInfo variants);
+
+/// \brief A block of codes read from a view (all rows packed_row_bytes(sample_count) apart).
+struct GenotypeBlock {
+  int64_t variant_start = 0;
+  int64_t variant_count = 0;
+  int64_t sample_start = 0;
+  int64_t sample_count = 0;
+  int64_t stride = 0;
+  Bytes codes;
+  const uint8_t* row(int64_t v) const { return codes.data() + v * stride; }
+  uint8_t* row(int64_t v) { return codes.data() + v * stride; }
+};
+
+/// \brief Read one block (all samples when sample_count < 0).
+Result<GenotypeBlock> read_genotype_block(const GenotypeView& view, int64_t variant_start,
+                                          int64_t variant_count, int64_t sample_start = 0,
+                                          int64_t sample_count = -1);
+
+/// \brief Stream over all variants in blocks of `block_variants` × all samples.
+/// `work(block)` runs on `pool` (several blocks in flight, bounded), then `in_order(block)`
+/// runs on the calling thread in ascending block order (either may be empty). The first
+/// error stops the stream. `progress` (optional) advances by variants.
+Status for_each_genotype_block(const GenotypeView& view, int64_t block_variants,
+                               const std::function<Status(GenotypeBlock&)>& work,
+                               const std::function<Status(GenotypeBlock&)>& in_order,
+                               ThreadPool* pool = nullptr, ProgressBar* progress = nullptr);
+
+/// \brief Block height giving about `target_bytes` of codes per block (at least 1).
+int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes = 8 << 20);
+
+}  // namespace strata::io

@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// `strata convert`: move genotype data between VCF/BCF, PLINK 1 and VCF Zarr.
+///
+/// | input                                   | output `.vcz` / `.zarr`               | output `.bed` / prefix     |
+/// |-----------------------------------------|---------------------------------------|----------------------------|
+/// | `.vcf`, `.vcf.gz`, `.bcf` (htslib)      | full `call_genotype` (alleles, ploidy, phasing) | ALT dosage codes   |
+/// | PLINK prefix or `.bed`                  | diploid `call_genotype` from the codes | copy                       |
+/// | VCF Zarr / scikit-allel / dosage Zarr   | diploid `call_genotype` from the codes | ALT dosage codes           |
+///
+/// Every output is written under a temporary name and renamed when complete.
+
+#include <cstdint>
+#include <string>
+
+#include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::io {
+
+/// \brief Options of convert_genotypes.
+struct ConvertOptions {
+  int64_t variants_chunk = 0;     ///< VCF Zarr chunking along variants (0 = VczWriteOptions default)
+  int64_t samples_chunk = 0;      ///< along samples (0 = default)
+  std::string genotype_codec;     ///< codec spec for call_genotype ("" = blosc:zstd:3:bitshuffle)
+  /// Multi-allelic sites when the output holds dosages (`.bed`): Skip by default for `.bed`,
+  /// because a `.bim` cannot hold them in a form plink2 reads.
+  MultiallelicMode multiallelic = MultiallelicMode::Skip;
+  bool multiallelic_set = false;  ///< true when the user chose `multiallelic`
+  bool overwrite = false;         ///< replace an existing output
+  int decompression_threads = 0;  ///< htslib threads (0 = the thread pool size)
+  ThreadPool* pool = nullptr;
+  bool progress = true;
+};
+
+/// \brief What a conversion did.
+struct ConvertReport {
+  int64_t variants = 0;           ///< variants written
+  int64_t samples = 0;
+  int64_t skipped = 0;            ///< variants left out (multi-allelic with Skip)
+  int64_t multiallelic = 0;       ///< multi-allelic sites seen
+  int64_t polyploid_calls = 0;    ///< calls with > 2 alleles (coded missing in `.bed`)
+  int64_t max_ploidy = 0;         ///< VCF input only
+};
+
+/// \brief Whether `path` names VCF Zarr / Zarr output (ends in `.vcz` or `.zarr`, ignoring a
+/// trailing '/').
+bool is_zarr_output(const std::string& path);
+/// \brief Whether `path` is a VCF/BCF file name (`.vcf`, `.vcf.gz`, `.vcf.bgz`, `.bcf`).
+bool is_vcf_path(const std::string& path);
+
+/// \brief Convert `input` to `output` (see the table above).
+Result<ConvertReport> convert_genotypes(const std::string& input, const std::string& output,
+                                        const ConvertOptions& options = {});
+
+}  // namespace strata::io

@@ -1,0 +1,98 @@
+#pragma once
+/// \file
+/// Per-variant genotype statistics in one pass (allele counts and frequency, missing rate,
+/// heterozygote count), the variant filters built on them (`--maf`, `--geno`, monomorphic),
+/// and the per-variant lookup tables that standardize genotypes for PCA/GRM kernels.
+///
+/// Frequencies are of the ALT allele (genotype.hpp), as plink2's `ALT_FREQS`.
+///
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(*view));
+/// io::VariantFilter f; f.min_maf = 0.01; f.max_missing = 0.1; f.drop_monomorphic = true;
+/// auto kept = io::apply_variant_filter(counts, f);
+/// auto filtered = io::make_variant_subset(view, kept.kept);
+/// \endcode
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::io {
+
+/// \brief Genotype counts of one variant.
+struct VariantCounts {
+  int64_t hom_ref = 0;  ///< code 0
+  int64_t het = 0;      ///< code 1
+  int64_t hom_alt = 0;  ///< code 2
+  int64_t missing = 0;  ///< code 3
+
+  int64_t observed() const { return hom_ref + het + hom_alt; }
+  int64_t total() const { return observed() + missing; }
+  /// ALT alleles among observed calls.
+  int64_t alt_alleles() const { return het + 2 * hom_alt; }
+  /// Observed alleles (2 per observed call), plink2's `OBS_CT` of `.afreq`.
+  int64_t allele_count() const { return 2 * observed(); }
+  /// ALT allele frequency; NaN when nothing is observed.
+  double alt_freq() const {
+    return observed() == 0 ? std::nan("") : double(alt_alleles()) / double(allele_count());
+  }
+  /// Minor allele frequency min(f, 1 − f); NaN when nothing is observed.
+  double maf() const {
+    const double f = alt_freq();
+    return f < 0.5 ? f : 1.0 - f;
+  }
+  /// Fraction of calls missing; 0 for an empty variant.
+  double missing_rate() const { return total() == 0 ? 0.0 : double(missing) / double(total()); }
+  /// No call observed, or only one allele observed.
+  bool monomorphic() const { return alt_alleles() == 0 || alt_alleles() == allele_count(); }
+};
+
+/// \brief Counts for every variant of `view`, in one parallel pass over blocks.
+Result<std::vector<VariantCounts>> compute_variant_counts(const GenotypeView& view,
+                                                          ThreadPool* pool = nullptr,
+                                                          ProgressBar* progress = nullptr);
+
+/// \brief Counts for each row of a block.
+void count_block(const GenotypeBlock& block, VariantCounts* out);
+
+/// \brief Variant filters, with PLINK semantics.
+struct VariantFilter {
+  double min_maf = 0.0;         ///< `--maf`: drop variants with MAF < min_maf
+  double max_missing = 1.0;     ///< `--geno`: drop variants with missing rate > max_missing
+  bool drop_monomorphic = false;///< drop variants with one allele observed (or none)
+};
+
+/// \brief Kept variant indices (ascending) and how many each rule dropped (first rule wins,
+/// in the order missingness, monomorphic, MAF).
+struct FilterResult {
+  std::vector<int64_t> kept;
+  int64_t dropped_missing = 0;
+  int64_t dropped_monomorphic = 0;
+  int64_t dropped_maf = 0;
+};
+FilterResult apply_variant_filter(const std::vector<VariantCounts>& counts,
+                                  const VariantFilter& filter);
+/// \brief Validate filter thresholds (each in [0, 1], MAF ≤ 0.5).
+Status validate_variant_filter(const VariantFilter& filter);
+
+/// \brief How genotypes are scaled after centring at the mean 2f.
+enum class Standardization : uint8_t {
+  Binom2,  ///< (g − 2f) / √(2f(1 − f)): Patterson / plink2 `--pca` (default)
+  Binom,   ///< (g − 2f) / √(f(1 − f))
+  Center,  ///< g − 2f
+  None,    ///< g; missing calls become the mean 2f
+};
+/// \brief Parse "binom2", "binom", "center", "none".
+Result<Standardization> parse_standardization(const std::string& name);
+
+/// \brief The 4-entry table mapping codes to standardized values. Missing → 0 (mean
+/// imputation; 2f for Standardization::None). Monomorphic or unobserved variants (zero
+/// variance) map every code to 0.
+void make_standardize_lut(const VariantCounts& counts, Standardization mode, float lut[4]);
+void make_standardize_lut(const VariantCounts& counts, Standardization mode, double lut[4]);
+
+}  // namespace strata::io

@@ -1,0 +1,128 @@
+#pragma once
+/// \file
+/// PLINK 1 binary filesets: `.bed` (variant-major, 2 bits per call) with its `.bim` (variants)
+/// and `.fam` (samples), read in place and written atomically.
+///
+/// **Allele direction.** `.bim` column 5 (A1) is the ALT allele and column 6 (A2) the REF
+/// allele, as in plink2. `.bed` code 00 (homozygous A1) is therefore ALT dosage 2, 10 is 1,
+/// 11 is 0 and 01 is missing; the reader remaps these to the canonical codes of
+/// genotype.hpp through one 256-entry byte table, and the writer does the reverse.
+/// `plink2 --export A` counts REF (A2) by default, which is `2 − dosage` here.
+///
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto bed, io::BedReader::open("hapmap3"));   // or "hapmap3.bed"
+/// STRATA_ASSIGN_OR_RETURN(auto block, io::read_genotype_block(*bed, 0, 1000));
+/// STRATA_RETURN_NOT_OK(io::write_plink(*bed, "copy"));
+/// \endcode
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::io {
+
+/// \brief The three paths of a fileset given a prefix or a path ending in .bed/.bim/.fam.
+struct PlinkPaths {
+  std::string bed, bim, fam;
+};
+PlinkPaths plink_paths(const std::string& prefix_or_path);
+
+/// \brief Parse a `.fam` file (6 whitespace-separated columns; blank lines skipped).
+/// Errors name the file and the 1-based line.
+Result<SampleInfo> read_fam(const std::string& path);
+
+/// \brief A parsed `.bim`: contig names in order of first appearance, and one row per variant.
+struct BimTable {
+  std::vector<std::string> contigs;
+  VariantInfo variants;
+};
+/// \brief Parse a `.bim` file (6 whitespace-separated columns). ALT = column 5, REF = column 6.
+Result<BimTable> read_bim(const std::string& path);
+
+/// \brief The 256-entry byte tables between `.bed` codes and canonical codes.
+const uint8_t* bed_to_code_table();
+const uint8_t* code_to_bed_table();
+
+/// \brief A `.bed/.bim/.fam` fileset opened read-only. The `.bed` is memory-mapped; the
+/// `.bim/.fam` are held in memory. Checks the magic bytes (`6c 1b 01`; sample-major `6c 1b 00`
+/// is refused as Unsupported), that the size is 3 + M·⌈N/4⌉ for the M `.bim` and N `.fam`
+/// lines, and names the file and the mismatch otherwise.
+class BedReader final : public GenotypeView {
+ public:
+  static Result<std::shared_ptr<BedReader>> open(const std::string& prefix_or_path);
+  ~BedReader() override;
+
+  int64_t num_variants() const override { return num_variants_; }
+  int64_t num_samples() const override { return samples_.size(); }
+  std::string describe() const override { return paths_.bed; }
+  const SampleInfo& samples() const override { return samples_; }
+  const std::vector<std::string>& contigs() const override { return bim_.contigs; }
+  Result<VariantInfo> variants(int64_t start, int64_t count) const override;
+  Status read_codes(int64_t variant_start, int64_t variant_count, int64_t sample_start,
+                    int64_t sample_count, uint8_t* out, int64_t stride) const override;
+  int64_t variant_chunk() const override;
+
+  /// \brief The raw `.bed` row of variant `v` (⌈N/4⌉ bytes, PLINK codes).
+  const uint8_t* raw_row(int64_t v) const { return data_ + 3 + v * row_bytes_; }
+  const PlinkPaths& paths() const { return paths_; }
+
+ private:
+  BedReader() = default;
+  PlinkPaths paths_;
+  SampleInfo samples_;
+  BimTable bim_;
+  int64_t num_variants_ = 0;
+  int64_t row_bytes_ = 0;
+  const uint8_t* data_ = nullptr;
+  int64_t map_bytes_ = 0;
+};
+
+/// \brief Writes a fileset under temporary names; finish() renames `.bim`, `.fam` and lastly
+/// `.bed` into place, so an interrupted write never leaves a `.bed` that looks complete.
+/// Destroying an unfinished writer removes its temporaries.
+class BedWriter {
+ public:
+  /// \brief Start a fileset at `prefix` (".bed/.bim/.fam" are appended) for `samples`.
+  static Result<std::unique_ptr<BedWriter>> create(const std::string& prefix,
+                                                   const SampleInfo& samples);
+  ~BedWriter();
+  BedWriter(const BedWriter&) = delete;
+  BedWriter& operator=(const BedWriter&) = delete;
+
+  /// \brief Append `info.size()` variants: their `.bim` lines and canonical code rows
+  /// (`stride` bytes apart, all samples). `contigs` names info.contig entries.
+  Status append(const VariantInfo& info, const std::vector<std::string>& contigs,
+                const uint8_t* codes, int64_t stride);
+  /// \brief Flush, check, and rename into place.
+  Status finish();
+  int64_t variants_written() const { return variants_written_; }
+
+ private:
+  BedWriter() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int64_t variants_written_ = 0;
+};
+
+/// \brief Options for write_plink.
+struct PlinkWriteOptions {
+  int64_t block_variants = 0;  ///< 0 = about 8 MiB of codes per block
+  ThreadPool* pool = nullptr;
+  ProgressBar* progress = nullptr;
+};
+
+/// \brief Write every variant of `view` as a PLINK 1 fileset at `prefix`. Multi-allelic
+/// variants (ALT with ',') are written with the joined ALT list in column 5; plink2 refuses
+/// those, so open the source with MultiallelicMode::Skip when the output is for plink2.
+Status write_plink(const GenotypeView& view, const std::string& prefix,
+                   const PlinkWriteOptions& options = {});
+
+/// \brief Format one `.fam` line (no newline) of sample `i`; missing columns get PLINK's
+/// defaults (FID = "0", parents "0", sex 0, phenotype "-9").
+std::string format_fam_line(const SampleInfo& samples, int64_t i);
+
+}  // namespace strata::io

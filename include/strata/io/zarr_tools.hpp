@@ -1,0 +1,64 @@
+#pragma once
+/// \file
+/// Whole-store operations behind `strata zarr info|export|import|verify`: describe a hierarchy,
+/// move arrays between Zarr and `.npy` in bounded memory, and check every chunk decodes.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/io/zarr.hpp"
+
+namespace strata::io {
+
+/// \brief Description of one node for `strata zarr info`.
+struct ZarrInfoEntry {
+  std::string path;  ///< relative to the store root
+  NodeKind kind = NodeKind::Missing;
+  ZarrFormat format = ZarrFormat::V2;
+  // Arrays only:
+  DType dtype;
+  Shape shape, chunks, shards;
+  std::string codecs;
+  int64_t logical_bytes = 0;
+  int64_t stored_bytes = 0;
+  int64_t stored_objects = 0;
+  int64_t grid_objects = 0;  ///< chunk (or shard) objects in a fully written array
+};
+
+/// \brief Walk the store, group or array at `path` (e.g. "store.zarr/a/b").
+Result<std::vector<ZarrInfoEntry>> zarr_info(const std::string& path);
+/// \brief Human-readable tree of `entries`.
+std::string format_zarr_info(const std::vector<ZarrInfoEntry>& entries);
+/// \brief JSON form of `entries` (a list of objects).
+nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries);
+
+/// \brief Write the whole array at `zarr_path` to `npy_path` (C order), streaming row slabs
+/// of at most `slab_bytes`. The .npy appears only when complete.
+Status zarr_export_npy(const std::string& zarr_path, const std::string& npy_path,
+                       int64_t slab_bytes = int64_t{256} << 20);
+
+/// \brief Options of `strata zarr import`.
+struct ZarrImportOptions {
+  Shape chunks;                 ///< empty = about 1 Mi elements per chunk
+  std::string codec = "default";///< CLI codec spec; "default" = blosc zstd level 5, shuffle
+  ZarrFormat format = ZarrFormat::V2;
+  Shape shards;                 ///< v3 only; empty = no sharding
+  bool overwrite = false;
+  int64_t slab_bytes = int64_t{256} << 20;
+};
+
+/// \brief Import `npy_path` as a new array at `zarr_path`, streaming row slabs. The array is
+/// built under a temporary sibling name and renamed into place when complete.
+Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path,
+                       const ZarrImportOptions& options);
+
+/// \brief Default chunk shape for `shape`: halve the largest extent until ≤ `target` elements.
+Shape default_chunks(const Shape& shape, int64_t target = int64_t{1} << 20);
+
+/// \brief Verify every array under `path`; one report per array (path, report).
+Result<std::vector<std::pair<std::string, ZarrArray::VerifyReport>>> zarr_verify(const std::string& path);
+
+}  // namespace strata::io

@@ -1,0 +1,103 @@
+#pragma once
+/// \file
+/// RowBlockSource: how the streaming linear algebra reads a matrix. An algorithm never holds
+/// the matrix; it asks for blocks of whole rows, as many times as it needs passes.
+///
+/// **Layout.** A block of rows [row0, row0 + nrows) is written **row-major** (C order, like a
+/// Zarr region): element (i, j) of the block at `out[i * cols() + j]`. The same memory is the
+/// column-major cols() × nrows matrix Aᵀ, which is how kernels hand it to BLAS without a copy.
+///
+/// **Threads.** `read_block` must be safe to call concurrently for different (or equal) row
+/// ranges: passes read several blocks at once on the thread pool. An implementation that
+/// parallelizes internally must do so on the global pool (nested calls then run inline).
+///
+/// Adapters: in-memory dense (tests, embedding), counter-based random matrices (benchmarks),
+/// and 2-D numeric Zarr arrays (any dtype, cast on read). An adapter over the lazy `Array`
+/// type of `strata/array` and the standardized genotype view (PCA) follow once those exist.
+///
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto src, linalg::open_zarr_source("data.zarr/x"));
+/// std::vector<double> block(100 * src->cols());
+/// STRATA_RETURN_NOT_OK(src->read_block(0, 100, block.data()));
+/// \endcode
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/core/dtype.hpp"
+#include "strata/core/result.hpp"
+
+namespace strata::io {
+class ZarrArray;
+}
+
+namespace strata::linalg {
+
+class RowBlockSource;
+using RowBlockSourcePtr = std::shared_ptr<const RowBlockSource>;
+
+/// \brief A read-only rows × cols matrix that hands out blocks of whole rows.
+class RowBlockSource {
+ public:
+  virtual ~RowBlockSource() = default;
+
+  virtual int64_t rows() const = 0;
+  virtual int64_t cols() const = 0;
+  /// \brief The natural row granularity (storage chunk rows); 0 = any. Passes use multiples.
+  virtual int64_t preferred_block_rows() const { return 0; }
+  /// \brief The element type the data is stored in (algorithms compute in float32 when the
+  /// data is 32-bit or narrower and the caller asks for automatic precision).
+  virtual ScalarType natural_type() const { return ScalarType::Float64; }
+  /// \brief What the data is, for messages ("store.zarr/x", "dense 100 x 20").
+  virtual std::string describe() const = 0;
+
+  /// \brief Write rows [row0, row0 + nrows) as a row-major nrows × cols() block.
+  virtual Status read_block(int64_t row0, int64_t nrows, double* out) const = 0;
+  /// \brief The same in float32 (default: read as double and round).
+  virtual Status read_block(int64_t row0, int64_t nrows, float* out) const;
+
+  /// \brief For sources already in memory as row-major float64: a pointer to rows
+  /// [row0, row0 + nrows) that stays valid while the source lives, so passes can skip the
+  /// copy. nullptr (the default) means "use read_block".
+  virtual const double* direct_rows(int64_t row0, int64_t nrows) const { return nullptr; }
+
+  /// \brief A source over the transpose (cols × rows), for short-and-fat matrices; it reads
+  /// column panels of this one. Unsupported when the adapter cannot.
+  virtual Result<RowBlockSourcePtr> transposed() const;
+};
+
+/// \brief A non-owning view of a row-major rows × cols array (the caller keeps it alive).
+/// `block_rows` is the preferred block height reported to passes (0 = any).
+RowBlockSourcePtr make_dense_source(const double* data, int64_t rows, int64_t cols,
+                                    int64_t block_rows = 0);
+/// \brief An owning dense source (data.size() must equal rows * cols).
+Result<RowBlockSourcePtr> make_dense_source(std::vector<double> data, int64_t rows, int64_t cols,
+                                            int64_t block_rows = 0);
+
+/// \brief Distribution of a counter-based random matrix.
+enum class RandomDistribution : uint8_t {
+  Uniform01,  ///< float64 uniform in (0, 1), formats.md §9 transform
+  RandInt3,   ///< integers 0, 1, 2 ("genotype-like"; P = 86/256, 85/256, 85/256 from one byte)
+  Normal,     ///< standard normal (Box–Muller)
+};
+
+/// \brief A rows × cols random matrix generated on demand: element (i, j) depends only on
+/// (seed, i, j) through Philox4x32-10 keyed by the element index, so any block, in any order,
+/// on any thread count, gives the same values. Nothing is stored.
+/// `block_rows` is the preferred block height (0 = any).
+Result<RowBlockSourcePtr> make_random_source(int64_t rows, int64_t cols, RandomDistribution dist,
+                                             uint64_t seed, int64_t block_rows = 0);
+
+/// \brief A source over a 2-D numeric Zarr array (integer, unsigned, float16/32/64; bool is
+/// refused). Values are cast to the requested float type; non-finite values are an error
+/// naming the row. Preferred block rows = the array's chunk rows.
+Result<RowBlockSourcePtr> make_zarr_source(const io::ZarrArray& array);
+/// \brief Open "store.zarr/path/to/array" and wrap it.
+Result<RowBlockSourcePtr> open_zarr_source(const std::string& path);
+
+/// \brief Read the whole source into a row-major vector (tests and small matrices).
+Result<std::vector<double>> read_all(const RowBlockSource& source);
+
+}  // namespace strata::linalg

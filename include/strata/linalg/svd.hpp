@@ -1,0 +1,131 @@
+#pragma once
+/// \file
+/// Singular value decomposition of a streamed matrix A (rows × cols): exact (TSQR) and
+/// randomized (block Krylov or subspace iteration with one pass per iteration).
+///
+/// **Orientation.** Algorithms stream row blocks and keep column-side state in memory. Exact
+/// SVD needs the smaller dimension to fit (cols² doubles): a short-and-fat matrix is handled
+/// by transposition (its column panels are read as rows of Aᵀ). Randomized SVD keeps
+/// cols × l state (l = k + oversampling, times the Krylov depth for block Krylov).
+///
+/// **Factors.** The factor along the streamed dimension (U for rows ≥ cols, V otherwise — and
+/// always U for randomized SVD) goes to its sink if one is set, or is kept in memory. The
+/// other factor is always in memory.
+///
+/// **Signs.** Deterministic: in every column of the in-memory factor (V for tall matrices and
+/// for randomized SVD, U for short-and-fat exact SVD), the entry of largest magnitude is
+/// positive; the streamed factor follows so that A = U·diag(s)·Vᵀ. This differs from Dask's
+/// svd_flip (row sums of V), so compare with Dask up to sign.
+///
+/// **Accuracy report.** Every result carries, per component, `residual_norms` and an
+/// `error_estimate` of the relative error of s_i² (see SvdResult).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/linalg/dense.hpp"
+#include "strata/linalg/pass.hpp"
+#include "strata/linalg/row_blocks.hpp"
+
+namespace strata::linalg {
+
+/// \brief Which algorithm computes the SVD.
+enum class SvdMethod : uint8_t {
+  Auto,        ///< Exact when min(rows, cols) ≤ SvdOptions::exact_max_dim, else Randomized
+  Exact,       ///< TSQR, two passes
+  Randomized,  ///< randomized range finder, one pass per iteration (+ one for U)
+};
+
+/// \brief Iteration of the randomized method.
+enum class RandomizedScheme : uint8_t {
+  /// Block Krylov with full re-orthonormalization: each pass multiplies only the newest
+  /// block; the Rayleigh–Ritz space is all blocks. Converges far faster on flat spectra
+  /// (DESIGN, Performance model), at cols × l × (iterations + 1) memory.
+  BlockKrylov,
+  /// Subspace (power) iteration re-orthonormalized every pass; cols × l memory.
+  SubspaceIteration,
+};
+
+/// \brief Arithmetic of the streamed products (state and small dense work are float64).
+enum class Precision : uint8_t {
+  Auto,     ///< float32 when the source stores 32-bit-or-narrower values, else float64
+  Float32,
+  Float64,
+};
+
+/// \brief Options of svd(), svd_exact() and svd_randomized().
+struct SvdOptions {
+  /// Components to return; 0 = all min(rows, cols) (exact only). Randomized needs
+  /// 1 ≤ k < min(rows, cols).
+  int64_t k = 0;
+  SvdMethod method = SvdMethod::Auto;
+  /// Auto picks Exact when min(rows, cols) is at most this.
+  int64_t exact_max_dim = 2048;
+
+  // Randomized SVD.
+  RandomizedScheme scheme = RandomizedScheme::BlockKrylov;
+  /// Extra sketch columns beyond k (l = k + oversampling, capped by min(rows, cols)).
+  int64_t oversampling = 10;
+  /// Passes of the iteration; -1 = default (block Krylov: 8, subspace iteration: 7).
+  int iterations = -1;
+  /// Seed of the Gaussian start block (Philox, keyed by the column index).
+  uint64_t seed = 0;
+  Precision precision = Precision::Auto;
+
+  /// Whether to compute the streamed factor (costs the second pass / the extra pass).
+  bool compute_u = true;
+  /// Sinks for rows of U (rows × k) and V (cols × k). Only the streamed factor is sent
+  /// through its sink; when that sink is empty the factor is kept in memory instead.
+  FactorSink u_sink;
+  FactorSink v_sink;
+
+  PassOptions pass;
+};
+
+/// \brief An SVD A ≈ U · diag(s) · Vᵀ with its accuracy report.
+struct SvdResult {
+  std::vector<double> s;   ///< k singular values, descending
+  DenseMatrix u;           ///< rows × k (empty when streamed to a sink or not computed)
+  DenseMatrix v;           ///< cols × k (empty when streamed to a sink)
+  /// Per component: ‖AᵀA·v − θ·v‖ / θ for the Ritz pairs (θ, v) of the final Rayleigh–Ritz
+  /// step, computed from products the passes already made (randomized); 0 for exact SVD.
+  std::vector<double> residual_norms;
+  /// Per component: estimated relative error of s_i², min(r, r²/gap)/θ from the residual r
+  /// and the distance to the nearest other Ritz value (randomized), or the backward-error
+  /// bound 2·n·ε·s_1/s_i (exact). Reported values satisfy θ_i ≤ s_i² ≤ true σ_i², and
+  /// the estimate bounds σ_i² − s_i² in the tests.
+  std::vector<double> error_estimate;
+  SvdMethod method = SvdMethod::Exact;   ///< the method actually used
+  int64_t passes = 0;                    ///< passes over the source
+  int64_t krylov_width = 0;              ///< columns of the final search space (randomized)
+  bool transposed = false;               ///< computed on Aᵀ (short-and-fat exact)
+  /// How the streamed factor was formed: "qr" (Q·U_R, stable), "projection" (A·V·Σ⁻¹),
+  /// or "none".
+  std::string u_route = "none";
+};
+
+/// \brief SVD by the method in `options` (Auto picks exact or randomized, see SvdMethod).
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto src, linalg::open_zarr_source("x.zarr"));
+/// linalg::SvdOptions opt;
+/// opt.k = 10;
+/// STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd(src, opt));
+/// // r.s[0..10), r.u (rows × 10), r.v (cols × 10), r.error_estimate
+/// \endcode
+Result<SvdResult> svd(const RowBlockSourcePtr& source, const SvdOptions& options);
+
+/// \brief Exact SVD by TSQR (transposing short-and-fat input). Two passes when U is wanted.
+Result<SvdResult> svd_exact(const RowBlockSourcePtr& source, const SvdOptions& options);
+
+/// \brief Randomized SVD: Gaussian start block on the column side, `iterations` passes of
+/// Y = AᵀA·Q (one pass each, cols × l state, per-block products combined in a fixed order),
+/// re-orthonormalized every pass; the last pass's products give a Nyström/Rayleigh–Ritz
+/// finish without another pass; U = A·V·Σ⁻¹ costs one more pass if wanted.
+Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options);
+
+/// \brief "auto", "exact", "randomized" → SvdMethod.
+Result<SvdMethod> parse_svd_method(const std::string& name);
+
+}  // namespace strata::linalg

@@ -1,0 +1,75 @@
+// RunReport merging and JSON output.
+#include "strata/exec/report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace strata {
+
+void RunReport::add_phase(const std::string& name, double seconds) {
+  for (auto& [n, s] : phases) {
+    if (n == name) {
+      s += seconds;
+      return;
+    }
+  }
+  phases.emplace_back(name, seconds);
+}
+
+RunReport& RunReport::operator+=(const RunReport& o) {
+  passes += o.passes;
+  blocks += o.blocks;
+  elements_generated += o.elements_generated;
+  chunks_read += o.chunks_read;
+  bytes_read += o.bytes_read;
+  bytes_decoded += o.bytes_decoded;
+  threads = std::max(threads, o.threads);
+  memory_budget = std::max(memory_budget, o.memory_budget);
+  peak_tracked_bytes = std::max(peak_tracked_bytes, o.peak_tracked_bytes);
+  peak_rss_bytes = std::max(peak_rss_bytes, o.peak_rss_bytes);
+  wall_seconds += o.wall_seconds;
+  for (const auto& [n, s] : o.phases) add_phase(n, s);
+  return *this;
+}
+
+nlohmann::json RunReport::to_json() const {
+  nlohmann::json j;
+  j["passes"] = passes;
+  j["blocks"] = blocks;
+  j["elements_generated"] = elements_generated;
+  j["chunks_read"] = chunks_read;
+  j["bytes_read"] = bytes_read;
+  j["bytes_decoded"] = bytes_decoded;
+  j["threads"] = threads;
+  j["memory_budget_bytes"] = memory_budget;
+  j["peak_tracked_bytes"] = peak_tracked_bytes;
+  j["peak_rss_bytes"] = peak_rss_bytes;
+  j["wall_seconds"] = wall_seconds;
+  nlohmann::json ph = nlohmann::json::array();
+  for (const auto& [n, s] : phases) ph.push_back({{"name", n}, {"seconds", s}});
+  j["phases"] = ph;
+  return j;
+}
+
+Status RunReport::write_json(const std::string& path) const {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return Status::IOError("cannot write report ", tmp);
+    f << to_json().dump(2) << "\n";
+    if (!f) return Status::IOError("cannot write report ", tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::IOError("cannot rename ", tmp, " to ", path);
+  return Status::OK();
+}
+
+void EvalStats::add_to(RunReport& r) const {
+  r.elements_generated += elements_generated.load();
+  r.chunks_read += chunks_read.load();
+  r.bytes_read += bytes_read.load();
+  r.bytes_decoded += bytes_decoded.load();
+}
+
+}  // namespace strata

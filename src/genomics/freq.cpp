@@ -1,0 +1,122 @@
+// plink2-compatible `.afreq` and `.vmiss` writers.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "strata/core/progress.hpp"
+#include "strata/genomics/freq.hpp"
+
+namespace strata::genomics {
+namespace {
+
+// A text file written under a temporary name, renamed by commit(), removed otherwise.
+class AtomicTextFile {
+ public:
+  ~AtomicTextFile() {
+    if (f_) std::fclose(f_);
+    if (!tmp_.empty()) std::remove(tmp_.c_str());
+  }
+  Status open(const std::string& path) {
+    path_ = path;
+    tmp_ = str_cat(path, ".tmp-", getpid());
+    f_ = std::fopen(tmp_.c_str(), "wb");
+    if (!f_) {
+      tmp_.clear();
+      return Status::IOError(path, ": cannot create: ", std::strerror(errno));
+    }
+    return Status::OK();
+  }
+  Status write(const std::string& s) {
+    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f_) != s.size())
+      return Status::IOError(tmp_, ": write failed: ", std::strerror(errno));
+    return Status::OK();
+  }
+  Status commit() {
+    const bool bad = std::fflush(f_) != 0 || std::ferror(f_);
+    const int rc = std::fclose(f_);
+    f_ = nullptr;
+    if (bad || rc != 0) return Status::IOError(tmp_, ": write failed: ", std::strerror(errno));
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
+      return Status::IOError(path_, ": cannot rename into place: ", std::strerror(errno));
+    tmp_.clear();
+    return Status::OK();
+  }
+
+ private:
+  std::string path_, tmp_;
+  std::FILE* f_ = nullptr;
+};
+
+}  // namespace
+
+std::string format_plink_float(double value) {
+  if (std::isnan(value)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", value);
+  return buf;
+}
+
+Status write_freq_files(const io::GenotypeView& view, const std::string& prefix,
+                        const FreqOptions& options) {
+  ProgressBar bar("counting", options.progress ? view.num_variants() : 0);
+  STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(view, options.pool,
+                                                                  options.progress ? &bar : nullptr));
+  bar.finish();
+  return write_freq_files(view, counts, prefix, options);
+}
+
+Status write_freq_files(const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
+                        const std::string& prefix, const FreqOptions& options) {
+  if (static_cast<int64_t>(counts.size()) != view.num_variants())
+    return Status::Invalid("write_freq_files: ", counts.size(), " counts for ", view.num_variants(), " variants");
+  AtomicTextFile afreq, vmiss;
+  if (options.afreq) {
+    STRATA_RETURN_NOT_OK(afreq.open(prefix + ".afreq"));
+    STRATA_RETURN_NOT_OK(afreq.write("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n"));
+  }
+  if (options.vmiss) {
+    STRATA_RETURN_NOT_OK(vmiss.open(prefix + ".vmiss"));
+    STRATA_RETURN_NOT_OK(vmiss.write("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n"));
+  }
+  const auto& contigs = view.contigs();
+  const int64_t m = view.num_variants();
+  const int64_t step = 65536;
+  std::string a, b;
+  for (int64_t start = 0; start < m; start += step) {
+    const int64_t n = std::min(step, m - start);
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(start, n));
+    a.clear();
+    b.clear();
+    for (int64_t i = 0; i < n; ++i) {
+      const io::VariantCounts& c = counts[static_cast<size_t>(start + i)];
+      const int32_t ci = info.contig[i];
+      const std::string& chrom = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";
+      const std::string& id = info.id[i].empty() ? std::string(".") : info.id[i];
+      if (options.afreq) {
+        a += chrom; a += '\t'; a += id; a += '\t';
+        a += info.ref[i].empty() ? "." : info.ref[i]; a += '\t';
+        a += info.alt[i].empty() ? "." : info.alt[i]; a += '\t';
+        a += format_plink_float(c.alt_freq()); a += '\t';
+        a += std::to_string(c.allele_count()); a += '\n';
+      }
+      if (options.vmiss) {
+        b += chrom; b += '\t'; b += id; b += '\t';
+        b += std::to_string(c.missing); b += '\t';
+        b += std::to_string(c.total()); b += '\t';
+        b += format_plink_float(c.missing_rate()); b += '\n';
+      }
+    }
+    if (options.afreq) STRATA_RETURN_NOT_OK(afreq.write(a));
+    if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.write(b));
+  }
+  if (options.afreq) STRATA_RETURN_NOT_OK(afreq.commit());
+  if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.commit());
+  return Status::OK();
+}
+
+}  // namespace strata::genomics

@@ -1,0 +1,68 @@
+// .afreq / .vmiss against plink2 on HapMap3 and the bio2zarr PLINK files.
+#include <filesystem>
+
+#include "strata/genomics/freq.hpp"
+#include "strata/io/plink.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::genomics {
+namespace {
+
+namespace fs = std::filesystem;
+using strata::testing::read_file;
+using strata::testing::TempDir;
+
+TEST(Freq, FormatsLikePlink2) {
+  EXPECT_EQ(format_plink_float(0.335423197), "0.335423");
+  EXPECT_EQ(format_plink_float(0.0799373), "0.0799373");
+  EXPECT_EQ(format_plink_float(0.0), "0");
+  EXPECT_EQ(format_plink_float(1.0), "1");
+  EXPECT_EQ(format_plink_float(1.0 / 957), "0.00104493");
+  EXPECT_EQ(format_plink_float(std::nan("")), "nan");
+}
+
+// Our files must equal plink2's byte for byte.
+void compare_with_plink2(const std::string& prefix) {
+  TempDir tmp;
+  auto r = strata::testing::run_command("cd " + tmp.str() + " && /usr/bin/plink2 --bfile " + prefix +
+                                        " --freq --missing variant-only --out p2 --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::open_genotypes(prefix));
+  FreqOptions o;
+  o.progress = false;
+  STRATA_ASSERT_OK(write_freq_files(*view, tmp.str("ours"), o));
+  const std::string ours = read_file(tmp.str("ours.afreq")), theirs = read_file(tmp.str("p2.afreq"));
+  ASSERT_FALSE(theirs.empty());
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(read_file(tmp.str("ours.vmiss")), read_file(tmp.str("p2.vmiss")));
+}
+
+TEST(Freq, MatchesPlink2OnSharedData) {
+  if (!fs::exists("/usr/bin/plink2")) GTEST_SKIP() << "plink2 not installed";
+  const std::string d = strata::testing::shared_data_dir();
+  if (d.empty()) GTEST_SKIP() << "shared data not present";
+  for (const std::string& p : {d + "/hapmap3/HM3_thinned_autosomal_overlap", d + "/plink/example",
+                              d + "/plink/plink_sim_10s_100v_10pmiss"}) {
+    SCOPED_TRACE(p);
+    if (!fs::exists(p + ".bed")) continue;
+    compare_with_plink2(p);
+  }
+}
+
+TEST(Freq, AllMissingVariantAndAtomicOutput) {
+  TempDir tmp;
+  strata::testing::write_file(tmp.str("m.fam"), "a a 0 0 0 -9\nb b 0 0 0 -9\n");
+  strata::testing::write_file(tmp.str("m.bim"), "1\tx\t0\t1\tC\tA\n");
+  strata::testing::write_file(tmp.str("m.bed"), std::string("\x6c\x1b\x01\x05", 4));  // both missing
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::open_genotypes(tmp.str("m")));
+  FreqOptions o;
+  o.progress = false;
+  STRATA_ASSERT_OK(write_freq_files(*view, tmp.str("out"), o));
+  EXPECT_EQ(read_file(tmp.str("out.afreq")), "#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n1\tx\tA\tC\tnan\t0\n");
+  EXPECT_EQ(read_file(tmp.str("out.vmiss")), "#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n1\tx\t2\t2\t1\n");
+  // An unwritable prefix fails and leaves nothing behind.
+  EXPECT_FALSE(write_freq_files(*view, tmp.str("no/such/dir/out"), o).ok());
+}
+
+}  // namespace
+}  // namespace strata::genomics

@@ -1,0 +1,36 @@
+// simulate_to_files: the simulated view written as PLINK 1 and/or VCF Zarr.
+#include "strata/core/progress.hpp"
+#include "strata/genomics/simulate.hpp"
+#include "strata/io/plink.hpp"
+#include "strata/io/vcf_zarr.hpp"
+
+namespace strata::genomics {
+
+Status simulate_to_files(const SimulateOptions& options, const std::string& prefix,
+                         SimulateFormat format, const SimulateWriteOptions& write) {
+  STRATA_ASSIGN_OR_RETURN(auto view, make_simulated_genotypes(options));
+  const bool bed = format != SimulateFormat::Vcz, vcz = format != SimulateFormat::Bed;
+  const int64_t m = view->num_variants();
+  if (bed) {
+    ProgressBar bar("simulating .bed", write.progress ? m : 0);
+    io::PlinkWriteOptions po;
+    po.pool = write.pool;
+    po.progress = write.progress ? &bar : nullptr;
+    STRATA_RETURN_NOT_OK(io::write_plink(*view, prefix, po));
+  }
+  if (vcz) {
+    ProgressBar bar("simulating .vcz", write.progress ? m : 0);
+    io::VczWriteOptions vo;
+    if (write.variants_chunk > 0) vo.variants_chunk = write.variants_chunk;
+    if (write.samples_chunk > 0) vo.samples_chunk = write.samples_chunk;
+    vo.overwrite = true;
+    vo.pool = write.pool;
+    vo.progress = write.progress ? &bar : nullptr;
+    for (int32_t p : simulated_populations(options)) vo.sample_population.push_back(p);
+    for (int64_t k = 0; k < options.num_pops; ++k) vo.population_names.push_back("pop" + std::to_string(k));
+    STRATA_RETURN_NOT_OK(io::write_vcf_zarr(*view, prefix + ".vcz", vo));
+  }
+  return Status::OK();
+}
+
+}  // namespace strata::genomics

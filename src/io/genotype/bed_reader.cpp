@@ -1,0 +1,148 @@
+// PLINK 1 `.bed` reader: validation of magic, mode and size against `.bim`/`.fam`, a read-only
+// memory map, and block reads remapped to canonical codes.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "io/genotype/codes_internal.hpp"
+#include "strata/core/shape.hpp"
+#include "strata/io/plink.hpp"
+
+namespace strata::io {
+namespace {
+
+// .bed code → canonical code: 0 (hom A1 = ALT) → 2, 1 (missing) → 3, 2 (het) → 1, 3 → 0.
+constexpr uint8_t kBedToCode[4] = {2, 3, 1, 0};
+constexpr uint8_t kCodeToBed[4] = {3, 2, 0, 1};
+
+constexpr std::array<uint8_t, 256> make_byte_table(const uint8_t (&m)[4]) {
+  std::array<uint8_t, 256> t{};
+  for (int b = 0; b < 256; ++b) {
+    int out = 0;
+    for (int k = 0; k < 4; ++k) out |= m[(b >> (2 * k)) & 3] << (2 * k);
+    t[b] = static_cast<uint8_t>(out);
+  }
+  return t;
+}
+constexpr auto kBedToCodeTable = make_byte_table(kBedToCode);
+constexpr auto kCodeToBedTable = make_byte_table(kCodeToBed);
+
+}  // namespace
+
+const uint8_t* bed_to_code_table() { return kBedToCodeTable.data(); }
+const uint8_t* code_to_bed_table() { return kCodeToBedTable.data(); }
+
+BedReader::~BedReader() {
+  if (data_) munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(map_bytes_));
+}
+
+Result<std::shared_ptr<BedReader>> BedReader::open(const std::string& prefix_or_path) {
+  std::shared_ptr<BedReader> r(new BedReader());
+  r->paths_ = plink_paths(prefix_or_path);
+  const PlinkPaths& p = r->paths_;
+
+  int fd = ::open(p.bed.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(p.bed, ": no such file");
+    return Status::IOError(p.bed, ": cannot open: ", std::strerror(errno));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    Status s = Status::IOError(p.bed, ": cannot stat: ", std::strerror(errno));
+    ::close(fd);
+    return s;
+  }
+  const int64_t size = st.st_size;
+  uint8_t magic[3] = {0, 0, 0};
+  const ssize_t got = size >= 3 ? pread(fd, magic, 3, 0) : 0;
+  if (got != 3 || magic[0] != 0x6c || magic[1] != 0x1b) {
+    ::close(fd);
+    return Status::Corrupt(p.bed, ": not a PLINK 1 .bed file (the first bytes are not 6c 1b",
+                           size < 3 ? "; the file is shorter than 3 bytes" : "", ")");
+  }
+  if (magic[2] == 0x00) {
+    ::close(fd);
+    return Status::Unsupported(p.bed, ": sample-major .bed (mode byte 00) is not supported; "
+                               "rewrite it variant-major with `plink --bfile PREFIX --make-bed`");
+  }
+  if (magic[2] != 0x01) {
+    ::close(fd);
+    return Status::Corrupt(p.bed, ": unknown .bed mode byte 0x", std::hex, int(magic[2]),
+                           " (expected 01, variant-major)");
+  }
+
+  auto fam = read_fam(p.fam);
+  auto bim = fam.ok() ? read_bim(p.bim) : Result<BimTable>(fam.status());
+  if (!bim.ok()) {
+    ::close(fd);
+    return bim.status();
+  }
+  r->samples_ = std::move(*fam);
+  r->bim_ = std::move(*bim);
+  r->num_variants_ = r->bim_.variants.size();
+  const int64_t n = r->samples_.size();
+  const int64_t m = r->num_variants_;
+  r->row_bytes_ = packed_row_bytes(n);
+  auto body = checked_mul(m, r->row_bytes_);
+  auto expected = body.ok() ? checked_add(*body, 3) : body;
+  if (!expected.ok() || *expected != size) {
+    ::close(fd);
+    std::string why;
+    if (r->row_bytes_ > 0 && (size - 3) % r->row_bytes_ == 0) {
+      why = str_cat("; that is ", (size - 3) / r->row_bytes_, " variants for the ", n,
+                    " samples of ", p.fam, " (do the .bim and .fam belong to this .bed?)");
+    } else if (expected.ok() && size < *expected) {
+      why = "; the file is truncated";
+    }
+    return Status::Corrupt(p.bed, ": size is ", size, " bytes but ", p.bim, " lists ", m,
+                           " variants and ", p.fam, " lists ", n, " samples, so it should be 3 + ",
+                           m, " x ", r->row_bytes_, " = ", expected.ok() ? *expected : -1, " bytes", why);
+  }
+  r->map_bytes_ = size;
+  void* addr = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  const int map_errno = errno;
+  ::close(fd);
+  if (addr == MAP_FAILED) return Status::IOError(p.bed, ": cannot map: ", std::strerror(map_errno));
+  madvise(addr, static_cast<size_t>(size), MADV_SEQUENTIAL);
+  r->data_ = static_cast<const uint8_t*>(addr);
+  return r;
+}
+
+Result<VariantInfo> BedReader::variants(int64_t start, int64_t count) const {
+  if (start < 0 || count < 0 || start + count > num_variants_) {
+    return Status::Invalid(paths_.bed, ": variant range [", start, ", ", start + count, ") out of bounds (",
+                           num_variants_, " variants)");
+  }
+  VariantInfo out;
+  out.start = start;
+  out.reserve(count);
+  for (int64_t i = 0; i < count; ++i) out.append_from(bim_.variants, start + i);
+  return out;
+}
+
+Status BedReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
+                             int64_t stride) const {
+  const int64_t n = num_samples();
+  if (v0 < 0 || nv < 0 || v0 + nv > num_variants_ || s0 < 0 || ns < 0 || s0 + ns > n) {
+    return Status::Invalid(paths_.bed, ": block [", v0, ", +", nv, ") x [", s0, ", +", ns,
+                           ") out of bounds (", num_variants_, " x ", n, ")");
+  }
+  if (stride < packed_row_bytes(ns)) return Status::Invalid("read_codes: stride too small");
+  for (int64_t v = 0; v < nv; ++v) {
+    detail::extract_row(raw_row(v0 + v), s0, ns, kBedToCodeTable.data(), out + v * stride);
+  }
+  return Status::OK();
+}
+
+int64_t BedReader::variant_chunk() const {
+  // About 4 MiB of .bed per block.
+  return std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, row_bytes_));
+}
+
+}  // namespace strata::io

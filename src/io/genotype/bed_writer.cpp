@@ -1,0 +1,165 @@
+// PLINK 1 fileset writer: temporary files renamed into place on finish (.bed last).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "strata/core/progress.hpp"
+#include "strata/io/plink.hpp"
+
+namespace strata::io {
+namespace {
+
+struct TempFile {
+  std::string final_path, tmp_path;
+  std::FILE* f = nullptr;
+
+  Status open(const std::string& path) {
+    final_path = path;
+    tmp_path = str_cat(path, ".tmp-", getpid());
+    f = std::fopen(tmp_path.c_str(), "wb");
+    if (!f) return Status::IOError(tmp_path, ": cannot create: ", std::strerror(errno));
+    std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
+    return Status::OK();
+  }
+  Status write(const void* data, size_t n) {
+    if (n && std::fwrite(data, 1, n, f) != n)
+      return Status::IOError(tmp_path, ": write failed: ", std::strerror(errno));
+    return Status::OK();
+  }
+  Status close() {
+    if (!f) return Status::OK();
+    const bool bad = std::fflush(f) != 0 || std::ferror(f);
+    const int rc = std::fclose(f);
+    f = nullptr;
+    if (bad || rc != 0) return Status::IOError(tmp_path, ": write failed: ", std::strerror(errno));
+    return Status::OK();
+  }
+  Status commit() {
+    if (std::rename(tmp_path.c_str(), final_path.c_str()) != 0)
+      return Status::IOError(final_path, ": cannot rename from ", tmp_path, ": ", std::strerror(errno));
+    tmp_path.clear();
+    return Status::OK();
+  }
+  void discard() {
+    if (f) std::fclose(f);
+    f = nullptr;
+    if (!tmp_path.empty()) std::remove(tmp_path.c_str());
+    tmp_path.clear();
+  }
+};
+
+// Shortest text for a cM value ("0" for zero, as plink2 writes it).
+std::string format_cm(double cm) {
+  if (cm == 0.0) return "0";
+  char b[32];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(b, sizeof(b), "%.*g", prec, cm);
+    if (std::strtod(b, nullptr) == cm) break;
+  }
+  return b;
+}
+
+}  // namespace
+
+struct BedWriter::Impl {
+  TempFile bed, bim, fam;
+  int64_t num_samples = 0;
+  std::vector<uint8_t> row;
+  bool finished = false;
+};
+
+BedWriter::~BedWriter() {
+  if (impl_ && !impl_->finished) {
+    impl_->bed.discard();
+    impl_->bim.discard();
+    impl_->fam.discard();
+  }
+}
+
+Result<std::unique_ptr<BedWriter>> BedWriter::create(const std::string& prefix,
+                                                     const SampleInfo& samples) {
+  std::unique_ptr<BedWriter> w(new BedWriter());
+  w->impl_ = std::make_unique<Impl>();
+  Impl& im = *w->impl_;
+  const PlinkPaths p = plink_paths(prefix);
+  im.num_samples = samples.size();
+  STRATA_RETURN_NOT_OK(im.bed.open(p.bed));
+  STRATA_RETURN_NOT_OK(im.bim.open(p.bim));
+  STRATA_RETURN_NOT_OK(im.fam.open(p.fam));
+  const uint8_t magic[3] = {0x6c, 0x1b, 0x01};
+  STRATA_RETURN_NOT_OK(im.bed.write(magic, 3));
+  std::string text;
+  for (int64_t i = 0; i < samples.size(); ++i) {
+    text += format_fam_line(samples, i);
+    text += '\n';
+  }
+  STRATA_RETURN_NOT_OK(im.fam.write(text.data(), text.size()));
+  im.row.resize(static_cast<size_t>(packed_row_bytes(im.num_samples)));
+  return w;
+}
+
+Status BedWriter::append(const VariantInfo& info, const std::vector<std::string>& contigs,
+                         const uint8_t* codes, int64_t stride) {
+  Impl& im = *impl_;
+  const int64_t nb = packed_row_bytes(im.num_samples);
+  const uint8_t* table = code_to_bed_table();
+  const int rem = static_cast<int>(im.num_samples & 3);
+  std::string text;
+  for (int64_t v = 0; v < info.size(); ++v) {
+    const uint8_t* src = codes + v * stride;
+    for (int64_t i = 0; i < nb; ++i) im.row[i] = table[src[i]];
+    // .bed pads the last byte with zero bits.
+    if (rem) im.row[nb - 1] = static_cast<uint8_t>(im.row[nb - 1] & ((1u << (2 * rem)) - 1));
+    STRATA_RETURN_NOT_OK(im.bed.write(im.row.data(), im.row.size()));
+
+    const int32_t c = info.contig[v];
+    text += (c >= 0 && c < static_cast<int32_t>(contigs.size())) ? contigs[c] : std::string("0");
+    text += '\t';
+    text += info.id[v].empty() ? "." : info.id[v];
+    text += '\t';
+    text += format_cm(v < static_cast<int64_t>(info.cm.size()) ? info.cm[v] : 0.0);
+    text += '\t';
+    text += std::to_string(info.position[v]);
+    text += '\t';
+    text += info.alt[v].empty() ? "." : info.alt[v];
+    text += '\t';
+    text += info.ref[v].empty() ? "." : info.ref[v];
+    text += '\n';
+  }
+  STRATA_RETURN_NOT_OK(im.bim.write(text.data(), text.size()));
+  variants_written_ += info.size();
+  return Status::OK();
+}
+
+Status BedWriter::finish() {
+  Impl& im = *impl_;
+  STRATA_RETURN_NOT_OK(im.bim.close());
+  STRATA_RETURN_NOT_OK(im.fam.close());
+  STRATA_RETURN_NOT_OK(im.bed.close());
+  STRATA_RETURN_NOT_OK(im.bim.commit());
+  STRATA_RETURN_NOT_OK(im.fam.commit());
+  STRATA_RETURN_NOT_OK(im.bed.commit());
+  im.finished = true;
+  return Status::OK();
+}
+
+Status write_plink(const GenotypeView& view, const std::string& prefix,
+                   const PlinkWriteOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(auto writer, BedWriter::create(prefix, view.samples()));
+  const int64_t block = options.block_variants > 0 ? options.block_variants : default_block_variants(view);
+  const auto& contigs = view.contigs();
+  STRATA_RETURN_NOT_OK(for_each_genotype_block(
+      view, block, nullptr,
+      [&](GenotypeBlock& b) -> Status {
+        STRATA_ASSIGN_OR_RETURN(VariantInfo info, view.variants(b.variant_start, b.variant_count));
+        return writer->append(info, contigs, b.codes.data(), b.stride);
+      },
+      options.pool, options.progress));
+  return writer->finish();
+}
+
+}  // namespace strata::io

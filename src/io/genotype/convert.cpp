@@ -1,0 +1,82 @@
+// convert_genotypes: dispatch on input and output kinds.
+#include <filesystem>
+
+#include "strata/core/config.hpp"
+
+#include "strata/core/log.hpp"
+#include "strata/core/progress.hpp"
+#include "strata/io/genotype_convert.hpp"
+#include "strata/io/plink.hpp"
+#include "strata/io/vcf.hpp"
+#include "strata/io/vcf_zarr.hpp"
+
+namespace strata::io {
+namespace {
+
+bool ends_with(std::string s, std::string_view suffix) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Status check_output_free(const std::string& path, bool overwrite) {
+  std::error_code ec;
+  if (!overwrite && std::filesystem::exists(path, ec))
+    return Status::AlreadyExists(path, ": output exists (use --overwrite to replace it)");
+  return Status::OK();
+}
+
+}  // namespace
+
+bool is_zarr_output(const std::string& path) { return ends_with(path, ".vcz") || ends_with(path, ".zarr"); }
+
+bool is_vcf_path(const std::string& path) {
+  return ends_with(path, ".vcf") || ends_with(path, ".vcf.gz") || ends_with(path, ".vcf.bgz") ||
+         ends_with(path, ".bcf");
+}
+
+#if !STRATA_HAVE_HTSLIB
+Result<ConvertReport> convert_vcf(const std::string& input, const std::string&, const ConvertOptions&) {
+  return Status::Unsupported(input, ": this strata was built without htslib, so VCF/BCF input is not available");
+}
+#endif
+
+Result<ConvertReport> convert_genotypes(const std::string& input, const std::string& output,
+                                        const ConvertOptions& options) {
+  const bool to_zarr = is_zarr_output(output);
+  if (is_vcf_path(input)) return convert_vcf(input, output, options);
+
+  GenotypeOpenOptions oo;
+  // A `.bim` cannot hold multi-allelic sites in a form plink2 reads: skip them by default.
+  oo.multiallelic = options.multiallelic_set ? options.multiallelic
+                                             : (to_zarr ? MultiallelicMode::NonRefDosage : MultiallelicMode::Skip);
+  STRATA_ASSIGN_OR_RETURN(GenotypeViewPtr view, open_genotypes(input, oo));
+  ProgressBar bar("converting", options.progress ? view->num_variants() : 0);
+  if (to_zarr) {
+    VczWriteOptions vo;
+    if (options.variants_chunk > 0) vo.variants_chunk = options.variants_chunk;
+    if (options.samples_chunk > 0) vo.samples_chunk = options.samples_chunk;
+    vo.genotype_codec = options.genotype_codec;
+    vo.overwrite = options.overwrite;
+    vo.pool = options.pool;
+    vo.progress = options.progress ? &bar : nullptr;
+    STRATA_RETURN_NOT_OK(write_vcf_zarr(*view, output, vo));
+  } else {
+    const PlinkPaths out = plink_paths(output);
+    STRATA_RETURN_NOT_OK(check_output_free(out.bed, options.overwrite));
+    PlinkWriteOptions po;
+    po.pool = options.pool;
+    po.progress = options.progress ? &bar : nullptr;
+    STRATA_RETURN_NOT_OK(write_plink(*view, output, po));
+  }
+  bar.finish();
+  ConvertReport r;
+  r.variants = view->num_variants();
+  r.samples = view->num_samples();
+  const SourceReport sr = view->report();
+  r.skipped = sr.skipped_sites;
+  r.multiallelic = sr.multiallelic_sites;
+  r.polyploid_calls = sr.polyploid_calls;
+  return r;
+}
+
+}  // namespace strata::io

@@ -1,0 +1,320 @@
+// VCF/BCF → VCF Zarr or PLINK 1 through htslib (built only when htslib is found).
+#include <htslib/bgzf.h>
+#include <htslib/hts.h>
+#include <htslib/vcf.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <future>
+#include <unordered_map>
+
+#include "io/genotype/codes_internal.hpp"
+#include "strata/core/log.hpp"
+#include "strata/core/progress.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "strata/io/plink.hpp"
+#include "strata/io/vcf.hpp"
+#include "strata/io/vcf_zarr.hpp"
+
+namespace strata::io {
+namespace {
+
+// Owning handles for the htslib objects.
+struct HtsCloser {
+  void operator()(htsFile* f) const { hts_close(f); }
+  void operator()(bcf_hdr_t* h) const { bcf_hdr_destroy(h); }
+  void operator()(bcf1_t* r) const { bcf_destroy(r); }
+};
+template <class T>
+using HtsPtr = std::unique_ptr<T, HtsCloser>;
+
+struct OpenVcf {
+  HtsPtr<htsFile> file;
+  HtsPtr<bcf_hdr_t> hdr;
+  int64_t n = 0;
+  bool has_gt = false;
+};
+
+Result<OpenVcf> open_vcf(const std::string& path, int threads) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path, ": no such file");
+  OpenVcf v;
+  v.file.reset(hts_open(path.c_str(), "r"));
+  if (!v.file) return Status::IOError(path, ": cannot open as VCF/BCF");
+  const htsExactFormat fmt = hts_get_format(v.file.get())->format;
+  if (fmt != vcf && fmt != bcf) return Status::Invalid(path, ": not a VCF or BCF file");
+  if (threads > 1) hts_set_threads(v.file.get(), threads);  // BGZF decompression threads
+  v.hdr.reset(bcf_hdr_read(v.file.get()));
+  if (!v.hdr) return Status::Corrupt(path, ": cannot read the VCF header");
+  v.n = bcf_hdr_nsamples(v.hdr.get());
+  const int gt_id = bcf_hdr_id2int(v.hdr.get(), BCF_DT_ID, "GT");
+  v.has_gt = bcf_hdr_idinfo_exists(v.hdr.get(), BCF_HL_FMT, gt_id);
+  return v;
+}
+
+// Signals that a record needs a wider ploidy axis than the one the store was started with.
+struct PloidyGrew {
+  int64_t ploidy = 0;
+};
+
+class Converter {
+ public:
+  Converter(const std::string& input, const std::string& output, const ConvertOptions& o)
+      : input_(input), output_(output), o_(o), to_zarr_(is_zarr_output(output)) {}
+
+  /// One pass over the file with call arrays `ploidy` wide; PloidyGrew when a record is wider.
+  Result<ConvertReport> run(int64_t ploidy, PloidyGrew& grew);
+
+ private:
+  Status fail_record(const char* what) const {
+    return Status::Corrupt(input_, ": record ", record_, last_contig_.empty() ? "" : " (after " + last_contig_ + ":" + std::to_string(last_pos_) + ")",
+                           ": ", what);
+  }
+  Status check_order(const std::string& contig, int64_t pos);
+  Status flush();
+  Status wait();
+
+  std::string input_, output_;
+  ConvertOptions o_;
+  bool to_zarr_;
+  int64_t n_ = 0, ploidy_ = 0, chunk_ = 0;
+  int64_t record_ = 0;  // 1-based index of the record being read
+  std::string last_contig_;
+  int64_t last_pos_ = 0;
+  std::unordered_map<std::string, bool> contigs_done_;
+  std::vector<std::string> contigs_;
+  std::unordered_map<std::string, int32_t> contig_index_;
+  // The block being filled: metadata, calls (zarr) or code rows (bed).
+  // Default-initialising vectors: every byte is written per record, so no zero fill first.
+  using I8Vec = std::vector<int8_t, DefaultInitAllocator<int8_t>>;
+  using U8Vec = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+  VariantInfo info_;
+  I8Vec calls_;
+  U8Vec phased_, codes_;
+  std::unique_ptr<VczWriter> vcz_;
+  std::unique_ptr<BedWriter> bed_;
+  ConvertReport report_;
+  // The block being written in the background (declared last: destroyed, i.e. waited for,
+  // before the writers it uses).
+  VariantInfo w_info_;
+  I8Vec w_calls_;
+  U8Vec w_phased_, w_codes_;
+  std::vector<std::string> w_contigs_;
+  std::future<Status> pending_;
+};
+
+Status Converter::check_order(const std::string& contig, int64_t pos) {
+  if (contig != last_contig_) {
+    if (!last_contig_.empty()) contigs_done_[last_contig_] = true;
+    if (contigs_done_.count(contig))
+      return fail_record(("contig '" + contig + "' appears again after other contigs: the file is not sorted").c_str());
+  } else if (pos < last_pos_) {
+    return fail_record(("position " + std::to_string(pos) + " is before the previous one: the file is not sorted").c_str());
+  }
+  last_contig_ = contig;
+  last_pos_ = pos;
+  return Status::OK();
+}
+
+Status Converter::wait() {
+  if (!pending_.valid()) return Status::OK();
+  return pending_.get();
+}
+
+// Hand the filled block to a writer thread and keep parsing into the other buffer set, so
+// parsing (this thread) overlaps compression and writing (the pool).
+Status Converter::flush() {
+  STRATA_RETURN_NOT_OK(wait());
+  if (info_.size() == 0) return Status::OK();
+  report_.variants += info_.size();
+  std::swap(info_, w_info_);
+  std::swap(calls_, w_calls_);
+  std::swap(phased_, w_phased_);
+  std::swap(codes_, w_codes_);
+  if (bed_) w_contigs_ = contigs_;
+  info_ = VariantInfo();
+  calls_.clear();
+  phased_.clear();
+  codes_.clear();
+  pending_ = std::async(std::launch::async, [this]() -> Status {
+    if (vcz_) STRATA_RETURN_NOT_OK(vcz_->append_calls(w_info_, w_calls_.data(), w_phased_.empty() ? nullptr : w_phased_.data()));
+    if (bed_) STRATA_RETURN_NOT_OK(bed_->append(w_info_, w_contigs_, w_codes_.data(), packed_row_bytes(n_)));
+    return Status::OK();
+  });
+  return Status::OK();
+}
+
+Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
+  ThreadPool& tp = o_.pool ? *o_.pool : ThreadPool::global();
+  const int threads = o_.decompression_threads > 0 ? o_.decompression_threads : tp.size();
+  STRATA_ASSIGN_OR_RETURN(OpenVcf v, open_vcf(input_, threads));
+  bcf_hdr_t* hdr = v.hdr.get();
+  n_ = v.n;
+  ploidy_ = v.has_gt ? ploidy : 0;
+  report_ = ConvertReport();
+  report_.samples = n_;
+  SampleInfo samples;
+  for (int64_t i = 0; i < n_; ++i) samples.id.emplace_back(hdr->samples[i]);
+  int nseq = 0;
+  const char** seqnames = bcf_hdr_seqnames(hdr, &nseq);
+  for (int i = 0; i < nseq; ++i) {
+    contig_index_.emplace(seqnames[i], static_cast<int32_t>(contigs_.size()));
+    contigs_.emplace_back(seqnames[i]);
+  }
+  free(seqnames);
+
+  const MultiallelicMode mode = o_.multiallelic_set ? o_.multiallelic : MultiallelicMode::Skip;
+  if (to_zarr_) {
+    if (!v.has_gt) log_warning(input_, ": no GT field in the header; writing variants and samples only");
+    VczWriteOptions vo;
+    if (o_.variants_chunk > 0) vo.variants_chunk = o_.variants_chunk;
+    if (o_.samples_chunk > 0) vo.samples_chunk = o_.samples_chunk;
+    vo.genotype_codec = o_.genotype_codec;
+    vo.overwrite = o_.overwrite;
+    vo.pool = o_.pool;
+    STRATA_ASSIGN_OR_RETURN(vcz_, VczWriter::create(output_, samples, ploidy_, true, vo));
+    chunk_ = vcz_->variants_chunk();
+  } else {
+    if (!v.has_gt) return Status::Invalid(input_, ": no GT field in the VCF header, so there are no genotypes to write as .bed");
+    if (n_ == 0) return Status::Invalid(input_, ": the VCF has no samples, so there is nothing to write as .bed");
+    std::error_code ec;
+    if (!o_.overwrite && std::filesystem::exists(plink_paths(output_).bed, ec))
+      return Status::AlreadyExists(plink_paths(output_).bed, ": output exists (use --overwrite to replace it)");
+    STRATA_ASSIGN_OR_RETURN(bed_, BedWriter::create(output_, samples));
+    chunk_ = 4096;
+  }
+
+  struct stat st {};
+  const int64_t file_bytes = ::stat(input_.c_str(), &st) == 0 ? st.st_size : 0;
+  ProgressBar bar("converting " + std::filesystem::path(input_).filename().string(), o_.progress ? file_bytes : 0);
+  HtsPtr<bcf1_t> rec(bcf_init());
+  int32_t* gt = nullptr;
+  int ngt_cap = 0;
+  std::unique_ptr<int32_t, decltype(&free)> gt_owner(nullptr, &free);
+  const int64_t row_bytes = packed_row_bytes(n_);
+  int ret;
+  while ((ret = bcf_read(v.file.get(), hdr, rec.get())) == 0) {
+    ++record_;
+    // Undefined contigs/tags are warnings in htslib; anything else is a broken record.
+    if (rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF)) return fail_record("malformed record");
+    bcf_unpack(rec.get(), BCF_UN_STR | BCF_UN_FMT);
+    // htslib reads short lines and non-numeric POS without flagging them.
+    if (n_ > 0 && rec->n_sample != static_cast<uint32_t>(n_))
+      return fail_record(("malformed record: " + std::to_string(rec->n_sample) + " sample columns, the header has " +
+                          std::to_string(n_)).c_str());
+    const std::string contig = bcf_hdr_id2name(hdr, rec->rid);
+    const int64_t pos = rec->pos + 1;
+    if (pos < 1) return fail_record("malformed record: POS is not a positive integer");
+    STRATA_RETURN_NOT_OK(check_order(contig, pos));
+    const int n_allele = rec->n_allele;
+    if (n_allele > 2) ++report_.multiallelic;
+    if (!to_zarr_ && n_allele > 2 && mode == MultiallelicMode::Skip) {
+      ++report_.skipped;
+      continue;
+    }
+    if (n_allele > 127) return fail_record("more than 127 alleles");
+    auto ci = contig_index_.find(contig);
+    if (ci == contig_index_.end()) {
+      ci = contig_index_.emplace(contig, static_cast<int32_t>(contigs_.size())).first;
+      contigs_.push_back(contig);
+    }
+    info_.contig.push_back(ci->second);
+    info_.position.push_back(pos);
+    info_.id.emplace_back(rec->d.id ? rec->d.id : ".");
+    info_.ref.emplace_back(n_allele > 0 ? rec->d.allele[0] : "");
+    std::string alt;
+    for (int k = 1; k < n_allele; ++k) {
+      if (k > 1) alt += ',';
+      alt += rec->d.allele[k];
+    }
+    info_.alt.push_back(std::move(alt));
+    info_.cm.push_back(0.0);
+
+    // Genotypes: per-sample ploidy = values / samples; shorter calls end in vector_end.
+    int ngt = v.has_gt && n_ > 0 ? bcf_get_genotypes(hdr, rec.get(), &gt, &ngt_cap) : 0;
+    gt_owner.release();
+    gt_owner.reset(gt);
+    const int64_t rec_ploidy = ngt > 0 ? ngt / n_ : 0;
+    if (to_zarr_ && rec_ploidy > ploidy_ && ploidy_ > 0) {
+      grew.ploidy = rec_ploidy;
+      return Status::Cancelled("ploidy grew");
+    }
+    report_.max_ploidy = std::max(report_.max_ploidy, rec_ploidy);
+    const int64_t p = to_zarr_ ? ploidy_ : std::max<int64_t>(rec_ploidy, 1);
+    std::vector<int8_t> one(static_cast<size_t>(std::max<int64_t>(p, 1)));
+    const size_t call_base = calls_.size();
+    if (to_zarr_) {
+      calls_.resize(call_base + static_cast<size_t>(n_ * p));
+      phased_.resize(phased_.size() + static_cast<size_t>(n_));
+    } else {
+      codes_.resize(codes_.size() + static_cast<size_t>(row_bytes));
+    }
+    uint8_t* code_row = to_zarr_ ? nullptr : codes_.data() + codes_.size() - row_bytes;
+    uint8_t* phase_row = to_zarr_ ? phased_.data() + phased_.size() - n_ : nullptr;
+    for (int64_t s = 0; s < n_ && p > 0; ++s) {
+      int8_t* c = to_zarr_ ? calls_.data() + call_base + s * p : one.data();
+      if (phase_row) phase_row[s] = 0;
+      if (rec_ploidy == 0) {  // no GT in this record: a missing haploid-style call
+        c[0] = -1;
+        for (int64_t k = 1; k < p; ++k) c[k] = -2;
+      } else {
+        const int32_t* g = gt + s * rec_ploidy;
+        for (int64_t k = 0; k < p; ++k) {
+          if (k >= rec_ploidy || g[k] == bcf_int32_vector_end) {
+            c[k] = -2;
+          } else if (bcf_gt_is_missing(g[k])) {
+            c[k] = -1;
+          } else {
+            const int a = bcf_gt_allele(g[k]);
+            if (a >= n_allele || a > 127) return fail_record("GT refers to an allele the record does not have");
+            c[k] = static_cast<int8_t>(a);
+          }
+        }
+        if (phase_row && rec_ploidy > 1 && g[1] != bcf_int32_vector_end) phase_row[s] = bcf_gt_is_phased(g[1]) ? 1 : 0;
+      }
+      if (code_row) {
+        bool poly = false;
+        set_code(code_row, s, detail::call_to_code(c, p, poly));
+        report_.polyploid_calls += poly;
+      }
+    }
+    if (code_row) detail::pad_row(code_row, n_);
+    if (info_.size() == chunk_) {
+      STRATA_RETURN_NOT_OK(flush());
+      // Progress in compressed bytes (BGZF virtual offset >> 16); plain text shows none.
+      if (o_.progress && v.file->format.compression == bgzf)
+        bar.advance(int64_t(bgzf_tell(v.file->fp.bgzf) >> 16) - bar.done());
+    }
+  }
+  if (ret < -1) {
+    ++record_;
+    return fail_record("malformed record (htslib could not parse it)");
+  }
+  STRATA_RETURN_NOT_OK(flush());
+  STRATA_RETURN_NOT_OK(wait());
+  if (vcz_) STRATA_RETURN_NOT_OK(vcz_->finish(contigs_));
+  if (bed_) STRATA_RETURN_NOT_OK(bed_->finish());
+  bar.advance(file_bytes - bar.done());
+  return report_;
+}
+
+}  // namespace
+
+Result<ConvertReport> convert_vcf(const std::string& input, const std::string& output, const ConvertOptions& options) {
+  // Start with diploid calls; a wider record restarts the pass with the wider axis (rare: the
+  // store's ploidy axis must be fixed before the first chunk is written).
+  int64_t ploidy = 2;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    PloidyGrew grew;
+    Converter c(input, output, options);
+    auto r = c.run(ploidy, grew);
+    if (r.ok() || grew.ploidy == 0) return r;
+    log_info(input, ": calls with ploidy ", grew.ploidy, " found; restarting with a wider ploidy axis");
+    ploidy = grew.ploidy;
+  }
+  return Status::Internal(input, ": ploidy kept growing");
+}
+
+}  // namespace strata::io

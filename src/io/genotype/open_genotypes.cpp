@@ -1,0 +1,32 @@
+// open_genotypes: pick the source for a path (PLINK fileset or Zarr store).
+#include <filesystem>
+
+#include "io/genotype/sources_internal.hpp"
+#include "strata/io/plink.hpp"
+
+namespace strata::io {
+
+Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOpenOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return detail::open_zarr_genotypes(path, options);
+  if (is_plink_path(path)) {
+    STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
+    GenotypeViewPtr view = bed;
+    if (options.multiallelic == MultiallelicMode::Skip) {
+      // A `.bim` can hold a joined ALT list (written from a multi-allelic source).
+      std::vector<int64_t> kept;
+      STRATA_ASSIGN_OR_RETURN(VariantInfo info, bed->variants(0, bed->num_variants()));
+      for (int64_t i = 0; i < info.size(); ++i)
+        if (info.alt[i].find(',') == std::string::npos) kept.push_back(i);
+      if (static_cast<int64_t>(kept.size()) != info.size()) view = make_variant_subset(view, std::move(kept));
+    }
+    return view;
+  }
+  if (!fs::exists(path, ec) && !fs::exists(path + ".bed", ec))
+    return Status::NotFound(path, ": no such file, PLINK prefix or Zarr store");
+  return Status::Invalid(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam prefix or a "
+                         "Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
+}
+
+}  // namespace strata::io

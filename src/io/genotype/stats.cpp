@@ -1,0 +1,104 @@
+// Per-variant genotype counts in one pass, PLINK-style variant filters, and standardization
+// lookup tables.
+#include <cmath>
+
+#include "strata/io/genotype_decode.hpp"
+#include "strata/io/genotype_stats.hpp"
+
+namespace strata::io {
+
+void count_block(const GenotypeBlock& block, VariantCounts* out) {
+  for (int64_t v = 0; v < block.variant_count; ++v) {
+    int64_t c[4];
+    count_codes(block.row(v), block.sample_count, c);
+    out[v].hom_ref = c[0];
+    out[v].het = c[1];
+    out[v].hom_alt = c[2];
+    out[v].missing = c[3];
+  }
+}
+
+Result<std::vector<VariantCounts>> compute_variant_counts(const GenotypeView& view,
+                                                          ThreadPool* pool,
+                                                          ProgressBar* progress) {
+  std::vector<VariantCounts> counts(static_cast<size_t>(view.num_variants()));
+  // Each block writes its own rows of `counts`, so the result does not depend on threads.
+  STRATA_RETURN_NOT_OK(for_each_genotype_block(
+      view, default_block_variants(view),
+      [&](GenotypeBlock& b) {
+        count_block(b, counts.data() + b.variant_start);
+        return Status::OK();
+      },
+      nullptr, pool, progress));
+  return counts;
+}
+
+Status validate_variant_filter(const VariantFilter& f) {
+  if (!(f.min_maf >= 0.0 && f.min_maf <= 0.5))
+    return Status::Invalid("--maf must be between 0 and 0.5, got ", f.min_maf);
+  if (!(f.max_missing >= 0.0 && f.max_missing <= 1.0))
+    return Status::Invalid("--geno must be between 0 and 1, got ", f.max_missing);
+  return Status::OK();
+}
+
+FilterResult apply_variant_filter(const std::vector<VariantCounts>& counts,
+                                  const VariantFilter& f) {
+  FilterResult r;
+  r.kept.reserve(counts.size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const VariantCounts& c = counts[i];
+    if (c.missing_rate() > f.max_missing) {
+      ++r.dropped_missing;
+    } else if (f.drop_monomorphic && c.monomorphic()) {
+      ++r.dropped_monomorphic;
+    } else if (f.min_maf > 0.0 && !(c.maf() >= f.min_maf)) {  // NaN (no calls) is dropped too
+      ++r.dropped_maf;
+    } else {
+      r.kept.push_back(static_cast<int64_t>(i));
+    }
+  }
+  return r;
+}
+
+Result<Standardization> parse_standardization(const std::string& name) {
+  if (name == "binom2" || name == "patterson") return Standardization::Binom2;
+  if (name == "binom") return Standardization::Binom;
+  if (name == "center" || name == "centre") return Standardization::Center;
+  if (name == "none") return Standardization::None;
+  return Status::Invalid("unknown standardization '", name, "' (expected binom2, binom, center or none)");
+}
+
+namespace {
+
+template <class T>
+void make_lut(const VariantCounts& counts, Standardization mode, T lut[4]) {
+  const double f = counts.alt_freq();
+  if (!(f == f)) {  // nothing observed: no information
+    for (int c = 0; c < 4; ++c) lut[c] = T(0);
+    return;
+  }
+  const double mean = 2.0 * f;
+  if (mode == Standardization::None) {
+    for (int c = 0; c < 3; ++c) lut[c] = static_cast<T>(c);
+    lut[3] = static_cast<T>(mean);
+    return;
+  }
+  double scale = 1.0;
+  if (mode != Standardization::Center) {
+    const double var = (mode == Standardization::Binom2 ? 2.0 : 1.0) * f * (1.0 - f);
+    scale = var > 0.0 ? 1.0 / std::sqrt(var) : 0.0;  // monomorphic → all zeros
+  }
+  for (int c = 0; c < 3; ++c) lut[c] = static_cast<T>((c - mean) * scale);
+  lut[3] = T(0);
+}
+
+}  // namespace
+
+void make_standardize_lut(const VariantCounts& counts, Standardization mode, float lut[4]) {
+  make_lut(counts, mode, lut);
+}
+void make_standardize_lut(const VariantCounts& counts, Standardization mode, double lut[4]) {
+  make_lut(counts, mode, lut);
+}
+
+}  // namespace strata::io

@@ -1,0 +1,108 @@
+// Variant counts, filters and standardization tables.
+#include <cmath>
+
+#include "strata/io/genotype_stats.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::io {
+namespace {
+
+// One variant per row of dosages (-1 = missing).
+GenotypeViewPtr make_view(const std::vector<std::vector<int>>& rows) {
+  const int64_t m = static_cast<int64_t>(rows.size()), n = static_cast<int64_t>(rows[0].size());
+  std::vector<uint8_t> codes(static_cast<size_t>(m * packed_row_bytes(n)), 0xFF);
+  VariantInfo info;
+  for (int64_t v = 0; v < m; ++v) {
+    for (int64_t s = 0; s < n; ++s)
+      set_code(codes.data() + v * packed_row_bytes(n), s, static_cast<uint8_t>(rows[v][s] < 0 ? int{kCodeMissing} : rows[v][s]));
+    info.contig.push_back(0);
+    info.position.push_back(v + 1);
+    info.id.push_back("v" + std::to_string(v));
+    info.ref.emplace_back("A");
+    info.alt.emplace_back("C");
+    info.cm.push_back(0);
+  }
+  SampleInfo s;
+  for (int64_t i = 0; i < n; ++i) s.id.push_back("s" + std::to_string(i));
+  auto view = make_memory_genotypes(std::move(codes), m, n, s, {"1"}, info);
+  EXPECT_TRUE(view.ok());
+  return *view;
+}
+
+TEST(VariantStats, CountsAndFrequencies) {
+  auto view = make_view({{0, 1, 2, -1, 2}, {0, 0, 0, 0, 0}, {-1, -1, -1, -1, -1}});
+  STRATA_ASSERT_OK_AND_ASSIGN(auto c, compute_variant_counts(*view));
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].hom_ref, 1);
+  EXPECT_EQ(c[0].het, 1);
+  EXPECT_EQ(c[0].hom_alt, 2);
+  EXPECT_EQ(c[0].missing, 1);
+  EXPECT_EQ(c[0].allele_count(), 8);
+  EXPECT_DOUBLE_EQ(c[0].alt_freq(), 5.0 / 8.0);
+  EXPECT_DOUBLE_EQ(c[0].maf(), 3.0 / 8.0);
+  EXPECT_DOUBLE_EQ(c[0].missing_rate(), 0.2);
+  EXPECT_TRUE(c[1].monomorphic());
+  EXPECT_TRUE(std::isnan(c[2].alt_freq()));
+  EXPECT_TRUE(c[2].monomorphic());
+}
+
+TEST(VariantStats, FiltersFollowPlinkSemantics) {
+  std::vector<VariantCounts> c(4);
+  c[0] = {8, 2, 0, 0};   // maf 0.1
+  c[1] = {5, 0, 0, 5};   // missing 0.5, monomorphic
+  c[2] = {10, 0, 0, 0};  // monomorphic
+  c[3] = {9, 1, 0, 0};   // maf 0.05
+  VariantFilter f;
+  f.min_maf = 0.1;       // keeps maf == 0.1
+  f.max_missing = 0.5;   // keeps missing == 0.5 (drops only > 0.5)
+  f.drop_monomorphic = true;
+  STRATA_ASSERT_OK(validate_variant_filter(f));
+  auto r = apply_variant_filter(c, f);
+  EXPECT_EQ(r.kept, (std::vector<int64_t>{0}));
+  EXPECT_EQ(r.dropped_missing, 0);
+  EXPECT_EQ(r.dropped_monomorphic, 2);
+  EXPECT_EQ(r.dropped_maf, 1);
+  f.max_missing = 0.4;
+  r = apply_variant_filter(c, f);
+  EXPECT_EQ(r.dropped_missing, 1);
+  f.min_maf = 0.7;
+  EXPECT_FALSE(validate_variant_filter(f).ok());
+}
+
+TEST(VariantStats, StandardizeTables) {
+  VariantCounts c{1, 2, 1, 1};  // f = 0.5
+  float lut[4];
+  make_standardize_lut(c, Standardization::Binom2, lut);
+  const float s = 1.0f / std::sqrt(0.5f);
+  EXPECT_FLOAT_EQ(lut[0], -1.0f * s);
+  EXPECT_FLOAT_EQ(lut[1], 0.0f);
+  EXPECT_FLOAT_EQ(lut[2], 1.0f * s);
+  EXPECT_EQ(lut[3], 0.0f);  // missing → mean
+  make_standardize_lut(c, Standardization::Binom, lut);
+  EXPECT_FLOAT_EQ(lut[2], 2.0f);
+  make_standardize_lut(c, Standardization::Center, lut);
+  EXPECT_FLOAT_EQ(lut[0], -1.0f);
+  double lutd[4];
+  make_standardize_lut(c, Standardization::None, lutd);
+  EXPECT_EQ(lutd[2], 2.0);
+  EXPECT_EQ(lutd[3], 1.0);
+  VariantCounts mono{4, 0, 0, 0};
+  make_standardize_lut(mono, Standardization::Binom2, lut);
+  for (float x : lut) EXPECT_EQ(x, 0.0f);
+  STRATA_EXPECT_STATUS(parse_standardization("zscore"), StatusCode::Invalid, "unknown standardization");
+}
+
+TEST(VariantSubset, ReadsKeptRowsInOrder) {
+  auto view = make_view({{0, 0}, {1, 1}, {2, 2}, {-1, 0}, {0, 2}});
+  auto sub = make_variant_subset(view, {1, 2, 4});
+  ASSERT_EQ(sub->num_variants(), 3);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto b, read_genotype_block(*sub, 0, 3));
+  EXPECT_EQ(code_at(b.row(0), 0), 1);
+  EXPECT_EQ(code_at(b.row(1), 0), 2);
+  EXPECT_EQ(code_at(b.row(2), 1), 2);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto info, sub->variants(1, 2));
+  EXPECT_EQ(info.id, (std::vector<std::string>{"v2", "v4"}));
+}
+
+}  // namespace
+}  // namespace strata::io

@@ -1,0 +1,170 @@
+// Groups and hierarchy: node kinds, group creation, attributes, walking a store.
+#include <algorithm>
+
+#include "io/zarr/zarr_group_internal.hpp"
+#include "io/zarr/zarr_metadata_internal.hpp"
+
+namespace strata::io {
+
+using nlohmann::json;
+
+namespace {
+
+// Deeper than this the walk stops (guards against symlink loops).
+constexpr int kMaxWalkDepth = 64;
+
+Status put_json(Store& store, const std::string& key, const json& doc) {
+  const std::string s = detail::dump_metadata(doc);
+  return store.set(key, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+}
+
+json v3_group_doc(const json& attributes) {
+  return json{{"zarr_format", 3}, {"node_type", "group"}, {"attributes", attributes}};
+}
+
+Status write_new_group(Store& store, const std::string& path, ZarrFormat format, const json& attributes) {
+  if (format == ZarrFormat::V3) return put_json(store, detail::join_key(path, detail::kZarrJson), v3_group_doc(attributes));
+  if (!attributes.empty()) STRATA_RETURN_NOT_OK(put_json(store, detail::join_key(path, detail::kZattrs), attributes));
+  return put_json(store, detail::join_key(path, detail::kZgroup), json{{"zarr_format", 2}});
+}
+
+Status walk_listing(const std::shared_ptr<Store>& store, const std::string& path, int depth,
+                    std::vector<ZarrNodeInfo>& out) {
+  STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, path));
+  if (info.kind != NodeKind::Missing) out.push_back(info);
+  if (info.kind == NodeKind::Array || depth >= kMaxWalkDepth) return Status::OK();
+  STRATA_ASSIGN_OR_RETURN(auto children, store->list_dir(path));
+  for (const auto& c : children) {
+    if (c.empty() || c[0] == '.' || c == detail::kZarrJson) continue;  // metadata and hidden files
+    STRATA_RETURN_NOT_OK(walk_listing(store, detail::join_key(path, c), depth + 1, out));
+  }
+  return Status::OK();
+}
+
+std::vector<std::string_view> components(const std::string& p) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (pos < p.size()) {
+    size_t slash = p.find('/', pos);
+    if (slash == std::string::npos) slash = p.size();
+    out.emplace_back(p.data() + pos, slash - pos);
+    pos = slash + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+Status ensure_parent_groups(const std::shared_ptr<Store>& store, const std::string& path, ZarrFormat format) {
+  if (path.empty()) return Status::OK();
+  std::vector<std::string> ancestors;
+  for (std::string p = parent_path(path);; p = parent_path(p)) {
+    ancestors.push_back(p);
+    if (p.empty()) break;
+  }
+  for (auto it = ancestors.rbegin(); it != ancestors.rend(); ++it) {
+    STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, *it));
+    if (info.kind == NodeKind::Array)
+      return Status::Invalid(describe_node(*store, path), ": cannot create a node inside the array '",
+                             describe_node(*store, *it), "'");
+    if (info.kind == NodeKind::Missing) STRATA_RETURN_NOT_OK(write_new_group(*store, *it, format, json::object()));
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ZarrNodeInfo>> walk_by_listing(const std::shared_ptr<Store>& store, const std::string& path) {
+  std::vector<ZarrNodeInfo> out;
+  STRATA_RETURN_NOT_OK(walk_listing(store, path, 0, out));
+  sort_depth_first(out);
+  return out;
+}
+
+void sort_depth_first(std::vector<ZarrNodeInfo>& nodes) {
+  std::sort(nodes.begin(), nodes.end(), [](const ZarrNodeInfo& a, const ZarrNodeInfo& b) {
+    return components(a.path) < components(b.path);
+  });
+}
+
+}  // namespace detail
+
+Result<ZarrNodeInfo> zarr_node_info(const std::shared_ptr<Store>& store, const std::string& path) {
+  if (!store) return Status::Invalid("zarr_node_info: no store");
+  STRATA_ASSIGN_OR_RETURN(std::string p, detail::normalize_node_path(path));
+  ZarrNodeInfo info;
+  info.path = p;
+  STRATA_ASSIGN_OR_RETURN(bool is_array, store->exists(detail::join_key(p, detail::kZarray)));
+  if (is_array) {
+    info.kind = NodeKind::Array;
+    return info;
+  }
+  STRATA_ASSIGN_OR_RETURN(bool is_group, store->exists(detail::join_key(p, detail::kZgroup)));
+  if (is_group) {
+    info.kind = NodeKind::Group;
+    return info;
+  }
+  const std::string key = detail::join_key(p, detail::kZarrJson);
+  STRATA_ASSIGN_OR_RETURN(auto zj, store->get(key));
+  if (!zj) return info;
+  STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*zj, detail::join_key(store->describe(), key)));
+  auto nt = doc.find("node_type");
+  info.format = ZarrFormat::V3;
+  if (nt != doc.end() && *nt == "array") info.kind = NodeKind::Array;
+  else if (nt != doc.end() && *nt == "group") info.kind = NodeKind::Group;
+  else return Status::Corrupt(detail::join_key(store->describe(), key), ": node_type must be \"array\" or \"group\"");
+  return info;
+}
+
+Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string& path, ZarrFormat format,
+                         const json& attributes) {
+  if (!store) return Status::Invalid("zarr_create_group: no store");
+  STRATA_ASSIGN_OR_RETURN(std::string p, detail::normalize_node_path(path));
+  const std::string desc = detail::describe_node(*store, p);
+  if (!attributes.is_object()) return Status::Invalid(desc, ": group attributes must be a JSON object");
+  STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, p));
+  if (info.kind == NodeKind::Array) return Status::AlreadyExists(desc, ": an array exists here");
+  if (info.kind == NodeKind::Group && info.format != format)
+    return Status::AlreadyExists(desc, ": a Zarr v", static_cast<int>(info.format), " group exists here");
+  STRATA_RETURN_NOT_OK(detail::ensure_parent_groups(store, p, format));
+  if (info.kind == NodeKind::Missing) return write_new_group(*store, p, format, attributes);
+  // An existing group keeps its attributes unless new ones are given.
+  if (attributes.empty()) return Status::OK();
+  if (format == ZarrFormat::V2) return put_json(*store, detail::join_key(p, detail::kZattrs), attributes);
+  const std::string key = detail::join_key(p, detail::kZarrJson);
+  STRATA_ASSIGN_OR_RETURN(auto zj, store->get(key));
+  json doc = v3_group_doc(attributes);
+  if (zj) {
+    STRATA_ASSIGN_OR_RETURN(doc, detail::parse_json_object(*zj, detail::join_key(store->describe(), key)));
+    doc["attributes"] = attributes;
+  }
+  return put_json(*store, key, doc);
+}
+
+Result<json> zarr_group_attributes(const std::shared_ptr<Store>& store, const std::string& path) {
+  if (!store) return Status::Invalid("zarr_group_attributes: no store");
+  STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, path));
+  const std::string desc = detail::describe_node(*store, info.path);
+  if (info.kind == NodeKind::Missing) return Status::NotFound(desc, ": no Zarr group here");
+  const std::string key = detail::join_key(info.path, info.format == ZarrFormat::V2 ? detail::kZattrs : detail::kZarrJson);
+  STRATA_ASSIGN_OR_RETURN(auto bytes, store->get(key));
+  if (!bytes) return json::object();
+  STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*bytes, detail::join_key(store->describe(), key)));
+  if (info.format == ZarrFormat::V2) return doc;
+  auto a = doc.find("attributes");
+  if (a == doc.end() || a->is_null()) return json::object();
+  if (!a->is_object()) return Status::Corrupt(detail::join_key(store->describe(), key), ": \"attributes\" must be an object");
+  return *a;
+}
+
+Result<std::vector<ZarrNodeInfo>> zarr_walk(const std::shared_ptr<Store>& store, const std::string& path) {
+  if (!store) return Status::Invalid("zarr_walk: no store");
+  STRATA_ASSIGN_OR_RETURN(std::string p, detail::normalize_node_path(path));
+  STRATA_ASSIGN_OR_RETURN(auto consolidated, detail::walk_consolidated(store, p));
+  if (consolidated) return std::move(*consolidated);
+  STRATA_ASSIGN_OR_RETURN(auto nodes, detail::walk_by_listing(store, p));
+  if (nodes.empty()) return Status::NotFound(detail::describe_node(*store, p), ": no Zarr arrays or groups here");
+  return nodes;
+}
+
+}  // namespace strata::io

@@ -1,0 +1,75 @@
+#pragma once
+// Block planning and the block-parallel driver shared by TSQR and the randomized passes.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "strata/core/buffer.hpp"
+
+#include "strata/core/result.hpp"
+#include "strata/linalg/pass.hpp"
+#include "strata/linalg/row_blocks.hpp"
+
+namespace strata {
+class ThreadPool;
+}
+
+namespace strata::linalg {
+
+/// Fixed partition of a source's rows into blocks: block i = [i * block_rows, ...) clipped.
+/// Depends on the source and the options only, never on the thread count.
+struct BlockPlan {
+  int64_t rows = 0;
+  int64_t block_rows = 1;
+  int64_t num_blocks = 0;
+  int64_t start(int64_t i) const { return i * block_rows; }
+  int64_t count(int64_t i) const { return std::min(block_rows, rows - i * block_rows); }
+};
+
+/// Plan blocks of about options.block_bytes given the decoded bytes of one row; at least
+/// `min_rows` rows per block where the matrix has them.
+Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassOptions& options,
+                              int64_t bytes_per_row, int64_t min_rows = 1);
+
+/// Reusable block buffers for the passes of one algorithm run: a task leases a buffer and
+/// returns it when done, so buffers are allocated (and their pages faulted in) once per run
+/// rather than once per block, and are freed when the run ends.
+class ScratchPool {
+ public:
+  class Lease {
+   public:
+    Lease(ScratchPool* pool, std::unique_ptr<Buffer> buf) : pool_(pool), buf_(std::move(buf)) {}
+    Lease(Lease&&) = default;
+    ~Lease() {
+      if (buf_) pool_->release(std::move(buf_));
+    }
+    template <class T> T* as() { return buf_->as<T>(); }
+
+   private:
+    ScratchPool* pool_;
+    std::unique_ptr<Buffer> buf_;
+  };
+  /// A buffer of at least `bytes` (contents undefined). OutOfMemory when allocation fails.
+  Result<Lease> acquire(int64_t bytes);
+
+ private:
+  void release(std::unique_ptr<Buffer> buf);
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Buffer>> free_;
+};
+
+/// The pool to use for `options`.
+ThreadPool& pass_pool(const PassOptions& options);
+
+/// Run `work(i)` for every block on the pool with BLAS single-threaded, in waves of a few
+/// blocks per thread; after each wave `in_order(i)` runs on the calling thread for the wave's
+/// blocks in ascending order (may be empty). Memory is bounded by the wave size; results
+/// combined in `in_order` do not depend on the thread count. Advances options.progress.
+Status run_blocks(const BlockPlan& plan, const PassOptions& options,
+                  const std::function<Status(int64_t)>& work,
+                  const std::function<Status(int64_t)>& in_order);
+
+}  // namespace strata::linalg

@@ -1,0 +1,172 @@
+#include <cmath>
+
+#include "linalg/test_util.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "strata/linalg/svd.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::linalg {
+namespace {
+
+using testutil::column_mismatch;
+using testutil::with_spectrum;
+
+// A structured top (10 values) over a flat, Marchenko–Pastur-like bulk of `bulk` values.
+std::vector<double> flat_tail_spectrum(int64_t bulk, uint64_t seed) {
+  std::vector<double> s = {40, 30, 22, 16, 12, 9.5, 8, 7, 6.4, 6.0};
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int64_t i = 0; i < bulk; ++i) s.push_back(5.0 * std::sqrt(1.0 - 0.9 * u(g)));
+  std::sort(s.begin(), s.end(), std::greater<>());
+  return s;
+}
+
+struct Fixture {
+  int64_t rows, cols;
+  std::vector<double> s_true;
+  std::vector<double> a;
+  RowBlockSourcePtr src;
+};
+
+Fixture make_fixture(int64_t rows, int64_t cols, std::vector<double> s, uint64_t seed) {
+  Fixture f{rows, cols, std::move(s), {}, nullptr};
+  f.a = with_spectrum(rows, cols, f.s_true, seed);
+  f.src = make_dense_source(f.a.data(), rows, cols);
+  return f;
+}
+
+SvdOptions randomized(int64_t k, RandomizedScheme scheme, int iterations) {
+  SvdOptions o;
+  o.k = k;
+  o.method = SvdMethod::Randomized;
+  o.scheme = scheme;
+  o.iterations = iterations;
+  o.precision = Precision::Float64;
+  return o;
+}
+
+TEST(RandomizedSvd, DecayingSpectrumToHighAccuracy) {
+  std::vector<double> s;
+  for (int i = 0; i < 120; ++i) s.push_back(100.0 * std::pow(0.8, i));
+  Fixture f = make_fixture(2000, 300, s, 3);
+  for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, randomized(10, scheme, 6)));
+    ASSERT_EQ(r.s.size(), 10u);
+    for (int i = 0; i < 10; ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-9) << i;
+    EXPECT_LT(orthogonality_error(r.v), 1e-12);
+    EXPECT_LT(orthogonality_error(r.u), 1e-9);
+    // A·v = s·u.
+    DenseMatrix av = matmul(DenseMatrix::from_row_major(f.a.data(), f.rows, f.cols), r.v);
+    for (int64_t j = 0; j < 10; ++j)
+      for (int64_t i = 0; i < f.rows; ++i) ASSERT_NEAR(av(i, j), r.s[j] * r.u(i, j), 1e-9 * r.s[0]);
+    EXPECT_EQ(r.passes, 7);
+  }
+}
+
+TEST(RandomizedSvd, KrylovBeatsSubspaceOnFlatTailAndEstimateBoundsError) {
+  Fixture f = make_fixture(3000, 400, flat_tail_spectrum(390, 5), 8);
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdDense exact, svd_dense(DenseMatrix::from_row_major(f.a.data(), f.rows, f.cols)));
+  double worst_krylov = 0, worst_subspace = 0;
+  for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
+    for (int iters : {2, 4, 8}) {
+      SvdOptions o = randomized(10, scheme, iters);
+      o.compute_u = false;
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+      double worst = 0;
+      for (int i = 0; i < 10; ++i) {
+        const double truth = exact.s[i] * exact.s[i];
+        const double err = (truth - r.s[i] * r.s[i]) / truth;
+        EXPECT_GT(err, -1e-12) << "Nyström values never exceed the truth";
+        // Where the estimate claims convergence (< 0.1) it must bound the error; larger
+        // estimates flag an unconverged component.
+        EXPECT_TRUE(err <= r.error_estimate[i] * 1.0001 + 1e-14 || r.error_estimate[i] >= 0.1)
+            << err << " vs " << r.error_estimate[i] << ": component " << i << " iterations " << iters << " krylov " << (scheme == RandomizedScheme::BlockKrylov);
+        worst = std::max(worst, err);
+      }
+      if (iters == 8) (scheme == RandomizedScheme::BlockKrylov ? worst_krylov : worst_subspace) = worst;
+    }
+  }
+  EXPECT_LT(worst_krylov, 1e-6);
+  EXPECT_LT(worst_krylov * 10, worst_subspace);
+}
+
+TEST(RandomizedSvd, SameBitsForAnyThreadCountAndPrecision) {
+  Fixture f = make_fixture(5000, 600, flat_tail_spectrum(200, 2), 4);
+  for (Precision p : {Precision::Float32, Precision::Float64}) {
+    std::vector<SvdResult> rs;
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      SvdOptions o = randomized(5, RandomizedScheme::BlockKrylov, 4);
+      o.precision = p;
+      o.pass.pool = &pool;
+      o.pass.block_rows = 700;
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+      rs.push_back(std::move(r));
+    }
+    for (int t = 1; t < 3; ++t) {
+      EXPECT_EQ(rs[0].s, rs[t].s);
+      EXPECT_EQ(rs[0].v.data, rs[t].v.data);
+      EXPECT_EQ(rs[0].u.data, rs[t].u.data);
+      EXPECT_EQ(rs[0].error_estimate, rs[t].error_estimate);
+    }
+  }
+}
+
+TEST(RandomizedSvd, ChunkingChangesOnlyRounding) {
+  Fixture f = make_fixture(2000, 300, flat_tail_spectrum(100, 9), 6);
+  std::vector<SvdResult> rs;
+  for (int64_t br : {1, 37, 512, 2000}) {
+    SvdOptions o = randomized(6, RandomizedScheme::BlockKrylov, 5);
+    o.pass.block_rows = br;
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+    rs.push_back(std::move(r));
+  }
+  for (size_t t = 1; t < rs.size(); ++t) {
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(rs[t].s[i] / rs[0].s[i], 1.0, 1e-12);
+    EXPECT_LT(column_mismatch(rs[t].v, rs[0].v), 1e-10);
+    for (size_t i = 0; i < rs[0].v.data.size(); ++i) ASSERT_NEAR(rs[t].v.data[i], rs[0].v.data[i], 1e-8) << "signs";
+  }
+}
+
+TEST(RandomizedSvd, Float32OnGenotypeLikeData) {
+  STRATA_ASSERT_OK_AND_ASSIGN(auto src, make_random_source(3000, 500, RandomDistribution::RandInt3, 7));
+  SvdOptions o;
+  o.k = 5;
+  o.method = SvdMethod::Randomized;
+  o.iterations = 10;
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));  // auto precision: float32 for uint8 data
+  STRATA_ASSERT_OK_AND_ASSIGN(auto all, read_all(*src));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdDense exact, svd_dense(DenseMatrix::from_row_major(all.data(), 3000, 500)));
+  EXPECT_NEAR(r.s[0] / exact.s[0], 1.0, 1e-6);
+  for (int i = 1; i < 5; ++i) EXPECT_NEAR(r.s[i] / exact.s[i], 1.0, 2e-3) << i;
+  for (int i = 0; i < 5; ++i) EXPECT_GE(r.error_estimate[i], 0.0);
+}
+
+TEST(RandomizedSvd, BadInputs) {
+  std::vector<double> zeros(100 * 30, 0.0);
+  auto src = make_dense_source(zeros.data(), 100, 30);
+  SvdOptions o = randomized(3, RandomizedScheme::BlockKrylov, 3);
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "zero");
+  std::vector<double> ones(100 * 30, 1.0);
+  src = make_dense_source(ones.data(), 100, 30);
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "numerical rank");
+  o.k = 30;
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "less than min");
+  o.k = 3;
+  o.iterations = 0;
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "at least 1 iteration");
+}
+
+TEST(RandomizedSvd, AutoPicksByShape) {
+  Fixture f = make_fixture(400, 50, flat_tail_spectrum(40, 1), 2);
+  SvdOptions o;
+  o.k = 3;
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+  EXPECT_EQ(r.method, SvdMethod::Exact);
+  o.exact_max_dim = 10;
+  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(f.src, o));
+  EXPECT_EQ(r.method, SvdMethod::Randomized);
+}
+
+}  // namespace
+}  // namespace strata::linalg

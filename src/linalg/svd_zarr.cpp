@@ -1,0 +1,139 @@
+// svd_to_zarr: validate, decompose with the streamed factor going straight to disk, then
+// rename the finished group into place.
+#include "strata/linalg/svd_zarr.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <system_error>
+
+#include "linalg/svd_internal.hpp"
+#include "strata/io/codec.hpp"
+#include "strata/io/store.hpp"
+#include "strata/io/zarr.hpp"
+
+namespace strata::linalg {
+namespace {
+
+namespace fs = std::filesystem;
+
+Result<io::ZarrArray> create_array(const std::shared_ptr<io::Store>& store, const std::string& name, Shape shape,
+                                   Shape chunks, const std::string& codec) {
+  io::ZarrCreateOptions co;
+  co.shape = std::move(shape);
+  co.chunks = std::move(chunks);
+  co.dtype = DType(ScalarType::Float64);
+  STRATA_ASSIGN_OR_RETURN(auto c, io::parse_codec_spec(codec, 8));
+  co.compressor = std::shared_ptr<const io::BytesCodec>(std::move(c));
+  return io::ZarrArray::create(store, name, co);
+}
+
+struct Outputs {
+  io::ZarrArray u, s, vt;
+  int64_t rows = 0, cols = 0, k = 0;
+};
+
+Status write_in_memory(const Outputs& o, const SvdResult& r) {
+  STRATA_RETURN_NOT_OK(o.s.write_region({0}, {o.k}, r.s.data()));
+  if (!r.u.empty()) {
+    const std::vector<double> u = r.u.to_row_major();
+    STRATA_RETURN_NOT_OK(o.u.write_region({0, 0}, {o.rows, o.k}, u.data()));
+  }
+  if (!r.v.empty()) {
+    // Vt row-major (k × cols) is V column-major.
+    STRATA_RETURN_NOT_OK(o.vt.write_region({0, 0}, {o.k, o.cols}, r.v.data.data()));
+  }
+  return Status::OK();
+}
+
+Result<SvdResult> run_into(const RowBlockSourcePtr& src, const std::string& tmp, const SvdOptions& options,
+                           const SvdZarrOptions& zo, int64_t k, const std::string& input) {
+  STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(tmp, true));
+  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2));
+  Outputs o;
+  o.rows = src->rows();
+  o.cols = src->cols();
+  o.k = k;
+  const int64_t target = int64_t{1} << 20;
+  STRATA_ASSIGN_OR_RETURN(o.u, create_array(store, "U", {o.rows, k}, {std::clamp<int64_t>(target / k, 1, o.rows), k}, zo.codec));
+  STRATA_ASSIGN_OR_RETURN(o.s, create_array(store, "S", {k}, {k}, zo.codec));
+  STRATA_ASSIGN_OR_RETURN(o.vt, create_array(store, "Vt", {k, o.cols}, {k, std::clamp<int64_t>(target / k, 1, o.cols)}, zo.codec));
+
+  // Blocks of the streamed factor need not align with output chunks: writes are serialized so
+  // partly covered chunks are merged safely.
+  auto mu = std::make_shared<std::mutex>();
+  SvdOptions opt = options;
+  opt.k = k;
+  opt.u_sink = [&o, mu](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
+    std::lock_guard<std::mutex> lk(*mu);
+    return o.u.write_region({r0, 0}, {n, kk}, blk);
+  };
+  opt.v_sink = [&o, mu](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
+    std::vector<double> t(static_cast<size_t>(n * kk));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < kk; ++j) t[static_cast<size_t>(j * n + i)] = blk[i * kk + j];
+    std::lock_guard<std::mutex> lk(*mu);
+    return o.vt.write_region({0, r0}, {kk, n}, t.data());
+  };
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(src, opt));
+  STRATA_RETURN_NOT_OK(write_in_memory(o, r));
+  nlohmann::json attrs = {
+      {"source", input},
+      {"method", r.method == SvdMethod::Exact ? "exact" : "randomized"},
+      {"k", k},
+      {"passes", r.passes},
+      {"singular_values", r.s},
+      {"error_estimate", r.error_estimate},
+      {"residual_norms", r.residual_norms},
+      {"sign_convention", r.transposed ? "largest-magnitude entry of each column of U is positive"
+                                       : "largest-magnitude entry of each row of Vt is positive"},
+  };
+  if (r.method == SvdMethod::Randomized) attrs["krylov_width"] = r.krylov_width;
+  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
+  STRATA_RETURN_NOT_OK(io::zarr_consolidate(store, ""));
+  return r;
+}
+
+}  // namespace
+
+Result<SvdResult> svd_to_zarr(const std::string& input, const std::string& output, const SvdOptions& options,
+                              const SvdZarrOptions& zarr_options) {
+  STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr src, open_zarr_source(input));
+  if (options.k < 1) return Status::Invalid("k must be at least 1, got ", options.k);
+  STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(*src, options.k, /*allow_full=*/false));
+  if (output.empty()) return Status::Invalid("no output path");
+  std::error_code ec;
+  const bool exists = fs::exists(output, ec);
+  if (exists && !zarr_options.overwrite) {
+    return Status::AlreadyExists(output, " already exists (use --overwrite to replace it)");
+  }
+  STRATA_RETURN_NOT_OK(io::parse_codec_spec(zarr_options.codec, 8).status());
+  const fs::path out_path = fs::path(output).lexically_normal();
+  const std::string tmp = (out_path.parent_path() / ("." + out_path.filename().string() + ".tmp-" +
+                                                     std::to_string(static_cast<long long>(getpid()))))
+                              .string();
+  fs::remove_all(tmp, ec);
+  Result<SvdResult> r = run_into(src, tmp, options, zarr_options, k, input);
+  if (!r.ok()) {
+    fs::remove_all(tmp, ec);
+    return r.status();
+  }
+  if (exists) {
+    fs::remove_all(output, ec);
+    if (ec) {
+      fs::remove_all(tmp, ec);
+      return Status::IOError("cannot replace ", output, ": ", ec.message());
+    }
+  }
+  fs::rename(tmp, output, ec);
+  if (ec) {
+    std::error_code ec2;
+    fs::remove_all(tmp, ec2);
+    return Status::IOError("cannot rename ", tmp, " to ", output, ": ", ec.message());
+  }
+  return r;
+}
+
+}  // namespace strata::linalg

@@ -1,0 +1,251 @@
+// TSQR: leaves → per-block tree → block tree, R in one pass, Q (or Q·C) in a second.
+#include "strata/linalg/tsqr.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "linalg/dense_internal.hpp"
+#include "linalg/tsqr_internal.hpp"
+#include "strata/core/buffer.hpp"
+#include "strata/core/shape.hpp"
+
+namespace strata::linalg {
+namespace {
+
+// About 0.5 MiB of doubles at 16 columns: small enough for L2, large enough that the BLAS-3
+// calls of CholeskyQR2 run near their narrow-shape peak (measured: flat from 512 to 16384).
+constexpr int64_t kLeafRows = 4096;
+
+}  // namespace
+
+void RTree::push(DenseMatrix r) {
+  stack_.push_back({0, -(leaves_ + 1), std::move(r)});
+  ++leaves_;
+  while (stack_.size() >= 2 && stack_[stack_.size() - 1].level == stack_[stack_.size() - 2].level) {
+    combine_top();
+  }
+}
+
+void RTree::combine_top() {
+  Entry bottom = std::move(stack_.back());
+  stack_.pop_back();
+  Entry top = std::move(stack_.back());
+  stack_.pop_back();
+  DenseMatrix r(n_, n_);
+  Node node{top.id, bottom.id, {}};
+  if (keep_q_) node.q.resize(static_cast<size_t>(2 * n_ * n_));
+  combine_qr(top.r.data.data(), bottom.r.data.data(), n_, r.data.data(), keep_q_ ? node.q.data() : nullptr);
+  nodes_.push_back(std::move(node));
+  stack_.push_back({std::max(top.level, bottom.level) + 1, static_cast<int64_t>(nodes_.size()) - 1, std::move(r)});
+}
+
+DenseMatrix RTree::finish() {
+  if (stack_.empty()) return DenseMatrix(n_, n_);
+  while (stack_.size() >= 2) combine_top();
+  root_ = stack_.back().id;
+  DenseMatrix r = std::move(stack_.back().r);
+  stack_.clear();
+  return r;
+}
+
+std::vector<DenseMatrix> RTree::distribute(const DenseMatrix& c_root) const {
+  std::vector<DenseMatrix> out(static_cast<size_t>(leaves_));
+  if (leaves_ == 0) return out;
+  const int64_t k = c_root.cols;
+  const int n = static_cast<int>(n_);
+  // Depth-first with an explicit stack of (id, C).
+  std::vector<std::pair<int64_t, DenseMatrix>> todo;
+  todo.emplace_back(root_, c_root);
+  while (!todo.empty()) {
+    auto [id, c] = std::move(todo.back());
+    todo.pop_back();
+    if (id < 0) {
+      out[static_cast<size_t>(-id - 1)] = std::move(c);
+      continue;
+    }
+    const Node& node = nodes_[static_cast<size_t>(id)];
+    DenseMatrix ct(n_, k), cb(n_, k);
+    if (k > 0) {
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(k), n, 1.0, node.q.data(), 2 * n,
+                  c.data.data(), n, 0.0, ct.data.data(), n);
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(k), n, 1.0, node.q.data() + n,
+                  2 * n, c.data.data(), n, 0.0, cb.data.data(), n);
+    }
+    todo.emplace_back(node.left, std::move(ct));
+    todo.emplace_back(node.right, std::move(cb));
+  }
+  return out;
+}
+
+LeafPlan plan_leaves(int64_t block_rows, int64_t n) {
+  LeafPlan p;
+  p.rows = block_rows;
+  const int64_t leaf = std::max(kLeafRows, 2 * n);
+  p.num_leaves = std::max<int64_t>(1, block_rows / leaf);
+  return p;
+}
+
+Result<BlockPlan> plan_tsqr(const RowBlockSource& source, const PassOptions& options) {
+  const int64_t n = source.cols();
+  STRATA_RETURN_NOT_OK(check_lapack_dims(2 * n, n, "tsqr"));
+  STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(n, int64_t{8}));
+  return plan_blocks(source, options, row_bytes, std::max(kLeafRows, 2 * n));
+}
+
+namespace {
+
+// Factor block b's leaves; the block's leaf tree gives its R. With want_q, `buf` (rows × n)
+// ends up holding every leaf's Q and `tree` keeps its combine Qs. Pass 1 only reads the
+// block (leaf_r factors a copy), so in-memory data is used in place.
+Status factor_block(const RowBlockSource& source, const BlockPlan& plan, int64_t b, bool want_q,
+                    ScratchPool& scratch, RTree& tree, DenseMatrix& r_block, int64_t* householder,
+                    std::optional<ScratchPool::Lease>& lease) {
+  const int64_t n = source.cols(), rows = plan.count(b);
+  const double* direct = want_q ? nullptr : source.direct_rows(plan.start(b), rows);
+  double* buf = nullptr;
+  if (!direct) {
+    STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(rows * n * 8));
+    lease.emplace(std::move(l));
+    buf = lease->as<double>();
+    STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, buf));
+  }
+  const LeafPlan leaves = plan_leaves(rows, n);
+  for (int64_t i = 0; i < leaves.num_leaves; ++i) {
+    DenseMatrix r(n, n);
+    const int64_t off = leaves.start(i) * n;
+    const bool hh = direct ? leaf_r(direct + off, leaves.count(i), n, r.data.data())
+                           : leaf_qr(buf + off, leaves.count(i), n, r.data.data(), want_q);
+    if (hh && householder) ++*householder;
+    tree.push(std::move(r));
+  }
+  r_block = tree.finish();
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+                          bool keep_q, ScratchPool& scratch, TsqrStats* stats) {
+  const int64_t n = source.cols();
+  RTree global(n, keep_q);
+  std::vector<DenseMatrix> slots(static_cast<size_t>(plan.num_blocks));
+  std::atomic<int64_t> leaves{0}, householder{0};
+  STRATA_RETURN_NOT_OK(run_blocks(
+      plan, options,
+      [&](int64_t b) -> Status {
+        RTree local(n, false);
+        int64_t hh = 0;
+        std::optional<ScratchPool::Lease> lease;
+        STRATA_RETURN_NOT_OK(
+            factor_block(source, plan, b, false, scratch, local, slots[static_cast<size_t>(b)], &hh, lease));
+        leaves += local.leaves();
+        householder += hh;
+        return Status::OK();
+      },
+      [&](int64_t b) -> Status {
+        global.push(std::move(slots[static_cast<size_t>(b)]));
+        slots[static_cast<size_t>(b)] = DenseMatrix();
+        return Status::OK();
+      }));
+  if (stats) {
+    stats->blocks = plan.num_blocks;
+    stats->leaves = leaves.load();
+    stats->householder_leaves = householder.load();
+    stats->passes += 1;
+  }
+  return global;
+}
+
+Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+                       const std::vector<DenseMatrix>& c_blocks, ScratchPool& scratch, const FactorSink& sink) {
+  const int64_t n = source.cols();
+  return run_blocks(
+      plan, options,
+      [&](int64_t b) -> Status {
+        RTree local(n, true);
+        DenseMatrix r_block;
+        std::optional<ScratchPool::Lease> lease;
+        STRATA_RETURN_NOT_OK(factor_block(source, plan, b, true, scratch, local, r_block, nullptr, lease));
+        const double* q = lease->as<double>();
+        const DenseMatrix& c = c_blocks[static_cast<size_t>(b)];
+        const int64_t k = c.cols, rows = plan.count(b);
+        const std::vector<DenseMatrix> c_leaf = local.distribute(c);
+        const LeafPlan leaves = plan_leaves(rows, n);
+        STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
+        double* out = out_lease.as<double>();
+        for (int64_t i = 0; i < leaves.num_leaves && k > 0; ++i) {
+          // Leaf rows of Q·C, row-major: (Q_leaf · C_leaf)ᵀ = C_leafᵀ · Q_leafᵀ in column-major.
+          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(k), static_cast<int>(leaves.count(i)),
+                      static_cast<int>(n), 1.0, c_leaf[static_cast<size_t>(i)].data.data(), static_cast<int>(n),
+                      q + leaves.start(i) * n, static_cast<int>(n), 0.0, out + leaves.start(i) * k,
+                      static_cast<int>(k));
+        }
+        return sink(plan.start(b), rows, k, out);
+      },
+      nullptr);
+}
+
+Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+                       const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink) {
+  const int64_t n = source.cols(), k = x.cols;
+  return run_blocks(
+      plan, options,
+      [&](int64_t b) -> Status {
+        const int64_t rows = plan.count(b);
+        STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
+        double* out = out_lease.as<double>();
+        std::optional<ScratchPool::Lease> in_lease;
+        const double* a = source.direct_rows(plan.start(b), rows);
+        if (!a) {
+          STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(rows * n * 8));
+          in_lease.emplace(std::move(l));
+          STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, in_lease->as<double>()));
+          a = in_lease->as<double>();
+        }
+        if (k > 0) {
+          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(k), static_cast<int>(rows),
+                      static_cast<int>(n), 1.0, x.data.data(), static_cast<int>(n), a, static_cast<int>(n), 0.0, out,
+                      static_cast<int>(k));
+        }
+        return sink(plan.start(b), rows, k, out);
+      },
+      nullptr);
+}
+
+FactorSink matrix_sink(DenseMatrix& out) {
+  return [&out](int64_t row0, int64_t nrows, int64_t k, const double* block) -> Status {
+    for (int64_t i = 0; i < nrows; ++i)
+      for (int64_t j = 0; j < k; ++j) out(row0 + i, j) = block[i * k + j];
+    return Status::OK();
+  };
+}
+
+Result<DenseMatrix> tsqr_r(const RowBlockSource& source, const PassOptions& options, TsqrStats* stats) {
+  STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
+  ScratchPool scratch;
+  STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, false, scratch, stats));
+  return tree.finish();
+}
+
+Result<DenseMatrix> tsqr(const RowBlockSource& source, const FactorSink& q_sink, const PassOptions& options,
+                         TsqrStats* stats) {
+  if (source.rows() < source.cols()) {
+    return Status::Invalid(source.describe(), ": TSQR needs rows >= cols (", source.rows(), " x ", source.cols(),
+                           "); factor the transpose");
+  }
+  STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
+  ScratchPool scratch;
+  STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, true, scratch, stats));
+  DenseMatrix r = tree.finish();
+  const std::vector<DenseMatrix> c_blocks = tree.distribute(DenseMatrix::identity(source.cols()));
+  STRATA_RETURN_NOT_OK(tsqr_apply_pass(source, plan, options, c_blocks, scratch, q_sink));
+  if (stats) stats->passes += 1;
+  return r;
+}
+
+}  // namespace strata::linalg

@@ -1,0 +1,126 @@
+// End-to-end tests of `strata zarr ...` through the built binary: outputs, exit codes, and
+// that failures leave nothing behind that looks complete.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "testing/testing.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using strata::testing::run_command;
+using strata::testing::TempDir;
+
+std::string cli() { return strata::testing::strata_cli_path(); }
+
+class ZarrCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(cli())) GTEST_SKIP() << "strata CLI not built";
+    if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not installed";
+    auto r = strata::testing::run_python("import numpy as np\n"
+                                         "np.save('" + dir_.str("m.npy") + "', np.arange(60*70, dtype='<f4').reshape(60,70)/7)\n"
+                                         "np.save('" + dir_.str("g.npy") + "', (np.arange(1000*30) % 3).astype('u1').reshape(1000,30))\n");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  TempDir dir_;
+};
+
+TEST_F(ZarrCli, ImportInfoExportRoundTrip) {
+  for (const std::string codec : {"none", "zstd:3", "lz4", "zlib:1", "gzip:5", "blosc:zstd:5:bitshuffle", "blosc:lz4:3:shuffle"}) {
+    SCOPED_TRACE(codec);
+    std::string store = dir_.str("v2_" + std::to_string(std::hash<std::string>{}(codec)) + ".zarr");
+    auto r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + store + "/grp/m --chunks 16,32 --codec " + codec + " -q");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = run_command(cli() + " zarr export " + store + "/grp/m " + dir_.str("back.npy") + " -q");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(strata::testing::read_file(dir_.str("back.npy")).substr(128),
+              strata::testing::read_file(dir_.str("m.npy")).substr(128));
+    auto py = strata::testing::run_python("import zarr, numpy as np\nassert (zarr.open('" + store + "/grp/m', mode='r')[:] == np.load('" +
+                                          dir_.str("m.npy") + "')).all()\n");
+    EXPECT_EQ(py.exit_code, 0) << py.output;
+  }
+  auto info = run_command(cli() + " zarr info " + dir_.str("v2_" + std::to_string(std::hash<std::string>{}(std::string("zstd:3"))) + ".zarr/grp/m"));
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_THAT(info.output, ::testing::HasSubstr("[60, 70]"));
+  EXPECT_THAT(info.output, ::testing::HasSubstr("[16, 32]"));
+  EXPECT_THAT(info.output, ::testing::HasSubstr("<f4"));
+  EXPECT_THAT(info.output, ::testing::HasSubstr("zstd"));
+  EXPECT_THAT(info.output, ::testing::HasSubstr("ratio"));
+}
+
+TEST_F(ZarrCli, ShardedV3ImportExportAndInfoJson) {
+  std::string store = dir_.str("g3.zarr");
+  auto r = run_command(cli() + " zarr import " + dir_.str("g.npy") + " " + store +
+                       " --zarr-format 3 --chunks 100,30 --shard 400,30 --codec blosc:zstd:5:bitshuffle -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(cli() + " zarr info " + store + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["zarr_format"], 3);
+  EXPECT_EQ(j[0]["shards"], nlohmann::json({400, 30}));
+  EXPECT_EQ(j[0]["grid_objects"], 3);  // ceil(1000/400) shards
+  r = run_command(cli() + " zarr export " + store + " " + dir_.str("g_back.npy") + " -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(strata::testing::read_file(dir_.str("g_back.npy")).substr(128), strata::testing::read_file(dir_.str("g.npy")).substr(128));
+  r = run_command(cli() + " zarr verify " + store);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(ZarrCli, VerifyReportsCorruptAndMissingChunks) {
+  std::string store = dir_.str("c.zarr");
+  auto r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + store + " --chunks 30,35 --codec zstd:3 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(cli() + " zarr verify " + store);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("4/4 chunks ok"));
+  fs::remove(store + "/1.1");
+  r = run_command(cli() + " zarr verify " + store);
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // missing chunks are fill, not corruption
+  EXPECT_THAT(r.output, ::testing::HasSubstr("missing  1.1"));
+  std::string chunk = strata::testing::read_file(store + "/0.1");
+  strata::testing::write_file(store + "/0.1", chunk.substr(0, chunk.size() / 2));
+  r = run_command(cli() + " zarr verify " + store);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("corrupt  0.1"));
+  // Reading through export names the chunk too.
+  r = run_command(cli() + " zarr export " + store + " " + dir_.str("x.npy") + " -q");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("strata: error: .*0\\.1"));
+  EXPECT_FALSE(fs::exists(dir_.str("x.npy")));
+}
+
+TEST_F(ZarrCli, UsageAndInputErrors) {
+  auto r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("bad.zarr") + " --codec zstd:abc");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(fs::exists(dir_.str("bad.zarr")));
+  r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("bad.zarr") + " --chunks 10");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(fs::exists(dir_.str("bad.zarr")));
+  r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("bad.zarr") + " --shard 20,20");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = run_command(cli() + " zarr import " + dir_.str("missing.npy") + " " + dir_.str("bad.zarr"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("missing.npy"));
+  EXPECT_FALSE(fs::exists(dir_.str("bad.zarr")));
+  r = run_command(cli() + " zarr info " + dir_.str("nothing-here"));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("nothing-here"));
+  r = run_command(cli() + " zarr frobnicate");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  // Importing over an existing array needs --overwrite.
+  ASSERT_EQ(run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q").exit_code, 0);
+  r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("--overwrite"));
+  r = run_command(cli() + " --version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.output, ::testing::StartsWith("strata "));
+}
+
+}  // namespace
+}  // namespace strata
