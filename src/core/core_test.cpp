@@ -1,5 +1,7 @@
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <random>
 
 #include "strata/core/buffer.hpp"
 #include "strata/core/dtype.hpp"
@@ -107,6 +109,89 @@ TEST(CopyBox, MatchesElementLoop) {
         int32_t expect = inside ? src[((1 + a) * 6 + (2 + b - 1)) * 7 + (3 + c - 1)] : -1;
         EXPECT_EQ(dst[(a * 4 + b) * 4 + c], expect) << a << "," << b << "," << c;
       }
+}
+
+// Reference: copy element by element through an odometer over `count`.
+void copy_box_elementwise(const std::vector<int16_t>& src, const Shape& src_shape, const Shape& src_start,
+                          std::vector<int16_t>& dst, const Shape& dst_shape, const Shape& dst_start,
+                          const Shape& count) {
+  const size_t nd = count.size();
+  for (int64_t c : count)
+    if (c <= 0) return;
+  const Shape ss = c_strides(src_shape), ds = c_strides(dst_shape);
+  Shape idx(nd, 0);
+  while (true) {
+    int64_t so = 0, doff = 0;
+    for (size_t i = 0; i < nd; ++i) {
+      so += (src_start[i] + idx[i]) * ss[i];
+      doff += (dst_start[i] + idx[i]) * ds[i];
+    }
+    dst[doff] = src[so];
+    int64_t k = static_cast<int64_t>(nd) - 1;
+    for (; k >= 0; --k) {
+      if (++idx[k] < count[k]) break;
+      idx[k] = 0;
+    }
+    if (k < 0) break;
+  }
+}
+
+TEST(CopyBox, RandomBoxesMatchElementLoop) {
+  std::mt19937_64 rng(12345);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int merged_cases = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int64_t nd = pick(0, 4);
+    Shape src_shape(nd), dst_shape(nd), src_start(nd), dst_start(nd), count(nd);
+    // Bias towards boxes covering whole trailing axes so the merged paths are exercised.
+    const int64_t full_from = pick(0, nd);
+    for (int64_t i = 0; i < nd; ++i) {
+      if (i >= full_from) {
+        src_shape[i] = dst_shape[i] = count[i] = pick(1, 5);
+        src_start[i] = dst_start[i] = 0;
+      } else {
+        count[i] = pick(1, 4);
+        src_shape[i] = count[i] + pick(0, 3);
+        dst_shape[i] = count[i] + pick(0, 3);
+        src_start[i] = pick(0, src_shape[i] - count[i]);
+        dst_start[i] = pick(0, dst_shape[i] - count[i]);
+      }
+    }
+    if (full_from < nd - 1) ++merged_cases;
+    const int64_t sn = std::accumulate(src_shape.begin(), src_shape.end(), int64_t{1}, std::multiplies<>());
+    const int64_t dn = std::accumulate(dst_shape.begin(), dst_shape.end(), int64_t{1}, std::multiplies<>());
+    std::vector<int16_t> src(sn), want(dn, -1), got(dn, -1);
+    std::iota(src.begin(), src.end(), int16_t{0});
+    copy_box_elementwise(src, src_shape, src_start, want, dst_shape, dst_start, count);
+    copy_box(src.data(), src_shape, src_start, got.data(), dst_shape, dst_start, count, 2);
+    ASSERT_EQ(got, want) << "trial " << trial << " count " << shape_to_string(count) << " src "
+                         << shape_to_string(src_shape) << " dst " << shape_to_string(dst_shape);
+  }
+  EXPECT_GT(merged_cases, 500);
+}
+
+TEST(CopyBox, FullArrayAndDegenerateShapes) {
+  // Full 3-d array: one run.
+  std::vector<int32_t> src(2 * 3 * 4), dst(2 * 3 * 4, -1);
+  std::iota(src.begin(), src.end(), 0);
+  copy_box(src.data(), {2, 3, 4}, {0, 0, 0}, dst.data(), {2, 3, 4}, {0, 0, 0}, {2, 3, 4}, 4);
+  EXPECT_EQ(dst, src);
+  // 0-d: a single element.
+  int64_t a = 42, b = 0;
+  copy_box(&a, {}, {}, &b, {}, {}, {}, 8);
+  EXPECT_EQ(b, 42);
+  // 1-d slice into the middle of a longer array.
+  std::vector<int32_t> one(5, -1);
+  copy_box(src.data(), {24}, {10}, one.data(), {5}, {1}, {3}, 4);
+  EXPECT_EQ(one, (std::vector<int32_t>{-1, 10, 11, 12, -1}));
+  // Empty box copies nothing.
+  std::fill(dst.begin(), dst.end(), -1);
+  copy_box(src.data(), {2, 3, 4}, {0, 0, 0}, dst.data(), {2, 3, 4}, {0, 0, 0}, {2, 0, 4}, 4);
+  EXPECT_EQ(dst, std::vector<int32_t>(24, -1));
+  // Whole rows of a 2-d array with a different row count: rows 1..2 of src into rows 0..1.
+  std::vector<int32_t> rows(2 * 4, -1);
+  copy_box(src.data(), {6, 4}, {1, 0}, rows.data(), {2, 4}, {0, 0}, {2, 4}, 4);
+  EXPECT_EQ(rows, (std::vector<int32_t>{4, 5, 6, 7, 8, 9, 10, 11}));
 }
 
 TEST(Buffer, AlignedAndTracked) {

@@ -145,22 +145,33 @@ void copy_box(const void* src, const Shape& src_shape, const Shape& src_start, v
     std::memcpy(d, s, itemsize);
     return;
   }
-  Shape ss = c_strides(src_shape), ds = c_strides(dst_shape);
-  // Merge the innermost contiguous run when the box spans whole rows in both arrays.
-  int64_t inner = count[nd - 1] * itemsize;
-  Shape idx(nd > 1 ? nd - 1 : 0, 0);
+  const Shape ss = c_strides(src_shape), ds = c_strides(dst_shape);
+  // Trailing axes covered whole in both arrays are contiguous in both: fold them, and the
+  // partial axis just outside them, into one run (a full-array copy becomes one memcpy).
+  int64_t m = nd - 1;
+  auto whole = [&](int64_t a) {
+    return count[a] == src_shape[a] && count[a] == dst_shape[a] && src_start[a] == 0 && dst_start[a] == 0;
+  };
+  while (m > 0 && whole(m)) --m;
+  const int64_t run = count[m] * ss[m] * itemsize;  // ss[m] == product of the folded extents
+  int64_t so = 0, doff = 0;
+  for (int64_t i = 0; i <= m; ++i) {
+    so += src_start[i] * ss[i];
+    doff += dst_start[i] * ds[i];
+  }
+  // Odometer over the outer axes [0, m), offsets updated incrementally.
+  Shape idx(m, 0);
   while (true) {
-    int64_t so = 0, doff = 0;
-    for (int64_t i = 0; i < nd - 1; ++i) {
-      so += (src_start[i] + idx[i]) * ss[i];
-      doff += (dst_start[i] + idx[i]) * ds[i];
-    }
-    so += src_start[nd - 1];
-    doff += dst_start[nd - 1];
-    std::memcpy(d + doff * itemsize, s + so * itemsize, inner);
-    int64_t k = nd - 2;
+    std::memcpy(d + doff * itemsize, s + so * itemsize, run);
+    int64_t k = m - 1;
     for (; k >= 0; --k) {
-      if (++idx[k] < count[k]) break;
+      if (++idx[k] < count[k]) {
+        so += ss[k];
+        doff += ds[k];
+        break;
+      }
+      so -= (count[k] - 1) * ss[k];
+      doff -= (count[k] - 1) * ds[k];
       idx[k] = 0;
     }
     if (k < 0) break;

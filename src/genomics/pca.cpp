@@ -1,14 +1,23 @@
 // genomics::pca: variant statistics pass, filters, then the SVD of the standardized matrix.
 #include "strata/genomics/pca.hpp"
 
+#include <chrono>
+
 namespace strata::genomics {
+namespace {
+// See PcaOptions::iterations.
+constexpr int kPcaKrylovPasses = 24;
+}  // namespace
 
 Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options) {
   if (!view) return Status::Invalid("pca: no genotype view");
   STRATA_RETURN_NOT_OK(io::validate_variant_filter(options.filter));
   if (options.k < 1) return Status::Invalid("pca: k must be at least 1, got ", options.k);
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(*view, options.pass.pool, nullptr));
   PcaResult out;
+  out.stats_seconds = std::chrono::duration<double>(clock::now() - t0).count();
   io::VariantFilter filter = options.filter;
   // Zero-variance variants carry no information and would only change M.
   filter.drop_monomorphic = true;
@@ -20,12 +29,25 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   }
   out.variants_used = out.filter.kept;
   const auto m = static_cast<int64_t>(out.variants_used.size());
+  // Each code contributes lut[code]² to the diagonal of XᵀX; summing per variant is exact.
+  double sum_sq = 0.0;
+  for (int64_t v : out.variants_used) {
+    const io::VariantCounts& c = counts[static_cast<size_t>(v)];
+    double lut[4];
+    io::make_standardize_lut(c, options.scale, lut);
+    sum_sq += double(c.hom_ref) * lut[0] * lut[0] + double(c.het) * lut[1] * lut[1] +
+              double(c.hom_alt) * lut[2] * lut[2] + double(c.missing) * lut[3] * lut[3];
+  }
+  out.grm_trace = sum_sq / static_cast<double>(m);
+  if (!(sum_sq > 0.0)) return Status::Invalid(view->describe(), ": the standardized genotypes are all zero (constant data)");
   STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(view, counts, out.variants_used, options.scale));
   linalg::SvdOptions so;
   so.k = options.k;
   so.method = options.method;
+  so.exact_max_dim = options.exact_max_dim;
   so.scheme = options.scheme;
   so.iterations = options.iterations;
+  if (so.iterations < 0 && options.scheme == linalg::RandomizedScheme::BlockKrylov) so.iterations = kPcaKrylovPasses;
   so.oversampling = options.oversampling;
   so.seed = options.seed;
   so.compute_u = options.compute_loadings;
@@ -34,7 +56,9 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     return Status::Invalid("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
                            std::min(m, view->num_samples()));
   }
+  const auto t1 = clock::now();
   STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd(src, so));
+  out.svd_seconds = std::chrono::duration<double>(clock::now() - t1).count();
   out.method = r.method;
   out.passes = r.passes + 1;
   for (double s : r.s) out.eigenvalues.push_back(s * s / static_cast<double>(m));

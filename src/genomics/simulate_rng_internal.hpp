@@ -1,35 +1,26 @@
 #pragma once
-// Philox4x32-10 (Random123) for the simulator: every random word is a pure function of
-// (seed, stream, element index), so simulated data does not depend on chunking or threads.
-// Kept private to the simulator for now; the array layer has its own generator and the two
-// are to be unified (same algorithm and keying, formats.md §9).
+// The simulator's draws on top of the array layer's Philox4x32-10 (strata/array/philox.hpp,
+// formats.md §9): every random word is a pure function of (seed, stream, element index), so
+// simulated data does not depend on chunking or threads. The transforms below (53-bit
+// uniform from two words, Box–Muller, gamma, beta) are the simulator's own and pin its output.
 
 #include <array>
 #include <cmath>
 #include <cstdint>
 
+#include "strata/array/philox.hpp"
+
 namespace strata::genomics::detail {
 
+/// The shared round function under the names the simulator's vector kernels use.
 struct Philox {
-  static constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
-  static constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+  static constexpr uint32_t kM0 = kPhiloxM0, kM1 = kPhiloxM1;
+  static constexpr uint32_t kW0 = kPhiloxW0, kW1 = kPhiloxW1;
 
   /// One Philox4x32-10 block for counter (c0..c3) and key (k0, k1).
-  static inline std::array<uint32_t, 4> block(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
-                                              uint32_t k0, uint32_t k1) {
-    for (int r = 0; r < 10; ++r) {
-      const uint64_t p0 = uint64_t{kM0} * c0;
-      const uint64_t p1 = uint64_t{kM1} * c2;
-      const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-      const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-      c1 = static_cast<uint32_t>(p1);
-      c3 = static_cast<uint32_t>(p0);
-      c0 = n0;
-      c2 = n2;
-      k0 += kW0;
-      k1 += kW1;
-    }
-    return {c0, c1, c2, c3};
+  static constexpr std::array<uint32_t, 4> block(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
+                                                 uint32_t k0, uint32_t k1) {
+    return philox4x32_10({c0, c1, c2, c3}, {k0, k1});
   }
 };
 
@@ -43,9 +34,7 @@ enum Stream : uint32_t {
 
 /// The 4-word block holding element e of `stream` (word e mod 4 is element e's).
 inline std::array<uint32_t, 4> philox_at(uint64_t seed, uint32_t stream, uint64_t e) {
-  const uint64_t q = e >> 2;
-  return Philox::block(static_cast<uint32_t>(q), static_cast<uint32_t>(q >> 32), stream, 0,
-                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+  return philox_block(seed, stream, e >> 2);
 }
 
 /// Uniform in (0, 1) from 32 random bits (never 0 or 1).

@@ -1,4 +1,6 @@
-// `strata svd`: thin wrapper over strata/linalg/svd_zarr.hpp (`strata pca` joins later).
+// `strata svd` and `strata pca`: thin wrappers over strata/linalg/svd_zarr.hpp and
+// strata/genomics/pca_output.hpp.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +13,8 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/genomics/pca_output.hpp"
+#include "strata/io/genotype_stats.hpp"
 #include "strata/linalg/row_blocks.hpp"
 #include "strata/linalg/svd_zarr.hpp"
 
@@ -94,6 +98,86 @@ Status run_svd(const SvdArgs& a, const CliState& state) {
   return Status::OK();
 }
 
+struct PcaArgs {
+  std::string input, bfile, out, pop_file;
+  int64_t k = 0;
+  std::string method = "auto";
+  std::string scale = "binom2";
+  double maf = 0.0, geno = 1.0;
+  std::string memory = "2G";
+  int iterations = -1;
+  int64_t oversampling = 10;
+  uint64_t seed = 0;
+};
+
+Status run_pca(const PcaArgs& a, const CliState& state) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (a.input.empty() == a.bfile.empty()) return Status::Invalid("give exactly one of INPUT or --bfile PREFIX");
+  const std::string input = a.input.empty() ? a.bfile : a.input;
+  if (a.k < 1) return Status::Invalid("-k must be at least 1, got ", a.k);
+  genomics::PcaRunOptions o;
+  o.pca.k = a.k;
+  STRATA_ASSIGN_OR_RETURN(o.pca.method, linalg::parse_svd_method(a.method));
+  STRATA_ASSIGN_OR_RETURN(o.pca.scale, io::parse_standardization(a.scale));
+  o.pca.filter.min_maf = a.maf;
+  o.pca.filter.max_missing = a.geno;
+  STRATA_RETURN_NOT_OK(io::validate_variant_filter(o.pca.filter));
+  o.pca.iterations = a.iterations;
+  o.pca.oversampling = a.oversampling;
+  o.pca.seed = a.seed;
+  STRATA_ASSIGN_OR_RETURN(int64_t memory, parse_memory_size(a.memory));
+  // Decoded blocks dominate memory (a few in flight per thread); the SVD state is samples × l.
+  o.pca.pass.block_bytes = std::clamp<int64_t>(memory / (4 * std::max(1, ThreadPool::default_threads())),
+                                               int64_t{1} << 20, int64_t{64} << 20);
+  o.pop_file = a.pop_file;
+  auto r = genomics::run_pca_to_files(input, a.out, o);
+  // Failures that depend on the data (k too large for it, everything filtered, constant data,
+  // unreadable input) are not usage errors: exit 1, not 2.
+  if (!r.ok()) {
+    return r.status().code() == StatusCode::Invalid ? Status::Unsupported(r.status().message()) : r.status();
+  }
+  const genomics::PcaRunSummary& s = *r;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const char* method = s.result.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
+  if (!state.quiet) {
+    std::printf("%s PCA of %lld samples x %lld variants (of %lld), k = %zu, %lld passes, %.2f s\n", method,
+                static_cast<long long>(s.num_samples), static_cast<long long>(s.result.variants_used.size()),
+                static_cast<long long>(s.num_variants_input), s.result.eigenvalues.size(),
+                static_cast<long long>(s.result.passes), wall);
+    std::printf("%4s %14s %10s %12s\n", "PC", "eigenvalue", "% var", "est. error");
+    for (size_t i = 0; i < s.result.eigenvalues.size(); ++i)
+      std::printf("%4zu %14.6f %10.3f %12.2e\n", i + 1, s.result.eigenvalues[i], 100.0 * s.variance_ratio[i],
+                  i < s.result.error_estimate.size() ? s.result.error_estimate[i] : 0.0);
+    for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
+  }
+  if (!state.report_path.empty()) {
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& [name, sec] : s.phases) phases[name] = sec;
+    nlohmann::json rep = {{"command", "pca"},
+                          {"input", input},
+                          {"output_prefix", a.out},
+                          {"method", method},
+                          {"scale", a.scale},
+                          {"k", a.k},
+                          {"samples", s.num_samples},
+                          {"variants_input", s.num_variants_input},
+                          {"variants_used", s.result.variants_used.size()},
+                          {"passes", s.result.passes},
+                          {"wall_seconds", wall},
+                          {"phase_seconds", phases},
+                          {"threads", ThreadPool::default_threads()},
+                          {"peak_rss_bytes", peak_rss_bytes()},
+                          {"eigenvalues", s.result.eigenvalues},
+                          {"variance_ratio", s.variance_ratio},
+                          {"error_estimate", s.result.error_estimate},
+                          {"files", s.files}};
+    std::ofstream f(state.report_path);
+    f << rep.dump(2) << "\n";
+    if (!f) return Status::IOError("cannot write report ", state.report_path);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_linalg_commands(CLI::App& app, CliState& state) {
@@ -113,6 +197,32 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   svd->add_flag("--overwrite", args->overwrite, "Replace --out if it exists");
   add_common_options(svd, state);
   svd->callback([&state, args] { state.run = [args, &state] { return run_svd(*args, state); }; });
+
+  auto pa = std::make_shared<PcaArgs>();
+  auto* pca = app.add_subcommand(
+      "pca",
+      "Genotype PCA (PLINK 2 compatible): writes PREFIX.eigenvec, .eigenval, .eigenvec.var, .zarr and .svg. "
+      "Genotypes are standardized per variant; missing genotypes are mean-imputed; monomorphic variants are "
+      "dropped. Eigenvalues are those of the GRM X'X/M (M = variants used).");
+  pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr");
+  pca->add_option("--bfile", pa->bfile, "PLINK 1 fileset prefix (instead of INPUT)");
+  pca->add_option("-k", pa->k, "Number of principal components (1 <= k < min(variants used, samples))")->required();
+  pca->add_option("--method", pa->method,
+                  "auto (exact when min(variants, samples) <= 5000, else randomized), exact, or randomized")
+      ->check(CLI::IsMember({"auto", "exact", "randomized"}));
+  pca->add_option("--scale", pa->scale,
+                  "binom2 ((g-2f)/sqrt(2f(1-f)), plink2's default), binom, center, or none")
+      ->check(CLI::IsMember({"binom2", "binom", "center", "none"}));
+  pca->add_option("--maf", pa->maf, "Drop variants with minor allele frequency below this");
+  pca->add_option("--geno", pa->geno, "Drop variants with a missing-call rate above this");
+  pca->add_option("--memory", pa->memory, "Memory budget for decoded blocks, e.g. 2G (default 2G)");
+  pca->add_option("--iterations", pa->iterations, "Randomized: passes over the data (default 24)");
+  pca->add_option("--oversampling", pa->oversampling, "Randomized: extra sketch columns (default 10)");
+  pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)");
+  pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)");
+  pca->add_option("--out", pa->out, "Output prefix")->required();
+  add_common_options(pca, state);
+  pca->callback([&state, pa] { state.run = [pa, &state] { return run_pca(*pa, state); }; });
 }
 
 }  // namespace strata::cli

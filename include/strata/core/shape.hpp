@@ -68,7 +68,9 @@ class ChunkGrid {
 
 /// \brief Copy an n-d box between two dense C-order arrays of element size `itemsize`.
 /// Copies the box of extent `count` starting at `src_start` in the source (shape `src_shape`)
-/// to `dst_start` in the destination (shape `dst_shape`). Inner rows are memcpy'd.
+/// to `dst_start` in the destination (shape `dst_shape`). Each contiguous run is one memcpy:
+/// trailing axes covered whole in both arrays are merged with the axis before them, so a
+/// full-array copy is a single memcpy.
 void copy_box(const void* src, const Shape& src_shape, const Shape& src_start, void* dst,
               const Shape& dst_shape, const Shape& dst_start, const Shape& count, int64_t itemsize);
 

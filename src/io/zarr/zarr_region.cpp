@@ -69,6 +69,18 @@ struct InnerTask {
   Shape index;
 };
 
+// Per-thread decode scratch. A fresh multi-megabyte buffer per chunk costs page faults, and
+// concurrent faults serialize threads on the kernel's memory-map lock; one reused buffer per
+// worker thread keeps multi-threaded reads scaling.
+Result<std::span<uint8_t>> chunk_scratch(int64_t n) {
+  thread_local Bytes scratch;
+  if (static_cast<int64_t>(scratch.size()) < n) {
+    scratch = Bytes();
+    STRATA_ASSIGN_OR_RETURN(scratch, allocate_bytes(n));
+  }
+  return std::span<uint8_t>(scratch.data(), static_cast<size_t>(n));
+}
+
 Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool& pool) {
   const auto chunks = a.grid.chunks_in(start, count);
   const int64_t isz = a.itemsize();
@@ -90,7 +102,7 @@ Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, 
         return st.ok() ? st : a.chunk_error(key, st);
       }
     }
-    STRATA_ASSIGN_OR_RETURN(Bytes buf, allocate_bytes(a.chunk_nbytes()));
+    STRATA_ASSIGN_OR_RETURN(std::span<uint8_t> buf, chunk_scratch(a.chunk_nbytes()));
     Status st = a.meta.pipeline->decode(**v, buf);
     if (!st.ok()) return a.chunk_error(key, st);
     copy_region(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
@@ -127,7 +139,7 @@ Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count
       fill_box(out, count, minus(ov.lo, start), ov.size(), a.meta.fill);
       return Status::OK();
     }
-    STRATA_ASSIGN_OR_RETURN(Bytes buf, allocate_bytes(a.chunk_nbytes()));
+    STRATA_ASSIGN_OR_RETURN(std::span<uint8_t> buf, chunk_scratch(a.chunk_nbytes()));
     STRATA_RETURN_NOT_OK(read_inner_chunk(a, a.object_key(shards[task.shard]), index, slot, buf));
     copy_region(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
     return Status::OK();

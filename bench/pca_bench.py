@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""PCA benchmark: strata vs plink2 (and optionally Dask) in the same run.
+
+Simulates a structured cohort, then runs
+  strata pca -k K --method randomized      vs  plink2 --pca approx K
+  strata pca -k K --method exact           vs  plink2 --pca K meanimpute
+and prints wall time, peak RSS (from /usr/bin/time -v), ratios, and each run's largest relative
+eigenvalue error against the exact reference (plink2 exact, or strata exact when plink2 exact is
+skipped).
+
+  /usr/bin/python3 bench/pca_bench.py --samples 2000 --variants 20000
+  /usr/bin/python3 bench/pca_bench.py --samples 10000 --variants 100000 --skip plink2-exact
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+RUNS = ["strata-randomized", "plink2-approx", "strata-exact", "plink2-exact", "dask"]
+
+
+def timed(cmd, log):
+    """Run cmd under /usr/bin/time -v; return (wall seconds, peak RSS bytes)."""
+    full = ["/usr/bin/time", "-v"] + cmd if os.path.exists("/usr/bin/time") else cmd
+    t0 = time.monotonic()
+    with open(log, "w") as f:
+        p = subprocess.run(full, stdout=f, stderr=subprocess.STDOUT)
+    wall = time.monotonic() - t0
+    text = open(log).read()
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{text[-2000:]}")
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+    return wall, int(m.group(1)) * 1024 if m else None
+
+
+def eigenvalues(path):
+    return [float(x) for x in open(path).read().split()]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=10000)
+    ap.add_argument("--variants", type=int, default=100000)
+    ap.add_argument("--pops", type=int, default=3)
+    ap.add_argument("--fst", type=float, default=0.05)
+    ap.add_argument("-k", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--strata", default=os.path.join(os.path.dirname(__file__), "..", "build", "tools", "cli", "strata"))
+    ap.add_argument("--plink2", default="/usr/bin/plink2")
+    ap.add_argument("--iterations", type=int, default=None, help="strata randomized: passes (default: strata's)")
+    ap.add_argument("--skip", action="append", default=[], choices=RUNS, help="leave a run out (repeatable)")
+    ap.add_argument("--dask", action="store_true", help="also run Dask svd_compressed (data from shared simulate.py)")
+    ap.add_argument("--dask-iterations", type=int, default=4)
+    ap.add_argument("--workdir", default=None, help="keep data and outputs here (default: a temp dir, removed)")
+    a = ap.parse_args()
+    if not a.dask:
+        a.skip.append("dask")
+
+    work = a.workdir or tempfile.mkdtemp(prefix="pca_bench_")
+    os.makedirs(work, exist_ok=True)
+    data = os.path.join(work, "sim")
+    t0 = time.monotonic()
+    if a.dask:
+        # Dask reads a `dosage` Zarr array, which the shared generator writes beside the .bed.
+        sim = ["/usr/bin/python3", "/work/shared/bench/simulate.py", "--variants", str(a.variants),
+               "--samples", str(a.samples), "--pops", str(a.pops), "--fst", str(a.fst), "--out", data]
+    else:
+        sim = [a.strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants),
+               "--pops", str(a.pops), "--fst", str(a.fst), "--out", data, "-q"]
+    subprocess.run(sim, check=True, stdout=subprocess.DEVNULL)
+    print(f"data: {a.samples} samples x {a.variants} variants, {a.pops} pops, F_ST {a.fst} "
+          f"({time.monotonic() - t0:.1f} s to simulate); k = {a.k}, threads = {a.threads}")
+
+    k, th = str(a.k), str(a.threads)
+    cmds = {
+        "strata-randomized": ([a.strata, "pca", data, "-k", k, "--method", "randomized", "--threads", th, "-q",
+                               "--out", os.path.join(work, "s_rand")]
+                              + (["--iterations", str(a.iterations)] if a.iterations else []), os.path.join(work, "s_rand.eigenval")),
+        "plink2-approx": ([a.plink2, "--bfile", data, "--pca", "approx", k, "--threads", th,
+                           "--out", os.path.join(work, "p_approx")], os.path.join(work, "p_approx.eigenval")),
+        "strata-exact": ([a.strata, "pca", data, "-k", k, "--method", "exact", "--threads", th, "-q",
+                          "--out", os.path.join(work, "s_exact")], os.path.join(work, "s_exact.eigenval")),
+        "plink2-exact": ([a.plink2, "--bfile", data, "--pca", k, "meanimpute", "--threads", th,
+                          "--out", os.path.join(work, "p_exact")], os.path.join(work, "p_exact.eigenval")),
+        "dask": (["/usr/bin/python3", "/work/shared/bench/dask_pca.py", data + ".zarr", k, str(a.dask_iterations),
+                  "threads", os.path.join(work, "dask_v.npy")], None),
+    }
+    results = {}
+    for name in RUNS:
+        if name in a.skip:
+            continue
+        cmd, out = cmds[name]
+        log = os.path.join(work, name + ".log")
+        wall, rss = timed(cmd, log)
+        if out:
+            ev = eigenvalues(out)
+        else:  # dask prints its eigenvalues
+            m = re.search(r"\[([^\]]*)\]", open(log).read())
+            ev = [float(x) for x in m.group(1).split()] if m else []
+        results[name] = (wall, rss, ev)
+        print(f"  {name:18s} {wall:8.2f} s", flush=True)
+
+    ref_name = "plink2-exact" if "plink2-exact" in results else "strata-exact" if "strata-exact" in results else None
+    ref = results[ref_name][2] if ref_name else None
+    print(f"\n{'run':18s} {'wall s':>9s} {'peak RSS':>10s} {'max rel err vs ' + (ref_name or '-'):>28s}")
+    for name, (wall, rss, ev) in results.items():
+        err = max(abs(e - r) / r for e, r in zip(ev, ref)) if ref and ev else float("nan")
+        rss_s = f"{rss / 2**30:.2f} GB" if rss else "?"
+        print(f"{name:18s} {wall:9.2f} {rss_s:>10s} {err:28.2e}")
+    if ref:
+        print("\nreference eigenvalues:", " ".join(f"{x:.4f}" for x in ref))
+
+    def ratio(peer, ours):
+        if peer in results and ours in results:
+            print(f"{peer} / {ours}: {results[peer][0] / results[ours][0]:.2f}x wall")
+    print()
+    ratio("plink2-approx", "strata-randomized")
+    ratio("plink2-exact", "strata-exact")
+    ratio("dask", "strata-randomized")
+    if not a.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+#pragma once
+/// \file
+/// `strata pca` as a library call: open a genotype source, run pca(), and write the PLINK 2
+/// style text outputs, a Zarr group with everything, and an SVG plot.
+///
+/// Files written for an output prefix P (each under a temporary name first and renamed into
+/// place only once all of them are complete, so a failed run leaves nothing behind):
+///
+/// | file              | contents |
+/// |-------------------|----------|
+/// | `P.eigenvec`      | tab-separated, header `#FID IID PC1 … PCk`; unit-norm sample eigenvectors (plink2 `--pca`). FID is the `.fam` FID, or the IID when the source has none |
+/// | `P.eigenval`      | k eigenvalues, one per line, of the GRM XᵀX / M (M = variants used) |
+/// | `P.eigenvec.var`  | tab-separated, header `#CHROM ID REF ALT PC1 … PCk`; one row per variant used with its **unit-norm variant loading** u_i (left singular vector of the standardized matrix X, variants × samples, with X = Σ s_i u_i v_iᵀ and s_i² = M·λ_i). These are not plink2's allele weights: plink2's `biallelic-var-wts` scale differently. Sign: ALT-allele direction |
+/// | `P.zarr`          | Zarr v2 group: `eigenvalues` (k), `eigenvectors` (samples × k), `loadings` (variants used × k), `variance_ratio` (k), `sample_id`, `variant_id`, `variant_index` (index in the input); attributes with the run settings |
+/// | `P.svg`           | PC1 vs PC2 (and pairs up to PC4) coloured by population, % variance on the axes |
+///
+/// Missing genotypes are mean-imputed (they contribute 0 after centring).
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/genomics/pca.hpp"
+
+namespace strata::genomics {
+
+/// \brief Options of run_pca_to_files().
+struct PcaRunOptions {
+  PcaOptions pca;
+  /// Optional two-column file (IID POP, whitespace-separated; lines starting with '#' skipped)
+  /// giving plot labels; samples not listed are "unknown".
+  std::string pop_file;
+  bool write_plot = true;
+};
+
+/// \brief What run_pca_to_files() did.
+struct PcaRunSummary {
+  PcaResult result;
+  int64_t num_samples = 0;
+  int64_t num_variants_input = 0;
+  std::vector<double> variance_ratio;                   ///< eigenvalue / GRM trace
+  std::vector<std::pair<std::string, double>> phases;   ///< (phase, seconds) in order
+  std::vector<std::string> files;                       ///< outputs written
+};
+
+/// \brief Run PCA on `input` (anything io::open_genotypes() reads) and write the outputs
+/// for `prefix`. Errors name the input or output and the problem; no output is left on error.
+/// \code
+/// genomics::PcaRunOptions o;
+/// o.pca.k = 10;
+/// STRATA_ASSIGN_OR_RETURN(auto summary, genomics::run_pca_to_files("cohort.bed", "out/pca", o));
+/// \endcode
+Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::string& prefix,
+                                       const PcaRunOptions& options);
+
+/// \brief Population label per sample: from `pop_file` if given, else the source's population
+/// column, else the `.fam` FID; "" where unknown.
+Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples,
+                                                       const std::string& pop_file);
+
+}  // namespace strata::genomics

@@ -1,0 +1,308 @@
+// run_pca_to_files: open, pca(), then every output under a temporary name, renamed at the end.
+#include "strata/genomics/pca_output.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <unordered_map>
+
+#include "io/genotype/zarr_strings_internal.hpp"
+#include "strata/genomics/plot.hpp"
+#include "strata/io/store.hpp"
+#include "strata/io/zarr.hpp"
+
+namespace strata::genomics {
+namespace {
+
+namespace fs = std::filesystem;
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+const char* method_name(linalg::SvdMethod m) {
+  return m == linalg::SvdMethod::Exact ? "exact" : "randomized";
+}
+
+const char* scale_name(io::Standardization s) {
+  switch (s) {
+    case io::Standardization::Binom2: return "binom2";
+    case io::Standardization::Binom: return "binom";
+    case io::Standardization::Center: return "center";
+    case io::Standardization::None: return "none";
+  }
+  return "?";
+}
+
+// One output: its final path and the temporary it is written to first.
+struct Pending {
+  std::string final_path, tmp_path;
+};
+
+class Outputs {
+ public:
+  explicit Outputs(std::string prefix) : prefix_(std::move(prefix)) {}
+  ~Outputs() {
+    if (!committed_) discard();
+  }
+  // Temporary path for PREFIX + suffix (hidden, same directory so rename is atomic).
+  std::string add(const std::string& suffix) {
+    const fs::path p = fs::path(prefix_ + suffix).lexically_normal();
+    Pending o{p.string(), (p.parent_path() / ("." + p.filename().string() + ".tmp-" +
+                                              std::to_string(static_cast<long long>(getpid()))))
+                              .string()};
+    std::error_code ec;
+    fs::remove_all(o.tmp_path, ec);
+    pending_.push_back(o);
+    return o.tmp_path;
+  }
+  Status commit(std::vector<std::string>* files) {
+    std::error_code ec;
+    for (const Pending& o : pending_) {
+      if (fs::is_directory(o.final_path, ec)) fs::remove_all(o.final_path, ec);
+      fs::rename(o.tmp_path, o.final_path, ec);
+      if (ec) return Status::IOError("cannot rename ", o.tmp_path, " to ", o.final_path, ": ", ec.message());
+      files->push_back(o.final_path);
+    }
+    committed_ = true;
+    return Status::OK();
+  }
+  void discard() {
+    std::error_code ec;
+    for (const Pending& o : pending_) fs::remove_all(o.tmp_path, ec);
+  }
+
+ private:
+  std::string prefix_;
+  std::vector<Pending> pending_;
+  bool committed_ = false;
+};
+
+Status check_stream(const std::ofstream& f, const std::string& path) {
+  if (!f) return Status::IOError("cannot write ", path);
+  return Status::OK();
+}
+
+std::string format_value(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+// Sample IDs, numbered from 0 where the source has none (plain dosage arrays).
+std::vector<std::string> sample_ids(const io::SampleInfo& s, int64_t n) {
+  if (static_cast<int64_t>(s.id.size()) == n) return s.id;
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < n; ++i) out.push_back(std::to_string(i));
+  return out;
+}
+
+Status write_eigenvec(const std::string& path, const io::SampleInfo& s, const linalg::DenseMatrix& v) {
+  const std::vector<std::string> ids = sample_ids(s, v.rows);
+  std::ofstream f(path);
+  f << "#FID\tIID";
+  for (int64_t j = 0; j < v.cols; ++j) f << "\tPC" << (j + 1);
+  f << '\n';
+  const bool has_fid = static_cast<int64_t>(s.family_id.size()) == v.rows;
+  for (int64_t i = 0; i < v.rows; ++i) {
+    const std::string& iid = ids[static_cast<size_t>(i)];
+    f << (has_fid ? s.family_id[static_cast<size_t>(i)] : iid) << '\t' << iid;
+    for (int64_t j = 0; j < v.cols; ++j) f << '\t' << format_value(v(i, j));
+    f << '\n';
+  }
+  f.close();
+  return check_stream(f, path);
+}
+
+Status write_eigenval(const std::string& path, const std::vector<double>& values) {
+  std::ofstream f(path);
+  for (double x : values) f << format_value(x) << '\n';
+  f.close();
+  return check_stream(f, path);
+}
+
+// Variant metadata of the used variants, read in ranges of the input; also fills `ids`.
+Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view, const PcaResult& r,
+                          std::vector<std::string>* ids) {
+  std::ofstream f(path);
+  const int64_t k = static_cast<int64_t>(r.eigenvalues.size());
+  f << "#CHROM\tID\tREF\tALT";
+  for (int64_t j = 0; j < k; ++j) f << "\tPC" << (j + 1);
+  f << '\n';
+  const auto& used = r.variants_used;
+  const int64_t m = static_cast<int64_t>(used.size());
+  const bool have_loadings = r.loadings.rows == m && r.loadings.cols == k;
+  const int64_t span = 65536;
+  ids->reserve(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m;) {
+    const int64_t start = used[static_cast<size_t>(i)];
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo info,
+                            view.variants(start, std::min(span, view.num_variants() - start)));
+    for (; i < m && used[static_cast<size_t>(i)] < start + info.size(); ++i) {
+      const auto v = static_cast<size_t>(used[static_cast<size_t>(i)] - start);
+      const int32_t c = info.contig.empty() ? -1 : info.contig[v];
+      const std::string chrom =
+          c >= 0 && c < static_cast<int32_t>(view.contigs().size()) ? view.contigs()[static_cast<size_t>(c)] : ".";
+      const std::string id = info.id.empty() ? "." : info.id[v];
+      ids->push_back(id);
+      f << chrom << '\t' << id << '\t' << (info.ref.empty() ? "." : info.ref[v]) << '\t'
+        << (info.alt.empty() || info.alt[v].empty() ? "." : info.alt[v]);
+      for (int64_t j = 0; j < k; ++j) f << '\t' << (have_loadings ? format_value(r.loadings(i, j)) : "nan");
+      f << '\n';
+    }
+    if (info.size() == 0) return Status::IOError(view.describe(), ": no metadata for variant ", start);
+  }
+  f.close();
+  return check_stream(f, path);
+}
+
+Result<io::ZarrArray> make_f64(const std::shared_ptr<io::Store>& store, const std::string& name, Shape shape,
+                               std::vector<std::string> dims) {
+  io::ZarrCreateOptions o;
+  o.shape = shape;
+  o.chunks = shape;
+  for (auto& c : o.chunks) c = std::max<int64_t>(c, 1);
+  o.dtype = DType(ScalarType::Float64);
+  o.dimension_names = std::move(dims);
+  return io::ZarrArray::create(store, name, o);
+}
+
+Status write_strings(const std::shared_ptr<io::Store>& store, const std::string& name,
+                     const std::vector<std::string>& values, const std::string& dim) {
+  const auto n = static_cast<int64_t>(values.size());
+  STRATA_ASSIGN_OR_RETURN(auto w, io::detail::StringArrayWriter::create(store, name, std::max<int64_t>(n, 1), 0,
+                                                                        {dim}, nlohmann::json()));
+  STRATA_RETURN_NOT_OK(w.write_rows(0, values));
+  return w.finish(n);
+}
+
+Status write_zarr(const std::string& path, const std::string& input, const PcaRunOptions& opt,
+                  const PcaRunSummary& s, const io::SampleInfo& samples, const std::vector<std::string>& variant_ids) {
+  const PcaResult& r = s.result;
+  const auto k = static_cast<int64_t>(r.eigenvalues.size());
+  const auto n = r.eigenvectors.rows;
+  const auto m = static_cast<int64_t>(r.variants_used.size());
+  STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(path, true));
+  STRATA_ASSIGN_OR_RETURN(auto ev, make_f64(store, "eigenvalues", {k}, {"components"}));
+  STRATA_RETURN_NOT_OK(ev.write_region({0}, {k}, r.eigenvalues.data()));
+  STRATA_ASSIGN_OR_RETURN(auto vr, make_f64(store, "variance_ratio", {k}, {"components"}));
+  STRATA_RETURN_NOT_OK(vr.write_region({0}, {k}, s.variance_ratio.data()));
+  STRATA_ASSIGN_OR_RETURN(auto vec, make_f64(store, "eigenvectors", {n, k}, {"samples", "components"}));
+  STRATA_RETURN_NOT_OK(vec.write_region({0, 0}, {n, k}, r.eigenvectors.to_row_major().data()));
+  if (r.loadings.rows == m) {
+    STRATA_ASSIGN_OR_RETURN(auto ld, make_f64(store, "loadings", {m, k}, {"variants", "components"}));
+    STRATA_RETURN_NOT_OK(ld.write_region({0, 0}, {m, k}, r.loadings.to_row_major().data()));
+  }
+  io::ZarrCreateOptions io64;
+  io64.shape = {m};
+  io64.chunks = {std::max<int64_t>(m, 1)};
+  io64.dtype = DType(ScalarType::Int64);
+  io64.dimension_names = {"variants"};
+  STRATA_ASSIGN_OR_RETURN(auto vi, io::ZarrArray::create(store, "variant_index", io64));
+  STRATA_RETURN_NOT_OK(vi.write_region({0}, {m}, r.variants_used.data()));
+  STRATA_RETURN_NOT_OK(write_strings(store, "sample_id", sample_ids(samples, n), "samples"));
+  STRATA_RETURN_NOT_OK(write_strings(store, "variant_id", variant_ids, "variants"));
+  const nlohmann::json attrs = {
+      {"source", input},
+      {"method", method_name(r.method)},
+      {"scale", scale_name(opt.pca.scale)},
+      {"missing", "mean-imputed"},
+      {"k", k},
+      {"num_samples", n},
+      {"num_variants_used", m},
+      {"grm_trace", r.grm_trace},
+      {"passes", r.passes},
+      {"error_estimate", r.error_estimate},
+      {"eigenvalue_scale", "GRM X^T X / M, M = variants used"},
+      {"loadings", "unit-norm left singular vectors of the standardized variants x samples matrix"}};
+  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
+  return io::zarr_consolidate(store, "");
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples, const std::string& pop_file) {
+  const auto n = static_cast<size_t>(samples.size());
+  if (!pop_file.empty()) {
+    std::ifstream f(pop_file);
+    if (!f) return Status::IOError("cannot open --pop-file ", pop_file);
+    std::unordered_map<std::string, std::string> pop;
+    std::string line;
+    int64_t lineno = 0;
+    while (std::getline(f, line)) {
+      ++lineno;
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ss(line);
+      std::string iid, p;
+      if (!(ss >> iid >> p)) return Status::Invalid(pop_file, ":", lineno, ": expected two columns IID POP");
+      pop[iid] = p;
+    }
+    std::vector<std::string> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      auto it = pop.find(samples.id[i]);
+      if (it != pop.end()) out[i] = it->second;
+    }
+    return out;
+  }
+  if (samples.population.size() == n) return samples.population;
+  if (samples.family_id.size() == n) return samples.family_id;
+  return std::vector<std::string>(n);
+}
+
+Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::string& prefix,
+                                       const PcaRunOptions& options) {
+  if (prefix.empty()) return Status::Invalid("pca: no output prefix");
+  PcaRunSummary s;
+  auto t = clock_type::now();
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  s.num_samples = view->num_samples();
+  s.num_variants_input = view->num_variants();
+  // Labels first: a bad --pop-file should fail before the expensive passes.
+  std::vector<std::string> labels;
+  if (options.write_plot) {
+    STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file));
+  }
+  s.phases.emplace_back("open", seconds_since(t));
+  STRATA_ASSIGN_OR_RETURN(s.result, pca(view, options.pca));
+  const PcaResult& r = s.result;
+  s.phases.emplace_back("variant_stats", r.stats_seconds);
+  s.phases.emplace_back("svd", r.svd_seconds);
+  for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
+
+  t = clock_type::now();
+  Outputs out(prefix);
+  const std::string vec = out.add(".eigenvec"), val = out.add(".eigenval"), var = out.add(".eigenvec.var"),
+                    zarr = out.add(".zarr");
+  const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
+  const std::string svg = plot ? out.add(".svg") : "";
+  STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
+  STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
+  std::vector<std::string> variant_ids;
+  STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r, &variant_ids));
+  STRATA_RETURN_NOT_OK(write_zarr(zarr, input, options, s, view->samples(), variant_ids));
+  if (plot) {
+    PcaPlotData pd;
+    pd.num_samples = r.eigenvectors.rows;
+    pd.num_components = std::min<int64_t>(r.eigenvectors.cols, 4);
+    pd.scores.resize(static_cast<size_t>(pd.num_samples * pd.num_components));
+    for (int64_t i = 0; i < pd.num_samples; ++i)
+      for (int64_t j = 0; j < pd.num_components; ++j)
+        pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
+    pd.labels = std::move(labels);
+    pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
+    pd.title = "PCA of " + fs::path(input).filename().string();
+    STRATA_RETURN_NOT_OK(write_pca_svg(svg, pd));
+  }
+  STRATA_RETURN_NOT_OK(out.commit(&s.files));
+  s.phases.emplace_back("write", seconds_since(t));
+  return s;
+}
+
+}  // namespace strata::genomics
