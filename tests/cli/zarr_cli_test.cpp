@@ -94,6 +94,21 @@ TEST_F(ZarrCli, VerifyReportsCorruptAndMissingChunks) {
   EXPECT_FALSE(fs::exists(dir_.str("x.npy")));
 }
 
+TEST_F(ZarrCli, ReportFlagWritesJson) {
+  std::string store = dir_.str("r.zarr");
+  auto r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + store + " -q --report " + dir_.str("imp.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(cli() + " zarr export " + store + " " + dir_.str("r.npy") + " -q --report " + dir_.str("exp.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* f : {"imp.json", "exp.json"}) {
+    auto j = nlohmann::json::parse(strata::testing::read_file(dir_.str(f)), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << f;
+    EXPECT_GE(j["seconds"].get<double>(), 0.0);
+    EXPECT_GT(j["peak_rss_bytes"].get<int64_t>(), 0);
+    EXPECT_THAT(j["command"].get<std::string>(), ::testing::HasSubstr("zarr"));
+  }
+}
+
 TEST_F(ZarrCli, UsageAndInputErrors) {
   auto r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("bad.zarr") + " --codec zstd:abc");
   EXPECT_EQ(r.exit_code, 2) << r.output;
