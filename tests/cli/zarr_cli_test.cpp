@@ -94,6 +94,28 @@ TEST_F(ZarrCli, VerifyReportsCorruptAndMissingChunks) {
   EXPECT_FALSE(fs::exists(dir_.str("x.npy")));
 }
 
+TEST_F(ZarrCli, StringArraysAreListedAndSkippedNotFatal) {
+  std::string store = dir_.str("strings.zarr");
+  auto py = strata::testing::run_python("import zarr, numpy as np, numcodecs\n"
+                                        "g = zarr.open_group('" + store + "', mode='w')\n"
+                                        "g.array('sample_id', np.array(['a','bb','ccc'], dtype=object), object_codec=numcodecs.VLenUTF8())\n"
+                                        "g.array('dosage', np.arange(12, dtype='u1').reshape(3,4), chunks=(2,2))\n");
+  ASSERT_EQ(py.exit_code, 0) << py.output;
+  auto r = run_command(cli() + " zarr info " + store);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("sample_id  (array, zarr v2; not decoded by strata)"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("|O"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("vlen-utf8"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("dosage  (array, zarr v2)"));
+  r = run_command(cli() + " zarr info " + store + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("\"unreadable\""));
+  r = run_command(cli() + " zarr verify " + store);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("sample_id: skipped"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("dosage: 4/4 chunks ok"));
+}
+
 TEST_F(ZarrCli, ReportFlagWritesJson) {
   std::string store = dir_.str("r.zarr");
   auto r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + store + " -q --report " + dir_.str("imp.json"));

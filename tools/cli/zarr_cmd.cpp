@@ -44,9 +44,11 @@ Status run_import(const ZarrArgs& a) {
 }
 
 Status run_verify(const ZarrArgs& a) {
-  STRATA_ASSIGN_OR_RETURN(auto reports, io::zarr_verify(a.path));
+  STRATA_ASSIGN_OR_RETURN(auto result, io::zarr_verify(a.path));
   int64_t corrupt = 0, missing = 0;
-  for (const auto& [path, rep] : reports) {
+  for (const auto& [path, why] : result.skipped)
+    std::printf("%s: skipped (not decoded by strata: %s)\n", path.c_str(), why.c_str());
+  for (const auto& [path, rep] : result.arrays) {
     const char* name = path.empty() ? "/" : path.c_str();
     std::printf("%s: %lld/%lld chunks ok, %zu missing, %zu corrupt\n", name,
                 static_cast<long long>(rep.chunks_ok), static_cast<long long>(rep.chunks_total),

@@ -26,6 +26,10 @@ struct ZarrInfoEntry {
   int64_t stored_bytes = 0;
   int64_t stored_objects = 0;
   int64_t grid_objects = 0;  ///< chunk (or shard) objects in a fully written array
+  /// Set for arrays strata lists but cannot decode (e.g. vlen-utf8 string arrays): the stored
+  /// dtype as written in the metadata, and why the array is not readable.
+  std::string raw_dtype;
+  std::string unreadable_reason;
 };
 
 /// \brief Walk the store, group or array at `path` (e.g. "store.zarr/a/b").
@@ -58,7 +62,14 @@ Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path
 /// \brief Default chunk shape for `shape`: halve the largest extent until ≤ `target` elements.
 Shape default_chunks(const Shape& shape, int64_t target = int64_t{1} << 20);
 
-/// \brief Verify every array under `path`; one report per array (path, report).
-Result<std::vector<std::pair<std::string, ZarrArray::VerifyReport>>> zarr_verify(const std::string& path);
+/// \brief Outcome of zarr_verify(): one report per decodable array, and the arrays skipped
+/// because strata does not decode their type (path, reason), e.g. string arrays.
+struct ZarrVerifyResult {
+  std::vector<std::pair<std::string, ZarrArray::VerifyReport>> arrays;
+  std::vector<std::pair<std::string, std::string>> skipped;
+};
+
+/// \brief Verify every array under `path`. Metadata that fails to parse counts as corrupt.
+Result<ZarrVerifyResult> zarr_verify(const std::string& path);
 
 }  // namespace strata::io

@@ -43,6 +43,41 @@ int64_t slab_rows(const Shape& shape, int64_t chunk_rows, int64_t itemsize, int6
   return std::min(rows, std::max<int64_t>(shape[0], 1));
 }
 
+// Describe an array strata cannot open for decoding (unsupported dtype) from its raw metadata.
+bool describe_unreadable(const std::shared_ptr<Store>& store, const std::string& path, const Status& why,
+                         ZarrInfoEntry& e) {
+  if (why.code() != StatusCode::Unsupported) return false;
+  e.unreadable_reason = why.message();
+  const bool v3 = e.format == ZarrFormat::V3;
+  auto raw = store->get(join_path(path, v3 ? "zarr.json" : ".zarray"));
+  if (!raw.ok() || !*raw) return true;
+  auto j = nlohmann::json::parse((*raw)->begin(), (*raw)->end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return true;
+  auto ints = [](const nlohmann::json& v) {
+    Shape out;
+    if (v.is_array())
+      for (const auto& x : v)
+        if (x.is_number_integer()) out.push_back(x.get<int64_t>());
+    return out;
+  };
+  e.shape = ints(j.value("shape", nlohmann::json()));
+  if (v3) {
+    const auto& t = j.value("data_type", nlohmann::json());
+    e.raw_dtype = t.is_string() ? t.get<std::string>() : t.dump();
+    if (j.contains("chunk_grid") && j["chunk_grid"].is_object())
+      e.chunks = ints(j["chunk_grid"].value("configuration", nlohmann::json::object()).value("chunk_shape", nlohmann::json()));
+    e.codecs = j.value("codecs", nlohmann::json::array()).dump();
+  } else {
+    const auto& t = j.value("dtype", nlohmann::json());
+    e.raw_dtype = t.is_string() ? t.get<std::string>() : t.dump();
+    e.chunks = ints(j.value("chunks", nlohmann::json()));
+    const auto& c = j.value("compressor", nlohmann::json());
+    const auto& f = j.value("filters", nlohmann::json());
+    e.codecs = (f.is_array() && !f.empty() ? f.dump() + " " : std::string()) + (c.is_null() ? "no compressor" : c.dump());
+  }
+  return true;
+}
+
 }  // namespace
 
 Shape default_chunks(const Shape& shape, int64_t target) {
@@ -73,7 +108,15 @@ Result<std::vector<ZarrInfoEntry>> zarr_info(const std::string& path) {
     e.kind = n.kind;
     e.format = n.format;
     if (n.kind == NodeKind::Array) {
-      STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::open(o.store, n.path));
+      auto opened = ZarrArray::open(o.store, n.path);
+      if (!opened.ok()) {
+        if (describe_unreadable(o.store, n.path, opened.status(), e)) {
+          out.push_back(std::move(e));
+          continue;
+        }
+        return opened.status();
+      }
+      ZarrArray& a = *opened;
       e.dtype = a.stored_dtype();
       e.shape = a.shape();
       e.chunks = a.chunk_grid().chunk_shape();
@@ -107,6 +150,13 @@ std::string format_zarr_info(const std::vector<ZarrInfoEntry>& entries) {
       s += str_cat(indent, name, "  (group, zarr v", fmt, ")\n");
       continue;
     }
+    if (!e.unreadable_reason.empty()) {
+      s += str_cat(indent, name, "  (array, zarr v", fmt, "; not decoded by strata)\n");
+      s += str_cat(indent, "  shape   ", shape_to_string(e.shape), "  dtype ", e.raw_dtype, "\n");
+      s += str_cat(indent, "  chunks  ", shape_to_string(e.chunks), "\n");
+      s += str_cat(indent, "  codecs  ", e.codecs, "\n");
+      continue;
+    }
     double ratio = e.stored_bytes > 0 ? static_cast<double>(e.logical_bytes) / static_cast<double>(e.stored_bytes) : 0.0;
     char ratio_buf[32];
     std::snprintf(ratio_buf, sizeof ratio_buf, "%.2f", ratio);
@@ -130,7 +180,13 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries) {
     j["path"] = e.path;
     j["zarr_format"] = static_cast<int>(e.format);
     j["node_type"] = e.kind == NodeKind::Group ? "group" : "array";
-    if (e.kind == NodeKind::Array) {
+    if (e.kind == NodeKind::Array && !e.unreadable_reason.empty()) {
+      j["shape"] = e.shape;
+      j["dtype"] = e.raw_dtype;
+      j["chunks"] = e.chunks;
+      j["codecs"] = e.codecs;
+      j["unreadable"] = e.unreadable_reason;
+    } else if (e.kind == NodeKind::Array) {
       j["shape"] = e.shape;
       j["dtype"] = e.dtype.numpy_str();
       j["chunks"] = e.chunks;
@@ -256,22 +312,26 @@ Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path
   return Status::OK();
 }
 
-Result<std::vector<std::pair<std::string, ZarrArray::VerifyReport>>> zarr_verify(const std::string& path) {
+Result<ZarrVerifyResult> zarr_verify(const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(path));
   STRATA_ASSIGN_OR_RETURN(auto nodes, zarr_walk(o.store, o.node));
   if (nodes.empty()) return Status::NotFound(path, ": no Zarr group or array here");
-  std::vector<std::pair<std::string, ZarrArray::VerifyReport>> out;
+  ZarrVerifyResult out;
   for (const auto& n : nodes) {
     if (n.kind != NodeKind::Array) continue;
     auto a = ZarrArray::open(o.store, n.path);
+    if (!a.ok() && a.status().code() == StatusCode::Unsupported) {
+      out.skipped.emplace_back(n.path, a.status().message());
+      continue;
+    }
     if (!a.ok()) {
       ZarrArray::VerifyReport rep;
       rep.corrupt.emplace_back(join_path(n.path, "<metadata>"), a.status().message());
-      out.emplace_back(n.path, std::move(rep));
+      out.arrays.emplace_back(n.path, std::move(rep));
       continue;
     }
     STRATA_ASSIGN_OR_RETURN(auto rep, a->verify());
-    out.emplace_back(n.path, std::move(rep));
+    out.arrays.emplace_back(n.path, std::move(rep));
   }
   return out;
 }
