@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/genotype_convert.hpp"
@@ -24,14 +25,8 @@ using namespace strata;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using strata::bench::median;
+using strata::bench::now_s;
 
 struct Args {
   int64_t samples = 10000, variants = 20000;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/svd.hpp"
@@ -28,14 +29,8 @@ using namespace strata::linalg;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using strata::bench::median;
+using strata::bench::now_s;
 
 struct Run {
   double seconds = 0;

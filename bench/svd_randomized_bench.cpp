@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/bench_svd.hpp"
@@ -25,10 +26,8 @@ using namespace strata::linalg;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using strata::bench::median;
+using strata::bench::now_s;
 
 struct Side {
   std::string name;

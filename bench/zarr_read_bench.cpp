@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/zarr.hpp"
@@ -21,14 +22,8 @@ using namespace strata;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using strata::bench::median;
+using strata::bench::now_s;
 
 Status build_store(const std::string& dir, int64_t rows, int64_t cols, const Shape& chunks) {
   STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(dir, true));

@@ -121,6 +121,24 @@ Status run_blocks(int64_t n, int64_t bytes_per_block, const std::function<Status
   return st;
 }
 
+namespace detail {
+
+// Materialize the block `info` of every input array; `bufs` owns the memory `views` point into.
+Status read_block_views(const std::vector<Array>& arrays, const BlockInfo& info, RunContext& run,
+                        std::vector<Buffer>& bufs, std::vector<BlockView>& views) {
+  const Box box = Box::dense(info.origin, info.extent);
+  for (const Array& a : arrays) {
+    STRATA_ASSIGN_OR_RETURN(Buffer b, Buffer::allocate(std::max<int64_t>(1, box.numel()) * a.dtype().itemsize()));
+    EvalContext ctx = run.eval_context();
+    STRATA_RETURN_NOT_OK(a.node()->read_box(box, b.data(), ctx));
+    views.push_back(BlockView{b.data(), a.dtype(), info.extent});
+    bufs.push_back(std::move(b));
+  }
+  return Status::OK();
+}
+
+}  // namespace detail
+
 Status for_each_block(const std::vector<Array>& arrays, const BlockKernel& fn, const ExecOptions& options,
                       Shape block_shape) {
   STRATA_ASSIGN_OR_RETURN(detail::PassGrid grid, detail::PassGrid::make(arrays, std::move(block_shape)));
@@ -134,14 +152,7 @@ Status for_each_block(const std::vector<Array>& arrays, const BlockKernel& fn, c
         BlockInfo info = grid.info(i);
         std::vector<Buffer> bufs;
         std::vector<BlockView> views;
-        for (const Array& a : arrays) {
-          const detail::Box box = detail::Box::dense(info.origin, info.extent);
-          STRATA_ASSIGN_OR_RETURN(Buffer b, Buffer::allocate(std::max<int64_t>(1, box.numel()) * a.dtype().itemsize()));
-          detail::EvalContext ctx = run.eval_context();
-          STRATA_RETURN_NOT_OK(a.node()->read_box(box, b.data(), ctx));
-          views.push_back(BlockView{b.data(), a.dtype(), info.extent});
-          bufs.push_back(std::move(b));
-        }
+        STRATA_RETURN_NOT_OK(detail::read_block_views(arrays, info, run, bufs, views));
         return fn(info, views);
       },
       nullptr, o);
@@ -171,14 +182,7 @@ Status reduce_blocks_impl(const std::vector<Array>& arrays, int64_t slots,
         BlockInfo info = grid.info(i);
         std::vector<Buffer> bufs;
         std::vector<BlockView> views;
-        for (const Array& a : arrays) {
-          const Box box = Box::dense(info.origin, info.extent);
-          STRATA_ASSIGN_OR_RETURN(Buffer b, Buffer::allocate(std::max<int64_t>(1, box.numel()) * a.dtype().itemsize()));
-          EvalContext ctx = run.eval_context();
-          STRATA_RETURN_NOT_OK(a.node()->read_box(box, b.data(), ctx));
-          views.push_back(BlockView{b.data(), a.dtype(), info.extent});
-          bufs.push_back(std::move(b));
-        }
+        STRATA_RETURN_NOT_OK(detail::read_block_views(arrays, info, run, bufs, views));
         return partial(info, views, i % slots);
       },
       [&](int64_t i) -> Status {

@@ -59,11 +59,11 @@ std::vector<DenseMatrix> RTree::distribute(const DenseMatrix& c_root) const {
   const int64_t k = c_root.cols;
   const int n = static_cast<int>(n_);
   // Depth-first with an explicit stack of (id, C).
-  std::vector<std::pair<int64_t, DenseMatrix>> todo;
-  todo.emplace_back(root_, c_root);
-  while (!todo.empty()) {
-    auto [id, c] = std::move(todo.back());
-    todo.pop_back();
+  std::vector<std::pair<int64_t, DenseMatrix>> pending_nodes;
+  pending_nodes.emplace_back(root_, c_root);
+  while (!pending_nodes.empty()) {
+    auto [id, c] = std::move(pending_nodes.back());
+    pending_nodes.pop_back();
     if (id < 0) {
       out[static_cast<size_t>(-id - 1)] = std::move(c);
       continue;
@@ -76,8 +76,8 @@ std::vector<DenseMatrix> RTree::distribute(const DenseMatrix& c_root) const {
       cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(k), n, 1.0, node.q.data() + n,
                   2 * n, c.data.data(), n, 0.0, cb.data.data(), n);
     }
-    todo.emplace_back(node.left, std::move(ct));
-    todo.emplace_back(node.right, std::move(cb));
+    pending_nodes.emplace_back(node.left, std::move(ct));
+    pending_nodes.emplace_back(node.right, std::move(cb));
   }
   return out;
 }

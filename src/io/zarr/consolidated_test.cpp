@@ -10,11 +10,7 @@ namespace {
 using nlohmann::json;
 using strata::testing::TempDir;
 
-std::vector<std::string> paths(const std::vector<ZarrNodeInfo>& nodes) {
-  std::vector<std::string> out;
-  for (const auto& n : nodes) out.push_back(n.path + (n.kind == NodeKind::Array ? "[a]" : "[g]"));
-  return out;
-}
+using testutil::node_paths;
 
 ZarrCreateOptions small(ZarrFormat fmt) {
   ZarrCreateOptions o;
@@ -50,11 +46,11 @@ TEST(ZarrConsolidated, V2WritesZarrPythonLayout) {
   std::filesystem::create_directories(dir.path() / "late");
   testutil::put_file(dir.str("late/.zgroup"), R"({"zarr_format":2})");
   STRATA_ASSERT_OK_AND_ASSIGN(auto nodes, zarr_walk(store, ""));
-  EXPECT_EQ(paths(nodes), (std::vector<std::string>{"[g]", "call_genotype[a]", "sub[g]", "sub/pos[a]"}));
+  EXPECT_EQ(node_paths(nodes), (std::vector<std::string>{"[g]", "call_genotype[a]", "sub[g]", "sub/pos[a]"}));
   // Unusable consolidated metadata falls back to listing.
   testutil::put_file(dir.str(".zmetadata"), "{broken");
   STRATA_ASSERT_OK_AND_ASSIGN(nodes, zarr_walk(store, ""));
-  EXPECT_EQ(paths(nodes), (std::vector<std::string>{"[g]", "call_genotype[a]", "late[g]", "sub[g]", "sub/pos[a]"}));
+  EXPECT_EQ(node_paths(nodes), (std::vector<std::string>{"[g]", "call_genotype[a]", "late[g]", "sub[g]", "sub/pos[a]"}));
 }
 
 TEST(ZarrConsolidated, V3Inline) {
@@ -75,7 +71,7 @@ TEST(ZarrConsolidated, V3Inline) {
   EXPECT_EQ(*zarr_group_attributes(store, ""), json({{"k", 1}}));
   std::filesystem::remove_all(dir.path() / "y");  // stale entry stays listed
   STRATA_ASSERT_OK_AND_ASSIGN(auto nodes, zarr_walk(store, ""));
-  EXPECT_EQ(paths(nodes), (std::vector<std::string>{"[g]", "g[g]", "g/x[a]", "y[a]"}));
+  EXPECT_EQ(node_paths(nodes), (std::vector<std::string>{"[g]", "g[g]", "g/x[a]", "y[a]"}));
   // Arrays are not consolidation roots.
   STRATA_EXPECT_STATUS(zarr_consolidate(store, "g/x"), StatusCode::Invalid, "belongs to a group");
 }

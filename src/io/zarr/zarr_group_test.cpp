@@ -10,11 +10,7 @@ namespace {
 using nlohmann::json;
 using strata::testing::TempDir;
 
-std::vector<std::string> paths(const std::vector<ZarrNodeInfo>& nodes) {
-  std::vector<std::string> out;
-  for (const auto& n : nodes) out.push_back(n.path + (n.kind == NodeKind::Array ? "[a]" : "[g]"));
-  return out;
-}
+using testutil::node_paths;
 
 ZarrCreateOptions small(ZarrFormat fmt) {
   ZarrCreateOptions o;
@@ -87,11 +83,11 @@ TEST(ZarrGroup, WalkByListing) {
   STRATA_ASSERT_OK(a.write_region({0}, {2}, v));  // chunks are not nodes
   std::filesystem::create_directories(dir.path() / "plain" / "deeper");
   STRATA_ASSERT_OK_AND_ASSIGN(auto nodes, zarr_walk(store, ""));
-  EXPECT_EQ(paths(nodes), (std::vector<std::string>{"[g]", "a[a]", "b[g]", "b/c[g]", "b/c/y[a]", "b/x[a]", "b-2[a]"}));
+  EXPECT_EQ(node_paths(nodes), (std::vector<std::string>{"[g]", "a[a]", "b[g]", "b/c[g]", "b/c/y[a]", "b/x[a]", "b-2[a]"}));
   STRATA_ASSERT_OK_AND_ASSIGN(nodes, zarr_walk(store, "b"));
-  EXPECT_EQ(paths(nodes), (std::vector<std::string>{"b[g]", "b/c[g]", "b/c/y[a]", "b/x[a]"}));
+  EXPECT_EQ(node_paths(nodes), (std::vector<std::string>{"b[g]", "b/c[g]", "b/c/y[a]", "b/x[a]"}));
   STRATA_ASSERT_OK_AND_ASSIGN(nodes, zarr_walk(store, "a"));
-  EXPECT_EQ(paths(nodes), std::vector<std::string>{"a[a]"});
+  EXPECT_EQ(node_paths(nodes), std::vector<std::string>{"a[a]"});
   STRATA_EXPECT_STATUS(zarr_walk(store, "plain"), StatusCode::NotFound, "no Zarr arrays or groups");
 }
 
@@ -100,7 +96,7 @@ TEST(ZarrGroup, WalkFindsArraysUnderPlainDirectories) {
   auto store = *LocalStore::open(dir.str());
   testutil::put_file(dir.str("x/.zarray"), R"({"zarr_format":2,"shape":[1],"chunks":[1],"dtype":"|i1"})");
   STRATA_ASSERT_OK_AND_ASSIGN(auto nodes, zarr_walk(store, ""));
-  EXPECT_EQ(paths(nodes), std::vector<std::string>{"x[a]"});
+  EXPECT_EQ(node_paths(nodes), std::vector<std::string>{"x[a]"});
 }
 
 }  // namespace

@@ -50,20 +50,6 @@ std::optional<int64_t> contiguous_offset(const Shape& shape, const Shape& box_st
   return lin * itemsize;
 }
 
-// copy_box moves one innermost row per memcpy; fold trailing axes that are whole in both
-// arrays into the element size so rows become long runs (e.g. a (1000,1000,2) chunk copies
-// 1000 rows of 2000 bytes instead of a million 2-byte pieces).
-void copy_region(const void* src, Shape src_shape, Shape src_start, void* dst, Shape dst_shape, Shape dst_start,
-                 Shape count, int64_t itemsize) {
-  while (count.size() > 1) {
-    const size_t k = count.size() - 1;
-    if (src_start[k] != 0 || dst_start[k] != 0 || count[k] != src_shape[k] || count[k] != dst_shape[k]) break;
-    itemsize *= count[k];
-    for (Shape* v : {&src_shape, &src_start, &dst_shape, &dst_start, &count}) v->pop_back();
-  }
-  copy_box(src, src_shape, src_start, dst, dst_shape, dst_start, count, itemsize);
-}
-
 struct InnerTask {
   size_t shard;
   Shape index;
@@ -105,7 +91,7 @@ Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, 
     STRATA_ASSIGN_OR_RETURN(std::span<uint8_t> buf, chunk_scratch(a.chunk_nbytes()));
     Status st = a.meta.pipeline->decode(**v, buf);
     if (!st.ok()) return a.chunk_error(key, st);
-    copy_region(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
+    copy_box(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
     return Status::OK();
   });
 }
@@ -141,7 +127,7 @@ Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count
     }
     STRATA_ASSIGN_OR_RETURN(std::span<uint8_t> buf, chunk_scratch(a.chunk_nbytes()));
     STRATA_RETURN_NOT_OK(read_inner_chunk(a, a.object_key(shards[task.shard]), index, slot, buf));
-    copy_region(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
+    copy_box(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
     return Status::OK();
   });
 }
@@ -155,7 +141,7 @@ Status merge_chunk(const Impl& a, const Shape& start, const Shape& count, const 
   } else if (extent != a.meta.chunks) {
     fill_elements(buf, a.meta.fill);  // edge padding is stored as the fill value
   }
-  copy_region(data, count, minus(ov.lo, start), buf.data(), a.meta.chunks, minus(ov.lo, origin), ov.size(), a.itemsize());
+  copy_box(data, count, minus(ov.lo, start), buf.data(), a.meta.chunks, minus(ov.lo, origin), ov.size(), a.itemsize());
   return Status::OK();
 }
 

@@ -68,4 +68,11 @@ inline void insert(std::vector<uint8_t>& ref, const Shape& shape, const Shape& s
   if (n > 0) copy_box(data.data(), count, Shape(count.size(), 0), ref.data(), shape, start, count, itemsize);
 }
 
+/// "path[a]" / "path[g]" for each node of a walk, to compare listings compactly.
+inline std::vector<std::string> node_paths(const std::vector<ZarrNodeInfo>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) out.push_back(n.path + (n.kind == NodeKind::Array ? "[a]" : "[g]"));
+  return out;
+}
+
 }  // namespace strata::io::testutil
