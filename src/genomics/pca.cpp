@@ -1,7 +1,10 @@
 // genomics::pca: variant statistics pass, filters, then the SVD of the standardized matrix.
 #include "strata/genomics/pca.hpp"
 
+#include <algorithm>
 #include <chrono>
+
+#include "strata/genomics/genotype_gram.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -40,7 +43,6 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   }
   out.grm_trace = sum_sq / static_cast<double>(m);
   if (!(sum_sq > 0.0)) return Status::Invalid(view->describe(), ": the standardized genotypes are all zero (constant data)");
-  STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(view, counts, out.variants_used, options.scale));
   linalg::SvdOptions so;
   so.k = options.k;
   so.method = options.method;
@@ -50,14 +52,35 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   if (so.iterations < 0 && options.scheme == linalg::RandomizedScheme::BlockKrylov) so.iterations = kPcaKrylovPasses;
   so.oversampling = options.oversampling;
   so.seed = options.seed;
+  so.tolerance = options.tolerance;
   so.compute_u = options.compute_loadings;
   so.pass = options.pass;
-  if (options.k >= std::min(m, view->num_samples())) {
+  const int64_t n = view->num_samples();
+  if (options.k >= std::min(m, n)) {
     return Status::Invalid("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
-                           std::min(m, view->num_samples()));
+                           std::min(m, n));
+  }
+  linalg::SvdMethod method = options.method;
+  if (method == linalg::SvdMethod::Auto) {
+    method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
   }
   const auto t1 = clock::now();
-  STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd(src, so));
+  linalg::SvdResult r;
+  if (method == linalg::SvdMethod::Exact) {
+    STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(view, counts, out.variants_used, options.scale));
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(src, so));
+  } else {
+    // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64).
+    const int64_t width = (options.k + options.oversampling + 7) / 8 * 8 * std::max(1, so.iterations);
+    const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
+    GenotypeGramOptions go;
+    go.pool = options.pass.pool;
+    go.progress = options.pass.progress;
+    go.resident_bytes = std::max<int64_t>(0, options.memory_bytes - state);
+    STRATA_ASSIGN_OR_RETURN(auto op, make_genotype_gram_operator(view, counts, out.variants_used, options.scale, go));
+    out.resident = genotype_gram_is_resident(*op);
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(*op, so));
+  }
   out.svd_seconds = std::chrono::duration<double>(clock::now() - t1).count();
   out.method = r.method;
   out.passes = r.passes + 1;

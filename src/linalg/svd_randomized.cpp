@@ -1,11 +1,12 @@
 // Randomized SVD on the column side: block Krylov or subspace iteration, one pass per
 // iteration, Rayleigh–Ritz residuals and a Nyström finish from the products already made.
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "linalg/dense_internal.hpp"
-#include "linalg/gram_pass_internal.hpp"
 #include "linalg/philox_internal.hpp"
 #include "linalg/svd_internal.hpp"
 #include "linalg/tsqr_internal.hpp"
@@ -16,14 +17,6 @@ namespace {
 
 constexpr int kDefaultKrylovIterations = 8;
 constexpr int kDefaultSubspaceIterations = 7;
-
-bool wants_float(const RowBlockSource& source, Precision p) {
-  if (p != Precision::Auto) return p == Precision::Float32;
-  switch (source.natural_type()) {
-    case ScalarType::Float64: case ScalarType::Int64: case ScalarType::UInt64: return false;
-    default: return true;
-  }
-}
 
 // Columns c of the start block are Philox stream c + 1 at element j (the column index of A),
 // so they do not depend on the sketch width or any chunking.
@@ -39,13 +32,23 @@ void put_cols(DenseMatrix& dst, int64_t c0, const DenseMatrix& src) {
   std::copy(src.data.begin(), src.data.end(), dst.col(c0));
 }
 
+// C (m × n, ld ldc) = Aᵀ·B with A rows × m (ld lda) and B rows × n (ld ldb), column-major.
+void gemm_tn(int64_t rows, int64_t m, int64_t n, const double* a, int64_t lda, const double* b, int64_t ldb,
+             double* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(rows), 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0, c,
+              static_cast<int>(ldc));
+}
+
 // Z ← Z − K·(Kᵀ·Z) using the first `kc` columns of K.
 void project_out(const DenseMatrix& k_all, int64_t kc, DenseMatrix& z) {
   if (kc == 0) return;
-  DenseMatrix k = k_all.leading_cols(kc);
-  DenseMatrix h = matmul(k, z, true, false);
-  DenseMatrix kh = matmul(k, h);
-  for (size_t i = 0; i < z.data.size(); ++i) z.data[i] -= kh.data[i];
+  DenseMatrix h(kc, z.cols);
+  gemm_tn(k_all.rows, kc, z.cols, k_all.data.data(), k_all.rows, z.data.data(), z.rows, h.data.data(), kc);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(z.rows), static_cast<int>(z.cols),
+              static_cast<int>(kc), -1.0, k_all.data.data(), static_cast<int>(k_all.rows), h.data.data(),
+              static_cast<int>(kc), 1.0, z.data.data(), static_cast<int>(z.rows));
 }
 
 // Next Krylov block: orthonormal and orthogonal to K's first kc columns. Project, normalize,
@@ -59,44 +62,140 @@ Result<DenseMatrix> next_block(const DenseMatrix& k_all, int64_t kc, DenseMatrix
   return y;
 }
 
+// The Rayleigh–Ritz matrix C = Kᵀ·AᵀA·K = Kᵀ·YS over the first `width` columns, grown by the
+// columns [c0, width) each pass: only the new rows and columns are computed.
+class RitzMatrix {
+ public:
+  explicit RitzMatrix(int64_t max_width) : c_(max_width, max_width) {}
+
+  void extend(const DenseMatrix& k, const DenseMatrix& ys, int64_t c0, int64_t width) {
+    const int64_t n = k.rows, ld = c_.rows, nb = width - c0;
+    // Columns c0.. : Kᵀ·YS_new (width × nb); rows c0.. of the old columns: K_newᵀ·YS_old.
+    gemm_tn(n, width, nb, k.data.data(), n, ys.col(c0), n, c_.col(c0), ld);
+    if (c0 > 0) {
+      DenseMatrix t(nb, c0);
+      gemm_tn(n, nb, c0, k.col(c0), n, ys.data.data(), n, t.data.data(), nb);
+      for (int64_t j = 0; j < c0; ++j)
+        for (int64_t i = 0; i < nb; ++i) c_(c0 + i, j) = t(i, j);
+    }
+    width_ = width;
+  }
+
+  // Symmetrized leading width × width block.
+  DenseMatrix symmetric() const {
+    DenseMatrix s(width_, width_);
+    for (int64_t j = 0; j < width_; ++j)
+      for (int64_t i = 0; i < width_; ++i) s(i, j) = 0.5 * (c_(i, j) + c_(j, i));
+    return s;
+  }
+
+ private:
+  DenseMatrix c_;
+  int64_t width_ = 0;
+};
+
+// Ritz pairs of span(K[:, :width]) with per-pair residual norms and error estimates.
+struct RitzStep {
+  EighResult ritz;
+  std::vector<double> residual_norms, error_estimate;
+};
+
+Result<RitzStep> ritz_step(const RitzMatrix& cm, const DenseMatrix& kbasis, const DenseMatrix& ys, int64_t width,
+                           int64_t k, const std::string& what) {
+  RitzStep out;
+  STRATA_ASSIGN_OR_RETURN(out.ritz, eigh(cm.symmetric()));
+  if (!(out.ritz.w[0] > 0)) {
+    return Status::Invalid(what, ": the matrix is zero (constant data): every singular value is 0");
+  }
+  // Exact residuals AᵀA·Kp − θ·Kp = YS·p − θ·K·p.
+  const int64_t n = kbasis.rows;
+  DenseMatrix pk = out.ritz.z.leading_cols(k);
+  DenseMatrix res(n, k), kp(n, k);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
+              static_cast<int>(width), 1.0, ys.data.data(), static_cast<int>(n), pk.data.data(),
+              static_cast<int>(width), 0.0, res.data.data(), static_cast<int>(n));
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
+              static_cast<int>(width), 1.0, kbasis.data.data(), static_cast<int>(n), pk.data.data(),
+              static_cast<int>(width), 0.0, kp.data.data(), static_cast<int>(n));
+  for (int64_t j = 0; j < k; ++j) {
+    const double theta = out.ritz.w[static_cast<size_t>(j)];
+    double r2 = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double d = res(i, j) - theta * kp(i, j);
+      r2 += d * d;
+    }
+    const double r = std::sqrt(r2);
+    double gap = std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < width; ++i) {
+      if (i != j) gap = std::min(gap, std::abs(theta - out.ritz.w[static_cast<size_t>(i)]));
+    }
+    out.residual_norms.push_back(r / theta);
+    out.error_estimate.push_back(std::min(r, r * r / gap) / theta);
+  }
+  return out;
+}
+
+Result<int64_t> validate_k_op(const GramOperator& op, int64_t k) {
+  const int64_t m = op.rows(), n = op.cols(), p = std::min(m, n);
+  if (m <= 0 || n <= 0) return Status::Invalid(op.describe(), ": cannot decompose an empty ", m, " x ", n, " matrix");
+  if (k < 1) return Status::Invalid("k must be at least 1 for randomized SVD, got ", k);
+  if (k >= p) {
+    return Status::Invalid("k = ", k, " must be less than min(rows, cols) = ", p, " for the ", m, " x ", n,
+                           " matrix ", op.describe());
+  }
+  return k;
+}
+
 }  // namespace
 
-Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source_ptr, const SvdOptions& options) {
-  if (!source_ptr) return Status::Invalid("svd: no source");
-  const RowBlockSource& source = *source_ptr;
-  STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(source, options.k, /*allow_full=*/false));
+Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k_op(op, options.k));
   if (options.oversampling < 0) return Status::Invalid("oversampling must be >= 0, got ", options.oversampling);
+  if (!(options.tolerance >= 0)) return Status::Invalid("tolerance must be >= 0, got ", options.tolerance);
   const bool krylov = options.scheme == RandomizedScheme::BlockKrylov;
   int iterations = options.iterations >= 0 ? options.iterations
                                            : (krylov ? kDefaultKrylovIterations : kDefaultSubspaceIterations);
   if (iterations < 1) return Status::Invalid("randomized SVD needs at least 1 iteration, got ", iterations);
-  const int64_t m = source.rows(), n = source.cols(), p = std::min(m, n);
-  const int64_t b = std::min(k + options.oversampling, p);
+  const int64_t m = op.rows(), n = op.cols(), p = std::min(m, n);
+  int64_t b = std::min(k + options.oversampling, p);
+  // Operators with a natural width (SIMD lanes) get the extra columns for free.
+  if (const int64_t pw = op.preferred_width(); pw > 0) b = std::min(p, (b + pw - 1) / pw * pw);
   // The search space cannot outgrow the matrix: cap the Krylov depth.
   if (krylov) iterations = static_cast<int>(std::min<int64_t>(iterations, std::max<int64_t>(1, p / b)));
-  const int64_t width = krylov ? b * iterations : b;
-  STRATA_RETURN_NOT_OK(check_lapack_dims(n, width, "randomized SVD state"));
+  const int64_t max_width = krylov ? b * iterations : b;
+  STRATA_RETURN_NOT_OK(check_lapack_dims(n, max_width, "randomized SVD state"));
   BlasThreadsGuard blas(1);
-
-  const bool use_float = wants_float(source, options.precision);
-  STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_gram(source, options.pass, use_float ? 4 : 8));
 
   // K = [Q_0 … Q_{q-1}] and YS = AᵀA·K, filled one block per pass (only the last for subspace
   // iteration).
-  ScratchPool scratch;
-  DenseMatrix kbasis(n, width), ys(n, width);
+  DenseMatrix kbasis(n, max_width), ys(n, max_width);
+  RitzMatrix cm(max_width);
   DenseMatrix qcur = gaussian_start(n, b, options.seed);
   STRATA_RETURN_NOT_OK(orthonormalize(qcur).status());
   SvdResult out;
   out.method = SvdMethod::Randomized;
+  int64_t width = 0;
+  RitzStep step;
+  bool have_step = false;
   for (int it = 0; it < iterations; ++it) {
     DenseMatrix y;
-    STRATA_RETURN_NOT_OK(gram_pass(source, plan, options.pass, qcur, use_float, scratch, y));
+    STRATA_RETURN_NOT_OK(op.gram(qcur, y));
     ++out.passes;
     const int64_t c0 = krylov ? b * it : 0;
     put_cols(kbasis, c0, qcur);
     put_cols(ys, c0, y);
-    if (it + 1 == iterations) break;
+    width = c0 + b;
+    cm.extend(kbasis, ys, c0, width);
+    const bool last = it + 1 == iterations;
+    // With a tolerance, stop as soon as every top-k estimate is below it.
+    if (options.tolerance > 0 && (krylov || last) && it >= 1) {
+      STRATA_ASSIGN_OR_RETURN(step, ritz_step(cm, kbasis, ys, width, k, op.describe()));
+      have_step = true;
+      const double worst = *std::max_element(step.error_estimate.begin(), step.error_estimate.end());
+      if (worst <= options.tolerance) break;
+    }
+    if (last) break;
+    have_step = false;
     if (krylov) {
       STRATA_ASSIGN_OR_RETURN(qcur, next_block(kbasis, c0 + b, std::move(y)));
     } else {
@@ -104,36 +203,21 @@ Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source_ptr, const SvdO
       STRATA_RETURN_NOT_OK(orthonormalize(qcur).status());
     }
   }
-
-  // Rayleigh–Ritz on span(K): C = Kᵀ·AᵀA·K = Kᵀ·YS, exact residuals AᵀA·Kp − θ·Kp = YS·p − θ·K·p.
-  DenseMatrix c = matmul(kbasis, ys, true, false);
-  for (int64_t i = 0; i < width; ++i)
-    for (int64_t j = 0; j < i; ++j) c(i, j) = c(j, i) = 0.5 * (c(i, j) + c(j, i));
-  STRATA_ASSIGN_OR_RETURN(EighResult ritz, eigh(c));
-  if (!(ritz.w[0] > 0)) {
-    return Status::Invalid(source.describe(), ": the matrix is zero (constant data): every singular value is 0");
+  if (!have_step) {
+    STRATA_ASSIGN_OR_RETURN(step, ritz_step(cm, kbasis, ys, width, k, op.describe()));
   }
-  DenseMatrix pk = ritz.z.leading_cols(k);
-  DenseMatrix res = matmul(ys, pk);
-  DenseMatrix kp = matmul(kbasis, pk);
-  for (int64_t j = 0; j < k; ++j) {
-    double r2 = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const double d = res(i, j) - ritz.w[static_cast<size_t>(j)] * kp(i, j);
-      r2 += d * d;
-    }
-    const double theta = ritz.w[static_cast<size_t>(j)], r = std::sqrt(r2);
-    double gap = std::numeric_limits<double>::infinity();
-    for (int64_t i = 0; i < width; ++i) {
-      if (i != j) gap = std::min(gap, std::abs(theta - ritz.w[static_cast<size_t>(i)]));
-    }
-    out.residual_norms.push_back(r / theta);
-    out.error_estimate.push_back(std::min(r, r * r / gap) / theta);
+  out.residual_norms = step.residual_norms;
+  out.error_estimate = step.error_estimate;
+  const EighResult& ritz = step.ritz;
+  if (width < max_width) {
+    kbasis.cols = ys.cols = width;
+    kbasis.data.resize(static_cast<size_t>(n * width));
+    ys.data.resize(static_cast<size_t>(n * width));
   }
 
   // Nyström finish: ÂᵀÂ = YS·C⁺·YSᵀ agrees with AᵀA on span(K) and uses span(YS), one power
   // beyond K, for free. F = YS·Z·Λ^{-1/2} (Λ truncated), AᵀA ≈ F·Fᵀ; the SVD of F gives V, s.
-  const double eps_t = use_float ? 1.2e-7 : 2.3e-16;
+  const double eps_t = op.single_precision() ? 1.2e-7 : 2.3e-16;
   const double tol = std::max<double>(static_cast<double>(width), 100.0) * eps_t * ritz.w[0];
   int64_t t = 0;
   while (t < width && ritz.w[static_cast<size_t>(t)] > tol) ++t;
@@ -163,24 +247,29 @@ Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source_ptr, const SvdO
 
   if (options.compute_u) {
     if (t < k) {
-      return Status::Invalid(source.describe(), ": numerical rank is below k = ", k,
-                             " (singular value ", k, " is ", out.s[static_cast<size_t>(k - 1)], " of ", out.s[0],
-                             "); constant or duplicated data?");
+      return Status::Invalid(op.describe(), ": numerical rank is below k = ", k, " (singular value ", k, " is ",
+                             out.s[static_cast<size_t>(k - 1)], " of ", out.s[0], "); constant or duplicated data?");
     }
     DenseMatrix x = out.v;
     for (int64_t j = 0; j < k; ++j)
       for (int64_t i = 0; i < n; ++i) x(i, j) /= out.s[static_cast<size_t>(j)];
-    STRATA_ASSIGN_OR_RETURN(BlockPlan uplan, plan_gram(source, options.pass, 8));
     FactorSink target = options.u_sink;
     if (!target) {
       out.u = DenseMatrix(m, k);
       target = matrix_sink(out.u);
     }
-    STRATA_RETURN_NOT_OK(projection_pass(source, uplan, options.pass, x, scratch, target));
+    STRATA_RETURN_NOT_OK(op.project(x, target));
     out.u_route = "projection";
     ++out.passes;
   }
   return out;
+}
+
+Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options) {
+  if (!source) return Status::Invalid("svd: no source");
+  STRATA_RETURN_NOT_OK(validate_k(*source, options.k, /*allow_full=*/false).status());
+  STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op, make_gram_operator(source, options.precision, options.pass));
+  return svd_randomized(*op, options);
 }
 
 }  // namespace strata::linalg

@@ -106,7 +106,8 @@ struct PcaArgs {
   double maf = 0.0, geno = 1.0;
   std::string memory = "2G";
   int iterations = -1;
-  int64_t oversampling = 10;
+  int64_t oversampling = 6;
+  double tolerance = 0.0;
   uint64_t seed = 0;
 };
 
@@ -124,11 +125,13 @@ Status run_pca(const PcaArgs& a, const CliState& state) {
   STRATA_RETURN_NOT_OK(io::validate_variant_filter(o.pca.filter));
   o.pca.iterations = a.iterations;
   o.pca.oversampling = a.oversampling;
+  o.pca.tolerance = a.tolerance;
   o.pca.seed = a.seed;
   STRATA_ASSIGN_OR_RETURN(int64_t memory, parse_memory_size(a.memory));
   // Decoded blocks dominate memory (a few in flight per thread); the SVD state is samples × l.
   o.pca.pass.block_bytes = std::clamp<int64_t>(memory / (4 * std::max(1, ThreadPool::default_threads())),
                                                int64_t{1} << 20, int64_t{64} << 20);
+  o.pca.memory_bytes = memory;
   o.pop_file = a.pop_file;
   auto r = genomics::run_pca_to_files(input, a.out, o);
   // Failures that depend on the data (k too large for it, everything filtered, constant data,
@@ -163,6 +166,7 @@ Status run_pca(const PcaArgs& a, const CliState& state) {
                           {"variants_input", s.num_variants_input},
                           {"variants_used", s.result.variants_used.size()},
                           {"passes", s.result.passes},
+                          {"codes_resident", s.result.resident},
                           {"wall_seconds", wall},
                           {"phase_seconds", phases},
                           {"threads", ThreadPool::default_threads()},
@@ -215,9 +219,14 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
       ->check(CLI::IsMember({"binom2", "binom", "center", "none"}));
   pca->add_option("--maf", pa->maf, "Drop variants with minor allele frequency below this");
   pca->add_option("--geno", pa->geno, "Drop variants with a missing-call rate above this");
-  pca->add_option("--memory", pa->memory, "Memory budget for decoded blocks, e.g. 2G (default 2G)");
+  pca->add_option("--memory", pa->memory, "Memory budget, e.g. 2G (default 2G): the packed genotypes stay in memory across passes when "
+                  "they fit, and are re-read from INPUT every pass otherwise");
   pca->add_option("--iterations", pa->iterations, "Randomized: passes over the data (default 24)");
-  pca->add_option("--oversampling", pa->oversampling, "Randomized: extra sketch columns (default 10)");
+  pca->add_option("--oversampling", pa->oversampling,
+                  "Randomized: extra block columns beyond k (default 6; blocks are padded to a multiple of 8)");
+  pca->add_option("--tolerance", pa->tolerance,
+                  "Randomized: stop early once every eigenvalue's error estimate is below this (default: run "
+                  "all --iterations)");
   pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)");
   pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)");
   pca->add_option("--out", pa->out, "Output prefix")->required();

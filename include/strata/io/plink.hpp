@@ -47,7 +47,8 @@ Result<BimTable> read_bim(const std::string& path);
 const uint8_t* bed_to_code_table();
 const uint8_t* code_to_bed_table();
 
-/// \brief A `.bed/.bim/.fam` fileset opened read-only. The `.bed` is memory-mapped; the
+/// \brief A `.bed/.bim/.fam` fileset opened read-only. The `.bed` is read with positioned
+/// reads (not mapped, so streaming a large file does not grow the resident set); the
 /// `.bim/.fam` are held in memory. Checks the magic bytes (`6c 1b 01`; sample-major `6c 1b 00`
 /// is refused as Unsupported), that the size is 3 + M·⌈N/4⌉ for the M `.bim` and N `.fam`
 /// lines, and names the file and the mismatch otherwise.
@@ -66,8 +67,6 @@ class BedReader final : public GenotypeView {
                     int64_t sample_count, uint8_t* out, int64_t stride) const override;
   int64_t variant_chunk() const override;
 
-  /// \brief The raw `.bed` row of variant `v` (⌈N/4⌉ bytes, PLINK codes).
-  const uint8_t* raw_row(int64_t v) const { return data_ + 3 + v * row_bytes_; }
   const PlinkPaths& paths() const { return paths_; }
 
  private:
@@ -77,8 +76,7 @@ class BedReader final : public GenotypeView {
   BimTable bim_;
   int64_t num_variants_ = 0;
   int64_t row_bytes_ = 0;
-  const uint8_t* data_ = nullptr;
-  int64_t map_bytes_ = 0;
+  int fd_ = -1;
 };
 
 /// \brief Writes a fileset under temporary names; finish() renames `.bim`, `.fam` and lastly

@@ -26,6 +26,7 @@
 
 #include "strata/core/result.hpp"
 #include "strata/linalg/dense.hpp"
+#include "strata/linalg/gram_operator.hpp"
 #include "strata/linalg/pass.hpp"
 #include "strata/linalg/row_blocks.hpp"
 
@@ -48,13 +49,6 @@ enum class RandomizedScheme : uint8_t {
   SubspaceIteration,
 };
 
-/// \brief Arithmetic of the streamed products (state and small dense work are float64).
-enum class Precision : uint8_t {
-  Auto,     ///< float32 when the source stores 32-bit-or-narrower values, else float64
-  Float32,
-  Float64,
-};
-
 /// \brief Options of svd(), svd_exact() and svd_randomized().
 struct SvdOptions {
   /// Components to return; 0 = all min(rows, cols) (exact only). Randomized needs
@@ -70,6 +64,9 @@ struct SvdOptions {
   int64_t oversampling = 10;
   /// Passes of the iteration; -1 = default (block Krylov: 8, subspace iteration: 7).
   int iterations = -1;
+  /// When > 0: stop as soon as every top-k error estimate (see SvdResult::error_estimate) is
+  /// at most this; `iterations` is then the most passes allowed. 0 = run all iterations.
+  double tolerance = 0.0;
   /// Seed of the Gaussian start block (Philox, keyed by the column index).
   uint64_t seed = 0;
   Precision precision = Precision::Auto;
@@ -124,6 +121,9 @@ Result<SvdResult> svd_exact(const RowBlockSourcePtr& source, const SvdOptions& o
 /// re-orthonormalized every pass; the last pass's products give a Nyström/Rayleigh–Ritz
 /// finish without another pass; U = A·V·Σ⁻¹ costs one more pass if wanted.
 Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options);
+/// \brief The same on any GramOperator (`options.precision` and `options.pass` are the
+/// operator's business).
+Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options);
 
 /// \brief "auto", "exact", "randomized" → SvdMethod.
 Result<SvdMethod> parse_svd_method(const std::string& name);

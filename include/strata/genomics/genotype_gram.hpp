@@ -1,0 +1,49 @@
+#pragma once
+/// \file
+/// The standardized genotype matrix as a linalg::GramOperator computed straight from 2-bit
+/// codes: the kernels decode 16 codes at a time through the per-variant standardization table
+/// inside their register loop and feed the values straight to FMAs, so the matrix is never
+/// expanded in memory.
+///
+/// Y = AᵀA·Q runs in groups of 3,072 variants: phase 1 computes A_t·Q for every 96-variant tile
+/// of the group in parallel; phase 2 splits the samples into fixed slices and adds A_gᵀ·(A_g·Q)
+/// row by row in order, accumulating float32 within a group and float64 across groups. The partition is fixed
+/// by the shape, so results are bit-identical for any thread count.
+///
+/// The packed codes of the used variants stay in memory when they fit the `resident_bytes`
+/// budget (M·⌈N/4⌉ bytes: 250 MB for 10,000 × 100,000); otherwise every pass re-reads them
+/// from the view (out of core, memory independent of M).
+
+#include <cstdint>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
+#include "strata/io/genotype_stats.hpp"
+#include "strata/linalg/gram_operator.hpp"
+
+namespace strata {
+class ThreadPool;
+class ProgressBar;
+}  // namespace strata
+
+namespace strata::genomics {
+
+/// \brief Options of make_genotype_gram_operator().
+struct GenotypeGramOptions {
+  ThreadPool* pool = nullptr;           ///< nullptr = ThreadPool::global()
+  int64_t resident_bytes = 0;           ///< keep the codes in memory up to this size (0 = never)
+  ProgressBar* progress = nullptr;      ///< advanced by variants in every pass
+};
+
+/// \brief The operator over variants `kept` (ascending indices into `view`) × all samples,
+/// standardized with `scale` from `counts` (one entry per variant of `view`).
+Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeViewPtr& view,
+                                                            const std::vector<io::VariantCounts>& counts,
+                                                            std::vector<int64_t> kept, io::Standardization scale,
+                                                            const GenotypeGramOptions& options);
+
+/// \brief Whether the codes of the operator are held in memory (for reports and tests).
+bool genotype_gram_is_resident(const linalg::GramOperator& op);
+
+}  // namespace strata::genomics

@@ -1,0 +1,57 @@
+#pragma once
+/// \file
+/// GramOperator: what the randomized SVD needs from a matrix A (rows × cols): one pass giving
+/// Y = AᵀA·Q for a narrow cols × w block Q, and one pass giving the rows of A·X. Any
+/// RowBlockSource is one (make_gram_operator streams its blocks through BLAS); specialised
+/// operators compute the same products straight from a compact encoding (genomics: 2-bit
+/// genotype codes with standardization folded into the kernels).
+///
+/// Contract for implementations: results are bit-identical for any thread count; every call
+/// is one pass over A (counted in `passes()`); memory is bounded by the operator's budget.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "strata/core/result.hpp"
+#include "strata/linalg/dense.hpp"
+#include "strata/linalg/pass.hpp"
+#include "strata/linalg/row_blocks.hpp"
+
+namespace strata::linalg {
+
+/// \brief Arithmetic of the streamed products (state and small dense work are float64).
+enum class Precision : uint8_t {
+  Auto,     ///< float32 when the source stores 32-bit-or-narrower values, else float64
+  Float32,
+  Float64,
+};
+
+/// \brief A matrix seen through its Gram products.
+class GramOperator {
+ public:
+  virtual ~GramOperator() = default;
+  virtual int64_t rows() const = 0;
+  virtual int64_t cols() const = 0;
+  virtual std::string describe() const = 0;
+  /// \brief Whether the products are computed in float32 (sets the rank-truncation level).
+  virtual bool single_precision() const = 0;
+
+  /// \brief Y = AᵀA·Q (cols × w) for Q cols × w, in one pass over A.
+  virtual Status gram(const DenseMatrix& q, DenseMatrix& y) const = 0;
+  /// \brief Rows of A·X (rows × w) for X cols × w, handed to `sink` block by block, in one pass.
+  virtual Status project(const DenseMatrix& x, const FactorSink& sink) const = 0;
+  /// \brief Widest Q the operator takes at once at full speed (0 = any). Wider blocks still
+  /// work; implementations may split them.
+  virtual int64_t preferred_width() const { return 0; }
+};
+
+using GramOperatorPtr = std::shared_ptr<const GramOperator>;
+
+/// \brief The streaming operator over any RowBlockSource: every pass re-reads the source in
+/// blocks (float32 products when the source is 32-bit or narrower and `precision` is Auto).
+Result<GramOperatorPtr> make_gram_operator(RowBlockSourcePtr source, Precision precision,
+                                           const PassOptions& options);
+
+}  // namespace strata::linalg

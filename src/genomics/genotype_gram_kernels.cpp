@@ -1,0 +1,203 @@
+// Kernels of the genotype Gram operator (see genotype_gram_kernels.hpp).
+//
+// Decoding 16 codes is three vector instructions: broadcast the 4 code bytes, shift lane j
+// right by 2j, and permute the row's 4-entry table (replicated to 16 lanes) by the low 4 bits —
+// the neighbouring code's bits that ride along select the same entry. Decoded vectors feed
+// FMAs directly:
+//  - codes_times: vectors run along samples; a 6-row × 4-column block of dot products keeps
+//    24 accumulators over the whole row, reduced horizontally once at the end.
+//  - codes_t_times: vectors run along samples of the output; an 8-column × 3-vector block of
+//    Zᵀ stays in registers while every row of the group streams past (Y values broadcast).
+#include "genomics/genotype_gram_kernels.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#define STRATA_GRAM_X86 1
+#endif
+
+namespace strata::genomics::detail {
+namespace {
+
+std::atomic<bool> g_force_portable{false};
+
+// Samples per chunk of codes_times (a multiple of 16).
+constexpr int64_t kTimesChunk = 2048;
+
+inline uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+inline float decode_one(const uint8_t* row, const float* lut, int64_t n) {
+  return lut[(row[n >> 2] >> (2 * (n & 3))) & 3];
+}
+
+// ---------------------------------------------------------------------------- portable
+void times_portable(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
+                    const float* qt, int64_t ldq, int64_t w, float* y) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const uint8_t* row = codes + i * stride;
+    for (int64_t c = 0; c < w; ++c) {
+      float s = 0.0f;
+      for (int64_t n = 0; n < n16; ++n) s += decode_one(row, luts + 4 * i, n) * qt[c * ldq + n];
+      y[i * w + c] += s;
+    }
+  }
+}
+
+void t_times_portable(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0, int64_t len,
+                      const float* y, int64_t w, float* zt, int64_t ldz) {
+  for (int64_t c = 0; c < w; ++c) {
+    for (int64_t n = n0; n < n0 + len; ++n) {
+      float s = 0.0f;
+      for (int64_t i = 0; i < rows; ++i) s += decode_one(codes + i * stride, luts + 4 * i, n) * y[i * w + c];
+      zt[c * ldz + n] += s;
+    }
+  }
+}
+
+#ifdef STRATA_GRAM_X86
+// ----------------------------------------------------------------------------- AVX-512
+#define STRATA_AVX512 __attribute__((target("avx512f")))
+
+STRATA_AVX512 inline __m512 decode16(const uint8_t* row, int64_t n, __m512 table, __m512i shifts) {
+  const __m512i v = _mm512_set1_epi32(static_cast<int>(load_u32(row + (n >> 2))));
+  return _mm512_permutexvar_ps(_mm512_srlv_epi32(v, shifts), table);
+}
+
+template <int RB, int CB>
+STRATA_AVX512 void times_block(const uint8_t* codes, int64_t stride, const float* luts, int64_t n_begin,
+                               int64_t n_end, const float* qt, int64_t ldq, int64_t w, int64_t c0, float* y) {
+  const __m512i shifts = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  __m512 table[RB];
+#pragma GCC unroll 8
+  for (int r = 0; r < RB; ++r) table[r] = _mm512_broadcast_f32x4(_mm_loadu_ps(luts + 4 * r));
+  __m512 acc[RB][CB];
+#pragma GCC unroll 8
+  for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; ++c) acc[r][c] = _mm512_setzero_ps();
+  const float* q0 = qt + c0 * ldq;
+  for (int64_t n = n_begin; n < n_end; n += 16) {
+    __m512 x[RB];
+#pragma GCC unroll 8
+    for (int r = 0; r < RB; ++r) x[r] = decode16(codes + r * stride, n, table[r], shifts);
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; ++c) {
+      const __m512 q = _mm512_loadu_ps(q0 + c * ldq + n);
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; ++r) acc[r][c] = _mm512_fmadd_ps(x[r], q, acc[r][c]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; ++c) y[r * w + c0 + c] += _mm512_reduce_add_ps(acc[r][c]);
+}
+
+STRATA_AVX512 void times_avx512(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
+                                const float* qt, int64_t ldq, int64_t w, float* y) {
+  constexpr int RB = 6, CB = 4;
+  // Samples in chunks so the chunk of Qᵀ (w × kTimesChunk floats) stays in L2 while every
+  // row block of the tile passes over it.
+  for (int64_t n0 = 0; n0 < n16; n0 += kTimesChunk) {
+    const int64_t n1 = std::min(n16, n0 + kTimesChunk);
+    int64_t i = 0;
+    for (; i + RB <= rows; i += RB)
+      for (int64_t c0 = 0; c0 < w; c0 += CB)
+        times_block<RB, CB>(codes + i * stride, stride, luts + 4 * i, n0, n1, qt, ldq, w, c0, y + i * w);
+    for (; i < rows; ++i)
+      for (int64_t c0 = 0; c0 < w; c0 += CB)
+        times_block<1, CB>(codes + i * stride, stride, luts + 4 * i, n0, n1, qt, ldq, w, c0, y + i * w);
+  }
+}
+
+template <int CB, int NV>
+STRATA_AVX512 void t_times_block(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n,
+                                 const float* y, int64_t w, int64_t c0, float* zt, int64_t ldz) {
+  const __m512i shifts = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  __m512 acc[CB][NV];
+#pragma GCC unroll 8
+  for (int c = 0; c < CB; ++c)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[c][v] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < rows; ++i) {
+    const __m512 table = _mm512_broadcast_f32x4(_mm_loadu_ps(luts + 4 * i));
+    const uint8_t* row = codes + i * stride;
+    __m512 x[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) x[v] = decode16(row, n + 16 * v, table, shifts);
+    const float* yi = y + i * w + c0;
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; ++c) {
+      const __m512 b = _mm512_set1_ps(yi[c]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[c][v] = _mm512_fmadd_ps(x[v], b, acc[c][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int c = 0; c < CB; ++c)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      float* zp = zt + (c0 + c) * ldz + n + 16 * v;
+      _mm512_storeu_ps(zp, _mm512_add_ps(_mm512_loadu_ps(zp), acc[c][v]));
+    }
+}
+
+STRATA_AVX512 void t_times_avx512(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0,
+                                  int64_t len, const float* y, int64_t w, float* zt, int64_t ldz) {
+  constexpr int CB = 8, NV = 3;
+  for (int64_t c0 = 0; c0 < w; c0 += CB) {
+    int64_t n = n0;
+    for (; n + 16 * NV <= n0 + len; n += 16 * NV)
+      t_times_block<CB, NV>(codes, stride, luts, rows, n, y, w, c0, zt, ldz);
+    for (; n < n0 + len; n += 16) t_times_block<CB, 1>(codes, stride, luts, rows, n, y, w, c0, zt, ldz);
+  }
+}
+
+bool have_avx512() {
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+}
+#endif
+
+bool use_avx512() {
+#ifdef STRATA_GRAM_X86
+  return !g_force_portable.load(std::memory_order_relaxed) && have_avx512();
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+void codes_times(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
+                 const float* qt, int64_t ldq, int64_t w, float* y) {
+#ifdef STRATA_GRAM_X86
+  if (use_avx512()) return times_avx512(codes, stride, luts, rows, n16, qt, ldq, w, y);
+#endif
+  times_portable(codes, stride, luts, rows, n16, qt, ldq, w, y);
+}
+
+void codes_t_times(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0, int64_t len,
+                   const float* y, int64_t w, float* zt, int64_t ldz) {
+#ifdef STRATA_GRAM_X86
+  if (use_avx512()) return t_times_avx512(codes, stride, luts, rows, n0, len, y, w, zt, ldz);
+#endif
+  t_times_portable(codes, stride, luts, rows, n0, len, y, w, zt, ldz);
+}
+
+std::string kernel_isa() { return use_avx512() ? "avx512" : "portable"; }
+
+bool force_portable_kernels(bool on) { return g_force_portable.exchange(on); }
+
+}  // namespace strata::genomics::detail

@@ -1,0 +1,125 @@
+#include "strata/genomics/genotype_gram.hpp"
+
+#include <cmath>
+
+#include "genomics/genotype_gram_kernels.hpp"
+#include "genomics/test_cohort.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "strata/genomics/pca.hpp"
+#include "strata/io/genotype_stats.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::genomics {
+namespace {
+
+struct Fixture {
+  io::GenotypeViewPtr view;
+  std::vector<io::VariantCounts> counts;
+  std::vector<int64_t> kept;
+  linalg::DenseMatrix a;  // standardized kept variants × samples, float64 reference
+};
+
+// Shapes chosen to exercise every edge: samples not a multiple of 16 (or of the 192-sample
+// slice), variants not a multiple of the 96-row tile or the 3,072-row group.
+Fixture make_fixture(int64_t m, int64_t n, uint64_t seed) {
+  Fixture f;
+  f.view = cohort(m, n, seed);
+  f.counts = *io::compute_variant_counts(*f.view);
+  for (int64_t v = 0; v < m; ++v)
+    if (!f.counts[static_cast<size_t>(v)].monomorphic()) f.kept.push_back(v);
+  auto block = *io::read_genotype_block(*f.view, 0, m);
+  f.a = linalg::DenseMatrix(static_cast<int64_t>(f.kept.size()), n);
+  for (size_t i = 0; i < f.kept.size(); ++i) {
+    double lut[4];
+    io::make_standardize_lut(f.counts[static_cast<size_t>(f.kept[i])], io::Standardization::Binom2, lut);
+    for (int64_t j = 0; j < n; ++j) f.a(static_cast<int64_t>(i), j) = lut[io::code_at(block.row(f.kept[i]), j)];
+  }
+  return f;
+}
+
+linalg::DenseMatrix test_block(int64_t n, int64_t w) {
+  linalg::DenseMatrix q(n, w);
+  for (int64_t j = 0; j < w; ++j)
+    for (int64_t i = 0; i < n; ++i) q(i, j) = std::sin(0.37 * static_cast<double>(i + 1) * static_cast<double>(j + 1));
+  return q;
+}
+
+linalg::GramOperatorPtr make_op(const Fixture& f, ThreadPool* pool, bool resident) {
+  GenotypeGramOptions o;
+  o.pool = pool;
+  o.resident_bytes = resident ? (int64_t{1} << 30) : 0;
+  auto op = make_genotype_gram_operator(f.view, f.counts, f.kept, io::Standardization::Binom2, o);
+  EXPECT_TRUE(op.ok()) << op.status().to_string();
+  EXPECT_EQ(genotype_gram_is_resident(**op), resident);
+  return *op;
+}
+
+double max_rel_diff(const linalg::DenseMatrix& x, const linalg::DenseMatrix& ref) {
+  double scale = 0, diff = 0;
+  for (size_t i = 0; i < ref.data.size(); ++i) {
+    scale = std::max(scale, std::abs(ref.data[i]));
+    diff = std::max(diff, std::abs(x.data[i] - ref.data[i]));
+  }
+  return diff / scale;
+}
+
+TEST(GenotypeGram, ProductsMatchFloat64Reference) {
+  for (bool portable : {false, true}) {
+    const bool before = detail::force_portable_kernels(portable);
+    for (int64_t w : {3, 16, 21}) {
+      const Fixture f = make_fixture(3200, 203, 7);
+      auto op = make_op(f, nullptr, true);
+      const linalg::DenseMatrix q = test_block(f.a.cols, w);
+      linalg::DenseMatrix y;
+      STRATA_ASSERT_OK(op->gram(q, y));
+      const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
+      EXPECT_LT(max_rel_diff(y, ref), 1e-5) << "w " << w << " portable " << portable;
+      linalg::DenseMatrix u(f.a.rows, w);
+      STRATA_ASSERT_OK(op->project(q, [&](int64_t r0, int64_t rows, int64_t k, const double* b) -> Status {
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < k; ++j) u(r0 + i, j) = b[i * k + j];
+        return Status::OK();
+      }));
+      EXPECT_LT(max_rel_diff(u, linalg::matmul(f.a, q)), 1e-5) << "w " << w << " portable " << portable;
+    }
+    detail::force_portable_kernels(before);
+  }
+}
+
+TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {
+  const Fixture f = make_fixture(3500, 517, 11);
+  const linalg::DenseMatrix q = test_block(f.a.cols, 16);
+  linalg::DenseMatrix ref;
+  STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, ref));
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    for (bool resident : {true, false}) {
+      linalg::DenseMatrix y;
+      STRATA_ASSERT_OK(make_op(f, &pool, resident)->gram(q, y));
+      EXPECT_EQ(y.data, ref.data) << threads << " threads, resident " << resident;
+    }
+  }
+}
+
+TEST(GenotypeGram, RandomizedPcaSameBitsForThreadsAndMemoryBudgets) {
+  auto view = cohort(4000, 300, 5);
+  PcaOptions base;
+  base.k = 5;
+  base.method = linalg::SvdMethod::Randomized;
+  base.iterations = 6;
+  ThreadPool one(1), two(2);
+  base.pass.pool = &one;
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult ref, pca(view, base));
+  EXPECT_TRUE(ref.resident);
+  PcaOptions other = base;
+  other.pass.pool = &two;
+  other.memory_bytes = 1;  // out of core: codes re-read every pass
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, other));
+  EXPECT_FALSE(r.resident);
+  EXPECT_EQ(r.eigenvalues, ref.eigenvalues);
+  EXPECT_EQ(r.eigenvectors.data, ref.eigenvectors.data);
+  EXPECT_EQ(r.loadings.data, ref.loadings.data);
+}
+
+}  // namespace
+}  // namespace strata::genomics

@@ -1,0 +1,60 @@
+// The streaming GramOperator over a RowBlockSource: gram_pass and projection_pass.
+#include "strata/linalg/gram_operator.hpp"
+
+#include "linalg/gram_pass_internal.hpp"
+#include "linalg/tsqr_internal.hpp"
+
+namespace strata::linalg {
+namespace {
+
+bool wants_float(const RowBlockSource& source, Precision p) {
+  if (p != Precision::Auto) return p == Precision::Float32;
+  switch (source.natural_type()) {
+    case ScalarType::Float64: case ScalarType::Int64: case ScalarType::UInt64: return false;
+    default: return true;
+  }
+}
+
+class SourceGramOperator final : public GramOperator {
+ public:
+  SourceGramOperator(RowBlockSourcePtr source, bool use_float, PassOptions options, BlockPlan gram_plan,
+                     BlockPlan project_plan)
+      : source_(std::move(source)),
+        use_float_(use_float),
+        options_(options),
+        gram_plan_(gram_plan),
+        project_plan_(project_plan) {}
+
+  int64_t rows() const override { return source_->rows(); }
+  int64_t cols() const override { return source_->cols(); }
+  std::string describe() const override { return source_->describe(); }
+  bool single_precision() const override { return use_float_; }
+
+  Status gram(const DenseMatrix& q, DenseMatrix& y) const override {
+    return gram_pass(*source_, gram_plan_, options_, q, use_float_, scratch_, y);
+  }
+  Status project(const DenseMatrix& x, const FactorSink& sink) const override {
+    return projection_pass(*source_, project_plan_, options_, x, scratch_, sink);
+  }
+
+ private:
+  RowBlockSourcePtr source_;
+  bool use_float_;
+  PassOptions options_;
+  BlockPlan gram_plan_, project_plan_;
+  // Block buffers reused across the passes of one run (ScratchPool is thread-safe).
+  mutable ScratchPool scratch_;
+};
+
+}  // namespace
+
+Result<GramOperatorPtr> make_gram_operator(RowBlockSourcePtr source, Precision precision,
+                                           const PassOptions& options) {
+  if (!source) return Status::Invalid("gram operator: no source");
+  const bool use_float = wants_float(*source, precision);
+  STRATA_ASSIGN_OR_RETURN(BlockPlan gplan, plan_gram(*source, options, use_float ? 4 : 8));
+  STRATA_ASSIGN_OR_RETURN(BlockPlan pplan, plan_gram(*source, options, 8));
+  return GramOperatorPtr(std::make_shared<SourceGramOperator>(std::move(source), use_float, options, gplan, pplan));
+}
+
+}  // namespace strata::linalg
