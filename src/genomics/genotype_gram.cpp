@@ -41,7 +41,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
         luts_(std::move(luts)),
         m_(view_->num_variants()),
         n_(view_->num_samples()),
-        n16_(round_up(n_, kLanes)),
+        n16_(round_up(n_, 16)),
         stride_(io::packed_row_bytes(n_)),
         options_(options) {}
 
