@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "genomics/genotype_gram_kernels.hpp"
+#include "genomics/standardize_internal.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/core/shape.hpp"
@@ -167,12 +168,7 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
                                                             std::vector<int64_t> kept, io::Standardization scale,
                                                             const GenotypeGramOptions& options) {
   if (!view) return Status::Invalid("genotype gram: no genotype view");
-  std::vector<float> luts(kept.size() * 4);
-  for (size_t i = 0; i < kept.size(); ++i) {
-    const auto v = static_cast<size_t>(kept[i]);
-    if (v >= counts.size()) return Status::Invalid("genotype gram: variant index ", kept[i], " out of range");
-    io::make_standardize_lut(counts[v], scale, &luts[i * 4]);
-  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<float> luts, kept_standardize_luts<float>(counts, kept, scale));
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
   auto op = std::make_shared<GenotypeGramOperator>(std::move(sub), std::move(luts), options);
   const int64_t bytes = op->rows() * io::packed_row_bytes(op->cols());

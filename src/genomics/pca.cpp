@@ -45,8 +45,6 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   if (!(sum_sq > 0.0)) return Status::Invalid(view->describe(), ": the standardized genotypes are all zero (constant data)");
   linalg::SvdOptions so;
   so.k = options.k;
-  so.method = options.method;
-  so.exact_max_dim = options.exact_max_dim;
   so.scheme = options.scheme;
   so.iterations = options.iterations;
   if (so.iterations < 0 && options.scheme == linalg::RandomizedScheme::BlockKrylov) so.iterations = kPcaKrylovPasses;

@@ -1,6 +1,7 @@
 // RowBlockSource over standardized genotypes: 2-bit codes decoded through per-variant tables.
 #include <vector>
 
+#include "genomics/standardize_internal.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/io/genotype_decode.hpp"
 
@@ -53,14 +54,8 @@ Result<linalg::RowBlockSourcePtr> make_standardized_source(const io::GenotypeVie
                                                            const std::vector<io::VariantCounts>& counts,
                                                            std::vector<int64_t> kept, io::Standardization scale) {
   if (!view) return Status::Invalid("pca: no genotype view");
-  std::vector<float> l32(kept.size() * 4);
-  std::vector<double> l64(kept.size() * 4);
-  for (size_t i = 0; i < kept.size(); ++i) {
-    const auto v = static_cast<size_t>(kept[i]);
-    if (v >= counts.size()) return Status::Invalid("pca: variant index ", kept[i], " out of range");
-    io::make_standardize_lut(counts[v], scale, &l32[i * 4]);
-    io::make_standardize_lut(counts[v], scale, &l64[i * 4]);
-  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<float> l32, kept_standardize_luts<float>(counts, kept, scale));
+  STRATA_ASSIGN_OR_RETURN(std::vector<double> l64, kept_standardize_luts<double>(counts, kept, scale));
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
   return linalg::RowBlockSourcePtr(std::make_shared<StandardizedSource>(std::move(sub), std::move(l32), std::move(l64)));
 }

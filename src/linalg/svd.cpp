@@ -8,9 +8,13 @@
 namespace strata::linalg {
 
 Result<int64_t> validate_k(const RowBlockSource& source, int64_t k, bool allow_full) {
-  const int64_t m = source.rows(), n = source.cols(), p = std::min(m, n);
+  return validate_k(source.rows(), source.cols(), source.describe(), k, allow_full);
+}
+
+Result<int64_t> validate_k(int64_t m, int64_t n, const std::string& what, int64_t k, bool allow_full) {
+  const int64_t p = std::min(m, n);
   if (m <= 0 || n <= 0) {
-    return Status::Invalid(source.describe(), ": cannot decompose an empty ", m, " x ", n, " matrix");
+    return Status::Invalid(what, ": cannot decompose an empty ", m, " x ", n, " matrix");
   }
   if (k < 0) return Status::Invalid("k must be positive, got ", k);
   if (k == 0) {
@@ -19,7 +23,7 @@ Result<int64_t> validate_k(const RowBlockSource& source, int64_t k, bool allow_f
   }
   if (allow_full ? k > p : k >= p) {
     return Status::Invalid("k = ", k, " must be ", allow_full ? "at most" : "less than", " min(rows, cols) = ", p,
-                           " for the ", m, " x ", n, " matrix ", source.describe());
+                           " for the ", m, " x ", n, " matrix ", what);
   }
   return k;
 }

@@ -135,21 +135,10 @@ Result<RitzStep> ritz_step(const RitzMatrix& cm, const DenseMatrix& kbasis, cons
   return out;
 }
 
-Result<int64_t> validate_k_op(const GramOperator& op, int64_t k) {
-  const int64_t m = op.rows(), n = op.cols(), p = std::min(m, n);
-  if (m <= 0 || n <= 0) return Status::Invalid(op.describe(), ": cannot decompose an empty ", m, " x ", n, " matrix");
-  if (k < 1) return Status::Invalid("k must be at least 1 for randomized SVD, got ", k);
-  if (k >= p) {
-    return Status::Invalid("k = ", k, " must be less than min(rows, cols) = ", p, " for the ", m, " x ", n,
-                           " matrix ", op.describe());
-  }
-  return k;
-}
-
 }  // namespace
 
 Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k_op(op, options.k));
+  STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(op.rows(), op.cols(), op.describe(), options.k, /*allow_full=*/false));
   if (options.oversampling < 0) return Status::Invalid("oversampling must be >= 0, got ", options.oversampling);
   if (!(options.tolerance >= 0)) return Status::Invalid("tolerance must be >= 0, got ", options.tolerance);
   const bool krylov = options.scheme == RandomizedScheme::BlockKrylov;
@@ -267,7 +256,6 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
 
 Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options) {
   if (!source) return Status::Invalid("svd: no source");
-  STRATA_RETURN_NOT_OK(validate_k(*source, options.k, /*allow_full=*/false).status());
   STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op, make_gram_operator(source, options.precision, options.pass));
   return svd_randomized(*op, options);
 }
