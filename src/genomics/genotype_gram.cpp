@@ -2,8 +2,10 @@
 #include "strata/genomics/genotype_gram.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
+#include "genomics/genotype_gram_int_kernels.hpp"
 #include "genomics/genotype_gram_kernels.hpp"
 #include "genomics/standardize_internal.hpp"
 #include "strata/core/buffer.hpp"
@@ -24,32 +26,63 @@ constexpr int64_t kGroupRows = kGroupTiles * kTileRows;
 constexpr int64_t kSliceCols = 192;
 // Column blocks of the kernels: widths are padded to a multiple of this.
 constexpr int64_t kLanes = 8;
-// Code buffers end with this much slack: kernels may read 3 bytes past a row.
+// Code buffers end with one spare row (the integer phase-2 kernel reads the partner of an odd
+// last row) and this much slack (kernels read up to 7 bytes past a row).
 constexpr int64_t kSlack = 64;
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-float* thread_buffer(int64_t floats) {
-  thread_local std::vector<float> buf;
-  if (static_cast<int64_t>(buf.size()) < floats) buf.resize(static_cast<size_t>(floats));
+template <class T>
+T* thread_buffer(int64_t count) {
+  thread_local std::vector<T> buf;
+  if (static_cast<int64_t>(buf.size()) < count) buf.resize(static_cast<size_t>(count));
   return buf.data();
+}
+
+constexpr double kInt16Max = 32767.0;
+
+// Per-variant terms of the integer path: a code g ∈ {0, 1, 2} standardizes to α·g + β and a
+// missing call (code 3) to λ; the integer kernels see the raw code, so a missing call needs the
+// correction γ = λ − 3α − β.
+struct LinearCode {
+  double alpha = 0, beta = 0, gamma = 0;
+  bool has_missing = false;
+};
+
+// Missing calls of one tile: (row within the group, sample).
+using MissingCalls = std::vector<std::pair<int32_t, int32_t>>;
+
+// Appends the samples < n whose code is 3 in a packed row.
+void find_missing(const uint8_t* row, int64_t n, int32_t row_in_group, MissingCalls& out) {
+  const int64_t full = n / 32;
+  for (int64_t word = 0; word < full; ++word) {
+    uint64_t x;
+    std::memcpy(&x, row + 8 * word, 8);
+    for (uint64_t m = x & (x >> 1) & 0x5555555555555555ULL; m; m &= m - 1)
+      out.emplace_back(row_in_group, static_cast<int32_t>(32 * word + __builtin_ctzll(m) / 2));
+  }
+  for (int64_t s = 32 * full; s < n; ++s)
+    if (((row[s >> 2] >> (2 * (s & 3))) & 3) == 3) out.emplace_back(row_in_group, static_cast<int32_t>(s));
 }
 
 class GenotypeGramOperator final : public linalg::GramOperator {
  public:
-  GenotypeGramOperator(io::GenotypeViewPtr view, std::vector<float> luts, const GenotypeGramOptions& options)
+  GenotypeGramOperator(io::GenotypeViewPtr view, std::vector<float> luts, std::vector<LinearCode> linear,
+                       const GenotypeGramOptions& options)
       : view_(std::move(view)),
         luts_(std::move(luts)),
+        linear_(std::move(linear)),
         m_(view_->num_variants()),
         n_(view_->num_samples()),
         n16_(round_up(n_, 16)),
+        n32_(round_up(n_, 32)),
         stride_(io::packed_row_bytes(n_)),
         options_(options) {}
 
   Status load_resident() {
-    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate(m_ * stride_ + kSlack));
+    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((m_ + 1) * stride_ + kSlack));
     uint8_t* base = resident_.as<uint8_t>();
-    std::fill(base + m_ * stride_, base + m_ * stride_ + kSlack, uint8_t{0});
+    std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
     return pool().parallel_for(ceil_div(m_, kGroupRows), [&](int64_t c) -> Status {
       const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, m_ - r0);
       return view_->read_codes(r0, rows, 0, n_, base + r0 * stride_, stride_);
@@ -64,12 +97,13 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   int64_t preferred_width() const override { return kLanes; }
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
+    if (options_.arithmetic == GenotypeArithmetic::Int16) return gram_int16(q, y);
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
     const std::vector<float> qt = transposed_f32(q, w);
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
     std::vector<float> ytiles(static_cast<size_t>(kGroupRows * w));
     std::vector<uint8_t> group_codes;
-    if (!resident()) group_codes.resize(static_cast<size_t>(kGroupRows * stride_ + kSlack));
+    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
     const int64_t slices = ceil_div(n16_, kSliceCols);
     for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
       const int64_t group_rows = std::min(kGroupRows, m_ - g0);
@@ -87,7 +121,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
       const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
       STRATA_RETURN_NOT_OK(pool().parallel_for(slices, [&](int64_t s) -> Status {
         const int64_t n0 = s * kSliceCols, len = std::min(kSliceCols, n16_ - n0);
-        float* acc = thread_buffer(w * kSliceCols);
+        float* acc = thread_buffer<float>(w * kSliceCols);
         std::fill(acc, acc + w * kSliceCols, 0.0f);
         detail::codes_t_times(gcodes + n0 / 4, stride_, luts_.data() + 4 * g0, group_rows, 0, len, ytiles.data(), w,
                               acc, kSliceCols);
@@ -109,13 +143,13 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const int64_t k = x.cols, w = round_up(std::max<int64_t>(1, k), kLanes);
     const std::vector<float> xt = transposed_f32(x, w);
     std::vector<uint8_t> group_codes;
-    if (!resident()) group_codes.resize(static_cast<size_t>(kGroupRows * stride_ + kSlack));
+    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
     for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
       const int64_t group_rows = std::min(kGroupRows, m_ - g0);
       STRATA_RETURN_NOT_OK(pool().parallel_for(ceil_div(group_rows, kTileRows), [&](int64_t t) -> Status {
         const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
         STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
-        float* yt = thread_buffer(kTileRows * w);
+        float* yt = thread_buffer<float>(kTileRows * w);
         std::fill(yt, yt + rows * w, 0.0f);
         detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, xt.data(), n16_, w, yt);
         std::vector<double> out(static_cast<size_t>(rows * k));
@@ -154,9 +188,113 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return static_cast<const uint8_t*>(dst);
   }
 
+  // Y = AᵀA·Q with int16 operands (see GenotypeArithmetic::Int16): Q is rounded per column,
+  // A_t·Q̃ summed exactly; A_t·Q̃ is rounded per group and column for Aᵀ·(A·Q̃). Centring,
+  // scaling and missing calls are applied outside the kernels from exact integer sums.
+  Status gram_int16(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const {
+    const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
+    std::vector<int16_t> qt(static_cast<size_t>(w * n32_), 0);
+    std::vector<double> qscale(static_cast<size_t>(w), 0.0);
+    std::vector<int64_t> qsum(static_cast<size_t>(w), 0);
+    for (int64_t j = 0; j < q.cols; ++j) {
+      double mx = 0.0;
+      for (int64_t i = 0; i < n_; ++i) mx = std::max(mx, std::fabs(q(i, j)));
+      if (!(mx > 0.0)) continue;
+      const double inv = kInt16Max / mx;
+      qscale[j] = mx / kInt16Max;
+      for (int64_t i = 0; i < n_; ++i) {
+        const auto v = static_cast<int16_t>(std::lrint(q(i, j) * inv));
+        qt[static_cast<size_t>(j * n32_ + i)] = v;
+        qsum[j] += v;
+      }
+    }
+    std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0), bias(static_cast<size_t>(w), 0.0);
+    std::vector<double> wscale(static_cast<size_t>(w));
+    std::vector<double> tg(static_cast<size_t>(kGroupRows * w));
+    std::vector<int16_t> wpairs(static_cast<size_t>((kGroupRows + 1) * w));
+    std::vector<MissingCalls> missing(static_cast<size_t>(kGroupTiles));
+    std::vector<uint8_t> group_codes;
+    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
+    const int64_t slices = ceil_div(n16_, kSliceCols);
+    for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
+      const int64_t group_rows = std::min(kGroupRows, m_ - g0);
+      const int64_t tiles = ceil_div(group_rows, kTileRows);
+      // Phase 1: T_t = A_t·Q̃ from exact integer sums.
+      STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
+        const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
+        STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
+        int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
+        int64_t* msum = p + kTileRows * w;
+        std::fill(p, p + rows * w, int64_t{0});
+        detail::codes_times_i16(codes, stride_, rows, n32_, qt.data(), n32_, w, p);
+        MissingCalls& miss = missing[static_cast<size_t>(t)];
+        miss.clear();
+        for (int64_t i = 0; i < rows; ++i) {
+          const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
+          std::fill(msum, msum + w, int64_t{0});
+          if (lc.has_missing) {
+            const size_t before = miss.size();
+            const auto row_in_group = static_cast<int32_t>(t * kTileRows + i);
+            find_missing(codes + i * stride_, n_, row_in_group, miss);
+            for (size_t e = before; e < miss.size(); ++e)
+              for (int64_t c = 0; c < w; ++c) msum[c] += qt[static_cast<size_t>(c * n32_ + miss[e].second)];
+          }
+          double* ti = tg.data() + (t * kTileRows + i) * w;
+          for (int64_t c = 0; c < w; ++c)
+            ti[c] = qscale[c] * (lc.alpha * static_cast<double>(p[i * w + c]) +
+                                 lc.beta * static_cast<double>(qsum[c]) + lc.gamma * static_cast<double>(msum[c]));
+        }
+        return Status::OK();
+      }));
+      // Round α·T per column to int16 pairs; T̃ (what the integer product really multiplies)
+      // replaces T for the centring and missing-call terms.
+      for (int64_t c = 0; c < w; ++c) {
+        double mx = 0.0;
+        for (int64_t i = 0; i < group_rows; ++i)
+          mx = std::max(mx, std::fabs(linear_[static_cast<size_t>(g0 + i)].alpha * tg[i * w + c]));
+        const double inv = mx > 0.0 ? kInt16Max / mx : 0.0;
+        wscale[c] = mx / kInt16Max;
+        for (int64_t i = 0; i < group_rows; ++i) {
+          const LinearCode& lc = linear_[static_cast<size_t>(g0 + i)];
+          double& t = tg[i * w + c];
+          const auto v = static_cast<int16_t>(std::lrint(lc.alpha * t * inv));
+          wpairs[static_cast<size_t>((i / 2) * 2 * w + 2 * c + i % 2)] = v;
+          if (lc.alpha != 0.0) t = wscale[c] * v / lc.alpha;
+          bias[c] += lc.beta * t;
+        }
+        if (group_rows % 2) wpairs[static_cast<size_t>((group_rows / 2) * 2 * w + 2 * c + 1)] = 0;
+      }
+      // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·T̃_g)ᵀ, exact within the group.
+      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
+      STRATA_RETURN_NOT_OK(pool().parallel_for(slices, [&](int64_t s) -> Status {
+        const int64_t n0 = s * kSliceCols, len = std::min(kSliceCols, n16_ - n0);
+        int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
+        std::fill(acc, acc + w * kSliceCols, 0);
+        detail::codes_t_times_i16(gcodes + n0 / 4, stride_, group_rows, len, wpairs.data(), w, acc, kSliceCols);
+        for (int64_t c = 0; c < w; ++c) {
+          double* zc = zt.data() + c * n16_ + n0;
+          const int32_t* ac = acc + c * kSliceCols;
+          for (int64_t i = 0; i < len; ++i) zc[i] += wscale[c] * static_cast<double>(ac[i]);
+        }
+        return Status::OK();
+      }));
+      for (int64_t t = 0; t < tiles; ++t)
+        for (const auto& [row, sample] : missing[static_cast<size_t>(t)]) {
+          const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
+          for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * tg[row * w + c];
+        }
+      advance(group_rows);
+    }
+    y = linalg::DenseMatrix(n_, q.cols);
+    for (int64_t j = 0; j < q.cols; ++j)
+      for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
+    return Status::OK();
+  }
+
   io::GenotypeViewPtr view_;
   std::vector<float> luts_;
-  int64_t m_, n_, n16_, stride_;
+  std::vector<LinearCode> linear_;
+  int64_t m_, n_, n16_, n32_, stride_;
   GenotypeGramOptions options_;
   Buffer resident_;
 };
@@ -169,8 +307,20 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
                                                             const GenotypeGramOptions& options) {
   if (!view) return Status::Invalid("genotype gram: no genotype view");
   STRATA_ASSIGN_OR_RETURN(std::vector<float> luts, kept_standardize_luts<float>(counts, kept, scale));
+  STRATA_ASSIGN_OR_RETURN(std::vector<double> luts64, kept_standardize_luts<double>(counts, kept, scale));
+  std::vector<LinearCode> linear(kept.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const double* l = &luts64[4 * i];
+    LinearCode& lc = linear[i];
+    lc.alpha = (l[2] - l[0]) / 2;
+    lc.beta = l[0];
+    lc.gamma = l[3] - 3 * lc.alpha - lc.beta;
+    lc.has_missing = counts[static_cast<size_t>(kept[i])].missing > 0;
+    if (std::fabs(l[1] - (lc.alpha + lc.beta)) > 1e-12 * (std::fabs(l[0]) + std::fabs(l[2]) + 1.0))
+      return Status::Invalid("genotype gram: standardization of variant ", kept[i], " is not linear in the dosage");
+  }
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
-  auto op = std::make_shared<GenotypeGramOperator>(std::move(sub), std::move(luts), options);
+  auto op = std::make_shared<GenotypeGramOperator>(std::move(sub), std::move(luts), std::move(linear), options);
   const int64_t bytes = op->rows() * io::packed_row_bytes(op->cols());
   if (options.resident_bytes > 0 && bytes <= options.resident_bytes) {
     STRATA_RETURN_NOT_OK(op->load_resident());

@@ -200,4 +200,6 @@ std::string kernel_isa() { return use_avx512() ? "avx512" : "portable"; }
 
 bool force_portable_kernels(bool on) { return g_force_portable.exchange(on); }
 
+bool portable_kernels_forced() { return g_force_portable.load(std::memory_order_relaxed); }
+
 }  // namespace strata::genomics::detail

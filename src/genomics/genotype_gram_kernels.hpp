@@ -33,7 +33,8 @@ void codes_t_times(const uint8_t* codes, int64_t stride, const float* luts, int6
 
 /// "avx512" or "portable".
 std::string kernel_isa();
-/// Force the portable kernels (tests); returns the previous setting.
+/// Force the portable kernels, float and integer (tests); returns the previous setting.
 bool force_portable_kernels(bool on);
+bool portable_kernels_forced();
 
 }  // namespace strata::genomics::detail

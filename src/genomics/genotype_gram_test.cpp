@@ -17,12 +17,14 @@ struct Fixture {
   std::vector<io::VariantCounts> counts;
   std::vector<int64_t> kept;
   linalg::DenseMatrix a;  // standardized kept variants × samples, float64 reference
+  io::Standardization scale = io::Standardization::Binom2;
 };
 
 // Shapes chosen to exercise every edge: samples not a multiple of 16 (or of the 192-sample
 // slice), variants not a multiple of the 96-row tile or the 3,072-row group.
-Fixture make_fixture(int64_t m, int64_t n, uint64_t seed) {
+Fixture make_fixture(int64_t m, int64_t n, uint64_t seed, io::Standardization scale = io::Standardization::Binom2) {
   Fixture f;
+  f.scale = scale;
   f.view = cohort(m, n, seed);
   f.counts = *io::compute_variant_counts(*f.view);
   for (int64_t v = 0; v < m; ++v)
@@ -31,7 +33,7 @@ Fixture make_fixture(int64_t m, int64_t n, uint64_t seed) {
   f.a = linalg::DenseMatrix(static_cast<int64_t>(f.kept.size()), n);
   for (size_t i = 0; i < f.kept.size(); ++i) {
     double lut[4];
-    io::make_standardize_lut(f.counts[static_cast<size_t>(f.kept[i])], io::Standardization::Binom2, lut);
+    io::make_standardize_lut(f.counts[static_cast<size_t>(f.kept[i])], scale, lut);
     for (int64_t j = 0; j < n; ++j) f.a(static_cast<int64_t>(i), j) = lut[io::code_at(block.row(f.kept[i]), j)];
   }
   return f;
@@ -44,11 +46,13 @@ linalg::DenseMatrix test_block(int64_t n, int64_t w) {
   return q;
 }
 
-linalg::GramOperatorPtr make_op(const Fixture& f, ThreadPool* pool, bool resident) {
+linalg::GramOperatorPtr make_op(const Fixture& f, ThreadPool* pool, bool resident,
+                                GenotypeArithmetic arithmetic = GenotypeArithmetic::Int16) {
   GenotypeGramOptions o;
   o.pool = pool;
+  o.arithmetic = arithmetic;
   o.resident_bytes = resident ? (int64_t{1} << 30) : 0;
-  auto op = make_genotype_gram_operator(f.view, f.counts, f.kept, io::Standardization::Binom2, o);
+  auto op = make_genotype_gram_operator(f.view, f.counts, f.kept, f.scale, o);
   EXPECT_TRUE(op.ok()) << op.status().to_string();
   EXPECT_EQ(genotype_gram_is_resident(**op), resident);
   return *op;
@@ -63,40 +67,73 @@ double max_rel_diff(const linalg::DenseMatrix& x, const linalg::DenseMatrix& ref
   return diff / scale;
 }
 
+// Float32 products agree with float64 to float32 rounding; int16 products (operands rounded
+// to 15 bits) to ~1e-5 of the largest entry.
 TEST(GenotypeGram, ProductsMatchFloat64Reference) {
-  for (bool portable : {false, true}) {
-    const bool before = detail::force_portable_kernels(portable);
-    for (int64_t w : {3, 16, 21}) {
-      const Fixture f = make_fixture(3200, w == 16 ? 517 : 203, 7);
-      auto op = make_op(f, nullptr, true);
-      const linalg::DenseMatrix q = test_block(f.a.cols, w);
-      linalg::DenseMatrix y;
-      STRATA_ASSERT_OK(op->gram(q, y));
-      const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
-      EXPECT_LT(max_rel_diff(y, ref), 1e-5) << "w " << w << " portable " << portable;
-      linalg::DenseMatrix u(f.a.rows, w);
-      STRATA_ASSERT_OK(op->project(q, [&](int64_t r0, int64_t rows, int64_t k, const double* b) -> Status {
-        for (int64_t i = 0; i < rows; ++i)
-          for (int64_t j = 0; j < k; ++j) u(r0 + i, j) = b[i * k + j];
-        return Status::OK();
-      }));
-      EXPECT_LT(max_rel_diff(u, linalg::matmul(f.a, q)), 1e-5) << "w " << w << " portable " << portable;
+  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16}) {
+    const double tol = arithmetic == GenotypeArithmetic::Int16 ? 1e-4 : 1e-5;
+    for (bool portable : {false, true}) {
+      const bool before = detail::force_portable_kernels(portable);
+      for (int64_t w : {3, 16, 21}) {
+        const Fixture f = make_fixture(3200, w == 16 ? 517 : 203, 7);
+        auto op = make_op(f, nullptr, true, arithmetic);
+        const linalg::DenseMatrix q = test_block(f.a.cols, w);
+        linalg::DenseMatrix y;
+        STRATA_ASSERT_OK(op->gram(q, y));
+        const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
+        EXPECT_LT(max_rel_diff(y, ref), tol) << "w " << w << " portable " << portable;
+        linalg::DenseMatrix u(f.a.rows, w);
+        STRATA_ASSERT_OK(op->project(q, [&](int64_t r0, int64_t rows, int64_t k, const double* b) -> Status {
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < k; ++j) u(r0 + i, j) = b[i * k + j];
+          return Status::OK();
+        }));
+        EXPECT_LT(max_rel_diff(u, linalg::matmul(f.a, q)), 1e-5) << "w " << w << " portable " << portable;
+      }
+      detail::force_portable_kernels(before);
     }
-    detail::force_portable_kernels(before);
   }
+}
+
+// The integer path rewrites centring, scaling and missing calls as per-variant terms: every
+// standardization (missing → 0, or → 2f for `none`) must come out right, with missing calls.
+TEST(GenotypeGram, Int16EveryStandardization) {
+  for (auto scale : {io::Standardization::Binom2, io::Standardization::Binom, io::Standardization::Center,
+                     io::Standardization::None}) {
+    const Fixture f = make_fixture(700, 333, 3, scale);
+    const linalg::DenseMatrix q = test_block(f.a.cols, 8);
+    linalg::DenseMatrix y;
+    STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, y));
+    const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
+    EXPECT_LT(max_rel_diff(y, ref), 1e-4) << static_cast<int>(scale);
+  }
+}
+
+// Exact integer sums: the VNNI and portable kernels give the same bits.
+TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
+  const Fixture f = make_fixture(3300, 205, 13);
+  const linalg::DenseMatrix q = test_block(f.a.cols, 16);
+  linalg::DenseMatrix fast, portable;
+  STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, fast));
+  const bool before = detail::force_portable_kernels(true);
+  STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, portable));
+  detail::force_portable_kernels(before);
+  EXPECT_EQ(fast.data, portable.data);
 }
 
 TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {
   const Fixture f = make_fixture(3500, 517, 11);
   const linalg::DenseMatrix q = test_block(f.a.cols, 16);
-  linalg::DenseMatrix ref;
-  STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, ref));
-  for (int threads : {1, 2, 3}) {
-    ThreadPool pool(threads);
-    for (bool resident : {true, false}) {
-      linalg::DenseMatrix y;
-      STRATA_ASSERT_OK(make_op(f, &pool, resident)->gram(q, y));
-      EXPECT_EQ(y.data, ref.data) << threads << " threads, resident " << resident;
+  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16}) {
+    linalg::DenseMatrix ref;
+    STRATA_ASSERT_OK(make_op(f, nullptr, true, arithmetic)->gram(q, ref));
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      for (bool resident : {true, false}) {
+        linalg::DenseMatrix y;
+        STRATA_ASSERT_OK(make_op(f, &pool, resident, arithmetic)->gram(q, y));
+        EXPECT_EQ(y.data, ref.data) << threads << " threads, resident " << resident;
+      }
     }
   }
 }

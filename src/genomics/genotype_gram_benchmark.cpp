@@ -1,0 +1,108 @@
+// Micro-benchmarks of the genotype Gram kernels on one core, at the shapes a PCA pass uses:
+// phase 1 (a 96-variant tile × N samples against w columns) and phase 2 (a 3,072-variant group
+// × a 192-sample slice). Counters report GFLOP/s (2 flops per multiply-add).
+//   strata_microbench --benchmark_filter=Gram
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "genomics/genotype_gram_int_kernels.hpp"
+#include "genomics/genotype_gram_kernels.hpp"
+
+namespace strata::genomics::detail {
+namespace {
+
+constexpr int64_t kSamples = 10000, kSamples32 = 10016, kGroup = 3072, kSlice = 192;
+constexpr int64_t kStride = kSamples / 4;
+
+std::vector<uint8_t> random_codes(int64_t rows) {
+  std::mt19937 rng(7);
+  std::vector<uint8_t> codes(static_cast<size_t>(rows * kStride + 64));
+  for (auto& b : codes) b = static_cast<uint8_t>(rng());
+  return codes;
+}
+
+std::vector<float> luts(int64_t rows) {
+  std::vector<float> l(static_cast<size_t>(4 * rows));
+  for (int64_t i = 0; i < rows; ++i) {
+    l[4 * i] = -1.0f, l[4 * i + 1] = 0.1f, l[4 * i + 2] = 1.2f, l[4 * i + 3] = 0.0f;
+  }
+  return l;
+}
+
+void flops(benchmark::State& state, double per_iteration) {
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(per_iteration * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void BM_GramTimesF32(benchmark::State& state) {
+  const int64_t w = state.range(0);
+  const auto codes = random_codes(kTileRows);
+  const auto l = luts(kTileRows);
+  std::vector<float> qt(static_cast<size_t>(w * kSamples32), 0.01f), y(static_cast<size_t>(kTileRows * w));
+  for (auto _ : state) {
+    codes_times(codes.data(), kStride, l.data(), kTileRows, 10000, qt.data(), kSamples32, w, y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  flops(state, 2.0 * kTileRows * kSamples * w);
+}
+
+void BM_GramTimesI16(benchmark::State& state) {
+  const int64_t w = state.range(0);
+  const auto codes = random_codes(kTileRows);
+  std::vector<int16_t> qt(static_cast<size_t>(w * kSamples32), 1000);
+  std::vector<int64_t> p(static_cast<size_t>(kTileRows * w));
+  for (auto _ : state) {
+    codes_times_i16(codes.data(), kStride, kTileRows, kSamples32, qt.data(), kSamples32, w, p.data());
+    benchmark::DoNotOptimize(p.data());
+  }
+  flops(state, 2.0 * kTileRows * kSamples * w);
+}
+
+void BM_GramTransposedF32(benchmark::State& state) {
+  const int64_t w = state.range(0);
+  const auto codes = random_codes(kGroup);
+  const auto l = luts(kGroup);
+  std::vector<float> y(static_cast<size_t>(kGroup * w), 0.01f), zt(static_cast<size_t>(w * kSlice));
+  for (auto _ : state) {
+    codes_t_times(codes.data(), kStride, l.data(), kGroup, 0, kSlice, y.data(), w, zt.data(), kSlice);
+    benchmark::DoNotOptimize(zt.data());
+  }
+  flops(state, 2.0 * kGroup * kSlice * w);
+}
+
+void BM_GramTransposedI16(benchmark::State& state) {
+  const int64_t w = state.range(0);
+  const auto codes = random_codes(kGroup);
+  std::vector<int16_t> wp(static_cast<size_t>(kGroup * w), 100);
+  std::vector<int32_t> zt(static_cast<size_t>(w * kSlice));
+  for (auto _ : state) {
+    codes_t_times_i16(codes.data(), kStride, kGroup, kSlice, wp.data(), w, zt.data(), kSlice);
+    benchmark::DoNotOptimize(zt.data());
+  }
+  flops(state, 2.0 * kGroup * kSlice * w);
+}
+
+// Phase 2 with the group's codes for one slice packed contiguously (48 bytes per row).
+void BM_GramTransposedI16Packed(benchmark::State& state) {
+  const int64_t w = state.range(0);
+  std::vector<uint8_t> codes(static_cast<size_t>(kGroup * kSlice / 4 + 64), 0x1b);
+  std::vector<int16_t> wp(static_cast<size_t>(kGroup * w), 100);
+  std::vector<int32_t> zt(static_cast<size_t>(w * kSlice));
+  for (auto _ : state) {
+    codes_t_times_i16(codes.data(), kSlice / 4, kGroup, kSlice, wp.data(), w, zt.data(), kSlice);
+    benchmark::DoNotOptimize(zt.data());
+  }
+  flops(state, 2.0 * kGroup * kSlice * w);
+}
+
+BENCHMARK(BM_GramTransposedI16Packed)->Arg(16);
+BENCHMARK(BM_GramTimesF32)->Arg(16);
+BENCHMARK(BM_GramTimesI16)->Arg(16);
+BENCHMARK(BM_GramTransposedF32)->Arg(16);
+BENCHMARK(BM_GramTransposedI16)->Arg(16);
+
+}  // namespace
+}  // namespace strata::genomics::detail

@@ -1,0 +1,32 @@
+#pragma once
+// Integer kernels of the genotype Gram operator: raw codes (0, 1, 2, and 3 for missing) times
+// int16 dense operands, with exact int32/int64 sums (AVX-512 VNNI `vpdpwssd`: 32 multiply-adds
+// per instruction, twice the float32 FMA rate). Callers quantize the dense operand, then undo
+// the centring, scaling and the missing code with per-variant terms (genotype_gram.cpp).
+//
+// Sums are exact integers, so the AVX-512 and portable kernels return the same bits.
+// Codes are packed rows (`stride` bytes apart, 4 codes per byte, low bits first); the kernels
+// read up to 7 bytes past a row's last whole byte, so code buffers need 64 bytes of slack, and
+// dense entries for samples past the real ones must be zero.
+
+#include <cstdint>
+
+namespace strata::genomics::detail {
+
+/// p (rows × w, row-major) += Σ_{n < n32} code(i, n)·qt[c·ldq + n].
+/// n32: a multiple of 32; w: a multiple of 8. |qt| ≤ 32767.
+void codes_times_i16(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
+                     int64_t ldq, int64_t w, int64_t* p);
+
+/// zt (w × ldz, row-major) += Σ_{i < rows} code(i, n)·y(i, c) for samples n in [0, len), with
+/// y(i, c) the int16 at wpairs[(i / 2)·2w + 2c + i % 2] (row pairs interleaved per column). For
+/// odd `rows` the last pair's second entries must be zero and the row after the last must be
+/// readable (its codes are multiplied by those zeros). len: a multiple of 16; w: a multiple of
+/// 8; rows ≤ 10,000 so that int32 sums cannot overflow.
+void codes_t_times_i16(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
+                       int64_t w, int32_t* zt, int64_t ldz);
+
+/// Whether the AVX-512 VNNI kernels run (else the portable ones).
+bool int_kernels_vectorized();
+
+}  // namespace strata::genomics::detail
