@@ -1,5 +1,6 @@
 #include "strata/core/buffer.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -93,6 +94,15 @@ Result<Buffer> Buffer::allocate(int64_t nbytes) {
   b.size_ = nbytes;
   track_allocation(nbytes);
   return b;
+}
+
+void Buffer::prefault() {
+#ifdef MADV_POPULATE_WRITE
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data_) & ~(page - 1);
+  const auto end = reinterpret_cast<uintptr_t>(data_) + static_cast<uintptr_t>(size_);
+  if (size_ > 0) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
 }
 
 Result<Buffer> Buffer::zeros(int64_t nbytes) {

@@ -81,6 +81,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
 
   Status load_resident() {
     STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((m_ + 1) * stride_ + kSlack));
+    resident_.prefault();
     uint8_t* base = resident_.as<uint8_t>();
     std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
     return pool().parallel_for(ceil_div(m_, kGroupRows), [&](int64_t c) -> Status {

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
 
@@ -90,10 +92,15 @@ Status check_stream(const std::ofstream& f, const std::string& path) {
   return Status::OK();
 }
 
+// printf's "%.9g" (std::to_chars promises the same text), without the locale machinery:
+// loadings are a million values for 100,000 variants.
+std::string_view format_value(double x, char (&buf)[32]) {
+  const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 9);
+  return std::string_view(buf, static_cast<size_t>(r.ptr - buf));
+}
 std::string format_value(double x) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", x);
-  return buf;
+  return std::string(format_value(x, buf));
 }
 
 // Sample IDs, numbered from 0 where the source has none (plain dosage arrays).
@@ -154,7 +161,8 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
       ids->push_back(id);
       f << chrom << '\t' << id << '\t' << (info.ref.empty() ? "." : info.ref[v]) << '\t'
         << (info.alt.empty() || info.alt[v].empty() ? "." : info.alt[v]);
-      for (int64_t j = 0; j < k; ++j) f << '\t' << (have_loadings ? format_value(r.loadings(i, j)) : "nan");
+      char buf[32];
+      for (int64_t j = 0; j < k; ++j) f << '\t' << (have_loadings ? format_value(r.loadings(i, j), buf) : "nan");
       f << '\n';
     }
     if (info.size() == 0) return Status::IOError(view.describe(), ": no metadata for variant ", start);

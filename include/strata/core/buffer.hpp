@@ -52,6 +52,10 @@ class Buffer {
   static Result<Buffer> allocate(int64_t nbytes);
   /// \brief Allocate and fill with zeros.
   static Result<Buffer> zeros(int64_t nbytes);
+  /// \brief Maps every page of the buffer now, in one system call where the OS offers one:
+  /// a buffer about to be filled in full then takes no page fault per 4 KiB (which costs
+  /// ~7 µs each under a hypervisor). A hint: silently does nothing otherwise.
+  void prefault();
   /// \brief Copy `bytes` into a new buffer.
   static Result<Buffer> copy_of(std::span<const uint8_t> bytes);
 
