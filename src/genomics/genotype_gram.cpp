@@ -329,6 +329,16 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
   return linalg::GramOperatorPtr(std::move(op));
 }
 
+const char* genotype_arithmetic_name(GenotypeArithmetic a) {
+  return a == GenotypeArithmetic::Int16 ? "int16" : "float32";
+}
+
+Result<GenotypeArithmetic> parse_genotype_arithmetic(const std::string& name) {
+  if (name == "int16") return GenotypeArithmetic::Int16;
+  if (name == "float32") return GenotypeArithmetic::Float32;
+  return Status::Invalid("unknown genotype arithmetic '", name, "' (expected int16 or float32)");
+}
+
 bool genotype_gram_is_resident(const linalg::GramOperator& op) {
   const auto* g = dynamic_cast<const GenotypeGramOperator*>(&op);
   return g && g->resident();

@@ -67,6 +67,7 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   if (method == linalg::SvdMethod::Exact) {
     STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(view, counts, out.variants_used, options.scale));
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(src, so));
+    out.arithmetic = "float64";
   } else {
     // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64).
     const int64_t width = (options.k + options.oversampling + 7) / 8 * 8 * std::max(1, so.iterations);
@@ -75,6 +76,9 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     go.pool = options.pass.pool;
     go.progress = options.pass.progress;
     go.resident_bytes = std::max<int64_t>(0, options.memory_bytes - state);
+    go.arithmetic = options.arithmetic.value_or(options.tolerance > 0 ? GenotypeArithmetic::Float32
+                                                                        : GenotypeArithmetic::Int16);
+    out.arithmetic = genotype_arithmetic_name(go.arithmetic);
     STRATA_ASSIGN_OR_RETURN(auto op, make_genotype_gram_operator(view, counts, out.variants_used, options.scale, go));
     out.resident = genotype_gram_is_resident(*op);
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(*op, so));

@@ -195,6 +195,23 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   for (double x : rep.at("variance_ratio")) total += x;
   EXPECT_GT(total, 0.0);
   EXPECT_LT(total, 1.0);
+
+  // Randomized products: int16 by default, float32 on request; the same eigenvalues to well
+  // within the randomized error; an unknown precision is a usage error.
+  std::vector<double> by_precision[2];
+  const char* precisions[2] = {"auto", "float32"};
+  for (int i = 0; i < 2; ++i) {
+    r = run_command(cli() + " pca " + dir_.str("sim") + " -k 4 -q --method randomized --precision " + precisions[i] +
+                    " --report " + dir_.str("rand.json") + " --out " + dir_.str("out/r"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto rj = nlohmann::json::parse(read_file(dir_.str("rand.json")));
+    EXPECT_EQ(rj.at("arithmetic"), i == 0 ? "int16" : "float32");
+    by_precision[i] = rj.at("eigenvalues").get<std::vector<double>>();
+  }
+  for (size_t j = 0; j < by_precision[0].size(); ++j)
+    EXPECT_NEAR(by_precision[0][j], by_precision[1][j], 1e-4 * by_precision[1][j]) << "PC" << j + 1;
+  r = run_command(cli() + " pca " + dir_.str("sim") + " -k 4 -q --precision int8 --out " + dir_.str("out/x"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
 // A tiny PLINK fileset: 8 samples, `rows` variants given as 2 bytes each.

@@ -108,6 +108,7 @@ struct PcaArgs {
   int iterations = -1;
   int64_t oversampling = 6;
   double tolerance = 0.0;
+  std::string precision = "auto";
   uint64_t seed = 0;
 };
 
@@ -126,6 +127,10 @@ Status run_pca(const PcaArgs& a, const CliState& state) {
   o.pca.iterations = a.iterations;
   o.pca.oversampling = a.oversampling;
   o.pca.tolerance = a.tolerance;
+  if (a.precision != "auto") {
+    STRATA_ASSIGN_OR_RETURN(auto arithmetic, genomics::parse_genotype_arithmetic(a.precision));
+    o.pca.arithmetic = arithmetic;
+  }
   o.pca.seed = a.seed;
   STRATA_ASSIGN_OR_RETURN(int64_t memory, parse_memory_size(a.memory));
   // Decoded blocks dominate memory (a few in flight per thread); the SVD state is samples × l.
@@ -167,6 +172,7 @@ Status run_pca(const PcaArgs& a, const CliState& state) {
                           {"variants_used", s.result.variants_used.size()},
                           {"passes", s.result.passes},
                           {"codes_resident", s.result.resident},
+                          {"arithmetic", s.result.arithmetic},
                           {"wall_seconds", wall},
                           {"phase_seconds", phases},
                           {"threads", ThreadPool::default_threads()},
@@ -227,6 +233,10 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   pca->add_option("--tolerance", pa->tolerance,
                   "Randomized: stop early once every eigenvalue's error estimate is below this (default: run "
                   "all --iterations)");
+  pca->add_option("--precision", pa->precision,
+                  "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
+                  "operands, twice the float32 speed), float32, or auto (int16, float32 with --tolerance)")
+      ->check(CLI::IsMember({"auto", "int16", "float32"}));
   pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)");
   pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)");
   pca->add_option("--out", pa->out, "Output prefix")->required();

@@ -15,6 +15,7 @@
 /// from the view (out of core, memory independent of M).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "strata/core/result.hpp"
@@ -38,6 +39,10 @@ enum class GenotypeArithmetic : uint8_t {
   /// float32 products of the standardized values, float64 across groups.
   Float32,
 };
+
+/// \brief "int16" / "float32"; parse_genotype_arithmetic() reads them back.
+const char* genotype_arithmetic_name(GenotypeArithmetic a);
+Result<GenotypeArithmetic> parse_genotype_arithmetic(const std::string& name);
 
 /// \brief Options of make_genotype_gram_operator().
 struct GenotypeGramOptions {

@@ -10,9 +10,12 @@
 /// linalg convention (largest-magnitude entry positive).
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "strata/core/result.hpp"
+#include "strata/genomics/genotype_gram.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_stats.hpp"
 #include "strata/linalg/svd.hpp"
@@ -44,6 +47,10 @@ struct PcaOptions {
   /// Randomized: stop early once every top-k eigenvalue error estimate is at most this (0 =
   /// run all `iterations`).
   double tolerance = 0.0;
+  /// Randomized: arithmetic of the genotype products; unset = int16 (twice the float32 rate,
+  /// products within ~1e-5, far below the error of a fixed number of passes) unless a
+  /// tolerance is set, where float32 lets the error estimates fall below the int16 floor.
+  std::optional<GenotypeArithmetic> arithmetic;
   bool compute_loadings = true;  ///< variant loadings cost one more pass (randomized)
   /// Memory budget: randomized PCA keeps the packed codes of the used variants in memory
   /// (M·⌈N/4⌉ bytes) when they fit beside its state, and re-reads them every pass otherwise.
@@ -68,6 +75,7 @@ struct PcaResult {
   double stats_seconds = 0.0;           ///< wall time of the counts pass
   double svd_seconds = 0.0;             ///< wall time of the SVD passes
   bool resident = false;                ///< codes held in memory across passes (randomized)
+  std::string arithmetic;               ///< "int16" or "float32" (randomized), "float64" (exact)
 };
 
 /// \brief PCA of a genotype view.
