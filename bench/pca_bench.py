@@ -67,7 +67,8 @@ def main():
     if a.dask:
         # Dask reads a `dosage` Zarr array, which the shared generator writes beside the .bed.
         sim = ["/usr/bin/python3", "/work/shared/bench/simulate.py", "--variants", str(a.variants),
-               "--samples", str(a.samples), "--pops", str(a.pops), "--fst", str(a.fst), "--out", data]
+               "--samples", str(a.samples), "--pops", str(a.pops), "--fst", str(a.fst), "--out", data,
+               "--no-gt"]  # Dask reads `dosage` only (and Debian's zarr rejects the call_genotype fill value)
     else:
         sim = [a.strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants),
                "--pops", str(a.pops), "--fst", str(a.fst), "--out", data, "-q"]

@@ -14,6 +14,9 @@
 namespace strata::linalg {
 namespace {
 
+// Reciprocal condition (1-norm estimate) above which one Cholesky round gives R.
+constexpr double kSingleRoundMinRcond = 1e-2;
+
 // Gram → Cholesky of the column-major n × m matrix At (= row-major A). Returns false when the
 // factor is not usable (not positive definite, or too ill conditioned for CholeskyQR).
 bool gram_cholesky(const double* at, int n, int m, double* r, double min_ratio) {
@@ -79,9 +82,17 @@ bool leaf_qr(double* block, int64_t m, int64_t n, double* r, bool want_q) {
 }
 
 bool leaf_r(const double* block, int64_t m, int64_t n, double* r) {
+  const int ni = static_cast<int>(n), mi = static_cast<int>(m);
+  // A well-conditioned leaf needs no second CholeskyQR round for R alone: R = chol(AᵀA) puts
+  // errors of about ε·cond² on the singular values, ≤ 2e-12 at cond ≤ 100 (random and most
+  // data matrices), and the Gram reads the leaf in place: a third of the flops, no copy.
+  if (m >= n && gram_cholesky(block, ni, mi, r, kCholQrMinDiagRatio)) {
+    double rcond = 0.0;
+    if (LAPACKE_dtrcon(LAPACK_COL_MAJOR, '1', 'U', 'N', ni, r, ni, &rcond) == 0 && rcond >= kSingleRoundMinRcond)
+      return false;
+  }
   thread_local std::vector<double> work;
   work.assign(block, block + static_cast<size_t>(m) * n);
-  const int ni = static_cast<int>(n), mi = static_cast<int>(m);
   if (cholesky_qr2(work.data(), ni, mi, r, false)) return false;
   work.assign(block, block + static_cast<size_t>(m) * n);
   householder_leaf(work.data(), ni, mi, r, false);

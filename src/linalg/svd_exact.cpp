@@ -40,9 +40,10 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
   const double eps = std::numeric_limits<double>::epsilon();
   out.residual_norms.assign(static_cast<size_t>(k), 0.0);
   for (int64_t i = 0; i < k; ++i) {
-    // TSQR is backward stable: |δs_i| ≲ n·ε·s_1, so s_i² is good to about 2·n·ε·s_1/s_i.
+    // TSQR is backward stable: |δs_i| ≲ n·ε·s_1, so s_i² is good to about 2·n·ε·s_1/s_i;
+    // leaves factored by one Cholesky round (condition ≤ 100) add about ε·(s_1/s_i)².
     const double ratio = out.s[0] / out.s[static_cast<size_t>(i)];
-    out.error_estimate.push_back(2.0 * static_cast<double>(n) * eps * ratio);
+    out.error_estimate.push_back(2.0 * static_cast<double>(n) * eps * ratio + eps * ratio * ratio);
   }
   out.passes = 1;
 

@@ -27,6 +27,10 @@ DenseMatrix gaussian_start(int64_t n, int64_t w, uint64_t seed) {
   return omega;
 }
 
+// The Nyström finish takes its SVD from a small Gram matrix when λ_1/λ_k is at most this
+// (orthogonality of V then within ~1e4·ε); otherwise from a QR of the n × t factor.
+constexpr double kNystromGramMaxCond = 1e4;
+
 // Copy `src` into columns [c0, c0 + src.cols) of `dst`.
 void put_cols(DenseMatrix& dst, int64_t c0, const DenseMatrix& src) {
   std::copy(src.data.begin(), src.data.end(), dst.col(c0));
@@ -212,19 +216,45 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   while (t < width && ritz.w[static_cast<size_t>(t)] > tol) ++t;
   // Directions below the truncation carry only rounding: they become zero columns (so a
   // rank-deficient matrix reports zero singular values instead of amplified noise).
-  DenseMatrix f(n, std::max(t, k));
-  if (t > 0) {
-    DenseMatrix ft = matmul(ys, ritz.z.leading_cols(t));
+  if (t >= k && ritz.w[0] <= kNystromGramMaxCond * ritz.w[static_cast<size_t>(k - 1)]) {
+    // Well separated top k: F's SVD from the small Gram FᵀF = Bᵀ·(YSᵀ·YS)·B with B = Z·Λ^{-1/2}
+    // (n·width² flops instead of QR of the n × t matrix F); rounding costs orthogonality of
+    // about ε·λ_1/λ_k, bounded by the condition above.
+    DenseMatrix bm = ritz.z.leading_cols(t);
     for (int64_t j = 0; j < t; ++j) {
       const double scale = 1.0 / std::sqrt(ritz.w[static_cast<size_t>(j)]);
-      for (int64_t i = 0; i < n; ++i) f(i, j) = ft(i, j) * scale;
+      for (int64_t i = 0; i < width; ++i) bm(i, j) *= scale;
     }
+    DenseMatrix g(width, width);
+    cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, static_cast<int>(width), static_cast<int>(n), 1.0,
+                ys.data.data(), static_cast<int>(n), 0.0, g.data.data(), static_cast<int>(width));
+    for (int64_t j = 0; j < width; ++j)
+      for (int64_t i = j + 1; i < width; ++i) g(i, j) = g(j, i);
+    const DenseMatrix e = matmul(bm, matmul(g, bm), true, false);
+    STRATA_ASSIGN_OR_RETURN(EighResult fe, eigh(e));
+    DenseMatrix x = matmul(bm, fe.z.leading_cols(k));
+    out.s.resize(static_cast<size_t>(k));
+    for (int64_t j = 0; j < k; ++j) {
+      const double sj = std::sqrt(std::max(0.0, fe.w[static_cast<size_t>(j)]));
+      out.s[static_cast<size_t>(j)] = sj;
+      for (int64_t i = 0; i < width; ++i) x(i, j) = sj > 0 ? x(i, j) / sj : 0.0;
+    }
+    out.v = matmul(ys, x);
+  } else {
+    DenseMatrix f(n, std::max(t, k));
+    if (t > 0) {
+      DenseMatrix ft = matmul(ys, ritz.z.leading_cols(t));
+      for (int64_t j = 0; j < t; ++j) {
+        const double scale = 1.0 / std::sqrt(ritz.w[static_cast<size_t>(j)]);
+        for (int64_t i = 0; i < n; ++i) f(i, j) = ft(i, j) * scale;
+      }
+    }
+    DenseMatrix rf;
+    STRATA_RETURN_NOT_OK(orthonormalize(f, &rf).status());
+    STRATA_ASSIGN_OR_RETURN(SvdDense small, svd_dense(rf));
+    out.v = matmul(f, small.u.leading_cols(k));
+    out.s.assign(small.s.begin(), small.s.begin() + k);
   }
-  DenseMatrix rf;
-  STRATA_RETURN_NOT_OK(orthonormalize(f, &rf).status());
-  STRATA_ASSIGN_OR_RETURN(SvdDense small, svd_dense(rf));
-  out.v = matmul(f, small.u.leading_cols(k));
-  out.s.assign(small.s.begin(), small.s.begin() + k);
   // Keep the Rayleigh–Ritz lower bound where rounding left the Nyström value below it;
   // values under the noise level of the products are reported as 0.
   for (int64_t j = 0; j < k; ++j) {
