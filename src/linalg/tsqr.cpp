@@ -118,8 +118,9 @@ Status factor_block(const RowBlockSource& source, const BlockPlan& plan, int64_t
   for (int64_t i = 0; i < leaves.num_leaves; ++i) {
     DenseMatrix r(n, n);
     const int64_t off = leaves.start(i) * n;
-    const bool hh = direct ? leaf_r(direct + off, leaves.count(i), n, r.data.data())
-                           : leaf_qr(buf + off, leaves.count(i), n, r.data.data(), want_q);
+    // R alone is computed the same way whether the rows were read or used in place.
+    const bool hh = want_q ? leaf_qr(buf + off, leaves.count(i), n, r.data.data(), true)
+                           : leaf_r((direct ? direct : buf) + off, leaves.count(i), n, r.data.data());
     if (hh && householder) ++*householder;
     tree.push(std::move(r));
   }
