@@ -329,6 +329,8 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
   return linalg::GramOperatorPtr(std::move(op));
 }
 
+bool int16_kernels_vectorized() { return detail::int_kernels_vectorized(); }
+
 const char* genotype_arithmetic_name(GenotypeArithmetic a) {
   return a == GenotypeArithmetic::Int16 ? "int16" : "float32";
 }

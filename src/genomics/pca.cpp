@@ -76,8 +76,9 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     go.pool = options.pass.pool;
     go.progress = options.pass.progress;
     go.resident_bytes = std::max<int64_t>(0, options.memory_bytes - state);
-    go.arithmetic = options.arithmetic.value_or(options.tolerance > 0 ? GenotypeArithmetic::Float32
-                                                                        : GenotypeArithmetic::Int16);
+    go.arithmetic = options.arithmetic.value_or(options.tolerance > 0 || !int16_kernels_vectorized()
+                                                    ? GenotypeArithmetic::Float32
+                                                    : GenotypeArithmetic::Int16);
     out.arithmetic = genotype_arithmetic_name(go.arithmetic);
     STRATA_ASSIGN_OR_RETURN(auto op, make_genotype_gram_operator(view, counts, out.variants_used, options.scale, go));
     out.resident = genotype_gram_is_resident(*op);

@@ -235,7 +235,8 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
                   "all --iterations)");
   pca->add_option("--precision", pa->precision,
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
-                  "operands, twice the float32 speed), float32, or auto (int16, float32 with --tolerance)")
+                  "operands, twice the float32 speed with AVX-512 VNNI), float32, or auto (int16 where vectorized; float32 "
+                  "with --tolerance)")
       ->check(CLI::IsMember({"auto", "int16", "float32"}));
   pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)");
   pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)");

@@ -1,14 +1,17 @@
 #pragma once
 /// \file
 /// The standardized genotype matrix as a linalg::GramOperator computed straight from 2-bit
-/// codes: the kernels decode 16 codes at a time through the per-variant standardization table
-/// inside their register loop and feed the values straight to FMAs, so the matrix is never
-/// expanded in memory.
+/// codes: the kernels decode codes inside their register loop, so the matrix is never expanded
+/// in memory. Two arithmetics (GenotypeArithmetic): int16 (default) multiplies the raw codes
+/// by 15-bit rounded operands with exact integer sums (AVX-512 VNNI) and applies centring,
+/// scaling and missing calls afterwards as per-variant terms; float32 decodes codes through the
+/// per-variant standardization table and feeds FMAs.
 ///
 /// Y = AᵀA·Q runs in groups of 3,072 variants: phase 1 computes A_t·Q for every 96-variant tile
 /// of the group in parallel; phase 2 splits the samples into fixed slices and adds A_gᵀ·(A_g·Q)
-/// row by row in order, accumulating float32 within a group and float64 across groups. The partition is fixed
-/// by the shape, so results are bit-identical for any thread count.
+/// row by row in order, exact (int16) or float32 within a group and float64 across groups. The
+/// partition is fixed by the shape, so results are bit-identical for any thread count (and, for
+/// int16, between the vectorized and portable kernels).
 ///
 /// The packed codes of the used variants stay in memory when they fit the `resident_bytes`
 /// budget (M·⌈N/4⌉ bytes: 250 MB for 10,000 × 100,000); otherwise every pass re-reads them
@@ -39,6 +42,10 @@ enum class GenotypeArithmetic : uint8_t {
   /// float32 products of the standardized values, float64 across groups.
   Float32,
 };
+
+/// \brief Whether this CPU runs the int16 kernels vectorized (AVX-512 VNNI and VBMI); where
+/// it does not, float32 (AVX-512 FMA where available) is the faster choice.
+bool int16_kernels_vectorized();
 
 /// \brief "int16" / "float32"; parse_genotype_arithmetic() reads them back.
 const char* genotype_arithmetic_name(GenotypeArithmetic a);

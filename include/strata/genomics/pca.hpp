@@ -49,7 +49,8 @@ struct PcaOptions {
   double tolerance = 0.0;
   /// Randomized: arithmetic of the genotype products; unset = int16 (twice the float32 rate,
   /// products within ~1e-5, far below the error of a fixed number of passes) unless a
-  /// tolerance is set, where float32 lets the error estimates fall below the int16 floor.
+  /// tolerance is set, where float32 lets the error estimates fall below the int16 floor, or
+  /// the CPU lacks the vectorized int16 kernels.
   std::optional<GenotypeArithmetic> arithmetic;
   bool compute_loadings = true;  ///< variant loadings cost one more pass (randomized)
   /// Memory budget: randomized PCA keeps the packed codes of the used variants in memory
