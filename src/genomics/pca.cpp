@@ -8,8 +8,13 @@
 
 namespace strata::genomics {
 namespace {
-// See PcaOptions::iterations.
-constexpr int kPcaKrylovPasses = 24;
+// Block Krylov defaults (see PcaOptions::iterations): blocks of 8 columns (one SIMD width of
+// the genotype kernels) and a search space of 18 columns per wanted component.
+constexpr int64_t kPcaBlockColumns = 8;
+constexpr int64_t kPcaColumnsPerComponent = 18;
+// With a tolerance and no pass count, passes may go up to this multiple of the default, as
+// long as the Krylov state (2 · samples · columns float64) stays within half the memory budget.
+constexpr int64_t kPcaTolerancePassFactor = 8;
 }  // namespace
 
 Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options) {
@@ -47,13 +52,24 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   so.k = options.k;
   so.scheme = options.scheme;
   so.iterations = options.iterations;
-  if (so.iterations < 0 && options.scheme == linalg::RandomizedScheme::BlockKrylov) so.iterations = kPcaKrylovPasses;
+  const int64_t n = view->num_samples();
+  if (options.scheme == linalg::RandomizedScheme::BlockKrylov) {
+    so.block_columns = options.block_columns > 0 ? options.block_columns : kPcaBlockColumns;
+    if (so.iterations < 0) {
+      const int64_t columns = kPcaColumnsPerComponent * (options.k + std::max<int64_t>(0, options.oversampling));
+      int64_t passes = (columns + so.block_columns - 1) / so.block_columns;
+      if (options.tolerance > 0) {
+        const int64_t by_memory = options.memory_bytes / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
+        passes = std::max(passes, std::min(kPcaTolerancePassFactor * passes, by_memory));
+      }
+      so.iterations = static_cast<int>(std::min<int64_t>(passes, 1 << 20));
+    }
+  }
   so.oversampling = options.oversampling;
   so.seed = options.seed;
   so.tolerance = options.tolerance;
   so.compute_u = options.compute_loadings;
   so.pass = options.pass;
-  const int64_t n = view->num_samples();
   if (options.k >= std::min(m, n)) {
     return Status::Invalid("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
                            std::min(m, n));
@@ -70,7 +86,8 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     out.arithmetic = "float64";
   } else {
     // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64).
-    const int64_t width = (options.k + options.oversampling + 7) / 8 * 8 * std::max(1, so.iterations);
+    const int64_t block = so.block_columns > 0 ? so.block_columns : options.k + options.oversampling;
+    const int64_t width = (block + 7) / 8 * 8 * std::max(1, so.iterations);
     const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
     GenotypeGramOptions go;
     go.pool = options.pass.pool;

@@ -150,11 +150,20 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
                                            : (krylov ? kDefaultKrylovIterations : kDefaultSubspaceIterations);
   if (iterations < 1) return Status::Invalid("randomized SVD needs at least 1 iteration, got ", iterations);
   const int64_t m = op.rows(), n = op.cols(), p = std::min(m, n);
-  int64_t b = std::min(k + options.oversampling, p);
+  if (options.block_columns < 0) return Status::Invalid("block_columns must be >= 0, got ", options.block_columns);
+  if (options.block_columns > 0 && options.block_columns < k && !krylov) {
+    return Status::Invalid("subspace iteration needs blocks of at least k = ", k, " columns, got ",
+                           options.block_columns);
+  }
+  int64_t b = std::min(options.block_columns > 0 ? options.block_columns : k + options.oversampling, p);
   // Operators with a natural width (SIMD lanes) get the extra columns for free.
   if (const int64_t pw = op.preferred_width(); pw > 0) b = std::min(p, (b + pw - 1) / pw * pw);
   // The search space cannot outgrow the matrix: cap the Krylov depth.
   if (krylov) iterations = static_cast<int>(std::min<int64_t>(iterations, std::max<int64_t>(1, p / b)));
+  if (b * (krylov ? iterations : 1) < k) {
+    return Status::Invalid("randomized SVD: ", iterations, " passes of ", b, " columns cannot resolve k = ", k,
+                           " (need at least k columns in all)");
+  }
   const int64_t max_width = krylov ? b * iterations : b;
   STRATA_RETURN_NOT_OK(check_lapack_dims(n, max_width, "randomized SVD state"));
   BlasThreadsGuard blas(1);
@@ -170,6 +179,7 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   int64_t width = 0;
   RitzStep step;
   bool have_step = false;
+  int64_t last_check = 0;
   for (int it = 0; it < iterations; ++it) {
     DenseMatrix y;
     STRATA_RETURN_NOT_OK(op.gram(qcur, y));
@@ -180,8 +190,12 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
     width = c0 + b;
     cm.extend(kbasis, ys, c0, width);
     const bool last = it + 1 == iterations;
-    // With a tolerance, stop as soon as every top-k estimate is below it.
-    if (options.tolerance > 0 && (krylov || last) && it >= 1) {
+    // With a tolerance, stop as soon as every top-k estimate is below it. The check costs an
+    // eigendecomposition of the width² Ritz matrix: past 256 columns it runs every
+    // ⌈width / 256⌉ passes.
+    const bool check_now = width >= k && (last || it - last_check >= std::max<int64_t>(1, width / 256));
+    if (options.tolerance > 0 && (krylov || last) && it >= 1 && check_now) {
+      last_check = it;
       STRATA_ASSIGN_OR_RETURN(step, ritz_step(cm, kbasis, ys, width, k, op.describe()));
       have_step = true;
       const double worst = *std::max_element(step.error_estimate.begin(), step.error_estimate.end());

@@ -168,5 +168,30 @@ TEST(RandomizedSvd, AutoPicksByShape) {
   EXPECT_EQ(r.method, SvdMethod::Randomized);
 }
 
+// Blocks narrower than k: the Ritz space spans several blocks and still resolves the top k
+// (the genotype PCA default is 8 columns per pass for any k).
+TEST(RandomizedSvd, BlocksNarrowerThanK) {
+  std::vector<double> s;
+  for (int i = 0; i < 120; ++i) s.push_back(100.0 * std::pow(0.8, i));
+  Fixture f = make_fixture(2000, 300, s, 5);
+  SvdOptions o = randomized(10, RandomizedScheme::BlockKrylov, 12);
+  o.block_columns = 4;
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+  ASSERT_EQ(r.s.size(), 10u);
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-8) << i;
+  EXPECT_LT(orthogonality_error(r.v), 1e-12);
+  EXPECT_EQ(r.krylov_width, 48);
+
+  // Too few columns in all, negative blocks, and subspace iteration with b < k are refused.
+  o.iterations = 2;
+  EXPECT_FALSE(svd(f.src, o).ok());
+  o.iterations = 12;
+  o.block_columns = -1;
+  EXPECT_FALSE(svd(f.src, o).ok());
+  SvdOptions sub = randomized(10, RandomizedScheme::SubspaceIteration, 12);
+  sub.block_columns = 4;
+  EXPECT_FALSE(svd(f.src, sub).ok());
+}
+
 }  // namespace
 }  // namespace strata::linalg

@@ -109,6 +109,7 @@ struct PcaArgs {
   int64_t oversampling = 6;
   double tolerance = 0.0;
   std::string precision = "auto";
+  int64_t block = 0;
   uint64_t seed = 0;
 };
 
@@ -127,6 +128,7 @@ Status run_pca(const PcaArgs& a, const CliState& state) {
   o.pca.iterations = a.iterations;
   o.pca.oversampling = a.oversampling;
   o.pca.tolerance = a.tolerance;
+  o.pca.block_columns = a.block;
   if (a.precision != "auto") {
     STRATA_ASSIGN_OR_RETURN(auto arithmetic, genomics::parse_genotype_arithmetic(a.precision));
     o.pca.arithmetic = arithmetic;
@@ -227,12 +229,17 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   pca->add_option("--geno", pa->geno, "Drop variants with a missing-call rate above this");
   pca->add_option("--memory", pa->memory, "Memory budget, e.g. 2G (default 2G): the packed genotypes stay in memory across passes when "
                   "they fit, and are re-read from INPUT every pass otherwise");
-  pca->add_option("--iterations", pa->iterations, "Randomized: passes over the data (default 24)");
+  pca->add_option("--iterations", pa->iterations,
+                  "Randomized: passes over the data (default ceil(18(k + oversampling) / block): 36 for k = 10; "
+                  "with --tolerance, up to 8 times that)");
   pca->add_option("--oversampling", pa->oversampling,
-                  "Randomized: extra block columns beyond k (default 6; blocks are padded to a multiple of 8)");
+                  "Randomized: extra components the default number of passes is sized for (default 6)");
   pca->add_option("--tolerance", pa->tolerance,
                   "Randomized: stop early once every eigenvalue's error estimate is below this (default: run "
                   "all --iterations)");
+  pca->add_option("--block", pa->block,
+                  "Randomized: columns per pass (default 8; may be below k; padded to a multiple of 8)")
+      ->check(CLI::NonNegativeNumber);
   pca->add_option("--precision", pa->precision,
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
                   "operands, twice the float32 speed with AVX-512 VNNI), float32, or auto (int16 where vectorized; float32 "

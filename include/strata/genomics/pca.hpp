@@ -33,16 +33,19 @@ struct PcaOptions {
   /// Variant filters (`--maf`, `--geno`); monomorphic variants are always dropped.
   io::VariantFilter filter;
   linalg::RandomizedScheme scheme = linalg::RandomizedScheme::BlockKrylov;
-  /// Randomized passes; -1 = 24 for block Krylov (subspace iteration: the linalg default).
-  /// Genotype spectra have a flat bulk right after the population PCs (relative gaps ~1e-4 to
-  /// 1e-3), so the linalg default of 8 leaves PC3+ about 1e-2 low. With blocks of 16 columns,
-  /// 24 passes bring all top-10 eigenvalues of a simulated 10,000 × 100,000 cohort within
-  /// 5.5e-4 of plink2's exact values (20 passes: 1.7e-3; 32: 8e-5).
+  /// Randomized passes; -1 = ⌈18·(k + oversampling) / block⌉ for block Krylov (36 for k = 10
+  /// with blocks of 8), and with a tolerance up to 8× that (bounded by memory). Genotype
+  /// spectra have a flat bulk right after the population PCs (relative gaps ~1e-4 to 1e-3), so
+  /// the search space must be wide; narrow blocks get more out of each column: on a simulated
+  /// 10,000 × 100,000 cohort, 36 passes of 8 columns put all top-10 eigenvalues within 3–6e-4
+  /// of plink2's exact values (24 passes of 16: 4–6e-4, at 4/3 the cost).
   int iterations = -1;
-  /// Extra block columns beyond k; the genotype kernels pad the block to a multiple of 8, so
-  /// the default (6) makes k = 10 a block of exactly 16. Per column of Krylov basis, narrow
-  /// blocks converge faster on genotype spectra than wide ones.
+  /// Extra components the default search space is sized for (see `iterations`); also the
+  /// block's extra columns for subspace iteration.
   int64_t oversampling = 6;
+  /// Randomized block Krylov: columns per pass; 0 = 8 (one SIMD width of the genotype kernels;
+  /// blocks may be narrower than k, the Ritz space spans all blocks).
+  int64_t block_columns = 0;
   uint64_t seed = 0;
   /// Randomized: stop early once every top-k eigenvalue error estimate is at most this (0 =
   /// run all `iterations`).

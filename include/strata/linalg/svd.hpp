@@ -62,6 +62,10 @@ struct SvdOptions {
   RandomizedScheme scheme = RandomizedScheme::BlockKrylov;
   /// Extra sketch columns beyond k (l = k + oversampling, capped by min(rows, cols)).
   int64_t oversampling = 10;
+  /// Block Krylov: columns per pass when > 0 (overrides k + oversampling; may be below k, the
+  /// Ritz space then spans several blocks). Narrow blocks reach a tight tolerance in fewer
+  /// column-passes on flat spectra.
+  int64_t block_columns = 0;
   /// Passes of the iteration; -1 = default (block Krylov: 8, subspace iteration: 7).
   int iterations = -1;
   /// When > 0: stop as soon as every top-k error estimate (see SvdResult::error_estimate) is
