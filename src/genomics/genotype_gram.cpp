@@ -103,38 +103,29 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const std::vector<float> qt = transposed_f32(q, w);
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
     std::vector<float> ytiles(static_cast<size_t>(kGroupRows * w));
-    std::vector<uint8_t> group_codes;
-    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
-    const int64_t slices = ceil_div(n16_, kSliceCols);
-    for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
-      const int64_t group_rows = std::min(kGroupRows, m_ - g0);
-      const int64_t tiles = ceil_div(group_rows, kTileRows);
-      // Phase 1: Y_t = A_t·Q for every tile of the group.
-      STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
-        const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-        STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
-        float* yt = ytiles.data() + t * kTileRows * w;
-        std::fill(yt, yt + rows * w, 0.0f);
-        detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, qt.data(), n16_, w, yt);
-        return Status::OK();
-      }));
-      // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
-      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
-      STRATA_RETURN_NOT_OK(pool().parallel_for(slices, [&](int64_t s) -> Status {
-        const int64_t n0 = s * kSliceCols, len = std::min(kSliceCols, n16_ - n0);
-        float* acc = thread_buffer<float>(w * kSliceCols);
-        std::fill(acc, acc + w * kSliceCols, 0.0f);
-        detail::codes_t_times(gcodes + n0 / 4, stride_, luts_.data() + 4 * g0, group_rows, 0, len, ytiles.data(), w,
-                              acc, kSliceCols);
-        for (int64_t c = 0; c < w; ++c) {
-          double* zc = zt.data() + c * n16_ + n0;
-          const float* ac = acc + c * kSliceCols;
-          for (int64_t i = 0; i < len; ++i) zc[i] += static_cast<double>(ac[i]);
-        }
-        return Status::OK();
-      }));
-      advance(group_rows);
-    }
+    STRATA_RETURN_NOT_OK(for_each_group(
+        // Phase 1: Y_t = A_t·Q for every tile of the group.
+        [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
+          float* yt = ytiles.data() + t * kTileRows * w;
+          std::fill(yt, yt + rows * w, 0.0f);
+          detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, qt.data(), n16_, w, yt);
+          return Status::OK();
+        },
+        // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
+        [&](int64_t g0, int64_t group_rows, int64_t, const uint8_t* gcodes) -> Status {
+          return for_each_slice([&](int64_t n0, int64_t len) -> Status {
+            float* acc = thread_buffer<float>(w * kSliceCols);
+            std::fill(acc, acc + w * kSliceCols, 0.0f);
+            detail::codes_t_times(gcodes + n0 / 4, stride_, luts_.data() + 4 * g0, group_rows, 0, len, ytiles.data(),
+                                  w, acc, kSliceCols);
+            for (int64_t c = 0; c < w; ++c) {
+              double* zc = zt.data() + c * n16_ + n0;
+              const float* ac = acc + c * kSliceCols;
+              for (int64_t i = 0; i < len; ++i) zc[i] += static_cast<double>(ac[i]);
+            }
+            return Status::OK();
+          });
+        }));
     y = linalg::DenseMatrix(n_, q.cols);
     for (int64_t j = 0; j < q.cols; ++j) std::copy(zt.data() + j * n16_, zt.data() + j * n16_ + n_, y.col(j));
     return Status::OK();
@@ -143,24 +134,17 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
     const int64_t k = x.cols, w = round_up(std::max<int64_t>(1, k), kLanes);
     const std::vector<float> xt = transposed_f32(x, w);
-    std::vector<uint8_t> group_codes;
-    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
-    for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
-      const int64_t group_rows = std::min(kGroupRows, m_ - g0);
-      STRATA_RETURN_NOT_OK(pool().parallel_for(ceil_div(group_rows, kTileRows), [&](int64_t t) -> Status {
-        const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-        STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
-        float* yt = thread_buffer<float>(kTileRows * w);
-        std::fill(yt, yt + rows * w, 0.0f);
-        detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, xt.data(), n16_, w, yt);
-        std::vector<double> out(static_cast<size_t>(rows * k));
-        for (int64_t i = 0; i < rows; ++i)
-          for (int64_t j = 0; j < k; ++j) out[static_cast<size_t>(i * k + j)] = yt[i * w + j];
-        return sink(r0, rows, k, out.data());
-      }));
-      advance(group_rows);
-    }
-    return Status::OK();
+    return for_each_group(
+        [&](int64_t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
+          float* yt = thread_buffer<float>(kTileRows * w);
+          std::fill(yt, yt + rows * w, 0.0f);
+          detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, xt.data(), n16_, w, yt);
+          std::vector<double> out(static_cast<size_t>(rows * k));
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < k; ++j) out[static_cast<size_t>(i * k + j)] = yt[i * w + j];
+          return sink(r0, rows, k, out.data());
+        },
+        [](int64_t, int64_t, int64_t, const uint8_t*) { return Status::OK(); });
   }
 
  private:
@@ -214,82 +198,110 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     std::vector<double> tg(static_cast<size_t>(kGroupRows * w));
     std::vector<int16_t> wpairs(static_cast<size_t>((kGroupRows + 1) * w));
     std::vector<MissingCalls> missing(static_cast<size_t>(kGroupTiles));
-    std::vector<uint8_t> group_codes;
-    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
-    const int64_t slices = ceil_div(n16_, kSliceCols);
-    for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
-      const int64_t group_rows = std::min(kGroupRows, m_ - g0);
-      const int64_t tiles = ceil_div(group_rows, kTileRows);
-      // Phase 1: T_t = A_t·Q̃ from exact integer sums.
-      STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
-        const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-        STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
-        int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
-        int64_t* msum = p + kTileRows * w;
-        std::fill(p, p + rows * w, int64_t{0});
-        detail::codes_times_i16(codes, stride_, rows, n32_, qt.data(), n32_, w, p);
-        MissingCalls& miss = missing[static_cast<size_t>(t)];
-        miss.clear();
-        for (int64_t i = 0; i < rows; ++i) {
-          const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
-          std::fill(msum, msum + w, int64_t{0});
-          if (lc.has_missing) {
-            const size_t before = miss.size();
-            const auto row_in_group = static_cast<int32_t>(t * kTileRows + i);
-            find_missing(codes + i * stride_, n_, row_in_group, miss);
-            for (size_t e = before; e < miss.size(); ++e)
-              for (int64_t c = 0; c < w; ++c) msum[c] += qt[static_cast<size_t>(c * n32_ + miss[e].second)];
+    STRATA_RETURN_NOT_OK(for_each_group(
+        // Phase 1: T_t = A_t·Q̃ from exact integer sums.
+        [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
+          int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
+          int64_t* msum = p + kTileRows * w;
+          std::fill(p, p + rows * w, int64_t{0});
+          detail::codes_times_i16(codes, stride_, rows, n32_, qt.data(), n32_, w, p);
+          MissingCalls& miss = missing[static_cast<size_t>(t)];
+          miss.clear();
+          for (int64_t i = 0; i < rows; ++i) {
+            const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
+            std::fill(msum, msum + w, int64_t{0});
+            if (lc.has_missing) {
+              const size_t before = miss.size();
+              find_missing(codes + i * stride_, n_, static_cast<int32_t>(t * kTileRows + i), miss);
+              for (size_t e = before; e < miss.size(); ++e)
+                for (int64_t c = 0; c < w; ++c) msum[c] += qt[static_cast<size_t>(c * n32_ + miss[e].second)];
+            }
+            double* ti = tg.data() + (t * kTileRows + i) * w;
+            for (int64_t c = 0; c < w; ++c)
+              ti[c] = qscale[c] * (lc.alpha * static_cast<double>(p[i * w + c]) +
+                                   lc.beta * static_cast<double>(qsum[c]) + lc.gamma * static_cast<double>(msum[c]));
           }
-          double* ti = tg.data() + (t * kTileRows + i) * w;
-          for (int64_t c = 0; c < w; ++c)
-            ti[c] = qscale[c] * (lc.alpha * static_cast<double>(p[i * w + c]) +
-                                 lc.beta * static_cast<double>(qsum[c]) + lc.gamma * static_cast<double>(msum[c]));
-        }
-        return Status::OK();
-      }));
-      // Round α·T per column to int16 pairs; T̃ (what the integer product really multiplies)
-      // replaces T for the centring and missing-call terms.
-      for (int64_t c = 0; c < w; ++c) {
-        double mx = 0.0;
-        for (int64_t i = 0; i < group_rows; ++i)
-          mx = std::max(mx, std::fabs(linear_[static_cast<size_t>(g0 + i)].alpha * tg[i * w + c]));
-        const double inv = mx > 0.0 ? kInt16Max / mx : 0.0;
-        wscale[c] = mx / kInt16Max;
-        for (int64_t i = 0; i < group_rows; ++i) {
-          const LinearCode& lc = linear_[static_cast<size_t>(g0 + i)];
-          double& t = tg[i * w + c];
-          const auto v = static_cast<int16_t>(std::lrint(lc.alpha * t * inv));
-          wpairs[static_cast<size_t>((i / 2) * 2 * w + 2 * c + i % 2)] = v;
-          if (lc.alpha != 0.0) t = wscale[c] * v / lc.alpha;
-          bias[c] += lc.beta * t;
-        }
-        if (group_rows % 2) wpairs[static_cast<size_t>((group_rows / 2) * 2 * w + 2 * c + 1)] = 0;
-      }
-      // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·T̃_g)ᵀ, exact within the group.
-      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
-      STRATA_RETURN_NOT_OK(pool().parallel_for(slices, [&](int64_t s) -> Status {
-        const int64_t n0 = s * kSliceCols, len = std::min(kSliceCols, n16_ - n0);
-        int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
-        std::fill(acc, acc + w * kSliceCols, 0);
-        detail::codes_t_times_i16(gcodes + n0 / 4, stride_, group_rows, len, wpairs.data(), w, acc, kSliceCols);
-        for (int64_t c = 0; c < w; ++c) {
-          double* zc = zt.data() + c * n16_ + n0;
-          const int32_t* ac = acc + c * kSliceCols;
-          for (int64_t i = 0; i < len; ++i) zc[i] += wscale[c] * static_cast<double>(ac[i]);
-        }
-        return Status::OK();
-      }));
-      for (int64_t t = 0; t < tiles; ++t)
-        for (const auto& [row, sample] : missing[static_cast<size_t>(t)]) {
-          const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
-          for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * tg[row * w + c];
-        }
-      advance(group_rows);
-    }
+          return Status::OK();
+        },
+        [&](int64_t g0, int64_t group_rows, int64_t tiles, const uint8_t* gcodes) -> Status {
+          round_group(g0, group_rows, w, tg, wpairs, wscale, bias);
+          // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·T̃_g)ᵀ, exact within the group.
+          STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
+            int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
+            std::fill(acc, acc + w * kSliceCols, 0);
+            detail::codes_t_times_i16(gcodes + n0 / 4, stride_, group_rows, len, wpairs.data(), w, acc, kSliceCols);
+            for (int64_t c = 0; c < w; ++c) {
+              double* zc = zt.data() + c * n16_ + n0;
+              const int32_t* ac = acc + c * kSliceCols;
+              for (int64_t i = 0; i < len; ++i) zc[i] += wscale[c] * static_cast<double>(ac[i]);
+            }
+            return Status::OK();
+          }));
+          for (int64_t t = 0; t < tiles; ++t)
+            for (const auto& [row, sample] : missing[static_cast<size_t>(t)]) {
+              const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
+              for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * tg[row * w + c];
+            }
+          return Status::OK();
+        }));
     y = linalg::DenseMatrix(n_, q.cols);
     for (int64_t j = 0; j < q.cols; ++j)
       for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
     return Status::OK();
+  }
+
+  // Rounds α·T of a group per column to int16 pairs for phase 2 (scale in `wscale`); T̃ (what
+  // the integer product really multiplies) replaces T for the centring term, added to `bias`,
+  // and for the missing-call corrections.
+  void round_group(int64_t g0, int64_t group_rows, int64_t w, std::vector<double>& tg, std::vector<int16_t>& wpairs,
+                   std::vector<double>& wscale, std::vector<double>& bias) const {
+    for (int64_t c = 0; c < w; ++c) {
+      double mx = 0.0;
+      for (int64_t i = 0; i < group_rows; ++i)
+        mx = std::max(mx, std::fabs(linear_[static_cast<size_t>(g0 + i)].alpha * tg[i * w + c]));
+      const double inv = mx > 0.0 ? kInt16Max / mx : 0.0;
+      wscale[c] = mx / kInt16Max;
+      for (int64_t i = 0; i < group_rows; ++i) {
+        const LinearCode& lc = linear_[static_cast<size_t>(g0 + i)];
+        double& t = tg[i * w + c];
+        const auto v = static_cast<int16_t>(std::lrint(lc.alpha * t * inv));
+        wpairs[static_cast<size_t>((i / 2) * 2 * w + 2 * c + i % 2)] = v;
+        if (lc.alpha != 0.0) t = wscale[c] * v / lc.alpha;
+        bias[c] += lc.beta * t;
+      }
+      if (group_rows % 2) wpairs[static_cast<size_t>((group_rows / 2) * 2 * w + 2 * c + 1)] = 0;
+    }
+  }
+
+  // The schedule every product shares, fixed by the shape (so the same bits for any thread
+  // count): groups of kGroupRows variants in order; per group, `tile(t, r0, rows, codes)` for
+  // its tiles in parallel, then `group(g0, group_rows, tiles, group_codes)`.
+  template <class TileFn, class GroupFn>
+  Status for_each_group(TileFn&& tile, GroupFn&& group) const {
+    std::vector<uint8_t> group_codes;
+    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
+    for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
+      const int64_t group_rows = std::min(kGroupRows, m_ - g0);
+      const int64_t tiles = ceil_div(group_rows, kTileRows);
+      STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
+        const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
+        STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
+        return tile(t, r0, rows, codes);
+      }));
+      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
+      STRATA_RETURN_NOT_OK(group(g0, group_rows, tiles, gcodes));
+      advance(group_rows);
+    }
+    return Status::OK();
+  }
+
+  // Phase 2's fixed sample slices, in parallel: fn(n0, len).
+  template <class SliceFn>
+  Status for_each_slice(SliceFn&& fn) const {
+    return pool().parallel_for(ceil_div(n16_, kSliceCols), [&](int64_t s) -> Status {
+      const int64_t n0 = s * kSliceCols;
+      return fn(n0, std::min(kSliceCols, n16_ - n0));
+    });
   }
 
   io::GenotypeViewPtr view_;
