@@ -163,15 +163,6 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return out;
   }
 
-  // Codes of tile t of the group starting at g0: in place when resident, else read into the
-  // group buffer (phase 2 reads them from there).
-  Result<const uint8_t*> tile_codes(int64_t g0, int64_t t, std::vector<uint8_t>& group_codes) const {
-    const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-    if (resident()) return resident_.as<uint8_t>() + r0 * stride_;
-    uint8_t* dst = group_codes.data() + t * kTileRows * stride_;
-    STRATA_RETURN_NOT_OK(view_->read_codes(r0, rows, 0, n_, dst, stride_));
-    return static_cast<const uint8_t*>(dst);
-  }
 
   // Y = AᵀA·Q with int16 operands (see GenotypeArithmetic::Int16): Q is rounded per column,
   // A_t·Q̃ summed exactly; A_t·Q̃ is rounded per group and column for Aᵀ·(A·Q̃). Centring,
@@ -283,12 +274,20 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
       const int64_t group_rows = std::min(kGroupRows, m_ - g0);
       const int64_t tiles = ceil_div(group_rows, kTileRows);
+      // Streaming: the whole group is read before any kernel runs, because kernels read a few
+      // bytes past a tile's last row, into the next tile (multiplied by zeros, but it must not
+      // race with that tile being written).
+      if (!resident()) {
+        STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
+          const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
+          return view_->read_codes(r0, rows, 0, n_, group_codes.data() + t * kTileRows * stride_, stride_);
+        }));
+      }
+      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
       STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
         const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-        STRATA_ASSIGN_OR_RETURN(const uint8_t* codes, tile_codes(g0, t, group_codes));
-        return tile(t, r0, rows, codes);
+        return tile(t, r0, rows, gcodes + t * kTileRows * stride_);
       }));
-      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
       STRATA_RETURN_NOT_OK(group(g0, group_rows, tiles, gcodes));
       advance(group_rows);
     }
