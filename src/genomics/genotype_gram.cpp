@@ -62,7 +62,7 @@ void find_missing(const uint8_t* row, int64_t n, int32_t row_in_group, MissingCa
       out.emplace_back(row_in_group, static_cast<int32_t>(32 * word + __builtin_ctzll(m) / 2));
   }
   for (int64_t s = 32 * full; s < n; ++s)
-    if (((row[s >> 2] >> (2 * (s & 3))) & 3) == 3) out.emplace_back(row_in_group, static_cast<int32_t>(s));
+    if (io::code_at(row, s) == io::kCodeMissing) out.emplace_back(row_in_group, static_cast<int32_t>(s));
 }
 
 class GenotypeGramOperator final : public linalg::GramOperator {
@@ -162,7 +162,6 @@ class GenotypeGramOperator final : public linalg::GramOperator {
       for (int64_t i = 0; i < n_; ++i) out[static_cast<size_t>(j * n16_ + i)] = static_cast<float>(a(i, j));
     return out;
   }
-
 
   // Y = AᵀA·Q with int16 operands (see GenotypeArithmetic::Int16): Q is rounded per column,
   // A_t·Q̃ summed exactly; A_t·Q̃ is rounded per group and column for Aᵀ·(A·Q̃). Centring,

@@ -85,9 +85,11 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(src, so));
     out.arithmetic = "float64";
   } else {
-    // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64).
-    const int64_t block = so.block_columns > 0 ? so.block_columns : options.k + options.oversampling;
-    const int64_t width = (block + 7) / 8 * 8 * std::max(1, so.iterations);
+    // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64;
+    // one block for subspace iteration).
+    const bool krylov = options.scheme == linalg::RandomizedScheme::BlockKrylov;
+    const int64_t block = krylov ? so.block_columns : options.k + options.oversampling;
+    const int64_t width = (block + 7) / 8 * 8 * (krylov ? std::max(1, so.iterations) : 1);
     const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
     GenotypeGramOptions go;
     go.pool = options.pass.pool;

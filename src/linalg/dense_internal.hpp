@@ -18,10 +18,10 @@ Status check_lapack_dims(int64_t rows, int64_t cols, const char* what);
 
 /// QR of a row-major m × n block (m ≥ 1), which is the column-major n × m matrix Aᵀ.
 /// `r` (n × n, column-major) receives R with rows ≥ min(m, n) zero. With `want_q` the block
-/// is overwritten by Q (row-major m × n; columns ≥ min(m, n) zero); otherwise its contents are
-/// destroyed. CholeskyQR2 (BLAS-3) when well conditioned, Householder LQ of Aᵀ otherwise.
-/// The R produced is bit-identical with and without `want_q`. Returns true when the
-/// Householder fallback was used.
+/// is overwritten by Q (row-major m × n; columns ≥ min(m, n) zero); otherwise it is left as
+/// is. CholeskyQR (BLAS-3): one round when the first factor is well conditioned, two when
+/// not; Householder LQ of Aᵀ when ill conditioned. The R produced is bit-identical with and
+/// without `want_q`. Returns true when the Householder fallback was used.
 bool leaf_qr(double* block, int64_t m, int64_t n, double* r, bool want_q);
 
 /// The R of leaf_qr for a block that must not be modified (bit-identical to leaf_qr's R).

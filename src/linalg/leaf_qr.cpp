@@ -1,5 +1,6 @@
-// Block QR kernels for TSQR: CholeskyQR2 on cache-sized leaves, Householder when ill
-// conditioned, and the 2n × n combine step of the reduction tree.
+// Block QR kernels for TSQR: CholeskyQR on cache-sized leaves (one round when well
+// conditioned, two otherwise), Householder when ill conditioned, and the 2n × n combine step
+// of the reduction tree.
 #include <cblas.h>
 #include <lapacke.h>
 
@@ -14,8 +15,10 @@
 namespace strata::linalg {
 namespace {
 
-// Reciprocal condition (1-norm estimate) above which one Cholesky round gives R.
-constexpr double kSingleRoundMinRcond = 1e-2;
+// Reciprocal condition (LAPACK's 1-norm estimate) of the first Cholesky factor above which one
+// round is the whole factorization: R = chol(AᵀA) and Q = A·R⁻¹ then carry errors of about
+// ε·cond² ≲ 1e-13 (singular values, orthogonality of Q).
+constexpr double kSingleRoundMinRcond = 0.1;
 
 // Gram → Cholesky of the column-major n × m matrix At (= row-major A). Returns false when the
 // factor is not usable (not positive definite, or too ill conditioned for CholeskyQR).
@@ -37,18 +40,6 @@ void solve_right(double* at, int n, int m, const double* r) {
   cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, n, m, 1.0, r, n, at, n);
 }
 
-bool cholesky_qr2(double* at, int n, int m, double* r, bool want_q) {
-  std::vector<double> r2(static_cast<size_t>(n) * n);
-  if (m < n || !gram_cholesky(at, n, m, r, kCholQrMinDiagRatio)) return false;
-  solve_right(at, n, m, r);
-  if (!gram_cholesky(at, n, m, r2.data(), 0.5)) return false;
-  if (want_q) solve_right(at, n, m, r2.data());
-  // R = R2 · R1 (both upper triangular).
-  cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0, r2.data(), n,
-              r, n);
-  return true;
-}
-
 void householder_leaf(double* at, int n, int m, double* r, bool want_q) {
   const int p = std::min(n, m);
   std::vector<double> tau(static_cast<size_t>(p));
@@ -65,39 +56,55 @@ void householder_leaf(double* at, int n, int m, double* r, bool want_q) {
   }
 }
 
+// R (and, with `q`, Q written there) of the row-major m × n block `a`, which is only read; `q`
+// may be `a` itself. leaf_qr and leaf_r both come here, so their R is the same bits and a Q
+// always belongs to the R the reduction tree was built from.
+bool factor_leaf(const double* a, double* q, int64_t m, int64_t n, double* r) {
+  const int ni = static_cast<int>(n), mi = static_cast<int>(m);
+  const size_t count = static_cast<size_t>(m) * static_cast<size_t>(n);
+  thread_local std::vector<double> work;
+  if (m >= n && gram_cholesky(a, ni, mi, r, kCholQrMinDiagRatio)) {
+    double rcond = 0.0;
+    if (LAPACKE_dtrcon(LAPACK_COL_MAJOR, '1', 'U', 'N', ni, r, ni, &rcond) == 0 && rcond >= kSingleRoundMinRcond) {
+      if (q) {
+        if (q != a) std::memcpy(q, a, sizeof(double) * count);
+        solve_right(q, ni, mi, r);
+      }
+      return false;
+    }
+    // Second round on A·R₁⁻¹ (a copy: a failed round falls back on the original values).
+    work.assign(a, a + count);
+    solve_right(work.data(), ni, mi, r);
+    std::vector<double> r2(static_cast<size_t>(n) * n);
+    if (gram_cholesky(work.data(), ni, mi, r2.data(), 0.5)) {
+      if (q) {
+        solve_right(work.data(), ni, mi, r2.data());
+        std::memcpy(q, work.data(), sizeof(double) * count);
+      }
+      // R = R₂·R₁ (both upper triangular).
+      cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, ni, ni, 1.0, r2.data(), ni, r,
+                  ni);
+      return false;
+    }
+  }
+  double* h = q;
+  if (q) {
+    if (q != a) std::memcpy(q, a, sizeof(double) * count);
+  } else {
+    work.assign(a, a + count);
+    h = work.data();
+  }
+  householder_leaf(h, ni, mi, r, q != nullptr);
+  return true;
+}
+
 }  // namespace
 
 bool leaf_qr(double* block, int64_t m, int64_t n, double* r, bool want_q) {
-  const int ni = static_cast<int>(n), mi = static_cast<int>(m);
-  // CholeskyQR2 works on a copy so that a failed attempt can fall back on the original values.
-  // The copy is a leaf (cache sized), so it costs little next to the factorization.
-  thread_local std::vector<double> work;
-  work.assign(block, block + static_cast<size_t>(m) * n);
-  if (cholesky_qr2(work.data(), ni, mi, r, want_q)) {
-    if (want_q) std::memcpy(block, work.data(), sizeof(double) * static_cast<size_t>(m) * n);
-    return false;
-  }
-  householder_leaf(block, ni, mi, r, want_q);
-  return true;
+  return factor_leaf(block, want_q ? block : nullptr, m, n, r);
 }
 
-bool leaf_r(const double* block, int64_t m, int64_t n, double* r) {
-  const int ni = static_cast<int>(n), mi = static_cast<int>(m);
-  // A well-conditioned leaf needs no second CholeskyQR round for R alone: R = chol(AᵀA) puts
-  // errors of about ε·cond² on the singular values, ≤ 2e-12 at cond ≤ 100 (random and most
-  // data matrices), and the Gram reads the leaf in place: a third of the flops, no copy.
-  if (m >= n && gram_cholesky(block, ni, mi, r, kCholQrMinDiagRatio)) {
-    double rcond = 0.0;
-    if (LAPACKE_dtrcon(LAPACK_COL_MAJOR, '1', 'U', 'N', ni, r, ni, &rcond) == 0 && rcond >= kSingleRoundMinRcond)
-      return false;
-  }
-  thread_local std::vector<double> work;
-  work.assign(block, block + static_cast<size_t>(m) * n);
-  if (cholesky_qr2(work.data(), ni, mi, r, false)) return false;
-  work.assign(block, block + static_cast<size_t>(m) * n);
-  householder_leaf(work.data(), ni, mi, r, false);
-  return true;
-}
+bool leaf_r(const double* block, int64_t m, int64_t n, double* r) { return factor_leaf(block, nullptr, m, n, r); }
 
 void combine_qr(const double* top, const double* bottom, int64_t n, double* r, double* q) {
   const int ni = static_cast<int>(n), m2 = 2 * ni;

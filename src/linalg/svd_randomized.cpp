@@ -45,14 +45,21 @@ void gemm_tn(int64_t rows, int64_t m, int64_t n, const double* a, int64_t lda, c
               static_cast<int>(ldc));
 }
 
+// C (rows × n) = alpha·A·B + beta·C with A rows × inner (ld rows) and B inner × n (ld inner),
+// column-major.
+void gemm_nn(int64_t rows, int64_t inner, int64_t n, double alpha, const double* a, const double* b, double beta,
+             double* c) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n),
+              static_cast<int>(inner), alpha, a, static_cast<int>(rows), b, static_cast<int>(inner), beta, c,
+              static_cast<int>(rows));
+}
+
 // Z ← Z − K·(Kᵀ·Z) using the first `kc` columns of K.
 void project_out(const DenseMatrix& k_all, int64_t kc, DenseMatrix& z) {
   if (kc == 0) return;
   DenseMatrix h(kc, z.cols);
   gemm_tn(k_all.rows, kc, z.cols, k_all.data.data(), k_all.rows, z.data.data(), z.rows, h.data.data(), kc);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(z.rows), static_cast<int>(z.cols),
-              static_cast<int>(kc), -1.0, k_all.data.data(), static_cast<int>(k_all.rows), h.data.data(),
-              static_cast<int>(kc), 1.0, z.data.data(), static_cast<int>(z.rows));
+  gemm_nn(z.rows, kc, z.cols, -1.0, k_all.data.data(), h.data.data(), 1.0, z.data.data());
 }
 
 // Next Krylov block: orthonormal and orthogonal to K's first kc columns. Project, normalize,
@@ -115,12 +122,8 @@ Result<RitzStep> ritz_step(const RitzMatrix& cm, const DenseMatrix& kbasis, cons
   const int64_t n = kbasis.rows;
   DenseMatrix pk = out.ritz.z.leading_cols(k);
   DenseMatrix res(n, k), kp(n, k);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
-              static_cast<int>(width), 1.0, ys.data.data(), static_cast<int>(n), pk.data.data(),
-              static_cast<int>(width), 0.0, res.data.data(), static_cast<int>(n));
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
-              static_cast<int>(width), 1.0, kbasis.data.data(), static_cast<int>(n), pk.data.data(),
-              static_cast<int>(width), 0.0, kp.data.data(), static_cast<int>(n));
+  gemm_nn(n, width, k, 1.0, ys.data.data(), pk.data.data(), 0.0, res.data.data());
+  gemm_nn(n, width, k, 1.0, kbasis.data.data(), pk.data.data(), 0.0, kp.data.data());
   for (int64_t j = 0; j < k; ++j) {
     const double theta = out.ritz.w[static_cast<size_t>(j)];
     double r2 = 0;
