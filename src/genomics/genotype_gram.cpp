@@ -52,6 +52,38 @@ struct LinearCode {
 // Missing calls of one tile: (row within the group, sample).
 using MissingCalls = std::vector<std::pair<int32_t, int32_t>>;
 
+// A dense block rounded for the integer kernels: column c is qscale[c]·qt[c·ld + i] with
+// |qt| ≤ 32767; qsum[c] = Σ_i qt[c·ld + i] (exact).
+struct Int16Block {
+  std::vector<int16_t> qt;
+  std::vector<double> qscale;
+  std::vector<int64_t> qsum;
+  int64_t ld = 0;
+};
+
+// Rounds the n × q.cols block to 15 bits per column, w ≥ q.cols columns (the rest zero).
+// Rounding an already rounded block gives the same integers again (scales within an ulp).
+Int16Block round_int16(const linalg::DenseMatrix& q, int64_t n, int64_t ld, int64_t w) {
+  Int16Block b;
+  b.ld = ld;
+  b.qt.assign(static_cast<size_t>(w * ld), 0);
+  b.qscale.assign(static_cast<size_t>(w), 0.0);
+  b.qsum.assign(static_cast<size_t>(w), 0);
+  for (int64_t j = 0; j < q.cols; ++j) {
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; ++i) mx = std::max(mx, std::fabs(q(i, j)));
+    if (!(mx > 0.0)) continue;
+    const double inv = kInt16Max / mx;
+    b.qscale[j] = mx / kInt16Max;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<int16_t>(std::lrint(q(i, j) * inv));
+      b.qt[static_cast<size_t>(j * ld + i)] = v;
+      b.qsum[j] += v;
+    }
+  }
+  return b;
+}
+
 // Appends the samples < n whose code is 3 in a packed row.
 void find_missing(const uint8_t* row, int64_t n, int32_t row_in_group, MissingCalls& out) {
   const int64_t full = n / 32;
@@ -97,16 +129,37 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   bool single_precision() const override { return true; }
   int64_t preferred_width() const override { return kLanes; }
 
+  bool rounds_operand() const override { return options_.arithmetic == GenotypeArithmetic::Mixed; }
+
+  linalg::DenseMatrix operand(const linalg::DenseMatrix& q) const override {
+    if (!rounds_operand()) return q;
+    const Int16Block b = round_int16(q, n_, n_, q.cols);
+    linalg::DenseMatrix out(q.rows, q.cols);
+    for (int64_t j = 0; j < q.cols; ++j)
+      for (int64_t i = 0; i < n_; ++i) out(i, j) = b.qscale[j] * b.qt[static_cast<size_t>(j * n_ + i)];
+    return out;
+  }
+
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
     if (options_.arithmetic == GenotypeArithmetic::Int16) return gram_int16(q, y);
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
-    const std::vector<float> qt = transposed_f32(q, w);
+    const bool mixed = options_.arithmetic == GenotypeArithmetic::Mixed;
+    const std::vector<float> qt = mixed ? std::vector<float>() : transposed_f32(q, w);
+    const Int16Block qi = mixed ? round_int16(q, n_, n32_, w) : Int16Block();
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
     std::vector<float> ytiles(static_cast<size_t>(kGroupRows * w));
+    std::vector<double> tile_t(mixed ? static_cast<size_t>(kGroupRows * w) : 0);
+    std::vector<MissingCalls> missing(static_cast<size_t>(kGroupTiles));
     STRATA_RETURN_NOT_OK(for_each_group(
-        // Phase 1: Y_t = A_t·Q for every tile of the group.
+        // Phase 1: Y_t = A_t·Q for every tile of the group (mixed: exact integer sums of Q̃).
         [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
           float* yt = ytiles.data() + t * kTileRows * w;
+          if (mixed) {
+            double* tt = tile_t.data() + t * kTileRows * w;
+            tile_products_int16(qi, t, r0, rows, codes, w, tt, missing[static_cast<size_t>(t)]);
+            for (int64_t i = 0; i < rows * w; ++i) yt[i] = static_cast<float>(tt[i]);
+            return Status::OK();
+          }
           std::fill(yt, yt + rows * w, 0.0f);
           detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, qt.data(), n16_, w, yt);
           return Status::OK();
@@ -168,21 +221,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // scaling and missing calls are applied outside the kernels from exact integer sums.
   Status gram_int16(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const {
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
-    std::vector<int16_t> qt(static_cast<size_t>(w * n32_), 0);
-    std::vector<double> qscale(static_cast<size_t>(w), 0.0);
-    std::vector<int64_t> qsum(static_cast<size_t>(w), 0);
-    for (int64_t j = 0; j < q.cols; ++j) {
-      double mx = 0.0;
-      for (int64_t i = 0; i < n_; ++i) mx = std::max(mx, std::fabs(q(i, j)));
-      if (!(mx > 0.0)) continue;
-      const double inv = kInt16Max / mx;
-      qscale[j] = mx / kInt16Max;
-      for (int64_t i = 0; i < n_; ++i) {
-        const auto v = static_cast<int16_t>(std::lrint(q(i, j) * inv));
-        qt[static_cast<size_t>(j * n32_ + i)] = v;
-        qsum[j] += v;
-      }
-    }
+    const Int16Block qi = round_int16(q, n_, n32_, w);
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0), bias(static_cast<size_t>(w), 0.0);
     std::vector<double> wscale(static_cast<size_t>(w));
     std::vector<double> tg(static_cast<size_t>(kGroupRows * w));
@@ -191,26 +230,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     STRATA_RETURN_NOT_OK(for_each_group(
         // Phase 1: T_t = A_t·Q̃ from exact integer sums.
         [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
-          int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
-          int64_t* msum = p + kTileRows * w;
-          std::fill(p, p + rows * w, int64_t{0});
-          detail::codes_times_i16(codes, stride_, rows, n32_, qt.data(), n32_, w, p);
-          MissingCalls& miss = missing[static_cast<size_t>(t)];
-          miss.clear();
-          for (int64_t i = 0; i < rows; ++i) {
-            const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
-            std::fill(msum, msum + w, int64_t{0});
-            if (lc.has_missing) {
-              const size_t before = miss.size();
-              find_missing(codes + i * stride_, n_, static_cast<int32_t>(t * kTileRows + i), miss);
-              for (size_t e = before; e < miss.size(); ++e)
-                for (int64_t c = 0; c < w; ++c) msum[c] += qt[static_cast<size_t>(c * n32_ + miss[e].second)];
-            }
-            double* ti = tg.data() + (t * kTileRows + i) * w;
-            for (int64_t c = 0; c < w; ++c)
-              ti[c] = qscale[c] * (lc.alpha * static_cast<double>(p[i * w + c]) +
-                                   lc.beta * static_cast<double>(qsum[c]) + lc.gamma * static_cast<double>(msum[c]));
-          }
+          tile_products_int16(qi, t, r0, rows, codes, w, tg.data() + t * kTileRows * w,
+                              missing[static_cast<size_t>(t)]);
           return Status::OK();
         },
         [&](int64_t g0, int64_t group_rows, int64_t tiles, const uint8_t* gcodes) -> Status {
@@ -238,6 +259,33 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     for (int64_t j = 0; j < q.cols; ++j)
       for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
     return Status::OK();
+  }
+
+  // Phase 1 of the integer path for one tile: T (rows × w, row-major) = A_t·Q̃ with A_t the
+  // standardized rows r0.. (tile t of its group), from the exact integer sums of raw codes
+  // plus the per-variant centring and missing-call terms; `miss` receives the tile's missing
+  // calls.
+  void tile_products_int16(const Int16Block& qi, int64_t t, int64_t r0, int64_t rows, const uint8_t* codes, int64_t w,
+                           double* tt, MissingCalls& miss) const {
+    int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
+    int64_t* msum = p + kTileRows * w;
+    std::fill(p, p + rows * w, int64_t{0});
+    detail::codes_times_i16(codes, stride_, rows, n32_, qi.qt.data(), qi.ld, w, p);
+    miss.clear();
+    for (int64_t i = 0; i < rows; ++i) {
+      const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
+      std::fill(msum, msum + w, int64_t{0});
+      if (lc.has_missing) {
+        const size_t before = miss.size();
+        find_missing(codes + i * stride_, n_, static_cast<int32_t>(t * kTileRows + i), miss);
+        for (size_t e = before; e < miss.size(); ++e)
+          for (int64_t c = 0; c < w; ++c) msum[c] += qi.qt[static_cast<size_t>(c * qi.ld + miss[e].second)];
+      }
+      double* ti = tt + i * w;
+      for (int64_t c = 0; c < w; ++c)
+        ti[c] = qi.qscale[c] * (lc.alpha * static_cast<double>(p[i * w + c]) +
+                                lc.beta * static_cast<double>(qi.qsum[c]) + lc.gamma * static_cast<double>(msum[c]));
+    }
   }
 
   // Rounds α·T of a group per column to int16 pairs for phase 2 (scale in `wscale`); T̃ (what
@@ -342,13 +390,19 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
 bool int16_kernels_vectorized() { return detail::int_kernels_vectorized(); }
 
 const char* genotype_arithmetic_name(GenotypeArithmetic a) {
-  return a == GenotypeArithmetic::Int16 ? "int16" : "float32";
+  switch (a) {
+    case GenotypeArithmetic::Int16: return "int16";
+    case GenotypeArithmetic::Float32: return "float32";
+    case GenotypeArithmetic::Mixed: return "mixed";
+  }
+  return "?";
 }
 
 Result<GenotypeArithmetic> parse_genotype_arithmetic(const std::string& name) {
   if (name == "int16") return GenotypeArithmetic::Int16;
   if (name == "float32") return GenotypeArithmetic::Float32;
-  return Status::Invalid("unknown genotype arithmetic '", name, "' (expected int16 or float32)");
+  if (name == "mixed") return GenotypeArithmetic::Mixed;
+  return Status::Invalid("unknown genotype arithmetic '", name, "' (expected int16, float32 or mixed)");
 }
 
 bool genotype_gram_is_resident(const linalg::GramOperator& op) {

@@ -73,6 +73,62 @@ void BM_GramTransposedF32(benchmark::State& state) {
   flops(state, 2.0 * kGroup * kSlice * w);
 }
 
+// Phase 2 as a pass runs it: every slice of `groups` consecutive groups (1 group = 7.7 MB of
+// codes, beyond L2; 16 groups, beyond any L3), so the codes come from L3 or memory.
+void BM_GramTransposedF32Slices(benchmark::State& state) {
+  const int64_t w = 8, groups = state.range(0);
+  const auto codes = random_codes(kGroup * groups);
+  const auto l = luts(kGroup);
+  std::vector<float> y(static_cast<size_t>(kGroup * w), 0.01f), zt(static_cast<size_t>(w * kSlice));
+  for (auto _ : state) {
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t n0 = 0; n0 + kSlice <= kSamples32; n0 += kSlice)
+        codes_t_times(codes.data() + g * kGroup * kStride + n0 / 4, kStride, l.data(), kGroup, 0, kSlice, y.data(),
+                      w, zt.data(), kSlice);
+    benchmark::DoNotOptimize(zt.data());
+  }
+  flops(state, 2.0 * kGroup * (kSamples32 / kSlice * kSlice) * w * groups);
+}
+
+// The same with each group's codes packed slice-major ([slice][row][48 bytes]).
+void BM_GramTransposedF32SlicesPacked(benchmark::State& state) {
+  const int64_t w = 8, groups = state.range(0), slices = kSamples32 / kSlice, panel = kGroup * kSlice / 4;
+  const auto codes = random_codes(kGroup * groups);  // same bytes, read as panels
+  const auto l = luts(kGroup);
+  std::vector<float> y(static_cast<size_t>(kGroup * w), 0.01f), zt(static_cast<size_t>(w * kSlice));
+  for (auto _ : state) {
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t s = 0; s < slices; ++s)
+        codes_t_times(codes.data() + (g * slices + s) * panel, kSlice / 4, l.data(), kGroup, 0, kSlice, y.data(), w,
+                      zt.data(), kSlice);
+    benchmark::DoNotOptimize(zt.data());
+  }
+  flops(state, 2.0 * kGroup * (slices * kSlice) * w * groups);
+}
+
+// A whole pass as the operator runs it on one core: per group, phase 1 on its tiles, then
+// phase 2 on its slices (16 groups: the codes come from memory).
+void BM_GramPassF32(benchmark::State& state) {
+  const int64_t w = 8, groups = state.range(0), tiles = kGroup / kTileRows;
+  const auto codes = random_codes(kGroup * groups);
+  const auto l = luts(kGroup * groups);
+  std::vector<float> qt(static_cast<size_t>(w * kSamples32), 0.01f), y(static_cast<size_t>(kGroup * w)),
+      zt(static_cast<size_t>(w * kSlice));
+  for (auto _ : state) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const uint8_t* gc = codes.data() + g * kGroup * kStride;
+      for (int64_t t = 0; t < tiles; ++t)
+        codes_times(gc + t * kTileRows * kStride, kStride, l.data() + 4 * (g * kGroup + t * kTileRows), kTileRows,
+                    kSamples32 - 16, qt.data(), kSamples32, w, y.data() + t * kTileRows * w);
+      for (int64_t n0 = 0; n0 + kSlice <= kSamples32; n0 += kSlice)
+        codes_t_times(gc + n0 / 4, kStride, l.data() + 4 * g * kGroup, kGroup, 0, kSlice, y.data(), w, zt.data(),
+                      kSlice);
+    }
+    benchmark::DoNotOptimize(zt.data());
+  }
+  flops(state, 4.0 * kGroup * kSamples * w * groups);
+}
+
 void BM_GramTransposedI16(benchmark::State& state) {
   const int64_t w = state.range(0);
   const auto codes = random_codes(kGroup);
@@ -98,11 +154,14 @@ void BM_GramTransposedI16Packed(benchmark::State& state) {
   flops(state, 2.0 * kGroup * kSlice * w);
 }
 
-BENCHMARK(BM_GramTransposedI16Packed)->Arg(16);
-BENCHMARK(BM_GramTimesF32)->Arg(16);
-BENCHMARK(BM_GramTimesI16)->Arg(16);
-BENCHMARK(BM_GramTransposedF32)->Arg(16);
-BENCHMARK(BM_GramTransposedI16)->Arg(16);
+BENCHMARK(BM_GramTransposedI16Packed)->Arg(8)->Arg(16)->Arg(32);
+BENCHMARK(BM_GramTimesF32)->Arg(8)->Arg(16)->Arg(32);
+BENCHMARK(BM_GramTimesI16)->Arg(8)->Arg(16)->Arg(32);
+BENCHMARK(BM_GramTransposedF32)->Arg(8)->Arg(16)->Arg(32);
+BENCHMARK(BM_GramTransposedF32Slices)->Arg(1)->Arg(16);
+BENCHMARK(BM_GramTransposedF32SlicesPacked)->Arg(1)->Arg(16);
+BENCHMARK(BM_GramPassF32)->Arg(1)->Arg(16);
+BENCHMARK(BM_GramTransposedI16)->Arg(8)->Arg(16)->Arg(32);
 
 }  // namespace
 }  // namespace strata::genomics::detail

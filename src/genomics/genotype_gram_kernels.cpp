@@ -30,6 +30,7 @@ std::atomic<bool> g_force_portable{false};
 
 // Samples per chunk of codes_times (a multiple of 16).
 constexpr int64_t kTimesChunk = 2048;
+constexpr int64_t kPrefetchRows = 32;
 
 inline uint32_t load_u32(const uint8_t* p) {
   uint32_t v;
@@ -133,6 +134,7 @@ STRATA_AVX512 void t_times_block(const uint8_t* codes, int64_t stride, const flo
   for (int64_t i = 0; i < rows; ++i) {
     const __m512 table = _mm512_broadcast_f32x4(_mm_loadu_ps(luts + 4 * i));
     const uint8_t* row = codes + i * stride;
+    _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchRows * stride + n / 4), _MM_HINT_T0);
     __m512 x[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) x[v] = decode16(row, n + 16 * v, table, shifts);

@@ -68,16 +68,17 @@ double max_rel_diff(const linalg::DenseMatrix& x, const linalg::DenseMatrix& ref
 }
 
 // Float32 products agree with float64 to float32 rounding; int16 products (operands rounded
-// to 15 bits) to ~1e-5 of the largest entry.
+// to 15 bits) to ~1e-5 of the largest entry; mixed products of the block they report as their
+// operand to float32 rounding.
 TEST(GenotypeGram, ProductsMatchFloat64Reference) {
-  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16}) {
+  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16, GenotypeArithmetic::Mixed}) {
     const double tol = arithmetic == GenotypeArithmetic::Int16 ? 1e-4 : 1e-5;
     for (bool portable : {false, true}) {
       const bool before = detail::force_portable_kernels(portable);
       for (int64_t w : {3, 16, 21}) {
         const Fixture f = make_fixture(3200, w == 16 ? 517 : 203, 7);
         auto op = make_op(f, nullptr, true, arithmetic);
-        const linalg::DenseMatrix q = test_block(f.a.cols, w);
+        const linalg::DenseMatrix q = op->operand(test_block(f.a.cols, w));
         linalg::DenseMatrix y;
         STRATA_ASSERT_OK(op->gram(q, y));
         const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
@@ -109,6 +110,35 @@ TEST(GenotypeGram, Int16EveryStandardization) {
   }
 }
 
+// The mixed operand is the block rounded to 15 bits per column, and rounding it again changes
+// nothing; its products are float32-accurate for every standardization, with missing calls.
+TEST(GenotypeGram, MixedOperandAndStandardizations) {
+  const Fixture f0 = make_fixture(700, 333, 3);
+  auto op = make_op(f0, nullptr, true, GenotypeArithmetic::Mixed);
+  EXPECT_TRUE(op->rounds_operand());
+  EXPECT_FALSE(make_op(f0, nullptr, true, GenotypeArithmetic::Int16)->rounds_operand());
+  const linalg::DenseMatrix q = test_block(f0.a.cols, 8);
+  const linalg::DenseMatrix qr = op->operand(q);
+  EXPECT_EQ(op->operand(qr).data, qr.data);
+  for (int64_t j = 0; j < q.cols; ++j) {
+    double mx = 0, err = 0;
+    for (int64_t i = 0; i < q.rows; ++i) {
+      mx = std::max(mx, std::abs(q(i, j)));
+      err = std::max(err, std::abs(q(i, j) - qr(i, j)));
+    }
+    EXPECT_GT(err, 0.0);
+    EXPECT_LE(err, 0.5 * mx / 32767 * (1 + 1e-9)) << j;
+  }
+  for (auto scale : {io::Standardization::Binom2, io::Standardization::Binom, io::Standardization::Center,
+                     io::Standardization::None}) {
+    const Fixture f = make_fixture(700, 333, 3, scale);
+    linalg::DenseMatrix y;
+    STRATA_ASSERT_OK(make_op(f, nullptr, true, GenotypeArithmetic::Mixed)->gram(qr, y));
+    const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, qr), true, false);
+    EXPECT_LT(max_rel_diff(y, ref), 1e-5) << static_cast<int>(scale);
+  }
+}
+
 // Exact integer sums: the VNNI and portable kernels give the same bits.
 TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
   const Fixture f = make_fixture(3300, 205, 13);
@@ -124,7 +154,7 @@ TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
 TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {
   const Fixture f = make_fixture(3500, 517, 11);
   const linalg::DenseMatrix q = test_block(f.a.cols, 16);
-  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16}) {
+  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16, GenotypeArithmetic::Mixed}) {
     linalg::DenseMatrix ref;
     STRATA_ASSERT_OK(make_op(f, nullptr, true, arithmetic)->gram(q, ref));
     for (int threads : {1, 2, 3}) {

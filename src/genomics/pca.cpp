@@ -95,17 +95,20 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     go.pool = options.pass.pool;
     go.progress = options.pass.progress;
     go.resident_bytes = std::max<int64_t>(0, options.memory_bytes - state);
-    go.arithmetic = options.arithmetic.value_or(options.tolerance > 0 || !int16_kernels_vectorized()
-                                                    ? GenotypeArithmetic::Float32
-                                                    : GenotypeArithmetic::Int16);
+    go.arithmetic = options.arithmetic.value_or(!int16_kernels_vectorized() ? GenotypeArithmetic::Float32
+                                                : options.tolerance > 0     ? GenotypeArithmetic::Mixed
+                                                                            : GenotypeArithmetic::Int16);
     out.arithmetic = genotype_arithmetic_name(go.arithmetic);
+    const auto t_load = clock::now();
     STRATA_ASSIGN_OR_RETURN(auto op, make_genotype_gram_operator(view, counts, out.variants_used, options.scale, go));
+    out.load_seconds = std::chrono::duration<double>(clock::now() - t_load).count();
     out.resident = genotype_gram_is_resident(*op);
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(*op, so));
   }
   out.svd_seconds = std::chrono::duration<double>(clock::now() - t1).count();
   out.method = r.method;
   out.passes = r.passes + 1;
+  out.product_seconds = r.product_seconds;
   for (double s : r.s) out.eigenvalues.push_back(s * s / static_cast<double>(m));
   out.eigenvectors = std::move(r.v);
   out.loadings = std::move(r.u);

@@ -282,6 +282,10 @@ Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::stri
   const PcaResult& r = s.result;
   s.phases.emplace_back("variant_stats", r.stats_seconds);
   s.phases.emplace_back("svd", r.svd_seconds);
+  if (r.method == linalg::SvdMethod::Randomized) {
+    s.phases.emplace_back("svd.load_codes", r.load_seconds);
+    s.phases.emplace_back("svd.products", r.product_seconds);
+  }
   for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
 
   t = clock_type::now();

@@ -199,6 +199,34 @@ Result<EighResult> eigh(const DenseMatrix& a) {
   return out;
 }
 
+Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count) {
+  STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "eigh_top"));
+  if (a.rows != a.cols) return Status::Invalid("eigh_top: matrix is ", a.rows, " x ", a.cols, ", not square");
+  if (count < 0 || count > a.rows) {
+    return Status::Invalid("eigh_top: count ", count, " outside [0, ", a.rows, "]");
+  }
+  const int n = static_cast<int>(a.rows), c = static_cast<int>(count);
+  EighResult out;
+  if (c == 0) return out;
+  for (double x : a.data) {
+    if (!std::isfinite(x)) return Status::Invalid("eigh_top: the matrix contains NaN or infinity");
+  }
+  DenseMatrix work = a, z(n, c);
+  std::vector<double> w(static_cast<size_t>(n));
+  std::vector<lapack_int> support(static_cast<size_t>(2 * c));
+  lapack_int found = 0;
+  const int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', n, work.data.data(), n, 0.0, 0.0, n - c + 1, n,
+                                  0.0, &found, w.data(), z.data.data(), n, support.data());
+  if (info != 0 || found != c) return Status::Internal("LAPACK dsyevr failed (info ", info, ", found ", found, ")");
+  out.w.resize(static_cast<size_t>(c));
+  out.z = DenseMatrix(n, c);
+  for (int j = 0; j < c; ++j) {
+    out.w[static_cast<size_t>(j)] = w[static_cast<size_t>(c - 1 - j)];
+    std::copy(z.col(c - 1 - j), z.col(c - 1 - j) + n, out.z.col(j));
+  }
+  return out;
+}
+
 std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v) {
   std::vector<double> signs(static_cast<size_t>(v.cols), 1.0);
   for (int64_t j = 0; j < v.cols; ++j) {

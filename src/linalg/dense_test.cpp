@@ -56,6 +56,32 @@ TEST(Dense, SvdAndEigh) {
   STRATA_EXPECT_STATUS(eigh(DenseMatrix(2, 3)), StatusCode::Invalid, "not square");
 }
 
+TEST(Dense, EighTopMatchesFullEigh) {
+  const DenseMatrix a = random_matrix(60, 40, 4);
+  const DenseMatrix g = matmul(a, a, true, false);
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult full, eigh(g));
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult top, eigh_top(g, 5));
+  ASSERT_EQ(top.w.size(), 5u);
+  ASSERT_EQ(top.z.rows, 40);
+  ASSERT_EQ(top.z.cols, 5);
+  for (int64_t j = 0; j < 5; ++j) {
+    EXPECT_NEAR(top.w[static_cast<size_t>(j)], full.w[static_cast<size_t>(j)], 1e-12 * full.w[0]);
+    // Same eigenvector up to sign, and each pair satisfies g·z = w·z.
+    double dot = 0;
+    for (int64_t i = 0; i < 40; ++i) dot += top.z(i, j) * full.z(i, j);
+    EXPECT_NEAR(std::abs(dot), 1.0, 1e-10);
+    for (int64_t i = 0; i < 40; ++i) {
+      double gz = 0;
+      for (int64_t l = 0; l < 40; ++l) gz += g(i, l) * top.z(l, j);
+      EXPECT_NEAR(gz, top.w[static_cast<size_t>(j)] * top.z(i, j), 1e-10 * full.w[0]);
+    }
+  }
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult none, eigh_top(g, 0));
+  EXPECT_TRUE(none.w.empty());
+  STRATA_EXPECT_STATUS(eigh_top(g, 41), StatusCode::Invalid, "count");
+  STRATA_EXPECT_STATUS(eigh_top(DenseMatrix(2, 3), 1), StatusCode::Invalid, "not square");
+}
+
 TEST(Dense, SignConvention) {
   DenseMatrix v(3, 2);
   v(0, 0) = 0.1; v(1, 0) = -0.9; v(2, 0) = 0.2;

@@ -242,9 +242,10 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
       ->check(CLI::NonNegativeNumber);
   pca->add_option("--precision", pa->precision,
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
-                  "operands, twice the float32 speed with AVX-512 VNNI), float32, or auto (int16 where vectorized; float32 "
-                  "with --tolerance)")
-      ->check(CLI::IsMember({"auto", "int16", "float32"}));
+                  "operands, twice the float32 speed with AVX-512 VNNI), float32, mixed (integer A*Q of the rounded "
+                  "block, which becomes the basis, then float32: float32 accuracy at ~0.8x its cost), or auto (int16 "
+                  "where vectorized; with --tolerance, mixed where vectorized, else float32)")
+      ->check(CLI::IsMember({"auto", "int16", "float32", "mixed"}));
   pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)");
   pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)");
   pca->add_option("--out", pa->out, "Output prefix")->required();

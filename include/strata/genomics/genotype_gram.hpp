@@ -41,13 +41,18 @@ enum class GenotypeArithmetic : uint8_t {
   Int16,
   /// float32 products of the standardized values, float64 across groups.
   Float32,
+  /// A·Q̃ as int16 exact integer sums, then Aᵀ·(A·Q̃) in float32, where Q̃ is Q rounded to
+  /// 15 bits per column and reported by GramOperator::operand(): callers that take Q̃ as
+  /// their basis get float32 accuracy (the rounding is not an error, only a slightly different
+  /// block) at ~0.8× the float32 cost. For converged (--tolerance) runs.
+  Mixed,
 };
 
 /// \brief Whether this CPU runs the int16 kernels vectorized (AVX-512 VNNI and VBMI); where
 /// it does not, float32 (AVX-512 FMA where available) is the faster choice.
 bool int16_kernels_vectorized();
 
-/// \brief "int16" / "float32"; parse_genotype_arithmetic() reads them back.
+/// \brief "int16" / "float32" / "mixed"; parse_genotype_arithmetic() reads them back.
 const char* genotype_arithmetic_name(GenotypeArithmetic a);
 Result<GenotypeArithmetic> parse_genotype_arithmetic(const std::string& name);
 

@@ -51,9 +51,9 @@ struct PcaOptions {
   /// run all `iterations`).
   double tolerance = 0.0;
   /// Randomized: arithmetic of the genotype products; unset = int16 (twice the float32 rate,
-  /// products within ~1e-5, far below the error of a fixed number of passes) unless a
-  /// tolerance is set, where float32 lets the error estimates fall below the int16 floor, or
-  /// the CPU lacks the vectorized int16 kernels.
+  /// products within ~1e-5, far below the error of a fixed number of passes), or with a
+  /// tolerance mixed (float32 accuracy, so the error estimates can fall below the int16
+  /// floor); float32 where the CPU lacks the vectorized int16 kernels.
   std::optional<GenotypeArithmetic> arithmetic;
   bool compute_loadings = true;  ///< variant loadings cost one more pass (randomized)
   /// Memory budget: randomized PCA keeps the packed codes of the used variants in memory
@@ -78,8 +78,10 @@ struct PcaResult {
   double grm_trace = 0.0;
   double stats_seconds = 0.0;           ///< wall time of the counts pass
   double svd_seconds = 0.0;             ///< wall time of the SVD passes
+  double load_seconds = 0.0;            ///< of which: reading the codes into memory (randomized)
+  double product_seconds = 0.0;         ///< of which: the genotype products of the passes
   bool resident = false;                ///< codes held in memory across passes (randomized)
-  std::string arithmetic;               ///< "int16" or "float32" (randomized), "float64" (exact)
+  std::string arithmetic;               ///< "int16", "mixed" or "float32" (randomized), "float64" (exact)
 };
 
 /// \brief PCA of a genotype view.

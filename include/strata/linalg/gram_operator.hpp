@@ -42,6 +42,13 @@ class GramOperator {
   virtual Status gram(const DenseMatrix& q, DenseMatrix& y) const = 0;
   /// \brief Rows of A·X (rows × w) for X cols × w, handed to `sink` block by block, in one pass.
   virtual Status project(const DenseMatrix& x, const FactorSink& sink) const = 0;
+  /// \brief The block gram() really multiplies for Q. Operators that round their operand
+  /// (int16) return the rounded copy Q̃, and gram(Q̃) multiplies Q̃ itself without further
+  /// loss, so a caller that keeps Q̃ as its basis loses nothing to the rounding (only its
+  /// basis is not exactly orthonormal). Default: Q.
+  virtual DenseMatrix operand(const DenseMatrix& q) const { return q; }
+  /// \brief Whether operand() may differ from its argument.
+  virtual bool rounds_operand() const { return false; }
   /// \brief Widest Q the operator takes at once at full speed (0 = any). Wider blocks still
   /// work; implementations may split them.
   virtual int64_t preferred_width() const { return 0; }

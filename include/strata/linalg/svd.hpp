@@ -101,6 +101,7 @@ struct SvdResult {
   SvdMethod method = SvdMethod::Exact;   ///< the method actually used
   int64_t passes = 0;                    ///< passes over the source
   int64_t krylov_width = 0;              ///< columns of the final search space (randomized)
+  double product_seconds = 0.0;          ///< wall time inside the operator's products (randomized)
   bool transposed = false;               ///< computed on Aᵀ (short-and-fat exact)
   /// How the streamed factor was formed: "qr" (Q·U_R, stable), "projection" (A·V·Σ⁻¹),
   /// or "none".
