@@ -4,12 +4,15 @@
 Simulates a structured cohort, then runs
   strata pca -k K --method randomized      vs  plink2 --pca approx K
   strata pca -k K --method exact           vs  plink2 --pca K meanimpute
-and prints wall time, peak RSS (from /usr/bin/time -v), ratios, and each run's largest relative
+  strata pca -k K --tolerance T (converged Krylov, strata's exact mode for large cohorts)
+                                           vs  plink2 --pca K meanimpute
+and prints wall time, peak RSS (from /usr/bin/time -v), ratios, each run's largest relative
 eigenvalue error against the exact reference (plink2 exact, or strata exact when plink2 exact is
-skipped).
+skipped), and the largest eigenvector entry difference (up to sign) against plink2 exact.
 
   /usr/bin/python3 bench/pca_bench.py --samples 2000 --variants 20000
   /usr/bin/python3 bench/pca_bench.py --samples 10000 --variants 100000 --skip plink2-exact
+  /usr/bin/python3 bench/pca_bench.py --samples 10000 --variants 100000 --skip strata-exact
 """
 import argparse
 import os
@@ -20,7 +23,7 @@ import sys
 import tempfile
 import time
 
-RUNS = ["strata-randomized", "plink2-approx", "strata-exact", "plink2-exact", "dask"]
+RUNS = ["strata-randomized", "plink2-approx", "strata-exact", "strata-converged", "plink2-exact", "dask"]
 
 
 def timed(cmd, log):
@@ -41,6 +44,21 @@ def eigenvalues(path):
     return [float(x) for x in open(path).read().split()]
 
 
+def eigenvectors(path):
+    """Columns PC1.. of a PLINK 2 .eigenvec file (header line skipped)."""
+    rows = [line.split()[2:] for line in open(path) if not line.startswith("#")]
+    return [[float(r[j]) for r in rows] for j in range(len(rows[0]))] if rows else []
+
+
+def max_vector_diff(a, b):
+    """Largest |a_ij - b_ij| over the common PCs, each column's sign aligned by its dot product."""
+    worst = 0.0
+    for x, y in zip(a, b):
+        sign = 1.0 if sum(p * q for p, q in zip(x, y)) >= 0 else -1.0
+        worst = max(worst, max(abs(p - sign * q) for p, q in zip(x, y)))
+    return worst
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=10000)
@@ -52,6 +70,7 @@ def main():
     ap.add_argument("--strata", default=os.path.join(os.path.dirname(__file__), "..", "build", "tools", "cli", "strata"))
     ap.add_argument("--plink2", default="/usr/bin/plink2")
     ap.add_argument("--iterations", type=int, default=None, help="strata randomized: passes (default: strata's)")
+    ap.add_argument("--tolerance", type=float, default=1e-6, help="strata converged: eigenvalue error estimate to reach")
     ap.add_argument("--skip", action="append", default=[], choices=RUNS, help="leave a run out (repeatable)")
     ap.add_argument("--dask", action="store_true", help="also run Dask svd_compressed (data from shared simulate.py)")
     ap.add_argument("--dask-iterations", type=int, default=4)
@@ -85,6 +104,9 @@ def main():
                            "--out", os.path.join(work, "p_approx")], os.path.join(work, "p_approx.eigenval")),
         "strata-exact": ([a.strata, "pca", data, "-k", k, "--method", "exact", "--threads", th, "-q",
                           "--out", os.path.join(work, "s_exact")], os.path.join(work, "s_exact.eigenval")),
+        "strata-converged": ([a.strata, "pca", data, "-k", k, "--method", "randomized", "--tolerance", str(a.tolerance),
+                              "--threads", th, "-q", "--out", os.path.join(work, "s_conv")],
+                             os.path.join(work, "s_conv.eigenval")),
         "plink2-exact": ([a.plink2, "--bfile", data, "--pca", k, "meanimpute", "--threads", th,
                           "--out", os.path.join(work, "p_exact")], os.path.join(work, "p_exact.eigenval")),
         "dask": (["/usr/bin/python3", "/work/shared/bench/dask_pca.py", data + ".zarr", k, str(a.dask_iterations),
@@ -107,11 +129,16 @@ def main():
 
     ref_name = "plink2-exact" if "plink2-exact" in results else "strata-exact" if "strata-exact" in results else None
     ref = results[ref_name][2] if ref_name else None
-    print(f"\n{'run':18s} {'wall s':>9s} {'peak RSS':>10s} {'max rel err vs ' + (ref_name or '-'):>28s}")
+    vec_ref = eigenvectors(os.path.join(work, "p_exact.eigenvec")) if "plink2-exact" in results else None
+    print(f"\n{'run':18s} {'wall s':>9s} {'peak RSS':>10s} {'max rel err vs ' + (ref_name or '-'):>28s} "
+          f"{'max |dv| vs plink2-exact':>26s}")
     for name, (wall, rss, ev) in results.items():
         err = max(abs(e - r) / r for e, r in zip(ev, ref)) if ref and ev else float("nan")
         rss_s = f"{rss / 2**30:.2f} GB" if rss else "?"
-        print(f"{name:18s} {wall:9.2f} {rss_s:>10s} {err:28.2e}")
+        out = cmds[name][1]
+        vec = out.replace(".eigenval", ".eigenvec") if out else None
+        dv = max_vector_diff(eigenvectors(vec), vec_ref) if vec_ref and vec and os.path.exists(vec) else float("nan")
+        print(f"{name:18s} {wall:9.2f} {rss_s:>10s} {err:28.2e} {dv:26.2e}")
     if ref:
         print("\nreference eigenvalues:", " ".join(f"{x:.4f}" for x in ref))
 
@@ -121,6 +148,7 @@ def main():
     print()
     ratio("plink2-approx", "strata-randomized")
     ratio("plink2-exact", "strata-exact")
+    ratio("plink2-exact", "strata-converged")
     ratio("dask", "strata-randomized")
     if not a.workdir:
         shutil.rmtree(work, ignore_errors=True)

@@ -107,26 +107,27 @@ void BM_GramTransposedF32SlicesPacked(benchmark::State& state) {
 }
 
 // A whole pass as the operator runs it on one core: per group, phase 1 on its tiles, then
-// phase 2 on its slices (16 groups: the codes come from memory).
+// phase 2 on its slices, over 16 groups' worth of codes (123 MB: they come from memory);
+// the argument is the group size in tiles (the operator uses 32).
 void BM_GramPassF32(benchmark::State& state) {
-  const int64_t w = 8, groups = state.range(0), tiles = kGroup / kTileRows;
-  const auto codes = random_codes(kGroup * groups);
-  const auto l = luts(kGroup * groups);
-  std::vector<float> qt(static_cast<size_t>(w * kSamples32), 0.01f), y(static_cast<size_t>(kGroup * w)),
+  const int64_t w = 8, tiles = state.range(0), group = tiles * kTileRows, groups = 16 * kGroup / group;
+  const auto codes = random_codes(group * groups);
+  const auto l = luts(group * groups);
+  std::vector<float> qt(static_cast<size_t>(w * kSamples32), 0.01f), y(static_cast<size_t>(group * w)),
       zt(static_cast<size_t>(w * kSlice));
   for (auto _ : state) {
     for (int64_t g = 0; g < groups; ++g) {
-      const uint8_t* gc = codes.data() + g * kGroup * kStride;
+      const uint8_t* gc = codes.data() + g * group * kStride;
       for (int64_t t = 0; t < tiles; ++t)
-        codes_times(gc + t * kTileRows * kStride, kStride, l.data() + 4 * (g * kGroup + t * kTileRows), kTileRows,
+        codes_times(gc + t * kTileRows * kStride, kStride, l.data() + 4 * (g * group + t * kTileRows), kTileRows,
                     kSamples32 - 16, qt.data(), kSamples32, w, y.data() + t * kTileRows * w);
       for (int64_t n0 = 0; n0 + kSlice <= kSamples32; n0 += kSlice)
-        codes_t_times(gc + n0 / 4, kStride, l.data() + 4 * g * kGroup, kGroup, 0, kSlice, y.data(), w, zt.data(),
+        codes_t_times(gc + n0 / 4, kStride, l.data() + 4 * g * group, group, 0, kSlice, y.data(), w, zt.data(),
                       kSlice);
     }
     benchmark::DoNotOptimize(zt.data());
   }
-  flops(state, 4.0 * kGroup * kSamples * w * groups);
+  flops(state, 4.0 * group * kSamples * w * groups);
 }
 
 void BM_GramTransposedI16(benchmark::State& state) {
@@ -160,7 +161,7 @@ BENCHMARK(BM_GramTimesI16)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTransposedF32)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTransposedF32Slices)->Arg(1)->Arg(16);
 BENCHMARK(BM_GramTransposedF32SlicesPacked)->Arg(1)->Arg(16);
-BENCHMARK(BM_GramPassF32)->Arg(1)->Arg(16);
+BENCHMARK(BM_GramPassF32)->Arg(4)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTransposedI16)->Arg(8)->Arg(16)->Arg(32);
 
 }  // namespace

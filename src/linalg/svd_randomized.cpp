@@ -88,6 +88,28 @@ Status gemm_tn_rows(ThreadPool& pool, int64_t rows, int64_t m, int64_t nc, const
   return Status::OK();
 }
 
+// G (m × m) = AᵀA for A rows × m: upper triangles of fixed row chunks in parallel, summed in
+// chunk order, then mirrored.
+Status syrk_rows(ThreadPool& pool, int64_t rows, int64_t m, const double* a, DenseMatrix& g) {
+  g = DenseMatrix(m, m);
+  if (m == 0) return Status::OK();
+  const int64_t chunks = std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk)), size = m * m;
+  std::vector<double> parts(static_cast<size_t>(chunks * size));
+  STRATA_RETURN_NOT_OK(pool.parallel_for(chunks, [&](int64_t ci) -> Status {
+    const int64_t r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
+    cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, static_cast<int>(m), static_cast<int>(len), 1.0, a + r0,
+                static_cast<int>(rows), 0.0, parts.data() + ci * size, static_cast<int>(m));
+    return Status::OK();
+  }));
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t i = 0; i <= j; ++i) {
+      double sum = 0;
+      for (int64_t ci = 0; ci < chunks; ++ci) sum += parts[static_cast<size_t>(ci * size + i + j * m)];
+      g(i, j) = g(j, i) = sum;
+    }
+  return Status::OK();
+}
+
 // C (rows × nc) = alpha·A·B + beta·C for A rows × inner, B inner × nc: row chunks in parallel.
 Status gemm_nn_rows(ThreadPool& pool, int64_t rows, int64_t inner, int64_t nc, double alpha, const double* a,
                     const double* b, double beta, double* c) {
@@ -283,14 +305,22 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
     append_cols(ys, y);
     width = c0 + b;
     // G = Kᵀ·Y: the Ritz matrix's new columns, and the first projection of the next block.
+    // With a rounded basis, KᵀQ_new (its Gram matrix's new columns) comes from the same read
+    // of K: Kᵀ·[Y, Q_new].
     DenseMatrix g(width, b);
-    STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, b, kbasis.data.data(), y.data.data(), g.data.data()));
-    cm.extend(g, c0, width);
     if (rounded) {
+      DenseMatrix yq(n, 2 * b), both(width, 2 * b);
+      std::copy(y.data.begin(), y.data.end(), yq.data.begin());
+      std::copy(qcur.data.begin(), qcur.data.end(), yq.data.begin() + n * b);
+      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, 2 * b, kbasis.data.data(), yq.data.data(), both.data.data()));
       DenseMatrix gk(width, b);
-      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, b, kbasis.data.data(), qcur.data.data(), gk.data.data()));
+      std::copy(both.data.begin(), both.data.begin() + width * b, g.data.begin());
+      std::copy(both.data.begin() + width * b, both.data.end(), gk.data.begin());
       basis_gram.extend(gk, c0, width);
+    } else {
+      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, b, kbasis.data.data(), y.data.data(), g.data.data()));
     }
+    cm.extend(g, c0, width);
     const bool last = it + 1 == iterations;
     // With a tolerance, stop as soon as every top-k estimate is below it. A check costs an
     // eigensolve of the width² Ritz matrix, so checks that cannot succeed are skipped: past
@@ -343,11 +373,8 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
       const double scale = 1.0 / std::sqrt(ritz.w[static_cast<size_t>(j)]);
       for (int64_t i = 0; i < width; ++i) bm(i, j) *= scale;
     }
-    DenseMatrix g(width, width);
-    cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, static_cast<int>(width), static_cast<int>(n), 1.0,
-                ys.data.data(), static_cast<int>(n), 0.0, g.data.data(), static_cast<int>(width));
-    for (int64_t j = 0; j < width; ++j)
-      for (int64_t i = j + 1; i < width; ++i) g(i, j) = g(j, i);
+    DenseMatrix g;
+    STRATA_RETURN_NOT_OK(syrk_rows(pool, n, width, ys.data.data(), g));
     const DenseMatrix e = matmul(bm, matmul(g, bm), true, false);
     STRATA_ASSIGN_OR_RETURN(EighResult fe, eigh(e));
     DenseMatrix x = matmul(bm, fe.z.leading_cols(k));
