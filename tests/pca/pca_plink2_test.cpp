@@ -213,6 +213,18 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
     EXPECT_NEAR(by_precision[0][j], by_precision[1][j], 1e-4 * by_precision[1][j]) << "PC" << j + 1;
   r = run_command(cli() + " pca " + dir_.str("sim") + " -k 4 -q --precision int8 --out " + dir_.str("out/x"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
+
+  // The converged route: --tolerance picks mixed arithmetic where vectorized (its rounded basis
+  // loses nothing), and lands on the exact method's eigenvalues.
+  r = run_command(cli() + " pca " + dir_.str("sim") + " -k 4 -q --method randomized --tolerance 1e-10 --report " +
+                  dir_.str("conv.json") + " --out " + dir_.str("out/c"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto cj = nlohmann::json::parse(read_file(dir_.str("conv.json")));
+  EXPECT_EQ(cj.at("arithmetic"), genomics::int16_kernels_vectorized() ? "mixed" : "float32");
+  const auto exact = rep.at("eigenvalues").get<std::vector<double>>();
+  const auto conv = cj.at("eigenvalues").get<std::vector<double>>();
+  ASSERT_EQ(conv.size(), exact.size());
+  for (size_t j = 0; j < exact.size(); ++j) EXPECT_NEAR(conv[j], exact[j], 2e-6 * exact[j]) << "PC" << j + 1;
 }
 
 // A tiny PLINK fileset: 8 samples, `rows` variants given as 2 bytes each.
