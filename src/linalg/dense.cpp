@@ -176,6 +176,23 @@ Result<SvdDense> svd_dense(const DenseMatrix& a) {
   return out;
 }
 
+namespace {
+
+// LAPACK returns eigenpairs in ascending order; strata reports the largest first. The first
+// `count` of (w, z) are reordered.
+EighResult descending(const std::vector<double>& w, const DenseMatrix& z, int64_t count) {
+  EighResult out;
+  out.w.resize(static_cast<size_t>(count));
+  out.z = DenseMatrix(z.rows, count);
+  for (int64_t j = 0; j < count; ++j) {
+    out.w[static_cast<size_t>(j)] = w[static_cast<size_t>(count - 1 - j)];
+    std::copy(z.col(count - 1 - j), z.col(count - 1 - j) + z.rows, out.z.col(j));
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<EighResult> eigh(const DenseMatrix& a) {
   STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "eigh"));
   if (a.rows != a.cols) return Status::Invalid("eigh: matrix is ", a.rows, " x ", a.cols, ", not square");
@@ -189,14 +206,7 @@ Result<EighResult> eigh(const DenseMatrix& a) {
   std::vector<double> w(static_cast<size_t>(n));
   int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, z.data.data(), n, w.data());
   if (info != 0) return Status::Internal("LAPACK dsyevd failed (info ", info, ")");
-  // LAPACK returns ascending order; strata reports the largest first.
-  out.w.resize(static_cast<size_t>(n));
-  out.z = DenseMatrix(n, n);
-  for (int j = 0; j < n; ++j) {
-    out.w[static_cast<size_t>(j)] = w[static_cast<size_t>(n - 1 - j)];
-    std::copy(z.col(n - 1 - j), z.col(n - 1 - j) + n, out.z.col(j));
-  }
-  return out;
+  return descending(w, z, n);
 }
 
 Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count) {
@@ -218,13 +228,7 @@ Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count) {
   const int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', n, work.data.data(), n, 0.0, 0.0, n - c + 1, n,
                                   0.0, &found, w.data(), z.data.data(), n, support.data());
   if (info != 0 || found != c) return Status::Internal("LAPACK dsyevr failed (info ", info, ", found ", found, ")");
-  out.w.resize(static_cast<size_t>(c));
-  out.z = DenseMatrix(n, c);
-  for (int j = 0; j < c; ++j) {
-    out.w[static_cast<size_t>(j)] = w[static_cast<size_t>(c - 1 - j)];
-    std::copy(z.col(c - 1 - j), z.col(c - 1 - j) + n, out.z.col(j));
-  }
-  return out;
+  return descending(w, z, c);
 }
 
 std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v) {
