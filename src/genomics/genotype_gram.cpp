@@ -148,15 +148,16 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const Int16Block qi = mixed ? round_int16(q, n_, n32_, w) : Int16Block();
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
     std::vector<float> ytiles(static_cast<size_t>(kGroupRows * w));
-    std::vector<double> tile_t(mixed ? static_cast<size_t>(kGroupRows * w) : 0);
-    std::vector<MissingCalls> missing(static_cast<size_t>(kGroupTiles));
     STRATA_RETURN_NOT_OK(for_each_group(
-        // Phase 1: Y_t = A_t·Q for every tile of the group (mixed: exact integer sums of Q̃).
+        // Phase 1: Y_t = A_t·Q for every tile of the group (mixed: exact integer sums of Q̃;
+        // phase 2 takes missing calls from the standardization table, so the tile's list of
+        // them is scratch).
         [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
           float* yt = ytiles.data() + t * kTileRows * w;
           if (mixed) {
-            double* tt = tile_t.data() + t * kTileRows * w;
-            tile_products_int16(qi, t, r0, rows, codes, w, tt, missing[static_cast<size_t>(t)]);
+            thread_local MissingCalls scratch;
+            double* tt = thread_buffer<double>(kTileRows * w);
+            tile_products_int16(qi, t, r0, rows, codes, w, tt, scratch);
             for (int64_t i = 0; i < rows * w; ++i) yt[i] = static_cast<float>(tt[i]);
             return Status::OK();
           }

@@ -9,11 +9,11 @@
 #include <limits>
 
 #include "linalg/dense_internal.hpp"
-#include "strata/core/shape.hpp"
-#include "strata/core/thread_pool.hpp"
 #include "linalg/philox_internal.hpp"
 #include "linalg/svd_internal.hpp"
 #include "linalg/tsqr_internal.hpp"
+#include "strata/core/shape.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/linalg/svd.hpp"
 
 namespace strata::linalg {
@@ -31,8 +31,8 @@ DenseMatrix gaussian_start(int64_t n, int64_t w, uint64_t seed) {
   return omega;
 }
 
-// The Nyström finish takes its SVD from a small Gram matrix when λ_1/λ_k is at most this
-// (orthogonality of V then within ~1e4·ε); otherwise from a QR of the n × t factor.
+// The Nyström finish takes its SVD from a small Gram matrix when λ_1/λ_t (t = values kept) is
+// at most this (orthogonality of V then within ~1e4·ε); otherwise from a QR of the n × t factor.
 constexpr double kNystromGramMaxCond = 1e4;
 
 // Rows per chunk of the dense n-long products: fixed by n alone, so their sums are the same
@@ -62,10 +62,6 @@ void gemm_nn(int64_t rows, int64_t inner, int64_t n, double alpha, const double*
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n),
               static_cast<int>(inner), alpha, a, static_cast<int>(lda), b, static_cast<int>(inner), beta, c,
               static_cast<int>(ldc));
-}
-void gemm_nn(int64_t rows, int64_t inner, int64_t n, double alpha, const double* a, const double* b, double beta,
-             double* c) {
-  gemm_nn(rows, inner, n, alpha, a, rows, b, beta, c, rows);
 }
 
 // C (m × nc) = Aᵀ·B for A rows × m and B rows × nc (both ld rows): per fixed row chunk in
@@ -136,9 +132,10 @@ Result<DenseMatrix> next_block(ThreadPool& pool, const DenseMatrix& k_all, int64
   return y;
 }
 
-// The Rayleigh–Ritz matrix C = Kᵀ·AᵀA·K over the current columns, grown each pass by the new
-// block's column block G = Kᵀ·(AᵀA·Q_new); its row block is Gᵀ (AᵀA is symmetric).
-class RitzMatrix {
+// A symmetric matrix Kᵀ·X over the basis columns so far, grown each pass by the new block's
+// column block G = Kᵀ·X_new; its row block is Gᵀ. X = AᵀA·K gives the Rayleigh–Ritz matrix C,
+// X = K the basis Gram matrix KᵀK.
+class GrowingGram {
  public:
   // Columns [c0, width) become g (width × (width − c0)); columns before c0 are kept.
   void extend(const DenseMatrix& g, int64_t c0, int64_t width) {
@@ -166,20 +163,18 @@ class RitzMatrix {
   int64_t width_ = 0;
 };
 
-// Ritz pairs of span(K[:, :width]) with per-pair residual norms and error estimates. `full`
-// keeps every pair (the Nyström finish needs them); otherwise only the top k + 1, enough for
-// the top k and their gaps.
+// Ritz pairs of span(K[:, :width]) with per-pair residual norms and error estimates.
 struct RitzStep {
   EighResult ritz;
   std::vector<double> residual_norms, error_estimate;
-  bool full = false;
+  bool full = false;  ///< every pair (the Nyström finish needs them), not only the top k + 1
 };
 
-//
+// `full` keeps every pair; otherwise only the top k + 1, enough for the top k and their gaps.
 // `basis_gram` (M = KᵀK) is given when K is not orthonormal (an operator's rounded operands):
 // then the pairs solve C·p = θ·M·p, through M = RᵀR and the eigenpairs (θ, z) of R⁻ᵀ·C·R⁻¹,
 // and ritz.z holds p = R⁻¹·z (K·p has unit norm).
-Result<RitzStep> ritz_step(ThreadPool& pool, const RitzMatrix& cm, const RitzMatrix* basis_gram,
+Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const GrowingGram* basis_gram,
                            const DenseMatrix& kbasis, const DenseMatrix& ys, int64_t width, int64_t k, bool full,
                            const std::string& what) {
   RitzStep out;
@@ -275,12 +270,12 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   DenseMatrix kbasis(n, 0), ys(n, 0);
   kbasis.data.reserve(static_cast<size_t>(n * max_width));
   ys.data.reserve(static_cast<size_t>(n * max_width));
-  RitzMatrix cm;
+  GrowingGram cm;
   // Operators that round their operand (GramOperator::operand) get the rounded blocks as the
   // basis, so no rounding error enters; the basis is then only nearly orthonormal and the
   // Ritz pairs are taken against its Gram matrix KᵀK.
   const bool rounded = op.rounds_operand();
-  RitzMatrix basis_gram;
+  GrowingGram basis_gram;
   DenseMatrix qcur = gaussian_start(n, b, options.seed);
   STRATA_RETURN_NOT_OK(orthonormalize(qcur).status());
   SvdResult out;
@@ -297,7 +292,8 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
     out.product_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++out.passes;
     if (!krylov) {
-      kbasis.data.clear(), ys.data.clear();
+      kbasis.data.clear();
+      ys.data.clear();
       kbasis.cols = ys.cols = 0;
     }
     const int64_t c0 = kbasis.cols;
@@ -323,9 +319,9 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
     cm.extend(g, c0, width);
     const bool last = it + 1 == iterations;
     // With a tolerance, stop as soon as every top-k estimate is below it. A check costs an
-    // eigensolve of the width² Ritz matrix, so checks that cannot succeed are skipped: past
-    // 256 columns they run every ⌈width / 256⌉ passes, and an estimate e > tolerance waits
-    // log₄(e / tolerance) passes (estimates were measured to fall at most ~2.5× per pass).
+    // eigensolve of the width² Ritz matrix, so checks that cannot succeed are skipped: the next
+    // one waits ⌊width / 256⌋ passes, and an estimate e > tolerance ⌊log₄(e / tolerance)⌋
+    // passes (estimates were measured to fall at most ~2.5× per pass); at least one.
     const bool check_now = width >= k && (last || it >= next_check);
     if (options.tolerance > 0 && (krylov || last) && it >= 1 && check_now) {
       STRATA_ASSIGN_OR_RETURN(step, ritz_step(pool, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k, last,
@@ -361,13 +357,11 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   while (t < width && ritz.w[static_cast<size_t>(t)] > tol) ++t;
   // Directions below the truncation carry only rounding: they become zero columns (so a
   // rank-deficient matrix reports zero singular values instead of amplified noise).
-  // A non-orthonormal basis (rounded operands) amplifies the Gram route's rounding by the
-  // spread of everything kept, not only of the top k.
-  const int64_t spread_of = rounded ? t : k;
-  if (t >= k && ritz.w[0] <= kNystromGramMaxCond * ritz.w[static_cast<size_t>(spread_of - 1)]) {
-    // Well separated top k: F's SVD from the small Gram FᵀF = Bᵀ·(YSᵀ·YS)·B with B = Z·Λ^{-1/2}
-    // (n·width² flops instead of QR of the n × t matrix F); rounding costs orthogonality of
-    // about ε·λ_1/λ_k, bounded by the condition above.
+  if (t >= k && ritz.w[0] <= kNystromGramMaxCond * ritz.w[static_cast<size_t>(t - 1)]) {
+    // Every kept value within 1e4 of the top: F's SVD from the small Gram FᵀF = Bᵀ·(YSᵀ·YS)·B
+    // with B = Z·Λ^{-1/2} (n·width² flops instead of QR of the n × t matrix F). Its rounding
+    // grows with the spread of all kept values (B scales by λ^{-1/2}), not only of the top k:
+    // with a non-orthonormal basis and a decaying spectrum a top-k-only rule lost the top value.
     DenseMatrix bm = ritz.z.leading_cols(t);
     for (int64_t j = 0; j < t; ++j) {
       const double scale = 1.0 / std::sqrt(ritz.w[static_cast<size_t>(j)]);
