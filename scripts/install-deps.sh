@@ -7,7 +7,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 BUILD_PKGS=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libopenblas-dev liblapacke-dev
   libblosc-dev libzstd-dev liblz4-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev

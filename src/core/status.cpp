@@ -12,6 +12,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::AlreadyExists: return "AlreadyExists";
     case StatusCode::OutOfMemory: return "OutOfMemory";
     case StatusCode::Unsupported: return "Unsupported";
+    case StatusCode::InvalidData: return "InvalidData";
     case StatusCode::DeviceError: return "DeviceError";
     case StatusCode::CommError: return "CommError";
     case StatusCode::Cancelled: return "Cancelled";

@@ -1,8 +1,10 @@
 #include "strata/core/thread_pool.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <system_error>
 
 #include "strata/core/log.hpp"
 
@@ -17,7 +19,22 @@ int g_default_threads = 0;
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads <= 0) num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers_.reserve(num_threads);
-  for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  // A thread can fail to start (process or memory limits: std::system_error, EAGAIN). Keep the
+  // workers that started rather than throwing out of a half-built pool (whose joinable threads
+  // would terminate the process). With none started there is no pool: rethrow (no thread to join).
+  for (int i = 0; i < num_threads; ++i) {
+    try {
+      workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::system_error& e) {
+      if (i == 0) {
+        throw std::system_error(e.code(), str_cat("cannot start a worker thread (", num_threads,
+                                                  " requested; check the process and memory limits, e.g. ulimit -u)"));
+      }
+      log_message(LogLevel::Warning, str_cat("started only ", i, " of ", num_threads, " worker threads (", e.code().message(),
+                                             "; a process or memory limit, e.g. ulimit -u); continuing with ", i));
+      break;
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -66,14 +83,14 @@ Status ThreadPool::parallel_for(int64_t n, const std::function<Status(int64_t)>&
     try {
       return fn(i);
     } catch (const std::bad_alloc&) {
-      return Status::OutOfMemory("allocation failed in task ", i);
+      return Status::OutOfMemory("out of memory: an allocation failed (in parallel task ", i, ")");
     } catch (const std::exception& e) {
       return Status::Internal("exception in task ", i, ": ", e.what());
     } catch (...) {
       return Status::Internal("unknown exception in task ", i);
     }
   };
-  if (in_worker() || size() == 1 || n == 1) {
+  if (in_worker() || size() <= 1 || n == 1) {
     for (int64_t i = 0; i < n; ++i) {
       Status st = run_one(i);
       if (!st.ok()) return st;

@@ -3,8 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <fstream>
+#include "strata/core/output.hpp"
 
 namespace strata {
 
@@ -54,15 +53,7 @@ nlohmann::json RunReport::to_json() const {
 }
 
 Status RunReport::write_json(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status::IOError("cannot write report ", tmp);
-    f << to_json().dump(2) << "\n";
-    if (!f) return Status::IOError("cannot write report ", tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::IOError("cannot rename ", tmp, " to ", path);
-  return Status::OK();
+  return write_file_atomically(path, to_json().dump(2) + "\n");
 }
 
 void EvalStats::add_to(RunReport& r) const {

@@ -1,6 +1,4 @@
 // plink2-compatible `.afreq` and `.vmiss` writers.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,79 +6,61 @@
 #include <cstring>
 #include <memory>
 
+#include "strata/core/output.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/genomics/freq.hpp"
 
 namespace strata::genomics {
 namespace {
 
-// A text file written under a temporary name, renamed by commit(), removed otherwise.
-class AtomicTextFile {
+// A staged text file of an OutputSet, written through stdio.
+class TextFile {
  public:
-  ~AtomicTextFile() {
+  ~TextFile() {
     if (f_) std::fclose(f_);
-    if (!tmp_.empty()) std::remove(tmp_.c_str());
   }
-  Status open(const std::string& path) {
+  Status open(OutputSet& out, const std::string& path) {
     path_ = path;
-    tmp_ = str_cat(path, ".tmp-", getpid());
-    f_ = std::fopen(tmp_.c_str(), "wb");
-    if (!f_) {
-      tmp_.clear();
-      return Status::IOError(path, ": cannot create: ", std::strerror(errno));
-    }
+    STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
+    f_ = std::fopen(staged.c_str(), "wb");
+    if (!f_) return Status::IOError(path, ": cannot create: ", std::strerror(errno));
     return Status::OK();
   }
   Status write(const std::string& s) {
     if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f_) != s.size())
-      return Status::IOError(tmp_, ": write failed: ", std::strerror(errno));
+      return Status::IOError(path_, ": write failed: ", std::strerror(errno));
     return Status::OK();
   }
-  Status commit() {
+  Status close() {
     const bool bad = std::fflush(f_) != 0 || std::ferror(f_);
     const int rc = std::fclose(f_);
     f_ = nullptr;
-    if (bad || rc != 0) return Status::IOError(tmp_, ": write failed: ", std::strerror(errno));
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
-      return Status::IOError(path_, ": cannot rename into place: ", std::strerror(errno));
-    tmp_.clear();
+    if (bad || rc != 0) return Status::IOError(path_, ": write failed: ", std::strerror(errno));
     return Status::OK();
   }
 
  private:
-  std::string path_, tmp_;
+  std::string path_;
   std::FILE* f_ = nullptr;
 };
 
-}  // namespace
-
-std::string format_plink_float(double value) {
-  if (std::isnan(value)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", value);
-  return buf;
+Result<std::unique_ptr<OutputSet>> begin_outputs(const std::string& prefix, const FreqOptions& options) {
+  OutputRules rules;
+  if (!options.input.empty()) rules.inputs = input_paths(options.input);
+  return OutputSet::begin(prefix + ".afreq", std::move(rules));
 }
 
-Status write_freq_files(const io::GenotypeView& view, const std::string& prefix,
-                        const FreqOptions& options) {
-  ProgressBar bar("counting", options.progress ? view.num_variants() : 0);
-  STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(view, options.pool,
-                                                                  options.progress ? &bar : nullptr));
-  bar.finish();
-  return write_freq_files(view, counts, prefix, options);
-}
-
-Status write_freq_files(const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
-                        const std::string& prefix, const FreqOptions& options) {
+Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
+                  const std::string& prefix, const FreqOptions& options) {
   if (static_cast<int64_t>(counts.size()) != view.num_variants())
     return Status::Invalid("write_freq_files: ", counts.size(), " counts for ", view.num_variants(), " variants");
-  AtomicTextFile afreq, vmiss;
+  TextFile afreq, vmiss;
   if (options.afreq) {
-    STRATA_RETURN_NOT_OK(afreq.open(prefix + ".afreq"));
+    STRATA_RETURN_NOT_OK(afreq.open(out, prefix + ".afreq"));
     STRATA_RETURN_NOT_OK(afreq.write("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n"));
   }
   if (options.vmiss) {
-    STRATA_RETURN_NOT_OK(vmiss.open(prefix + ".vmiss"));
+    STRATA_RETURN_NOT_OK(vmiss.open(out, prefix + ".vmiss"));
     STRATA_RETURN_NOT_OK(vmiss.write("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n"));
   }
   const auto& contigs = view.contigs();
@@ -114,9 +94,35 @@ Status write_freq_files(const io::GenotypeView& view, const std::vector<io::Vari
     if (options.afreq) STRATA_RETURN_NOT_OK(afreq.write(a));
     if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.write(b));
   }
-  if (options.afreq) STRATA_RETURN_NOT_OK(afreq.commit());
-  if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.commit());
-  return Status::OK();
+  if (options.afreq) STRATA_RETURN_NOT_OK(afreq.close());
+  if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.close());
+  return out.commit();
+}
+
+}  // namespace
+
+std::string format_plink_float(double value) {
+  if (std::isnan(value)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", value);
+  return buf;
+}
+
+Status write_freq_files(const io::GenotypeView& view, const std::string& prefix,
+                        const FreqOptions& options) {
+  // Outputs are checked before the counting pass.
+  STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
+  ProgressBar bar("counting", options.progress ? view.num_variants() : 0);
+  STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(view, options.pool,
+                                                                  options.progress ? &bar : nullptr));
+  bar.finish();
+  return write_into(*out, view, counts, prefix, options);
+}
+
+Status write_freq_files(const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
+                        const std::string& prefix, const FreqOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
+  return write_into(*out, view, counts, prefix, options);
 }
 
 }  // namespace strata::genomics

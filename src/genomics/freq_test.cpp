@@ -60,8 +60,13 @@ TEST(Freq, AllMissingVariantAndAtomicOutput) {
   STRATA_ASSERT_OK(write_freq_files(*view, tmp.str("out"), o));
   EXPECT_EQ(read_file(tmp.str("out.afreq")), "#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n1\tx\tA\tC\tnan\t0\n");
   EXPECT_EQ(read_file(tmp.str("out.vmiss")), "#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n1\tx\t2\t2\t1\n");
-  // An unwritable prefix fails and leaves nothing behind.
-  EXPECT_FALSE(write_freq_files(*view, tmp.str("no/such/dir/out"), o).ok());
+  // A directory where an output goes fails before anything is written and is left alone; the
+  // other output does not appear either.
+  std::filesystem::create_directories(tmp.str("d.vmiss"));
+  STRATA_EXPECT_STATUS(write_freq_files(*view, tmp.str("d"), o), StatusCode::AlreadyExists, "d.vmiss is a directory");
+  EXPECT_FALSE(std::filesystem::exists(tmp.str("d.afreq")));
+  EXPECT_TRUE(std::filesystem::is_directory(tmp.str("d.vmiss")));
+
 }
 
 }  // namespace

@@ -31,12 +31,17 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   filter.drop_monomorphic = true;
   out.filter = io::apply_variant_filter(counts, filter);
   if (out.filter.kept.empty()) {
-    return Status::Invalid(view->describe(), ": every variant was filtered out (", out.filter.dropped_missing,
+    return Status::InvalidData(view->describe(), ": every variant was filtered out (", out.filter.dropped_missing,
                            " by missingness, ", out.filter.dropped_monomorphic, " monomorphic, ",
                            out.filter.dropped_maf, " by MAF)");
   }
   out.variants_used = out.filter.kept;
   const auto m = static_cast<int64_t>(out.variants_used.size());
+  // plink2 --pca divides by every variant that passed its filters, monomorphic ones included
+  // (they add nothing to XᵀX); --maf > 0 removes them there, and apply_variant_filter counts
+  // such variants as monomorphic (first rule wins), so they are left out of M then.
+  out.grm_variants = m + (options.filter.min_maf > 0 ? 0 : out.filter.dropped_monomorphic);
+  const auto m_scale = static_cast<double>(out.grm_variants);
   // Each code contributes lut[code]² to the diagonal of XᵀX; summing per variant is exact.
   double sum_sq = 0.0;
   for (int64_t v : out.variants_used) {
@@ -46,8 +51,8 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     sum_sq += double(c.hom_ref) * lut[0] * lut[0] + double(c.het) * lut[1] * lut[1] +
               double(c.hom_alt) * lut[2] * lut[2] + double(c.missing) * lut[3] * lut[3];
   }
-  out.grm_trace = sum_sq / static_cast<double>(m);
-  if (!(sum_sq > 0.0)) return Status::Invalid(view->describe(), ": the standardized genotypes are all zero (constant data)");
+  out.grm_trace = sum_sq / m_scale;
+  if (!(sum_sq > 0.0)) return Status::InvalidData(view->describe(), ": the standardized genotypes are all zero (constant data)");
   linalg::SvdOptions so;
   so.k = options.k;
   so.scheme = options.scheme;
@@ -71,7 +76,7 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   so.compute_u = options.compute_loadings;
   so.pass = options.pass;
   if (options.k >= std::min(m, n)) {
-    return Status::Invalid("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
+    return Status::InvalidData("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
                            std::min(m, n));
   }
   linalg::SvdMethod method = options.method;
@@ -109,7 +114,10 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   out.method = r.method;
   out.passes = r.passes + 1;
   out.product_seconds = r.product_seconds;
-  for (double s : r.s) out.eigenvalues.push_back(s * s / static_cast<double>(m));
+  for (double s : r.s) out.eigenvalues.push_back(s * s / m_scale);
+  out.converged = r.converged;
+  out.max_error_estimate = r.max_error_estimate;
+  out.stop = r.stop;
   out.eigenvectors = std::move(r.v);
   out.loadings = std::move(r.u);
   out.error_estimate = std::move(r.error_estimate);

@@ -1,4 +1,4 @@
-// run_pca_to_files: open, pca(), then every output under a temporary name, renamed at the end.
+// run_pca_to_files: declare every output (one OutputSet), open, pca(), write them all, commit.
 #include "strata/genomics/pca_output.hpp"
 
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "io/genotype/zarr_strings_internal.hpp"
+#include "strata/core/output.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
@@ -43,53 +44,21 @@ const char* scale_name(io::Standardization s) {
   return "?";
 }
 
-// One output: its final path and the temporary it is written to first.
-struct Pending {
-  std::string final_path, tmp_path;
-};
-
-class Outputs {
- public:
-  explicit Outputs(std::string prefix) : prefix_(std::move(prefix)) {}
-  ~Outputs() {
-    if (!committed_) discard();
-  }
-  // Temporary path for PREFIX + suffix (hidden, same directory so rename is atomic).
-  std::string add(const std::string& suffix) {
-    const fs::path p = fs::path(prefix_ + suffix).lexically_normal();
-    Pending o{p.string(), (p.parent_path() / ("." + p.filename().string() + ".tmp-" +
-                                              std::to_string(static_cast<long long>(getpid()))))
-                              .string()};
-    std::error_code ec;
-    fs::remove_all(o.tmp_path, ec);
-    pending_.push_back(o);
-    return o.tmp_path;
-  }
-  Status commit(std::vector<std::string>* files) {
-    std::error_code ec;
-    for (const Pending& o : pending_) {
-      if (fs::is_directory(o.final_path, ec)) fs::remove_all(o.final_path, ec);
-      fs::rename(o.tmp_path, o.final_path, ec);
-      if (ec) return Status::IOError("cannot rename ", o.tmp_path, " to ", o.final_path, ": ", ec.message());
-      files->push_back(o.final_path);
-    }
-    committed_ = true;
-    return Status::OK();
-  }
-  void discard() {
-    std::error_code ec;
-    for (const Pending& o : pending_) fs::remove_all(o.tmp_path, ec);
-  }
-
- private:
-  std::string prefix_;
-  std::vector<Pending> pending_;
-  bool committed_ = false;
-};
-
 Status check_stream(const std::ofstream& f, const std::string& path) {
   if (!f) return Status::IOError("cannot write ", path);
   return Status::OK();
+}
+
+Status write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  f.close();
+  return check_stream(f, path);
+}
+
+std::string one_component_svg() {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"480\" height=\"60\">"
+         "<text x=\"10\" y=\"35\" font-size=\"14\">One principal component: nothing to plot.</text></svg>\n";
 }
 
 // printf's "%.9g" (std::to_chars promises the same text), without the locale machinery:
@@ -249,7 +218,7 @@ Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& sam
       if (line.empty() || line[0] == '#') continue;
       std::istringstream ss(line);
       std::string iid, p;
-      if (!(ss >> iid >> p)) return Status::Invalid(pop_file, ":", lineno, ": expected two columns IID POP");
+      if (!(ss >> iid >> p)) return Status::InvalidData(pop_file, ":", lineno, ": expected two columns IID POP");
       pop[iid] = p;
     }
     std::vector<std::string> out(n);
@@ -269,6 +238,20 @@ Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::stri
   if (prefix.empty()) return Status::Invalid("pca: no output prefix");
   PcaRunSummary s;
   auto t = clock_type::now();
+  // Every output is declared (and checked against the inputs and what exists) before the passes.
+  OutputRules rules;
+  rules.overwrite = options.overwrite;
+  rules.inputs = input_paths(input);
+  if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
+  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(prefix + ".eigenvec", std::move(rules)));
+  STRATA_ASSIGN_OR_RETURN(const std::string vec, out->add_file(prefix + ".eigenvec"));
+  STRATA_ASSIGN_OR_RETURN(const std::string val, out->add_file(prefix + ".eigenval"));
+  STRATA_ASSIGN_OR_RETURN(const std::string var, out->add_file(prefix + ".eigenvec.var"));
+  STRATA_ASSIGN_OR_RETURN(const std::string zarr, out->add_directory(prefix + ".zarr"));
+  std::string svg;
+  if (options.write_plot) {
+    STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
+  }
   STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
   s.num_samples = view->num_samples();
   s.num_variants_input = view->num_variants();
@@ -289,11 +272,9 @@ Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::stri
   for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
 
   t = clock_type::now();
-  Outputs out(prefix);
-  const std::string vec = out.add(".eigenvec"), val = out.add(".eigenval"), var = out.add(".eigenvec.var"),
-                    zarr = out.add(".zarr");
+  // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
+  // run must not survive beside the new outputs).
   const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
-  const std::string svg = plot ? out.add(".svg") : "";
   STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
   STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
   std::vector<std::string> variant_ids;
@@ -310,9 +291,13 @@ Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::stri
     pd.labels = std::move(labels);
     pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
     pd.title = "PCA of " + fs::path(input).filename().string();
-    STRATA_RETURN_NOT_OK(write_pca_svg(svg, pd));
+    STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
+    STRATA_RETURN_NOT_OK(write_text(svg, text));
+  } else if (options.write_plot) {
+    STRATA_RETURN_NOT_OK(write_text(svg, one_component_svg()));
   }
-  STRATA_RETURN_NOT_OK(out.commit(&s.files));
+  STRATA_RETURN_NOT_OK(out->commit());
+  s.files = out->final_paths();
   s.phases.emplace_back("write", seconds_since(t));
   return s;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "strata/core/output.hpp"
 #include "strata/genomics/plot.hpp"
 
 namespace strata::genomics {
@@ -157,18 +158,7 @@ Result<std::string> render_pca_svg(const PcaPlotData& d) {
 
 Status write_pca_svg(const std::string& path, const PcaPlotData& data) {
   STRATA_ASSIGN_OR_RETURN(std::string svg, render_pca_svg(data));
-  std::string tmp = str_cat(path, ".tmp-", getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return Status::IOError("cannot create ", tmp);
-    f << svg;
-    if (!f.flush()) return Status::IOError("cannot write ", tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::IOError("cannot rename ", tmp, " to ", path);
-  }
-  return Status::OK();
+  return write_file_atomically(path, svg);
 }
 
 }  // namespace strata::genomics

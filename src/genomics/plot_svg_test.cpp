@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <cmath>
 
 #include "strata/genomics/plot.hpp"
@@ -52,7 +53,10 @@ TEST(PcaPlot, TwoComponentsHasOnePanelAndRejectsBadInput) {
   strata::testing::TempDir dir;
   STRATA_ASSERT_OK(write_pca_svg(dir.str("p.svg"), three_clusters(3)));
   EXPECT_THAT(strata::testing::read_file(dir.str("p.svg")), ::testing::HasSubstr("PC3"));
-  STRATA_EXPECT_STATUS(write_pca_svg(dir.str("no/such/dir/p.svg"), three_clusters(3)), StatusCode::IOError, "cannot create");
+  // Missing parents are created (the rule for every output); a directory in the way is kept.
+  STRATA_ASSERT_OK(write_pca_svg(dir.str("new/dir/p.svg"), three_clusters(3)));
+  std::filesystem::create_directories(dir.str("taken.svg"));
+  STRATA_EXPECT_STATUS(write_pca_svg(dir.str("taken.svg"), three_clusters(3)), StatusCode::AlreadyExists, "is a directory");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // simulate_to_files: the simulated view written as PLINK 1 and/or VCF Zarr.
+#include "strata/core/output.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/plink.hpp"
@@ -11,11 +12,19 @@ Status simulate_to_files(const SimulateOptions& options, const std::string& pref
   STRATA_ASSIGN_OR_RETURN(auto view, make_simulated_genotypes(options));
   const bool bed = format != SimulateFormat::Vcz, vcz = format != SimulateFormat::Bed;
   const int64_t m = view->num_variants();
+  // One OutputSet for every format: all outputs are checked first and appear together.
+  OutputRules rules;
+  rules.overwrite = write.overwrite;
+  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(prefix + ".bed", std::move(rules)));
+  if (bed)
+    for (const char* ext : {".bed", ".bim", ".fam"}) STRATA_RETURN_NOT_OK(out->check(prefix + ext, false));
+  if (vcz) STRATA_RETURN_NOT_OK(out->check(prefix + ".vcz", true));
   if (bed) {
     ProgressBar bar("simulating .bed", write.progress ? m : 0);
     io::PlinkWriteOptions po;
     po.pool = write.pool;
     po.progress = write.progress ? &bar : nullptr;
+    po.target.output_set = out.get();
     STRATA_RETURN_NOT_OK(io::write_plink(*view, prefix, po));
   }
   if (vcz) {
@@ -23,14 +32,14 @@ Status simulate_to_files(const SimulateOptions& options, const std::string& pref
     io::VczWriteOptions vo;
     if (write.variants_chunk > 0) vo.variants_chunk = write.variants_chunk;
     if (write.samples_chunk > 0) vo.samples_chunk = write.samples_chunk;
-    vo.overwrite = true;
+    vo.output_set = out.get();
     vo.pool = write.pool;
     vo.progress = write.progress ? &bar : nullptr;
     for (int32_t p : simulated_populations(options)) vo.sample_population.push_back(p);
     for (int64_t k = 0; k < options.num_pops; ++k) vo.population_names.push_back("pop" + std::to_string(k));
     STRATA_RETURN_NOT_OK(io::write_vcf_zarr(*view, prefix + ".vcz", vo));
   }
-  return Status::OK();
+  return out->commit();
 }
 
 }  // namespace strata::genomics

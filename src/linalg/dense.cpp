@@ -160,7 +160,7 @@ Result<SvdDense> svd_dense(const DenseMatrix& a) {
   out.s.assign(static_cast<size_t>(p), 0.0);
   if (p == 0) return out;
   for (double x : a.data) {
-    if (!std::isfinite(x)) return Status::Invalid("svd: the matrix contains NaN or infinity");
+    if (!std::isfinite(x)) return Status::InvalidData("svd: the matrix contains NaN or infinity");
   }
   DenseMatrix w = a;
   int info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', m, n, w.data.data(), m, out.s.data(),
@@ -200,7 +200,7 @@ Result<EighResult> eigh(const DenseMatrix& a) {
   EighResult out;
   if (n == 0) return out;
   for (double x : a.data) {
-    if (!std::isfinite(x)) return Status::Invalid("eigh: the matrix contains NaN or infinity");
+    if (!std::isfinite(x)) return Status::InvalidData("eigh: the matrix contains NaN or infinity");
   }
   DenseMatrix z = a;
   std::vector<double> w(static_cast<size_t>(n));
@@ -219,7 +219,7 @@ Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count) {
   EighResult out;
   if (c == 0) return out;
   for (double x : a.data) {
-    if (!std::isfinite(x)) return Status::Invalid("eigh_top: the matrix contains NaN or infinity");
+    if (!std::isfinite(x)) return Status::InvalidData("eigh_top: the matrix contains NaN or infinity");
   }
   DenseMatrix work = a, z(n, c);
   std::vector<double> w(static_cast<size_t>(n));

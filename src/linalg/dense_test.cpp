@@ -52,7 +52,7 @@ TEST(Dense, SvdAndEigh) {
   for (size_t i = 0; i < f.s.size(); ++i) EXPECT_NEAR(e.w[i], f.s[i] * f.s[i], 1e-12 * e.w[0]);
   DenseMatrix nan(2, 2);
   nan(0, 0) = std::nan("");
-  STRATA_EXPECT_STATUS(svd_dense(nan), StatusCode::Invalid, "NaN");
+  STRATA_EXPECT_STATUS(svd_dense(nan), StatusCode::InvalidData, "NaN");
   STRATA_EXPECT_STATUS(eigh(DenseMatrix(2, 3)), StatusCode::Invalid, "not square");
 }
 

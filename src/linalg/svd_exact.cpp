@@ -18,7 +18,7 @@ constexpr double kTreeQBudget = 256.0 * (1 << 20);
 }  // namespace
 
 Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool compute_u, const FactorSink& sink,
-                                 const PassOptions& options) {
+                                 const PassOptions& options, bool rescaled) {
   const int64_t n = source.cols();
   STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
   const bool keep_q = compute_u && static_cast<double>(plan.num_blocks) * 2.0 * n * n * 8.0 <= kTreeQBudget;
@@ -26,6 +26,20 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
   ScratchPool scratch;
   STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, keep_q, scratch, &stats));
   DenseMatrix r = tree.finish();
+  if (!rescaled) {
+    double rmax = 0;
+    for (double x : r.data) rmax = std::isfinite(x) ? std::max(rmax, std::abs(x)) : std::numeric_limits<double>::quiet_NaN();
+    if (needs_rescaling(rmax)) {
+      // Subnormal, huge or non-finite data: the Gram-based leaves and Σ⁻¹ would underflow or
+      // overflow. One pass finds max|a| (and rejects NaN/Inf), then the run repeats on A·2⁻ᵉ.
+      STRATA_ASSIGN_OR_RETURN(int exponent, scaling_exponent(source, options));
+      const RowBlockSourcePtr scaled = make_scaled_source(RowBlockSourcePtr(RowBlockSourcePtr(), &source), exponent);
+      STRATA_ASSIGN_OR_RETURN(SvdResult out, svd_exact_tall(*scaled, k, compute_u, sink, options, true));
+      for (double& s : out.s) s = std::ldexp(s, exponent);
+      out.passes += 2;
+      return out;
+    }
+  }
   STRATA_ASSIGN_OR_RETURN(SvdDense f, svd_dense(r));
   STRATA_RETURN_NOT_OK(check_spectrum(source, f.s, k));
 
@@ -45,6 +59,7 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
     const double ratio = out.s[0] / out.s[static_cast<size_t>(i)];
     out.error_estimate.push_back(2.0 * static_cast<double>(n) * eps * ratio + eps * ratio * ratio);
   }
+  for (double e : out.error_estimate) out.max_error_estimate = std::max(out.max_error_estimate, e);
   out.passes = 1;
 
   if (compute_u) {

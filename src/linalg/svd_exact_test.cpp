@@ -128,16 +128,16 @@ TEST(ExactSvd, BadInputs) {
   auto src = make_dense_source(zeros.data(), 20, 10);
   SvdOptions opt;
   opt.method = SvdMethod::Exact;
-  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::Invalid, "zero");
+  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::InvalidData, "zero");
   std::vector<double> a = gaussian(20, 10, 1).to_row_major();
   src = make_dense_source(a.data(), 20, 10);
   opt.k = 11;
-  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::Invalid, "at most min");
+  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::InvalidData, "at most min");
   opt.k = -1;
   STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::Invalid, "positive");
   auto empty = make_dense_source(a.data(), 0, 10);
   opt.k = 1;
-  STRATA_EXPECT_STATUS(svd(empty, opt), StatusCode::Invalid, "empty");
+  STRATA_EXPECT_STATUS(svd(empty, opt), StatusCode::InvalidData, "empty");
 }
 
 }  // namespace

@@ -205,7 +205,7 @@ Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const Growin
                 static_cast<int>(out.ritz.z.cols), 1.0, r.data.data(), w, out.ritz.z.data.data(), w);
   }
   if (!(out.ritz.w[0] > 0)) {
-    return Status::Invalid(what, ": the matrix is zero (constant data): every singular value is 0");
+    return Status::InvalidData(what, ": the matrix is zero (constant data): every singular value is 0");
   }
   // Exact residuals AᵀA·Kp − θ·Kp = YS·p − θ·K·p.
   const int64_t n = kbasis.rows;
@@ -234,9 +234,20 @@ Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const Growin
   return out;
 }
 
-}  // namespace
+// Largest |y| over a block of products; NaN when any entry is not finite.
+double max_abs_or_nan(const DenseMatrix& y) {
+  double m = 0;
+  for (double x : y.data) {
+    if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
+    m = std::max(m, std::abs(x));
+  }
+  return m;
+}
 
-Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options) {
+// `needs_scaling` (the RowBlockSource route, which can rescale its input): when the first
+// pass's products are zero, not finite, or so far from 1 that squares of the data underflow or
+// overflow, it is set and the function returns an empty result before any further pass.
+Result<SvdResult> svd_randomized_impl(const GramOperator& op, const SvdOptions& options, bool* needs_scaling) {
   STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(op.rows(), op.cols(), op.describe(), options.k, /*allow_full=*/false));
   if (options.oversampling < 0) return Status::Invalid("oversampling must be >= 0, got ", options.oversampling);
   if (!(options.tolerance >= 0)) return Status::Invalid("tolerance must be >= 0, got ", options.tolerance);
@@ -253,13 +264,17 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   int64_t b = std::min(options.block_columns > 0 ? options.block_columns : k + options.oversampling, p);
   // Operators with a natural width (SIMD lanes) get the extra columns for free.
   if (const int64_t pw = op.preferred_width(); pw > 0) b = std::min(p, (b + pw - 1) / pw * pw);
-  // The search space cannot outgrow the matrix: cap the Krylov depth.
-  if (krylov) iterations = static_cast<int>(std::min<int64_t>(iterations, std::max<int64_t>(1, p / b)));
-  if (b * (krylov ? iterations : 1) < k) {
+  // The widest search space that can still add anything: all of Rⁿ when n ≤ m (the Ritz pairs
+  // are then exact), else A's row space (dimension m) plus the start block, which the block
+  // Krylov space contains once it has that many columns. The last block is cut to fit, so a
+  // small matrix always gets the complete space (exact to rounding) instead of a partial one.
+  const int64_t full_width = krylov ? (n <= m ? n : std::min(n, m + b)) : (b >= n ? n : n + 1);
+  if (krylov) iterations = static_cast<int>(std::min<int64_t>(iterations, ceil_div(full_width, b)));
+  const int64_t max_width = krylov ? std::min(b * iterations, full_width) : b;
+  if (max_width < k) {
     return Status::Invalid("randomized SVD: ", iterations, " passes of ", b, " columns cannot resolve k = ", k,
                            " (need at least k columns in all)");
   }
-  const int64_t max_width = krylov ? b * iterations : b;
   STRATA_RETURN_NOT_OK(check_lapack_dims(n, max_width, "randomized SVD state"));
   BlasThreadsGuard blas(1);
 
@@ -284,13 +299,31 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   RitzStep step;
   bool have_step = false;
   int64_t next_check = 0;
+  out.stop = "iterations";
   for (int it = 0; it < iterations; ++it) {
     DenseMatrix y;
     if (rounded) qcur = op.operand(qcur);
+    const int64_t bc = qcur.cols;
     const auto t0 = std::chrono::steady_clock::now();
     STRATA_RETURN_NOT_OK(op.gram(qcur, y));
     out.product_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++out.passes;
+    if (it == 0) {
+      // Y ≈ σ₁²-sized: zero, non-finite, or beyond these bounds means squares of the data
+      // underflow or overflow (subnormal or huge input); the source route rescales and reruns.
+      const double ymax = max_abs_or_nan(y);
+      // (float32 products: squares of |a| < 2⁻⁶³ underflow, Y ≳ 2¹²⁸ overflows; the bounds sit
+      // well inside so that ordinary large data never pays for a rescaling run.)
+      const double lo = op.single_precision() ? 0x1p-60 : 0x1p-400, hi = op.single_precision() ? 0x1p100 : 0x1p400;
+      if (needs_scaling && !(ymax >= lo && ymax <= hi)) {
+        *needs_scaling = true;
+        return out;
+      }
+      if (!(ymax <= std::numeric_limits<double>::max())) {
+        return Status::InvalidData(op.describe(), ": the products AᵀA·Q are not finite (NaN or infinite input, or "
+                                   "values too large to square)");
+      }
+    }
     if (!krylov) {
       kbasis.data.clear();
       ys.data.clear();
@@ -299,25 +332,28 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
     const int64_t c0 = kbasis.cols;
     append_cols(kbasis, qcur);
     append_cols(ys, y);
-    width = c0 + b;
+    width = c0 + bc;
     // G = Kᵀ·Y: the Ritz matrix's new columns, and the first projection of the next block.
     // With a rounded basis, KᵀQ_new (its Gram matrix's new columns) comes from the same read
     // of K: Kᵀ·[Y, Q_new].
-    DenseMatrix g(width, b);
+    DenseMatrix g(width, bc);
     if (rounded) {
-      DenseMatrix yq(n, 2 * b), both(width, 2 * b);
+      DenseMatrix yq(n, 2 * bc), both(width, 2 * bc);
       std::copy(y.data.begin(), y.data.end(), yq.data.begin());
-      std::copy(qcur.data.begin(), qcur.data.end(), yq.data.begin() + n * b);
-      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, 2 * b, kbasis.data.data(), yq.data.data(), both.data.data()));
-      DenseMatrix gk(width, b);
-      std::copy(both.data.begin(), both.data.begin() + width * b, g.data.begin());
-      std::copy(both.data.begin() + width * b, both.data.end(), gk.data.begin());
+      std::copy(qcur.data.begin(), qcur.data.end(), yq.data.begin() + n * bc);
+      STRATA_RETURN_NOT_OK(
+          gemm_tn_rows(pool, n, width, 2 * bc, kbasis.data.data(), yq.data.data(), both.data.data()));
+      DenseMatrix gk(width, bc);
+      std::copy(both.data.begin(), both.data.begin() + width * bc, g.data.begin());
+      std::copy(both.data.begin() + width * bc, both.data.end(), gk.data.begin());
       basis_gram.extend(gk, c0, width);
     } else {
-      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, b, kbasis.data.data(), y.data.data(), g.data.data()));
+      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, bc, kbasis.data.data(), y.data.data(), g.data.data()));
     }
     cm.extend(g, c0, width);
-    const bool last = it + 1 == iterations;
+    const bool complete = width >= full_width;
+    if (complete) out.stop = "complete";
+    const bool last = it + 1 == iterations || complete;
     // With a tolerance, stop as soon as every top-k estimate is below it. A check costs an
     // eigensolve of the width² Ritz matrix, so checks that cannot succeed are skipped: the next
     // one waits ⌊width / 256⌋ passes, and an estimate e > tolerance ⌊log₄(e / tolerance)⌋
@@ -328,7 +364,10 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
                                               op.describe()));
       have_step = true;
       const double worst = *std::max_element(step.error_estimate.begin(), step.error_estimate.end());
-      if (worst <= options.tolerance) break;
+      if (worst <= options.tolerance) {
+        if (!complete) out.stop = "tolerance";
+        break;
+      }
       const auto wait = static_cast<int64_t>(std::log(worst / options.tolerance) / std::log(4.0));
       next_check = it + std::max<int64_t>({1, width / 256, wait});
     }
@@ -336,6 +375,8 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
     have_step = false;
     if (krylov) {
       STRATA_ASSIGN_OR_RETURN(qcur, next_block(pool, kbasis, width, std::move(y), g));
+      // The last block is cut so that the space ends at full_width columns.
+      if (width + qcur.cols > max_width) qcur = qcur.leading_cols(max_width - width);
     } else {
       qcur = std::move(y);
       STRATA_RETURN_NOT_OK(orthonormalize(qcur).status());
@@ -347,6 +388,9 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   }
   out.residual_norms = step.residual_norms;
   out.error_estimate = step.error_estimate;
+  for (double e : out.error_estimate) out.max_error_estimate = std::max(out.max_error_estimate, e);
+  // NaN estimates count as not converged.
+  out.converged = !(options.tolerance > 0) || out.max_error_estimate <= options.tolerance;
   const EighResult& ritz = step.ritz;
 
   // Nyström finish: ÂᵀÂ = YS·C⁺·YSᵀ agrees with AᵀA on span(K) and uses span(YS), one power
@@ -405,7 +449,7 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
 
   if (options.compute_u) {
     if (t < k) {
-      return Status::Invalid(op.describe(), ": numerical rank is below k = ", k, " (singular value ", k, " is ",
+      return Status::InvalidData(op.describe(), ": numerical rank is below k = ", k, " (singular value ", k, " is ",
                              out.s[static_cast<size_t>(k - 1)], " of ", out.s[0], "); constant or duplicated data?");
     }
     DenseMatrix x = out.v;
@@ -423,10 +467,27 @@ Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& optio
   return out;
 }
 
+}  // namespace
+
+Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options) {
+  return svd_randomized_impl(op, options, nullptr);
+}
+
 Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options) {
   if (!source) return Status::Invalid("svd: no source");
   STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op, make_gram_operator(source, options.precision, options.pass));
-  return svd_randomized(*op, options);
+  bool needs_scaling = false;
+  STRATA_ASSIGN_OR_RETURN(SvdResult first, svd_randomized_impl(*op, options, &needs_scaling));
+  if (!needs_scaling) return first;
+  // Subnormal, huge, non-finite or zero data: one pass for the largest |a| (which rejects
+  // non-finite values and all-zero data), then the whole run on A·2⁻ᵉ (exact: a power of two).
+  STRATA_ASSIGN_OR_RETURN(int exponent, scaling_exponent(*source, options.pass));
+  const RowBlockSourcePtr scaled = make_scaled_source(source, exponent);
+  STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op2, make_gram_operator(scaled, options.precision, options.pass));
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd_randomized_impl(*op2, options, nullptr));
+  for (double& s : r.s) s = std::ldexp(s, exponent);
+  r.passes += first.passes + 1;
+  return r;
 }
 
 }  // namespace strata::linalg

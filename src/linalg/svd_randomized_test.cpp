@@ -147,12 +147,12 @@ TEST(RandomizedSvd, BadInputs) {
   std::vector<double> zeros(100 * 30, 0.0);
   auto src = make_dense_source(zeros.data(), 100, 30);
   SvdOptions o = randomized(3, RandomizedScheme::BlockKrylov, 3);
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "zero");
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "zero");
   std::vector<double> ones(100 * 30, 1.0);
   src = make_dense_source(ones.data(), 100, 30);
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "numerical rank");
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "numerical rank");
   o.k = 30;
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "less than min");
+  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "less than min");
   o.k = 3;
   o.iterations = 0;
   STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "at least 1 iteration");

@@ -2,7 +2,6 @@
 // rename the finished group into place.
 #include "strata/linalg/svd_zarr.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <system_error>
 
 #include "linalg/svd_internal.hpp"
+#include "strata/core/output.hpp"
 #include "strata/io/codec.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
@@ -104,35 +104,17 @@ Result<SvdResult> svd_to_zarr(const std::string& input, const std::string& outpu
   if (options.k < 1) return Status::Invalid("k must be at least 1, got ", options.k);
   STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(*src, options.k, /*allow_full=*/false));
   if (output.empty()) return Status::Invalid("no output path");
-  std::error_code ec;
-  const bool exists = fs::exists(output, ec);
-  if (exists && !zarr_options.overwrite) {
-    return Status::AlreadyExists(output, " already exists (use --overwrite to replace it)");
-  }
   STRATA_RETURN_NOT_OK(io::parse_codec_spec(zarr_options.codec, 8).status());
-  const fs::path out_path = fs::path(output).lexically_normal();
-  const std::string tmp = (out_path.parent_path() / ("." + out_path.filename().string() + ".tmp-" +
-                                                     std::to_string(static_cast<long long>(getpid()))))
-                              .string();
-  fs::remove_all(tmp, ec);
-  Result<SvdResult> r = run_into(src, tmp, options, zarr_options, k, input);
-  if (!r.ok()) {
-    fs::remove_all(tmp, ec);
-    return r.status();
-  }
-  if (exists) {
-    fs::remove_all(output, ec);
-    if (ec) {
-      fs::remove_all(tmp, ec);
-      return Status::IOError("cannot replace ", output, ": ", ec.message());
-    }
-  }
-  fs::rename(tmp, output, ec);
-  if (ec) {
-    std::error_code ec2;
-    fs::remove_all(tmp, ec2);
-    return Status::IOError("cannot rename ", tmp, " to ", output, ": ", ec.message());
-  }
+  // The output is checked before the passes: an existing store needs overwrite, and the input
+  // (or a store holding it) is never replaced.
+  OutputRules rules;
+  rules.overwrite = zarr_options.overwrite;
+  rules.inputs = {input};
+  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(output, std::move(rules)));
+  STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(output));
+  Result<SvdResult> r = run_into(src, staged, options, zarr_options, k, input);
+  if (!r.ok()) return r.status();
+  STRATA_RETURN_NOT_OK(out->commit());
   return r;
 }
 

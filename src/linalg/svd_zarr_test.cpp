@@ -82,13 +82,13 @@ TEST(ZarrSource, RejectsNonNumericAndNonFinite) {
     ASSERT_TRUE(a.ok());
     STRATA_ASSERT_OK(a->write_region({0, 0}, {3, 4}, b.data()));
   }
-  STRATA_EXPECT_STATUS(open_zarr_source(tmp.str("b.zarr")), StatusCode::Invalid, "bool is not numeric");
+  STRATA_EXPECT_STATUS(open_zarr_source(tmp.str("b.zarr")), StatusCode::InvalidData, "bool is not numeric");
   std::vector<double> nan(12, 1.0);
   nan[5] = std::nan("");
   write_array(tmp.str("n.zarr"), 3, 4, nan, {2, 2});
   STRATA_ASSERT_OK_AND_ASSIGN(auto src, open_zarr_source(tmp.str("n.zarr")));
   std::vector<double> out(12);
-  STRATA_EXPECT_STATUS(src->read_block(0, 3, out.data()), StatusCode::Invalid, "non-finite value at row 1, column 1");
+  STRATA_EXPECT_STATUS(src->read_block(0, 3, out.data()), StatusCode::InvalidData, "non-finite value at row 1, column 1");
 }
 
 TEST(SvdToZarr, WritesUSVtAtomically) {
@@ -145,9 +145,9 @@ TEST(SvdToZarr, BadInputsLeaveNoOutput) {
   write_array(tmp.str("z.zarr"), 50, 10, zeros, {10, 10});
   SvdOptions o;
   o.k = 2;
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::Invalid, "zero");
+  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::InvalidData, "zero");
   o.k = 10;
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::Invalid, "less than min");
+  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::InvalidData, "less than min");
   o.k = 0;
   STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::Invalid, "at least 1");
   STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("missing.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::NotFound, "");

@@ -82,7 +82,7 @@ class ZarrSource final : public RowBlockSource {
     if (dt.is_float()) {
       for (int64_t i = 0; i < n; ++i) {
         if (!std::isfinite(out[i])) {
-          return Status::Invalid(describe(), ": non-finite value at row ", row0 + i / c, ", column ", i % c);
+          return Status::InvalidData(describe(), ": non-finite value at row ", row0 + i / c, ", column ", i % c);
         }
       }
     }
@@ -101,7 +101,7 @@ Result<RowBlockSourcePtr> make_zarr_source(const io::ZarrArray& array) {
                            shape_to_string(array.shape()), ")");
   }
   if (array.dtype().is_bool()) {
-    return Status::Invalid(array.describe(), ": dtype bool is not numeric");
+    return Status::InvalidData(array.describe(), ": dtype bool is not numeric");
   }
   return RowBlockSourcePtr(std::make_shared<ZarrSource>(array, false));
 }

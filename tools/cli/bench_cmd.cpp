@@ -32,11 +32,15 @@ struct RandomSumOptions {
 Result<std::vector<int>> parse_thread_list(const std::string& text) {
   STRATA_ASSIGN_OR_RETURN(Shape s, parse_shape(text));
   std::vector<int> out;
-  for (int64_t t : s) out.push_back(static_cast<int>(t));
+  for (int64_t t : s) {
+    if (t < 1 || t > kMaxThreads)
+      return Status::Invalid("--threads must be comma-separated thread counts, each 1–", kMaxThreads, ", got '", text, "'");
+    out.push_back(static_cast<int>(t));
+  }
   return out;
 }
 
-Status run_random_sum(const RandomSumOptions& o, const CliState& state) {
+Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   STRATA_ASSIGN_OR_RETURN(Shape shape, parse_shape(o.shape));
   STRATA_ASSIGN_OR_RETURN(Shape chunks, parse_shape(o.chunks));
   STRATA_ASSIGN_OR_RETURN(std::vector<int> threads, parse_thread_list(o.threads));
@@ -88,19 +92,8 @@ Status run_random_sum(const RandomSumOptions& o, const CliState& state) {
     runs.push_back(rj);
     all += report;
   }
-  if (!state.report_path.empty()) {
-    const std::string tmp = state.report_path + ".tmp";
-    nlohmann::json doc = all.to_json();
-    doc["runs"] = runs;
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) return Status::IOError("cannot write ", tmp);
-    const std::string text = doc.dump(2) + "\n";
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok) return Status::IOError("cannot write ", tmp);
-    if (std::rename(tmp.c_str(), state.report_path.c_str()) != 0) {
-      return Status::IOError("cannot rename ", tmp, " to ", state.report_path);
-    }
-  }
+  state.report = all.to_json();
+  state.report["runs"] = runs;
   return Status::OK();
 }
 
@@ -222,6 +215,25 @@ Status run_svd_bench(const SvdBenchOptions& o) {
 
 }  // namespace
 
+CLI::Validator shape2_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        auto sh = parse_shape(s);
+        if (!sh.ok() || sh->size() != 2) return "must be two positive integers separated by a comma (e.g. 1000,2000), got '" + s + "'";
+        return std::string();
+      },
+      "ROWS,COLS", "");
+}
+
+CLI::Validator thread_list_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        auto t = parse_thread_list(s);
+        return t.ok() ? std::string() : "must be comma-separated thread counts, each 1–1024 (e.g. 1,2), got '" + s + "'";
+      },
+      "N,N,...", "");
+}
+
 void register_bench_commands(CLI::App& app, CliState& state) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks reproducing published experiments");
   bench->require_subcommand(1);
@@ -229,11 +241,15 @@ void register_bench_commands(CLI::App& app, CliState& state) {
   auto rs = std::make_shared<RandomSumOptions>();
   CLI::App* sum_cmd = bench->add_subcommand(
       "random-sum", "(x + 1)[::2, ::2].sum() of a lazily generated normal(10, 1) array (GPU Dask Arrays, first steps)");
-  sum_cmd->add_option("--shape", rs->shape, "Array shape, e.g. 500000,500000")->capture_default_str();
-  sum_cmd->add_option("--chunks", rs->chunks, "Chunk shape")->capture_default_str();
-  sum_cmd->add_option("--threads", rs->threads, "Comma-separated thread counts, one run each")->capture_default_str();
-  sum_cmd->add_option("--seed", rs->seed, "Random seed")->capture_default_str();
-  sum_cmd->add_option("--memory-budget", rs->budget, "Memory budget for blocks in flight")->capture_default_str();
+  sum_cmd->add_option("--shape", rs->shape, "Array shape, e.g. 500000,500000")->capture_default_str()->check(shape2_check());
+  sum_cmd->add_option("--chunks", rs->chunks, "Chunk shape")->capture_default_str()->check(shape2_check());
+  sum_cmd->add_option("--threads", rs->threads, "Comma-separated thread counts, one run each")
+      ->capture_default_str()
+      ->check(thread_list_check());
+  sum_cmd->add_option("--seed", rs->seed, "Random seed")->capture_default_str()->check(seed_check());
+  sum_cmd->add_option("--memory-budget", rs->budget, "Memory budget for blocks in flight")
+      ->capture_default_str()
+      ->check(memory_size());
   sum_cmd->add_flag("--json", rs->json, "One JSON object per configuration instead of a table");
   sum_cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
   sum_cmd->add_option("--report", state.report_path, "Write a JSON run report");
@@ -241,18 +257,34 @@ void register_bench_commands(CLI::App& app, CliState& state) {
 
   auto rg = std::make_shared<RandomGenOptions>();
   CLI::App* gen_cmd = bench->add_subcommand("random-gen", "Single-thread throughput of the random sources");
-  gen_cmd->add_option("--n", rg->n, "Elements per source")->capture_default_str();
+  gen_cmd->add_option("--n", rg->n, "Elements per source")
+      ->capture_default_str()
+      ->check(integer_in(1, 1'000'000'000'000, "an integer from 1 to 1,000,000,000,000"));
   gen_cmd->add_flag("--json", rg->json, "JSON lines instead of a table");
   gen_cmd->callback([rg, &state] { state.run = [rg] { return run_random_gen(*rg); }; });
 
   auto sv = std::make_shared<SvdBenchOptions>();
   CLI::App* svd_cmd = bench->add_subcommand(
       "svd", "Randomized SVD (k=10) of genotype-like randint(0, 3) data generated on the fly (Large SVDs)");
-  svd_cmd->add_option("--shape", sv->shape, "rows,cols, e.g. 1000000,20000 as in the post")->capture_default_str();
-  svd_cmd->add_option("--k", sv->k, "Singular values to compute")->capture_default_str();
-  svd_cmd->add_option("--iterations", sv->iterations, "Passes of the iteration; -1 = default")->capture_default_str();
-  svd_cmd->add_option("--threads", sv->threads, "Comma-separated thread counts, one run each")->capture_default_str();
-  svd_cmd->add_option("--seed", sv->seed, "Seed of the data (the sketch uses seed + 1)")->capture_default_str();
+  svd_cmd->add_option("--shape", sv->shape, "rows,cols, e.g. 1000000,20000 as in the post")
+      ->capture_default_str()
+      ->check(shape2_check());
+  svd_cmd->add_option("--k", sv->k, "Singular values to compute")
+      ->capture_default_str()
+      ->check(integer_in(1, 1'000'000, "an integer from 1 to 1,000,000"));
+  svd_cmd->add_option("--iterations", sv->iterations, "Passes of the iteration; -1 = default")
+      ->capture_default_str()
+      ->check(integer_in(-1, 100'000, "-1 (default) or 1–100,000") & CLI::Validator(
+                  [](std::string& s) -> std::string {
+                    return s == "0" ? "must be -1 (default) or 1–100,000, got 0" : std::string();
+                  },
+                  "", ""));
+  svd_cmd->add_option("--threads", sv->threads, "Comma-separated thread counts, one run each")
+      ->capture_default_str()
+      ->check(thread_list_check());
+  svd_cmd->add_option("--seed", sv->seed, "Seed of the data (the sketch uses seed + 1)")
+      ->capture_default_str()
+      ->check(seed_check());
   svd_cmd->add_flag("--json", sv->json, "One JSON object per configuration instead of a table");
   svd_cmd->callback([sv, &state] { state.run = [sv] { return run_svd_bench(*sv); }; });
 }

@@ -3,7 +3,11 @@
 // stores the action to run; main() runs it and maps its Status to an exit code.
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -16,6 +20,9 @@ struct CliState {
   bool quiet = false;
   int threads = 0;              ///< 0 = all cores
   std::string report_path;      ///< --report run.json
+  /// Filled by commands with phase-level figures; main() adds the common fields and writes it
+  /// (staged before the command runs, so an unwritable report fails before any output).
+  nlohmann::json report;
   std::function<Status()> run;  ///< set by the chosen subcommand's callback
 };
 
@@ -30,5 +37,67 @@ void register_linalg_commands(CLI::App& app, CliState& state);    // linalg_cmd.
 
 /// Add --quiet, --threads and --report to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);
+
+// Parse-time validators with messages a person can read. CLI11 prints them as
+// "OPTION: MESSAGE", so MESSAGE reads "must be ..., got ...". Each also rejects text that is not
+// a number with the same message (CLI11's own conversion error is cryptic).
+
+/// An integer in [lo, hi]; `allowed` says which values, as a person writes it ("1 or more").
+inline CLI::Validator integer_in(long long lo, long long hi, std::string allowed) {
+  return CLI::Validator(
+      [lo, hi, allowed](std::string& s) -> std::string {
+        long long v = 0;
+        const char* b = s.data();
+        const char* e = b + s.size();
+        if (b != e && *b == '+') ++b;
+        auto [p, ec] = std::from_chars(b, e, v);
+        if (b == e || p != e || (ec != std::errc() && ec != std::errc::result_out_of_range))
+          return "must be " + allowed + ", got '" + s + "'";
+        if (ec == std::errc::result_out_of_range || v < lo || v > hi) return "must be " + allowed + ", got " + s;
+        return std::string();
+      },
+      allowed, "");
+}
+
+/// A seed: any integer from 0 to 2^64 - 1.
+inline CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        unsigned long long v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || p != s.data() + s.size() || ec != std::errc())
+          return "must be an integer from 0 to 18446744073709551615, got '" + s + "'";
+        return std::string();
+      },
+      "SEED", "");
+}
+
+/// A finite real number in the range `ok` accepts; `allowed` describes the range.
+template <class Pred>
+inline CLI::Validator real_in(Pred ok, std::string allowed) {
+  return CLI::Validator(
+      [ok, allowed](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = s.empty() ? 0.0 : std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0])))
+          return "must be " + allowed + ", got '" + s + "'";
+        if (!std::isfinite(v) || !ok(v)) return "must be " + allowed + ", got " + s;
+        return std::string();
+      },
+      allowed, "");
+}
+
+/// A non-empty path or prefix.
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return s.empty() ? std::string("must not be empty") : std::string(); }, "PATH",
+      "");
+}
+
+/// A memory size such as 2G, 512M or 1000000 (bytes), at least 1 MiB; defined in main.cpp.
+CLI::Validator memory_size();
+
+/// Worker threads: 0 (all cores) or 1-1024.
+inline constexpr int kMaxThreads = 1024;
 
 }  // namespace strata::cli

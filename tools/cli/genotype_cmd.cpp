@@ -17,6 +17,30 @@ Result<io::MultiallelicMode> parse_multiallelic(const std::string& s) {
   return Status::Invalid("--multiallelic must be 'nonref' or 'skip', got '", s, "'");
 }
 
+constexpr long long kMaxChunk = 100'000'000;
+constexpr const char* kChunkRange = "an integer from 1 to 100,000,000";
+constexpr long long kMaxSimulated = 1'000'000'000'000;
+
+CLI::Validator multiallelic_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        return parse_multiallelic(s).ok() ? std::string() : "must be 'nonref' or 'skip', got '" + s + "'";
+      },
+      "nonref|skip", "");
+}
+
+// A VCF Zarr call_genotype chunk (variants x samples x ploidy 2 bytes) must stay below 2 GiB:
+// blosc cannot compress a larger buffer. Either extent may take its default (1000, 10000).
+Status check_chunk_bytes(int64_t variants_chunk, int64_t samples_chunk) {
+  const double v = variants_chunk > 0 ? double(variants_chunk) : 1000.0;
+  const double s = samples_chunk > 0 ? double(samples_chunk) : 10000.0;
+  if (v * s * 2.0 >= 2147483648.0 - 65536.0)
+    return Status::Invalid("--variants-chunk x --samples-chunk x 2 (ploidy) must be below 2 GiB (",
+                           static_cast<long long>(v), " x ", static_cast<long long>(s),
+                           " x 2 bytes is too large for one chunk)");
+  return Status::OK();
+}
+
 void register_convert(CLI::App& app, CliState& state) {
   struct Args {
     std::string input, output, codec, multiallelic;
@@ -28,19 +52,22 @@ void register_convert(CLI::App& app, CliState& state) {
       "convert",
       "Convert genotypes: VCF/BCF (.vcf, .vcf.gz, .bcf), a PLINK prefix or .bed, or a VCF Zarr, "
       "to VCF Zarr (OUTPUT ending .vcz or .zarr) or a PLINK 1 fileset (OUTPUT ending .bed)");
-  cmd->add_option("INPUT", a->input, "Input file, PLINK prefix or Zarr store")->required();
-  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->required();
+  cmd->add_option("INPUT", a->input, "Input file, PLINK prefix or Zarr store")->required()->check(non_empty_path());
+  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->required()->check(non_empty_path());
   cmd->add_option("--variants-chunk", a->variants_chunk, "VCF Zarr chunk length along variants (default 1000)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, kMaxChunk, kChunkRange));
   cmd->add_option("--samples-chunk", a->samples_chunk, "VCF Zarr chunk width along samples (default 10000)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, kMaxChunk, kChunkRange));
   cmd->add_option("--codec", a->codec, "Codec for call_genotype (default blosc:zstd:3:bitshuffle)");
   cmd->add_option("--multiallelic", a->multiallelic,
-                  "Multi-allelic sites in dosage outputs: nonref (count any ALT) or skip (default for .bed)");
-  cmd->add_flag("--overwrite", a->overwrite, "Replace an existing output");
+                  "Multi-allelic sites in dosage outputs: nonref (count any ALT) or skip (default for .bed)")
+      ->check(multiallelic_check());
+  cmd->add_flag("--overwrite", a->overwrite,
+                "Replace an existing Zarr store at OUTPUT (never an input); PLINK files are always replaced");
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
     state.run = [a]() -> Status {
+      STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
       io::ConvertOptions o;
       o.variants_chunk = a->variants_chunk;
       o.samples_chunk = a->samples_chunk;
@@ -69,9 +96,10 @@ void register_freq(CLI::App& app, CliState& state) {
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("freq", "Allele frequencies (.afreq) and variant missingness (.vmiss), as plink2 writes them");
-  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, or a Zarr genotype store")->required();
-  cmd->add_option("--out", a->out, "Output prefix (writes PREFIX.afreq and PREFIX.vmiss)")->required();
-  cmd->add_option("--multiallelic", a->multiallelic, "nonref (count any ALT allele; default) or skip");
+  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, or a Zarr genotype store")->required()->check(non_empty_path());
+  cmd->add_option("--out", a->out, "Output prefix (writes PREFIX.afreq and PREFIX.vmiss)")->required()->check(non_empty_path());
+  cmd->add_option("--multiallelic", a->multiallelic, "nonref (count any ALT allele; default) or skip")
+      ->check(multiallelic_check());
   cmd->add_option("--array", a->array, "Zarr: path of the genotype array inside the store");
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
@@ -82,7 +110,9 @@ void register_freq(CLI::App& app, CliState& state) {
       STRATA_ASSIGN_OR_RETURN(auto view, io::open_genotypes(a->input, oo));
       const io::SourceReport rep = view->report();
       if (rep.skipped_sites > 0) log_warning("skipped ", rep.skipped_sites, " multi-allelic sites");
-      return genomics::write_freq_files(*view, a->out);
+      genomics::FreqOptions fo;
+      fo.input = a->input;
+      return genomics::write_freq_files(*view, a->out, fo);
     };
   });
 }
@@ -92,29 +122,45 @@ void register_simulate(CLI::App& app, CliState& state) {
     genomics::SimulateOptions o;
     std::string out, format = "bed";
     int64_t variants_chunk = 0, samples_chunk = 0;
+    bool overwrite = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("simulate", "Simulate structured genotypes (Balding-Nichols) as PLINK 1 and/or VCF Zarr");
-  cmd->add_option("--samples", a->o.num_samples, "Number of samples")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--variants", a->o.num_variants, "Number of variants")->required()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--pops", a->o.num_pops, "Number of populations (default 3)")->check(CLI::PositiveNumber);
-  cmd->add_option("--fst", a->o.fst, "F_ST between populations (default 0.05)");
-  cmd->add_option("--missing", a->o.missing, "Per-call missing rate (default 0)");
-  cmd->add_option("--seed", a->o.seed, "Random seed (default 1)");
-  cmd->add_option("--out", a->out, "Output prefix (PREFIX.bed/.bim/.fam, PREFIX.vcz)")->required();
+  cmd->add_option("--samples", a->o.num_samples, "Number of samples")
+      ->required()
+      ->check(integer_in(1, kMaxSimulated, "an integer from 1 to 1,000,000,000,000"));
+  cmd->add_option("--variants", a->o.num_variants, "Number of variants")
+      ->required()
+      ->check(integer_in(0, kMaxSimulated, "an integer from 0 to 1,000,000,000,000"));
+  cmd->add_option("--pops", a->o.num_pops, "Number of populations (default 3; at most --samples)")
+      ->check(integer_in(1, 1000000, "an integer from 1 to 1,000,000 (and at most --samples)"));
+  cmd->add_option("--fst", a->o.fst, "F_ST between populations (default 0.05)")
+      ->check(real_in([](double v) { return v >= 0.0 && v < 1.0; }, "a number from 0 up to (not including) 1"));
+  cmd->add_option("--missing", a->o.missing, "Per-call missing rate (default 0)")
+      ->check(real_in([](double v) { return v >= 0.0 && v <= 1.0; }, "a number from 0 to 1"));
+  cmd->add_option("--seed", a->o.seed, "Random seed (default 1)")
+      ->check(seed_check());
+  cmd->add_option("--out", a->out, "Output prefix (PREFIX.bed/.bim/.fam, PREFIX.vcz)")->required()->check(non_empty_path());
   cmd->add_option("--format", a->format, "bed, vcz or both (default bed)")
       ->check(CLI::IsMember({"bed", "vcz", "both"}));
-  cmd->add_option("--variants-chunk", a->variants_chunk, "VCF Zarr chunk length along variants")->check(CLI::PositiveNumber);
-  cmd->add_option("--samples-chunk", a->samples_chunk, "VCF Zarr chunk width along samples")->check(CLI::PositiveNumber);
+  cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.vcz (a Zarr store); files are always replaced");
+  cmd->add_option("--variants-chunk", a->variants_chunk, "VCF Zarr chunk length along variants")
+      ->check(integer_in(1, kMaxChunk, kChunkRange));
+  cmd->add_option("--samples-chunk", a->samples_chunk, "VCF Zarr chunk width along samples")
+      ->check(integer_in(1, kMaxChunk, kChunkRange));
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
     state.run = [a]() -> Status {
+      if (a->o.num_pops > a->o.num_samples)
+        return Status::Invalid("--pops must be at most --samples (", a->o.num_samples, "), got ", a->o.num_pops);
+      STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
       const auto format = a->format == "vcz"    ? genomics::SimulateFormat::Vcz
                           : a->format == "both" ? genomics::SimulateFormat::Both
                                                 : genomics::SimulateFormat::Bed;
       genomics::SimulateWriteOptions w;
       w.variants_chunk = a->variants_chunk;
       w.samples_chunk = a->samples_chunk;
+      w.overwrite = a->overwrite;
       return genomics::simulate_to_files(a->o, a->out, format, w);
     };
   });

@@ -11,6 +11,7 @@
 
 #include "cli_common.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/log.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca_output.hpp"
@@ -33,7 +34,7 @@ struct SvdArgs {
   bool overwrite = false;
 };
 
-Status run_svd(const SvdArgs& a, const CliState& state) {
+Status run_svd(const SvdArgs& a, CliState& state) {
   const auto t0 = std::chrono::steady_clock::now();
   linalg::SvdOptions opt;
   opt.k = a.k;
@@ -79,22 +80,21 @@ Status run_svd(const SvdArgs& a, const CliState& state) {
     std::printf("%4s %16s %12s\n", "i", "singular value", "est. error");
     for (size_t i = 0; i < r.s.size(); ++i) std::printf("%4zu %16.8g %12.2e\n", i + 1, r.s[i], r.error_estimate[i]);
   }
-  if (!state.report_path.empty()) {
-    nlohmann::json rep = {{"command", "svd"},
-                          {"input", a.path},
-                          {"output", a.out},
-                          {"method", r.method == linalg::SvdMethod::Exact ? "exact" : "randomized"},
-                          {"passes", r.passes},
-                          {"wall_seconds", wall},
-                          {"threads", ThreadPool::default_threads()},
-                          {"peak_rss_bytes", peak_rss_bytes()},
-                          {"singular_values", r.s},
-                          {"error_estimate", r.error_estimate},
-                          {"residual_norms", r.residual_norms}};
-    std::ofstream f(state.report_path);
-    f << rep.dump(2) << "\n";
-    if (!f) return Status::IOError("cannot write report ", state.report_path);
-  }
+  if (!r.converged)
+    log_warning("the SVD did not meet --tolerance: largest error estimate ", r.max_error_estimate, " after ", r.passes,
+                " passes (raise --iterations or loosen --tolerance)");
+  state.report = {{"command", "svd"},
+                  {"input", a.path},
+                  {"output", a.out},
+                  {"method", r.method == linalg::SvdMethod::Exact ? "exact" : "randomized"},
+                  {"passes", r.passes},
+                  {"stop", r.stop},
+                  {"converged", r.converged},
+                  {"max_error_estimate", r.max_error_estimate},
+                  {"wall_seconds", wall},
+                  {"singular_values", r.s},
+                  {"error_estimate", r.error_estimate},
+                  {"residual_norms", r.residual_norms}};
   return Status::OK();
 }
 
@@ -111,9 +111,10 @@ struct PcaArgs {
   std::string precision = "auto";
   int64_t block = 0;
   uint64_t seed = 0;
+  bool overwrite = false;
 };
 
-Status run_pca(const PcaArgs& a, const CliState& state) {
+Status run_pca(const PcaArgs& a, CliState& state) {
   const auto t0 = std::chrono::steady_clock::now();
   if (a.input.empty() == a.bfile.empty()) return Status::Invalid("give exactly one of INPUT or --bfile PREFIX");
   const std::string input = a.input.empty() ? a.bfile : a.input;
@@ -140,73 +141,82 @@ Status run_pca(const PcaArgs& a, const CliState& state) {
                                                int64_t{1} << 20, int64_t{64} << 20);
   o.pca.memory_bytes = memory;
   o.pop_file = a.pop_file;
+  o.overwrite = a.overwrite;
+  // Failures that depend on the data (k too large for it, everything filtered, constant data)
+  // come back as InvalidData (exit 1); Invalid stays for usage errors (exit 2).
   auto r = genomics::run_pca_to_files(input, a.out, o);
-  // Failures that depend on the data (k too large for it, everything filtered, constant data,
-  // unreadable input) are not usage errors: exit 1, not 2.
-  if (!r.ok()) {
-    return r.status().code() == StatusCode::Invalid ? Status::Unsupported(r.status().message()) : r.status();
-  }
+  if (!r.ok()) return r.status();
   const genomics::PcaRunSummary& s = *r;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const char* method = s.result.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
+  const genomics::PcaResult& res = s.result;
   if (!state.quiet) {
-    std::printf("%s PCA of %lld samples x %lld variants (of %lld), k = %zu, %lld passes, %.2f s\n", method,
-                static_cast<long long>(s.num_samples), static_cast<long long>(s.result.variants_used.size()),
-                static_cast<long long>(s.num_variants_input), s.result.eigenvalues.size(),
-                static_cast<long long>(s.result.passes), wall);
+    std::printf("%s PCA of %lld samples x %lld variants used (M = %lld, of %lld), k = %zu, %lld passes (%s), %.2f s\n",
+                method, static_cast<long long>(s.num_samples), static_cast<long long>(res.variants_used.size()),
+                static_cast<long long>(res.grm_variants), static_cast<long long>(s.num_variants_input),
+                res.eigenvalues.size(), static_cast<long long>(res.passes), res.stop.c_str(), wall);
     std::printf("%4s %14s %10s %12s\n", "PC", "eigenvalue", "% var", "est. error");
-    for (size_t i = 0; i < s.result.eigenvalues.size(); ++i)
-      std::printf("%4zu %14.6f %10.3f %12.2e\n", i + 1, s.result.eigenvalues[i], 100.0 * s.variance_ratio[i],
-                  i < s.result.error_estimate.size() ? s.result.error_estimate[i] : 0.0);
+    for (size_t i = 0; i < res.eigenvalues.size(); ++i) {
+      const double e = i < res.error_estimate.size() ? res.error_estimate[i] : 0.0;
+      const bool unmet = !res.converged && a.tolerance > 0 && e > a.tolerance;
+      std::printf("%4zu %14.6f %10.3f %12.2e%s\n", i + 1, res.eigenvalues[i], 100.0 * s.variance_ratio[i], e,
+                  unmet ? "  NOT CONVERGED" : "");
+    }
     for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
   }
-  if (!state.report_path.empty()) {
-    nlohmann::json phases = nlohmann::json::object();
-    for (const auto& [name, sec] : s.phases) phases[name] = sec;
-    nlohmann::json rep = {{"command", "pca"},
-                          {"input", input},
-                          {"output_prefix", a.out},
-                          {"method", method},
-                          {"scale", a.scale},
-                          {"k", a.k},
-                          {"samples", s.num_samples},
-                          {"variants_input", s.num_variants_input},
-                          {"variants_used", s.result.variants_used.size()},
-                          {"passes", s.result.passes},
-                          {"codes_resident", s.result.resident},
-                          {"arithmetic", s.result.arithmetic},
-                          {"wall_seconds", wall},
-                          {"phase_seconds", phases},
-                          {"threads", ThreadPool::default_threads()},
-                          {"peak_rss_bytes", peak_rss_bytes()},
-                          {"eigenvalues", s.result.eigenvalues},
-                          {"variance_ratio", s.variance_ratio},
-                          {"error_estimate", s.result.error_estimate},
-                          {"files", s.files}};
-    std::ofstream f(state.report_path);
-    f << rep.dump(2) << "\n";
-    if (!f) return Status::IOError("cannot write report ", state.report_path);
-  }
+  if (!res.converged)
+    log_warning("the PCA did not meet --tolerance ", a.tolerance, ": largest eigenvalue error estimate ",
+                res.max_error_estimate, " after ", res.passes, " passes (raise --iterations or loosen --tolerance)");
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto& [name, sec] : s.phases) phases[name] = sec;
+  state.report = {{"command", "pca"},
+                  {"input", input},
+                  {"output_prefix", a.out},
+                  {"method", method},
+                  {"scale", a.scale},
+                  {"k", a.k},
+                  {"samples", s.num_samples},
+                  {"variants_input", s.num_variants_input},
+                  {"variants_used", res.variants_used.size()},
+                  {"grm_variants", res.grm_variants},
+                  {"passes", res.passes},
+                  {"stop", res.stop},
+                  {"converged", res.converged},
+                  {"tolerance", a.tolerance},
+                  {"max_error_estimate", res.max_error_estimate},
+                  {"codes_resident", res.resident},
+                  {"arithmetic", res.arithmetic},
+                  {"wall_seconds", wall},
+                  {"phase_seconds", phases},
+                  {"eigenvalues", res.eigenvalues},
+                  {"variance_ratio", s.variance_ratio},
+                  {"error_estimate", res.error_estimate},
+                  {"files", s.files}};
   return Status::OK();
 }
 
 }  // namespace
 
 void register_linalg_commands(CLI::App& app, CliState& state) {
+  const CLI::Validator kCheck = integer_in(1, 1'000'000, "an integer from 1 to 1,000,000");
+  const CLI::Validator kIterationsCheck = integer_in(1, 100'000, "an integer from 1 to 100,000");
+  const CLI::Validator kOversamplingCheck = integer_in(0, 100'000, "an integer from 0 to 100,000");
   auto args = std::make_shared<SvdArgs>();
   auto* svd = app.add_subcommand("svd", "SVD of a 2-D numeric Zarr array: writes U, S and Vt to a Zarr group");
-  svd->add_option("PATH", args->path, "Input array (store.zarr or store.zarr/path/to/array)")->required();
-  svd->add_option("-k", args->k, "Number of components (1 <= k < min(rows, cols))")->required();
+  svd->add_option("PATH", args->path, "Input array (store.zarr or store.zarr/path/to/array)")->required()->check(non_empty_path());
+  svd->add_option("-k", args->k, "Number of components (1 <= k < min(rows, cols))")->required()->check(kCheck);
   svd->add_option("--method", args->method,
                   "auto (exact when min(rows, cols) <= 2048), exact (TSQR), or randomized")
       ->check(CLI::IsMember({"auto", "exact", "randomized"}));
-  svd->add_option("--iterations", args->iterations, "Randomized: passes over the data (default 8 krylov, 7 subspace)");
+  svd->add_option("--iterations", args->iterations, "Randomized: passes over the data (default 8 krylov, 7 subspace)")
+      ->check(kIterationsCheck);
   svd->add_option("--scheme", args->scheme, "Randomized: krylov (block Krylov, default) or subspace");
-  svd->add_option("--oversampling", args->oversampling, "Randomized: extra sketch columns (default 10)");
-  svd->add_option("--seed", args->seed, "Randomized: seed of the start block (default 0)");
+  svd->add_option("--oversampling", args->oversampling, "Randomized: extra sketch columns (default 10)")
+      ->check(kOversamplingCheck);
+  svd->add_option("--seed", args->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
   svd->add_option("--precision", args->precision, "Randomized: auto, float32 or float64 products");
-  svd->add_option("--out", args->out, "Output Zarr group (U, S, Vt)")->required();
-  svd->add_flag("--overwrite", args->overwrite, "Replace --out if it exists");
+  svd->add_option("--out", args->out, "Output Zarr group (U, S, Vt)")->required()->check(non_empty_path());
+  svd->add_flag("--overwrite", args->overwrite, "Replace --out if it is an existing Zarr store (never an input)");
   add_common_options(svd, state);
   svd->callback([&state, args] { state.run = [args, &state] { return run_svd(*args, state); }; });
 
@@ -214,41 +224,54 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   auto* pca = app.add_subcommand(
       "pca",
       "Genotype PCA (PLINK 2 compatible): writes PREFIX.eigenvec, .eigenval, .eigenvec.var, .zarr and .svg. "
-      "Genotypes are standardized per variant; missing genotypes are mean-imputed; monomorphic variants are "
-      "dropped. Eigenvalues are those of the GRM X'X/M (M = variants used).");
-  pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr");
-  pca->add_option("--bfile", pa->bfile, "PLINK 1 fileset prefix (instead of INPUT)");
-  pca->add_option("-k", pa->k, "Number of principal components (1 <= k < min(variants used, samples))")->required();
+      "Genotypes are standardized per variant; missing genotypes are mean-imputed. Eigenvalues are those of "
+      "the GRM X'X/M, M = variants passing --maf/--geno, monomorphic ones included (as plink2 --pca; they add "
+      "nothing to X'X). Existing files are replaced; an existing PREFIX.zarr only with --overwrite.");
+  pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr")
+      ->check(non_empty_path());
+  pca->add_option("--bfile", pa->bfile, "PLINK 1 fileset prefix (instead of INPUT)")->check(non_empty_path());
+  pca->add_option("-k", pa->k, "Number of principal components (1 <= k < min(variants used, samples))")
+      ->required()
+      ->check(kCheck);
   pca->add_option("--method", pa->method,
                   "auto (exact when min(variants, samples) <= 5000, else randomized), exact, or randomized")
       ->check(CLI::IsMember({"auto", "exact", "randomized"}));
   pca->add_option("--scale", pa->scale,
                   "binom2 ((g-2f)/sqrt(2f(1-f)), plink2's default), binom, center, or none")
       ->check(CLI::IsMember({"binom2", "binom", "center", "none"}));
-  pca->add_option("--maf", pa->maf, "Drop variants with minor allele frequency below this");
-  pca->add_option("--geno", pa->geno, "Drop variants with a missing-call rate above this");
+  pca->add_option("--maf", pa->maf, "Drop variants with minor allele frequency below this")
+      ->check(real_in([](double v) { return v >= 0.0 && v <= 0.5; }, "a number from 0 to 0.5"));
+  pca->add_option("--geno", pa->geno, "Drop variants with a missing-call rate above this")
+      ->check(real_in([](double v) { return v >= 0.0 && v <= 1.0; }, "a number from 0 to 1"));
   pca->add_option("--memory", pa->memory, "Memory budget, e.g. 2G (default 2G): the packed genotypes stay in memory across passes when "
-                  "they fit, and are re-read from INPUT every pass otherwise");
+                  "they fit, and are re-read from INPUT every pass otherwise")
+      ->check(memory_size());
   pca->add_option("--iterations", pa->iterations,
-                  "Randomized: passes over the data (default ceil(18(k + oversampling) / block): 36 for k = 10; "
-                  "with --tolerance, up to 8 times that)");
+                  "Randomized: most passes over the data (default ceil(18(k + oversampling) / block): 36 for k = 10; "
+                  "with --tolerance, up to 8 times that); a small cohort stops earlier, once the search space spans "
+                  "it (exact)")
+      ->check(kIterationsCheck);
   pca->add_option("--oversampling", pa->oversampling,
-                  "Randomized: extra components the default number of passes is sized for (default 6)");
+                  "Randomized: extra components the default number of passes is sized for (default 6)")
+      ->check(kOversamplingCheck);
   pca->add_option("--tolerance", pa->tolerance,
                   "Randomized: stop early once every eigenvalue's error estimate is below this (default: run "
-                  "all --iterations)");
+                  "all --iterations)")
+      ->check(real_in([](double v) { return v > 0.0; }, "a positive number such as 1e-6"));
   pca->add_option("--block", pa->block,
                   "Randomized: columns per pass (default 8; may be below k; padded to a multiple of 8)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, 4096, "0 (default) or 1–4096"));
   pca->add_option("--precision", pa->precision,
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
                   "operands, twice the float32 speed with AVX-512 VNNI), float32, mixed (integer A*Q of the rounded "
                   "block, which becomes the basis, then float32: float32 accuracy at ~0.8x its cost), or auto (int16 "
                   "where vectorized; with --tolerance, mixed where vectorized, else float32)")
       ->check(CLI::IsMember({"auto", "int16", "float32", "mixed"}));
-  pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)");
-  pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)");
-  pca->add_option("--out", pa->out, "Output prefix")->required();
+  pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
+  pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)")
+      ->check(non_empty_path());
+  pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
+  pca->add_flag("--overwrite", pa->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
   add_common_options(pca, state);
   pca->callback([&state, pa] { state.run = [pa, &state] { return run_pca(*pa, state); }; });
 }

@@ -2,15 +2,21 @@
 // in the library; each subcommand is a thin file in this directory.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <new>
+#include <optional>
+#include <system_error>
 
 #include "cli_common.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
+#include "strata/core/output.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 
@@ -18,33 +24,47 @@ namespace strata::cli {
 
 void add_common_options(CLI::App* cmd, CliState& state) {
   cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
-  cmd->add_option("--threads", state.threads, "Worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", state.threads, "Worker threads: 0 = all cores (default), or 1-1024")
+      ->check(integer_in(0, kMaxThreads, "0 (all cores) or 1–1024"));
   cmd->add_option("--report", state.report_path, "Write a JSON run report (time per phase, bytes, peak memory)");
 }
 
-// Commands with phase-level instrumentation write their own report; for the others `--report`
-// still records the command, wall time and memory high-water marks.
-Status write_basic_report(const std::string& path, int argc, char** argv, double seconds) {
-  std::error_code ec;
-  if (path.empty() || std::filesystem::exists(path, ec)) return Status::OK();
-  nlohmann::json j;
+// The run report: what the command put in state.report plus the fields every report has.
+std::string report_text(const CliState& state, int argc, char** argv, double seconds) {
+  nlohmann::json j = state.report.is_object() ? state.report : nlohmann::json::object();
   std::string cmd;
   for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
-  j["command"] = cmd;
+  j["command_line"] = cmd;
+  if (!j.contains("command") && argc > 1) j["command"] = argv[1];
   j["version"] = STRATA_VERSION_STRING;
   j["seconds"] = seconds;
   j["threads"] = ThreadPool::default_threads();
   j["peak_rss_bytes"] = peak_rss_bytes();
   j["peak_tracked_bytes"] = memory_stats().peak_bytes;
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    if (!f) return Status::IOError("cannot write report ", tmp);
-    f << j.dump(2) << "\n";
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::IOError("cannot rename ", tmp, " to ", path, ": ", ec.message());
-  return Status::OK();
+  return j.dump(2) + "\n";
+}
+
+CLI::Validator memory_size() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        // Digits with an optional fraction, then an optional unit B, K, M, G or T (KB/KiB ...).
+        const std::string msg = "must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '" + s + "'";
+        size_t i = 0, digits = 0;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+        if (i < s.size() && s[i] == '.') {
+          ++i;
+          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+        }
+        if (digits == 0) return msg;
+        std::string unit = s.substr(i);
+        for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        static const char* kUnits[] = {"", "B", "K", "KB", "KIB", "M", "MB", "MIB", "G", "GB", "GIB", "T", "TB", "TIB"};
+        if (std::find(std::begin(kUnits), std::end(kUnits), unit) == std::end(kUnits)) return msg;
+        auto bytes = parse_memory_size(s);
+        if (!bytes.ok() || *bytes < (int64_t{1} << 20)) return msg;
+        return std::string();
+      },
+      "SIZE", "");
 }
 
 int exit_code_for(const Status& st) {
@@ -82,13 +102,37 @@ int main(int argc, char** argv) {
   if (state.quiet) set_progress_enabled(false);
   if (state.threads > 0) ThreadPool::set_default_threads(state.threads);
   if (!state.run) return 0;
+  try {
+    ThreadPool::global();  // start the workers now: a process limit fails here, with its reason
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "strata: error: %s\n", e.what());
+    return 1;
+  }
   Status st;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    st = state.run();
-    if (st.ok())
-      st = cli::write_basic_report(state.report_path, argc, argv,
-                                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    // The report is staged first: a report that cannot be written fails before any output.
+    std::optional<AtomicFile> report;
+    if (!state.report_path.empty()) {
+      auto r = AtomicFile::begin(state.report_path);
+      if (!r.ok()) {
+        st = r.status().with_context("--report");
+      } else {
+        report.emplace(std::move(*r));
+      }
+    }
+    if (st.ok()) st = state.run();
+    if (st.ok() && report) {
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::ofstream f(report->path(), std::ios::binary);
+      f << cli::report_text(state, argc, argv, secs);
+      f.close();
+      st = f ? report->commit() : Status::IOError(state.report_path, ": cannot write the report");
+    }
+  } catch (const std::bad_alloc&) {
+    st = Status::OutOfMemory("out of memory (an allocation failed)");
+  } catch (const std::system_error& e) {
+    st = Status::IOError(e.what());
   } catch (const std::exception& e) {
     st = Status::Internal("unexpected exception: ", e.what());
   }

@@ -45,20 +45,26 @@ Status run_import(const ZarrArgs& a) {
 
 Status run_verify(const ZarrArgs& a) {
   STRATA_ASSIGN_OR_RETURN(auto result, io::zarr_verify(a.path));
-  int64_t corrupt = 0, missing = 0;
-  for (const auto& [path, why] : result.skipped)
-    std::printf("%s: skipped (not decoded by strata: %s)\n", path.c_str(), why.c_str());
+  int64_t corrupt = 0;
   for (const auto& [path, rep] : result.arrays) {
     const char* name = path.empty() ? "/" : path.c_str();
-    std::printf("%s: %lld/%lld chunks ok, %zu missing, %zu corrupt\n", name,
+    std::printf("%s: %lld/%lld chunks ok, %lld missing, %zu corrupt\n", name,
                 static_cast<long long>(rep.chunks_ok), static_cast<long long>(rep.chunks_total),
-                rep.missing.size(), rep.corrupt.size());
+                static_cast<long long>(rep.chunks_missing), rep.corrupt.size());
     for (const auto& key : rep.missing) std::printf("  missing  %s\n", key.c_str());
+    if (rep.chunks_missing > static_cast<int64_t>(rep.missing.size()))
+      std::printf("  (%lld missing chunks not listed by name)\n",
+                  static_cast<long long>(rep.chunks_missing - static_cast<int64_t>(rep.missing.size())));
     for (const auto& [key, msg] : rep.corrupt) std::printf("  corrupt  %s: %s\n", key.c_str(), msg.c_str());
     corrupt += static_cast<int64_t>(rep.corrupt.size());
-    missing += static_cast<int64_t>(rep.missing.size());
   }
+  // What could not be checked fails the verification too: exit 0 means every array was read.
+  for (const auto& [path, why] : result.unverified)
+    std::printf("unverified: %s (%s)\n", path.empty() ? "/" : path.c_str(), why.c_str());
+  std::fflush(stdout);  // the report precedes the error line
   if (corrupt > 0) return Status::Corrupt(a.path, ": ", corrupt, " chunk(s) failed to decode");
+  if (!result.unverified.empty())
+    return Status::Unsupported(a.path, ": ", result.unverified.size(), " array(s) could not be verified");
   return Status::OK();
 }
 

@@ -24,6 +24,8 @@ enum class StatusCode : int8_t {
   AlreadyExists,   ///< refusing to overwrite
   OutOfMemory,     ///< allocation failed or the memory budget is exceeded
   Unsupported,     ///< valid input that strata does not handle (unknown codec, old format)
+  InvalidData,     ///< well-formed input whose content cannot be processed (k too large for it,
+                   ///< every variant filtered out, constant or non-finite data, duplicate IDs)
   DeviceError,     ///< CUDA / accelerator failure
   CommError,       ///< MPI / communicator failure
   Cancelled,       ///< stopped on request
@@ -55,6 +57,7 @@ class [[nodiscard]] Status {
   template <class... A> static Status AlreadyExists(A&&... a) { return {StatusCode::AlreadyExists, str_cat(std::forward<A>(a)...)}; }
   template <class... A> static Status OutOfMemory(A&&... a) { return {StatusCode::OutOfMemory, str_cat(std::forward<A>(a)...)}; }
   template <class... A> static Status Unsupported(A&&... a) { return {StatusCode::Unsupported, str_cat(std::forward<A>(a)...)}; }
+  template <class... A> static Status InvalidData(A&&... a) { return {StatusCode::InvalidData, str_cat(std::forward<A>(a)...)}; }
   template <class... A> static Status DeviceError(A&&... a) { return {StatusCode::DeviceError, str_cat(std::forward<A>(a)...)}; }
   template <class... A> static Status CommError(A&&... a) { return {StatusCode::CommError, str_cat(std::forward<A>(a)...)}; }
   template <class... A> static Status Cancelled(A&&... a) { return {StatusCode::Cancelled, str_cat(std::forward<A>(a)...)}; }

@@ -30,10 +30,13 @@ struct FreqOptions {
   bool vmiss = true;     ///< write PREFIX.vmiss
   ThreadPool* pool = nullptr;
   bool progress = true;
+  /// The input the view was opened from: never replaced by an output.
+  std::string input;
 };
 
-/// \brief Count every variant of `view` in one pass and write the requested files. Each file
-/// is written under a temporary name and renamed when complete.
+/// \brief Count every variant of `view` in one pass and write the requested files, together,
+/// as one OutputSet (strata/core/output.hpp): checked before the pass, moved into place when
+/// complete.
 Status write_freq_files(const io::GenotypeView& view, const std::string& prefix,
                         const FreqOptions& options = {});
 

@@ -5,8 +5,10 @@
 ///
 /// Conventions (PLINK 2 compatible): genotypes are standardized per variant (default
 /// (g − 2f)/√(2f(1 − f))), missing calls are mean-imputed (0 after centring), monomorphic
-/// variants are dropped, and eigenvalues are on the GRM's scale: λ_i = s_i² / M with M the
-/// number of variants used. Sample eigenvectors have unit norm; their sign follows the
+/// variants contribute nothing (they are skipped in the products), and eigenvalues are on the
+/// GRM's scale as plink2 `--pca` reports them: λ_i = s_i² / M with M the number of variants
+/// that pass the `--maf`/`--geno` filters, monomorphic ones included (plink2 counts them;
+/// `--maf` > 0 removes them, and then they are not counted). PcaResult::grm_variants is M. Sample eigenvectors have unit norm; their sign follows the
 /// linalg convention (largest-magnitude entry positive).
 
 #include <cstdint>
@@ -38,7 +40,9 @@ struct PcaOptions {
   /// spectra have a flat bulk right after the population PCs (relative gaps ~1e-4 to 1e-3), so
   /// the search space must be wide; narrow blocks get more out of each column: on a simulated
   /// 10,000 × 100,000 cohort, 36 passes of 8 columns put all top-10 eigenvalues within 3–6e-4
-  /// of plink2's exact values (24 passes of 16: 4–6e-4, at 4/3 the cost).
+  /// of plink2's exact values (24 passes of 16: 4–6e-4, at 4/3 the cost). Small cohorts stop
+  /// once the search space spans every sample (PcaResult::stop = "complete": exact to the
+  /// products' rounding); PcaResult::passes counts the passes actually run.
   int iterations = -1;
   /// Extra components the default search space is sized for (see `iterations`); also the
   /// block's extra columns for subspace iteration.
@@ -70,9 +74,19 @@ struct PcaResult {
   std::vector<int64_t> variants_used;   ///< indices into the view, ascending (M of them)
   io::FilterResult filter;              ///< what the filters dropped
   std::vector<double> error_estimate;   ///< relative error estimate of each eigenvalue
+  /// M of the eigenvalue scale λ = s²/M: variants passing the filters, monomorphic ones
+  /// included unless `--maf` > 0 removed them (plink2's count). ≥ variants_used.size().
+  int64_t grm_variants = 0;
+  /// False only when a tolerance was asked for and the largest final error estimate is above
+  /// it (see linalg::SvdResult::converged): the eigenvalues are then not as accurate as asked.
+  bool converged = true;
+  double max_error_estimate = 0.0;      ///< largest of error_estimate
+  /// Why the randomized iteration stopped: "tolerance", "iterations", "complete" (the search
+  /// space spans all samples: exact to the products' rounding) or "exact" (exact method).
+  std::string stop = "exact";
   linalg::SvdMethod method = linalg::SvdMethod::Exact;
   int64_t passes = 0;                   ///< passes over the genotypes (the stats pass included)
-  /// Trace of the GRM on the same 1/M scale as the eigenvalues: Σ over used variants and
+  /// Trace of the GRM on the same 1/M scale (M = grm_variants) as the eigenvalues: Σ over used variants and
   /// samples of the squared standardized value (mean-imputed), divided by M. Exact, from the
   /// per-variant counts; eigenvalue / grm_trace is the fraction of variance explained.
   double grm_trace = 0.0;

@@ -3,8 +3,11 @@
 /// `strata pca` as a library call: open a genotype source, run pca(), and write the PLINK 2
 /// style text outputs, a Zarr group with everything, and an SVG plot.
 ///
-/// Files written for an output prefix P (each under a temporary name first and renamed into
-/// place only once all of them are complete, so a failed run leaves nothing behind):
+/// Files written for an output prefix P, as one OutputSet (strata/core/output.hpp): all are
+/// checked before the passes, written privately, and moved into place together once complete,
+/// so a failed run leaves nothing behind and a killed one is finished or removed by the next
+/// run. Existing files are replaced; an existing `P.zarr` only with `overwrite`; the input is
+/// never replaced:
 ///
 /// | file              | contents |
 /// |-------------------|----------|
@@ -12,7 +15,7 @@
 /// | `P.eigenval`      | k eigenvalues, one per line, of the GRM XᵀX / M (M = variants used) |
 /// | `P.eigenvec.var`  | tab-separated, header `#CHROM ID REF ALT PC1 … PCk`; one row per variant used with its **unit-norm variant loading** u_i (left singular vector of the standardized matrix X, variants × samples, with X = Σ s_i u_i v_iᵀ and s_i² = M·λ_i). These are not plink2's allele weights: plink2's `biallelic-var-wts` scale differently. Sign: ALT-allele direction |
 /// | `P.zarr`          | Zarr v2 group: `eigenvalues` (k), `eigenvectors` (samples × k), `loadings` (variants used × k), `variance_ratio` (k), `sample_id`, `variant_id`, `variant_index` (index in the input); attributes with the run settings |
-/// | `P.svg`           | PC1 vs PC2 (and pairs up to PC4) coloured by population, % variance on the axes |
+/// | `P.svg`           | PC1 vs PC2 (and pairs up to PC4) coloured by population, % variance on the axes (with k = 1, a note that there is nothing to plot) |
 ///
 /// Missing genotypes are mean-imputed (they contribute 0 after centring).
 
@@ -32,6 +35,8 @@ struct PcaRunOptions {
   /// giving plot labels; samples not listed are "unknown".
   std::string pop_file;
   bool write_plot = true;
+  /// Replace an existing `PREFIX.zarr` (a Zarr store). Files are replaced without it.
+  bool overwrite = false;
 };
 
 /// \brief What run_pca_to_files() did.

@@ -25,7 +25,7 @@ struct PcaPlotData {
 /// axes. Invalid when fewer than 2 components or sizes disagree.
 Result<std::string> render_pca_svg(const PcaPlotData& data);
 
-/// \brief render_pca_svg() written to `path` atomically (temporary file + rename).
+/// \brief render_pca_svg() written to `path` atomically (strata/core/output.hpp rules).
 Status write_pca_svg(const std::string& path, const PcaPlotData& data);
 
 }  // namespace strata::genomics

@@ -59,10 +59,12 @@ struct SimulateWriteOptions {
   int64_t samples_chunk = 0;
   ThreadPool* pool = nullptr;
   bool progress = true;
+  bool overwrite = false;       ///< replace an existing `prefix.vcz` (files are always replaced)
 };
 
 /// \brief Write `prefix.bed/.bim/.fam` and/or `prefix.vcz` (with a `sample_population`
-/// array) for the cohort. Outputs appear only when complete.
+/// array) for the cohort, as one OutputSet (strata/core/output.hpp): all appear together,
+/// only when complete.
 Status simulate_to_files(const SimulateOptions& options, const std::string& prefix,
                          SimulateFormat format, const SimulateWriteOptions& write = {});
 

@@ -27,7 +27,7 @@ struct ConvertOptions {
   /// because a `.bim` cannot hold them in a form plink2 reads.
   MultiallelicMode multiallelic = MultiallelicMode::Skip;
   bool multiallelic_set = false;  ///< true when the user chose `multiallelic`
-  bool overwrite = false;         ///< replace an existing output
+  bool overwrite = false;         ///< replace an existing Zarr store (PLINK files are always replaced)
   int decompression_threads = 0;  ///< htslib threads (0 = the thread pool size)
   ThreadPool* pool = nullptr;
   bool progress = true;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "strata/core/dtype.hpp"
+#include "strata/core/output.hpp"
 #include "strata/core/result.hpp"
 #include "strata/core/shape.hpp"
 
@@ -48,10 +49,13 @@ class NpyReader {
 /// leaves a file that looks complete.
 class NpyWriter {
  public:
-  static Result<NpyWriter> create(const std::string& path, DType dtype, const Shape& shape);
+  /// \brief Start `path` (written privately, moved into place by finish(); an existing file
+  /// there is replaced, never an input named in `rules`).
+  static Result<NpyWriter> create(const std::string& path, DType dtype, const Shape& shape,
+                                  OutputRules rules = {});
   NpyWriter(NpyWriter&&) noexcept;
   NpyWriter& operator=(NpyWriter&&) noexcept;
-  /// Removes the temporary file if finish() was not reached.
+  /// Removes the staged file if finish() was not reached.
   ~NpyWriter();
 
   /// \brief Append `count` elements (host byte order) from `data`.
@@ -62,6 +66,7 @@ class NpyWriter {
  private:
   NpyWriter() = default;
   std::string path_, tmp_path_;
+  std::unique_ptr<AtomicFile> out_;
   DType dtype_;
   int64_t expected_ = 0, written_ = 0;
   std::FILE* file_ = nullptr;

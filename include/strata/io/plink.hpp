@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/output.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -79,14 +80,22 @@ class BedReader final : public GenotypeView {
   int fd_ = -1;
 };
 
-/// \brief Writes a fileset under temporary names; finish() renames `.bim`, `.fam` and lastly
-/// `.bed` into place, so an interrupted write never leaves a `.bed` that looks complete.
-/// Destroying an unfinished writer removes its temporaries.
+/// \brief Where a fileset goes: its own OutputSet (committed by finish()), or a set the caller
+/// shares with other outputs and commits itself.
+struct BedWriteTarget {
+  OutputSet* output_set = nullptr;  ///< not owned; nullptr = the writer's own set
+  OutputRules rules;                ///< for the writer's own set (inputs never replaced)
+};
+
+/// \brief Writes a fileset privately (strata/core/output.hpp); finish() moves `.bim`, `.fam` and
+/// `.bed` into place together, so an interrupted write never leaves a fileset that looks
+/// complete. Existing files of the fileset are replaced. Destroying an unfinished writer
+/// removes what it staged.
 class BedWriter {
  public:
   /// \brief Start a fileset at `prefix` (".bed/.bim/.fam" are appended) for `samples`.
-  static Result<std::unique_ptr<BedWriter>> create(const std::string& prefix,
-                                                   const SampleInfo& samples);
+  static Result<std::unique_ptr<BedWriter>> create(const std::string& prefix, const SampleInfo& samples,
+                                                   const BedWriteTarget& target = {});
   ~BedWriter();
   BedWriter(const BedWriter&) = delete;
   BedWriter& operator=(const BedWriter&) = delete;
@@ -95,7 +104,7 @@ class BedWriter {
   /// (`stride` bytes apart, all samples). `contigs` names info.contig entries.
   Status append(const VariantInfo& info, const std::vector<std::string>& contigs,
                 const uint8_t* codes, int64_t stride);
-  /// \brief Flush, check, and rename into place.
+  /// \brief Flush, check, and commit (when the writer owns its OutputSet).
   Status finish();
   int64_t variants_written() const { return variants_written_; }
 
@@ -111,6 +120,7 @@ struct PlinkWriteOptions {
   int64_t block_variants = 0;  ///< 0 = about 8 MiB of codes per block
   ThreadPool* pool = nullptr;
   ProgressBar* progress = nullptr;
+  BedWriteTarget target;
 };
 
 /// \brief Write every variant of `view` as a PLINK 1 fileset at `prefix`. Multi-allelic

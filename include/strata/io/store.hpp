@@ -44,6 +44,11 @@ class Store {
   /// \brief Where the store lives, for error messages (a directory path).
   virtual std::string describe() const = 0;
 
+  /// \brief Like get(), but a value larger than `max_bytes` is Corrupt, refused before it is
+  /// read (callers bound metadata documents and chunks by what they could legitimately hold).
+  /// The default asks size() first.
+  virtual Result<std::optional<Bytes>> get_at_most(const std::string& key, int64_t max_bytes) const;
+
   /// \brief Size in bytes of the value at `key`, or nullopt when the key does not exist.
   /// The default reads the value; stores override it with a cheaper query (stat, HEAD).
   virtual Result<std::optional<int64_t>> size(const std::string& key) const;
@@ -53,13 +58,17 @@ class Store {
   virtual Status erase_prefix(const std::string& prefix);
 };
 
-/// \brief A directory on the local file system.
+/// \brief A directory on the local file system. Only regular files (or symlinks to them) are
+/// values: reads open with O_NONBLOCK and refuse FIFOs, sockets and devices (Corrupt) instead of
+/// blocking on them; directories are prefixes. Writes go through a temporary file with an
+/// unpredictable name created with O_EXCL|O_NOFOLLOW, renamed into place.
 class LocalStore : public Store {
  public:
   /// \brief Open the directory `root`; with `create` it is made (with parents) if absent.
   static Result<std::shared_ptr<LocalStore>> open(const std::string& root, bool create = false);
 
   Result<std::optional<Bytes>> get(const std::string& key) const override;
+  Result<std::optional<Bytes>> get_at_most(const std::string& key, int64_t max_bytes) const override;
   Result<std::optional<Bytes>> get_range(const std::string& key, int64_t offset,
                                          int64_t length) const override;
   Status set(const std::string& key, std::span<const uint8_t> value) override;

@@ -17,8 +17,9 @@
 /// shuffle. Memory while writing is about
 /// variants_chunk × samples × ploidy bytes per block in flight.
 ///
-/// The store is built in `PATH.tmp-<pid>` and renamed to PATH by finish(), so an interrupted
-/// write never leaves a store that looks complete.
+/// The store is staged privately in an OutputSet (strata/core/output.hpp) and moved to PATH by
+/// finish(), so an interrupted write never leaves a store that looks complete; an existing
+/// store at PATH is replaced only with `overwrite`, and only when it is a Zarr store.
 ///
 /// \code
 /// STRATA_ASSIGN_OR_RETURN(auto bed, io::BedReader::open("cohort"));
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/output.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -42,6 +44,10 @@ struct VczWriteOptions {
   std::string genotype_codec;   ///< CLI codec spec for call arrays ("" = blosc:zstd:3:bitshuffle)
   std::string codec;            ///< other arrays ("" = blosc:zstd:7:shuffle)
   bool overwrite = false;
+  std::vector<std::string> inputs;  ///< never replaced (paths read by the command)
+  /// Stage into this set (the caller commits it with its other outputs) instead of the
+  /// writer's own; not owned.
+  OutputSet* output_set = nullptr;
   ThreadPool* pool = nullptr;
   ProgressBar* progress = nullptr;
   /// Optional `sample_population` (int32 index per sample); names go to its attributes.

@@ -134,7 +134,8 @@ class ZarrArray {
   /// \brief Replace the attributes (rewrites .zattrs / zarr.json atomically).
   Status set_attributes(const nlohmann::json& attributes);
 
-  /// \brief Total bytes of stored chunk (or shard) objects, and how many exist.
+  /// \brief Total bytes of stored chunk (or shard) objects, and how many exist (found by
+  /// listing the store, not by walking the chunk grid).
   struct StorageInfo {
     int64_t stored_bytes = 0;
     int64_t stored_objects = 0;
@@ -145,10 +146,14 @@ class ZarrArray {
   struct VerifyReport {
     int64_t chunks_total = 0;    ///< chunks in the grid (inner chunks when sharded)
     int64_t chunks_ok = 0;       ///< stored and decoded
-    std::vector<std::string> missing;               ///< keys (inner: "key[i,j]")
+    int64_t chunks_missing = 0;  ///< not stored (read as the fill value): counted, not enumerated
+    /// Keys of missing chunks (inner: "key[i, j]"), in grid order; listed only for grids of at
+    /// most 65,536 stored objects and at most 1,000 keys (chunks_missing is the full count).
+    std::vector<std::string> missing;
     std::vector<std::pair<std::string, std::string>> corrupt;  ///< key, error message
   };
-  /// \brief Decode every stored chunk (in parallel) and report missing and corrupt ones.
+  /// \brief Decode every stored chunk (in parallel) and report missing and corrupt ones. The
+  /// stored chunks are found by listing the store, so the cost follows what is stored.
   Result<VerifyReport> verify(ThreadPool* pool = nullptr) const;
 
   struct Impl;

@@ -32,7 +32,8 @@ struct ZarrInfoEntry {
   std::string unreadable_reason;
 };
 
-/// \brief Walk the store, group or array at `path` (e.g. "store.zarr/a/b").
+/// \brief Walk the store, group or array at `path` (e.g. "store.zarr/a/b"), listing its
+/// directories (consolidated metadata is not trusted to name every node).
 Result<std::vector<ZarrInfoEntry>> zarr_info(const std::string& path);
 /// \brief Human-readable tree of `entries`.
 std::string format_zarr_info(const std::vector<ZarrInfoEntry>& entries);
@@ -62,14 +63,17 @@ Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path
 /// \brief Default chunk shape for `shape`: halve the largest extent until ≤ `target` elements.
 Shape default_chunks(const Shape& shape, int64_t target = int64_t{1} << 20);
 
-/// \brief Outcome of zarr_verify(): one report per decodable array, and the arrays skipped
-/// because strata does not decode their type (path, reason), e.g. string arrays.
+/// \brief Outcome of zarr_verify(): one report per decodable array, and the arrays that could
+/// not be verified because strata does not decode their dtype or codecs (path, reason), e.g.
+/// string arrays. A verification with unverified arrays has not checked the whole store.
 struct ZarrVerifyResult {
   std::vector<std::pair<std::string, ZarrArray::VerifyReport>> arrays;
-  std::vector<std::pair<std::string, std::string>> skipped;
+  std::vector<std::pair<std::string, std::string>> unverified;
 };
 
-/// \brief Verify every array under `path`. Metadata that fails to parse counts as corrupt.
+/// \brief Verify every array under `path`, found by listing the store's directories (not from
+/// consolidated metadata, which may omit arrays). Metadata that fails to parse counts as
+/// corrupt; arrays strata cannot decode are listed as unverified.
 Result<ZarrVerifyResult> zarr_verify(const std::string& path);
 
 }  // namespace strata::io

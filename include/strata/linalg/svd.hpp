@@ -66,7 +66,11 @@ struct SvdOptions {
   /// Ritz space then spans several blocks). Narrow blocks reach a tight tolerance in fewer
   /// column-passes on flat spectra.
   int64_t block_columns = 0;
-  /// Passes of the iteration; -1 = default (block Krylov: 8, subspace iteration: 7).
+  /// Passes of the iteration; -1 = default (block Krylov: 8, subspace iteration: 7). Block
+  /// Krylov runs at most as many passes as it takes its search space to contain the whole
+  /// row space of A (cols columns for rows ≥ cols, else rows + one block): the result is then
+  /// exact to rounding, further passes could add nothing, and SvdResult::stop says
+  /// "complete". `passes` always reports the passes actually run.
   int iterations = -1;
   /// When > 0: stop as soon as every top-k error estimate (see SvdResult::error_estimate) is
   /// at most this; `iterations` is then the most passes allowed. 0 = run all iterations.
@@ -103,6 +107,17 @@ struct SvdResult {
   int64_t krylov_width = 0;              ///< columns of the final search space (randomized)
   double product_seconds = 0.0;          ///< wall time inside the operator's products (randomized)
   bool transposed = false;               ///< computed on Aᵀ (short-and-fat exact)
+  /// Whether the result met its accuracy promise: false only when a tolerance was asked for
+  /// (SvdOptions::tolerance > 0) and the largest final error estimate is above it — the run
+  /// used up its passes (or the arithmetic of its products cannot get below the tolerance).
+  /// Callers must not present such a result as converged.
+  bool converged = true;
+  /// Largest entry of error_estimate (0 when empty).
+  double max_error_estimate = 0.0;
+  /// Why the randomized iteration stopped: "tolerance" (every estimate met it), "iterations"
+  /// (the requested passes ran), "complete" (the search space spans A's row space: exact to
+  /// rounding, more passes would add nothing); "exact" for the exact method.
+  std::string stop = "exact";
   /// How the streamed factor was formed: "qr" (Q·U_R, stable), "projection" (A·V·Σ⁻¹),
   /// or "none".
   std::string u_route = "none";

@@ -1,6 +1,4 @@
-// PLINK 1 fileset writer: temporary files renamed into place on finish (.bed last).
-#include <unistd.h>
-
+// PLINK 1 fileset writer: the three files are staged in an OutputSet and committed together.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -13,21 +11,22 @@
 namespace strata::io {
 namespace {
 
-struct TempFile {
-  std::string final_path, tmp_path;
+// One staged file of the fileset; messages name the final path.
+struct StagedFile {
+  std::string final_path;
   std::FILE* f = nullptr;
 
-  Status open(const std::string& path) {
+  Status open(OutputSet& out, const std::string& path) {
     final_path = path;
-    tmp_path = str_cat(path, ".tmp-", getpid());
-    f = std::fopen(tmp_path.c_str(), "wb");
-    if (!f) return Status::IOError(tmp_path, ": cannot create: ", std::strerror(errno));
+    STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
+    f = std::fopen(staged.c_str(), "wb");
+    if (!f) return Status::IOError(path, ": cannot create: ", std::strerror(errno));
     std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
     return Status::OK();
   }
   Status write(const void* data, size_t n) {
     if (n && std::fwrite(data, 1, n, f) != n)
-      return Status::IOError(tmp_path, ": write failed: ", std::strerror(errno));
+      return Status::IOError(final_path, ": write failed: ", std::strerror(errno));
     return Status::OK();
   }
   Status close() {
@@ -35,20 +34,11 @@ struct TempFile {
     const bool bad = std::fflush(f) != 0 || std::ferror(f);
     const int rc = std::fclose(f);
     f = nullptr;
-    if (bad || rc != 0) return Status::IOError(tmp_path, ": write failed: ", std::strerror(errno));
+    if (bad || rc != 0) return Status::IOError(final_path, ": write failed: ", std::strerror(errno));
     return Status::OK();
   }
-  Status commit() {
-    if (std::rename(tmp_path.c_str(), final_path.c_str()) != 0)
-      return Status::IOError(final_path, ": cannot rename from ", tmp_path, ": ", std::strerror(errno));
-    tmp_path.clear();
-    return Status::OK();
-  }
-  void discard() {
+  ~StagedFile() {
     if (f) std::fclose(f);
-    f = nullptr;
-    if (!tmp_path.empty()) std::remove(tmp_path.c_str());
-    tmp_path.clear();
   }
 };
 
@@ -66,30 +56,31 @@ std::string format_cm(double cm) {
 }  // namespace
 
 struct BedWriter::Impl {
-  TempFile bed, bim, fam;
+  std::unique_ptr<OutputSet> own_set;  // when the caller gave none
+  OutputSet* set = nullptr;
+  StagedFile bed, bim, fam;
   int64_t num_samples = 0;
   std::vector<uint8_t> row;
-  bool finished = false;
 };
 
-BedWriter::~BedWriter() {
-  if (impl_ && !impl_->finished) {
-    impl_->bed.discard();
-    impl_->bim.discard();
-    impl_->fam.discard();
-  }
-}
+// Members close their files; an uncommitted own set removes what was staged.
+BedWriter::~BedWriter() = default;
 
-Result<std::unique_ptr<BedWriter>> BedWriter::create(const std::string& prefix,
-                                                     const SampleInfo& samples) {
+Result<std::unique_ptr<BedWriter>> BedWriter::create(const std::string& prefix, const SampleInfo& samples,
+                                                     const BedWriteTarget& target) {
   std::unique_ptr<BedWriter> w(new BedWriter());
   w->impl_ = std::make_unique<Impl>();
   Impl& im = *w->impl_;
   const PlinkPaths p = plink_paths(prefix);
   im.num_samples = samples.size();
-  STRATA_RETURN_NOT_OK(im.bed.open(p.bed));
-  STRATA_RETURN_NOT_OK(im.bim.open(p.bim));
-  STRATA_RETURN_NOT_OK(im.fam.open(p.fam));
+  im.set = target.output_set;
+  if (!im.set) {
+    STRATA_ASSIGN_OR_RETURN(im.own_set, OutputSet::begin(p.bed, target.rules));
+    im.set = im.own_set.get();
+  }
+  STRATA_RETURN_NOT_OK(im.bim.open(*im.set, p.bim));
+  STRATA_RETURN_NOT_OK(im.fam.open(*im.set, p.fam));
+  STRATA_RETURN_NOT_OK(im.bed.open(*im.set, p.bed));
   const uint8_t magic[3] = {0x6c, 0x1b, 0x01};
   STRATA_RETURN_NOT_OK(im.bed.write(magic, 3));
   std::string text;
@@ -140,16 +131,12 @@ Status BedWriter::finish() {
   STRATA_RETURN_NOT_OK(im.bim.close());
   STRATA_RETURN_NOT_OK(im.fam.close());
   STRATA_RETURN_NOT_OK(im.bed.close());
-  STRATA_RETURN_NOT_OK(im.bim.commit());
-  STRATA_RETURN_NOT_OK(im.fam.commit());
-  STRATA_RETURN_NOT_OK(im.bed.commit());
-  im.finished = true;
-  return Status::OK();
+  return im.own_set ? im.own_set->commit() : Status::OK();
 }
 
 Status write_plink(const GenotypeView& view, const std::string& prefix,
                    const PlinkWriteOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(auto writer, BedWriter::create(prefix, view.samples()));
+  STRATA_ASSIGN_OR_RETURN(auto writer, BedWriter::create(prefix, view.samples(), options.target));
   const int64_t block = options.block_variants > 0 ? options.block_variants : default_block_variants(view);
   const auto& contigs = view.contigs();
   STRATA_RETURN_NOT_OK(for_each_genotype_block(

@@ -1,9 +1,8 @@
 // convert_genotypes: dispatch on input and output kinds.
-#include <filesystem>
-
 #include "strata/core/config.hpp"
 
 #include "strata/core/log.hpp"
+#include "strata/core/output.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/io/genotype_convert.hpp"
 #include "strata/io/plink.hpp"
@@ -16,13 +15,6 @@ namespace {
 bool ends_with(std::string s, std::string_view suffix) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-Status check_output_free(const std::string& path, bool overwrite) {
-  std::error_code ec;
-  if (!overwrite && std::filesystem::exists(path, ec))
-    return Status::AlreadyExists(path, ": output exists (use --overwrite to replace it)");
-  return Status::OK();
 }
 
 }  // namespace
@@ -57,13 +49,14 @@ Result<ConvertReport> convert_genotypes(const std::string& input, const std::str
     if (options.samples_chunk > 0) vo.samples_chunk = options.samples_chunk;
     vo.genotype_codec = options.genotype_codec;
     vo.overwrite = options.overwrite;
+    vo.inputs = input_paths(input);
     vo.pool = options.pool;
     vo.progress = options.progress ? &bar : nullptr;
     STRATA_RETURN_NOT_OK(write_vcf_zarr(*view, output, vo));
   } else {
-    const PlinkPaths out = plink_paths(output);
-    STRATA_RETURN_NOT_OK(check_output_free(out.bed, options.overwrite));
+    // Existing fileset files are replaced (strata/core/output.hpp), never the input's.
     PlinkWriteOptions po;
+    po.target.rules.inputs = input_paths(input);
     po.pool = options.pool;
     po.progress = options.progress ? &bar : nullptr;
     STRATA_RETURN_NOT_OK(write_plink(*view, output, po));

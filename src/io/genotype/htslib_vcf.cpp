@@ -4,6 +4,11 @@
 #include <htslib/vcf.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +16,9 @@
 #include <unordered_map>
 
 #include "io/genotype/codes_internal.hpp"
+#include "io/genotype/sample_ids_internal.hpp"
 #include "strata/core/log.hpp"
+#include "strata/core/output.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/plink.hpp"
@@ -35,20 +42,124 @@ struct OpenVcf {
   HtsPtr<bcf_hdr_t> hdr;
   int64_t n = 0;
   bool has_gt = false;
+  bool eof_marker_missing = false;  ///< BGZF input without its end-of-file block: truncated
 };
+
+// htslib reports problems as "[E::func] text" lines on stderr, and the caller would see them
+// before (and instead of) strata's own message. Logging stays off; the few calls whose failure
+// needs htslib's reason (open, header) run with stderr captured and the reason goes into our
+// message.
+class HtsLogCapture {
+ public:
+  HtsLogCapture() {
+    std::fflush(stderr);
+    tmp_ = std::tmpfile();
+    saved_ = tmp_ ? ::dup(STDERR_FILENO) : -1;
+    if (saved_ >= 0 && ::dup2(::fileno(tmp_), STDERR_FILENO) >= 0) {
+      hts_set_log_level(HTS_LOG_ERROR);
+    } else if (saved_ >= 0) {
+      ::close(saved_);
+      saved_ = -1;
+    }
+  }
+  ~HtsLogCapture() { (void)text(); }
+  /// Restore stderr and return htslib's messages without their "[E::func] " prefixes, joined by "; ".
+  std::string text() {
+    hts_set_log_level(HTS_LOG_OFF);
+    if (saved_ < 0) {
+      if (tmp_) std::fclose(tmp_);
+      tmp_ = nullptr;
+      return out_;
+    }
+    std::fflush(stderr);
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+    saved_ = -1;
+    std::rewind(tmp_);
+    char line[1024];
+    while (std::fgets(line, sizeof line, tmp_)) {
+      std::string l(line);
+      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+      if (l.size() > 4 && l[0] == '[' && l[2] == ':' && l[3] == ':') {
+        const size_t close = l.find("] ");
+        if (close != std::string::npos) l = l.substr(close + 2);
+      }
+      if (l.empty()) continue;
+      if (!out_.empty()) out_ += "; ";
+      out_ += l;
+    }
+    std::fclose(tmp_);
+    tmp_ = nullptr;
+    return out_;
+  }
+
+ private:
+  std::FILE* tmp_ = nullptr;
+  int saved_ = -1;
+  std::string out_;
+};
+
+// The BGZF stream of a compressed VCF or a BCF; nullptr for plain text.
+BGZF* bgzf_of(htsFile* f) {
+  const htsCompression c = hts_get_format(f)->compression;
+  return c == bgzf || c == gzip ? f->fp.bgzf : nullptr;
+}
+
+std::string with_reason(const std::string& reason) { return reason.empty() ? "" : " (htslib: " + reason + ")"; }
 
 Result<OpenVcf> open_vcf(const std::string& path, int threads) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path, ": no such file");
+  if (S_ISDIR(st.st_mode)) return Status::Unsupported(path, ": is a directory, not a VCF or BCF file");
   OpenVcf v;
-  v.file.reset(hts_open(path.c_str(), "r"));
-  if (!v.file) return Status::IOError(path, ": cannot open as VCF/BCF");
-  const htsExactFormat fmt = hts_get_format(v.file.get())->format;
-  if (fmt != vcf && fmt != bcf) return Status::Invalid(path, ": not a VCF or BCF file");
+  {
+    HtsLogCapture log;
+    v.file.reset(hts_open(path.c_str(), "r"));
+    const int err = errno;
+    const std::string reason = log.text();
+    if (!v.file) {
+      if (err == EACCES || err == EIO) return Status::IOError(path, ": cannot open: ", std::strerror(err));
+      if (err == ENOEXEC) return Status::Corrupt(path, ": not a VCF or BCF file (htslib does not recognise its format)");
+      return Status::Corrupt(path, ": cannot open as VCF/BCF", with_reason(reason));
+    }
+  }
+  const htsFormat* format = hts_get_format(v.file.get());
+  const htsExactFormat fmt = format->format;
+  if (fmt != vcf && fmt != bcf) {
+    char* desc = hts_format_description(format);
+    const std::string what = desc ? desc : "unknown";
+    free(desc);
+    return Status::Corrupt(path, ": not a VCF or BCF file (the content looks like: ", what, ")");
+  }
+  // A BGZF file ends with an empty end-of-file block; without it the file was cut short. Checked
+  // now (before the decompression threads start) and reported where the data runs out.
+  if (format->compression == bgzf) {
+    BGZF* bgzfp = bgzf_of(v.file.get());
+    if (bgzfp && bgzf_check_EOF(bgzfp) == 0) v.eof_marker_missing = true;
+  }
   if (threads > 1) hts_set_threads(v.file.get(), threads);  // BGZF decompression threads
-  v.hdr.reset(bcf_hdr_read(v.file.get()));
-  if (!v.hdr) return Status::Corrupt(path, ": cannot read the VCF header");
+  {
+    HtsLogCapture log;
+    v.hdr.reset(bcf_hdr_read(v.file.get()));
+    const std::string reason = log.text();
+    if (!v.hdr) {
+      const std::string dup = "Duplicated sample name '";
+      const size_t at = reason.find(dup);
+      if (at != std::string::npos) {
+        const size_t end = reason.find('\'', at + dup.size());
+        return Status::InvalidData(path, ": duplicate sample ID '", reason.substr(at + dup.size(), end - at - dup.size()),
+                                   "' in the VCF header; sample IDs must be unique");
+      }
+      if (v.eof_marker_missing)
+        return Status::Corrupt(path, ": truncated or malformed BGZF block while reading the header (the BGZF "
+                               "end-of-file marker is missing: the file was cut short)", with_reason(reason));
+      return Status::Corrupt(path, ": cannot read the VCF header", with_reason(reason));
+    }
+  }
   v.n = bcf_hdr_nsamples(v.hdr.get());
+  std::vector<std::string> ids;
+  for (int64_t i = 0; i < v.n; ++i) ids.emplace_back(v.hdr->samples[i]);
+  STRATA_RETURN_NOT_OK(detail::check_unique_sample_ids(ids, path + " (VCF header)"));
   const int gt_id = bcf_hdr_id2int(v.hdr.get(), BCF_DT_ID, "GT");
   v.has_gt = bcf_hdr_idinfo_exists(v.hdr.get(), BCF_HL_FMT, gt_id);
   return v;
@@ -69,8 +180,13 @@ class Converter {
 
  private:
   Status fail_record(const char* what) const {
+    if (eof_marker_missing_) return truncated(record_);
     return Status::Corrupt(input_, ": record ", record_, last_contig_.empty() ? "" : " (after " + last_contig_ + ":" + std::to_string(last_pos_) + ")",
                            ": ", what);
+  }
+  Status truncated(int64_t variant) const {
+    return Status::Corrupt(input_, ": truncated or malformed BGZF block near variant ", variant,
+                           eof_marker_missing_ ? " (the BGZF end-of-file marker is missing: the file was cut short)" : "");
   }
   Status check_order(const std::string& contig, int64_t pos);
   Status flush();
@@ -81,6 +197,7 @@ class Converter {
   bool to_zarr_;
   int64_t n_ = 0, ploidy_ = 0, chunk_ = 0;
   int64_t record_ = 0;  // 1-based index of the record being read
+  bool eof_marker_missing_ = false;
   std::string last_contig_;
   int64_t last_pos_ = 0;
   std::unordered_map<std::string, bool> contigs_done_;
@@ -151,6 +268,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
   const int threads = o_.decompression_threads > 0 ? o_.decompression_threads : tp.size();
   STRATA_ASSIGN_OR_RETURN(OpenVcf v, open_vcf(input_, threads));
   bcf_hdr_t* hdr = v.hdr.get();
+  eof_marker_missing_ = v.eof_marker_missing;
   n_ = v.n;
   ploidy_ = v.has_gt ? ploidy : 0;
   report_ = ConvertReport();
@@ -173,16 +291,17 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     if (o_.samples_chunk > 0) vo.samples_chunk = o_.samples_chunk;
     vo.genotype_codec = o_.genotype_codec;
     vo.overwrite = o_.overwrite;
+    vo.inputs = input_paths(input_);
     vo.pool = o_.pool;
     STRATA_ASSIGN_OR_RETURN(vcz_, VczWriter::create(output_, samples, ploidy_, true, vo));
     chunk_ = vcz_->variants_chunk();
   } else {
-    if (!v.has_gt) return Status::Invalid(input_, ": no GT field in the VCF header, so there are no genotypes to write as .bed");
-    if (n_ == 0) return Status::Invalid(input_, ": the VCF has no samples, so there is nothing to write as .bed");
-    std::error_code ec;
-    if (!o_.overwrite && std::filesystem::exists(plink_paths(output_).bed, ec))
-      return Status::AlreadyExists(plink_paths(output_).bed, ": output exists (use --overwrite to replace it)");
-    STRATA_ASSIGN_OR_RETURN(bed_, BedWriter::create(output_, samples));
+    if (!v.has_gt) return Status::InvalidData(input_, ": no GT field in the VCF header, so there are no genotypes to write as .bed");
+    if (n_ == 0) return Status::InvalidData(input_, ": the VCF has no samples, so there is nothing to write as .bed");
+    // Existing fileset files are replaced (strata/core/output.hpp), never the input.
+    BedWriteTarget target;
+    target.rules.inputs = input_paths(input_);
+    STRATA_ASSIGN_OR_RETURN(bed_, BedWriter::create(output_, samples, target));
     chunk_ = 4096;
   }
 
@@ -288,10 +407,17 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
         bar.advance(int64_t(bgzf_tell(v.file->fp.bgzf) >> 16) - bar.done());
     }
   }
+  // bcf_read: 0 a record, -1 end of file, < -1 an error. A read error (a cut or damaged BGZF
+  // block) must not pass for the end of the file, and a clean end without the BGZF end-of-file
+  // block means the file was cut at a block boundary.
   if (ret < -1) {
     ++record_;
+    const BGZF* bgzfp = bgzf_of(v.file.get());
+    if (eof_marker_missing_ || (bgzfp && bgzfp->errcode != 0)) return truncated(record_);
     return fail_record("malformed record (htslib could not parse it)");
   }
+  if (eof_marker_missing_) return truncated(record_ + 1);
+  if (const BGZF* bgzfp = bgzf_of(v.file.get()); bgzfp && bgzfp->errcode != 0) return truncated(record_ + 1);
   STRATA_RETURN_NOT_OK(flush());
   STRATA_RETURN_NOT_OK(wait());
   if (vcz_) STRATA_RETURN_NOT_OK(vcz_->finish(contigs_));

@@ -25,7 +25,7 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   }
   if (!fs::exists(path, ec) && !fs::exists(path + ".bed", ec))
     return Status::NotFound(path, ": no such file, PLINK prefix or Zarr store");
-  return Status::Invalid(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam prefix or a "
+  return Status::Unsupported(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam prefix or a "
                          "Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
 }
 

@@ -54,12 +54,22 @@ Result<SampleInfo> read_fam(const std::string& path) {
   SampleInfo s;
   std::string_view line;
   std::string_view tok[6];
+  // plink2 rejects a repeated sample ID (FID and IID together: IIDs may repeat across families).
+  std::unordered_map<std::string, int64_t> first_line;
   while (r.next(line)) {
     if (detail::is_blank(line)) continue;
+    if (line.find('\0') != std::string_view::npos)
+      return Status::Corrupt(path, " line ", r.line_no(), ": contains a NUL byte (not a text .fam file?)");
     const int n = detail::split_ws(line, tok, 6);
     if (n != 6) {
       return Status::Corrupt(path, " line ", r.line_no(), ": expected 6 columns (FID IID father mother sex phenotype), found ",
                              n > 6 ? "more than 6" : std::to_string(n));
+    }
+    std::string key = std::string(tok[0]) + ' ' + std::string(tok[1]);
+    auto [it, inserted] = first_line.emplace(std::move(key), r.line_no());
+    if (!inserted) {
+      return Status::InvalidData(path, " line ", r.line_no(), ": duplicate sample ID '", tok[1], "' (FID '", tok[0],
+                                 "'), first on line ", it->second, "; sample IDs must be unique");
     }
     s.family_id.emplace_back(tok[0]);
     s.id.emplace_back(tok[1]);
@@ -83,6 +93,8 @@ Result<BimTable> read_bim(const std::string& path) {
   VariantInfo& v = t.variants;
   while (r.next(line)) {
     if (detail::is_blank(line)) continue;
+    if (line.find('\0') != std::string_view::npos)
+      return Status::Corrupt(path, " line ", r.line_no(), ": contains a NUL byte (not a text .bim file?)");
     const int n = detail::split_ws(line, tok, 6);
     if (n != 6) {
       return Status::Corrupt(path, " line ", r.line_no(), ": expected 6 columns (chrom id cM position A1 A2), found ",

@@ -11,6 +11,7 @@
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/zarr_strings_internal.hpp"
 #include "strata/core/config.hpp"
+#include "strata/core/output.hpp"
 #include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/codec.hpp"
@@ -47,7 +48,8 @@ std::vector<std::string> split_alleles(const std::string& ref, const std::string
 }  // namespace
 
 struct VczWriter::Impl {
-  std::string final_path, tmp_path;
+  std::string final_path, tmp_path;   // tmp_path: the staged store
+  std::unique_ptr<OutputSet> own_set;  // when the caller gave none
   std::shared_ptr<LocalStore> store;
   VczWriteOptions opt;
   int64_t n = 0, ploidy = 0, vc = 0, sc = 0;
@@ -91,12 +93,8 @@ struct VczWriter::Impl {
 
 VczWriter::VczWriter() = default;
 
-VczWriter::~VczWriter() {
-  if (impl_ && !impl_->finished && !impl_->tmp_path.empty()) {
-    std::error_code ec;
-    fs::remove_all(impl_->tmp_path, ec);
-  }
-}
+// An uncommitted own OutputSet removes the staged store.
+VczWriter::~VczWriter() = default;
 
 int64_t VczWriter::variants_written() const { return impl_->written; }
 int64_t VczWriter::variants_chunk() const { return impl_->vc; }
@@ -182,16 +180,19 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const std::string& path, co
   if (options.variants_chunk < 1 || options.samples_chunk < 1)
     return Status::Invalid("chunk sizes must be positive");
   if (ploidy < 0 || ploidy > 127) return Status::Invalid("ploidy ", ploidy, " out of range");
-  std::error_code ec;
-  if (!options.overwrite && fs::exists(path, ec))
-    return Status::AlreadyExists(path, ": output exists (use --overwrite to replace it)");
   std::unique_ptr<VczWriter> w(new VczWriter());
   w->impl_ = std::make_unique<Impl>();
   Impl& im = *w->impl_;
   im.final_path = path;
-  while (im.final_path.size() > 1 && im.final_path.back() == '/') im.final_path.pop_back();
-  im.tmp_path = str_cat(im.final_path, ".tmp-", getpid());
-  fs::remove_all(im.tmp_path, ec);
+  OutputSet* set = options.output_set;
+  if (!set) {
+    OutputRules rules;
+    rules.overwrite = options.overwrite;
+    rules.inputs = options.inputs;
+    STRATA_ASSIGN_OR_RETURN(im.own_set, OutputSet::begin(path, std::move(rules)));
+    set = im.own_set.get();
+  }
+  STRATA_ASSIGN_OR_RETURN(im.tmp_path, set->add_directory(path));
   im.opt = options;
   im.n = samples.size();
   im.ploidy = im.n > 0 ? ploidy : 0;
@@ -340,21 +341,13 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
                                                                       {"contigs"}, im.string_codec));
   STRATA_RETURN_NOT_OK(cw.write_rows(0, contigs));
   STRATA_RETURN_NOT_OK(cw.finish(static_cast<int64_t>(contigs.size())));
-  // Root attributes, then consolidated metadata, then the rename that publishes the store.
+  // Root attributes, then consolidated metadata, then the commit that publishes the store.
   const json attrs = {{"vcf_zarr_version", "0.4"}, {"source", std::string("strata ") + STRATA_VERSION_STRING}};
   const std::string s = attrs.dump();
   STRATA_RETURN_NOT_OK(st.set(".zattrs", std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size())));
   STRATA_RETURN_NOT_OK(zarr_consolidate(im.store, ""));
-  std::error_code ec;
-  if (fs::exists(im.final_path, ec)) {
-    if (!im.opt.overwrite) return Status::AlreadyExists(im.final_path, ": output appeared while writing");
-    fs::remove_all(im.final_path, ec);
-    if (ec) return Status::IOError(im.final_path, ": cannot remove the old output: ", ec.message());
-  }
-  fs::rename(im.tmp_path, im.final_path, ec);
-  if (ec) return Status::IOError(im.final_path, ": cannot rename from ", im.tmp_path, ": ", ec.message());
   im.finished = true;
-  return Status::OK();
+  return im.own_set ? im.own_set->commit() : Status::OK();
 }
 
 Status write_vcf_zarr(const GenotypeView& view, const std::string& path, const VczWriteOptions& options) {

@@ -3,6 +3,7 @@
 // 2-D dosage arrays; and the detection of which one a store holds.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <unordered_map>
 
 #include "io/genotype/codes_internal.hpp"
@@ -80,7 +81,10 @@ class CallsSource final : public GenotypeView {
   mutable std::atomic<int64_t> polyploid_{0};
 };
 
-// A 2-D integer (or float) array of ALT dosages; values other than 0, 1, 2 are missing.
+// A 2-D integer (or float) array of ALT dosages read as hard calls: 0, 1, 2 are calls; other
+// integers (−1 …) and NaN are missing. A float that is not an integer (0.37, a fractional
+// dosage) or is infinite is an error naming the array and the first such value: reading it as
+// missing would silently change the answer.
 class DosageSource final : public GenotypeView {
  public:
   DosageSource(ZarrArray a, VariantMetadata meta, SampleInfo samples)
@@ -113,6 +117,16 @@ class DosageSource final : public GenotypeView {
           if (x == T(0)) c = 0;
           else if (x == T(1)) c = 1;
           else if (x == T(2)) c = 2;
+          else if constexpr (std::is_floating_point_v<T>) {
+            const double d = static_cast<double>(x);
+            if (!std::isnan(d) && !(std::isfinite(d) && d == std::floor(d))) {
+              result = Status::InvalidData(
+                  describe(), ": dosage ", d, " at variant ", v0 + v, ", sample ", s0 + s,
+                  " is not a hard call (0, 1 or 2; NaN or a negative integer for missing); fractional "
+                  "dosages cannot be read as genotype calls");
+              return;
+            }
+          }
           row[s >> 2] = static_cast<uint8_t>(row[s >> 2] | (c << (2 * (s & 3))));
         }
         pad_row(row, ns);
@@ -229,7 +243,7 @@ Result<GenotypeViewPtr> open_calls(const std::shared_ptr<Store>& store, const st
                                    bool allel, const std::string& group, const GenotypeOpenOptions& o) {
   STRATA_ASSIGN_OR_RETURN(ZarrArray gt, ZarrArray::open(store, gt_path));
   if (gt.ndim() != 3 || !gt.dtype().is_signed_int())
-    return Status::Invalid(gt.describe(), ": expected a (variants, samples, ploidy) signed integer genotype array, found ",
+    return Status::Unsupported(gt.describe(), ": expected a (variants, samples, ploidy) signed integer genotype array, found ",
                            gt.dtype().name(), " of shape ", shape_to_string(gt.shape()));
   STRATA_ASSIGN_OR_RETURN(SampleInfo samples, read_sample_info(store, group, allel, gt.shape()[1]));
   STRATA_ASSIGN_OR_RETURN(VariantMetadata meta, VariantMetadata::open(store, group, allel, gt.shape()[0], o.multiallelic));
@@ -241,7 +255,7 @@ Result<GenotypeViewPtr> open_dosage(const std::shared_ptr<Store>& store, const s
                                     const GenotypeOpenOptions& o) {
   STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::open(store, path));
   if (a.ndim() != 2 || !(a.dtype().is_integer() || a.dtype().is_float()))
-    return Status::Invalid(a.describe(), ": expected a 2-D (variants, samples) dosage array, found ",
+    return Status::Unsupported(a.describe(), ": expected a 2-D (variants, samples) dosage array, found ",
                            a.dtype().name(), " of shape ", shape_to_string(a.shape()));
   const std::string group = parent_path(path);
   STRATA_ASSIGN_OR_RETURN(SampleInfo samples, read_sample_info(store, group, false, a.shape()[1]));
@@ -287,7 +301,7 @@ Result<GenotypeViewPtr> open_zarr_genotypes(const std::string& path, const Genot
     if (is_array(store, join_path(child, "calldata/GT"))) {
       STRATA_ASSIGN_OR_RETURN(auto part, open_calls(store, join_path(child, "calldata/GT"), true, child, options));
       if (!parts.empty() && part->num_samples() != parts[0]->num_samples())
-        return Status::Invalid(path, ": contig groups have different sample counts");
+        return Status::InvalidData(path, ": contig groups have different sample counts");
       parts.push_back(std::move(part));
     } else if (is_array(store, child)) {
       auto a = ZarrArray::open(store, child);

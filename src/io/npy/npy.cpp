@@ -142,14 +142,16 @@ Status NpyReader::read(void* out, int64_t count) {
   return Status::OK();
 }
 
-Result<NpyWriter> NpyWriter::create(const std::string& path, DType dtype, const Shape& shape) {
+Result<NpyWriter> NpyWriter::create(const std::string& path, DType dtype, const Shape& shape, OutputRules rules) {
   NpyWriter w;
   w.path_ = path;
   w.dtype_ = dtype.native();
   STRATA_ASSIGN_OR_RETURN(w.expected_, shape_numel(shape));
-  w.tmp_path_ = str_cat(path, ".tmp-", getpid());
+  STRATA_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::begin(path, std::move(rules)));
+  w.out_ = std::make_unique<AtomicFile>(std::move(out));
+  w.tmp_path_ = w.out_->path();
   w.file_ = std::fopen(w.tmp_path_.c_str(), "wb");
-  if (!w.file_) return Status::IOError("cannot create ", w.tmp_path_, ": ", errno_text());
+  if (!w.file_) return Status::IOError("cannot create ", w.path_, ": ", errno_text());
   std::string dict = str_cat("{'descr': '", w.dtype_.numpy_str(), "', 'fortran_order': False, 'shape': (");
   for (size_t i = 0; i < shape.size(); ++i) dict += str_cat(shape[i], shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
   dict += "), }";
@@ -173,12 +175,12 @@ Result<NpyWriter> NpyWriter::create(const std::string& path, DType dtype, const 
   }
   head += dict;
   if (std::fwrite(head.data(), 1, head.size(), w.file_) != head.size())
-    return Status::IOError("cannot write ", w.tmp_path_, ": ", errno_text());
+    return Status::IOError("cannot write ", w.path_, ": ", errno_text());
   return w;
 }
 
 NpyWriter::NpyWriter(NpyWriter&& o) noexcept
-    : path_(std::move(o.path_)), tmp_path_(std::move(o.tmp_path_)), dtype_(o.dtype_),
+    : path_(std::move(o.path_)), tmp_path_(std::move(o.tmp_path_)), out_(std::move(o.out_)), dtype_(o.dtype_),
       expected_(o.expected_), written_(o.written_), file_(o.file_) {
   o.file_ = nullptr;
   o.tmp_path_.clear();
@@ -191,15 +193,14 @@ NpyWriter& NpyWriter::operator=(NpyWriter&& o) noexcept {
   return *this;
 }
 NpyWriter::~NpyWriter() {
-  if (file_) std::fclose(file_);
-  if (!tmp_path_.empty()) std::remove(tmp_path_.c_str());
+  if (file_) std::fclose(file_);  // out_'s destructor removes the staged file
 }
 
 Status NpyWriter::write(const void* data, int64_t count) {
   if (!file_) return Status::Invalid("npy writer for ", path_, " is closed");
   if (written_ + count > expected_) return Status::Invalid(path_, ": writing more elements than the shape holds");
   size_t nbytes = static_cast<size_t>(count * dtype_.itemsize());
-  if (std::fwrite(data, 1, nbytes, file_) != nbytes) return Status::IOError("cannot write ", tmp_path_, ": ", errno_text());
+  if (std::fwrite(data, 1, nbytes, file_) != nbytes) return Status::IOError("cannot write ", path_, ": ", errno_text());
   written_ += count;
   return Status::OK();
 }
@@ -210,11 +211,8 @@ Status NpyWriter::finish() {
     return Status::Internal(path_, ": wrote ", written_, " of ", expected_, " elements");
   int rc = std::fclose(file_);
   file_ = nullptr;
-  if (rc != 0) return Status::IOError("cannot write ", tmp_path_, ": ", errno_text());
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0)
-    return Status::IOError("cannot rename ", tmp_path_, " to ", path_, ": ", errno_text());
-  tmp_path_.clear();
-  return Status::OK();
+  if (rc != 0) return Status::IOError("cannot write ", path_, ": ", errno_text());
+  return out_->commit();
 }
 
 }  // namespace strata::io

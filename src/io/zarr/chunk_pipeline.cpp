@@ -89,18 +89,21 @@ Result<ChunkPipeline> ChunkPipeline::make(Shape chunk_shape, DType stored, std::
   ChunkPipeline p;
   if (!permutation.empty()) {
     if (permutation.size() != chunk_shape.size())
-      return Status::Invalid("axis permutation ", perm_string(permutation), " does not match rank ",
+      return Status::Corrupt("axis permutation ", perm_string(permutation), " does not match rank ",
                              chunk_shape.size());
     std::vector<bool> seen(permutation.size(), false);
     for (int64_t a : permutation) {
       if (a < 0 || a >= static_cast<int64_t>(permutation.size()) || seen[a])
-        return Status::Invalid("axis order ", perm_string(permutation), " is not a permutation");
+        return Status::Corrupt("axis order ", perm_string(permutation), " is not a permutation");
       seen[a] = true;
     }
     if (is_identity(permutation)) permutation.clear();
   }
   STRATA_ASSIGN_OR_RETURN(int64_t numel, shape_numel(chunk_shape));
   STRATA_ASSIGN_OR_RETURN(p.nbytes_, checked_mul(numel, stored.itemsize()));
+  p.max_encoded_ = p.nbytes_;
+  for (size_t i = 0; i < codecs.size(); ++i)
+    p.max_encoded_ = saturating_add(p.max_encoded_, saturating_add(p.max_encoded_ / 8, 4096));
   p.chunk_shape_ = std::move(chunk_shape);
   p.stored_ = stored;
   p.perm_ = std::move(permutation);
@@ -190,7 +193,7 @@ Result<ChunkPipeline> make_v2_pipeline(const json& filters, const json& compress
   std::vector<std::shared_ptr<const BytesCodec>> codecs;
   std::vector<std::string> desc;
   if (!filters.is_null()) {
-    if (!filters.is_array()) return Status::Invalid("filters must be null or a list");
+    if (!filters.is_array()) return Status::Corrupt("filters must be null or a list");
     for (size_t i = 0; i < filters.size(); ++i) {
       auto c = make_codec_v2(filters[i], stored.itemsize());
       if (!c.ok()) return c.status().with_context(str_cat("filters[", i, "]"));
@@ -199,7 +202,7 @@ Result<ChunkPipeline> make_v2_pipeline(const json& filters, const json& compress
     }
   }
   if (!compressor.is_null()) {
-    if (!compressor.is_object()) return Status::Invalid("compressor must be null or an object");
+    if (!compressor.is_object()) return Status::Corrupt("compressor must be null or an object");
     auto c = make_codec_v2(compressor, stored.itemsize());
     if (!c.ok()) return c.status().with_context("compressor");
     desc.push_back((*c)->describe());
@@ -220,23 +223,23 @@ Result<CodecEntry> parse_codec_entry(const json& entry) {
     e.name = entry.get<std::string>();
     return e;
   }
-  if (!entry.is_object()) return Status::Invalid("a codec must be a name or an object");
+  if (!entry.is_object()) return Status::Corrupt("a codec must be a name or an object");
   auto it = entry.find("name");
-  if (it == entry.end() || !it->is_string()) return Status::Invalid("codec object without a string \"name\"");
+  if (it == entry.end() || !it->is_string()) return Status::Corrupt("codec object without a string \"name\"");
   e.name = it->get<std::string>();
   if (auto c = entry.find("configuration"); c != entry.end() && !c->is_null()) {
-    if (!c->is_object()) return Status::Invalid("codec '", e.name, "': configuration must be an object");
+    if (!c->is_object()) return Status::Corrupt("codec '", e.name, "': configuration must be an object");
     e.configuration = *c;
   }
   if (auto m = entry.find("must_understand"); m != entry.end()) {
-    if (!m->is_boolean()) return Status::Invalid("codec '", e.name, "': must_understand must be a boolean");
+    if (!m->is_boolean()) return Status::Corrupt("codec '", e.name, "': must_understand must be a boolean");
     e.must_understand = m->get<bool>();
   }
   return e;
 }
 
 Result<V3Codecs> parse_v3_codecs(const json& codecs, DType dtype, const Shape& chunk_shape, int depth) {
-  if (!codecs.is_array()) return Status::Invalid("codecs must be a list");
+  if (!codecs.is_array()) return Status::Corrupt("codecs must be a list");
   const int64_t nd = static_cast<int64_t>(chunk_shape.size());
   std::vector<int64_t> perm(nd);
   for (int64_t i = 0; i < nd; ++i) perm[i] = i;
@@ -252,24 +255,24 @@ Result<V3Codecs> parse_v3_codecs(const json& codecs, DType dtype, const Shape& c
     const CodecEntry& e = *er;
     const json& cfg = e.configuration;
     if (e.name == "transpose") {
-      if (have_array_to_bytes) return Status::Invalid(where, ": transpose must come before the array→bytes codec");
+      if (have_array_to_bytes) return Status::Corrupt(where, ": transpose must come before the array→bytes codec");
       auto o = cfg.find("order");
       std::vector<int64_t> order;
       if (o != cfg.end() && o->is_array()) {
         for (const auto& a : *o) {
-          if (!a.is_number_integer()) return Status::Invalid(where, ": transpose order must hold integers");
+          if (!a.is_number_integer()) return Status::Corrupt(where, ": transpose order must hold integers");
           order.push_back(a.get<int64_t>());
         }
       } else if (o != cfg.end() && o->is_string() && (*o == "C" || *o == "F")) {
         for (int64_t k = 0; k < nd; ++k) order.push_back(*o == "C" ? k : nd - 1 - k);  // early drafts
       } else {
-        return Status::Invalid(where, ": transpose needs an \"order\" permutation");
+        return Status::Corrupt(where, ": transpose needs an \"order\" permutation");
       }
       std::vector<bool> seen(nd, false);
       if (static_cast<int64_t>(order.size()) != nd)
-        return Status::Invalid(where, ": transpose order ", perm_string(order), " does not match rank ", nd);
+        return Status::Corrupt(where, ": transpose order ", perm_string(order), " does not match rank ", nd);
       for (int64_t a : order) {
-        if (a < 0 || a >= nd || seen[a]) return Status::Invalid(where, ": transpose order ", perm_string(order), " is not a permutation");
+        if (a < 0 || a >= nd || seen[a]) return Status::Corrupt(where, ": transpose order ", perm_string(order), " is not a permutation");
         seen[a] = true;
       }
       std::vector<int64_t> composed(nd);
@@ -277,19 +280,19 @@ Result<V3Codecs> parse_v3_codecs(const json& codecs, DType dtype, const Shape& c
       perm = std::move(composed);
       desc.push_back("transpose" + perm_string(order));
     } else if (e.name == "bytes") {
-      if (have_array_to_bytes) return Status::Invalid(where, ": more than one array→bytes codec");
+      if (have_array_to_bytes) return Status::Corrupt(where, ": more than one array→bytes codec");
       have_array_to_bytes = true;
       auto en = cfg.find("endian");
       if (en == cfg.end() || en->is_null()) {
-        if (dtype.itemsize() > 1) return Status::Invalid(where, ": bytes codec needs \"endian\" for ", dtype.name());
+        if (dtype.itemsize() > 1) return Status::Corrupt(where, ": bytes codec needs \"endian\" for ", dtype.name());
       } else if (*en == "big") {
         stored = DType(dtype.type, ByteOrder::Big);
       } else if (*en != "little") {
-        return Status::Invalid(where, ": bytes endian must be \"little\" or \"big\"");
+        return Status::Corrupt(where, ": bytes endian must be \"little\" or \"big\"");
       }
       desc.push_back(stored.needs_swap() ? "bytes(big)" : "bytes");
     } else if (e.name == "sharding_indexed") {
-      if (have_array_to_bytes) return Status::Invalid(where, ": more than one array→bytes codec");
+      if (have_array_to_bytes) return Status::Corrupt(where, ": more than one array→bytes codec");
       if (depth > 0) return Status::Unsupported(where, ": nested sharding_indexed is not supported");
       if (!is_identity(perm)) return Status::Unsupported(where, ": transpose before sharding_indexed is not supported");
       have_array_to_bytes = true;
@@ -303,14 +306,14 @@ Result<V3Codecs> parse_v3_codecs(const json& codecs, DType dtype, const Shape& c
         return c.status().with_context(where);
       }
       if (!have_array_to_bytes)
-        return Status::Invalid(where, ": bytes→bytes codec '", e.name, "' comes before the array→bytes codec");
+        return Status::Corrupt(where, ": bytes→bytes codec '", e.name, "' comes before the array→bytes codec");
       if (out.sharding)
         return Status::Unsupported(where, ": codec '", e.name, "' after sharding_indexed is not supported");
       desc.push_back((*c)->describe());
       bb.push_back(std::shared_ptr<const BytesCodec>(std::move(c).value()));
     }
   }
-  if (!have_array_to_bytes) return Status::Invalid("codecs: no array→bytes codec (\"bytes\" or \"sharding_indexed\")");
+  if (!have_array_to_bytes) return Status::Corrupt("codecs: no array→bytes codec (\"bytes\" or \"sharding_indexed\")");
   if (!out.sharding) {
     STRATA_ASSIGN_OR_RETURN(auto p, ChunkPipeline::make(chunk_shape, stored, perm, std::move(bb), std::move(desc)));
     out.pipeline = std::make_shared<const ChunkPipeline>(std::move(p));

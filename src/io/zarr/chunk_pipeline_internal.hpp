@@ -37,6 +37,10 @@ class ChunkPipeline {
   Result<Bytes> encode(std::span<const uint8_t> in) const;
 
   int64_t chunk_nbytes() const { return nbytes_; }
+  /// Upper bound on the stored size of one chunk: the decoded size plus a generous allowance
+  /// per codec (n/8 + 4 KiB; real compressors expand incompressible data by far less).
+  /// Stored objects above it are refused before they are read. Saturates at INT64_MAX.
+  int64_t max_encoded_nbytes() const { return max_encoded_; }
   const Shape& chunk_shape() const { return chunk_shape_; }
   DType stored_dtype() const { return stored_; }
   /// "transpose[1,0], bytes(big), blosc(zstd, 5, shuffle)" or "none".
@@ -49,7 +53,16 @@ class ChunkPipeline {
   std::vector<std::shared_ptr<const BytesCodec>> codecs_;
   std::vector<std::string> description_;
   int64_t nbytes_ = 0;
+  int64_t max_encoded_ = 0;
 };
+
+/// \brief a + b, saturating at INT64_MAX (both non-negative).
+inline int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+/// \brief a * b, saturating at INT64_MAX (both non-negative).
+inline int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_mul_overflow(a, b, &out) ? INT64_MAX : out;
+}
 
 /// \brief Build the v2 pipeline from `filters`, `compressor`, `order` ('C' or 'F').
 Result<ChunkPipeline> make_v2_pipeline(const nlohmann::json& filters, const nlohmann::json& compressor,

@@ -1,5 +1,6 @@
 // Consolidated metadata: v2 `.zmetadata` (zarr-python's convention) and v3 inline
 // `consolidated_metadata` in the group's zarr.json.
+#include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_group_internal.hpp"
 #include "io/zarr/zarr_metadata_internal.hpp"
 #include "strata/core/log.hpp"
@@ -69,7 +70,7 @@ Status put_json(Store& store, const std::string& key, const json& doc) {
 }
 
 Result<std::optional<json>> load_json(const Store& store, const std::string& key) {
-  STRATA_ASSIGN_OR_RETURN(auto bytes, store.get(key));
+  STRATA_ASSIGN_OR_RETURN(auto bytes, detail::read_metadata_bytes(store, key));
   if (!bytes) return std::optional<json>();
   STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*bytes, detail::join_key(store.describe(), key)));
   return std::optional<json>(std::move(doc));
@@ -115,18 +116,22 @@ Result<std::optional<std::vector<ZarrNodeInfo>>> walk_consolidated(const std::sh
                                                                    const std::string& path) {
   using Out = std::optional<std::vector<ZarrNodeInfo>>;
   // Unusable consolidated metadata is not an error: the walk falls back to listing.
-  STRATA_ASSIGN_OR_RETURN(auto zm, store->get(join_key(path, kZmetadata)));
-  if (zm) {
-    auto doc = parse_json_object(*zm, join_key(describe_node(*store, path), kZmetadata));
+  // An unreadable one (oversize, a FIFO, over-deep JSON) is refused unread and ignored too.
+  auto zm = read_metadata_bytes(*store, join_key(path, kZmetadata));
+  if (!zm.ok()) {
+    log_warning(describe_node(*store, path), ": ignoring unusable .zmetadata: ", zm.status().message());
+  } else if (*zm) {
+    auto doc = parse_json_object(**zm, join_key(describe_node(*store, path), kZmetadata));
     if (doc.ok()) {
       if (auto nodes = nodes_from_zmetadata(*doc, path); nodes && !nodes->empty()) {
         sort_depth_first(*nodes);
         return Out(std::move(*nodes));
       }
     }
-    log_warning(describe_node(*store, path), ": ignoring unusable .zmetadata");
+    log_warning(describe_node(*store, path), ": ignoring unusable .zmetadata",
+                doc.ok() ? std::string() : ": " + doc.status().message());
   }
-  STRATA_ASSIGN_OR_RETURN(auto zj, store->get(join_key(path, kZarrJson)));
+  STRATA_ASSIGN_OR_RETURN(auto zj, read_metadata_bytes(*store, join_key(path, kZarrJson)));
   if (zj) {
     auto doc = parse_json_object(*zj, join_key(describe_node(*store, path), kZarrJson));
     if (doc.ok()) {

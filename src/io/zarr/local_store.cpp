@@ -4,9 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/random.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <random>
 #include <filesystem>
 #include <system_error>
 
@@ -70,11 +75,33 @@ struct OpenResult {
   int64_t size = 0;
 };
 
+Status not_regular(const std::string& path, mode_t mode) {
+  const char* kind = S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : S_ISCHR(mode) ? "a character device"
+                     : S_ISBLK(mode) ? "a block device" : "not a regular file";
+  return Status::Corrupt(path, ": is ", kind, ", not a regular file");
+}
+
+// Open `path` for reading. Directories (prefixes, not values) and absent paths are "missing";
+// anything else that is not a regular file (FIFO, socket, device) is Corrupt, refused before
+// it is opened where possible and opened non-blocking otherwise, so a FIFO cannot hang a read.
 Result<OpenResult> open_for_read(const std::string& path) {
   OpenResult o;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      o.missing = true;
+      return o;
+    }
+    return io_error(path, "cannot stat", errno);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    o.missing = true;
+    return o;
+  }
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) {
@@ -83,20 +110,51 @@ Result<OpenResult> open_for_read(const std::string& path) {
     }
     return io_error(path, "cannot open", errno);
   }
-  struct stat st;
   if (::fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);
     return io_error(path, "cannot stat", e);
   }
-  if (!S_ISREG(st.st_mode)) {  // directories are prefixes, not values
+  if (!S_ISREG(st.st_mode)) {  // replaced between stat and open
     ::close(fd);
-    o.missing = true;
-    return o;
+    if (S_ISDIR(st.st_mode)) {
+      o.missing = true;
+      return o;
+    }
+    return not_regular(path, st.st_mode);
   }
   o.fd = fd;
   o.size = static_cast<int64_t>(st.st_size);
   return o;
+}
+
+Status too_large(const std::string& path, int64_t size, int64_t max_bytes) {
+  return Status::Corrupt(path, ": object of ", size, " bytes exceeds the ", max_bytes,
+                         "-byte limit for it (refused before reading)");
+}
+
+// An unpredictable suffix for temporary file names (getrandom; never pid-based).
+std::string random_suffix() {
+  uint64_t r[2] = {0, 0};
+  size_t got = 0;
+  while (got < sizeof r) {
+    ssize_t n = ::getrandom(reinterpret_cast<uint8_t*>(r) + got, sizeof r - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    got += static_cast<size_t>(n);
+  }
+  if (got < sizeof r) {  // no getrandom: fall back to the clock and address-space entropy
+    static std::atomic<uint64_t> counter{0};
+    std::random_device rd;
+    r[0] ^= (uint64_t{rd()} << 32) ^ rd() ^ static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    r[1] ^= (uint64_t{rd()} << 32) ^ rd() ^ counter.fetch_add(1) ^ reinterpret_cast<uintptr_t>(&r);
+  }
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(r[0]),
+                static_cast<unsigned long long>(r[1]));
+  return buf;
 }
 
 struct FdCloser {
@@ -122,6 +180,16 @@ Result<std::optional<int64_t>> Store::size(const std::string& key) const {
   STRATA_ASSIGN_OR_RETURN(auto v, get(key));
   if (!v) return std::optional<int64_t>();
   return std::optional<int64_t>(static_cast<int64_t>(v->size()));
+}
+
+Result<std::optional<Bytes>> Store::get_at_most(const std::string& key, int64_t max_bytes) const {
+  STRATA_ASSIGN_OR_RETURN(auto sz, size(key));
+  if (!sz) return std::optional<Bytes>();
+  const std::string what = describe() + "/" + key;
+  if (*sz > max_bytes) return too_large(what, *sz, max_bytes);
+  STRATA_ASSIGN_OR_RETURN(auto v, get(key));
+  if (v && static_cast<int64_t>(v->size()) > max_bytes) return too_large(what, static_cast<int64_t>(v->size()), max_bytes);
+  return v;
 }
 
 Status Store::erase_prefix(const std::string& prefix) {
@@ -169,6 +237,19 @@ Result<std::optional<Bytes>> LocalStore::get(const std::string& key) const {
   return std::optional<Bytes>(std::move(out));
 }
 
+Result<std::optional<Bytes>> LocalStore::get_at_most(const std::string& key, int64_t max_bytes) const {
+  STRATA_RETURN_NOT_OK(check_key(key, false));
+  const std::string path = path_of(key);
+  STRATA_ASSIGN_OR_RETURN(OpenResult o, open_for_read(path));
+  if (o.missing) return std::optional<Bytes>();
+  FdCloser closer{o.fd};
+  if (o.size > max_bytes) return too_large(path, o.size, max_bytes);
+  STRATA_ASSIGN_OR_RETURN(Bytes out, allocate_bytes(o.size, path));
+  STRATA_ASSIGN_OR_RETURN(int64_t got, pread_full(o.fd, out.data(), o.size, 0, path));
+  out.resize(static_cast<size_t>(got));
+  return std::optional<Bytes>(std::move(out));
+}
+
 Result<std::optional<Bytes>> LocalStore::get_range(const std::string& key, int64_t offset,
                                                    int64_t length) const {
   STRATA_RETURN_NOT_OK(check_key(key, false));
@@ -198,13 +279,17 @@ Status LocalStore::set(const std::string& key, std::span<const uint8_t> value) {
   fs::create_directories(parent, ec);
   if (ec) return Status::IOError(parent.string(), ": cannot create directory: ", ec.message());
 
-  // A name unique across threads and processes, in the same directory so rename is atomic.
-  static std::atomic<uint64_t> counter{0};
-  const std::string tmp = (parent / str_cat(kTempPrefix, ::getpid(), ".", counter.fetch_add(1))).string();
-  int fd;
-  do {
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  } while (fd < 0 && errno == EINTR);
+  // An unpredictable name in the same directory (so rename is atomic), created exclusively and
+  // without following symlinks: a pre-planted file or symlink cannot redirect the write.
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
+    tmp = (parent / str_cat(kTempPrefix, random_suffix())).string();
+    do {
+      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) return io_error(tmp, "cannot create temporary file", errno);
 
   size_t done = 0;
@@ -274,7 +359,8 @@ Result<std::optional<int64_t>> LocalStore::size(const std::string& key) const {
     if (errno == ENOENT || errno == ENOTDIR) return std::optional<int64_t>();
     return io_error(path, "cannot stat", errno);
   }
-  if (!S_ISREG(st.st_mode)) return std::optional<int64_t>();
+  if (S_ISDIR(st.st_mode)) return std::optional<int64_t>();  // a prefix, not a value
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
   return std::optional<int64_t>(static_cast<int64_t>(st.st_size));
 }
 

@@ -12,19 +12,19 @@ using nlohmann::json;
 
 Result<Shape> parse_inner_shape(const json& cfg, const Shape& shard_shape) {
   auto it = cfg.find("chunk_shape");
-  if (it == cfg.end() || !it->is_array()) return Status::Invalid("needs a \"chunk_shape\" list");
+  if (it == cfg.end() || !it->is_array()) return Status::Corrupt("needs a \"chunk_shape\" list");
   Shape inner;
   for (const auto& v : *it) {
     if (!v.is_number_integer() || v.get<int64_t>() < 1)
-      return Status::Invalid("chunk_shape entries must be positive integers");
+      return Status::Corrupt("chunk_shape entries must be positive integers");
     inner.push_back(v.get<int64_t>());
   }
   if (inner.size() != shard_shape.size())
-    return Status::Invalid("inner chunk_shape ", shape_to_string(inner), " does not match the rank of shard shape ",
+    return Status::Corrupt("inner chunk_shape ", shape_to_string(inner), " does not match the rank of shard shape ",
                            shape_to_string(shard_shape));
   for (size_t i = 0; i < inner.size(); ++i) {
     if (shard_shape[i] % inner[i] != 0)
-      return Status::Invalid("shard shape ", shape_to_string(shard_shape), " is not a multiple of inner chunk_shape ",
+      return Status::Corrupt("shard shape ", shape_to_string(shard_shape), " is not a multiple of inner chunk_shape ",
                              shape_to_string(inner));
   }
   return inner;
@@ -33,7 +33,7 @@ Result<Shape> parse_inner_shape(const json& cfg, const Shape& shard_shape) {
 // index_codecs must give a fixed-size index: `bytes` plus an optional trailing crc32c.
 Status parse_index_codecs(const json& cfg, ShardingSpec& spec) {
   auto it = cfg.find("index_codecs");
-  if (it == cfg.end() || !it->is_array()) return Status::Invalid("needs an \"index_codecs\" list");
+  if (it == cfg.end() || !it->is_array()) return Status::Corrupt("needs an \"index_codecs\" list");
   bool have_bytes = false;
   for (size_t i = 0; i < it->size(); ++i) {
     auto er = parse_codec_entry((*it)[i]);
@@ -44,7 +44,7 @@ Status parse_index_codecs(const json& cfg, ShardingSpec& spec) {
       auto en = e.configuration.find("endian");
       if (en != e.configuration.end() && *en == "big") spec.index_big_endian = true;
       else if (en != e.configuration.end() && !en->is_null() && *en != "little")
-        return Status::Invalid("index_codecs[", i, "]: bytes endian must be \"little\" or \"big\"");
+        return Status::Corrupt("index_codecs[", i, "]: bytes endian must be \"little\" or \"big\"");
     } else if (e.name == "crc32c" && have_bytes && !spec.index_crc32c) {
       spec.index_crc32c = true;
     } else if (!e.must_understand && have_bytes) {
@@ -54,7 +54,7 @@ Status parse_index_codecs(const json& cfg, ShardingSpec& spec) {
                                  "' is not supported in a shard index (expected bytes, then optionally crc32c)");
     }
   }
-  if (!have_bytes) return Status::Invalid("index_codecs has no \"bytes\" codec");
+  if (!have_bytes) return Status::Corrupt("index_codecs has no \"bytes\" codec");
   return Status::OK();
 }
 
@@ -95,16 +95,21 @@ std::string inner_slot_string(const ShardingSpec& spec, int64_t slot) {
 
 Result<std::shared_ptr<const ShardingSpec>> parse_sharding(const json& cfg, DType dtype, const Shape& shard_shape,
                                                            int depth) {
-  if (!cfg.is_object()) return Status::Invalid("configuration must be an object");
+  if (!cfg.is_object()) return Status::Corrupt("configuration must be an object");
   auto spec = std::make_shared<ShardingSpec>();
   spec->shard_shape = shard_shape;
   STRATA_ASSIGN_OR_RETURN(spec->inner_shape, parse_inner_shape(cfg, shard_shape));
   spec->chunks_per_shard.resize(shard_shape.size());
   for (size_t i = 0; i < shard_shape.size(); ++i) spec->chunks_per_shard[i] = shard_shape[i] / spec->inner_shape[i];
   STRATA_ASSIGN_OR_RETURN(spec->inner_per_shard, shape_numel(spec->chunks_per_shard));
+  // The index holds 16 bytes per inner chunk and is read whole: beyond this it could not be.
+  constexpr int64_t kMaxInnerPerShard = int64_t{1} << 24;
+  if (spec->inner_per_shard > kMaxInnerPerShard)
+    return Status::Unsupported("shards of ", spec->inner_per_shard, " inner chunks (", shape_to_string(spec->chunks_per_shard),
+                               ") exceed the supported ", kMaxInnerPerShard);
 
   auto codecs = cfg.find("codecs");
-  if (codecs == cfg.end()) return Status::Invalid("needs a \"codecs\" list");
+  if (codecs == cfg.end()) return Status::Corrupt("needs a \"codecs\" list");
   auto inner = parse_v3_codecs(*codecs, dtype, spec->inner_shape, depth);
   if (!inner.ok()) return inner.status().with_context("codecs");
   if (!inner->pipeline) return Status::Unsupported("nested sharding_indexed is not supported");
@@ -113,7 +118,7 @@ Result<std::shared_ptr<const ShardingSpec>> parse_sharding(const json& cfg, DTyp
   STRATA_RETURN_NOT_OK(parse_index_codecs(cfg, *spec));
   if (auto loc = cfg.find("index_location"); loc != cfg.end()) {
     if (*loc == "start") spec->index_at_end = false;
-    else if (*loc != "end") return Status::Invalid("index_location must be \"start\" or \"end\"");
+    else if (*loc != "end") return Status::Corrupt("index_location must be \"start\" or \"end\"");
   }
   STRATA_ASSIGN_OR_RETURN(int64_t entries, checked_mul(spec->inner_per_shard, 16));
   STRATA_ASSIGN_OR_RETURN(spec->index_nbytes, checked_add(entries, spec->index_crc32c ? 4 : 0));

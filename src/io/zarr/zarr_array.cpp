@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "io/zarr/fill_value_internal.hpp"
+#include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_array_internal.hpp"
 #include "io/zarr/zarr_group_internal.hpp"
 
@@ -34,20 +35,20 @@ Result<std::shared_ptr<const Impl>> make_impl(std::shared_ptr<Store> store, std:
 }
 
 Result<detail::ArrayMetadata> load_metadata(const Store& store, const std::string& path, const std::string& desc) {
-  STRATA_ASSIGN_OR_RETURN(auto zarray, store.get(detail::join_key(path, detail::kZarray)));
+  STRATA_ASSIGN_OR_RETURN(auto zarray, detail::read_metadata_bytes(store, detail::join_key(path, detail::kZarray)));
   if (zarray) {
     const std::string what = detail::join_key(desc, detail::kZarray);
     STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*zarray, what));
     auto meta = detail::parse_v2_array(doc);
     if (!meta.ok()) return meta.status().with_context(what);
-    STRATA_ASSIGN_OR_RETURN(auto zattrs, store.get(detail::join_key(path, detail::kZattrs)));
+    STRATA_ASSIGN_OR_RETURN(auto zattrs, detail::read_metadata_bytes(store, detail::join_key(path, detail::kZattrs)));
     if (zattrs) {
       STRATA_ASSIGN_OR_RETURN(json attrs, detail::parse_json_object(*zattrs, detail::join_key(desc, detail::kZattrs)));
       detail::attach_v2_attributes(*meta, attrs);
     }
     return meta;
   }
-  STRATA_ASSIGN_OR_RETURN(auto zjson, store.get(detail::join_key(path, detail::kZarrJson)));
+  STRATA_ASSIGN_OR_RETURN(auto zjson, detail::read_metadata_bytes(store, detail::join_key(path, detail::kZarrJson)));
   if (zjson) {
     const std::string what = detail::join_key(desc, detail::kZarrJson);
     STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*zjson, what));

@@ -24,6 +24,14 @@ struct ZarrArray::Impl {
   bool sharded() const { return meta.sharding != nullptr; }
   int64_t itemsize() const { return meta.dtype.itemsize(); }
   int64_t chunk_nbytes() const { return meta.pipeline->chunk_nbytes(); }
+  /// Largest stored object (chunk, or shard with its index) the metadata allows; larger
+  /// objects are Corrupt and refused before they are read.
+  int64_t max_object_nbytes() const {
+    if (!meta.sharding) return meta.pipeline->max_encoded_nbytes();
+    return detail::saturating_add(
+        detail::saturating_mul(meta.sharding->inner_per_shard, meta.pipeline->max_encoded_nbytes()),
+        meta.sharding->index_nbytes);
+  }
   /// Store key of the object at `outer_index`.
   std::string object_key(const Shape& outer_index) const {
     return detail::join_key(path, detail::chunk_key_suffix(meta, outer_index));
@@ -67,6 +75,11 @@ Result<bool> read_plain_chunk(const Impl& a, const std::string& key, std::span<u
 /// \brief Region I/O (zarr_region.cpp).
 Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool& pool);
 Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool& pool);
+
+/// \brief Linear indices (outer grid, sorted) of the objects stored for the array, found by
+/// listing the store below it (keys that do not name a cell of the grid are ignored). Never
+/// walks the grid, so it costs what is stored, not what the metadata claims.
+Result<std::vector<int64_t>> list_stored_objects(const Impl& a);
 
 /// \brief Check a box lies inside the array.
 Status check_box(const Impl& a, const Shape& start, const Shape& count);

@@ -90,7 +90,7 @@ TEST_F(ZarrErrors, BadMetadata) {
   STRATA_EXPECT_STATUS(ZarrArray::open(store_, "m"), StatusCode::Unsupported,
                        prefix("m") + "/\\.zarray: compressor: .*'snappy2'");
   testutil::put_file(dir_.str("m/.zarray"), R"({"zarr_format":2,"shape":[4],"chunks":["2"],"dtype":"<i4"})");
-  STRATA_EXPECT_STATUS(ZarrArray::open(store_, "m"), StatusCode::Invalid, "\"chunks\" must hold integers");
+  STRATA_EXPECT_STATUS(ZarrArray::open(store_, "m"), StatusCode::Corrupt, "\"chunks\" must hold integers");
   testutil::put_file(dir_.str("m/.zarray"), R"({"zarr_format":2,"shape":[4],"chunks":[2],"dtype":"<i4"})");
   testutil::put_file(dir_.str("m/.zattrs"), "[1]");
   STRATA_EXPECT_STATUS(ZarrArray::open(store_, "m"), StatusCode::Corrupt, "m/\\.zattrs: expected a JSON object");

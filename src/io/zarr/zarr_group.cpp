@@ -1,6 +1,7 @@
 // Groups and hierarchy: node kinds, group creation, attributes, walking a store.
 #include <algorithm>
 
+#include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_group_internal.hpp"
 #include "io/zarr/zarr_metadata_internal.hpp"
 
@@ -28,15 +29,25 @@ Status write_new_group(Store& store, const std::string& path, ZarrFormat format,
   return put_json(store, detail::join_key(path, detail::kZgroup), json{{"zarr_format", 2}});
 }
 
-Status walk_listing(const std::shared_ptr<Store>& store, const std::string& path, int depth,
-                    std::vector<ZarrNodeInfo>& out) {
-  STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, path));
-  if (info.kind != NodeKind::Missing) out.push_back(info);
-  if (info.kind == NodeKind::Array || depth >= kMaxWalkDepth) return Status::OK();
+// Paths visited by one walk at most (symlink loops could otherwise multiply them).
+constexpr int64_t kMaxWalkVisits = int64_t{1} << 20;
+
+Status walk_listing(const std::shared_ptr<Store>& store, const std::string& path, int depth, int64_t& visits,
+                    std::vector<detail::ListedNode>& out) {
+  if (++visits > kMaxWalkVisits)
+    return Status::InvalidData(detail::describe_node(*store, ""), ": more than ", kMaxWalkVisits,
+                               " paths below the store root (a symlink loop?)");
+  auto info = zarr_node_info(store, path);
+  if (!info.ok()) {  // unreadable metadata: reported for this node, its subtree is not walked
+    out.push_back({ZarrNodeInfo{path, NodeKind::Missing, ZarrFormat::V2}, info.status()});
+    return Status::OK();
+  }
+  if (info->kind != NodeKind::Missing) out.push_back({*info, Status::OK()});
+  if (info->kind == NodeKind::Array || depth >= kMaxWalkDepth) return Status::OK();
   STRATA_ASSIGN_OR_RETURN(auto children, store->list_dir(path));
   for (const auto& c : children) {
     if (c.empty() || c[0] == '.' || c == detail::kZarrJson) continue;  // metadata and hidden files
-    STRATA_RETURN_NOT_OK(walk_listing(store, detail::join_key(path, c), depth + 1, out));
+    STRATA_RETURN_NOT_OK(walk_listing(store, detail::join_key(path, c), depth + 1, visits, out));
   }
   return Status::OK();
 }
@@ -74,10 +85,23 @@ Status ensure_parent_groups(const std::shared_ptr<Store>& store, const std::stri
   return Status::OK();
 }
 
+Result<std::vector<ListedNode>> walk_tree(const std::shared_ptr<Store>& store, const std::string& path) {
+  std::vector<ListedNode> out;
+  int64_t visits = 0;
+  STRATA_RETURN_NOT_OK(walk_listing(store, path, 0, visits, out));
+  std::stable_sort(out.begin(), out.end(), [](const ListedNode& a, const ListedNode& b) {
+    return components(a.info.path) < components(b.info.path);
+  });
+  return out;
+}
+
 Result<std::vector<ZarrNodeInfo>> walk_by_listing(const std::shared_ptr<Store>& store, const std::string& path) {
+  STRATA_ASSIGN_OR_RETURN(auto listed, walk_tree(store, path));
   std::vector<ZarrNodeInfo> out;
-  STRATA_RETURN_NOT_OK(walk_listing(store, path, 0, out));
-  sort_depth_first(out);
+  for (auto& n : listed) {
+    if (!n.error.ok()) return n.error;
+    out.push_back(std::move(n.info));
+  }
   return out;
 }
 
@@ -105,7 +129,7 @@ Result<ZarrNodeInfo> zarr_node_info(const std::shared_ptr<Store>& store, const s
     return info;
   }
   const std::string key = detail::join_key(p, detail::kZarrJson);
-  STRATA_ASSIGN_OR_RETURN(auto zj, store->get(key));
+  STRATA_ASSIGN_OR_RETURN(auto zj, detail::read_metadata_bytes(*store, key));
   if (!zj) return info;
   STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*zj, detail::join_key(store->describe(), key)));
   auto nt = doc.find("node_type");
@@ -132,7 +156,7 @@ Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string&
   if (attributes.empty()) return Status::OK();
   if (format == ZarrFormat::V2) return put_json(*store, detail::join_key(p, detail::kZattrs), attributes);
   const std::string key = detail::join_key(p, detail::kZarrJson);
-  STRATA_ASSIGN_OR_RETURN(auto zj, store->get(key));
+  STRATA_ASSIGN_OR_RETURN(auto zj, detail::read_metadata_bytes(*store, key));
   json doc = v3_group_doc(attributes);
   if (zj) {
     STRATA_ASSIGN_OR_RETURN(doc, detail::parse_json_object(*zj, detail::join_key(store->describe(), key)));
@@ -147,7 +171,7 @@ Result<json> zarr_group_attributes(const std::shared_ptr<Store>& store, const st
   const std::string desc = detail::describe_node(*store, info.path);
   if (info.kind == NodeKind::Missing) return Status::NotFound(desc, ": no Zarr group here");
   const std::string key = detail::join_key(info.path, info.format == ZarrFormat::V2 ? detail::kZattrs : detail::kZarrJson);
-  STRATA_ASSIGN_OR_RETURN(auto bytes, store->get(key));
+  STRATA_ASSIGN_OR_RETURN(auto bytes, detail::read_metadata_bytes(*store, key));
   if (!bytes) return json::object();
   STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*bytes, detail::join_key(store->describe(), key)));
   if (info.format == ZarrFormat::V2) return doc;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "io/zarr/fill_value_internal.hpp"
+#include "io/zarr/metadata_json_internal.hpp"
 
 namespace strata::io::detail {
 namespace {
@@ -12,12 +13,12 @@ using nlohmann::json;
 
 Result<Shape> int_list(const json& doc, const char* key, int64_t min_value) {
   auto it = doc.find(key);
-  if (it == doc.end()) return Status::Invalid("missing \"", key, "\"");
-  if (!it->is_array()) return Status::Invalid("\"", key, "\" must be a list of integers");
+  if (it == doc.end()) return Status::Corrupt("missing \"", key, "\"");
+  if (!it->is_array()) return Status::Corrupt("\"", key, "\" must be a list of integers");
   Shape out;
   for (const auto& v : *it) {
     if (!v.is_number_integer() || v.get<int64_t>() < min_value)
-      return Status::Invalid("\"", key, "\" must hold integers >= ", min_value);
+      return Status::Corrupt("\"", key, "\" must hold integers >= ", min_value);
     out.push_back(v.get<int64_t>());
   }
   return out;
@@ -25,15 +26,44 @@ Result<Shape> int_list(const json& doc, const char* key, int64_t min_value) {
 
 Status check_format(const json& doc, int expected) {
   auto it = doc.find("zarr_format");
-  if (it == doc.end()) return Status::Invalid("missing \"zarr_format\"");
-  if (!it->is_number_integer()) return Status::Invalid("\"zarr_format\" must be an integer");
+  if (it == doc.end()) return Status::Corrupt("missing \"zarr_format\"");
+  if (!it->is_number_integer()) return Status::Corrupt("\"zarr_format\" must be an integer");
   if (it->get<int64_t>() != expected)
     return Status::Unsupported("zarr_format ", it->get<int64_t>(), " where ", expected, " was expected");
   return Status::OK();
 }
 
+// Every size the metadata implies must fit in 64 bits: the element and byte counts of the
+// array and of one chunk, and the number of chunks. Checked here, naming the field, so that no
+// later product (grid walks, buffer sizes, keys) can overflow.
+Status check_sizes(const Shape& shape, const Shape& chunks, int64_t itemsize, std::string_view chunks_field) {
+  int64_t n = 1, grid = 1, chunk = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (__builtin_mul_overflow(n, shape[i], &n))
+      return Status::Corrupt("\"shape\" ", shape_to_string(shape), ": the element count overflows 64 bits");
+    if (__builtin_mul_overflow(grid, ceil_div(shape[i], chunks[i]), &grid))
+      return Status::Corrupt("\"", chunks_field, "\" ", shape_to_string(chunks), ": the number of chunks over shape ",
+                             shape_to_string(shape), " overflows 64 bits");
+    if (__builtin_mul_overflow(chunk, chunks[i], &chunk))
+      return Status::Corrupt("\"", chunks_field, "\" ", shape_to_string(chunks), ": the element count of one chunk overflows 64 bits");
+  }
+  if (__builtin_mul_overflow(n, itemsize, &n))
+    return Status::Corrupt("\"shape\" ", shape_to_string(shape), ": the size in bytes overflows 64 bits");
+  if (__builtin_mul_overflow(chunk, itemsize, &chunk))
+    return Status::Corrupt("\"", chunks_field, "\" ", shape_to_string(chunks), ": the size of one chunk in bytes overflows 64 bits");
+  return Status::OK();
+}
+
+// Stored metadata that does not parse is corrupt data, never a usage error: errors from the
+// layers below (codec factories, fill values, grids) that say Invalid become Corrupt.
+Status as_corrupt(const Status& st) {
+  return st.code() == StatusCode::Invalid ? Status::Corrupt(st.message()) : st;
+}
+
 // Validate the grid, the chunk size and the fill value shared by v2 and v3.
-Status finish(ArrayMetadata& m, const json& fill) {
+Status finish(ArrayMetadata& m, const json& fill, std::string_view chunks_field) {
+  STRATA_RETURN_NOT_OK(check_sizes(m.shape, m.chunks, m.dtype.itemsize(), m.sharding ? "chunk_shape" : chunks_field));
+  STRATA_RETURN_NOT_OK(check_sizes(m.shape, m.outer_chunks, m.dtype.itemsize(), chunks_field));
   STRATA_RETURN_NOT_OK(ChunkGrid::make(m.shape, m.chunks));
   STRATA_RETURN_NOT_OK(ChunkGrid::make(m.shape, m.outer_chunks));
   auto fv = parse_fill_value(fill, m.dtype, m.format);
@@ -45,8 +75,8 @@ Status finish(ArrayMetadata& m, const json& fill) {
 
 Result<std::string> string_field(const json& doc, const char* key) {
   auto it = doc.find(key);
-  if (it == doc.end()) return Status::Invalid("missing \"", key, "\"");
-  if (!it->is_string()) return Status::Invalid("\"", key, "\" must be a string");
+  if (it == doc.end()) return Status::Corrupt("missing \"", key, "\"");
+  if (!it->is_string()) return Status::Corrupt("\"", key, "\" must be a string");
   return it->get<std::string>();
 }
 
@@ -57,13 +87,13 @@ Status named_object(const json& v, const char* field, std::string& name, json& c
     config = json::object();
     return Status::OK();
   }
-  if (!v.is_object()) return Status::Invalid("\"", field, "\" must be an object");
+  if (!v.is_object()) return Status::Corrupt("\"", field, "\" must be an object");
   auto n = v.find("name");
-  if (n == v.end() || !n->is_string()) return Status::Invalid("\"", field, "\" needs a string \"name\"");
+  if (n == v.end() || !n->is_string()) return Status::Corrupt("\"", field, "\" needs a string \"name\"");
   name = n->get<std::string>();
   auto c = v.find("configuration");
   config = (c == v.end() || c->is_null()) ? json::object() : *c;
-  if (!config.is_object()) return Status::Invalid("\"", field, "\" configuration must be an object");
+  if (!config.is_object()) return Status::Corrupt("\"", field, "\" configuration must be an object");
   return Status::OK();
 }
 
@@ -75,7 +105,7 @@ bool optional_extension(const json& v) {
 
 Status parse_key_encoding(const json& doc, ArrayMetadata& m) {
   auto it = doc.find("chunk_key_encoding");
-  if (it == doc.end()) return Status::Invalid("missing \"chunk_key_encoding\"");
+  if (it == doc.end()) return Status::Corrupt("missing \"chunk_key_encoding\"");
   std::string name;
   json cfg;
   STRATA_RETURN_NOT_OK(named_object(*it, "chunk_key_encoding", name, cfg));
@@ -91,7 +121,7 @@ Status parse_key_encoding(const json& doc, ArrayMetadata& m) {
   if (auto s = cfg.find("separator"); s != cfg.end()) {
     if (*s == "/") m.separator = '/';
     else if (*s == ".") m.separator = '.';
-    else return Status::Invalid("chunk_key_encoding separator must be \"/\" or \".\"");
+    else return Status::Corrupt("chunk_key_encoding separator must be \"/\" or \".\"");
   }
   return Status::OK();
 }
@@ -115,13 +145,12 @@ json fill_json_for(const ZarrCreateOptions& o, const std::vector<uint8_t>& fill,
 }  // namespace
 
 Result<json> parse_json_object(std::span<const uint8_t> bytes, std::string_view what) {
-  json doc = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::Corrupt(what, ": malformed JSON");
+  STRATA_ASSIGN_OR_RETURN(json doc, parse_metadata_json(bytes, what));
   if (!doc.is_object()) return Status::Corrupt(what, ": expected a JSON object");
   return doc;
 }
 
-Result<ArrayMetadata> parse_v2_array(const json& doc) {
+static Result<ArrayMetadata> parse_v2_array_impl(const json& doc) {
   ArrayMetadata m;
   m.format = ZarrFormat::V2;
   m.document = doc;
@@ -129,24 +158,25 @@ Result<ArrayMetadata> parse_v2_array(const json& doc) {
   STRATA_ASSIGN_OR_RETURN(m.shape, int_list(doc, "shape", 0));
   STRATA_ASSIGN_OR_RETURN(m.chunks, int_list(doc, "chunks", 1));
   if (m.chunks.size() != m.shape.size())
-    return Status::Invalid("chunks ", shape_to_string(m.chunks), " do not match the rank of shape ",
+    return Status::Corrupt("chunks ", shape_to_string(m.chunks), " do not match the rank of shape ",
                            shape_to_string(m.shape));
   m.outer_chunks = m.chunks;
   auto dt = doc.find("dtype");
-  if (dt == doc.end()) return Status::Invalid("missing \"dtype\"");
+  if (dt == doc.end()) return Status::Corrupt("missing \"dtype\"");
   if (!dt->is_string()) return Status::Unsupported("structured dtypes are not supported");
   auto dtype = DType::from_numpy(dt->get<std::string>());
   if (!dtype.ok()) return Status::Unsupported(dtype.status().message());
   m.dtype = *dtype;
+  STRATA_RETURN_NOT_OK(check_sizes(m.shape, m.chunks, m.dtype.itemsize(), "chunks"));
   if (auto o = doc.find("order"); o != doc.end()) {
     if (*o == "C") m.order = 'C';
     else if (*o == "F") m.order = 'F';
-    else return Status::Invalid("\"order\" must be \"C\" or \"F\"");
+    else return Status::Corrupt("\"order\" must be \"C\" or \"F\"");
   }
   if (auto s = doc.find("dimension_separator"); s != doc.end() && !s->is_null()) {
     if (*s == ".") m.separator = '.';
     else if (*s == "/") m.separator = '/';
-    else return Status::Invalid("\"dimension_separator\" must be \".\" or \"/\"");
+    else return Status::Corrupt("\"dimension_separator\" must be \".\" or \"/\"");
   }
   const json null_json;
   auto filters = doc.find("filters");
@@ -156,7 +186,13 @@ Result<ArrayMetadata> parse_v2_array(const json& doc) {
   if (!p.ok()) return p.status();
   m.pipeline = std::make_shared<const ChunkPipeline>(std::move(p).value());
   auto fill = doc.find("fill_value");
-  STRATA_RETURN_NOT_OK(finish(m, fill == doc.end() ? null_json : *fill));
+  STRATA_RETURN_NOT_OK(finish(m, fill == doc.end() ? null_json : *fill, "chunks"));
+  return m;
+}
+
+Result<ArrayMetadata> parse_v2_array(const json& doc) {
+  auto m = parse_v2_array_impl(doc);
+  if (!m.ok()) return as_corrupt(m.status());
   return m;
 }
 
@@ -174,7 +210,7 @@ void attach_v2_attributes(ArrayMetadata& meta, const json& zattrs) {
   }
 }
 
-Result<ArrayMetadata> parse_v3_array(const json& doc) {
+static Result<ArrayMetadata> parse_v3_array_impl(const json& doc) {
   static const std::set<std::string> kKnown = {
       "zarr_format", "node_type", "shape",      "data_type",  "chunk_grid",           "chunk_key_encoding",
       "fill_value",  "codecs",    "attributes", "dimension_names", "storage_transformers"};
@@ -183,7 +219,7 @@ Result<ArrayMetadata> parse_v3_array(const json& doc) {
   m.document = doc;
   STRATA_RETURN_NOT_OK(check_format(doc, 3));
   STRATA_ASSIGN_OR_RETURN(std::string node_type, string_field(doc, "node_type"));
-  if (node_type != "array") return Status::Invalid("node_type is '", node_type, "', not 'array'");
+  if (node_type != "array") return Status::Corrupt("node_type is '", node_type, "', not 'array'");
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (!kKnown.count(it.key()) && !optional_extension(it.value()))
       return Status::Unsupported("unknown field '", it.key(), "' (not marked \"must_understand\": false)");
@@ -191,7 +227,7 @@ Result<ArrayMetadata> parse_v3_array(const json& doc) {
   STRATA_ASSIGN_OR_RETURN(m.shape, int_list(doc, "shape", 0));
 
   auto dt = doc.find("data_type");
-  if (dt == doc.end()) return Status::Invalid("missing \"data_type\"");
+  if (dt == doc.end()) return Status::Corrupt("missing \"data_type\"");
   std::string dt_name;
   json dt_cfg;
   STRATA_RETURN_NOT_OK(named_object(*dt, "data_type", dt_name, dt_cfg));
@@ -199,7 +235,7 @@ Result<ArrayMetadata> parse_v3_array(const json& doc) {
   if (!dtype.ok()) return Status::Unsupported("data_type '", dt_name, "' is not supported");
 
   auto grid = doc.find("chunk_grid");
-  if (grid == doc.end()) return Status::Invalid("missing \"chunk_grid\"");
+  if (grid == doc.end()) return Status::Corrupt("missing \"chunk_grid\"");
   std::string grid_name;
   json grid_cfg;
   STRATA_RETURN_NOT_OK(named_object(*grid, "chunk_grid", grid_name, grid_cfg));
@@ -208,12 +244,13 @@ Result<ArrayMetadata> parse_v3_array(const json& doc) {
   if (!outer.ok()) return outer.status().with_context("chunk_grid");
   m.outer_chunks = *outer;
   if (m.outer_chunks.size() != m.shape.size())
-    return Status::Invalid("chunk_grid chunk_shape ", shape_to_string(m.outer_chunks),
+    return Status::Corrupt("chunk_grid chunk_shape ", shape_to_string(m.outer_chunks),
                            " does not match the rank of shape ", shape_to_string(m.shape));
+  STRATA_RETURN_NOT_OK(check_sizes(m.shape, m.outer_chunks, dtype->itemsize(), "chunk_grid.chunk_shape"));
   STRATA_RETURN_NOT_OK(parse_key_encoding(doc, m));
 
   if (auto st = doc.find("storage_transformers"); st != doc.end() && !st->is_null()) {
-    if (!st->is_array()) return Status::Invalid("\"storage_transformers\" must be a list");
+    if (!st->is_array()) return Status::Corrupt("\"storage_transformers\" must be a list");
     for (const auto& t : *st) {
       if (!optional_extension(t)) {
         std::string name = t.is_object() && t.contains("name") && t["name"].is_string() ? t["name"].get<std::string>() : "?";
@@ -222,7 +259,7 @@ Result<ArrayMetadata> parse_v3_array(const json& doc) {
     }
   }
   auto codecs = doc.find("codecs");
-  if (codecs == doc.end()) return Status::Invalid("missing \"codecs\"");
+  if (codecs == doc.end()) return Status::Corrupt("missing \"codecs\"");
   auto parsed = parse_v3_codecs(*codecs, *dtype, m.outer_chunks, 0);
   if (!parsed.ok()) return parsed.status();
   if (parsed->sharding) {
@@ -236,20 +273,26 @@ Result<ArrayMetadata> parse_v3_array(const json& doc) {
   m.dtype = m.pipeline->stored_dtype();
 
   if (auto a = doc.find("attributes"); a != doc.end() && !a->is_null()) {
-    if (!a->is_object()) return Status::Invalid("\"attributes\" must be an object");
+    if (!a->is_object()) return Status::Corrupt("\"attributes\" must be an object");
     m.attributes = *a;
   }
   if (auto d = doc.find("dimension_names"); d != doc.end() && !d->is_null()) {
     if (!d->is_array() || d->size() != m.shape.size())
-      return Status::Invalid("\"dimension_names\" must be a list with one entry per dimension");
+      return Status::Corrupt("\"dimension_names\" must be a list with one entry per dimension");
     for (const auto& n : *d) {
-      if (!n.is_null() && !n.is_string()) return Status::Invalid("\"dimension_names\" entries must be strings or null");
+      if (!n.is_null() && !n.is_string()) return Status::Corrupt("\"dimension_names\" entries must be strings or null");
       m.dimension_names.push_back(n.is_string() ? n.get<std::string>() : std::string());
     }
   }
   auto fill = doc.find("fill_value");
-  if (fill == doc.end()) return Status::Invalid("missing \"fill_value\"");
-  STRATA_RETURN_NOT_OK(finish(m, *fill));
+  if (fill == doc.end()) return Status::Corrupt("missing \"fill_value\"");
+  STRATA_RETURN_NOT_OK(finish(m, *fill, "chunk_grid.chunk_shape"));
+  return m;
+}
+
+Result<ArrayMetadata> parse_v3_array(const json& doc) {
+  auto m = parse_v3_array_impl(doc);
+  if (!m.ok()) return as_corrupt(m.status());
   return m;
 }
 

@@ -53,25 +53,25 @@ TEST(ZarrMetadata, V2Errors) {
   STRATA_EXPECT_STATUS(v2("{not json"), StatusCode::Corrupt, "\\.zarray: malformed JSON");
   STRATA_EXPECT_STATUS(v2("[1,2]"), StatusCode::Corrupt, "expected a JSON object");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":3})"), StatusCode::Unsupported, "zarr_format 3");
-  STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":"x"})"), StatusCode::Invalid, "\"shape\" must be a list");
-  STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[0],"dtype":"<i4"})"), StatusCode::Invalid,
+  STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":"x"})"), StatusCode::Corrupt, "\"shape\" must be a list");
+  STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[0],"dtype":"<i4"})"), StatusCode::Corrupt,
                        "\"chunks\" must hold integers >= 1");
-  STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1,1],"dtype":"<i4"})"), StatusCode::Invalid,
+  STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1,1],"dtype":"<i4"})"), StatusCode::Corrupt,
                        "do not match the rank");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1],"dtype":"|O","compressor":null})"),
                        StatusCode::Unsupported, "dtype '\\|O'");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1],"dtype":[["a","<i4"]]})"),
                        StatusCode::Unsupported, "structured");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1],"dtype":"<i4","order":"X"})"),
-                       StatusCode::Invalid, "order");
+                       StatusCode::Corrupt, "order");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1],"dtype":"<i4","compressor":{"id":"nope"}})"),
                        StatusCode::Unsupported, "compressor: .*nope");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1],"dtype":"<i4","filters":[{"id":"delta"}]})"),
                        StatusCode::Unsupported, "filters\\[0\\]: .*delta");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[3],"chunks":[1],"dtype":"<i4","fill_value":"x"})"),
-                       StatusCode::Invalid, "fill_value \"x\"");
+                       StatusCode::Corrupt, "fill_value \"x\"");
   STRATA_EXPECT_STATUS(v2(R"({"zarr_format":2,"shape":[4611686018427387904,4],"chunks":[1,1],"dtype":"<i4"})"),
-                       StatusCode::Invalid, "overflow");
+                       StatusCode::Corrupt, "overflow");
 }
 
 TEST(ZarrMetadata, V3Basics) {
@@ -106,13 +106,13 @@ TEST(ZarrMetadata, V3CodecChains) {
   EXPECT_EQ(m.dtype, DType(ScalarType::Int16, ByteOrder::Big));
   EXPECT_EQ(m.pipeline->describe(), "transpose[1,0], bytes(big), crc32c");
   d["codecs"] = json::parse(R"(["bytes"])");
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "needs \"endian\" for int16");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "needs \"endian\" for int16");
   d["codecs"] = json::parse(R"(["crc32c", {"name":"bytes","configuration":{"endian":"little"}}])");
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "codecs\\[0\\]: bytes→bytes codec 'crc32c' comes before");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "codecs\\[0\\]: bytes→bytes codec 'crc32c' comes before");
   d["codecs"] = json::parse(R"([{"name":"transpose","configuration":{"order":[0,0]}}, "bytes"])");
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "not a permutation");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "not a permutation");
   d["codecs"] = json::array();
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "no array→bytes codec");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "no array→bytes codec");
   d["codecs"] = json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}, {"name":"frobnicate"}])");
   STRATA_EXPECT_STATUS(v3(d), StatusCode::Unsupported, "codecs\\[1\\]: .*frobnicate");
   // An unknown codec that need not be understood is skipped.
@@ -140,13 +140,13 @@ TEST(ZarrMetadata, V3MustUnderstand) {
   STRATA_EXPECT_STATUS(v3(d), StatusCode::Unsupported, "data_type 'complex64'");
   d = v3_doc();
   d["node_type"] = "group";
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "node_type is 'group'");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "node_type is 'group'");
   d = v3_doc();
   d.erase("fill_value");
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "missing \"fill_value\"");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "missing \"fill_value\"");
   d = v3_doc();
   d["dimension_names"] = json::array({"x"});
-  STRATA_EXPECT_STATUS(v3(d), StatusCode::Invalid, "dimension_names");
+  STRATA_EXPECT_STATUS(v3(d), StatusCode::Corrupt, "dimension_names");
 }
 
 TEST(ZarrMetadata, V3Sharding) {
@@ -166,13 +166,13 @@ TEST(ZarrMetadata, V3Sharding) {
   EXPECT_EQ(m.sharding->slot_of({0, 1}), 1);
   json bad = d;
   bad["codecs"][0]["configuration"]["chunk_shape"] = {3, 2};
-  STRATA_EXPECT_STATUS(v3(bad), StatusCode::Invalid, "not a multiple of inner chunk_shape");
+  STRATA_EXPECT_STATUS(v3(bad), StatusCode::Corrupt, "not a multiple of inner chunk_shape");
   bad = d;
   bad["codecs"][0]["configuration"]["index_codecs"] = json::parse(R"(["bytes", {"name":"zstd"}])");
   STRATA_EXPECT_STATUS(v3(bad), StatusCode::Unsupported, "index_codecs\\[1\\]: 'zstd'");
   bad = d;
   bad["codecs"][0]["configuration"]["index_location"] = "middle";
-  STRATA_EXPECT_STATUS(v3(bad), StatusCode::Invalid, "index_location");
+  STRATA_EXPECT_STATUS(v3(bad), StatusCode::Corrupt, "index_location");
   bad = d;
   bad["codecs"][0]["configuration"]["codecs"] = d["codecs"];
   STRATA_EXPECT_STATUS(v3(bad), StatusCode::Unsupported, "nested sharding");

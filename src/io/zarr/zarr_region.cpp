@@ -75,7 +75,7 @@ Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, 
     const Shape origin = a.grid.chunk_origin(ci);
     const Overlap ov = overlap(start, count, origin, a.grid.chunk_extent(ci));
     const std::string key = a.object_key(ci);
-    auto v = a.store->get(key);
+    auto v = a.store->get_at_most(key, a.max_object_nbytes());
     if (!v.ok()) return a.chunk_error(key, v.status());
     if (!*v) {
       fill_box(out, count, minus(ov.lo, start), ov.size(), a.meta.fill);
@@ -178,7 +178,7 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
     s.inner.resize(static_cast<size_t>(spec.inner_per_shard));
     const Shape origin = a.outer.chunk_origin(shards[i]), extent = a.outer.chunk_extent(shards[i]);
     if (overlap(start, count, origin, extent).covers(origin, extent)) return Status::OK();
-    auto v = a.store->get(s.key);
+    auto v = a.store->get_at_most(s.key, a.max_object_nbytes());
     if (!v.ok()) return a.chunk_error(s.key, v.status());
     if (!*v) return Status::OK();
     const Bytes& shard = **v;
@@ -311,7 +311,7 @@ Status check_box(const Impl& a, const Shape& start, const Shape& count) {
 }
 
 Result<bool> read_plain_chunk(const Impl& a, const std::string& key, std::span<uint8_t> out) {
-  auto v = a.store->get(key);
+  auto v = a.store->get_at_most(key, a.max_object_nbytes());
   if (!v.ok()) return a.chunk_error(key, v.status());
   if (!*v) {
     fill_elements(out, a.meta.fill);
@@ -352,6 +352,9 @@ Result<bool> read_inner_chunk(const Impl& a, const std::string& key, const Shard
   }
   const ShardingSpec& spec = *a.meta.sharding;
   const std::string where = "inner chunk " + inner_slot_string(spec, slot);
+  if (index.entries[2 * slot + 1] > static_cast<uint64_t>(spec.inner->max_encoded_nbytes()))
+    return a.chunk_error(key, Status::Corrupt(where, ": ", index.entries[2 * slot + 1], " stored bytes exceed the ",
+                                              spec.inner->max_encoded_nbytes(), "-byte limit for one inner chunk"));
   auto bytes = a.store->get_range(key, static_cast<int64_t>(index.entries[2 * slot]),
                                   static_cast<int64_t>(index.entries[2 * slot + 1]));
   if (!bytes.ok()) return a.chunk_error(key, bytes.status().with_context(where));

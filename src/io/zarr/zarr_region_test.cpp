@@ -21,6 +21,10 @@ class CountingStore : public Store {
     note("get " + key);
     return inner_->get(key);
   }
+  Result<std::optional<Bytes>> get_at_most(const std::string& key, int64_t max_bytes) const override {
+    note("get " + key);
+    return inner_->get_at_most(key, max_bytes);
+  }
   Result<std::optional<Bytes>> get_range(const std::string& key, int64_t offset, int64_t length) const override {
     note(str_cat("range ", key, " ", offset, " ", length));
     return inner_->get_range(key, offset, length);

@@ -1,6 +1,8 @@
-// ZarrArray::storage_info and ZarrArray::verify: walk every stored object of the grid.
-#include <atomic>
-#include <mutex>
+// ZarrArray::storage_info and ZarrArray::verify: find the stored objects by listing the store
+// (never by enumerating the chunk grid, which metadata can make 2^62 cells large), decode them,
+// and count the missing chunks arithmetically.
+#include <algorithm>
+#include <functional>
 
 #include "io/zarr/zarr_array_internal.hpp"
 
@@ -8,28 +10,116 @@ namespace strata::io {
 
 using detail::Impl;
 
+namespace detail {
+
+namespace {
+
+// A chunk index component as written in keys: decimal digits, no sign, no leading zeros (so
+// each index has exactly one key), below `limit`.
+bool parse_index(std::string_view s, int64_t limit, int64_t& out) {
+  if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0')) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v >= limit) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> list_stored_objects(const Impl& a) {
+  const Shape& grid = a.outer.grid_shape();
+  const size_t nd = grid.size();
+  std::vector<int64_t> out;
+  if (a.outer.num_chunks() == 0) return out;
+  if (nd == 0) {
+    STRATA_ASSIGN_OR_RETURN(auto size, a.store->size(a.object_key(Shape{})));
+    if (size) out.push_back(0);
+    return out;
+  }
+  const bool default_encoding = a.meta.key_encoding == KeyEncoding::Default;
+  auto linear = [&](const Shape& idx) {
+    int64_t lin = 0;
+    for (size_t i = 0; i < nd; ++i) lin = lin * grid[i] + idx[i];
+    return lin;
+  };
+  Shape idx(nd, 0);
+  if (a.meta.separator == '/') {
+    // Nested keys: one directory level per axis.
+    std::function<Status(const std::string&, size_t)> walk = [&](const std::string& dir, size_t level) -> Status {
+      STRATA_ASSIGN_OR_RETURN(auto names, a.store->list_dir(dir));
+      for (const auto& name : names) {
+        if (!parse_index(name, grid[level], idx[level])) continue;
+        if (level + 1 == nd) out.push_back(linear(idx));
+        else STRATA_RETURN_NOT_OK(walk(join_key(dir, name), level + 1));
+      }
+      return Status::OK();
+    };
+    STRATA_RETURN_NOT_OK(walk(default_encoding ? join_key(a.path, "c") : a.path, 0));
+  } else {
+    // Flat keys: "i.j.k" (or "c.i.j.k") in the array's directory.
+    STRATA_ASSIGN_OR_RETURN(auto names, a.store->list_dir(a.path));
+    for (const auto& name : names) {
+      std::string_view rest = name;
+      if (default_encoding) {
+        if (!rest.starts_with("c.")) continue;
+        rest.remove_prefix(2);
+      }
+      bool ok = true;
+      for (size_t i = 0; ok && i < nd; ++i) {
+        const size_t dot = i + 1 < nd ? rest.find('.') : rest.size();
+        if (dot == std::string_view::npos) {
+          ok = false;
+          break;
+        }
+        ok = parse_index(rest.substr(0, dot), grid[i], idx[i]);
+        rest.remove_prefix(std::min(rest.size(), dot + 1));
+      }
+      if (ok) out.push_back(linear(idx));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace detail
+
 Result<ZarrArray::StorageInfo> ZarrArray::storage_info() const {
   if (!impl_) return Status::Invalid("the ZarrArray is not open");
   const Impl& a = *impl_;
-  std::atomic<int64_t> bytes{0}, objects{0};
-  STRATA_RETURN_NOT_OK(ThreadPool::global().parallel_for(a.outer.num_chunks(), [&](int64_t i) -> Status {
-    const std::string key = a.object_key(a.outer.unravel(i));
+  STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> stored, detail::list_stored_objects(a));
+  std::vector<int64_t> sizes(stored.size(), -1);
+  STRATA_RETURN_NOT_OK(ThreadPool::global().parallel_for(static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
+    const std::string key = a.object_key(a.outer.unravel(stored[i]));
     auto size = a.store->size(key);
     if (!size.ok()) return a.chunk_error(key, size.status());
-    if (*size) {
-      bytes += **size;
-      objects += 1;
-    }
+    if (*size) sizes[i] = **size;
     return Status::OK();
   }));
-  return StorageInfo{bytes.load(), objects.load()};
+  StorageInfo out;
+  for (int64_t s : sizes) {
+    if (s < 0) continue;
+    out.stored_bytes = detail::saturating_add(out.stored_bytes, s);
+    out.stored_objects += 1;
+  }
+  return out;
 }
 
 namespace {
 
+// Grids with at most this many stored objects have their missing keys listed by name.
+constexpr int64_t kListMissingGridMax = int64_t{1} << 16;
+// At most this many missing keys are listed; chunks_missing always has the full count.
+constexpr size_t kMaxMissingNames = 1000;
+
 // Per-object outcome, gathered in grid order so the report does not depend on scheduling.
 struct ObjectReport {
   int64_t ok = 0;
+  int64_t corrupt_chunks = 0;  ///< chunks stored but unreadable (a whole bad shard counts all of its)
   std::vector<std::string> missing;
   std::vector<std::pair<std::string, std::string>> corrupt;
 };
@@ -38,20 +128,30 @@ ObjectReport verify_plain(const Impl& a, int64_t linear) {
   ObjectReport r;
   const std::string key = detail::chunk_key_suffix(a.meta, a.grid.unravel(linear));
   const std::string store_key = detail::join_key(a.path, key);
-  auto v = a.store->get(store_key);
+  auto v = a.store->get_at_most(store_key, a.max_object_nbytes());
   if (!v.ok()) {
     r.corrupt.emplace_back(key, v.status().message());
+    r.corrupt_chunks = 1;
     return r;
   }
-  if (!*v) {
-    r.missing.push_back(key);
-    return r;
-  }
+  if (!*v) return r;  // listed but not a value (a directory): missing, counted by the caller
   auto buf = detail::allocate_bytes(a.chunk_nbytes());
   Status st = buf.ok() ? a.meta.pipeline->decode(**v, *buf) : buf.status();
-  if (st.ok()) r.ok = 1;
-  else r.corrupt.emplace_back(key, st.message());
+  if (st.ok()) {
+    r.ok = 1;
+  } else {
+    r.corrupt.emplace_back(key, st.message());
+    r.corrupt_chunks = 1;
+  }
   return r;
+}
+
+// Inner chunks of shard `shard` that lie inside the array, counted per axis.
+int64_t inner_chunks_in_shard(const Impl& a, const Shape& shard) {
+  const Shape origin = a.outer.chunk_origin(shard), extent = a.outer.chunk_extent(shard);
+  int64_t n = 1;
+  for (size_t i = 0; i < origin.size(); ++i) n *= ceil_div(extent[i], a.meta.chunks[i]);
+  return n;
 }
 
 ObjectReport verify_shard(const Impl& a, int64_t linear) {
@@ -59,19 +159,13 @@ ObjectReport verify_shard(const Impl& a, int64_t linear) {
   ObjectReport r;
   const Shape shard = a.outer.unravel(linear);
   const std::string key = detail::chunk_key_suffix(a.meta, shard);
-  // The inner chunks of this shard that lie inside the array, as (slot, name).
-  std::vector<std::pair<int64_t, std::string>> inner;
-  a.grid.for_each_chunk_in(a.outer.chunk_origin(shard), a.outer.chunk_extent(shard), [&](const Shape& ci) {
-    const int64_t slot = spec.slot_of(ci);
-    inner.emplace_back(slot, key + detail::inner_slot_string(spec, slot));
-  });
-  auto v = a.store->get(detail::join_key(a.path, key));
-  if (!v.ok() || !*v) {
-    if (!v.ok()) r.corrupt.emplace_back(key, v.status().message());
-    else
-      for (auto& [slot, name] : inner) r.missing.push_back(name);
+  auto v = a.store->get_at_most(detail::join_key(a.path, key), a.max_object_nbytes());
+  if (!v.ok()) {
+    r.corrupt.emplace_back(key, v.status().message());
+    r.corrupt_chunks = inner_chunks_in_shard(a, shard);
     return r;
   }
+  if (!*v) return r;
   const Bytes& data = **v;
   const int64_t size = static_cast<int64_t>(data.size());
   Status st = size < spec.index_nbytes ? Status::Corrupt("shard smaller than its index") : Status::OK();
@@ -84,20 +178,40 @@ ObjectReport verify_shard(const Impl& a, int64_t linear) {
   }
   if (!st.ok()) {
     r.corrupt.emplace_back(key, st.message());
+    r.corrupt_chunks = inner_chunks_in_shard(a, shard);
     return r;
   }
   auto buf = detail::allocate_bytes(a.chunk_nbytes());
-  for (auto& [slot, name] : inner) {
+  a.grid.for_each_chunk_in(a.outer.chunk_origin(shard), a.outer.chunk_extent(shard), [&](const Shape& ci) {
+    const int64_t slot = spec.slot_of(ci);
     const uint64_t off = index[2 * slot], n = index[2 * slot + 1];
     if (off == detail::kShardEmpty) {
-      r.missing.push_back(name);
-      continue;
+      if (r.missing.size() < kMaxMissingNames) r.missing.push_back(key + detail::inner_slot_string(spec, slot));
+      return;
     }
     Status ds = buf.ok() ? spec.inner->decode(std::span<const uint8_t>(data.data() + off, n), *buf) : buf.status();
-    if (ds.ok()) ++r.ok;
-    else r.corrupt.emplace_back(name, ds.message());
-  }
+    if (ds.ok()) {
+      ++r.ok;
+    } else {
+      r.corrupt.emplace_back(key + detail::inner_slot_string(spec, slot), ds.message());
+      ++r.corrupt_chunks;
+    }
+  });
   return r;
+}
+
+// Names of the chunks of an absent object (a plain chunk, or every in-array inner chunk of a shard).
+void absent_object_names(const Impl& a, int64_t linear, std::vector<std::string>& out) {
+  const Shape index = a.outer.unravel(linear);
+  const std::string key = detail::chunk_key_suffix(a.meta, index);
+  if (!a.sharded()) {
+    out.push_back(key);
+    return;
+  }
+  const detail::ShardingSpec& spec = *a.meta.sharding;
+  a.grid.for_each_chunk_in(a.outer.chunk_origin(index), a.outer.chunk_extent(index), [&](const Shape& ci) {
+    if (out.size() < kMaxMissingNames) out.push_back(key + detail::inner_slot_string(spec, spec.slot_of(ci)));
+  });
 }
 
 }  // namespace
@@ -105,19 +219,37 @@ ObjectReport verify_shard(const Impl& a, int64_t linear) {
 Result<ZarrArray::VerifyReport> ZarrArray::verify(ThreadPool* pool) const {
   if (!impl_) return Status::Invalid("the ZarrArray is not open");
   const Impl& a = *impl_;
-  const ChunkGrid& objects = a.sharded() ? a.outer : a.grid;
-  std::vector<ObjectReport> reports(static_cast<size_t>(objects.num_chunks()));
-  STRATA_RETURN_NOT_OK(detail::pool_or_global(pool).parallel_for(objects.num_chunks(), [&](int64_t i) -> Status {
-    reports[i] = a.sharded() ? verify_shard(a, i) : verify_plain(a, i);
+  STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> stored, detail::list_stored_objects(a));
+  std::vector<ObjectReport> reports(stored.size());
+  STRATA_RETURN_NOT_OK(detail::pool_or_global(pool).parallel_for(static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
+    reports[i] = a.sharded() ? verify_shard(a, stored[i]) : verify_plain(a, stored[i]);
     return Status::OK();
   }));
   VerifyReport out;
   out.chunks_total = a.grid.num_chunks();
-  for (auto& r : reports) {
+  int64_t corrupt_chunks = 0;
+  const bool list_missing = a.outer.num_chunks() <= kListMissingGridMax;
+  size_t next = 0;  // position in `stored` while listing absent objects in grid order
+  auto list_absent_before = [&](int64_t end) {
+    if (!list_missing) return;
+    for (int64_t lin = next == 0 ? 0 : stored[next - 1] + 1; lin < end && out.missing.size() < kMaxMissingNames; ++lin)
+      absent_object_names(a, lin, out.missing);
+  };
+  for (size_t i = 0; i < stored.size(); ++i) {
+    list_absent_before(stored[i]);
+    next = i + 1;
+    ObjectReport& r = reports[i];
     out.chunks_ok += r.ok;
-    for (auto& m : r.missing) out.missing.push_back(std::move(m));
+    corrupt_chunks += r.corrupt_chunks;
+    if (r.ok == 0 && r.corrupt_chunks == 0 && r.missing.empty()) {  // listed, but no value
+      if (list_missing && out.missing.size() < kMaxMissingNames) absent_object_names(a, stored[i], out.missing);
+    }
+    for (auto& m : r.missing)
+      if (list_missing && out.missing.size() < kMaxMissingNames) out.missing.push_back(std::move(m));
     for (auto& c : r.corrupt) out.corrupt.push_back(std::move(c));
   }
+  list_absent_before(a.outer.num_chunks());
+  out.chunks_missing = out.chunks_total - out.chunks_ok - corrupt_chunks;
   return out;
 }
 

@@ -1,5 +1,9 @@
 #include "strata/io/zarr_tools.hpp"
 
+#include "io/zarr_tools/zarr_tools_internal.hpp"
+#include "io/zarr/metadata_json_internal.hpp"
+#include "io/zarr/zarr_group_internal.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,18 +17,8 @@
 
 namespace strata::io {
 namespace fs = std::filesystem;
-namespace {
 
-std::string join_path(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return a + "/" + b;
-}
-
-struct Opened {
-  std::shared_ptr<Store> store;
-  std::string node;
-};
+namespace zarr_tools_internal {
 
 Result<Opened> open_location(const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(ZarrLocation loc, resolve_zarr_location(path));
@@ -32,8 +26,6 @@ Result<Opened> open_location(const std::string& path) {
   return Opened{store, loc.node_path};
 }
 
-// Rows per slab so that a slab of full rows (axis 0) stays under `slab_bytes`, aligned to the
-// chunk rows so each chunk is decoded once.
 int64_t slab_rows(const Shape& shape, int64_t chunk_rows, int64_t itemsize, int64_t slab_bytes) {
   if (shape.empty()) return 1;
   int64_t row_bytes = itemsize;
@@ -43,16 +35,27 @@ int64_t slab_rows(const Shape& shape, int64_t chunk_rows, int64_t itemsize, int6
   return std::min(rows, std::max<int64_t>(shape[0], 1));
 }
 
+}  // namespace zarr_tools_internal
+
+using zarr_tools_internal::open_location;
+using zarr_tools_internal::Opened;
+namespace {
+
+std::string join_path(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "/" + b;
+}
+
 // Describe an array strata cannot open for decoding (unsupported dtype) from its raw metadata.
 bool describe_unreadable(const std::shared_ptr<Store>& store, const std::string& path, const Status& why,
                          ZarrInfoEntry& e) {
   if (why.code() != StatusCode::Unsupported) return false;
   e.unreadable_reason = why.message();
   const bool v3 = e.format == ZarrFormat::V3;
-  auto raw = store->get(join_path(path, v3 ? "zarr.json" : ".zarray"));
+  auto raw = detail::read_metadata_object(*store, join_path(path, v3 ? "zarr.json" : ".zarray"));
   if (!raw.ok() || !*raw) return true;
-  auto j = nlohmann::json::parse((*raw)->begin(), (*raw)->end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return true;
+  const nlohmann::json& j = **raw;
   auto ints = [](const nlohmann::json& v) {
     Shape out;
     if (v.is_array())
@@ -99,7 +102,8 @@ Shape default_chunks(const Shape& shape, int64_t target) {
 
 Result<std::vector<ZarrInfoEntry>> zarr_info(const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(path));
-  STRATA_ASSIGN_OR_RETURN(auto nodes, zarr_walk(o.store, o.node));
+  // The real tree, listed from the store: consolidated metadata may omit nodes.
+  STRATA_ASSIGN_OR_RETURN(auto nodes, detail::walk_by_listing(o.store, o.node));
   if (nodes.empty()) return Status::NotFound(path, ": no Zarr group or array here");
   std::vector<ZarrInfoEntry> out;
   for (const auto& n : nodes) {
@@ -203,135 +207,36 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries) {
   return out;
 }
 
-Status zarr_export_npy(const std::string& zarr_path, const std::string& npy_path, int64_t slab_bytes) {
-  STRATA_ASSIGN_OR_RETURN(Opened o, open_location(zarr_path));
-  STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::open(o.store, o.node));
-  const Shape& shape = a.shape();
-  const int64_t itemsize = a.dtype().itemsize();
-  STRATA_ASSIGN_OR_RETURN(NpyWriter w, NpyWriter::create(npy_path, a.dtype(), shape));
-  if (shape.empty()) {
-    STRATA_ASSIGN_OR_RETURN(Buffer one, Buffer::allocate(itemsize));
-    STRATA_RETURN_NOT_OK(a.read_region({}, {}, one.data()));
-    STRATA_RETURN_NOT_OK(w.write(one.data(), 1));
-    return w.finish();
-  }
-  int64_t rows = slab_rows(shape, a.chunk_grid().chunk_shape()[0], itemsize, slab_bytes);
-  STRATA_ASSIGN_OR_RETURN(int64_t row_elems, shape_numel(Shape(shape.begin() + 1, shape.end())));
-  STRATA_ASSIGN_OR_RETURN(int64_t slab_elems, checked_mul(rows, row_elems));
-  STRATA_ASSIGN_OR_RETURN(Buffer slab, Buffer::allocate(std::max<int64_t>(slab_elems * itemsize, 1)));
-  ProgressBar bar("export", shape[0]);
-  for (int64_t r0 = 0; r0 < shape[0]; r0 += rows) {
-    int64_t n = std::min(rows, shape[0] - r0);
-    Shape start(shape.size(), 0), count = shape;
-    start[0] = r0;
-    count[0] = n;
-    STRATA_RETURN_NOT_OK(a.read_region(start, count, slab.data()));
-    STRATA_RETURN_NOT_OK(w.write(slab.data(), n * row_elems));
-    bar.advance(n);
-  }
-  return w.finish();
-}
-
-Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path, const ZarrImportOptions& opt) {
-  STRATA_ASSIGN_OR_RETURN(NpyReader r, NpyReader::open(npy_path));
-  const NpyHeader& h = r.header();
-  DType dtype = h.dtype.native();
-  fs::path dest = fs::path(zarr_path).lexically_normal();
-  if (dest.filename().empty()) dest = dest.parent_path();
-  std::error_code ec;
-  if (fs::exists(dest, ec)) {
-    if (!opt.overwrite) return Status::AlreadyExists(zarr_path, " already exists (use --overwrite to replace it)");
-  }
-  ZarrCreateOptions co;
-  co.format = opt.format;
-  co.shape = h.shape;
-  co.dtype = dtype;
-  co.chunks = opt.chunks.empty() ? default_chunks(h.shape) : opt.chunks;
-  if (co.chunks.size() != h.shape.size())
-    return Status::Invalid("--chunks ", shape_to_string(co.chunks), " has ", co.chunks.size(), " entries but ", npy_path,
-                           " has ", h.shape.size(), " dimensions");
-  std::string spec = opt.codec;
-  if (spec == "default") spec = dtype.itemsize() == 1 ? "blosc:zstd:5:bitshuffle" : "blosc:zstd:5:shuffle";
-  STRATA_ASSIGN_OR_RETURN(auto codec, parse_codec_spec(spec, dtype.itemsize()));
-  co.compressor = std::shared_ptr<const BytesCodec>(std::move(codec));
-  if (!opt.shards.empty()) {
-    if (opt.format != ZarrFormat::V3) return Status::Invalid("--shard needs --zarr-format 3 (sharding is a Zarr v3 codec)");
-    if (opt.shards.size() != h.shape.size())
-      return Status::Invalid("--shard ", shape_to_string(opt.shards), " does not match the array's ", h.shape.size(),
-                             " dimensions");
-    for (size_t i = 0; i < opt.shards.size(); ++i)
-      if (opt.shards[i] % co.chunks[i] != 0)
-        return Status::Invalid("--shard ", shape_to_string(opt.shards), " must be a multiple of the chunks ",
-                               shape_to_string(co.chunks));
-    co.shard_shape = opt.shards;
-  }
-  co.fill_value = dtype.is_float() ? nlohmann::json("NaN") : nlohmann::json(0);
-  if (dtype.is_bool()) co.fill_value = false;
-
-  // Build the array under a hidden sibling name, then rename: a crash never leaves an array
-  // that looks complete at the destination.
-  fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
-  fs::create_directories(parent, ec);
-  if (ec) return Status::IOError("cannot create ", parent.string(), ": ", ec.message());
-  fs::path tmp = parent / str_cat(".", dest.filename().string(), ".tmp-", getpid());
-  fs::remove_all(tmp, ec);
-  struct Cleanup {
-    fs::path p;
-    ~Cleanup() {
-      std::error_code e;
-      if (!p.empty()) fs::remove_all(p, e);
-    }
-  } cleanup{tmp};
-  STRATA_ASSIGN_OR_RETURN(auto store, LocalStore::open(tmp.string(), true));
-  STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::create(store, "", co));
-  const int64_t itemsize = dtype.itemsize();
-  if (h.shape.empty()) {
-    STRATA_ASSIGN_OR_RETURN(Buffer one, Buffer::allocate(itemsize));
-    STRATA_RETURN_NOT_OK(r.read(one.data(), 1));
-    STRATA_RETURN_NOT_OK(a.write_region({}, {}, one.data()));
-  } else {
-    int64_t align = co.shard_shape.empty() ? co.chunks[0] : co.shard_shape[0];
-    int64_t rows = slab_rows(h.shape, align, itemsize, opt.slab_bytes);
-    STRATA_ASSIGN_OR_RETURN(int64_t row_elems, shape_numel(Shape(h.shape.begin() + 1, h.shape.end())));
-    STRATA_ASSIGN_OR_RETURN(Buffer slab, Buffer::allocate(std::max<int64_t>(rows * row_elems * itemsize, 1)));
-    ProgressBar bar("import", h.shape[0]);
-    for (int64_t r0 = 0; r0 < h.shape[0]; r0 += rows) {
-      int64_t n = std::min(rows, h.shape[0] - r0);
-      STRATA_RETURN_NOT_OK(r.read(slab.data(), n * row_elems));
-      Shape start(h.shape.size(), 0), count = h.shape;
-      start[0] = r0;
-      count[0] = n;
-      STRATA_RETURN_NOT_OK(a.write_region(start, count, slab.data()));
-      bar.advance(n);
-    }
-  }
-  if (fs::exists(dest, ec)) fs::remove_all(dest, ec);
-  fs::rename(tmp, dest, ec);
-  if (ec) return Status::IOError("cannot rename ", tmp.string(), " to ", dest.string(), ": ", ec.message());
-  cleanup.p.clear();
-  return Status::OK();
-}
-
 Result<ZarrVerifyResult> zarr_verify(const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(path));
-  STRATA_ASSIGN_OR_RETURN(auto nodes, zarr_walk(o.store, o.node));
+  // Walk the real tree (directory listing), not .zmetadata, which may omit arrays; nodes whose
+  // metadata cannot be read are reported rather than ending the walk.
+  STRATA_ASSIGN_OR_RETURN(auto nodes, detail::walk_tree(o.store, o.node));
   if (nodes.empty()) return Status::NotFound(path, ": no Zarr group or array here");
   ZarrVerifyResult out;
+  auto metadata_error = [&](const std::string& node, const Status& st) {
+    ZarrArray::VerifyReport rep;
+    rep.corrupt.emplace_back(join_path(node, "<metadata>"), st.message());
+    out.arrays.emplace_back(node, std::move(rep));
+  };
   for (const auto& n : nodes) {
-    if (n.kind != NodeKind::Array) continue;
-    auto a = ZarrArray::open(o.store, n.path);
+    if (!n.error.ok()) {
+      if (n.error.code() == StatusCode::Unsupported) out.unverified.emplace_back(n.info.path, n.error.message());
+      else metadata_error(n.info.path, n.error);
+      continue;
+    }
+    if (n.info.kind != NodeKind::Array) continue;
+    auto a = ZarrArray::open(o.store, n.info.path);
     if (!a.ok() && a.status().code() == StatusCode::Unsupported) {
-      out.skipped.emplace_back(n.path, a.status().message());
+      out.unverified.emplace_back(n.info.path, a.status().message());
       continue;
     }
     if (!a.ok()) {
-      ZarrArray::VerifyReport rep;
-      rep.corrupt.emplace_back(join_path(n.path, "<metadata>"), a.status().message());
-      out.arrays.emplace_back(n.path, std::move(rep));
+      metadata_error(n.info.path, a.status());
       continue;
     }
     STRATA_ASSIGN_OR_RETURN(auto rep, a->verify());
-    out.arrays.emplace_back(n.path, std::move(rep));
+    out.arrays.emplace_back(n.info.path, std::move(rep));
   }
   return out;
 }

@@ -1,0 +1,218 @@
+// OutputSet: replacement rules, protected paths, inputs, symlinks, and kills at every commit step.
+#include "strata/core/output.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "testing/testing.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+// Names in `dir` that a commit leaves behind (staging directories).
+std::vector<std::string> leftovers(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(".strata-stage-", 0) == 0) out.push_back(e.path().filename().string());
+  return out;
+}
+
+void make_zarr_group(const fs::path& dir, const std::string& marker) {
+  fs::create_directories(dir);
+  write_file((dir / ".zgroup").string(), "{\"zarr_format\": 2}");
+  write_file((dir / "marker").string(), marker);
+}
+
+// Writes `tag` into PREFIX.a, PREFIX.b (files) and PREFIX.zarr/marker (a store) as one set.
+Status write_set(const std::string& prefix, const std::string& tag, bool overwrite) {
+  OutputRules rules;
+  rules.overwrite = overwrite;
+  STRATA_ASSIGN_OR_RETURN(auto set, OutputSet::begin(prefix + ".a", rules));
+  STRATA_ASSIGN_OR_RETURN(std::string a, set->add_file(prefix + ".a"));
+  STRATA_ASSIGN_OR_RETURN(std::string z, set->add_directory(prefix + ".zarr"));
+  STRATA_ASSIGN_OR_RETURN(std::string b, set->add_file(prefix + ".b"));
+  write_file(a, tag);
+  write_file(b, tag);
+  make_zarr_group(z, tag);
+  return set->commit();
+}
+
+std::string tag_of(const std::string& prefix) {
+  const std::string a = read_file(prefix + ".a"), b = read_file(prefix + ".b"),
+                    z = read_file(prefix + ".zarr/marker");
+  if (a == b && b == z) return a;
+  return "mixed";
+}
+
+TEST(OutputSet, CreatesAndReplacesFilesAtomically) {
+  TempDir d;
+  const std::string p = d.str("sub/dir/out");  // parents are created
+  STRATA_ASSERT_OK(write_set(p, "one", false));
+  EXPECT_EQ(tag_of(p), "one");
+  EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
+  // Files are replaced without a flag; the store needs overwrite.
+  STRATA_EXPECT_STATUS(write_set(p, "two", false), StatusCode::AlreadyExists, "out.zarr already exists \\(use --overwrite");
+  EXPECT_EQ(tag_of(p), "one");
+  EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
+  STRATA_ASSERT_OK(write_set(p, "two", true));
+  EXPECT_EQ(tag_of(p), "two");
+  EXPECT_FALSE(fs::exists(p + ".zarr/.old")) << "old store content must not survive";
+  EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
+}
+
+TEST(OutputSet, NeverReplacesDirectoriesThatAreNotZarrStores) {
+  TempDir d;
+  fs::create_directories(d.path() / "notes.zarr");
+  write_file(d.str("notes.zarr/thesis.tex"), "precious");
+  auto set = OutputSet::begin(d.str("notes.zarr"), OutputRules{true, {}});
+  STRATA_ASSERT_OK(set);
+  STRATA_EXPECT_STATUS((*set)->add_directory(d.str("notes.zarr")), StatusCode::AlreadyExists, "is not a Zarr store");
+  // A directory where a file output goes is never deleted.
+  fs::create_directories(d.path() / "out.eigenvec");
+  write_file(d.str("out.eigenvec/keep"), "x");
+  STRATA_EXPECT_STATUS((*set)->add_file(d.str("out.eigenvec")), StatusCode::AlreadyExists, "out.eigenvec is a directory");
+  (*set).reset();
+  EXPECT_EQ(read_file(d.str("notes.zarr/thesis.tex")), "precious");
+  EXPECT_EQ(read_file(d.str("out.eigenvec/keep")), "x");
+  EXPECT_TRUE(leftovers(d.path()).empty());
+}
+
+TEST(OutputSet, RefusesTheWorkingDirectoryItsAncestorsRootAndHome) {
+  TempDir d;
+  fs::create_directories(d.path() / "work/inner");
+  write_file(d.str("work/inner/data"), "keep");
+  const fs::path old_cwd = fs::current_path();
+  fs::current_path(d.path() / "work/inner");
+  for (const std::string p : {".", "..", "./", "../..", "/"}) {
+    auto set = OutputSet::begin(d.str("x"), OutputRules{true, {}});
+    ASSERT_TRUE(set.ok()) << set.status().to_string();
+    STRATA_EXPECT_STATUS((*set)->add_directory(p), StatusCode::Invalid, "refusing to write");
+  }
+  const char* home = std::getenv("HOME");
+  if (home && *home && fs::is_directory(home)) {
+    auto set = OutputSet::begin(d.str("x"), OutputRules{true, {}});
+    ASSERT_TRUE(set.ok());
+    STRATA_EXPECT_STATUS((*set)->add_directory(home), StatusCode::Invalid, "refusing to write|home directory");
+  }
+  fs::current_path(old_cwd);
+  EXPECT_EQ(read_file(d.str("work/inner/data")), "keep");
+}
+
+TEST(OutputSet, NeverTouchesAnInput) {
+  TempDir d;
+  make_zarr_group(d.path() / "cohort.zarr", "input");
+  make_zarr_group(d.path() / "cohort.zarr/sub", "input");
+  write_file(d.str("base.bed"), "bed");
+  OutputRules rules{true, {d.str("cohort.zarr/sub"), d.str("base.bed")}};
+  auto set = OutputSet::begin(d.str("cohort.zarr"), rules);
+  ASSERT_TRUE(set.ok());
+  // The input itself, a directory holding it, a path inside it.
+  STRATA_EXPECT_STATUS((*set)->add_directory(d.str("cohort.zarr/sub")), StatusCode::Invalid, "is an input of this command");
+  STRATA_EXPECT_STATUS((*set)->add_directory(d.str("cohort.zarr")), StatusCode::Invalid, "is an input of this command");
+  STRATA_EXPECT_STATUS((*set)->add_file(d.str("base.bed")), StatusCode::Invalid, "is an input of this command");
+  auto inner = OutputSet::begin(d.str("cohort.zarr/sub/x"), rules);
+  ASSERT_TRUE(inner.ok());
+  STRATA_EXPECT_STATUS((*inner)->add_file(d.str("cohort.zarr/sub/x")), StatusCode::Invalid, "is an input");
+  // Through a symbolic link to the input, too.
+  fs::create_directory_symlink(d.path() / "cohort.zarr", d.path() / "link.zarr");
+  STRATA_EXPECT_STATUS((*set)->add_directory(d.str("link.zarr")), StatusCode::Invalid, "is an input|symbolic link");
+  (*set).reset();
+  (*inner).reset();
+  EXPECT_EQ(read_file(d.str("cohort.zarr/sub/marker")), "input");
+  EXPECT_EQ(read_file(d.str("base.bed")), "bed");
+}
+
+TEST(OutputSet, ReplacesASymlinkNotItsTarget) {
+  TempDir d;
+  write_file(d.str("victim"), "precious");
+  fs::create_symlink(d.path() / "victim", d.path() / "out.txt");
+  STRATA_ASSERT_OK(write_file_atomically(d.str("out.txt"), "new"));
+  EXPECT_EQ(read_file(d.str("victim")), "precious");
+  EXPECT_FALSE(fs::is_symlink(d.path() / "out.txt"));
+  EXPECT_EQ(read_file(d.str("out.txt")), "new");
+}
+
+TEST(OutputSet, StagedFilesAreCreatedExclusively) {
+  TempDir d;
+  const std::string f = d.str("exists");
+  write_file(f, "x");
+  auto fd = create_new_file(f);
+  STRATA_EXPECT_STATUS(fd, StatusCode::IOError, "exists: cannot create: File exists");
+  fs::create_symlink(d.path() / "nowhere", d.path() / "dangling");
+  STRATA_EXPECT_STATUS(create_new_file(d.str("dangling")), StatusCode::IOError, "dangling: cannot create");
+  EXPECT_FALSE(fs::exists(d.path() / "nowhere"));
+}
+
+TEST(OutputSet, DiscardedSetsLeaveNothing) {
+  TempDir d;
+  {
+    auto set = OutputSet::begin(d.str("out.a"), {});
+    ASSERT_TRUE(set.ok());
+    auto a = (*set)->add_file(d.str("out.a"));
+    ASSERT_TRUE(a.ok());
+    write_file(*a, "partial");
+  }
+  EXPECT_FALSE(fs::exists(d.path() / "out.a"));
+  EXPECT_TRUE(leftovers(d.path()).empty());
+}
+
+TEST(OutputSet, RecoveryLeavesLiveSetsAlone) {
+  TempDir d;
+  auto set = OutputSet::begin(d.str("out.a"), {});
+  ASSERT_TRUE(set.ok());
+  auto cleaned = recover_outputs(d.str());
+  ASSERT_TRUE(cleaned.ok());
+  EXPECT_EQ(*cleaned, 0);
+  EXPECT_TRUE(fs::is_directory((*set)->staging_dir()));
+}
+
+// Kill a child at commit step `step` (SIGKILL, as a user's kill -9 or the OOM killer would).
+void commit_killed_at(const std::string& prefix, const std::string& tag, int step) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("STRATA_FAULT_COMMIT_STEP", std::to_string(step).c_str(), 1);
+    Status st = write_set(prefix, tag, true);
+    _exit(st.ok() ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "step " << step << " status " << status;
+}
+
+TEST(OutputSet, KillAtEveryCommitStepLeavesOldOrNewAfterRecovery) {
+  // Steps 0 .. n + 2 for n = 3 outputs.
+  for (int step = 0; step <= 5; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    TempDir d;
+    const std::string p = d.str("run");
+    STRATA_ASSERT_OK(write_set(p, "old", false));
+    commit_killed_at(p, "new", step);
+    const std::string seen = tag_of(p);
+    // Before the journal is in place the old outputs are untouched; after it, the outputs are
+    // old, new, or a mix that a staging directory with its journal marks as unfinished.
+    if (step == 0) EXPECT_EQ(seen, "old");
+    if (seen == "mixed") {
+      const auto left = leftovers(d.path());
+      ASSERT_EQ(left.size(), 1u);
+      EXPECT_TRUE(fs::exists(d.path() / left[0] / "journal"));
+    }
+    ASSERT_FALSE(leftovers(d.path()).empty()) << "a killed commit leaves its staging directory";
+    // The next run in that directory (any output there) finishes or removes it.
+    STRATA_ASSERT_OK(write_file_atomically(d.str("other.txt"), "x"));
+    EXPECT_TRUE(leftovers(d.path()).empty());
+    EXPECT_EQ(tag_of(p), step == 0 ? "old" : "new");
+  }
+}
+
+}  // namespace
+}  // namespace strata

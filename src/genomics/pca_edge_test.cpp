@@ -1,0 +1,186 @@
+// PCA cases that must never answer wrong in silence: fewer variants than samples (exact by the
+// transposed source), plink2's eigenvalue scale with monomorphic variants, small randomized
+// runs (complete search space: exact), and fractional dosages (rejected, not read as missing).
+// Reference: LAPACK dsyev of the standardized GRM XᵀX/M built here from the codes.
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "genomics/test_cohort.hpp"
+#include "strata/genomics/pca.hpp"
+#include "strata/io/genotype_stats.hpp"
+#include "strata/io/store.hpp"
+#include "strata/io/zarr.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::genomics {
+namespace {
+
+// Eigenvalues (descending) and eigenvectors (samples × all, column-major) of XᵀX/M for the
+// non-monomorphic variants of `view` (or only those in `only`), X standardized Binom2 with
+// mean imputation.
+struct GrmEig {
+  std::vector<double> w;
+  std::vector<double> z;
+};
+GrmEig reference_grm(const io::GenotypeViewPtr& view, double m_divisor, const std::vector<int64_t>* only = nullptr) {
+  const int64_t m = view->num_variants(), n = view->num_samples();
+  auto counts = io::compute_variant_counts(*view);
+  auto block = io::read_genotype_block(*view, 0, m);
+  EXPECT_TRUE(counts.ok() && block.ok());
+  std::vector<double> g(static_cast<size_t>(n * n), 0.0);  // column-major n × n
+  std::vector<double> x(static_cast<size_t>(n));
+  for (int64_t v = 0; v < m; ++v) {
+    const io::VariantCounts& c = (*counts)[static_cast<size_t>(v)];
+    if (c.monomorphic()) continue;
+    if (only && !std::binary_search(only->begin(), only->end(), v)) continue;
+    double lut[4];
+    io::make_standardize_lut(c, io::Standardization::Binom2, lut);
+    for (int64_t j = 0; j < n; ++j) x[j] = lut[io::code_at(block->row(v), j)];
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t a = 0; a < n; ++a) g[a + b * n] += x[a] * x[b];
+  }
+  for (double& e : g) e /= m_divisor;
+  GrmEig out;
+  out.w.resize(static_cast<size_t>(n));
+  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', static_cast<int>(n), g.data(), static_cast<int>(n),
+                          out.w.data()),
+            0);
+  std::reverse(out.w.begin(), out.w.end());
+  out.z.resize(g.size());
+  for (int64_t c = 0; c < n; ++c) std::copy(g.begin() + (n - 1 - c) * n, g.begin() + (n - c) * n, out.z.begin() + c * n);
+  return out;
+}
+
+void expect_matches(const PcaResult& r, const GrmEig& ref, int64_t n, double tol) {
+  for (size_t i = 0; i < r.eigenvalues.size(); ++i) {
+    EXPECT_NEAR(r.eigenvalues[i] / ref.w[i], 1.0, tol) << i;
+    double dot = 0;
+    for (int64_t j = 0; j < n; ++j) dot += r.eigenvectors(j, static_cast<int64_t>(i)) * ref.z[i * n + j];
+    EXPECT_NEAR(std::abs(dot), 1.0, std::sqrt(tol)) << i;
+  }
+}
+
+// Was: "this source cannot be read transposed" for exact PCA with variants < samples.
+TEST(PcaEdge, ExactWithFewerVariantsThanSamples) {
+  const int64_t m = 40, n = 130;
+  auto view = cohort(m, n, 4);
+  ASSERT_TRUE(view);
+  const GrmEig ref = reference_grm(view, static_cast<double>(m));
+  PcaOptions o;
+  o.k = 3;
+  o.method = linalg::SvdMethod::Exact;
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, o));
+  ASSERT_EQ(r.eigenvalues.size(), 3u);
+  expect_matches(r, ref, n, 1e-11);
+  EXPECT_EQ(r.loadings.rows, m - 1);
+  EXPECT_EQ(r.loadings.cols, 3);
+  EXPECT_LT(linalg::orthogonality_error(r.loadings), 1e-12);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.stop, "exact");
+}
+
+// plink2 --pca divides by every variant passing its filters, monomorphic ones included
+// (tests/pca checks the same against plink2 itself); --maf removes them from M.
+TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
+  const int64_t m = 300, n = 60;
+  auto view = cohort(m, n, 6);  // variant 3 is monomorphic
+  for (double maf : {0.0, 0.01}) {
+    PcaOptions o;
+    o.k = 3;
+    o.method = linalg::SvdMethod::Exact;
+    o.filter.min_maf = maf;
+    STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, o));
+    const int64_t expect_m = maf > 0 ? static_cast<int64_t>(r.variants_used.size()) : m;
+    EXPECT_EQ(r.grm_variants, expect_m) << maf;
+    EXPECT_EQ(r.filter.dropped_monomorphic, 1);
+    if (maf == 0.0) EXPECT_EQ(static_cast<int64_t>(r.variants_used.size()), m - 1);
+    expect_matches(r, reference_grm(view, static_cast<double>(expect_m), &r.variants_used), n, 1e-11);
+  }
+}
+
+// 30 variants × 10 samples, randomized with a tolerance. Before: exit 0 with its own error
+// estimates 0.74 and 1.15 (a partial search space). Now the space spans all samples: exact to
+// the products' rounding, and `converged` tells the truth about the tolerance either way.
+TEST(PcaEdge, SmallRandomizedIsExactAndHonest) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{30, 10}, {12, 40}}) {
+    auto view = cohort(m, n, 8);
+    const GrmEig ref = reference_grm(view, static_cast<double>(m));
+    for (auto arith : {GenotypeArithmetic::Float32, GenotypeArithmetic::Mixed, GenotypeArithmetic::Int16}) {
+      SCOPED_TRACE(::testing::Message() << m << " x " << n << " " << genotype_arithmetic_name(arith));
+      PcaOptions o;
+      o.k = 2;
+      o.method = linalg::SvdMethod::Randomized;
+      o.tolerance = 1e-8;
+      o.arithmetic = arith;
+      STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, o));
+      EXPECT_EQ(r.stop, "complete");
+      expect_matches(r, ref, n, 1e-5);
+      EXPECT_EQ(r.converged, r.max_error_estimate <= 1e-8) << r.max_error_estimate;
+      EXPECT_LT(r.max_error_estimate, 1e-4);
+      // A tolerance the products can meet.
+      o.tolerance = 1e-3;
+      STRATA_ASSERT_OK_AND_ASSIGN(r, pca(view, o));
+      EXPECT_TRUE(r.converged) << r.max_error_estimate;
+    }
+  }
+}
+
+template <class T>
+void write_dosages(const std::string& dir, int64_t m, int64_t n, const std::vector<T>& values) {
+  auto store = io::LocalStore::open(dir, true);
+  ASSERT_TRUE(store.ok());
+  io::ZarrCreateOptions co;
+  co.shape = {m, n};
+  co.chunks = {8, n};
+  co.dtype = dtype_of<T>();
+  co.overwrite = true;
+  auto a = io::ZarrArray::create(*store, "", co);
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  STRATA_ASSERT_OK(a->write_region({0, 0}, {m, n}, values.data()));
+}
+
+// A float dosage array with fractional values was read as all-missing except exact integers
+// (PCA λ₁ 2.17 instead of 9.10). Now: hard calls (0/1/2, NaN or −1 missing) decode; anything
+// fractional is InvalidData naming the array and the first value.
+TEST(PcaEdge, FractionalDosagesAreRejectedNotMissing) {
+  testing::TempDir tmp;
+  const int64_t m = 20, n = 12;
+  std::vector<double> hard(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m * n; ++i) hard[static_cast<size_t>(i)] = static_cast<double>((i * 7 + i / n) % 3);
+  hard[5] = std::numeric_limits<double>::quiet_NaN();
+  hard[17] = -1;
+  write_dosages(tmp.str("hard.zarr"), m, n, hard);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::open_genotypes(tmp.str("hard.zarr")));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, io::compute_variant_counts(*view));
+  EXPECT_EQ(counts[0].missing, 1);  // NaN
+  EXPECT_EQ(counts[1].missing, 1);  // −1
+  int64_t calls = 0;
+  for (const auto& c : counts) calls += c.hom_ref + c.het + c.hom_alt;
+  EXPECT_EQ(calls, m * n - 2);
+
+  std::vector<double> frac = hard;
+  frac[2 * n + 5] = 0.37;
+  frac[7 * n + 1] = 1.5;
+  write_dosages(tmp.str("frac.zarr"), m, n, frac);
+  STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("frac.zarr")));
+  PcaOptions o;
+  o.k = 2;
+  STRATA_EXPECT_STATUS(pca(view, o), StatusCode::InvalidData,
+                       "frac.zarr.*: dosage 0.37 at variant 2, sample 5 is not a hard call");
+  std::vector<float> frac32(frac.begin(), frac.end());
+  write_dosages(tmp.str("frac32.zarr"), m, n, frac32);
+  STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("frac32.zarr")));
+  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData,
+                       "frac32.zarr.*: dosage 0.37.* at variant 2, sample 5 is not a hard call");
+  std::vector<double> inf = hard;
+  inf[3 * n] = std::numeric_limits<double>::infinity();
+  write_dosages(tmp.str("inf.zarr"), m, n, inf);
+  STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("inf.zarr")));
+  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage inf at variant 3, sample 0");
+}
+
+}  // namespace
+}  // namespace strata::genomics
