@@ -97,15 +97,15 @@ def main():
 
     k, th = str(a.k), str(a.threads)
     cmds = {
-        "strata-randomized": ([a.strata, "pca", data, "-k", k, "--method", "randomized", "--threads", th, "-q",
+        "strata-randomized": ([a.strata, "pca", data, "-k", k, "--method", "randomized", "--threads", th, "-q", "--overwrite",
                                "--out", os.path.join(work, "s_rand")]
                               + (["--iterations", str(a.iterations)] if a.iterations else []), os.path.join(work, "s_rand.eigenval")),
         "plink2-approx": ([a.plink2, "--bfile", data, "--pca", "approx", k, "--threads", th,
                            "--out", os.path.join(work, "p_approx")], os.path.join(work, "p_approx.eigenval")),
-        "strata-exact": ([a.strata, "pca", data, "-k", k, "--method", "exact", "--threads", th, "-q",
+        "strata-exact": ([a.strata, "pca", data, "-k", k, "--method", "exact", "--threads", th, "-q", "--overwrite",
                           "--out", os.path.join(work, "s_exact")], os.path.join(work, "s_exact.eigenval")),
         "strata-converged": ([a.strata, "pca", data, "-k", k, "--method", "randomized", "--tolerance", str(a.tolerance),
-                              "--threads", th, "-q", "--out", os.path.join(work, "s_conv")],
+                              "--threads", th, "-q", "--overwrite", "--out", os.path.join(work, "s_conv")],
                              os.path.join(work, "s_conv.eigenval")),
         "plink2-exact": ([a.plink2, "--bfile", data, "--pca", k, "meanimpute", "--threads", th,
                           "--out", os.path.join(work, "p_exact")], os.path.join(work, "p_exact.eigenval")),

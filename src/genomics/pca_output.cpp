@@ -197,7 +197,10 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
       {"grm_trace", r.grm_trace},
       {"passes", r.passes},
       {"error_estimate", r.error_estimate},
-      {"eigenvalue_scale", "GRM X^T X / M, M = variants used"},
+      {"eigenvalue_scale", "GRM X^T X / M, M = variants passing the filters, monomorphic ones included (plink2 --pca)"},
+      {"grm_variants", r.grm_variants},
+      {"converged", r.converged},
+      {"stop", r.stop},
       {"loadings", "unit-norm left singular vectors of the standardized variants x samples matrix"}};
   STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
   return io::zarr_consolidate(store, "");

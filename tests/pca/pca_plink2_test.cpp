@@ -200,7 +200,7 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   const char* precisions[2] = {"auto", "float32"};
   for (int i = 0; i < 2; ++i) {
     r = run_command(cli() + " pca " + dir_.str("sim") + " -k 4 -q --method randomized --precision " + precisions[i] +
-                    " --report " + dir_.str("rand.json") + " --out " + dir_.str("out/r"));
+                    " --report " + dir_.str("rand.json") + " --overwrite --out " + dir_.str("out/r"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto rj = nlohmann::json::parse(read_file(dir_.str("rand.json")));
     EXPECT_EQ(rj.at("arithmetic"), i == 0 && genomics::int16_kernels_vectorized() ? "int16" : "float32");

@@ -12,7 +12,7 @@
 /// | file              | contents |
 /// |-------------------|----------|
 /// | `P.eigenvec`      | tab-separated, header `#FID IID PC1 … PCk`; unit-norm sample eigenvectors (plink2 `--pca`). FID is the `.fam` FID, or the IID when the source has none |
-/// | `P.eigenval`      | k eigenvalues, one per line, of the GRM XᵀX / M (M = variants used) |
+/// | `P.eigenval`      | k eigenvalues, one per line, of the GRM XᵀX / M (M = variants passing the filters, monomorphic ones included, as plink2 divides) |
 /// | `P.eigenvec.var`  | tab-separated, header `#CHROM ID REF ALT PC1 … PCk`; one row per variant used with its **unit-norm variant loading** u_i (left singular vector of the standardized matrix X, variants × samples, with X = Σ s_i u_i v_iᵀ and s_i² = M·λ_i). These are not plink2's allele weights: plink2's `biallelic-var-wts` scale differently. Sign: ALT-allele direction |
 /// | `P.zarr`          | Zarr v2 group: `eigenvalues` (k), `eigenvectors` (samples × k), `loadings` (variants used × k), `variance_ratio` (k), `sample_id`, `variant_id`, `variant_index` (index in the input); attributes with the run settings |
 /// | `P.svg`           | PC1 vs PC2 (and pairs up to PC4) coloured by population, % variance on the axes (with k = 1, a note that there is nothing to plot) |

@@ -1,6 +1,7 @@
 // Variant and sample metadata of Zarr genotype stores (see zarr_meta_internal.hpp).
 #include <unordered_map>
 
+#include "io/genotype/sample_ids_internal.hpp"
 #include "io/genotype/zarr_meta_internal.hpp"
 
 namespace strata::io::detail {
@@ -198,6 +199,8 @@ Result<SampleInfo> read_sample_info(const std::shared_ptr<Store>& store, const s
     // Per-contig groups keep the samples at the root.
     if (s.id.empty() && !group.empty()) STRATA_RETURN_NOT_OK(strings("samples", s.id));
   }
+  STRATA_RETURN_NOT_OK(detail::check_unique_sample_ids(
+      s.id, store->describe() + "/" + join_path(group, allel ? "samples" : "sample_id")));
   if (s.id.empty())
     for (int64_t i = 0; i < n; ++i) s.id.push_back(std::to_string(i));
   STRATA_RETURN_NOT_OK(strings(join_path(group, "sample_family_id"), s.family_id));

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "io/genotype/zarr_strings_internal.hpp"
+#include "io/zarr/metadata_json_internal.hpp"
 #include "strata/io/codec.hpp"
 
 namespace strata::io::detail {
@@ -14,12 +15,11 @@ std::string key_of(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "/" + name;
 }
 
+// Through the zarr layer's bounded parser (size and nesting depth limits).
 Result<json> load_json(const Store& store, const std::string& key) {
-  STRATA_ASSIGN_OR_RETURN(auto bytes, store.get(key));
-  if (!bytes) return Status::NotFound(store.describe(), "/", key, ": missing");
-  json doc = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Status::Corrupt(store.describe(), "/", key, ": not a JSON object");
-  return doc;
+  STRATA_ASSIGN_OR_RETURN(auto doc, read_metadata_object(store, key));
+  if (!doc) return Status::NotFound(store.describe(), "/", key, ": missing");
+  return std::move(*doc);
 }
 
 Status put_json(Store& store, const std::string& key, const json& doc) {
