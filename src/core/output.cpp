@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -155,6 +156,19 @@ Status roll_forward(const fs::path& stage) {
   return Status::OK();
 }
 
+// Remove a staging directory with its lock file last: a process killed half-way leaves a
+// directory whose (unheld) lock lets the next run clean it at once instead of waiting for
+// kLocklessAgeSeconds.
+void remove_stage(const fs::path& stage) {
+  std::error_code ec;
+  std::vector<fs::path> children;
+  for (fs::directory_iterator it(stage, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename() != "lock") children.push_back(it->path());
+  for (const fs::path& c : children) fs::remove_all(c, ec);
+  fs::remove(stage / "lock", ec);
+  fs::remove(stage, ec);
+}
+
 Status write_all(int fd, const std::string& path, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
@@ -210,7 +224,7 @@ Result<int64_t> recover_outputs(const std::string& dir) {
     Status st = Status::OK();
     if (fs::exists(stage / "journal", ec)) st = roll_forward(stage);
     if (st.ok()) {
-      fs::remove_all(stage, ec);
+      remove_stage(stage);
       ++cleaned;
     }
     if (fd >= 0) ::close(fd);
@@ -233,6 +247,9 @@ struct OutputSet::Impl {
 
 Status OutputSet::Impl::check(const fs::path& p, bool directory) const {
   const std::string shown = p.string();
+  if (p.filename().string().size() > NAME_MAX)
+    return Status::Invalid(shown, ": the file name is longer than ", NAME_MAX, " bytes");
+  if (shown.size() >= PATH_MAX) return Status::Invalid(shown, ": the path is longer than ", PATH_MAX - 1, " bytes");
   const fs::path id = identity_of(p);
   std::error_code ec;
   // Never the root, the home directory, the working directory or an ancestor of it.
@@ -356,6 +373,12 @@ Status OutputSet::commit() {
   fault_point(armed, 1);
   for (size_t i = 0; i < m.entries.size(); ++i) {
     Status st = place(m.stage, m.entries[i]);
+    if (!st.ok() && i == 0) {
+      // Nothing has moved yet: withdraw the journal, so the set is simply discarded.
+      fs::path journal = m.stage / "journal";
+      if (::unlink(journal.c_str()) == 0) m.journaled = false;
+      return st;
+    }
     if (!st.ok())
       return st.with_context(str_cat("outputs in ", m.dir.string(), " are incomplete (the next strata run there finishes them)"));
     fault_point(armed, static_cast<int>(i) + 2);
@@ -364,7 +387,7 @@ Status OutputSet::commit() {
   std::error_code ec;
   fs::remove(m.stage / "journal", ec);
   fault_point(armed, static_cast<int>(m.entries.size()) + 2);
-  fs::remove_all(m.stage, ec);
+  remove_stage(m.stage);
   m.committed = true;
   return Status::OK();
 }
@@ -375,11 +398,11 @@ void OutputSet::discard() {
   std::error_code ec;
   if (m.journaled) {
     // A journaled commit that failed half-way: finish it rather than leave a mix.
-    if (roll_forward(m.stage).ok()) fs::remove_all(m.stage, ec);
+    if (roll_forward(m.stage).ok()) remove_stage(m.stage);
     m.committed = true;
     return;
   }
-  fs::remove_all(m.stage, ec);
+  remove_stage(m.stage);
   m.committed = true;  // nothing left to do
 }
 

@@ -180,6 +180,17 @@ TEST(PcaEdge, FractionalDosagesAreRejectedNotMissing) {
   write_dosages(tmp.str("inf.zarr"), m, n, inf);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("inf.zarr")));
   STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage inf at variant 3, sample 0");
+  // An integer above 2 is not a call either (it used to be read as missing).
+  std::vector<double> three = hard;
+  three[1 * n + 1] = 3;
+  write_dosages(tmp.str("three.zarr"), m, n, three);
+  STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("three.zarr")));
+  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage 3 at variant 1, sample 1");
+  std::vector<int8_t> three8(three.size());
+  for (size_t i = 0; i < three.size(); ++i) three8[i] = std::isnan(three[i]) ? int8_t{-1} : static_cast<int8_t>(three[i]);
+  write_dosages(tmp.str("three8.zarr"), m, n, three8);
+  STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("three8.zarr")));
+  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage 3 at variant 1, sample 1");
 }
 
 }  // namespace

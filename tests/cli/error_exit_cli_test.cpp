@@ -34,7 +34,7 @@ class ErrorExit : public ::testing::Test {
     EXPECT_THAT(r.output, StartsWith("strata: error: ")) << r.output;
     EXPECT_THAT(r.output.substr(0, r.output.find('\n')), HasSubstr(message)) << r.output;
     EXPECT_THAT(r.output, Not(HasSubstr("[E::")));
-    EXPECT_THAT(r.output, Not(HasSubstr("1797")));  // CLI11's "not in range 0.000000 to 1.797e308"
+    EXPECT_THAT(r.output, Not(HasSubstr(" to 1797")));  // CLI11's "not in range 0.000000 to 1797…" (temp paths may hold digits)
   }
   TempDir tmp_;
 };
@@ -165,6 +165,8 @@ TEST_F(ErrorExit, ThreadsThatCannotStartDoNotHang) {
   auto r = run_command("bash -c '" + base + "200000; timeout 120 " + cli() +
                        " simulate -q --samples 20 --variants 50 --threads 1024 --out " + tmp_.str("u") + "'");
   if (r.exit_code == 127) GTEST_SKIP() << "the binary does not load under a 200 MB address-space limit";
+  if (r.output.find("Sanitizer") != std::string::npos)
+    GTEST_SKIP() << "a sanitizer runtime cannot reserve its shadow memory under ulimit -v: " << r.output.substr(0, 200);
   ASSERT_NE(r.exit_code, 124) << "hung: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("of 1024 worker threads"));

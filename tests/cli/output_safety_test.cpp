@@ -136,11 +136,23 @@ TEST_F(OutputSafety, UnwritableReportFailsBeforeAnyOutput) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, ::testing::HasSubstr("run.json is a directory"));
   EXPECT_FALSE(fs::exists(tmp.str("r.eigenvec")));
+  // A report never replaces a file that is not a run report (an input, say) ...
+  const std::string bed = read_file(tmp.str("base.bed"));
+  auto in = run_command(s() + "freq -q " + tmp.str("base") + " --out " + tmp.str("f") + " --report " + tmp.str("base.bed"));
+  EXPECT_EQ(in.exit_code, 1) << in.output;
+  EXPECT_THAT(in.output, ::testing::HasSubstr("base.bed exists and is not a strata run report"));
+  EXPECT_EQ(read_file(tmp.str("base.bed")), bed);
+  // ... nor takes a name the file system cannot hold after the outputs are in place.
+  auto longname = run_command(s() + "freq -q " + tmp.str("base") + " --out " + tmp.str("g") + " --report " +
+                              tmp.str(std::string(300, 'r') + ".json"));
+  EXPECT_EQ(longname.exit_code, 2) << longname.output;
+  EXPECT_FALSE(fs::exists(tmp.str("g.afreq")));
   // A stale report is always rewritten.
-  write_file(tmp.str("old.json"), "stale");
+  write_file(tmp.str("old.json"), "{\"command\": \"freq\", \"seconds\": 0}");
   auto ok = run_command(s() + "freq -q " + tmp.str("base") + " --out " + tmp.str("f") + " --report " + tmp.str("old.json"));
   ASSERT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_THAT(read_file(tmp.str("old.json")), ::testing::HasSubstr("\"command\""));
+  EXPECT_THAT(read_file(tmp.str("old.json")), ::testing::HasSubstr("\"peak_rss_bytes\""));
+  EXPECT_TRUE(staging_dirs(tmp.path()).empty());
 }
 
 // Kill `strata pca` (SIGKILL) at every step of its output commit. Afterwards each output is the

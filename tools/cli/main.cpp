@@ -26,7 +26,24 @@ void add_common_options(CLI::App* cmd, CliState& state) {
   cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
   cmd->add_option("--threads", state.threads, "Worker threads: 0 = all cores (default), or 1-1024")
       ->check(integer_in(0, kMaxThreads, "0 (all cores) or 1–1024"));
-  cmd->add_option("--report", state.report_path, "Write a JSON run report (time per phase, bytes, peak memory)");
+  cmd->add_option("--report", state.report_path,
+                  "Write a JSON run report (time per phase, bytes, peak memory); an existing file there is replaced "
+                  "only when it is a strata run report")
+      ->check(non_empty_path());
+}
+
+// A file at the report path is replaced only when it is an earlier run report (a JSON object
+// with "command"): `--report base.bed` must not destroy an input.
+Status check_report_target(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return Status::OK();
+  std::ifstream f(path, std::ios::binary);
+  std::string text(1 << 20, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(f.gcount()));
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.contains("command")) return Status::OK();
+  return Status::AlreadyExists(path, " exists and is not a strata run report; refusing to replace it with one");
 }
 
 // The run report: what the command put in state.report plus the fields every report has.
@@ -113,7 +130,8 @@ int main(int argc, char** argv) {
   try {
     // The report is staged first: a report that cannot be written fails before any output.
     std::optional<AtomicFile> report;
-    if (!state.report_path.empty()) {
+    if (!state.report_path.empty()) st = cli::check_report_target(state.report_path);
+    if (st.ok() && !state.report_path.empty()) {
       auto r = AtomicFile::begin(state.report_path);
       if (!r.ok()) {
         st = r.status().with_context("--report");

@@ -35,6 +35,8 @@ Result<ConvertReport> convert_vcf(const std::string& input, const std::string&, 
 Result<ConvertReport> convert_genotypes(const std::string& input, const std::string& output,
                                         const ConvertOptions& options) {
   const bool to_zarr = is_zarr_output(output);
+  if (!to_zarr && !ends_with(output, ".bed"))
+    return Status::Invalid("OUTPUT must end in .vcz or .zarr (VCF Zarr) or .bed (PLINK 1 fileset), got '", output, "'");
   if (is_vcf_path(input)) return convert_vcf(input, output, options);
 
   GenotypeOpenOptions oo;

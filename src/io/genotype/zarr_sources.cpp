@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "io/genotype/codes_internal.hpp"
@@ -81,9 +82,9 @@ class CallsSource final : public GenotypeView {
   mutable std::atomic<int64_t> polyploid_{0};
 };
 
-// A 2-D integer (or float) array of ALT dosages read as hard calls: 0, 1, 2 are calls; other
-// integers (−1 …) and NaN are missing. A float that is not an integer (0.37, a fractional
-// dosage) or is infinite is an error naming the array and the first such value: reading it as
+// A 2-D integer (or float) array of ALT dosages read as hard calls: 0, 1, 2 are calls; negative
+// integers (−1 …), NaN and an unsigned type's largest value (255) are missing. Anything else — a fractional dosage (0.37), an integer
+// above 2, an infinity — is an error naming the array and the first such value: reading it as
 // missing would silently change the answer.
 class DosageSource final : public GenotypeView {
  public:
@@ -117,13 +118,22 @@ class DosageSource final : public GenotypeView {
           if (x == T(0)) c = 0;
           else if (x == T(1)) c = 1;
           else if (x == T(2)) c = 2;
-          else if constexpr (std::is_floating_point_v<T>) {
-            const double d = static_cast<double>(x);
-            if (!std::isnan(d) && !(std::isfinite(d) && d == std::floor(d))) {
+          else {
+            // Missing is NaN or a negative integer; anything else (3, 0.37, Inf) is an error.
+            bool missing = false;
+            if constexpr (std::is_floating_point_v<T>) {
+              const double d = static_cast<double>(x);
+              missing = std::isnan(d) || (std::isfinite(d) && d < 0 && d == std::floor(d));
+            } else if constexpr (std::is_signed_v<T>) {
+              missing = x < T(0);
+            } else {
+              missing = x == std::numeric_limits<T>::max();  // unsigned: all ones (255) marks missing
+            }
+            if (!missing) {
               result = Status::InvalidData(
-                  describe(), ": dosage ", d, " at variant ", v0 + v, ", sample ", s0 + s,
-                  " is not a hard call (0, 1 or 2; NaN or a negative integer for missing); fractional "
-                  "dosages cannot be read as genotype calls");
+                  describe(), ": dosage ", static_cast<double>(x), " at variant ", v0 + v, ", sample ", s0 + s,
+                  " is not a hard call (0, 1 or 2; NaN, a negative integer or an unsigned maximum for missing); fractional or "
+                  "out-of-range dosages cannot be read as genotype calls");
               return;
             }
           }

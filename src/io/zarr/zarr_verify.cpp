@@ -134,7 +134,11 @@ ObjectReport verify_plain(const Impl& a, int64_t linear) {
     r.corrupt_chunks = 1;
     return r;
   }
-  if (!*v) return r;  // listed but not a value (a directory): missing, counted by the caller
+  if (!*v) {  // listed at a full chunk key but not a value: a directory where a chunk belongs
+    r.corrupt.emplace_back(key, "is a directory, not a chunk");
+    r.corrupt_chunks = 1;
+    return r;
+  }
   auto buf = detail::allocate_bytes(a.chunk_nbytes());
   Status st = buf.ok() ? a.meta.pipeline->decode(**v, *buf) : buf.status();
   if (st.ok()) {
