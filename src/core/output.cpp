@@ -17,6 +17,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "strata/core/log.hpp"
+
 namespace strata {
 namespace fs = std::filesystem;
 namespace {
@@ -207,6 +209,7 @@ Result<int64_t> recover_outputs(const std::string& dir) {
   fs::directory_iterator it(dir, ec);
   if (ec) return Status::IOError(dir, ": cannot list: ", ec.message());
   std::vector<fs::path> stages;
+  Status first_error;
   for (const auto& de : it) {
     const std::string name = de.path().filename().string();
     if (name.rfind(kStagePrefix, 0) == 0 && de.is_directory(ec) && !de.is_symlink(ec)) stages.push_back(de.path());
@@ -228,8 +231,10 @@ Result<int64_t> recover_outputs(const std::string& dir) {
       ++cleaned;
     }
     if (fd >= 0) ::close(fd);
-    if (!st.ok()) return st.with_context(str_cat("finishing the interrupted output commit in ", stage.string()));
+    if (!st.ok() && first_error.ok())
+      first_error = st.with_context(str_cat("cannot finish the interrupted output commit in ", stage.string()));
   }
+  if (!first_error.ok()) return first_error;
   return cleaned;
 }
 
@@ -308,7 +313,8 @@ Result<std::unique_ptr<OutputSet>> OutputSet::begin(const std::string& first_out
   m.rules = std::move(rules);
   fs::create_directories(m.dir, ec);
   if (ec) return Status::IOError("cannot create directory ", m.dir.string(), ": ", ec.message());
-  if (auto rec = recover_outputs(m.dir.string()); !rec.ok()) return rec.status();
+  // A leftover that cannot be finished must not block every later command in the folder.
+  if (auto rec = recover_outputs(m.dir.string()); !rec.ok()) log_warning(rec.status().message());
   std::string tmpl = (m.dir / (std::string(kStagePrefix) + "XXXXXX")).string();
   if (!::mkdtemp(tmpl.data()))
     return Status::IOError("cannot create a staging directory in ", m.dir.string(), ": ", errno_text());
