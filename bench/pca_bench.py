@@ -26,6 +26,21 @@ import time
 RUNS = ["strata-randomized", "plink2-approx", "strata-exact", "strata-converged", "plink2-exact", "dask"]
 
 
+def shared_bench_dir():
+    """The shared peer runners: $STRATA_SHARED_DATA's parent, else ../shared beside the repository."""
+    env = os.environ.get("STRATA_SHARED_DATA")
+    root = os.path.dirname(os.path.abspath(env.rstrip("/"))) if env else \
+        os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
+    return os.path.join(root, "bench")
+
+
+def shared_runner(name):
+    path = os.path.join(shared_bench_dir(), name)
+    if not os.path.exists(path):
+        sys.exit("pca_bench: the peer runner %s is missing (set STRATA_SHARED_DATA to shared/data)" % path)
+    return path
+
+
 def timed(cmd, log):
     """Run cmd under /usr/bin/time -v; return (wall seconds, peak RSS bytes)."""
     full = ["/usr/bin/time", "-v"] + cmd if os.path.exists("/usr/bin/time") else cmd
@@ -85,7 +100,7 @@ def main():
     t0 = time.monotonic()
     if a.dask:
         # Dask reads a `dosage` Zarr array, which the shared generator writes beside the .bed.
-        sim = ["/usr/bin/python3", "/work/shared/bench/simulate.py", "--variants", str(a.variants),
+        sim = ["/usr/bin/python3", shared_runner("simulate.py"), "--variants", str(a.variants),
                "--samples", str(a.samples), "--pops", str(a.pops), "--fst", str(a.fst), "--out", data,
                "--no-gt"]  # Dask reads `dosage` only (and Debian's zarr rejects the call_genotype fill value)
     else:
@@ -109,7 +124,7 @@ def main():
                              os.path.join(work, "s_conv.eigenval")),
         "plink2-exact": ([a.plink2, "--bfile", data, "--pca", k, "meanimpute", "--threads", th,
                           "--out", os.path.join(work, "p_exact")], os.path.join(work, "p_exact.eigenval")),
-        "dask": (["/usr/bin/python3", "/work/shared/bench/dask_pca.py", data + ".zarr", k, str(a.dask_iterations),
+        "dask": (["/usr/bin/python3", shared_runner("dask_pca.py") if a.dask else "dask_pca.py", data + ".zarr", k, str(a.dask_iterations),
                   "threads", os.path.join(work, "dask_v.npy")], None),
     }
     results = {}

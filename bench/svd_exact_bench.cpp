@@ -15,7 +15,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -86,12 +88,27 @@ Accuracy check(const std::vector<double>& a, const std::vector<double>& u, int64
   return acc;
 }
 
+// The shared peer runners: $STRATA_SHARED_DATA's parent, else ../shared beside the repository.
+std::string shared_bench_dir() {
+  if (const char* env = std::getenv("STRATA_SHARED_DATA"); env && *env) {
+    std::filesystem::path p(env);
+    if (p.filename().empty()) p = p.parent_path();
+    return (p.parent_path() / "bench").string();
+  }
+  return (std::filesystem::path(STRATA_SOURCE_DIR).parent_path() / "shared" / "bench").string();
+}
+
 // Dask's run in a child process; returns wall seconds (its own timer) and its peak RSS.
 bool run_dask(int64_t m, int64_t n, int64_t chunk, double* wall, double* rss_gb) {
+  const std::string runner = shared_bench_dir() + "/dask_tsqr.py";
+  if (!std::filesystem::exists(runner)) {
+    std::fprintf(stderr, "svd_exact_bench: the Dask runner %s is missing (set STRATA_SHARED_DATA)\n", runner.c_str());
+    return false;
+  }
   const std::string cmd =
       "/usr/bin/python3 -c \"import runpy, resource, sys; sys.argv = ['dask_tsqr.py', '" + std::to_string(m) + "', '" +
       std::to_string(n) + "', '" + std::to_string(chunk) +
-      "']; runpy.run_path('/work/shared/bench/dask_tsqr.py', run_name='__main__'); "
+      "']; runpy.run_path('" + runner + "', run_name='__main__'); "
       "print('peak_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\" 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return false;
