@@ -52,7 +52,11 @@ Result<int64_t> parse_memory_size(std::string_view text) {
   size_t i = 0;
   while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
   if (i == 0) return Status::Invalid("bad memory size '", text, "': expected e.g. 2G, 512M, 1000000");
-  double v = std::strtod(t.substr(0, i).c_str(), nullptr);
+  const std::string number = t.substr(0, i);
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size())  // "1.2.3G", "."
+    return Status::Invalid("bad memory size '", text, "': expected e.g. 2G, 512M, 1000000");
   std::string unit = t.substr(i);
   for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (unit.size() > 1 && unit.back() == 'B') unit.pop_back();

@@ -213,6 +213,8 @@ TEST(Buffer, AlignedAndTracked) {
   EXPECT_EQ(*parse_memory_size("1000"), 1000);
   EXPECT_FALSE(parse_memory_size("lots").ok());
   EXPECT_FALSE(parse_memory_size("3X").ok());
+  EXPECT_FALSE(parse_memory_size("1.2.3G").ok());
+  EXPECT_FALSE(parse_memory_size(".G").ok());
 }
 
 TEST(ThreadPool, ParallelForRunsEveryIndexAndReportsLowestError) {

@@ -241,7 +241,6 @@ Result<int64_t> recover_outputs(const std::string& dir) {
 struct OutputSet::Impl {
   OutputRules rules;
   fs::path dir, stage;
-  std::string stage_text;
   std::vector<fs::path> inputs;  // canonical (symlinks followed)
   std::vector<Entry> entries;
   int lock_fd = -1;
@@ -319,7 +318,6 @@ Result<std::unique_ptr<OutputSet>> OutputSet::begin(const std::string& first_out
   if (!::mkdtemp(tmpl.data()))
     return Status::IOError("cannot create a staging directory in ", m.dir.string(), ": ", errno_text());
   m.stage = tmpl;
-  m.stage_text = tmpl;
   STRATA_ASSIGN_OR_RETURN(m.lock_fd, create_new_file((m.stage / "lock").string()));
   if (::flock(m.lock_fd, LOCK_EX) != 0) return Status::IOError(m.stage.string(), ": cannot lock: ", errno_text());
   return set;
@@ -418,7 +416,7 @@ std::vector<std::string> OutputSet::final_paths() const {
   return out;
 }
 
-const std::string& OutputSet::staging_dir() const { return impl_->stage_text; }
+std::string OutputSet::staging_dir() const { return impl_->stage.string(); }
 
 Result<AtomicFile> AtomicFile::begin(const std::string& final_path, OutputRules rules) {
   AtomicFile f;

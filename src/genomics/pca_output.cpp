@@ -1,8 +1,6 @@
 // run_pca_to_files: declare every output (one OutputSet), open, pca(), write them all, commit.
 #include "strata/genomics/pca_output.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>

@@ -47,6 +47,15 @@ class ScaledSource final : public RowBlockSource {
 
 }  // namespace
 
+double max_abs_or_nan(const DenseMatrix& a) {
+  double m = 0;
+  for (double x : a.data) {
+    if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
+    m = std::max(m, std::abs(x));
+  }
+  return m;
+}
+
 bool needs_rescaling(double max_abs) { return !(max_abs >= 0x1p-256 && max_abs <= 0x1p256); }
 
 Result<int> scaling_exponent(const RowBlockSource& source, const PassOptions& options) {

@@ -27,9 +27,7 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
   STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, keep_q, scratch, &stats));
   DenseMatrix r = tree.finish();
   if (!rescaled) {
-    double rmax = 0;
-    for (double x : r.data) rmax = std::isfinite(x) ? std::max(rmax, std::abs(x)) : std::numeric_limits<double>::quiet_NaN();
-    if (needs_rescaling(rmax)) {
+    if (needs_rescaling(max_abs_or_nan(r))) {
       // Subnormal, huge or non-finite data: the Gram-based leaves and Σ⁻¹ would underflow or
       // overflow. One pass finds max|a| (and rejects NaN/Inf), then the run repeats on A·2⁻ᵉ.
       STRATA_ASSIGN_OR_RETURN(int exponent, scaling_exponent(source, options));

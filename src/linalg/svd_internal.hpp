@@ -24,6 +24,8 @@ Result<int> scaling_exponent(const RowBlockSource& source, const PassOptions& op
 /// The source times 2⁻ᵉ (exact: a power of two), read in float64 (so subnormal data is scaled
 /// before any rounding to float32).
 RowBlockSourcePtr make_scaled_source(RowBlockSourcePtr source, int exponent);
+/// Largest |entry| of `a`; NaN when any entry is not finite.
+double max_abs_or_nan(const DenseMatrix& a);
 /// Whether a computed factor's scale (largest |entry| of R, or NaN) calls for rescaling: squares
 /// of the data would underflow or overflow.
 bool needs_rescaling(double max_abs);

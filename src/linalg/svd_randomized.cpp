@@ -234,16 +234,6 @@ Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const Growin
   return out;
 }
 
-// Largest |y| over a block of products; NaN when any entry is not finite.
-double max_abs_or_nan(const DenseMatrix& y) {
-  double m = 0;
-  for (double x : y.data) {
-    if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
-    m = std::max(m, std::abs(x));
-  }
-  return m;
-}
-
 // `needs_scaling` (the RowBlockSource route, which can rescale its input): when the first
 // pass's products are zero, not finite, or so far from 1 that squares of the data underflow or
 // overflow, it is set and the function returns an empty result before any further pass.

@@ -2,9 +2,7 @@
 // rename the finished group into place.
 #include "strata/linalg/svd_zarr.hpp"
 
-
 #include <algorithm>
-#include <filesystem>
 #include <mutex>
 #include <system_error>
 
@@ -16,8 +14,6 @@
 
 namespace strata::linalg {
 namespace {
-
-namespace fs = std::filesystem;
 
 Result<io::ZarrArray> create_array(const std::shared_ptr<io::Store>& store, const std::string& name, Shape shape,
                                    Shape chunks, const std::string& codec) {

@@ -64,21 +64,9 @@ std::string report_text(const CliState& state, int argc, char** argv, double sec
 CLI::Validator memory_size() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        // Digits with an optional fraction, then an optional unit B, K, M, G or T (KB/KiB ...).
-        const std::string msg = "must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '" + s + "'";
-        size_t i = 0, digits = 0;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
-        if (i < s.size() && s[i] == '.') {
-          ++i;
-          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
-        }
-        if (digits == 0) return msg;
-        std::string unit = s.substr(i);
-        for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        static const char* kUnits[] = {"", "B", "K", "KB", "KIB", "M", "MB", "MIB", "G", "GB", "GIB", "T", "TB", "TIB"};
-        if (std::find(std::begin(kUnits), std::end(kUnits), unit) == std::end(kUnits)) return msg;
         auto bytes = parse_memory_size(s);
-        if (!bytes.ok() || *bytes < (int64_t{1} << 20)) return msg;
+        if (!bytes.ok() || *bytes < (int64_t{1} << 20))
+          return "must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '" + s + "'";
         return std::string();
       },
       "SIZE", "");

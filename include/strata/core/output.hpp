@@ -78,7 +78,7 @@ class OutputSet {
   /// \brief Final paths in the order added.
   std::vector<std::string> final_paths() const;
   /// \brief The staging directory (for messages and tests).
-  const std::string& staging_dir() const;
+  std::string staging_dir() const;
 
  private:
   OutputSet();

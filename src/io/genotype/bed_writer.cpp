@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 
 #include "strata/core/progress.hpp"
 #include "strata/io/plink.hpp"

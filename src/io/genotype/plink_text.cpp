@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "io/genotype/sample_ids_internal.hpp"
 #include "io/genotype/text_reader_internal.hpp"
 #include "strata/io/plink.hpp"
 
@@ -55,7 +56,8 @@ Result<SampleInfo> read_fam(const std::string& path) {
   std::string_view line;
   std::string_view tok[6];
   // plink2 rejects a repeated sample ID (FID and IID together: IIDs may repeat across families).
-  std::unordered_map<std::string, int64_t> first_line;
+  std::vector<std::string> keys;
+  std::vector<int64_t> line_of;
   while (r.next(line)) {
     if (detail::is_blank(line)) continue;
     if (line.find('\0') != std::string_view::npos)
@@ -65,12 +67,8 @@ Result<SampleInfo> read_fam(const std::string& path) {
       return Status::Corrupt(path, " line ", r.line_no(), ": expected 6 columns (FID IID father mother sex phenotype), found ",
                              n > 6 ? "more than 6" : std::to_string(n));
     }
-    std::string key = std::string(tok[0]) + ' ' + std::string(tok[1]);
-    auto [it, inserted] = first_line.emplace(std::move(key), r.line_no());
-    if (!inserted) {
-      return Status::InvalidData(path, " line ", r.line_no(), ": duplicate sample ID '", tok[1], "' (FID '", tok[0],
-                                 "'), first on line ", it->second, "; sample IDs must be unique");
-    }
+    keys.push_back(str_cat(tok[0], '\t', tok[1]));
+    line_of.push_back(r.line_no());
     s.family_id.emplace_back(tok[0]);
     s.id.emplace_back(tok[1]);
     s.paternal_id.emplace_back(tok[2]);
@@ -80,6 +78,11 @@ Result<SampleInfo> read_fam(const std::string& path) {
     s.phenotype.emplace_back(tok[5]);
   }
   STRATA_RETURN_NOT_OK(r.status());
+  if (const auto d = detail::first_duplicate(keys)) {
+    const size_t j = d->second;
+    return Status::InvalidData(path, " line ", line_of[j], ": duplicate sample ID '", s.id[j], "' (FID '",
+                               s.family_id[j], "'), first on line ", line_of[d->first], "; sample IDs must be unique");
+  }
   return s;
 }
 

@@ -6,15 +6,20 @@
 
 namespace strata::io::detail {
 
-Status check_unique_sample_ids(const std::vector<std::string>& ids, const std::string& where) {
+std::optional<std::pair<size_t, size_t>> first_duplicate(const std::vector<std::string>& keys) {
   std::unordered_map<std::string_view, size_t> first;
-  first.reserve(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    auto [it, inserted] = first.emplace(ids[i], i);
-    if (!inserted)
-      return Status::InvalidData(where, ": duplicate sample ID '", ids[i], "' (samples ", it->second + 1, " and ", i + 1,
-                                 "); sample IDs must be unique");
+  first.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto [it, inserted] = first.emplace(keys[i], i);
+    if (!inserted) return std::make_pair(it->second, i);
   }
+  return std::nullopt;
+}
+
+Status check_unique_sample_ids(const std::vector<std::string>& ids, const std::string& where) {
+  if (const auto d = first_duplicate(ids))
+    return Status::InvalidData(where, ": duplicate sample ID '", ids[d->second], "' (samples ", d->first + 1, " and ",
+                               d->second + 1, "); sample IDs must be unique");
   return Status::OK();
 }
 

@@ -1,11 +1,8 @@
 // VCF Zarr writer: call arrays tiled by (variant chunk × sample chunk) and written in
 // parallel, per-variant arrays streamed chunk by chunk, the variant length fixed at finish.
-#include <unistd.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 
 #include "io/genotype/codes_internal.hpp"
@@ -22,7 +19,6 @@ namespace strata::io {
 namespace {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 // Arrays along variants are created this long and cut to the real length by finish().
 constexpr int64_t kProvisionalVariants = INT32_MAX;
@@ -48,7 +44,6 @@ std::vector<std::string> split_alleles(const std::string& ref, const std::string
 }  // namespace
 
 struct VczWriter::Impl {
-  std::string final_path, tmp_path;   // tmp_path: the staged store
   std::unique_ptr<OutputSet> own_set;  // when the caller gave none
   std::shared_ptr<LocalStore> store;
   VczWriteOptions opt;
@@ -62,7 +57,6 @@ struct VczWriter::Impl {
   std::vector<uint64_t> allele_end;
   int64_t max_alleles = 2;
   int64_t written = 0;
-  bool finished = false;
 
   Status create_variant_arrays(const std::shared_ptr<const BytesCodec>& gcodec,
                                const std::shared_ptr<const BytesCodec>& codec);
@@ -183,7 +177,6 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const std::string& path, co
   std::unique_ptr<VczWriter> w(new VczWriter());
   w->impl_ = std::make_unique<Impl>();
   Impl& im = *w->impl_;
-  im.final_path = path;
   OutputSet* set = options.output_set;
   if (!set) {
     OutputRules rules;
@@ -192,14 +185,14 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const std::string& path, co
     STRATA_ASSIGN_OR_RETURN(im.own_set, OutputSet::begin(path, std::move(rules)));
     set = im.own_set.get();
   }
-  STRATA_ASSIGN_OR_RETURN(im.tmp_path, set->add_directory(path));
+  STRATA_ASSIGN_OR_RETURN(const std::string staged, set->add_directory(path));
   im.opt = options;
   im.n = samples.size();
   im.ploidy = im.n > 0 ? ploidy : 0;
   im.phased = phased && im.ploidy > 0;
   im.vc = options.variants_chunk;
   im.sc = std::max<int64_t>(1, std::min(options.samples_chunk, im.n));
-  STRATA_ASSIGN_OR_RETURN(im.store, LocalStore::open(im.tmp_path, true));
+  STRATA_ASSIGN_OR_RETURN(im.store, LocalStore::open(staged, true));
   STRATA_ASSIGN_OR_RETURN(auto scodec, make_codec("blosc:zstd:7:noshuffle", "", 1));
   im.string_codec = scodec->to_json_v2();
   STRATA_ASSIGN_OR_RETURN(auto gcodec, make_codec(options.genotype_codec, "blosc:zstd:3:bitshuffle", 1));
@@ -346,7 +339,6 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
   const std::string s = attrs.dump();
   STRATA_RETURN_NOT_OK(st.set(".zattrs", std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size())));
   STRATA_RETURN_NOT_OK(zarr_consolidate(im.store, ""));
-  im.finished = true;
   return im.own_set ? im.own_set->commit() : Status::OK();
 }
 

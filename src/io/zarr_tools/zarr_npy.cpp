@@ -1,6 +1,5 @@
 // `strata zarr export` and `strata zarr import`: Zarr <-> .npy in row slabs of bounded size.
 #include <algorithm>
-#include <filesystem>
 
 #include "io/zarr_tools/zarr_tools_internal.hpp"
 #include "strata/core/buffer.hpp"
@@ -10,7 +9,6 @@
 #include "strata/io/zarr_tools.hpp"
 
 namespace strata::io {
-namespace fs = std::filesystem;
 using zarr_tools_internal::open_location;
 using zarr_tools_internal::Opened;
 using zarr_tools_internal::slab_rows;
