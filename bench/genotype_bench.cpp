@@ -18,8 +18,15 @@
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/genotype_convert.hpp"
 #include "strata/io/genotype_decode.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/io/plink.hpp"
+
+// A context with `threads` workers (benchmarks compare thread counts).
+strata::Context bench_ctx(int threads) {
+  strata::ContextOptions co;
+  co.threads = threads;
+  return *strata::Context::make(co);
+}
 
 using namespace strata;
 
@@ -81,13 +88,13 @@ Status bench_decode(const Args& a) {
   so.missing = 0.01;
   STRATA_ASSIGN_OR_RETURN(auto view, genomics::make_simulated_genotypes(so));
   STRATA_ASSIGN_OR_RETURN(auto block, io::read_genotype_block(*view, 0, so.num_variants));
-  std::vector<io::VariantCounts> counts(static_cast<size_t>(so.num_variants));
-  io::count_block(block, counts.data());
+  std::vector<genomics::VariantCounts> counts(static_cast<size_t>(so.num_variants));
+  genomics::count_block(block, counts.data());
   std::vector<float> luts(static_cast<size_t>(4 * so.num_variants));
   std::vector<double> lutd(luts.size());
   for (int64_t v = 0; v < so.num_variants; ++v) {
-    io::make_standardize_lut(counts[v], io::Standardization::Binom2, luts.data() + 4 * v);
-    io::make_standardize_lut(counts[v], io::Standardization::Binom2, lutd.data() + 4 * v);
+    genomics::make_standardize_lut(counts[v], genomics::Standardization::Binom2, luts.data() + 4 * v);
+    genomics::make_standardize_lut(counts[v], genomics::Standardization::Binom2, lutd.data() + 4 * v);
   }
   const int64_t n = a.samples, rows = so.num_variants, tile = 32;
   const double genotypes = double(rows) * double(n);
@@ -140,22 +147,19 @@ Status bench_simulate(const Args& a) {
   STRATA_ASSIGN_OR_RETURN(auto view, genomics::make_simulated_genotypes(so));
   const double genotypes = double(so.num_samples) * double(so.num_variants);
   for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
+    const Context ctx = bench_ctx(threads);
     Status st;
     const double t = time_median(a.repeats, [&] {
-      st = io::for_each_genotype_block(*view, 256, [](io::GenotypeBlock&) { return Status::OK(); }, nullptr, &pool);
+      st = io::for_each_genotype_block(ctx, *view, 256, [](io::GenotypeBlock&) { return Status::OK(); }, nullptr);
     });
     STRATA_RETURN_NOT_OK(st);
     report("simulate codes, " + std::to_string(threads) + " thread(s)", genotypes / t, "genotypes/s");
     report("simulate codes per CPU-second, " + std::to_string(threads) + " thread(s)", genotypes / g_last_cpu, "genotypes/cpu-s");
   }
-  ThreadPool pool(2);
-  genomics::SimulateWriteOptions w;
-  w.pool = &pool;
-  w.progress = false;
+  const Context ctx = bench_ctx(2);
   Status st;
   const double t = time_median(a.repeats, [&] {
-    st = genomics::simulate_to_files(so, a.dir + "/sim", genomics::SimulateFormat::Bed, w);
+    st = genomics::simulate_to_files(ctx, so, a.dir + "/sim", genomics::SimulateFormat::Bed);
   });
   STRATA_RETURN_NOT_OK(st);
   report("simulate -> .bed files, 2 threads", genotypes / t, "genotypes/s");
@@ -174,14 +178,12 @@ Status bench_vcf(const Args& a) {
     return Status::Unsupported("plink2 could not export the VCF (is plink2 installed?)");
   const double bytes = double(std::filesystem::file_size(vcf));
   const double genotypes = double(a.samples) * double(a.variants);
-  ThreadPool pool(2);
+  const Context ctx = bench_ctx(2);
   io::ConvertOptions o;
-  o.pool = &pool;
-  o.progress = false;
   o.overwrite = true;
   Status st;
   const int reps = std::max(1, a.repeats / 2);
-  const double t_strata = time_median(reps, [&] { st = io::convert_genotypes(vcf, a.dir + "/sim.vcz", o).status(); });
+  const double t_strata = time_median(reps, [&] { st = io::convert_genotypes(ctx, vcf, a.dir + "/sim.vcz", o).status(); });
   const double c_strata = g_last_cpu;
   STRATA_RETURN_NOT_OK(st);
   const double t_view = time_median(reps, [&] { run_shell("/usr/bin/bcftools view --threads 2 " + vcf + " > /dev/null"); });

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/svd.hpp"
+
+// The resources of the run (threads from --threads), made in main().
+std::optional<strata::Context> g_ctx;
+const strata::Context& run_ctx() { return *g_ctx; }
 
 using namespace strata;
 using namespace strata::linalg;
@@ -41,7 +46,7 @@ struct Run {
 
 // Runs the SVD, writing U row-major into `u` (rows × cols).
 Result<Run> run_strata(const RowBlockSourcePtr& src, std::vector<double>& u, int64_t chunk) {
-  SvdOptions opt;
+  SvdParams opt;
   opt.method = SvdMethod::Exact;
   opt.pass.block_rows = 0;
   (void)chunk;
@@ -51,7 +56,7 @@ Result<Run> run_strata(const RowBlockSourcePtr& src, std::vector<double>& u, int
     return Status::OK();
   };
   const double t0 = now_s();
-  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(src, opt));
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(run_ctx(), src, opt));
   Run run;
   run.seconds = now_s() - t0;
   run.result = std::move(r);
@@ -147,8 +152,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (threads > 0) ThreadPool::set_default_threads(threads);
-  std::printf("exact SVD of %lld x %lld float64, %d threads\n", (long long)m, (long long)n, ThreadPool::default_threads());
+  {
+    strata::ContextOptions co;
+    co.threads = threads > 0 ? threads : 0;
+    g_ctx.emplace(*strata::Context::make(co));
+  }
+  std::printf("exact SVD of %lld x %lld float64, %d threads\n", (long long)m, (long long)n, g_ctx->threads());
 
   std::vector<double> u(static_cast<size_t>(m * n));
   // 1) Generated on the fly: every pass regenerates the blocks it reads.

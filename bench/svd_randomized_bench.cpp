@@ -13,13 +13,18 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench_util.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
-#include "strata/linalg/bench_svd.hpp"
+#include "linalg/bench_svd.hpp"
+
+// The resources of the run (threads from --threads), made in main().
+std::optional<strata::Context> g_ctx;
+const strata::Context& run_ctx() { return *g_ctx; }
 
 using namespace strata;
 using namespace strata::linalg;
@@ -119,9 +124,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (threads > 0) ThreadPool::set_default_threads(threads);
+  {
+    strata::ContextOptions co;
+    co.threads = threads > 0 ? threads : 0;
+    g_ctx.emplace(*strata::Context::make(co));
+  }
   std::printf("randomized SVD, k = %lld, randint(0,3) %lld x %lld generated on the fly, %d threads\n", (long long)k,
-              (long long)m, (long long)n, ThreadPool::default_threads());
+              (long long)m, (long long)n, g_ctx->threads());
 
   std::vector<Side> sides;
   struct Config {
@@ -142,7 +151,7 @@ int main(int argc, char** argv) {
       o.k = k;
       o.scheme = c.scheme;
       o.iterations = c.iterations;
-      auto r = bench_svd(o);
+      auto r = bench_svd(run_ctx(), o);
       if (!r.ok()) {
         std::fprintf(stderr, "strata: %s\n", r.status().to_string().c_str());
         return 1;
@@ -157,12 +166,12 @@ int main(int argc, char** argv) {
   }
   if (exact) {
     auto src = make_random_source(m, n, RandomDistribution::RandInt3, 0);
-    SvdOptions o;
+    SvdParams o;
     o.k = k;
     o.method = SvdMethod::Exact;
     o.compute_u = false;
     const auto t0 = std::chrono::steady_clock::now();
-    auto r = svd(*src, o);
+    auto r = svd(run_ctx(), *src, o);
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r.ok()) {
       for (auto& s : sides) s.exact = r->s;

@@ -11,7 +11,12 @@ set(BLA_VENDOR OpenBLAS)
 find_package(BLAS REQUIRED)
 find_package(LAPACK REQUIRED)
 find_path(LAPACKE_INCLUDE_DIR lapacke.h PATH_SUFFIXES openblas)
-find_library(LAPACKE_LIBRARY lapacke)
+find_library(LAPACKE_LIBRARY lapacke REQUIRED)
+# A target rather than a path, so the installed package can name it (strataConfig.cmake.in).
+if(LAPACKE_LIBRARY AND NOT TARGET LAPACKE::LAPACKE)
+  add_library(LAPACKE::LAPACKE UNKNOWN IMPORTED)
+  set_target_properties(LAPACKE::LAPACKE PROPERTIES IMPORTED_LOCATION ${LAPACKE_LIBRARY})
+endif()
 
 if(STRATA_BUILD_CLI)
   find_package(CLI11 CONFIG REQUIRED)

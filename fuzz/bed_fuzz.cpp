@@ -10,8 +10,11 @@
 #include <filesystem>
 #include <string>
 
-#include "strata/io/genotype_stats.hpp"
+#include "core/test_context.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/io/plink.hpp"
+
+using strata::testing::test_ctx;
 
 namespace {
 
@@ -43,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   put(prefix + ".bed", data + 4 + fam + bim, size - 4 - fam - bim);
   auto bed = strata::io::BedReader::open(prefix);
   if (!bed.ok()) return 0;
-  auto counts = strata::io::compute_variant_counts(**bed);
+  auto counts = strata::genomics::compute_variant_counts(test_ctx(), **bed);
   if (!counts.ok()) __builtin_trap();
   for (const auto& c : *counts)
     if (c.total() != (*bed)->num_samples()) __builtin_trap();

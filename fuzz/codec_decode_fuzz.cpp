@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "io/codecs/codec_json_internal.hpp"
 #include "strata/io/codec.hpp"
 
 namespace {

@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <string>
 
+#include "core/test_context.hpp"
 #include "strata/core/config.hpp"
 #include "strata/io/genotype_convert.hpp"
+
+using strata::testing::test_ctx;
 
 namespace {
 
@@ -39,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.variants_chunk = 1 + data[0] % 7;  // small chunks exercise the block hand-off
   const bool to_bed = data[0] & 0x80;
   const std::string out = work_dir() + (to_bed ? "/out.bed" : "/out.vcz");
-  auto r = strata::io::convert_genotypes(in, out, o);
+  auto r = strata::io::convert_genotypes(test_ctx(), in, out, o);
   if (!r.ok() && fs::exists(out)) __builtin_trap();
   std::error_code ec;
   fs::remove_all(work_dir() + "/out.vcz", ec);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/test_context.hpp"
 #include "strata/array/ops.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/exec/run.hpp"
@@ -14,18 +15,13 @@ namespace strata::testing {
 /// Chunkings exercised by most tests: 1-element, uneven edges, one chunk, larger than the array.
 inline std::vector<Shape> chunkings_2d() { return {{1, 1}, {2, 3}, {3, 2}, {4, 5}, {7, 7}, {100, 100}}; }
 
-/// Compute `a` with `threads` threads (0 = global pool) and return its values as T.
+/// Compute `a` with `threads` threads (0 = the default) on a fresh context and return its
+/// values as T; `report` (optional) receives what the run recorded.
 template <class T>
 std::vector<T> values(const Array& a, int threads = 0, RunReport* report = nullptr) {
-  std::unique_ptr<ThreadPool> pool;
-  ExecOptions o;
-  o.progress = false;
-  o.report = report;
-  if (threads > 0) {
-    pool = std::make_unique<ThreadPool>(threads);
-    o.pool = pool.get();
-  }
-  auto r = compute(a, o);
+  const Context ctx = make_test_context(threads);
+  auto r = compute(ctx, a);
+  if (report) *report = ctx.report().snapshot();
   EXPECT_TRUE(r.ok()) << r.status().to_string();
   if (!r.ok()) return {};
   return r->template to_vector<T>();

@@ -21,7 +21,7 @@
 #include "strata/core/dtype.hpp"
 #include "strata/core/result.hpp"
 #include "strata/core/shape.hpp"
-#include "strata/exec/report.hpp"
+#include "strata/core/report.hpp"
 
 namespace strata {
 class ThreadPool;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "array/node.hpp"
-#include "array/random_kernels.hpp"
 #include "strata/array/ops.hpp"
+#include "strata/core/random.hpp"
 #include "strata/io/zarr.hpp"
 
 namespace strata::detail {
@@ -57,15 +57,15 @@ class RechunkNode final : public Node {
 /// Counter-based random source (random_source.cpp).
 class RandomNode final : public Node {
  public:
-  RandomNode(Shape shape, Shape chunks, RandomParams params);
+  RandomNode(Shape shape, Shape chunks, random::FillParams params);
   Status read_box(const Box& box, void* out, EvalContext& ctx) const override;
   Status stream_box(const Box& box, EvalContext& ctx, const TileSink& sink) const override;
   bool tileable() const override { return true; }
   std::string label() const override;
-  const RandomParams& params() const { return params_; }
+  const random::FillParams& params() const { return params_; }
 
  private:
-  RandomParams params_;
+  random::FillParams params_;
   Shape strides_;
 };
 

@@ -1,6 +1,7 @@
 // Counter-based random sources: a box is generated row by row (innermost axis) from the global
 // C-order element index, so values never depend on chunking, tiling, threads or slicing.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "array/nodes.hpp"
@@ -9,7 +10,7 @@
 namespace strata {
 namespace detail {
 
-RandomNode::RandomNode(Shape shape, Shape chunks, RandomParams params)
+RandomNode::RandomNode(Shape shape, Shape chunks, random::FillParams params)
     : Node(NodeKind::Random, shape, DType(params.out), std::move(chunks)), params_(params), strides_(c_strides(shape)) {}
 
 Status RandomNode::read_box(const Box& box, void* out, EvalContext& ctx) const {
@@ -18,7 +19,7 @@ Status RandomNode::read_box(const Box& box, void* out, EvalContext& ctx) const {
   const int64_t isz = dtype().itemsize();
   auto* o = static_cast<uint8_t*>(out);
   if (nd == 0) {
-    random_fill(params_, 0, 1, 1, o);
+    random::fill(params_, 0, 1, 1, o);
     count_generated(ctx, 1);
     return Status::OK();
   }
@@ -29,7 +30,7 @@ Status RandomNode::read_box(const Box& box, void* out, EvalContext& ctx) const {
   while (true) {
     int64_t e = 0;
     for (int64_t a = 0; a < nd; ++a) e += (box.start[a] + idx[a] * box.step[a]) * strides_[a];
-    random_fill(params_, e, step, len, o + row * len * isz);
+    random::fill(params_, e, step, len, o + row * len * isz);
     ++row;
     int64_t a = nd - 2;
     for (; a >= 0; --a) {
@@ -59,17 +60,17 @@ Status RandomNode::stream_box(const Box& box, EvalContext& ctx, const TileSink& 
 
 std::string RandomNode::label() const {
   switch (params_.dist) {
-    case RandomDist::Uniform: return str_cat("random_uniform(seed=", params_.seed, ")");
-    case RandomDist::Normal:
+    case random::Dist::Uniform: return str_cat("random_uniform(seed=", params_.seed, ")");
+    case random::Dist::Normal:
       return str_cat("random_normal(", params_.mean, ", ", params_.sd, ", seed=", params_.seed, ")");
-    case RandomDist::Integers:
+    case random::Dist::Integers:
       return str_cat("random_integers(", params_.low, ", +", params_.range, ", seed=", params_.seed, ")");
   }
   return "random";
 }
 
 namespace {
-Array make_random(const char* what, Shape shape, Shape chunks, RandomParams p) {
+Array make_random(const char* what, Shape shape, Shape chunks, random::FillParams p) {
   auto c = normalize_chunks(shape, std::move(chunks), DType(p.out).itemsize());
   if (!c.ok()) return Array::from_error(c.status().with_context(what));
   return Array::from_node(std::make_shared<RandomNode>(std::move(shape), std::move(*c), p));
@@ -82,8 +83,8 @@ Array Array::random_uniform(Shape shape, Shape chunks, uint64_t seed, DType dtyp
   if (dtype.type != ScalarType::Float64 && dtype.type != ScalarType::Float32) {
     return from_error(Status::Invalid("random_uniform: dtype must be float32 or float64, got ", dtype.name()));
   }
-  detail::RandomParams p;
-  p.dist = detail::RandomDist::Uniform;
+  random::FillParams p;
+  p.dist = random::Dist::Uniform;
   p.seed = seed;
   p.stream = stream;
   p.out = dtype.type;
@@ -98,8 +99,8 @@ Array Array::random_normal(Shape shape, Shape chunks, double mean, double sd, ui
   if (!(sd >= 0) || !std::isfinite(sd) || !std::isfinite(mean)) {
     return from_error(Status::Invalid("random_normal: need finite mean and sd >= 0, got ", mean, ", ", sd));
   }
-  detail::RandomParams p;
-  p.dist = detail::RandomDist::Normal;
+  random::FillParams p;
+  p.dist = random::Dist::Normal;
   p.seed = seed;
   p.stream = stream;
   p.mean = mean;
@@ -110,8 +111,8 @@ Array Array::random_normal(Shape shape, Shape chunks, double mean, double sd, ui
 
 Array Array::random_integers(Shape shape, Shape chunks, int64_t low, int64_t high, uint64_t seed, uint64_t stream) {
   if (high <= low) return from_error(Status::Invalid("random_integers: need low < high, got [", low, ", ", high, ")"));
-  detail::RandomParams p;
-  p.dist = detail::RandomDist::Integers;
+  random::FillParams p;
+  p.dist = random::Dist::Integers;
   p.seed = seed;
   p.stream = stream;
   p.low = low;

@@ -1,72 +1,14 @@
-// Philox known answers, scalar == SIMD, chunking/slicing invariance, slice pushdown counts and
-// distribution checks of the random sources.
+// Random arrays: chunking/slicing invariance, slice pushdown counts and distribution checks.
+// The generator itself (Philox, transforms, kernels) is tested in core/random_test.cpp.
 #include <cmath>
 #include <map>
 
 #include "array/array_test_util.hpp"
-#include "array/random_kernels.hpp"
-#include "array/random_math.hpp"
-#include "strata/array/philox.hpp"
 
 namespace strata {
 namespace {
 
 using testing::values;
-
-TEST(Philox, KnownAnswers) {
-  using W = std::array<uint32_t, 4>;
-  EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {0, 0}), (W{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
-  EXPECT_EQ(philox4x32_10({~0u, ~0u, ~0u, ~0u}, {~0u, ~0u}), (W{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
-  EXPECT_EQ(philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
-            (W{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
-  EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {1234, 0}), (W{0x2090b348, 0xda7cf0ab, 0x4401906f, 0xcbca470e}));
-  static_assert(philox_block(1234, 0, 0)[0] == 0x2090b348u);
-}
-
-// Every kernel path (contiguous, step 2, strided, reversed, odd offsets) gives the same bits as
-// the portable scalar code.
-TEST(RandomKernels, SimdMatchesScalar) {
-  if (!detail::random_kernels_use_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  for (auto dist : {detail::RandomDist::Normal, detail::RandomDist::Uniform, detail::RandomDist::Integers}) {
-    for (ScalarType out : {ScalarType::Float64, ScalarType::Float32}) {
-      detail::RandomParams p;
-      p.dist = dist;
-      p.seed = 0x123456789abcdefull;
-      p.stream = 7;
-      p.mean = 10;
-      p.sd = 2;
-      p.low = -5;
-      p.range = 11;
-      p.out = dist == detail::RandomDist::Integers ? ScalarType::Int64 : out;
-      for (int64_t step : {1, 2, 3, 5, 8, 1000, 100000, -1, -2, -7}) {
-        for (int64_t e0 : {0, 1, 2, 3, 4, 5, 6, 7, 1001, 123456789}) {
-          for (int64_t n : {1, 3, 8, 9, 33, 257}) {
-            const int64_t first = step < 0 ? e0 + (n - 1) * -step : e0;
-            std::vector<uint64_t> a(n), b(n);
-            detail::random_kernels_force_scalar(true);
-            detail::random_fill(p, first, step, n, a.data());
-            detail::random_kernels_force_scalar(false);
-            detail::random_fill(p, first, step, n, b.data());
-            const size_t bytes = n * DType(p.out).itemsize();
-            ASSERT_EQ(std::memcmp(a.data(), b.data(), bytes), 0) << "step " << step << " e0 " << e0 << " n " << n;
-          }
-        }
-      }
-    }
-  }
-}
-
-TEST(RandomKernels, NormalMatchesLibmBoxMuller) {
-  double worst = 0;
-  for (uint64_t e = 0; e < 200000; ++e) {
-    const auto w = philox_block(42, 0, e >> 2);
-    const int pr = static_cast<int>((e >> 1) & 1);
-    const double u = (w[2 * pr] + 0.5) * 0x1p-32, th = (w[2 * pr + 1] + 0.5) * 0x1p-32 * 2 * M_PI;
-    const double ref = std::sqrt(-2 * std::log(u)) * ((e & 1) ? std::cos(th) : std::sin(th));
-    worst = std::max(worst, std::fabs(detail::normal_at(42, 0, e) - ref));
-  }
-  EXPECT_LT(worst, 1e-11);
-}
 
 TEST(RandomArray, ChunkingAndThreadInvariance) {
   const Shape shape{23, 31};

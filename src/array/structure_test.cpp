@@ -1,6 +1,9 @@
 // Slicing, transpose, rechunk, matmul and map_blocks against loops.
+#include "core/test_context.hpp"
 #include "array/array_test_util.hpp"
 #include "array/node.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata {
 namespace {
@@ -90,7 +93,7 @@ TEST(MapBlocks, AppliesPerChunkAndSlicesThroughChunks) {
   const Array bad = map_blocks({x}, DType(ScalarType::Float64), [](auto, const MapBlockOutput&) {
     return Status::IOError("user failure");
   });
-  STRATA_EXPECT_STATUS(compute(bad).status(), StatusCode::IOError, "user failure");
+  STRATA_EXPECT_STATUS(compute(test_ctx(), bad).status(), StatusCode::IOError, "user failure");
 }
 
 }  // namespace

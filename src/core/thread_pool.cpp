@@ -11,9 +11,6 @@
 namespace strata {
 namespace {
 thread_local const ThreadPool* t_current_pool = nullptr;
-std::mutex g_global_mu;
-std::unique_ptr<ThreadPool> g_global;
-int g_default_threads = 0;
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
@@ -142,19 +139,11 @@ Status ThreadPool::parallel_for(int64_t n, const std::function<Status(int64_t)>&
   return sh->error;
 }
 
-ThreadPool& ThreadPool::global() {
-  std::lock_guard<std::mutex> lk(g_global_mu);
-  if (!g_global) g_global = std::make_unique<ThreadPool>(g_default_threads);
-  return *g_global;
-}
 
-void ThreadPool::set_default_threads(int num_threads) {
-  std::lock_guard<std::mutex> lk(g_global_mu);
-  g_default_threads = num_threads;
-  if (g_global && g_global->size() != (num_threads > 0 ? num_threads : g_global->size())) g_global.reset();
-  if (g_global && num_threads <= 0) g_global.reset();
+Status parallel_for(ThreadPool* pool, int64_t n, const std::function<Status(int64_t)>& fn) {
+  if (pool) return pool->parallel_for(n, fn);
+  for (int64_t i = 0; i < n; ++i) STRATA_RETURN_NOT_OK(fn(i));
+  return Status::OK();
 }
-
-int ThreadPool::default_threads() { return global().size(); }
 
 }  // namespace strata

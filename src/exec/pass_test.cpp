@@ -18,11 +18,8 @@ TEST(Pass, ForEachBlockVisitsEveryBlockOnce) {
   std::mutex mu;
   std::set<int64_t> seen;
   double total = 0;
-  ThreadPool pool(3);
-  ExecOptions o;
-  o.pool = &pool;
-  o.progress = false;
-  STRATA_ASSERT_OK(for_each_block(
+  const Context ctx = testing::make_test_context(3);
+  STRATA_ASSERT_OK(for_each_block(ctx, 
       {a, b},
       [&](const BlockInfo& info, std::span<const BlockView> v) -> Status {
         std::lock_guard<std::mutex> lk(mu);
@@ -32,8 +29,7 @@ TEST(Pass, ForEachBlockVisitsEveryBlockOnce) {
           total += v[0].as<double>()[i];
         }
         return Status::OK();
-      },
-      o));
+      }));
   EXPECT_EQ(seen.size(), 8u);
   EXPECT_EQ(total, 69.0 * 70 / 2);
 }
@@ -41,16 +37,13 @@ TEST(Pass, ForEachBlockVisitsEveryBlockOnce) {
 TEST(Pass, ReduceBlocksCombinesInBlockOrder) {
   const Array a = host<int64_t>({50}, {3}, [](int64_t i) { return i; });
   for (int threads : {1, 2, 3}) {
-    ThreadPool pool(threads);
-    ExecOptions o;
-    o.pool = &pool;
-    o.progress = false;
+    const Context ctx = testing::make_test_context(threads);
     auto order = reduce_blocks<std::vector<int64_t>>(
-        {a}, {},
+        ctx, {a}, {},
         [](const BlockInfo& info, std::span<const BlockView>) -> Result<std::vector<int64_t>> {
           return std::vector<int64_t>{info.index};
         },
-        [](std::vector<int64_t>& acc, std::vector<int64_t>&& p) { acc.push_back(p[0]); }, o);
+        [](std::vector<int64_t>& acc, std::vector<int64_t>&& p) { acc.push_back(p[0]); });
     ASSERT_TRUE(order.ok());
     ASSERT_EQ(order->size(), 17u);
     for (int64_t i = 0; i < 17; ++i) EXPECT_EQ((*order)[i], i);
@@ -59,28 +52,22 @@ TEST(Pass, ReduceBlocksCombinesInBlockOrder) {
 
 TEST(Pass, LowestFailingBlockWins) {
   const Array a = host<double>({40}, {1}, [](int64_t i) { return double(i); });
-  ThreadPool pool(3);
-  ExecOptions o;
-  o.pool = &pool;
-  o.progress = false;
+  const Context ctx = testing::make_test_context(3);
   for (int rep = 0; rep < 5; ++rep) {
-    Status st = for_each_block(
+    Status st = for_each_block(ctx, 
         {a},
         [](const BlockInfo& info, std::span<const BlockView>) -> Status {
           if (info.index % 7 == 5) return Status::IOError("block ", info.index);
           return Status::OK();
-        },
-        o);
+        });
     STRATA_EXPECT_STATUS(st, StatusCode::IOError, "^block 5$");
   }
 }
 
 TEST(Pass, BlockOverBudgetIsOutOfMemory) {
   const Array a = Array::random_normal({1000, 1000}, {1000, 1000}, 0, 1, 0);
-  ExecOptions o;
-  o.memory_budget = 1 << 20;
-  o.progress = false;
-  STRATA_EXPECT_STATUS(compute(a, o).status(), StatusCode::OutOfMemory, "memory budget");
+  const Context ctx = testing::make_test_context(0, 1 << 20);
+  STRATA_EXPECT_STATUS(compute(ctx, a).status(), StatusCode::OutOfMemory, "memory budget");
 }
 
 // 2 GB of float64 generated and reduced under a 64 MiB budget: blocks are streamed tile by tile,
@@ -89,13 +76,11 @@ TEST(Pass, ReductionOverVirtualArrayStaysWithinBudget) {
   const int64_t budget = 64 << 20;
   const Array x = Array::random_normal({16384, 16384}, {2048, 2048}, 0, 1, 7);
   const int64_t rss0 = current_rss_bytes();
-  RunReport rep;
-  ExecOptions o;
-  o.memory_budget = budget;
-  o.report = &rep;
-  o.progress = false;
-  auto r = compute(sum(x * x, {1}), o);
+  const Context ctx = testing::make_test_context(0, budget);
+  reset_peak_memory();
+  auto r = compute(ctx, sum(x * x, {1}));
   STRATA_ASSERT_OK(r);
+  const RunReport rep = ctx.report().snapshot();
   EXPECT_EQ(rep.elements_generated, 16384LL * 16384);
   EXPECT_LT(rep.peak_tracked_bytes, budget);
   const int64_t growth = current_rss_bytes() - rss0;

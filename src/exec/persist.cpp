@@ -8,7 +8,7 @@
 
 namespace strata {
 
-Result<Array> persist(const Array& a, const PersistOptions& popts, const ExecOptions& options) {
+Result<Array> persist(const Context& ctx, const Array& a, const PersistOptions& popts, const PassOptions& options) {
   STRATA_RETURN_NOT_OK(a.status());
   using Storage = detail::PersistedNode::Storage;
   auto storage = std::make_shared<Storage>();
@@ -21,7 +21,7 @@ Result<Array> persist(const Array& a, const PersistOptions& popts, const ExecOpt
     if (!codec) return Status::Invalid("persist: codec spec '", popts.codec, "' has no codec");
     storage->codec = std::shared_ptr<const io::BytesCodec>(std::move(codec));
   }
-  detail::RunContext run(options);
+  detail::RunContext run(ctx, options);
   STRATA_RETURN_NOT_OK(run.prepare({a}));
   STRATA_ASSIGN_OR_RETURN(detail::PassGrid grid, detail::PassGrid::make({a}, a.chunks()));
   const Shape chunk = grid.grid.chunk_shape();
@@ -29,14 +29,15 @@ Result<Array> persist(const Array& a, const PersistOptions& popts, const ExecOpt
   storage->chunks.resize(static_cast<size_t>(grid.grid.num_chunks()));
   const std::string label = options.label.empty() ? "persist" : options.label;
   const auto t0 = std::chrono::steady_clock::now();
+  run.start_pass(grid.grid.num_chunks());
   Status st = run_blocks(
-      grid.grid.num_chunks(), 2 * grid.block_bytes({a}) + cn * isz,
+      ctx, grid.grid.num_chunks(), 2 * grid.block_bytes({a}) + cn * isz,
       [&](int64_t i) -> Status {
         const BlockInfo info = grid.info(i);
         const detail::Box box = detail::Box::dense(info.origin, info.extent);
         STRATA_ASSIGN_OR_RETURN(Buffer block, Buffer::allocate(std::max<int64_t>(1, box.numel()) * isz));
-        detail::EvalContext ctx = run.eval_context();
-        STRATA_RETURN_NOT_OK(a.node()->read_box(box, block.data(), ctx));
+        detail::EvalContext ectx = run.eval_context();
+        STRATA_RETURN_NOT_OK(a.node()->read_box(box, block.data(), ectx));
         STRATA_ASSIGN_OR_RETURN(Buffer full, Buffer::zeros(std::max<int64_t>(1, cn) * isz));
         copy_box(block.data(), info.extent, Shape(chunk.size(), 0), full.data(), chunk, Shape(chunk.size(), 0),
                  info.extent, isz);

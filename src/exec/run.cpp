@@ -9,9 +9,9 @@
 
 namespace strata {
 
-Result<HostArray> compute(const Array& a, const ExecOptions& options) {
+Result<HostArray> compute(const Context& ctx, const Array& a, const PassOptions& options) {
   STRATA_RETURN_NOT_OK(a.status());
-  detail::RunContext run(options);
+  detail::RunContext run(ctx, options);
   STRATA_RETURN_NOT_OK(run.prepare({a}));
   if (const HostArray* m = run.materialized(a.node().get())) {  // a reduction: already computed
     run.finish();
@@ -22,14 +22,15 @@ Result<HostArray> compute(const Array& a, const ExecOptions& options) {
   const int64_t isz = a.dtype().itemsize();
   const std::string label = options.label.empty() ? "compute" : options.label;
   const auto t0 = std::chrono::steady_clock::now();
+  run.start_pass(grid.grid.num_chunks());
   Status st = run_blocks(
-      grid.grid.num_chunks(), grid.block_bytes({a}),
+      ctx, grid.grid.num_chunks(), grid.block_bytes({a}),
       [&](int64_t i) -> Status {
         const BlockInfo info = grid.info(i);
         const detail::Box box = detail::Box::dense(info.origin, info.extent);
         STRATA_ASSIGN_OR_RETURN(Buffer tmp, Buffer::allocate(std::max<int64_t>(1, box.numel()) * isz));
-        detail::EvalContext ctx = run.eval_context();
-        STRATA_RETURN_NOT_OK(a.node()->read_box(box, tmp.data(), ctx));
+        detail::EvalContext ectx = run.eval_context();
+        STRATA_RETURN_NOT_OK(a.node()->read_box(box, tmp.data(), ectx));
         copy_box(tmp.data(), info.extent, Shape(info.extent.size(), 0), out.raw(), a.shape(), info.origin,
                  info.extent, isz);
         return Status::OK();
@@ -41,31 +42,31 @@ Result<HostArray> compute(const Array& a, const ExecOptions& options) {
   return out;
 }
 
-Status to_zarr(const Array& a, const std::shared_ptr<io::Store>& store, const std::string& path,
-               io::ZarrCreateOptions zopts, const ExecOptions& options) {
+Status to_zarr(const Context& ctx, const Array& a, const std::shared_ptr<io::Store>& store, const std::string& path,
+               io::ZarrCreateOptions zopts, const PassOptions& options) {
   STRATA_RETURN_NOT_OK(a.status());
   zopts.shape = a.shape();
   zopts.dtype = a.dtype();
   if (zopts.chunks.empty()) zopts.chunks = a.chunks();
-  detail::RunContext run(options);
+  detail::RunContext run(ctx, options);
   STRATA_RETURN_NOT_OK(run.prepare({a}));
   STRATA_ASSIGN_OR_RETURN(io::ZarrArray z, io::ZarrArray::create(store, path, zopts));
   // Blocks are whole chunks (or shards), so no chunk is read back and merged.
   Shape block = zopts.shard_shape.empty() ? z.chunk_grid().chunk_shape() : zopts.shard_shape;
   STRATA_ASSIGN_OR_RETURN(detail::PassGrid grid, detail::PassGrid::make({a}, block));
   const int64_t isz = a.dtype().itemsize();
-  ThreadPool* pool = options.pool ? options.pool : &ThreadPool::global();
   const std::string label = options.label.empty() ? "to_zarr " + path : options.label;
   const auto t0 = std::chrono::steady_clock::now();
+  run.start_pass(grid.grid.num_chunks());
   Status st = run_blocks(
-      grid.grid.num_chunks(), 2 * grid.block_bytes({a}),
+      ctx, grid.grid.num_chunks(), 2 * grid.block_bytes({a}),
       [&](int64_t i) -> Status {
         const BlockInfo info = grid.info(i);
         const detail::Box box = detail::Box::dense(info.origin, info.extent);
         STRATA_ASSIGN_OR_RETURN(Buffer tmp, Buffer::allocate(std::max<int64_t>(1, box.numel()) * isz));
-        detail::EvalContext ctx = run.eval_context();
-        STRATA_RETURN_NOT_OK(a.node()->read_box(box, tmp.data(), ctx));
-        return z.write_region(info.origin, info.extent, tmp.data(), pool);
+        detail::EvalContext ectx = run.eval_context();
+        STRATA_RETURN_NOT_OK(a.node()->read_box(box, tmp.data(), ectx));
+        return z.write_region(info.origin, info.extent, tmp.data(), &ctx.pool());
       },
       nullptr, run.pass_options(label));
   run.finish_pass(label, grid.grid.num_chunks(), t0);

@@ -40,42 +40,35 @@ int64_t PassGrid::block_bytes(const std::vector<Array>& arrays) const {
   return bytes;
 }
 
-RunContext::RunContext(const ExecOptions& options) : options_(options), start_(std::chrono::steady_clock::now()) {
-  if (options_.report) reset_peak_memory();
-}
+RunContext::RunContext(const Context& ctx, const PassOptions& options)
+    : ctx_(ctx),
+      options_(options),
+      progress_(ctx, options.label.empty() ? "compute" : options.label, 0, "blocks"),
+      start_(std::chrono::steady_clock::now()) {}
 
 EvalContext RunContext::eval_context() {
   EvalContext c;
   c.stats = &stats_;
-  c.pool = options_.pool ? options_.pool : &ThreadPool::global();
+  c.pool = &ctx_.pool();
   c.materialized = &materialized_;
   return c;
 }
 
-ExecOptions RunContext::pass_options(const std::string& label) const {
-  ExecOptions o = options_;
+PassOptions RunContext::pass_options(const std::string& label) const {
+  PassOptions o = options_;
   o.label = label;
-  o.report = nullptr;
   return o;
 }
 
 void RunContext::finish_pass(const std::string& label, int64_t blocks, std::chrono::steady_clock::time_point t0) {
-  local_.passes += 1;
-  local_.blocks += blocks;
   local_.add_phase(label, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 void RunContext::finish() {
-  if (!options_.report) return;
   RunReport r = local_;
   stats_.add_to(r);
-  ThreadPool& pool = options_.pool ? *options_.pool : ThreadPool::global();
-  r.threads = pool.size();
-  r.memory_budget = options_.memory_budget;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  r.peak_tracked_bytes = memory_stats().peak_bytes;
-  r.peak_rss_bytes = peak_rss_bytes();
-  *options_.report += r;
+  ctx_.report().merge(r);
 }
 
 const HostArray* RunContext::materialized(const Node* n) const {
@@ -118,8 +111,8 @@ Status RunContext::evaluate_reduce(const ReduceNode& r) {
   STRATA_ASSIGN_OR_RETURN(Buffer total, Buffer::allocate(std::max<int64_t>(1, r.state_elems()) * isz));
   r.init_state(total.data(), r.state_elems());
   const std::string label = r.label();
-  ExecOptions o = pass_options(label);
-  const int64_t slots = std::max<int64_t>(1, reduce_slots(o));
+  PassOptions o = pass_options(label);
+  const int64_t slots = std::max<int64_t>(1, pass_window(ctx_, o));
   std::vector<Buffer> parts(slots);
   std::vector<Shape> origins(slots), extents(slots);
   const Box full = Box::dense(Shape(grid.ndim(), 0), grid.chunk_shape());
@@ -128,8 +121,9 @@ Status RunContext::evaluate_reduce(const ReduceNode& r) {
   const int64_t bytes = (in.tileable() ? 0 : grid.chunk_numel() * in.dtype().itemsize()) + in.working_bytes(full) +
                         kept_numel * isz;
   const auto t0 = std::chrono::steady_clock::now();
+  start_pass(grid.num_chunks());
   Status st = run_blocks(
-      grid.num_chunks(), bytes,
+      ctx_, grid.num_chunks(), bytes,
       [&](int64_t i) -> Status {
         const Shape idx = grid.unravel(i);
         const Box box = Box::dense(grid.chunk_origin(idx), grid.chunk_extent(idx));

@@ -23,21 +23,25 @@ struct PassGrid {
 
 class RunContext {
  public:
-  explicit RunContext(const ExecOptions& options);
+  RunContext(const Context& ctx, const PassOptions& options);
   /// Evaluate every reduction inside the graphs of `roots` (inner ones first).
   Status prepare(const std::vector<Array>& roots);
   Status prepare_node(const Node* root);
   EvalContext eval_context();
-  /// Options for a pass of this run (label set, report handled by the run).
-  ExecOptions pass_options(const std::string& label) const;
+  /// Options for a pass of this run (label set).
+  PassOptions pass_options(const std::string& label) const;
+  /// A pass of `blocks` blocks is about to run (grows the run's progress total).
+  void start_pass(int64_t blocks) { progress_.add_total(blocks); }
   void finish_pass(const std::string& label, int64_t blocks, std::chrono::steady_clock::time_point t0);
-  /// Fold counters, wall time and peaks into options.report (if any).
+  /// Fold counters and wall time into the context's report.
   void finish();
   const HostArray* materialized(const Node* n) const;
 
  private:
   Status evaluate_reduce(const ReduceNode& r);
-  ExecOptions options_;
+  const Context& ctx_;
+  PassOptions options_;
+  ProgressScope progress_;
   EvalStats stats_;
   std::unordered_map<const Node*, HostArray> materialized_;
   RunReport local_;

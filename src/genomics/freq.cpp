@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/genomics/freq.hpp"
 
 namespace strata::genomics {
@@ -50,7 +49,7 @@ Result<std::unique_ptr<OutputSet>> begin_outputs(const std::string& prefix, cons
   return OutputSet::begin(prefix + ".afreq", std::move(rules));
 }
 
-Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
+Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
                   const std::string& prefix, const FreqOptions& options) {
   if (static_cast<int64_t>(counts.size()) != view.num_variants())
     return Status::Invalid("write_freq_files: ", counts.size(), " counts for ", view.num_variants(), " variants");
@@ -73,7 +72,7 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vecto
     a.clear();
     b.clear();
     for (int64_t i = 0; i < n; ++i) {
-      const io::VariantCounts& c = counts[static_cast<size_t>(start + i)];
+      const genomics::VariantCounts& c = counts[static_cast<size_t>(start + i)];
       const int32_t ci = info.contig[i];
       const std::string& chrom = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";
       const std::string& id = info.id[i].empty() ? std::string(".") : info.id[i];
@@ -108,18 +107,16 @@ std::string format_plink_float(double value) {
   return buf;
 }
 
-Status write_freq_files(const io::GenotypeView& view, const std::string& prefix,
+Status write_freq_files(const Context& ctx, const io::GenotypeView& view, const std::string& prefix,
                         const FreqOptions& options) {
   // Outputs are checked before the counting pass.
   STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
-  ProgressBar bar("counting", options.progress ? view.num_variants() : 0);
-  STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(view, options.pool,
-                                                                  options.progress ? &bar : nullptr));
-  bar.finish();
+  ProgressScope progress(ctx, "counting", view.num_variants(), "variants");
+  STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, view));
   return write_into(*out, view, counts, prefix, options);
 }
 
-Status write_freq_files(const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
+Status write_freq_files(const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
                         const std::string& prefix, const FreqOptions& options) {
   STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
   return write_into(*out, view, counts, prefix, options);

@@ -9,7 +9,6 @@
 #include "genomics/genotype_gram_kernels.hpp"
 #include "genomics/standardize_internal.hpp"
 #include "strata/core/buffer.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
 
@@ -99,9 +98,10 @@ void find_missing(const uint8_t* row, int64_t n, int32_t row_in_group, MissingCa
 
 class GenotypeGramOperator final : public linalg::GramOperator {
  public:
-  GenotypeGramOperator(io::GenotypeViewPtr view, std::vector<float> luts, std::vector<LinearCode> linear,
-                       const GenotypeGramOptions& options)
-      : view_(std::move(view)),
+  GenotypeGramOperator(const Context& ctx, io::GenotypeViewPtr view, std::vector<float> luts,
+                       std::vector<LinearCode> linear, const GenotypeGramOptions& options)
+      : ctx_(ctx),
+        view_(std::move(view)),
         luts_(std::move(luts)),
         linear_(std::move(linear)),
         m_(view_->num_variants()),
@@ -129,7 +129,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   bool single_precision() const override { return true; }
   int64_t preferred_width() const override { return kLanes; }
 
-  bool rounds_operand() const override { return options_.arithmetic == GenotypeArithmetic::Mixed; }
+  bool rounds_operand() const override { return options_.arithmetic == Precision::Mixed; }
 
   linalg::DenseMatrix operand(const linalg::DenseMatrix& q) const override {
     if (!rounds_operand()) return q;
@@ -141,9 +141,9 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   }
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
-    if (options_.arithmetic == GenotypeArithmetic::Int16) return gram_int16(q, y);
+    if (options_.arithmetic == Precision::Int16) return gram_int16(q, y);
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
-    const bool mixed = options_.arithmetic == GenotypeArithmetic::Mixed;
+    const bool mixed = options_.arithmetic == Precision::Mixed;
     const std::vector<float> qt = mixed ? std::vector<float>() : transposed_f32(q, w);
     const Int16Block qi = mixed ? round_int16(q, n_, n32_, w) : Int16Block();
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
@@ -202,11 +202,9 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   }
 
  private:
-  ThreadPool& pool() const { return options_.pool ? *options_.pool : ThreadPool::global(); }
+  ThreadPool& pool() const { return ctx_.pool(); }
 
-  void advance(int64_t rows) const {
-    if (options_.progress) options_.progress->advance(rows);
-  }
+  void advance(int64_t rows) const { ctx_.advance_progress(rows); }
 
   // w × n16 row-major float copy of the transpose of a column-major n × c matrix; columns
   // past c and samples past n are zero.
@@ -217,7 +215,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return out;
   }
 
-  // Y = AᵀA·Q with int16 operands (see GenotypeArithmetic::Int16): Q is rounded per column,
+  // Y = AᵀA·Q with int16 operands (see Precision::Int16): Q is rounded per column,
   // A_t·Q̃ summed exactly; A_t·Q̃ is rounded per group and column for Aᵀ·(A·Q̃). Centring,
   // scaling and missing calls are applied outside the kernels from exact integer sums.
   Status gram_int16(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const {
@@ -317,9 +315,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // its tiles in parallel, then `group(g0, group_rows, tiles, group_codes)`.
   template <class TileFn, class GroupFn>
   Status for_each_group(TileFn&& tile, GroupFn&& group) const {
+    ctx_.report().add_pass(ceil_div(m_, kGroupRows));
+    if (!resident()) ctx_.report().add_bytes_read(m_ * stride_);
     std::vector<uint8_t> group_codes;
     if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
     for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
+      STRATA_RETURN_NOT_OK(ctx_.check_cancelled());
       const int64_t group_rows = std::min(kGroupRows, m_ - g0);
       const int64_t tiles = ceil_div(group_rows, kTileRows);
       // Streaming: the whole group is read before any kernel runs, because kernels read a few
@@ -351,6 +352,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     });
   }
 
+  Context ctx_;  // a handle: keeps the resources alive for the operator's passes
   io::GenotypeViewPtr view_;
   std::vector<float> luts_;
   std::vector<LinearCode> linear_;
@@ -361,11 +363,16 @@ class GenotypeGramOperator final : public linalg::GramOperator {
 
 }  // namespace
 
-Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeViewPtr& view,
-                                                            const std::vector<io::VariantCounts>& counts,
-                                                            std::vector<int64_t> kept, io::Standardization scale,
+Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, const io::GenotypeViewPtr& view,
+                                                            const std::vector<genomics::VariantCounts>& counts,
+                                                            std::vector<int64_t> kept, genomics::Standardization scale,
                                                             const GenotypeGramOptions& options) {
   if (!view) return Status::Invalid("genotype gram: no genotype view");
+  if (options.arithmetic != Precision::Int16 && options.arithmetic != Precision::Float32 &&
+      options.arithmetic != Precision::Mixed) {
+    return Status::Invalid("genotype gram: precision ", precision_name(options.arithmetic),
+                           " is not one of int16, mixed or float32");
+  }
   STRATA_ASSIGN_OR_RETURN(std::vector<float> luts, kept_standardize_luts<float>(counts, kept, scale));
   STRATA_ASSIGN_OR_RETURN(std::vector<double> luts64, kept_standardize_luts<double>(counts, kept, scale));
   std::vector<LinearCode> linear(kept.size());
@@ -380,7 +387,7 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
       return Status::Invalid("genotype gram: standardization of variant ", kept[i], " is not linear in the dosage");
   }
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
-  auto op = std::make_shared<GenotypeGramOperator>(std::move(sub), std::move(luts), std::move(linear), options);
+  auto op = std::make_shared<GenotypeGramOperator>(ctx, std::move(sub), std::move(luts), std::move(linear), options);
   const int64_t bytes = op->rows() * io::packed_row_bytes(op->cols());
   if (options.resident_bytes > 0 && bytes <= options.resident_bytes) {
     STRATA_RETURN_NOT_OK(op->load_resident());
@@ -389,22 +396,6 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const io::GenotypeVi
 }
 
 bool int16_kernels_vectorized() { return detail::int_kernels_vectorized(); }
-
-const char* genotype_arithmetic_name(GenotypeArithmetic a) {
-  switch (a) {
-    case GenotypeArithmetic::Int16: return "int16";
-    case GenotypeArithmetic::Float32: return "float32";
-    case GenotypeArithmetic::Mixed: return "mixed";
-  }
-  return "?";
-}
-
-Result<GenotypeArithmetic> parse_genotype_arithmetic(const std::string& name) {
-  if (name == "int16") return GenotypeArithmetic::Int16;
-  if (name == "float32") return GenotypeArithmetic::Float32;
-  if (name == "mixed") return GenotypeArithmetic::Mixed;
-  return Status::Invalid("unknown genotype arithmetic '", name, "' (expected int16, float32 or mixed)");
-}
 
 bool genotype_gram_is_resident(const linalg::GramOperator& op) {
   const auto* g = dynamic_cast<const GenotypeGramOperator*>(&op);

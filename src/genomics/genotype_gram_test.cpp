@@ -1,3 +1,4 @@
+#include "core/test_context.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 
 #include <cmath>
@@ -6,34 +7,36 @@
 #include "genomics/test_cohort.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::genomics {
 namespace {
 
 struct Fixture {
   io::GenotypeViewPtr view;
-  std::vector<io::VariantCounts> counts;
+  std::vector<genomics::VariantCounts> counts;
   std::vector<int64_t> kept;
   linalg::DenseMatrix a;  // standardized kept variants × samples, float64 reference
-  io::Standardization scale = io::Standardization::Binom2;
+  genomics::Standardization scale = genomics::Standardization::Binom2;
 };
 
 // Shapes chosen to exercise every edge: samples not a multiple of 16 (or of the 192-sample
 // slice), variants not a multiple of the 96-row tile or the 3,072-row group.
-Fixture make_fixture(int64_t m, int64_t n, uint64_t seed, io::Standardization scale = io::Standardization::Binom2) {
+Fixture make_fixture(int64_t m, int64_t n, uint64_t seed, genomics::Standardization scale = genomics::Standardization::Binom2) {
   Fixture f;
   f.scale = scale;
   f.view = cohort(m, n, seed);
-  f.counts = *io::compute_variant_counts(*f.view);
+  f.counts = *genomics::compute_variant_counts(test_ctx(), *f.view);
   for (int64_t v = 0; v < m; ++v)
     if (!f.counts[static_cast<size_t>(v)].monomorphic()) f.kept.push_back(v);
   auto block = *io::read_genotype_block(*f.view, 0, m);
   f.a = linalg::DenseMatrix(static_cast<int64_t>(f.kept.size()), n);
   for (size_t i = 0; i < f.kept.size(); ++i) {
     double lut[4];
-    io::make_standardize_lut(f.counts[static_cast<size_t>(f.kept[i])], scale, lut);
+    genomics::make_standardize_lut(f.counts[static_cast<size_t>(f.kept[i])], scale, lut);
     for (int64_t j = 0; j < n; ++j) f.a(static_cast<int64_t>(i), j) = lut[io::code_at(block.row(f.kept[i]), j)];
   }
   return f;
@@ -46,13 +49,12 @@ linalg::DenseMatrix test_block(int64_t n, int64_t w) {
   return q;
 }
 
-linalg::GramOperatorPtr make_op(const Fixture& f, ThreadPool* pool, bool resident,
-                                GenotypeArithmetic arithmetic = GenotypeArithmetic::Int16) {
+linalg::GramOperatorPtr make_op(const Fixture& f, const Context& ctx, bool resident,
+                                Precision arithmetic = Precision::Int16) {
   GenotypeGramOptions o;
-  o.pool = pool;
   o.arithmetic = arithmetic;
   o.resident_bytes = resident ? (int64_t{1} << 30) : 0;
-  auto op = make_genotype_gram_operator(f.view, f.counts, f.kept, f.scale, o);
+  auto op = make_genotype_gram_operator(ctx, f.view, f.counts, f.kept, f.scale, o);
   EXPECT_TRUE(op.ok()) << op.status().to_string();
   EXPECT_EQ(genotype_gram_is_resident(**op), resident);
   return *op;
@@ -71,13 +73,13 @@ double max_rel_diff(const linalg::DenseMatrix& x, const linalg::DenseMatrix& ref
 // to 15 bits) to ~1e-5 of the largest entry; mixed products of the block they report as their
 // operand to float32 rounding.
 TEST(GenotypeGram, ProductsMatchFloat64Reference) {
-  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16, GenotypeArithmetic::Mixed}) {
-    const double tol = arithmetic == GenotypeArithmetic::Int16 ? 1e-4 : 1e-5;
+  for (auto arithmetic : {Precision::Float32, Precision::Int16, Precision::Mixed}) {
+    const double tol = arithmetic == Precision::Int16 ? 1e-4 : 1e-5;
     for (bool portable : {false, true}) {
       const bool before = detail::force_portable_kernels(portable);
       for (int64_t w : {3, 16, 21}) {
         const Fixture f = make_fixture(3200, w == 16 ? 517 : 203, 7);
-        auto op = make_op(f, nullptr, true, arithmetic);
+        auto op = make_op(f, test_ctx(), true, arithmetic);
         const linalg::DenseMatrix q = op->operand(test_block(f.a.cols, w));
         linalg::DenseMatrix y;
         STRATA_ASSERT_OK(op->gram(q, y));
@@ -99,12 +101,12 @@ TEST(GenotypeGram, ProductsMatchFloat64Reference) {
 // The integer path rewrites centring, scaling and missing calls as per-variant terms: every
 // standardization (missing → 0, or → 2f for `none`) must come out right, with missing calls.
 TEST(GenotypeGram, Int16EveryStandardization) {
-  for (auto scale : {io::Standardization::Binom2, io::Standardization::Binom, io::Standardization::Center,
-                     io::Standardization::None}) {
+  for (auto scale : {genomics::Standardization::Binom2, genomics::Standardization::Binom, genomics::Standardization::Center,
+                     genomics::Standardization::None}) {
     const Fixture f = make_fixture(700, 333, 3, scale);
     const linalg::DenseMatrix q = test_block(f.a.cols, 8);
     linalg::DenseMatrix y;
-    STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, y));
+    STRATA_ASSERT_OK(make_op(f, test_ctx(), true)->gram(q, y));
     const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
     EXPECT_LT(max_rel_diff(y, ref), 1e-4) << static_cast<int>(scale);
   }
@@ -114,9 +116,9 @@ TEST(GenotypeGram, Int16EveryStandardization) {
 // nothing; its products are float32-accurate for every standardization, with missing calls.
 TEST(GenotypeGram, MixedOperandAndStandardizations) {
   const Fixture f0 = make_fixture(700, 333, 3);
-  auto op = make_op(f0, nullptr, true, GenotypeArithmetic::Mixed);
+  auto op = make_op(f0, test_ctx(), true, Precision::Mixed);
   EXPECT_TRUE(op->rounds_operand());
-  EXPECT_FALSE(make_op(f0, nullptr, true, GenotypeArithmetic::Int16)->rounds_operand());
+  EXPECT_FALSE(make_op(f0, test_ctx(), true, Precision::Int16)->rounds_operand());
   const linalg::DenseMatrix q = test_block(f0.a.cols, 8);
   const linalg::DenseMatrix qr = op->operand(q);
   EXPECT_EQ(op->operand(qr).data, qr.data);
@@ -129,11 +131,11 @@ TEST(GenotypeGram, MixedOperandAndStandardizations) {
     EXPECT_GT(err, 0.0);
     EXPECT_LE(err, 0.5 * mx / 32767 * (1 + 1e-9)) << j;
   }
-  for (auto scale : {io::Standardization::Binom2, io::Standardization::Binom, io::Standardization::Center,
-                     io::Standardization::None}) {
+  for (auto scale : {genomics::Standardization::Binom2, genomics::Standardization::Binom, genomics::Standardization::Center,
+                     genomics::Standardization::None}) {
     const Fixture f = make_fixture(700, 333, 3, scale);
     linalg::DenseMatrix y;
-    STRATA_ASSERT_OK(make_op(f, nullptr, true, GenotypeArithmetic::Mixed)->gram(qr, y));
+    STRATA_ASSERT_OK(make_op(f, test_ctx(), true, Precision::Mixed)->gram(qr, y));
     const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, qr), true, false);
     EXPECT_LT(max_rel_diff(y, ref), 1e-5) << static_cast<int>(scale);
   }
@@ -144,9 +146,9 @@ TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
   const Fixture f = make_fixture(3300, 205, 13);
   const linalg::DenseMatrix q = test_block(f.a.cols, 16);
   linalg::DenseMatrix fast, portable;
-  STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, fast));
+  STRATA_ASSERT_OK(make_op(f, test_ctx(), true)->gram(q, fast));
   const bool before = detail::force_portable_kernels(true);
-  STRATA_ASSERT_OK(make_op(f, nullptr, true)->gram(q, portable));
+  STRATA_ASSERT_OK(make_op(f, test_ctx(), true)->gram(q, portable));
   detail::force_portable_kernels(before);
   EXPECT_EQ(fast.data, portable.data);
 }
@@ -154,14 +156,14 @@ TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
 TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {
   const Fixture f = make_fixture(3500, 517, 11);
   const linalg::DenseMatrix q = test_block(f.a.cols, 16);
-  for (auto arithmetic : {GenotypeArithmetic::Float32, GenotypeArithmetic::Int16, GenotypeArithmetic::Mixed}) {
+  for (auto arithmetic : {Precision::Float32, Precision::Int16, Precision::Mixed}) {
     linalg::DenseMatrix ref;
-    STRATA_ASSERT_OK(make_op(f, nullptr, true, arithmetic)->gram(q, ref));
+    STRATA_ASSERT_OK(make_op(f, test_ctx(), true, arithmetic)->gram(q, ref));
     for (int threads : {1, 2, 3}) {
-      ThreadPool pool(threads);
+      const Context ctx = strata::testing::make_test_context(threads);
       for (bool resident : {true, false}) {
         linalg::DenseMatrix y;
-        STRATA_ASSERT_OK(make_op(f, &pool, resident, arithmetic)->gram(q, y));
+        STRATA_ASSERT_OK(make_op(f, ctx, resident, arithmetic)->gram(q, y));
         EXPECT_EQ(y.data, ref.data) << threads << " threads, resident " << resident;
       }
     }
@@ -170,18 +172,16 @@ TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {
 
 TEST(GenotypeGram, RandomizedPcaSameBitsForThreadsAndMemoryBudgets) {
   auto view = cohort(4000, 300, 5);
-  PcaOptions base;
+  PcaParams base;
   base.k = 5;
   base.method = linalg::SvdMethod::Randomized;
   base.iterations = 6;
-  ThreadPool one(1), two(2);
-  base.pass.pool = &one;
-  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult ref, pca(view, base));
+  const Context one = strata::testing::make_test_context(1);
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult ref, pca(one, view, base));
   EXPECT_TRUE(ref.resident);
-  PcaOptions other = base;
-  other.pass.pool = &two;
-  other.memory_bytes = 1;  // out of core: codes re-read every pass
-  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, other));
+  // Out of core: a budget too small to hold the codes, so they are re-read every pass.
+  const Context two = strata::testing::make_test_context(2, int64_t{1} << 20);
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(two, view, base));
   EXPECT_FALSE(r.resident);
   EXPECT_EQ(r.eigenvalues, ref.eigenvalues);
   EXPECT_EQ(r.eigenvectors.data, ref.eigenvectors.data);

@@ -8,7 +8,7 @@
 
 namespace strata::genomics {
 namespace {
-// Block Krylov defaults (see PcaOptions::iterations): blocks of 8 columns (one SIMD width of
+// Block Krylov defaults (see PcaParams::iterations): blocks of 8 columns (one SIMD width of
 // the genotype kernels) and a search space of 18 columns per wanted component.
 constexpr int64_t kPcaBlockColumns = 8;
 constexpr int64_t kPcaColumnsPerComponent = 18;
@@ -17,19 +17,26 @@ constexpr int64_t kPcaColumnsPerComponent = 18;
 constexpr int64_t kPcaTolerancePassFactor = 8;
 }  // namespace
 
-Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options) {
+Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options) {
   if (!view) return Status::Invalid("pca: no genotype view");
-  STRATA_RETURN_NOT_OK(io::validate_variant_filter(options.filter));
+  STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(options.filter));
   if (options.k < 1) return Status::Invalid("pca: k must be at least 1, got ", options.k);
+  if (options.precision == Precision::Float64) {
+    return Status::Invalid("pca: precision float64 is the exact method's (--method exact); the randomized genotype "
+                           "products take auto, int16, mixed or float32");
+  }
   using clock = std::chrono::steady_clock;
+  auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+  // One progress task over every pass, in variants; the SVD passes are added once known.
+  ProgressScope progress(ctx, "pca", view->num_variants(), "variants");
   const auto t0 = clock::now();
-  STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(*view, options.pass.pool, nullptr));
+  STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, *view));
   PcaResult out;
-  out.stats_seconds = std::chrono::duration<double>(clock::now() - t0).count();
-  io::VariantFilter filter = options.filter;
+  ctx.report().add_phase("variant counts", seconds_since(t0));
+  genomics::VariantFilter filter = options.filter;
   // Zero-variance variants carry no information and would only change M.
   filter.drop_monomorphic = true;
-  out.filter = io::apply_variant_filter(counts, filter);
+  out.filter = genomics::apply_variant_filter(counts, filter);
   if (out.filter.kept.empty()) {
     return Status::InvalidData(view->describe(), ": every variant was filtered out (", out.filter.dropped_missing,
                            " by missingness, ", out.filter.dropped_monomorphic, " monomorphic, ",
@@ -45,15 +52,15 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   // Each code contributes lut[code]² to the diagonal of XᵀX; summing per variant is exact.
   double sum_sq = 0.0;
   for (int64_t v : out.variants_used) {
-    const io::VariantCounts& c = counts[static_cast<size_t>(v)];
+    const genomics::VariantCounts& c = counts[static_cast<size_t>(v)];
     double lut[4];
-    io::make_standardize_lut(c, options.scale, lut);
+    genomics::make_standardize_lut(c, options.scale, lut);
     sum_sq += double(c.hom_ref) * lut[0] * lut[0] + double(c.het) * lut[1] * lut[1] +
               double(c.hom_alt) * lut[2] * lut[2] + double(c.missing) * lut[3] * lut[3];
   }
   out.grm_trace = sum_sq / m_scale;
   if (!(sum_sq > 0.0)) return Status::InvalidData(view->describe(), ": the standardized genotypes are all zero (constant data)");
-  linalg::SvdOptions so;
+  linalg::SvdParams so;
   so.k = options.k;
   so.scheme = options.scheme;
   so.iterations = options.iterations;
@@ -64,7 +71,7 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
       const int64_t columns = kPcaColumnsPerComponent * (options.k + std::max<int64_t>(0, options.oversampling));
       int64_t passes = (columns + so.block_columns - 1) / so.block_columns;
       if (options.tolerance > 0) {
-        const int64_t by_memory = options.memory_bytes / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
+        const int64_t by_memory = ctx.memory_budget() / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
         passes = std::max(passes, std::min(kPcaTolerancePassFactor * passes, by_memory));
       }
       so.iterations = static_cast<int>(std::min<int64_t>(passes, 1 << 20));
@@ -87,7 +94,8 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
   linalg::SvdResult r;
   if (method == linalg::SvdMethod::Exact) {
     STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(view, counts, out.variants_used, options.scale));
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(src, so));
+    progress.add_total(2 * src->rows());  // TSQR's R pass and the pass that applies Q
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, src, so));
     out.arithmetic = "float64";
   } else {
     // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64;
@@ -97,23 +105,23 @@ Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options
     const int64_t width = (block + 7) / 8 * 8 * (krylov ? std::max(1, so.iterations) : 1);
     const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
     GenotypeGramOptions go;
-    go.pool = options.pass.pool;
-    go.progress = options.pass.progress;
-    go.resident_bytes = std::max<int64_t>(0, options.memory_bytes - state);
-    go.arithmetic = options.arithmetic.value_or(!int16_kernels_vectorized() ? GenotypeArithmetic::Float32
-                                                : options.tolerance > 0     ? GenotypeArithmetic::Mixed
-                                                                            : GenotypeArithmetic::Int16);
-    out.arithmetic = genotype_arithmetic_name(go.arithmetic);
+    go.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
+    go.arithmetic = options.precision != Precision::Auto ? options.precision
+                    : !int16_kernels_vectorized()       ? Precision::Float32
+                    : options.tolerance > 0             ? Precision::Mixed
+                                                        : Precision::Int16;
+    out.arithmetic = precision_name(go.arithmetic);
     const auto t_load = clock::now();
-    STRATA_ASSIGN_OR_RETURN(auto op, make_genotype_gram_operator(view, counts, out.variants_used, options.scale, go));
-    out.load_seconds = std::chrono::duration<double>(clock::now() - t_load).count();
+    STRATA_ASSIGN_OR_RETURN(auto op,
+                            make_genotype_gram_operator(ctx, view, counts, out.variants_used, options.scale, go));
+    ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(*op, so));
+    progress.add_total(m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0)));
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, so));
   }
-  out.svd_seconds = std::chrono::duration<double>(clock::now() - t1).count();
+  ctx.report().add_phase("svd", seconds_since(t1));
   out.method = r.method;
   out.passes = r.passes + 1;
-  out.product_seconds = r.product_seconds;
   for (double s : r.s) out.eigenvalues.push_back(s * s / m_scale);
   out.converged = r.converged;
   out.max_error_estimate = r.max_error_estimate;

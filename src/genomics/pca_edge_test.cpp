@@ -8,12 +8,15 @@
 #include <cmath>
 #include <limits>
 
+#include "core/test_context.hpp"
 #include "genomics/test_cohort.hpp"
 #include "strata/genomics/pca.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::genomics {
 namespace {
@@ -27,17 +30,17 @@ struct GrmEig {
 };
 GrmEig reference_grm(const io::GenotypeViewPtr& view, double m_divisor, const std::vector<int64_t>* only = nullptr) {
   const int64_t m = view->num_variants(), n = view->num_samples();
-  auto counts = io::compute_variant_counts(*view);
+  auto counts = genomics::compute_variant_counts(test_ctx(), *view);
   auto block = io::read_genotype_block(*view, 0, m);
   EXPECT_TRUE(counts.ok() && block.ok());
   std::vector<double> g(static_cast<size_t>(n * n), 0.0);  // column-major n × n
   std::vector<double> x(static_cast<size_t>(n));
   for (int64_t v = 0; v < m; ++v) {
-    const io::VariantCounts& c = (*counts)[static_cast<size_t>(v)];
+    const genomics::VariantCounts& c = (*counts)[static_cast<size_t>(v)];
     if (c.monomorphic()) continue;
     if (only && !std::binary_search(only->begin(), only->end(), v)) continue;
     double lut[4];
-    io::make_standardize_lut(c, io::Standardization::Binom2, lut);
+    genomics::make_standardize_lut(c, genomics::Standardization::Binom2, lut);
     for (int64_t j = 0; j < n; ++j) x[j] = lut[io::code_at(block->row(v), j)];
     for (int64_t b = 0; b < n; ++b)
       for (int64_t a = 0; a < n; ++a) g[a + b * n] += x[a] * x[b];
@@ -69,10 +72,10 @@ TEST(PcaEdge, ExactWithFewerVariantsThanSamples) {
   auto view = cohort(m, n, 4);
   ASSERT_TRUE(view);
   const GrmEig ref = reference_grm(view, static_cast<double>(m));
-  PcaOptions o;
+  PcaParams o;
   o.k = 3;
   o.method = linalg::SvdMethod::Exact;
-  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
   ASSERT_EQ(r.eigenvalues.size(), 3u);
   expect_matches(r, ref, n, 1e-11);
   EXPECT_EQ(r.loadings.rows, m - 1);
@@ -88,11 +91,11 @@ TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
   const int64_t m = 300, n = 60;
   auto view = cohort(m, n, 6);  // variant 3 is monomorphic
   for (double maf : {0.0, 0.01}) {
-    PcaOptions o;
+    PcaParams o;
     o.k = 3;
     o.method = linalg::SvdMethod::Exact;
     o.filter.min_maf = maf;
-    STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, o));
+    STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
     const int64_t expect_m = maf > 0 ? static_cast<int64_t>(r.variants_used.size()) : m;
     EXPECT_EQ(r.grm_variants, expect_m) << maf;
     EXPECT_EQ(r.filter.dropped_monomorphic, 1);
@@ -108,21 +111,21 @@ TEST(PcaEdge, SmallRandomizedIsExactAndHonest) {
   for (auto [m, n] : {std::pair<int64_t, int64_t>{30, 10}, {12, 40}}) {
     auto view = cohort(m, n, 8);
     const GrmEig ref = reference_grm(view, static_cast<double>(m));
-    for (auto arith : {GenotypeArithmetic::Float32, GenotypeArithmetic::Mixed, GenotypeArithmetic::Int16}) {
-      SCOPED_TRACE(::testing::Message() << m << " x " << n << " " << genotype_arithmetic_name(arith));
-      PcaOptions o;
+    for (auto arith : {Precision::Float32, Precision::Mixed, Precision::Int16}) {
+      SCOPED_TRACE(::testing::Message() << m << " x " << n << " " << precision_name(arith));
+      PcaParams o;
       o.k = 2;
       o.method = linalg::SvdMethod::Randomized;
       o.tolerance = 1e-8;
-      o.arithmetic = arith;
-      STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(view, o));
+      o.precision = arith;
+      STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
       EXPECT_EQ(r.stop, "complete");
       expect_matches(r, ref, n, 1e-5);
       EXPECT_EQ(r.converged, r.max_error_estimate <= 1e-8) << r.max_error_estimate;
       EXPECT_LT(r.max_error_estimate, 1e-4);
       // A tolerance the products can meet.
       o.tolerance = 1e-3;
-      STRATA_ASSERT_OK_AND_ASSIGN(r, pca(view, o));
+      STRATA_ASSERT_OK_AND_ASSIGN(r, pca(test_ctx(), view, o));
       EXPECT_TRUE(r.converged) << r.max_error_estimate;
     }
   }
@@ -154,7 +157,7 @@ TEST(PcaEdge, FractionalDosagesAreRejectedNotMissing) {
   hard[17] = -1;
   write_dosages(tmp.str("hard.zarr"), m, n, hard);
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::open_genotypes(tmp.str("hard.zarr")));
-  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, io::compute_variant_counts(*view));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, genomics::compute_variant_counts(test_ctx(), *view));
   EXPECT_EQ(counts[0].missing, 1);  // NaN
   EXPECT_EQ(counts[1].missing, 1);  // −1
   int64_t calls = 0;
@@ -166,31 +169,31 @@ TEST(PcaEdge, FractionalDosagesAreRejectedNotMissing) {
   frac[7 * n + 1] = 1.5;
   write_dosages(tmp.str("frac.zarr"), m, n, frac);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("frac.zarr")));
-  PcaOptions o;
+  PcaParams o;
   o.k = 2;
-  STRATA_EXPECT_STATUS(pca(view, o), StatusCode::InvalidData,
+  STRATA_EXPECT_STATUS(pca(test_ctx(), view, o), StatusCode::InvalidData,
                        "frac.zarr.*: dosage 0.37 at variant 2, sample 5 is not a hard call");
   std::vector<float> frac32(frac.begin(), frac.end());
   write_dosages(tmp.str("frac32.zarr"), m, n, frac32);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("frac32.zarr")));
-  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData,
+  STRATA_EXPECT_STATUS(genomics::compute_variant_counts(test_ctx(), *view), StatusCode::InvalidData,
                        "frac32.zarr.*: dosage 0.37.* at variant 2, sample 5 is not a hard call");
   std::vector<double> inf = hard;
   inf[3 * n] = std::numeric_limits<double>::infinity();
   write_dosages(tmp.str("inf.zarr"), m, n, inf);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("inf.zarr")));
-  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage inf at variant 3, sample 0");
+  STRATA_EXPECT_STATUS(genomics::compute_variant_counts(test_ctx(), *view), StatusCode::InvalidData, "dosage inf at variant 3, sample 0");
   // An integer above 2 is not a call either (it used to be read as missing).
   std::vector<double> three = hard;
   three[1 * n + 1] = 3;
   write_dosages(tmp.str("three.zarr"), m, n, three);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("three.zarr")));
-  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage 3 at variant 1, sample 1");
+  STRATA_EXPECT_STATUS(genomics::compute_variant_counts(test_ctx(), *view), StatusCode::InvalidData, "dosage 3 at variant 1, sample 1");
   std::vector<int8_t> three8(three.size());
   for (size_t i = 0; i < three.size(); ++i) three8[i] = std::isnan(three[i]) ? int8_t{-1} : static_cast<int8_t>(three[i]);
   write_dosages(tmp.str("three8.zarr"), m, n, three8);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("three8.zarr")));
-  STRATA_EXPECT_STATUS(io::compute_variant_counts(*view), StatusCode::InvalidData, "dosage 3 at variant 1, sample 1");
+  STRATA_EXPECT_STATUS(genomics::compute_variant_counts(test_ctx(), *view), StatusCode::InvalidData, "dosage 3 at variant 1, sample 1");
 }
 
 }  // namespace

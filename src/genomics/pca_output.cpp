@@ -2,7 +2,6 @@
 #include "strata/genomics/pca_output.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +12,9 @@
 #include <unordered_map>
 
 #include "io/genotype/zarr_strings_internal.hpp"
+#include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/output.hpp"
+#include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
@@ -32,12 +33,12 @@ const char* method_name(linalg::SvdMethod m) {
   return m == linalg::SvdMethod::Exact ? "exact" : "randomized";
 }
 
-const char* scale_name(io::Standardization s) {
+const char* scale_name(genomics::Standardization s) {
   switch (s) {
-    case io::Standardization::Binom2: return "binom2";
-    case io::Standardization::Binom: return "binom";
-    case io::Standardization::Center: return "center";
-    case io::Standardization::None: return "none";
+    case genomics::Standardization::Binom2: return "binom2";
+    case genomics::Standardization::Binom: return "binom";
+    case genomics::Standardization::Center: return "center";
+    case genomics::Standardization::None: return "none";
   }
   return "?";
 }
@@ -59,17 +60,6 @@ std::string one_component_svg() {
          "<text x=\"10\" y=\"35\" font-size=\"14\">One principal component: nothing to plot.</text></svg>\n";
 }
 
-// printf's "%.9g" (std::to_chars promises the same text), without the locale machinery:
-// loadings are a million values for 100,000 variants.
-std::string_view format_value(double x, char (&buf)[32]) {
-  const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 9);
-  return std::string_view(buf, static_cast<size_t>(r.ptr - buf));
-}
-std::string format_value(double x) {
-  char buf[32];
-  return std::string(format_value(x, buf));
-}
-
 // Sample IDs, numbered from 0 where the source has none (plain dosage arrays).
 std::vector<std::string> sample_ids(const io::SampleInfo& s, int64_t n) {
   if (static_cast<int64_t>(s.id.size()) == n) return s.id;
@@ -88,7 +78,7 @@ Status write_eigenvec(const std::string& path, const io::SampleInfo& s, const li
   for (int64_t i = 0; i < v.rows; ++i) {
     const std::string& iid = ids[static_cast<size_t>(i)];
     f << (has_fid ? s.family_id[static_cast<size_t>(i)] : iid) << '\t' << iid;
-    for (int64_t j = 0; j < v.cols; ++j) f << '\t' << format_value(v(i, j));
+    for (int64_t j = 0; j < v.cols; ++j) f << '\t' << format_pca_value(v(i, j));
     f << '\n';
   }
   f.close();
@@ -97,7 +87,7 @@ Status write_eigenvec(const std::string& path, const io::SampleInfo& s, const li
 
 Status write_eigenval(const std::string& path, const std::vector<double>& values) {
   std::ofstream f(path);
-  for (double x : values) f << format_value(x) << '\n';
+  f << format_eigenval(values);
   f.close();
   return check_stream(f, path);
 }
@@ -129,7 +119,7 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
       f << chrom << '\t' << id << '\t' << (info.ref.empty() ? "." : info.ref[v]) << '\t'
         << (info.alt.empty() || info.alt[v].empty() ? "." : info.alt[v]);
       char buf[32];
-      for (int64_t j = 0; j < k; ++j) f << '\t' << (have_loadings ? format_value(r.loadings(i, j), buf) : "nan");
+      for (int64_t j = 0; j < k; ++j) f << '\t' << (have_loadings ? format_pca_value(r.loadings(i, j), buf) : "nan");
       f << '\n';
     }
     if (info.size() == 0) return Status::IOError(view.describe(), ": no metadata for variant ", start);
@@ -200,7 +190,7 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
       {"converged", r.converged},
       {"stop", r.stop},
       {"loadings", "unit-norm left singular vectors of the standardized variants x samples matrix"}};
-  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
+  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, io::detail::dump_compact(attrs)));
   return io::zarr_consolidate(store, "");
 }
 
@@ -234,7 +224,7 @@ Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& sam
   return std::vector<std::string>(n);
 }
 
-Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::string& prefix,
+Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                        const PcaRunOptions& options) {
   if (prefix.empty()) return Status::Invalid("pca: no output prefix");
   PcaRunSummary s;
@@ -261,15 +251,9 @@ Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::stri
   if (options.write_plot) {
     STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file));
   }
-  s.phases.emplace_back("open", seconds_since(t));
-  STRATA_ASSIGN_OR_RETURN(s.result, pca(view, options.pca));
+  ctx.report().add_phase("open", seconds_since(t));
+  STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
-  s.phases.emplace_back("variant_stats", r.stats_seconds);
-  s.phases.emplace_back("svd", r.svd_seconds);
-  if (r.method == linalg::SvdMethod::Randomized) {
-    s.phases.emplace_back("svd.load_codes", r.load_seconds);
-    s.phases.emplace_back("svd.products", r.product_seconds);
-  }
   for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
 
   t = clock_type::now();
@@ -299,7 +283,7 @@ Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::stri
   }
   STRATA_RETURN_NOT_OK(out->commit());
   s.files = out->final_paths();
-  s.phases.emplace_back("write", seconds_since(t));
+  ctx.report().add_phase("write", seconds_since(t));
   return s;
 }
 

@@ -104,8 +104,8 @@ class StandardizedSource final : public linalg::RowBlockSource {
 }  // namespace
 
 Result<linalg::RowBlockSourcePtr> make_standardized_source(const io::GenotypeViewPtr& view,
-                                                           const std::vector<io::VariantCounts>& counts,
-                                                           std::vector<int64_t> kept, io::Standardization scale) {
+                                                           const std::vector<genomics::VariantCounts>& counts,
+                                                           std::vector<int64_t> kept, genomics::Standardization scale) {
   if (!view) return Status::Invalid("pca: no genotype view");
   STRATA_ASSIGN_OR_RETURN(std::vector<float> l32, kept_standardize_luts<float>(counts, kept, scale));
   STRATA_ASSIGN_OR_RETURN(std::vector<double> l64, kept_standardize_luts<double>(counts, kept, scale));

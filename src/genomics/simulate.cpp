@@ -2,15 +2,47 @@
 #include <algorithm>
 #include <cmath>
 
-#include "genomics/simulate_kernels_internal.hpp"
-#include "genomics/simulate_rng_internal.hpp"
+#include "strata/core/random.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/genotype.hpp"
 
 namespace strata::genomics {
 namespace {
 
-using detail::philox_at;
+// Streams of the simulator's draws (strata/core/random.hpp keying): every word is a pure
+// function of (seed, stream, index), so simulated data never depends on chunking or threads.
+enum Stream : uint32_t {
+  kStreamAlleles = 0,     ///< words 2g and 2g + 1 for the two alleles of call g = v·N + s
+  kStreamMissing = 1,     ///< word g
+  kStreamVariant = 2,     ///< random::Sequence of variant v: its population frequencies
+  kStreamPopulation = 3,  ///< word s: the population of sample s
+};
+
+// Gamma(shape, 1) by Marsaglia–Tsang (shape < 1 through the U^(1/shape) boost).
+double draw_gamma(random::Sequence& d, double shape) {
+  if (shape < 1.0) {
+    const double g = draw_gamma(d, shape + 1.0);
+    return g * std::pow(d.uniform(), 1.0 / shape);
+  }
+  const double c3 = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * c3);
+  for (;;) {
+    double x, v;
+    do {
+      x = d.normal();
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    const double u = d.uniform();
+    if (u < 1.0 - 0.0331 * x * x * x * x) return c3 * v;
+    if (std::log(u) < 0.5 * x * x + c3 * (1.0 - v + std::log(v))) return c3 * v;
+  }
+}
+
+// Beta(a, b) as X / (X + Y) of two gammas.
+double draw_beta(random::Sequence& d, double a, double b) {
+  const double x = draw_gamma(d, a), y = draw_gamma(d, b);
+  return x / (x + y);
+}
 
 class SimulatedView final : public io::GenotypeView {
  public:
@@ -73,13 +105,13 @@ class SimulatedView final : public io::GenotypeView {
  private:
   // ALT probability of each population, as thresholds on 32-bit words (u < t ⇔ ALT).
   void population_thresholds(int64_t v, uint64_t* t) const {
-    detail::VariantDraws d(o_.seed, static_cast<uint64_t>(v));
+    random::Sequence d(o_.seed, kStreamVariant, static_cast<uint64_t>(v));
     const double p = 0.05 + 0.9 * d.uniform();
     for (int64_t k = 0; k < o_.num_pops; ++k) {
       double pk = p;
       if (o_.fst > 0.0) {
         const double s = (1.0 - o_.fst) / o_.fst;
-        pk = d.beta(p * s, (1.0 - p) * s);
+        pk = draw_beta(d, p * s, (1.0 - p) * s);
       }
       t[k] = static_cast<uint64_t>(std::ldexp(pk, 32));
     }
@@ -88,23 +120,24 @@ class SimulatedView final : public io::GenotypeView {
   // Codes of variant v for samples [s0, s0 + ns), in segments that stay in L1.
   void generate_row(int64_t v, int64_t s0, int64_t ns, const uint64_t* thr, uint8_t* row) const {
     constexpr int64_t kSeg = 2048;  // a multiple of 4: segments start on a byte
-    uint32_t a[kSeg], b[kSeg], m[kSeg];
+    uint32_t ab[2 * kSeg], m[kSeg];
     uint8_t code[kSeg];
     const uint64_t base = static_cast<uint64_t>(v) * static_cast<uint64_t>(o_.num_samples);
     for (int64_t seg = 0; seg < ns; seg += kSeg) {
       const int64_t cnt = std::min(kSeg, ns - seg);
       const int64_t first = s0 + seg;
-      detail::allele_words(o_.seed, base + static_cast<uint64_t>(first), cnt, a, b);
+      const uint64_t g0 = base + static_cast<uint64_t>(first);
+      random::fill_words(o_.seed, kStreamAlleles, 2 * g0, 2 * cnt, ab);
       // Populations are sorted, so thresholds are constant over runs of samples.
       for (int64_t j = 0; j < cnt;) {
         const int32_t pop = pops_[first + j];
         const int64_t end = std::min(cnt, pop_end_[pop] - first);
         const uint32_t t = thr[pop] >= (uint64_t{1} << 32) ? UINT32_MAX : static_cast<uint32_t>(thr[pop]);
-        for (int64_t i = j; i < end; ++i) code[i] = static_cast<uint8_t>((a[i] < t) + (b[i] < t));
+        for (int64_t i = j; i < end; ++i) code[i] = static_cast<uint8_t>((ab[2 * i] < t) + (ab[2 * i + 1] < t));
         j = end;
       }
       if (missing_threshold_ > 0) {
-        detail::missing_words(o_.seed, base + static_cast<uint64_t>(first), cnt, m);
+        random::fill_words(o_.seed, kStreamMissing, g0, cnt, m);
         const uint64_t mt = missing_threshold_;
         for (int64_t i = 0; i < cnt; ++i)
           if (m[i] < mt) code[i] = io::kCodeMissing;
@@ -148,8 +181,8 @@ Status validate_simulate_options(const SimulateOptions& o) {
 std::vector<int32_t> simulated_populations(const SimulateOptions& o) {
   std::vector<int64_t> count(static_cast<size_t>(std::max<int64_t>(o.num_pops, 1)), 0);
   for (int64_t s = 0; s < o.num_samples; ++s) {
-    const uint32_t x = philox_at(o.seed, detail::kStreamPopulation, static_cast<uint64_t>(s))[s & 3];
-    ++count[static_cast<size_t>((uint64_t{x} * static_cast<uint64_t>(o.num_pops)) >> 32)];
+    const uint32_t x = random::word_at(o.seed, kStreamPopulation, static_cast<uint64_t>(s));
+    ++count[random::integer_u32(x, static_cast<uint32_t>(o.num_pops))];
   }
   std::vector<int32_t> pops;
   pops.reserve(static_cast<size_t>(o.num_samples));

@@ -1,57 +1,24 @@
-// Simulation: the Philox known answers, chunk/thread invariance, the model's frequencies, and
-// plink2 reading the output.
+// Simulation: what each draw is keyed by, chunk/thread invariance, the model's frequencies,
+// and plink2 reading the output.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 
-#include "genomics/simulate_kernels_internal.hpp"
-#include "genomics/simulate_rng_internal.hpp"
+#include "core/test_context.hpp"
+#include "strata/core/random.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/simulate.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/io/plink.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::genomics {
 namespace {
 
 using strata::testing::TempDir;
-
-TEST(SimulateRng, PhiloxKnownAnswers) {
-  // Random123 KAT vectors (formats.md §9).
-  using detail::Philox;
-  auto a = Philox::block(0, 0, 0, 0, 0, 0);
-  EXPECT_EQ(a, (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
-  auto b = Philox::block(~0u, ~0u, ~0u, ~0u, ~0u, ~0u);
-  EXPECT_EQ(b, (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
-  auto c = Philox::block(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0);
-  EXPECT_EQ(c, (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
-  auto d = Philox::block(0, 0, 0, 0, 1234, 0);
-  EXPECT_EQ(d, (std::array<uint32_t, 4>{0x2090b348, 0xda7cf0ab, 0x4401906f, 0xcbca470e}));
-}
-
-TEST(SimulateRng, BatchedWordsEqualElementWise) {
-  for (const char* isa : {"portable", "avx2", "avx512"}) {
-    if (!detail::set_philox_isa(isa)) continue;
-    SCOPED_TRACE(isa);
-    // The last start puts the Philox counter across a 2^32 boundary inside one batch.
-    for (uint64_t g0 : {uint64_t{0}, uint64_t{1}, uint64_t{3}, uint64_t{1} << 33, (uint64_t{1} << 33) - 5}) {
-      for (int64_t count : {1, 2, 31, 32, 33, 100}) {
-        std::vector<uint32_t> a(count), b(count), m(count);
-        detail::allele_words(77, g0, count, a.data(), b.data());
-        detail::missing_words(77, g0, count, m.data());
-        for (int64_t i = 0; i < count; ++i) {
-          const uint64_t g = g0 + static_cast<uint64_t>(i);
-          ASSERT_EQ(a[i], detail::philox_at(77, detail::kStreamAlleles, 2 * g)[(2 * g) & 3]) << g;
-          ASSERT_EQ(b[i], detail::philox_at(77, detail::kStreamAlleles, 2 * g + 1)[(2 * g + 1) & 3]) << g;
-          ASSERT_EQ(m[i], detail::philox_at(77, detail::kStreamMissing, g)[g & 3]) << g;
-        }
-      }
-    }
-  }
-  detail::set_philox_isa("best");
-}
 
 SimulateOptions small_options() {
   SimulateOptions o;
@@ -62,6 +29,31 @@ SimulateOptions small_options() {
   o.missing = 0.05;
   o.seed = 42;
   return o;
+}
+
+// Without structure every call is keyed element-wise: threshold t_v from the variant's draw
+// sequence (stream 2), alleles = words 2g and 2g + 1 of stream 0, missingness = word g of
+// stream 1, g = v·N + s. Recomputed here one word at a time, apart from the bulk kernels.
+TEST(Simulate, CallsKeyedByCallIndex) {
+  SimulateOptions o = small_options();
+  o.fst = 0.0;
+  o.num_pops = 1;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_simulated_genotypes(o));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto block, io::read_genotype_block(*view, 0, o.num_variants));
+  const uint64_t mt = static_cast<uint64_t>(std::ldexp(o.missing, 32));
+  int64_t missing = 0;
+  for (int64_t v = 0; v < o.num_variants; ++v) {
+    random::Sequence d(o.seed, 2, static_cast<uint64_t>(v));
+    const auto t = static_cast<uint64_t>(std::ldexp(0.05 + 0.9 * d.uniform(), 32));
+    for (int64_t s = 0; s < o.num_samples; ++s) {
+      const uint64_t g = static_cast<uint64_t>(v * o.num_samples + s);
+      int code = (random::word_at(o.seed, 0, 2 * g) < t) + (random::word_at(o.seed, 0, 2 * g + 1) < t);
+      if (random::word_at(o.seed, 1, g) < mt) code = io::kCodeMissing;
+      missing += code == io::kCodeMissing;
+      ASSERT_EQ(io::code_at(block.row(v), s), code) << v << " " << s;
+    }
+  }
+  EXPECT_GT(missing, 0);
 }
 
 TEST(Simulate, BlocksAndSampleRangesAgree) {
@@ -82,19 +74,13 @@ TEST(Simulate, BlocksAndSampleRangesAgree) {
 TEST(Simulate, FilesIdenticalForAnyThreadsAndBlocks) {
   const auto o = small_options();
   TempDir tmp;
-  ThreadPool one(1), two(2);
-  SimulateWriteOptions w1;
-  w1.pool = &one;
-  w1.progress = false;
-  STRATA_ASSERT_OK(simulate_to_files(o, tmp.str("a"), SimulateFormat::Bed, w1));
-  SimulateWriteOptions w2 = w1;
-  w2.pool = &two;
-  STRATA_ASSERT_OK(simulate_to_files(o, tmp.str("b"), SimulateFormat::Bed, w2));
+  const Context one = strata::testing::make_test_context(1), two = strata::testing::make_test_context(2);
+  STRATA_ASSERT_OK(simulate_to_files(one, o, tmp.str("a"), SimulateFormat::Bed));
+  STRATA_ASSERT_OK(simulate_to_files(two, o, tmp.str("b"), SimulateFormat::Bed));
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_simulated_genotypes(o));
   io::PlinkWriteOptions po;
   po.block_variants = 5;
-  po.pool = &two;
-  STRATA_ASSERT_OK(io::write_plink(*view, tmp.str("c"), po));
+  STRATA_ASSERT_OK(io::write_plink(two, *view, tmp.str("c"), po));
   const std::string a = strata::testing::read_file(tmp.str("a.bed"));
   EXPECT_EQ(a.size(), 3u + 157u * 51u);
   EXPECT_EQ(a, strata::testing::read_file(tmp.str("b.bed")));
@@ -103,7 +89,7 @@ TEST(Simulate, FilesIdenticalForAnyThreadsAndBlocks) {
   // A different seed gives different data.
   auto o2 = o;
   o2.seed = 43;
-  STRATA_ASSERT_OK(simulate_to_files(o2, tmp.str("d"), SimulateFormat::Bed, w1));
+  STRATA_ASSERT_OK(simulate_to_files(test_ctx(), o2, tmp.str("d"), SimulateFormat::Bed));
   EXPECT_NE(a, strata::testing::read_file(tmp.str("d.bed")));
 }
 
@@ -125,7 +111,7 @@ TEST(Simulate, PopulationsAndModel) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_simulated_genotypes(o));
   EXPECT_EQ(view->samples().family_id[0], "pop0");
   EXPECT_EQ(view->samples().family_id[2999], "pop3");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, io::compute_variant_counts(*view));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, genomics::compute_variant_counts(test_ctx(), *view));
   double miss = 0, mean_f = 0, het = 0, het_expected = 0;
   for (const auto& c : counts) {
     miss += c.missing_rate();
@@ -146,7 +132,7 @@ TEST(Simulate, NoStructureWhenFstIsZero) {
   o.num_variants = 200;
   o.fst = 0.0;
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_simulated_genotypes(o));
-  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, io::compute_variant_counts(*view));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, genomics::compute_variant_counts(test_ctx(), *view));
   double het = 0, het_expected = 0;
   for (const auto& c : counts) {
     het += double(c.het) / double(c.observed());
@@ -177,14 +163,13 @@ TEST(Simulate, Plink2ReadsOutput) {
   auto o = small_options();
   TempDir tmp;
   SimulateWriteOptions w;
-  w.progress = false;
-  STRATA_ASSERT_OK(simulate_to_files(o, tmp.str("sim"), SimulateFormat::Bed, w));
+  STRATA_ASSERT_OK(simulate_to_files(test_ctx(), o, tmp.str("sim"), SimulateFormat::Bed, w));
   auto r = strata::testing::run_command("cd " + tmp.str() + " && /usr/bin/plink2 --bfile sim --freq counts --out p2 --threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, ::testing::HasSubstr("203 samples"));
   EXPECT_THAT(r.output, ::testing::HasSubstr("157 variants"));
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_simulated_genotypes(o));
-  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, io::compute_variant_counts(*view));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, genomics::compute_variant_counts(test_ctx(), *view));
   // plink2's ALT_CTS (ALT = .bim column 5) equals our ALT allele count.
   std::istringstream acount(strata::testing::read_file(tmp.str("p2.acount")));
   std::string line;

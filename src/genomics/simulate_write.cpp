@@ -1,13 +1,12 @@
 // simulate_to_files: the simulated view written as PLINK 1 and/or VCF Zarr.
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/vcf_zarr.hpp"
 
 namespace strata::genomics {
 
-Status simulate_to_files(const SimulateOptions& options, const std::string& prefix,
+Status simulate_to_files(const Context& ctx, const SimulateOptions& options, const std::string& prefix,
                          SimulateFormat format, const SimulateWriteOptions& write) {
   STRATA_ASSIGN_OR_RETURN(auto view, make_simulated_genotypes(options));
   const bool bed = format != SimulateFormat::Vcz, vcz = format != SimulateFormat::Bed;
@@ -20,24 +19,20 @@ Status simulate_to_files(const SimulateOptions& options, const std::string& pref
     for (const char* ext : {".bed", ".bim", ".fam"}) STRATA_RETURN_NOT_OK(out->check(prefix + ext, false));
   if (vcz) STRATA_RETURN_NOT_OK(out->check(prefix + ".vcz", true));
   if (bed) {
-    ProgressBar bar("simulating .bed", write.progress ? m : 0);
+    ProgressScope progress(ctx, "simulating .bed", m, "variants");
     io::PlinkWriteOptions po;
-    po.pool = write.pool;
-    po.progress = write.progress ? &bar : nullptr;
     po.target.output_set = out.get();
-    STRATA_RETURN_NOT_OK(io::write_plink(*view, prefix, po));
+    STRATA_RETURN_NOT_OK(io::write_plink(ctx, *view, prefix, po));
   }
   if (vcz) {
-    ProgressBar bar("simulating .vcz", write.progress ? m : 0);
+    ProgressScope progress(ctx, "simulating .vcz", m, "variants");
     io::VczWriteOptions vo;
     if (write.variants_chunk > 0) vo.variants_chunk = write.variants_chunk;
     if (write.samples_chunk > 0) vo.samples_chunk = write.samples_chunk;
     vo.output_set = out.get();
-    vo.pool = write.pool;
-    vo.progress = write.progress ? &bar : nullptr;
     for (int32_t p : simulated_populations(options)) vo.sample_population.push_back(p);
     for (int64_t k = 0; k < options.num_pops; ++k) vo.population_names.push_back("pop" + std::to_string(k));
-    STRATA_RETURN_NOT_OK(io::write_vcf_zarr(*view, prefix + ".vcz", vo));
+    STRATA_RETURN_NOT_OK(io::write_vcf_zarr(ctx, *view, prefix + ".vcz", vo));
   }
   return out->commit();
 }

@@ -5,18 +5,18 @@
 #include <vector>
 
 #include "strata/core/result.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 
 namespace strata::genomics {
 
 template <class T>
-Result<std::vector<T>> kept_standardize_luts(const std::vector<io::VariantCounts>& counts,
-                                             const std::vector<int64_t>& kept, io::Standardization scale) {
+Result<std::vector<T>> kept_standardize_luts(const std::vector<genomics::VariantCounts>& counts,
+                                             const std::vector<int64_t>& kept, genomics::Standardization scale) {
   std::vector<T> luts(kept.size() * 4);
   for (size_t i = 0; i < kept.size(); ++i) {
     const auto v = static_cast<size_t>(kept[i]);
     if (kept[i] < 0 || v >= counts.size()) return Status::Invalid("pca: variant index ", kept[i], " out of range");
-    io::make_standardize_lut(counts[v], scale, &luts[i * 4]);
+    genomics::make_standardize_lut(counts[v], scale, &luts[i * 4]);
   }
   return luts;
 }

@@ -1,4 +1,4 @@
-#include "strata/linalg/bench_svd.hpp"
+#include "linalg/bench_svd.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,10 +7,10 @@
 
 namespace strata::linalg {
 
-Result<BenchSvdReport> bench_svd(const BenchSvdOptions& options) {
+Result<BenchSvdReport> bench_svd(const Context& ctx, const BenchSvdOptions& options) {
   STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr src,
                           make_random_source(options.rows, options.cols, RandomDistribution::RandInt3, options.seed));
-  SvdOptions opt;
+  SvdParams opt;
   opt.k = options.k;
   opt.method = SvdMethod::Randomized;
   opt.scheme = options.scheme;
@@ -20,7 +20,7 @@ Result<BenchSvdReport> bench_svd(const BenchSvdOptions& options) {
   opt.compute_u = options.compute_u;
   opt.pass = options.pass;
   const auto t0 = std::chrono::steady_clock::now();
-  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(src, opt));
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(ctx, src, opt));
   BenchSvdReport rep;
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rep.passes = r.passes;

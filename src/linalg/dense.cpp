@@ -4,6 +4,7 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -252,12 +253,9 @@ std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v) {
   return signs;
 }
 
-BlasThreadsGuard::BlasThreadsGuard(int threads) : previous_(openblas_get_num_threads()) {
-  if (threads != previous_) openblas_set_num_threads(threads);
-}
-
-BlasThreadsGuard::~BlasThreadsGuard() {
-  if (openblas_get_num_threads() != previous_) openblas_set_num_threads(previous_);
+void use_single_threaded_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
 }  // namespace strata::linalg

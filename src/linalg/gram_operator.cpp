@@ -17,11 +17,12 @@ bool wants_float(const RowBlockSource& source, Precision p) {
 
 class SourceGramOperator final : public GramOperator {
  public:
-  SourceGramOperator(RowBlockSourcePtr source, bool use_float, PassOptions options, BlockPlan gram_plan,
-                     BlockPlan project_plan)
+  SourceGramOperator(const Context& ctx, RowBlockSourcePtr source, bool use_float, const PassOptions& options,
+                     BlockPlan gram_plan, BlockPlan project_plan)
       : source_(std::move(source)),
         use_float_(use_float),
-        options_(options),
+        ctx_(ctx),
+        options_(ctx_, options),
         gram_plan_(gram_plan),
         project_plan_(project_plan) {}
 
@@ -40,7 +41,8 @@ class SourceGramOperator final : public GramOperator {
  private:
   RowBlockSourcePtr source_;
   bool use_float_;
-  PassOptions options_;
+  Context ctx_;  // a handle: the operator keeps the resources alive for its passes
+  PassEnv options_;
   BlockPlan gram_plan_, project_plan_;
   // Block buffers reused across the passes of one run (ScratchPool is thread-safe).
   mutable ScratchPool scratch_;
@@ -48,13 +50,18 @@ class SourceGramOperator final : public GramOperator {
 
 }  // namespace
 
-Result<GramOperatorPtr> make_gram_operator(RowBlockSourcePtr source, Precision precision,
+Result<GramOperatorPtr> make_gram_operator(const Context& ctx, RowBlockSourcePtr source, Precision precision,
                                            const PassOptions& options) {
   if (!source) return Status::Invalid("gram operator: no source");
+  if (precision == Precision::Int16 || precision == Precision::Mixed) {
+    return Status::Invalid("precision ", precision_name(precision), " is for genotype codes (pca); ", source->describe(),
+                           " takes auto, float32 or float64");
+  }
   const bool use_float = wants_float(*source, precision);
-  STRATA_ASSIGN_OR_RETURN(BlockPlan gplan, plan_gram(*source, options, use_float ? 4 : 8));
-  STRATA_ASSIGN_OR_RETURN(BlockPlan pplan, plan_gram(*source, options, 8));
-  return GramOperatorPtr(std::make_shared<SourceGramOperator>(std::move(source), use_float, options, gplan, pplan));
+  const PassEnv env(ctx, options);
+  STRATA_ASSIGN_OR_RETURN(BlockPlan gplan, plan_gram(*source, env, use_float ? 4 : 8));
+  STRATA_ASSIGN_OR_RETURN(BlockPlan pplan, plan_gram(*source, env, 8));
+  return GramOperatorPtr(std::make_shared<SourceGramOperator>(ctx, std::move(source), use_float, options, gplan, pplan));
 }
 
 }  // namespace strata::linalg

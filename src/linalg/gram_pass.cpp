@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "linalg/gram_pass_internal.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
 
@@ -31,19 +30,21 @@ void gemm(CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, const T* a, int64
 }
 
 template <class T>
-Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                    const DenseMatrix& q, ScratchPool& scratch, DenseMatrix& y) {
   const int64_t n = source.cols(), w = q.cols;
+  options.ctx->report().add_pass(plan.num_blocks);
   std::vector<T> qt(q.data.begin(), q.data.end());
   y = DenseMatrix(n, w);
   ThreadPool& pool = pass_pool(options);
-  BlasThreadsGuard blas(1);
+  use_single_threaded_blas();
   const int64_t group = std::max<int64_t>(2, 2 * static_cast<int64_t>(pool.size()));
   const int64_t num_slices = ceil_div(n, kSliceCols);
   const size_t slots = static_cast<size_t>(std::min(group, std::max<int64_t>(1, plan.num_blocks)));
   std::vector<std::optional<ScratchPool::Lease>> blocks(slots), ws(slots);
 
   for (int64_t g0 = 0; g0 < plan.num_blocks; g0 += group) {
+    STRATA_RETURN_NOT_OK(options.ctx->check_cancelled());
     const int64_t ng = std::min(group, plan.num_blocks - g0);
     STRATA_RETURN_NOT_OK(pool.parallel_for(ng, [&](int64_t j) -> Status {
       const int64_t b = g0 + j, rows = plan.count(b);
@@ -83,7 +84,7 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
     for (int64_t j = 0; j < ng; ++j) {
       blocks[static_cast<size_t>(j)].reset();
       ws[static_cast<size_t>(j)].reset();
-      if (options.progress) options.progress->advance(plan.count(g0 + j));
+      options.ctx->advance_progress(plan.count(g0 + j));
     }
   }
   return Status::OK();
@@ -91,12 +92,12 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
 
 }  // namespace
 
-Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassOptions& options, int64_t elem_bytes) {
+Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassEnv& options, int64_t elem_bytes) {
   STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(source.cols(), elem_bytes));
   return plan_blocks(source, options, row_bytes);
 }
 
-Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                  const DenseMatrix& q, bool use_float, ScratchPool& scratch, DenseMatrix& y) {
   return use_float ? gram_pass_t<float>(source, plan, options, q, scratch, y)
                    : gram_pass_t<double>(source, plan, options, q, scratch, y);

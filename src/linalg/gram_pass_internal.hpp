@@ -16,10 +16,10 @@ namespace strata::linalg {
 /// in parallel; phase 2 splits the columns of Y into fixed slices and, in parallel over
 /// slices, adds A_b[:, slice]ᵀ·W_b for the group's blocks in order. State is cols × w plus the
 /// group's blocks; no per-thread copies of Y.
-Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                  const DenseMatrix& q, bool use_float, ScratchPool& scratch, DenseMatrix& y);
 
 /// Block plan for gram_pass with elements of `elem_bytes`.
-Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassOptions& options, int64_t elem_bytes);
+Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassEnv& options, int64_t elem_bytes);
 
 }  // namespace strata::linalg

@@ -2,27 +2,30 @@
 #include <cmath>
 
 #include "linalg/pass_internal.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/dense.hpp"
 
 namespace strata::linalg {
+namespace {
+// Automatic block heights are multiples of this many rows (when larger).
+constexpr int64_t kRowGranule = 64;
+}  // namespace
 
-Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassOptions& options,
+Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassEnv& options,
                               int64_t bytes_per_row, int64_t min_rows) {
   BlockPlan plan;
   plan.rows = source.rows();
-  int64_t rows = options.block_rows;
-  if (options.block_rows < 0) return Status::Invalid("block rows must be positive, got ", options.block_rows);
+  plan.bytes_per_row = bytes_per_row;
+  int64_t rows = options.pass.block_rows;
+  if (rows < 0) return Status::Invalid("block rows must be positive, got ", rows);
   if (rows == 0) {
+    // From the budget and the row width only: not the thread count, and not the storage
+    // chunking either (a block may start inside a stored chunk), so the reduction tree — and
+    // the bits of the result — are the same however the input is chunked or held.
     rows = std::max<int64_t>(1, options.block_bytes / std::max<int64_t>(1, bytes_per_row));
     rows = std::max(rows, min_rows);
-    const int64_t pref = source.preferred_block_rows();
-    if (pref > 0) {
-      const double mult = std::max(1.0, std::round(static_cast<double>(rows) / static_cast<double>(pref)));
-      rows = static_cast<int64_t>(mult) * pref;
-    }
+    if (rows > kRowGranule) rows = rows / kRowGranule * kRowGranule;
   }
   plan.block_rows = std::max<int64_t>(1, std::min(rows, std::max<int64_t>(1, plan.rows)));
   plan.num_blocks = plan.rows == 0 ? 0 : ceil_div(plan.rows, plan.block_rows);
@@ -56,30 +59,15 @@ void ScratchPool::release(std::unique_ptr<Buffer> buf) {
   free_.push_back(std::move(buf));
 }
 
-ThreadPool& pass_pool(const PassOptions& options) {
-  return options.pool ? *options.pool : ThreadPool::global();
-}
+ThreadPool& pass_pool(const PassEnv& env) { return env.ctx->pool(); }
 
-Status run_blocks(const BlockPlan& plan, const PassOptions& options,
-                  const std::function<Status(int64_t)>& work,
+Status run_blocks(const BlockPlan& plan, const PassEnv& env, const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& in_order) {
-  ThreadPool& pool = pass_pool(options);
-  BlasThreadsGuard blas(1);
-  // Two blocks per thread keep every worker busy across the wave barrier without holding
-  // more than that many blocks.
-  const int64_t wave = std::max<int64_t>(2, 2 * static_cast<int64_t>(pool.size()));
-  for (int64_t first = 0; first < plan.num_blocks; first += wave) {
-    const int64_t n = std::min(wave, plan.num_blocks - first);
-    STRATA_RETURN_NOT_OK(pool.parallel_for(n, [&](int64_t j) -> Status {
-      STRATA_RETURN_NOT_OK(work(first + j));
-      if (options.progress) options.progress->advance(plan.count(first + j));
-      return Status::OK();
-    }));
-    if (in_order) {
-      for (int64_t j = 0; j < n; ++j) STRATA_RETURN_NOT_OK(in_order(first + j));
-    }
-  }
-  return Status::OK();
+  use_single_threaded_blas();
+  PassOptions o = env.pass;
+  o.progress_units = [&plan](int64_t i) { return plan.count(i); };
+  const int64_t bytes = plan.block_rows * plan.bytes_per_row;
+  return strata::run_blocks(*env.ctx, plan.num_blocks, std::min(bytes, env.ctx->memory_budget()), work, in_order, o);
 }
 
 }  // namespace strata::linalg

@@ -13,11 +13,16 @@
 #include "strata/linalg/pass.hpp"
 #include "strata/linalg/row_blocks.hpp"
 
-namespace strata {
-class ThreadPool;
-}
-
 namespace strata::linalg {
+
+/// What a linalg pass runs with: the Context's resources and the pass settings. Block sizes
+/// come from the data (kRowBlockBytes), never from the threads, the chunking or the budget.
+struct PassEnv {
+  PassEnv(const Context& c, const PassOptions& p) : ctx(&c), pass(p), block_bytes(kRowBlockBytes) {}
+  const Context* ctx;
+  PassOptions pass;
+  int64_t block_bytes;
+};
 
 /// Fixed partition of a source's rows into blocks: block i = [i * block_rows, ...) clipped.
 /// Depends on the source and the options only, never on the thread count.
@@ -25,13 +30,14 @@ struct BlockPlan {
   int64_t rows = 0;
   int64_t block_rows = 1;
   int64_t num_blocks = 0;
+  int64_t bytes_per_row = 0;  ///< decoded bytes of one row (for the memory budget)
   int64_t start(int64_t i) const { return i * block_rows; }
   int64_t count(int64_t i) const { return std::min(block_rows, rows - i * block_rows); }
 };
 
-/// Plan blocks of about options.block_bytes given the decoded bytes of one row; at least
+/// Plan blocks of about env.block_bytes given the decoded bytes of one row; at least
 /// `min_rows` rows per block where the matrix has them.
-Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassOptions& options,
+Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassEnv& options,
                               int64_t bytes_per_row, int64_t min_rows = 1);
 
 /// Reusable block buffers for the passes of one algorithm run: a task leases a buffer and
@@ -61,14 +67,14 @@ class ScratchPool {
   std::vector<std::unique_ptr<Buffer>> free_;
 };
 
-/// The pool to use for `options`.
-ThreadPool& pass_pool(const PassOptions& options);
+/// The pool of the pass's context.
+ThreadPool& pass_pool(const PassEnv& env);
 
-/// Run `work(i)` for every block on the pool with BLAS single-threaded, in waves of a few
-/// blocks per thread; after each wave `in_order(i)` runs on the calling thread for the wave's
-/// blocks in ascending order (may be empty). Memory is bounded by the wave size; results
-/// combined in `in_order` do not depend on the thread count. Advances options.progress.
-Status run_blocks(const BlockPlan& plan, const PassOptions& options,
+/// Run `work(i)` for every block through the pass engine (strata::run_blocks) with BLAS
+/// single-threaded: blocks in parallel, `in_order(i)` serially in ascending i (may be empty),
+/// at most a window of blocks in flight. Results combined in `in_order` do not depend on the
+/// thread count. Advances the context's progress by rows.
+Status run_blocks(const BlockPlan& plan, const PassEnv& options,
                   const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& in_order);
 

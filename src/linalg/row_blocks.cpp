@@ -2,11 +2,10 @@
 #include "strata/linalg/row_blocks.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <type_traits>
 
-#include "linalg/philox_internal.hpp"
+#include "strata/core/random.hpp"
 #include "strata/core/shape.hpp"
 
 namespace strata::linalg {
@@ -86,10 +85,10 @@ class DenseSource final : public RowBlockSource {
   bool transposed_;
 };
 
-// Element e = i * cols + j of the untransposed matrix:
-//  Uniform01 — words 2(e mod 2), 2(e mod 2)+1 of Philox block e/2;
-//  RandInt3  — byte e mod 16 of block e/16, value (byte * 3) >> 8;
-//  Normal    — Box–Muller normal e mod 4 of block e/4.
+// Element (i, j) of the untransposed matrix is element e = i·cols + j of stream 0 under the
+// random module's keying, so Uniform01 and Normal equal Array::random_uniform /
+// random_normal({rows, cols}, any chunks, 0, 1, seed) element by element; RandInt3 is
+// random::randint3 of byte e.
 class RandomSource final : public RowBlockSource {
  public:
   RandomSource(int64_t rows, int64_t cols, RandomDistribution dist, uint64_t seed, int64_t block_rows,
@@ -116,61 +115,46 @@ class RandomSource final : public RowBlockSource {
  private:
   static constexpr uint64_t kStream = 0;
 
-  double value_at(uint64_t e) const {
-    switch (dist_) {
-      case RandomDistribution::Uniform01: {
-        const auto w = detail::philox_block(seed_, kStream, e / 2);
-        return e % 2 ? detail::uniform_f64(w[2], w[3]) : detail::uniform_f64(w[0], w[1]);
-      }
-      case RandomDistribution::RandInt3: {
-        const auto w = detail::philox_block(seed_, kStream, e / 16);
-        const uint32_t byte = (w[(e % 16) / 4] >> (8 * (e % 4))) & 0xFFu;
-        return static_cast<double>((byte * 3u) >> 8);
-      }
-      case RandomDistribution::Normal:
-        return detail::normal_at(seed_, kStream, e);
-    }
-    return 0.0;
-  }
-
-  // Fill out[0 .. n) with elements e0 .. e0+n, decoding each Philox block once. PER values
-  // come from one block; `emit(words, slot)` turns a block into its value at `slot`.
-  template <uint64_t PER, class T, class Emit>
-  void fill_run_as(uint64_t e0, int64_t n, T* out, Emit emit) const {
-    uint64_t e = e0;
-    const uint64_t end = e0 + static_cast<uint64_t>(n);
-    while (e < end) {
-      const uint64_t blk = e / PER;
-      const auto w = detail::philox_block(seed_, kStream, blk);
-      const uint64_t first = e - blk * PER;
-      const uint64_t last = std::min<uint64_t>(PER, end - blk * PER);
-      for (uint64_t slot = first; slot < last; ++slot) *out++ = static_cast<T>(emit(w, slot));
-      e = (blk + 1) * PER;
-    }
-  }
-
+  // RandInt3 of elements e0 .. e0 + n − 1: bytes of whole words, drawn in chunks.
   template <class T>
-  void fill_run(uint64_t e0, int64_t n, T* out) const {
-    switch (dist_) {
-      case RandomDistribution::Uniform01:
-        fill_run_as<2>(e0, n, out, [](const std::array<uint32_t, 4>& w, uint64_t slot) {
-          return slot ? detail::uniform_f64(w[2], w[3]) : detail::uniform_f64(w[0], w[1]);
-        });
-        break;
-      case RandomDistribution::RandInt3:
-        fill_run_as<16>(e0, n, out, [](const std::array<uint32_t, 4>& w, uint64_t slot) {
-          const uint32_t byte = (w[slot / 4] >> (8 * (slot % 4))) & 0xFFu;
-          return static_cast<double>((byte * 3u) >> 8);
-        });
-        break;
-      case RandomDistribution::Normal:
-        fill_run_as<4>(e0, n, out, [](const std::array<uint32_t, 4>& w, uint64_t slot) {
-          double z[4];
-          detail::normal_pair(w[0], w[1], z[0], z[1]);
-          detail::normal_pair(w[2], w[3], z[2], z[3]);
-          return z[slot];
-        });
-        break;
+  void fill_randint3(int64_t e0, int64_t n, T* out) const {
+    constexpr int64_t kWords = 1024;
+    uint32_t buf[kWords];
+    for (int64_t k = 0; k < n;) {
+      const int64_t e = e0 + k, skip = e & 3;
+      const int64_t take = std::min(n - k, 4 * kWords - skip);
+      random::fill_words(seed_, kStream, static_cast<uint64_t>(e >> 2), (skip + take + 3) / 4, buf);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(buf) + skip;  // byte e mod 4 (little-endian)
+      for (int64_t i = 0; i < take; ++i) out[k + i] = static_cast<T>(random::randint3(bytes[i]));
+      k += take;
+    }
+  }
+
+  // out[k] = element e0 + k·step, k < n.
+  template <class T>
+  void fill_run(int64_t e0, int64_t step, int64_t n, T* out) const {
+    if (dist_ == RandomDistribution::RandInt3) {
+      if (step == 1) {
+        fill_randint3(e0, n, out);
+      } else {
+        for (int64_t k = 0; k < n; ++k)
+          out[k] = static_cast<T>(random::randint3(random::byte_at(seed_, kStream, static_cast<uint64_t>(e0 + k * step))));
+      }
+      return;
+    }
+    random::FillParams p;
+    p.dist = dist_ == RandomDistribution::Normal ? random::Dist::Normal : random::Dist::Uniform;
+    p.seed = seed_;
+    p.stream = kStream;
+    if constexpr (std::is_same_v<T, double>) {
+      random::fill(p, e0, step, n, out);
+    } else {  // float: the float64 values rounded
+      double tmp[1024];
+      for (int64_t k = 0; k < n; k += 1024) {
+        const int64_t c = std::min<int64_t>(1024, n - k);
+        random::fill(p, e0 + k * step, step, c, tmp);
+        for (int64_t i = 0; i < c; ++i) out[k + i] = static_cast<T>(tmp[i]);
+      }
     }
   }
 
@@ -178,12 +162,11 @@ class RandomSource final : public RowBlockSource {
   Status read(int64_t row0, int64_t nrows, T* out) const {
     STRATA_RETURN_NOT_OK(check_range(*this, row0, nrows));
     if (!transposed_) {
-      fill_run(static_cast<uint64_t>(row0) * static_cast<uint64_t>(cols_), nrows * cols_, out);
+      fill_run(row0 * cols_, 1, nrows * cols_, out);
       return Status::OK();
     }
-    for (int64_t r = 0; r < nrows; ++r)
-      for (int64_t i = 0; i < rows_; ++i)
-        out[r * rows_ + i] = static_cast<T>(value_at(static_cast<uint64_t>(i) * cols_ + (row0 + r)));
+    // Row r of the transpose is column row0 + r: elements row0 + r + i·cols.
+    for (int64_t r = 0; r < nrows; ++r) fill_run(row0 + r, cols_, rows_, out + r * rows_);
     return Status::OK();
   }
 

@@ -58,7 +58,7 @@ double max_abs_or_nan(const DenseMatrix& a) {
 
 bool needs_rescaling(double max_abs) { return !(max_abs >= 0x1p-256 && max_abs <= 0x1p256); }
 
-Result<int> scaling_exponent(const RowBlockSource& source, const PassOptions& options) {
+Result<int> scaling_exponent(const RowBlockSource& source, const PassEnv& options) {
   const int64_t rows = source.rows(), cols = source.cols();
   const int64_t pref = std::max<int64_t>(1, source.preferred_block_rows());
   const int64_t want = std::max<int64_t>(1, (options.block_bytes / 8) / std::max<int64_t>(1, cols));
@@ -125,15 +125,19 @@ Result<SvdMethod> parse_svd_method(const std::string& name) {
   return Status::Invalid("unknown SVD method '", name, "' (expected auto, exact or randomized)");
 }
 
-Result<SvdResult> svd(const RowBlockSourcePtr& source, const SvdOptions& options) {
+Result<SvdResult> svd(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options) {
   if (!source) return Status::Invalid("svd: no source");
+  if (options.precision == Precision::Int16 || options.precision == Precision::Mixed) {
+    return Status::Invalid("precision ", precision_name(options.precision), " is for genotype codes (pca); ",
+                           source->describe(), " takes auto, float32 or float64");
+  }
   SvdMethod method = options.method;
   if (method == SvdMethod::Auto) {
     const int64_t p = std::min(source->rows(), source->cols());
     method = p <= options.exact_max_dim ? SvdMethod::Exact : SvdMethod::Randomized;
   }
-  if (method == SvdMethod::Exact) return svd_exact(source, options);
-  return svd_randomized(source, options);
+  if (method == SvdMethod::Exact) return svd_exact(ctx, source, options);
+  return svd_randomized(ctx, source, options);
 }
 
 }  // namespace strata::linalg

@@ -6,9 +6,12 @@
 
 #include <cmath>
 
+#include "core/test_context.hpp"
 #include "linalg/test_util.hpp"
 #include "strata/linalg/svd.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::linalg {
 namespace {
@@ -42,12 +45,12 @@ TEST(SvdEdge, SmallRandomizedIsExactTallAndFat) {
     const std::vector<double> ref = lapack_s(a, rows, cols);
     RowBlockSourcePtr src = make_dense_source(a.data(), rows, cols);
     for (int iterations : {-1, 30}) {
-      SvdOptions o;
+      SvdParams o;
       o.k = 2;
       o.method = SvdMethod::Randomized;
       o.iterations = iterations;
       o.tolerance = 1e-10;
-      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
       SCOPED_TRACE(::testing::Message() << rows << " x " << cols << " iterations " << iterations << " passes "
                                         << r.passes << " stop " << r.stop);
       for (int i = 0; i < 2; ++i) EXPECT_NEAR(r.s[i] / ref[i], 1.0, 1e-12) << i;
@@ -64,13 +67,13 @@ TEST(SvdEdge, SmallRandomizedIsExactTallAndFat) {
     // Fewer passes than completeness needs, or subspace iteration (12 columns of 20 or more):
     // approximate, and a tolerance it cannot meet is reported, not passed off as met.
     for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
-      SvdOptions o;
+      SvdParams o;
       o.k = 2;
       o.method = SvdMethod::Randomized;
       o.scheme = scheme;
       o.iterations = 1;
       o.tolerance = 1e-10;
-      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
       SCOPED_TRACE(::testing::Message() << rows << " x " << cols << " scheme " << int(scheme));
       EXPECT_EQ(r.converged, r.max_error_estimate <= 1e-10);
       if (std::min(rows, cols) > 12) {
@@ -88,24 +91,24 @@ TEST(SvdEdge, UnmetToleranceIsReported) {
   for (int i = 0; i < 300; ++i) s.push_back(10.0 - 0.01 * i);  // flat: slow convergence
   const std::vector<double> a = testutil::with_spectrum(2000, 300, s, 5);
   RowBlockSourcePtr src = make_dense_source(a.data(), 2000, 300);
-  SvdOptions o;
+  SvdParams o;
   o.k = 5;
   o.method = SvdMethod::Randomized;
   o.iterations = 2;
   o.tolerance = 1e-10;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
   EXPECT_FALSE(r.converged);
   EXPECT_GT(r.max_error_estimate, 1e-10);
   EXPECT_EQ(r.stop, "iterations");
   EXPECT_EQ(r.passes, 3);
   // Without a tolerance nothing was promised.
   o.tolerance = 0;
-  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(src, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(test_ctx(), src, o));
   EXPECT_TRUE(r.converged);
   // Enough passes: met.
   o.tolerance = 1e-3;
   o.iterations = 20;
-  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(src, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(test_ctx(), src, o));
   EXPECT_TRUE(r.converged) << r.max_error_estimate;
   EXPECT_EQ(r.stop, "tolerance");
   EXPECT_LT(r.passes, 21);
@@ -126,11 +129,11 @@ TEST(SvdEdge, SubnormalAndHugeInputAreRescaled) {
     RowBlockSourcePtr src = make_dense_source(a.data(), rows, cols);
     for (auto method : {SvdMethod::Exact, SvdMethod::Randomized}) {
       SCOPED_TRACE(::testing::Message() << "scale " << scale << " method " << int(method));
-      SvdOptions o;
+      SvdParams o;
       o.k = 3;
       o.method = method;
       o.iterations = 8;
-      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
       // Subnormal singular values keep only the bits a subnormal has.
       const double tol = scale == 1e-310 ? 1e-9 : 1e-12;
       for (int i = 0; i < 3; ++i) EXPECT_NEAR(r.s[i] / ref[i], 1.0, tol) << i;
@@ -149,27 +152,27 @@ TEST(SvdEdge, NonFiniteAndZeroInputAreInvalidData) {
     a[3 * cols + 4] = bad;
     RowBlockSourcePtr src = make_dense_source(a.data(), rows, cols);
     for (auto method : {SvdMethod::Exact, SvdMethod::Randomized}) {
-      SvdOptions o;
+      SvdParams o;
       o.k = 2;
       o.method = method;
-      STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "dense 50 x 10: non-finite value .* at row 3, column 4");
+      STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "dense 50 x 10: non-finite value .* at row 3, column 4");
     }
   }
   std::vector<double> zero(static_cast<size_t>(rows * cols), 0.0);
   RowBlockSourcePtr src = make_dense_source(zero.data(), rows, cols);
   for (auto method : {SvdMethod::Exact, SvdMethod::Randomized}) {
-    SvdOptions o;
+    SvdParams o;
     o.k = 2;
     o.method = method;
-    STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "the matrix is zero");
+    STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "the matrix is zero");
   }
-  SvdOptions o;
+  SvdParams o;
   o.k = 10;
   o.method = SvdMethod::Exact;
   std::vector<double> a = gaussian_row_major(rows, cols, 3);
-  STRATA_EXPECT_STATUS(svd(make_dense_source(a.data(), rows, cols), o), StatusCode::Ok, "");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), make_dense_source(a.data(), rows, cols), o), StatusCode::Ok, "");
   o.k = 11;
-  STRATA_EXPECT_STATUS(svd(make_dense_source(a.data(), rows, cols), o), StatusCode::InvalidData,
+  STRATA_EXPECT_STATUS(svd(test_ctx(), make_dense_source(a.data(), rows, cols), o), StatusCode::InvalidData,
                        "k = 11 must be at most min\\(rows, cols\\) = 10");
 }
 

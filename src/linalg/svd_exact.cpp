@@ -18,7 +18,7 @@ constexpr double kTreeQBudget = 256.0 * (1 << 20);
 }  // namespace
 
 Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool compute_u, const FactorSink& sink,
-                                 const PassOptions& options, bool rescaled) {
+                                 const PassEnv& options, bool rescaled) {
   const int64_t n = source.cols();
   STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
   const bool keep_q = compute_u && static_cast<double>(plan.num_blocks) * 2.0 * n * n * 8.0 <= kTreeQBudget;
@@ -84,16 +84,17 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
   return out;
 }
 
-Result<SvdResult> svd_exact(const RowBlockSourcePtr& source, const SvdOptions& options) {
+Result<SvdResult> svd_exact(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options) {
+  const PassEnv env(ctx, options.pass);
   if (!source) return Status::Invalid("svd: no source");
   STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(*source, options.k, /*allow_full=*/true));
-  BlasThreadsGuard blas(1);
+  use_single_threaded_blas();
   if (source->rows() >= source->cols()) {
-    return svd_exact_tall(*source, k, options.compute_u, options.u_sink, options.pass);
+    return svd_exact_tall(*source, k, options.compute_u, options.u_sink, env);
   }
   // Short and fat: Aᵀ = V·Σ·Uᵀ is tall; its "U" is our V (streamed), its V our U.
   STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr t, source->transposed());
-  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd_exact_tall(*t, k, options.compute_u, options.v_sink, options.pass));
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd_exact_tall(*t, k, options.compute_u, options.v_sink, env));
   std::swap(r.u, r.v);
   r.transposed = true;
   return r;

@@ -1,9 +1,12 @@
 #include <mutex>
 
+#include "core/test_context.hpp"
 #include "linalg/test_util.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/svd.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::linalg {
 namespace {
@@ -24,11 +27,11 @@ TEST_P(ExactSvd, MatchesLapack) {
   // A dominant direction, as real data has (a mean), so U is not the trivial case.
   for (int64_t i = 0; i < c.rows; ++i) a[static_cast<size_t>(i * c.cols)] += 5.0;
   auto src = make_dense_source(a.data(), c.rows, c.cols);
-  SvdOptions opt;
+  SvdParams opt;
   opt.k = c.k;
   opt.method = SvdMethod::Exact;
   opt.pass.block_rows = c.block_rows;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, opt));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, opt));
   STRATA_ASSERT_OK_AND_ASSIGN(SvdDense ref, svd_dense(DenseMatrix::from_row_major(a.data(), c.rows, c.cols)));
   const int64_t k = c.k == 0 ? std::min(c.rows, c.cols) : c.k;
   ASSERT_EQ(static_cast<int64_t>(r.s.size()), k);
@@ -55,9 +58,9 @@ INSTANTIATE_TEST_SUITE_P(Chunkings, ExactSvd,
 TEST(ExactSvd, SignsMakeLargestEntryOfVPositive) {
   std::vector<double> a = gaussian(300, 8, 2).to_row_major();
   auto src = make_dense_source(a.data(), 300, 8);
-  SvdOptions opt;
+  SvdParams opt;
   opt.method = SvdMethod::Exact;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, opt));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, opt));
   for (int64_t j = 0; j < r.v.cols; ++j) {
     int64_t arg = 0;
     for (int64_t i = 0; i < r.v.rows; ++i)
@@ -70,14 +73,14 @@ TEST(ExactSvd, IllConditionedUsesQrRoute) {
   std::vector<double> s = {1, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10};
   std::vector<double> a = testutil::with_spectrum(3000, 6, s, 4);
   auto src = make_dense_source(a.data(), 3000, 6);
-  SvdOptions opt;
+  SvdParams opt;
   opt.method = SvdMethod::Exact;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, opt));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, opt));
   EXPECT_EQ(r.u_route, "qr");
   EXPECT_LT(orthogonality_error(r.u), 1e-13);
   for (size_t i = 0; i < s.size(); ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-5 + 1e-15 / s[i]) << i;
   opt.k = 2;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r2, svd(src, opt));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r2, svd(test_ctx(), src, opt));
   EXPECT_EQ(r2.u_route, "projection");
 }
 
@@ -86,13 +89,12 @@ TEST(ExactSvd, SameBitsForAnyThreadCount) {
   auto src = make_dense_source(a.data(), 30000, 16);
   std::vector<SvdResult> rs;
   for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
-    SvdOptions opt;
+    const Context ctx = testing::make_test_context(threads);
+    SvdParams opt;
     opt.k = 5;
     opt.method = SvdMethod::Exact;
-    opt.pass.pool = &pool;
     opt.pass.block_rows = 4000;
-    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, opt));
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(ctx, src, opt));
     rs.push_back(std::move(r));
   }
   EXPECT_EQ(rs[0].s, rs[1].s);
@@ -103,7 +105,7 @@ TEST(ExactSvd, SameBitsForAnyThreadCount) {
 TEST(ExactSvd, StreamsUThroughSink) {
   std::vector<double> a = gaussian(1000, 10, 6).to_row_major();
   auto src = make_dense_source(a.data(), 1000, 10);
-  SvdOptions opt;
+  SvdParams opt;
   opt.k = 4;
   opt.method = SvdMethod::Exact;
   opt.pass.block_rows = 100;
@@ -115,29 +117,29 @@ TEST(ExactSvd, StreamsUThroughSink) {
     EXPECT_EQ(k, 4);
     return Status::OK();
   };
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, opt));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, opt));
   EXPECT_EQ(rows_seen, 1000);
   EXPECT_TRUE(r.u.empty());
   EXPECT_EQ(r.passes, 2);
   opt.u_sink = [](int64_t, int64_t, int64_t, const double*) { return Status::IOError("disk full"); };
-  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::IOError, "disk full");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, opt), StatusCode::IOError, "disk full");
 }
 
 TEST(ExactSvd, BadInputs) {
   std::vector<double> zeros(200, 0.0);
   auto src = make_dense_source(zeros.data(), 20, 10);
-  SvdOptions opt;
+  SvdParams opt;
   opt.method = SvdMethod::Exact;
-  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::InvalidData, "zero");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, opt), StatusCode::InvalidData, "zero");
   std::vector<double> a = gaussian(20, 10, 1).to_row_major();
   src = make_dense_source(a.data(), 20, 10);
   opt.k = 11;
-  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::InvalidData, "at most min");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, opt), StatusCode::InvalidData, "at most min");
   opt.k = -1;
-  STRATA_EXPECT_STATUS(svd(src, opt), StatusCode::Invalid, "positive");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, opt), StatusCode::Invalid, "positive");
   auto empty = make_dense_source(a.data(), 0, 10);
   opt.k = 1;
-  STRATA_EXPECT_STATUS(svd(empty, opt), StatusCode::InvalidData, "empty");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), empty, opt), StatusCode::InvalidData, "empty");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "linalg/pass_internal.hpp"
 #include "strata/linalg/svd.hpp"
 
 namespace strata::linalg {
@@ -20,7 +21,7 @@ Status check_spectrum(const RowBlockSource& source, const std::vector<double>& s
 
 /// The exponent e with max|a| = f·2ᵉ, f in [0.5, 1), from one pass over the source; InvalidData
 /// when a value is NaN or infinite (naming its row and column) or every value is zero.
-Result<int> scaling_exponent(const RowBlockSource& source, const PassOptions& options);
+Result<int> scaling_exponent(const RowBlockSource& source, const PassEnv& options);
 /// The source times 2⁻ᵉ (exact: a power of two), read in float64 (so subnormal data is scaled
 /// before any rounding to float32).
 RowBlockSourcePtr make_scaled_source(RowBlockSourcePtr source, int exponent);
@@ -33,6 +34,6 @@ bool needs_rescaling(double max_abs);
 /// Data whose squares would underflow or overflow (R's largest entry outside 2^±256, or not
 /// finite) is rescaled by a power of two and rerun unless `rescaled` (the rerun itself).
 Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool compute_u, const FactorSink& sink,
-                                 const PassOptions& options, bool rescaled = false);
+                                 const PassEnv& options, bool rescaled = false);
 
 }  // namespace strata::linalg

@@ -9,9 +9,9 @@
 #include <limits>
 
 #include "linalg/dense_internal.hpp"
-#include "linalg/philox_internal.hpp"
 #include "linalg/svd_internal.hpp"
 #include "linalg/tsqr_internal.hpp"
+#include "strata/core/random.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/svd.hpp"
@@ -22,12 +22,16 @@ namespace {
 constexpr int kDefaultKrylovIterations = 8;
 constexpr int kDefaultSubspaceIterations = 7;
 
-// Columns c of the start block are Philox stream c + 1 at element j (the column index of A),
-// so they do not depend on the sketch width or any chunking.
+// Column c of the start block is random stream c + 1 at elements j = 0 .. n − 1 (the column
+// index of A), so it does not depend on the sketch width or any chunking.
 DenseMatrix gaussian_start(int64_t n, int64_t w, uint64_t seed) {
   DenseMatrix omega(n, w);
-  for (int64_t c = 0; c < w; ++c)
-    for (int64_t j = 0; j < n; ++j) omega(j, c) = detail::normal_at(seed, static_cast<uint64_t>(c) + 1, j);
+  random::FillParams p;
+  p.seed = seed;
+  for (int64_t c = 0; c < w; ++c) {
+    p.stream = static_cast<uint64_t>(c) + 1;
+    random::fill(p, 0, 1, n, omega.col(c));
+  }
   return omega;
 }
 
@@ -237,7 +241,8 @@ Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const Growin
 // `needs_scaling` (the RowBlockSource route, which can rescale its input): when the first
 // pass's products are zero, not finite, or so far from 1 that squares of the data underflow or
 // overflow, it is set and the function returns an empty result before any further pass.
-Result<SvdResult> svd_randomized_impl(const GramOperator& op, const SvdOptions& options, bool* needs_scaling) {
+Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op, const SvdParams& options,
+                                      bool* needs_scaling) {
   STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(op.rows(), op.cols(), op.describe(), options.k, /*allow_full=*/false));
   if (options.oversampling < 0) return Status::Invalid("oversampling must be >= 0, got ", options.oversampling);
   if (!(options.tolerance >= 0)) return Status::Invalid("tolerance must be >= 0, got ", options.tolerance);
@@ -266,9 +271,9 @@ Result<SvdResult> svd_randomized_impl(const GramOperator& op, const SvdOptions& 
                            " (need at least k columns in all)");
   }
   STRATA_RETURN_NOT_OK(check_lapack_dims(n, max_width, "randomized SVD state"));
-  BlasThreadsGuard blas(1);
+  use_single_threaded_blas();
 
-  ThreadPool& pool = options.pass.pool ? *options.pass.pool : ThreadPool::global();
+  ThreadPool& pool = ctx.pool();
 
   // K = [Q_0 … Q_{q-1}] and YS = AᵀA·K, grown one block per pass (only the last for subspace
   // iteration).
@@ -296,7 +301,7 @@ Result<SvdResult> svd_randomized_impl(const GramOperator& op, const SvdOptions& 
     const int64_t bc = qcur.cols;
     const auto t0 = std::chrono::steady_clock::now();
     STRATA_RETURN_NOT_OK(op.gram(qcur, y));
-    out.product_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ctx.report().add_phase("products", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     ++out.passes;
     if (it == 0) {
       // Y ≈ σ₁²-sized: zero, non-finite, or beyond these bounds means squares of the data
@@ -459,22 +464,22 @@ Result<SvdResult> svd_randomized_impl(const GramOperator& op, const SvdOptions& 
 
 }  // namespace
 
-Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options) {
-  return svd_randomized_impl(op, options, nullptr);
+Result<SvdResult> svd_randomized(const Context& ctx, const GramOperator& op, const SvdParams& options) {
+  return svd_randomized_impl(ctx, op, options, nullptr);
 }
 
-Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options) {
+Result<SvdResult> svd_randomized(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options) {
   if (!source) return Status::Invalid("svd: no source");
-  STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op, make_gram_operator(source, options.precision, options.pass));
+  STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op, make_gram_operator(ctx, source, options.precision, options.pass));
   bool needs_scaling = false;
-  STRATA_ASSIGN_OR_RETURN(SvdResult first, svd_randomized_impl(*op, options, &needs_scaling));
+  STRATA_ASSIGN_OR_RETURN(SvdResult first, svd_randomized_impl(ctx, *op, options, &needs_scaling));
   if (!needs_scaling) return first;
   // Subnormal, huge, non-finite or zero data: one pass for the largest |a| (which rejects
   // non-finite values and all-zero data), then the whole run on A·2⁻ᵉ (exact: a power of two).
-  STRATA_ASSIGN_OR_RETURN(int exponent, scaling_exponent(*source, options.pass));
+  STRATA_ASSIGN_OR_RETURN(int exponent, scaling_exponent(*source, PassEnv(ctx, options.pass)));
   const RowBlockSourcePtr scaled = make_scaled_source(source, exponent);
-  STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op2, make_gram_operator(scaled, options.precision, options.pass));
-  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd_randomized_impl(*op2, options, nullptr));
+  STRATA_ASSIGN_OR_RETURN(GramOperatorPtr op2, make_gram_operator(ctx, scaled, options.precision, options.pass));
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd_randomized_impl(ctx, *op2, options, nullptr));
   for (double& s : r.s) s = std::ldexp(s, exponent);
   r.passes += first.passes + 1;
   return r;

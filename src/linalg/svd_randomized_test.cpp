@@ -1,10 +1,13 @@
 #include <cmath>
 
+#include "core/test_context.hpp"
 #include "linalg/test_util.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/linalg/gram_operator.hpp"
 #include "strata/linalg/svd.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::linalg {
 namespace {
@@ -36,8 +39,8 @@ Fixture make_fixture(int64_t rows, int64_t cols, std::vector<double> s, uint64_t
   return f;
 }
 
-SvdOptions randomized(int64_t k, RandomizedScheme scheme, int iterations) {
-  SvdOptions o;
+SvdParams randomized(int64_t k, RandomizedScheme scheme, int iterations) {
+  SvdParams o;
   o.k = k;
   o.method = SvdMethod::Randomized;
   o.scheme = scheme;
@@ -51,7 +54,7 @@ TEST(RandomizedSvd, DecayingSpectrumToHighAccuracy) {
   for (int i = 0; i < 120; ++i) s.push_back(100.0 * std::pow(0.8, i));
   Fixture f = make_fixture(2000, 300, s, 3);
   for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
-    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, randomized(10, scheme, 6)));
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), f.src, randomized(10, scheme, 6)));
     ASSERT_EQ(r.s.size(), 10u);
     for (int i = 0; i < 10; ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-9) << i;
     EXPECT_LT(orthogonality_error(r.v), 1e-12);
@@ -70,9 +73,9 @@ TEST(RandomizedSvd, KrylovBeatsSubspaceOnFlatTailAndEstimateBoundsError) {
   double worst_krylov = 0, worst_subspace = 0;
   for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
     for (int iters : {2, 4, 8}) {
-      SvdOptions o = randomized(10, scheme, iters);
+      SvdParams o = randomized(10, scheme, iters);
       o.compute_u = false;
-      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), f.src, o));
       double worst = 0;
       for (int i = 0; i < 10; ++i) {
         const double truth = exact.s[i] * exact.s[i];
@@ -96,12 +99,11 @@ TEST(RandomizedSvd, SameBitsForAnyThreadCountAndPrecision) {
   for (Precision p : {Precision::Float32, Precision::Float64}) {
     std::vector<SvdResult> rs;
     for (int threads : {1, 2, 3}) {
-      ThreadPool pool(threads);
-      SvdOptions o = randomized(5, RandomizedScheme::BlockKrylov, 4);
+      const Context ctx = testing::make_test_context(threads);
+      SvdParams o = randomized(5, RandomizedScheme::BlockKrylov, 4);
       o.precision = p;
-      o.pass.pool = &pool;
       o.pass.block_rows = 700;
-      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+      STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(ctx, f.src, o));
       rs.push_back(std::move(r));
     }
     for (int t = 1; t < 3; ++t) {
@@ -117,9 +119,9 @@ TEST(RandomizedSvd, ChunkingChangesOnlyRounding) {
   Fixture f = make_fixture(2000, 300, flat_tail_spectrum(100, 9), 6);
   std::vector<SvdResult> rs;
   for (int64_t br : {1, 37, 512, 2000}) {
-    SvdOptions o = randomized(6, RandomizedScheme::BlockKrylov, 5);
+    SvdParams o = randomized(6, RandomizedScheme::BlockKrylov, 5);
     o.pass.block_rows = br;
-    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), f.src, o));
     rs.push_back(std::move(r));
   }
   for (size_t t = 1; t < rs.size(); ++t) {
@@ -131,11 +133,11 @@ TEST(RandomizedSvd, ChunkingChangesOnlyRounding) {
 
 TEST(RandomizedSvd, Float32OnGenotypeLikeData) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto src, make_random_source(3000, 500, RandomDistribution::RandInt3, 7));
-  SvdOptions o;
+  SvdParams o;
   o.k = 5;
   o.method = SvdMethod::Randomized;
   o.iterations = 10;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));  // auto precision: float32 for uint8 data
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));  // auto precision: float32 for uint8 data
   STRATA_ASSERT_OK_AND_ASSIGN(auto all, read_all(*src));
   STRATA_ASSERT_OK_AND_ASSIGN(SvdDense exact, svd_dense(DenseMatrix::from_row_major(all.data(), 3000, 500)));
   EXPECT_NEAR(r.s[0] / exact.s[0], 1.0, 1e-6);
@@ -146,26 +148,26 @@ TEST(RandomizedSvd, Float32OnGenotypeLikeData) {
 TEST(RandomizedSvd, BadInputs) {
   std::vector<double> zeros(100 * 30, 0.0);
   auto src = make_dense_source(zeros.data(), 100, 30);
-  SvdOptions o = randomized(3, RandomizedScheme::BlockKrylov, 3);
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "zero");
+  SvdParams o = randomized(3, RandomizedScheme::BlockKrylov, 3);
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "zero");
   std::vector<double> ones(100 * 30, 1.0);
   src = make_dense_source(ones.data(), 100, 30);
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "numerical rank");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "numerical rank");
   o.k = 30;
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::InvalidData, "less than min");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "less than min");
   o.k = 3;
   o.iterations = 0;
-  STRATA_EXPECT_STATUS(svd(src, o), StatusCode::Invalid, "at least 1 iteration");
+  STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::Invalid, "at least 1 iteration");
 }
 
 TEST(RandomizedSvd, AutoPicksByShape) {
   Fixture f = make_fixture(400, 50, flat_tail_spectrum(40, 1), 2);
-  SvdOptions o;
+  SvdParams o;
   o.k = 3;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), f.src, o));
   EXPECT_EQ(r.method, SvdMethod::Exact);
   o.exact_max_dim = 10;
-  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(f.src, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(r, svd(test_ctx(), f.src, o));
   EXPECT_EQ(r.method, SvdMethod::Randomized);
 }
 
@@ -203,13 +205,13 @@ TEST(RandomizedSvd, RoundedOperandsKeepExactAnswers) {
   std::vector<double> s;
   for (int i = 0; i < 120; ++i) s.push_back(100.0 * std::pow(0.8, i));
   Fixture f = make_fixture(2000, 300, s, 3);
-  STRATA_ASSERT_OK_AND_ASSIGN(GramOperatorPtr exact, make_gram_operator(f.src, Precision::Float64, PassOptions{}));
+  STRATA_ASSERT_OK_AND_ASSIGN(GramOperatorPtr exact, make_gram_operator(test_ctx(), f.src, Precision::Float64, PassOptions{}));
   const CoarseOperandOperator coarse(exact);
   const DenseMatrix a = DenseMatrix::from_row_major(f.a.data(), f.rows, f.cols);
   for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
-    SvdOptions o = randomized(10, scheme, scheme == RandomizedScheme::BlockKrylov ? 6 : 12);
+    SvdParams o = randomized(10, scheme, scheme == RandomizedScheme::BlockKrylov ? 6 : 12);
     o.tolerance = 1e-12;
-    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd_randomized(coarse, o));
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd_randomized(test_ctx(), coarse, o));
     ASSERT_EQ(r.s.size(), 10u);
     for (int i = 0; i < 10; ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-9) << i;
     EXPECT_LT(orthogonality_error(r.v), 1e-12);
@@ -225,9 +227,9 @@ TEST(RandomizedSvd, BlocksNarrowerThanK) {
   std::vector<double> s;
   for (int i = 0; i < 120; ++i) s.push_back(100.0 * std::pow(0.8, i));
   Fixture f = make_fixture(2000, 300, s, 5);
-  SvdOptions o = randomized(10, RandomizedScheme::BlockKrylov, 12);
+  SvdParams o = randomized(10, RandomizedScheme::BlockKrylov, 12);
   o.block_columns = 4;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(f.src, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), f.src, o));
   ASSERT_EQ(r.s.size(), 10u);
   for (int i = 0; i < 10; ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-8) << i;
   EXPECT_LT(orthogonality_error(r.v), 1e-12);
@@ -235,13 +237,13 @@ TEST(RandomizedSvd, BlocksNarrowerThanK) {
 
   // Too few columns in all, negative blocks, and subspace iteration with b < k are refused.
   o.iterations = 2;
-  EXPECT_FALSE(svd(f.src, o).ok());
+  EXPECT_FALSE(svd(test_ctx(), f.src, o).ok());
   o.iterations = 12;
   o.block_columns = -1;
-  EXPECT_FALSE(svd(f.src, o).ok());
-  SvdOptions sub = randomized(10, RandomizedScheme::SubspaceIteration, 12);
+  EXPECT_FALSE(svd(test_ctx(), f.src, o).ok());
+  SvdParams sub = randomized(10, RandomizedScheme::SubspaceIteration, 12);
   sub.block_columns = 4;
-  EXPECT_FALSE(svd(f.src, sub).ok());
+  EXPECT_FALSE(svd(test_ctx(), f.src, sub).ok());
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 // rename the finished group into place.
 #include "strata/linalg/svd_zarr.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <mutex>
 #include <system_error>
 
+#include "io/zarr/metadata_json_internal.hpp"
 #include "linalg/svd_internal.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/codec.hpp"
@@ -44,7 +47,7 @@ Status write_in_memory(const Outputs& o, const SvdResult& r) {
   return Status::OK();
 }
 
-Result<SvdResult> run_into(const RowBlockSourcePtr& src, const std::string& tmp, const SvdOptions& options,
+Result<SvdResult> run_into(const Context& ctx, const RowBlockSourcePtr& src, const std::string& tmp, const SvdParams& options,
                            const SvdZarrOptions& zo, int64_t k, const std::string& input) {
   STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(tmp, true));
   STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2));
@@ -60,7 +63,7 @@ Result<SvdResult> run_into(const RowBlockSourcePtr& src, const std::string& tmp,
   // Blocks of the streamed factor need not align with output chunks: writes are serialized so
   // partly covered chunks are merged safely.
   auto mu = std::make_shared<std::mutex>();
-  SvdOptions opt = options;
+  SvdParams opt = options;
   opt.k = k;
   opt.u_sink = [&o, mu](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
     std::lock_guard<std::mutex> lk(*mu);
@@ -73,7 +76,7 @@ Result<SvdResult> run_into(const RowBlockSourcePtr& src, const std::string& tmp,
     std::lock_guard<std::mutex> lk(*mu);
     return o.vt.write_region({0, r0}, {kk, n}, t.data());
   };
-  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(src, opt));
+  STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(ctx, src, opt));
   STRATA_RETURN_NOT_OK(write_in_memory(o, r));
   nlohmann::json attrs = {
       {"source", input},
@@ -87,14 +90,14 @@ Result<SvdResult> run_into(const RowBlockSourcePtr& src, const std::string& tmp,
                                        : "largest-magnitude entry of each row of Vt is positive"},
   };
   if (r.method == SvdMethod::Randomized) attrs["krylov_width"] = r.krylov_width;
-  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
+  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, io::detail::dump_compact(attrs)));
   STRATA_RETURN_NOT_OK(io::zarr_consolidate(store, ""));
   return r;
 }
 
 }  // namespace
 
-Result<SvdResult> svd_to_zarr(const std::string& input, const std::string& output, const SvdOptions& options,
+Result<SvdResult> svd_to_zarr(const Context& ctx, const std::string& input, const std::string& output, const SvdParams& options,
                               const SvdZarrOptions& zarr_options) {
   STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr src, open_zarr_source(input));
   if (options.k < 1) return Status::Invalid("k must be at least 1, got ", options.k);
@@ -108,7 +111,7 @@ Result<SvdResult> svd_to_zarr(const std::string& input, const std::string& outpu
   rules.inputs = {input};
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(output, std::move(rules)));
   STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(output));
-  Result<SvdResult> r = run_into(src, staged, options, zarr_options, k, input);
+  Result<SvdResult> r = run_into(ctx, src, staged, options, zarr_options, k, input);
   if (!r.ok()) return r.status();
   STRATA_RETURN_NOT_OK(out->commit());
   return r;

@@ -1,3 +1,4 @@
+#include "core/test_context.hpp"
 #include "strata/linalg/svd_zarr.hpp"
 
 #include <filesystem>
@@ -6,6 +7,8 @@
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::linalg {
 namespace {
@@ -51,19 +54,19 @@ TEST(ZarrSource, BothDimensionsChunkedExactSvd) {
   EXPECT_EQ(fblock[3], static_cast<float>(dense[20 * cols + 3]));
   STRATA_ASSERT_OK_AND_ASSIGN(SvdDense ref, svd_dense(DenseMatrix::from_row_major(dense.data(), rows, cols)));
   for (int64_t br : {0, 7, 30}) {
-    SvdOptions o;
+    SvdParams o;
     o.method = SvdMethod::Exact;
     o.pass.block_rows = br;
-    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(src, o));
+    STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
     for (int64_t i = 0; i < cols; ++i) EXPECT_NEAR(r.s[i] / ref.s[i], 1.0, 1e-10);
     EXPECT_LT(column_mismatch(r.u, ref.u), 1e-9);
   }
   // Short and fat: the transpose, read as column panels.
   STRATA_ASSERT_OK_AND_ASSIGN(auto t, src->transposed());
   EXPECT_EQ(t->rows(), cols);
-  SvdOptions o;
+  SvdParams o;
   o.method = SvdMethod::Exact;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult rt, svd(t, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult rt, svd(test_ctx(), t, o));
   EXPECT_TRUE(rt.transposed);
   for (int64_t i = 0; i < cols; ++i) EXPECT_NEAR(rt.s[i] / ref.s[i], 1.0, 1e-10);
   EXPECT_LT(column_mismatch(rt.v, ref.u), 1e-9);
@@ -96,9 +99,9 @@ TEST(SvdToZarr, WritesUSVtAtomically) {
   const int64_t rows = 300, cols = 40;
   std::vector<double> a = testutil::gaussian(rows, cols, 5).to_row_major();
   write_array(tmp.str("x.zarr"), rows, cols, a, {64, 16});
-  SvdOptions o;
+  SvdParams o;
   o.k = 5;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd_to_zarr(tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}));
   auto store = io::LocalStore::open(tmp.str("out.zarr"));
   ASSERT_TRUE(store.ok());
   STRATA_ASSERT_OK_AND_ASSIGN(auto u, io::ZarrArray::open(*store, "U"));
@@ -120,17 +123,17 @@ TEST(SvdToZarr, WritesUSVtAtomically) {
       ASSERT_NEAR(av, ss[c] * uu[i * 5 + c], 1e-10 * ss[0]);
     }
   // Existing output: refused without overwrite, replaced with it.
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}), StatusCode::AlreadyExists,
+  STRATA_EXPECT_STATUS(svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}), StatusCode::AlreadyExists,
                        "--overwrite");
   SvdZarrOptions zo;
   zo.overwrite = true;
   o.method = SvdMethod::Randomized;
-  STRATA_ASSERT_OK(svd_to_zarr(tmp.str("x.zarr"), tmp.str("out.zarr"), o, zo));
+  STRATA_ASSERT_OK(svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, zo));
   // A short-fat input streams V into Vt.
   std::vector<double> at = DenseMatrix::from_row_major(a.data(), rows, cols).transposed().to_row_major();
   write_array(tmp.str("xt.zarr"), cols, rows, at, {16, 64});
   o.method = SvdMethod::Exact;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult rt, svd_to_zarr(tmp.str("xt.zarr"), tmp.str("outt.zarr"), o, {}));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult rt, svd_to_zarr(test_ctx(), tmp.str("xt.zarr"), tmp.str("outt.zarr"), o, {}));
   EXPECT_TRUE(rt.transposed);
   auto st = io::LocalStore::open(tmp.str("outt.zarr"));
   STRATA_ASSERT_OK_AND_ASSIGN(auto vtt, io::ZarrArray::open(*st, "Vt"));
@@ -143,14 +146,14 @@ TEST(SvdToZarr, BadInputsLeaveNoOutput) {
   testing::TempDir tmp;
   std::vector<double> zeros(50 * 10, 0.0);
   write_array(tmp.str("z.zarr"), 50, 10, zeros, {10, 10});
-  SvdOptions o;
+  SvdParams o;
   o.k = 2;
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::InvalidData, "zero");
+  STRATA_EXPECT_STATUS(svd_to_zarr(test_ctx(), tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::InvalidData, "zero");
   o.k = 10;
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::InvalidData, "less than min");
+  STRATA_EXPECT_STATUS(svd_to_zarr(test_ctx(), tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::InvalidData, "less than min");
   o.k = 0;
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::Invalid, "at least 1");
-  STRATA_EXPECT_STATUS(svd_to_zarr(tmp.str("missing.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::NotFound, "");
+  STRATA_EXPECT_STATUS(svd_to_zarr(test_ctx(), tmp.str("z.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::Invalid, "at least 1");
+  STRATA_EXPECT_STATUS(svd_to_zarr(test_ctx(), tmp.str("missing.zarr"), tmp.str("o.zarr"), o, {}), StatusCode::NotFound, "");
   // Nothing written, no temporary left behind.
   for (const auto& e : std::filesystem::directory_iterator(tmp.path())) EXPECT_EQ(e.path().filename(), "z.zarr");
 }
@@ -160,9 +163,9 @@ TEST(SvdToZarr, MatchesNumpy) {
   testing::TempDir tmp;
   std::vector<int16_t> v = small_ints(200 * 30, 3);
   write_array(tmp.str("x.zarr"), 200, 30, v, {50, 30});
-  SvdOptions o;
+  SvdParams o;
   o.k = 4;
-  STRATA_ASSERT_OK(svd_to_zarr(tmp.str("x.zarr"), tmp.str("o.zarr"), o, {}));
+  STRATA_ASSERT_OK(svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("o.zarr"), o, {}));
   auto res = testing::run_python(
       "import zarr, numpy as np\n"
       "x = zarr.open('" + tmp.str("x.zarr") + "', 'r')[:].astype('f8')\n"

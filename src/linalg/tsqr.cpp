@@ -90,7 +90,7 @@ LeafPlan plan_leaves(int64_t block_rows, int64_t n) {
   return p;
 }
 
-Result<BlockPlan> plan_tsqr(const RowBlockSource& source, const PassOptions& options) {
+Result<BlockPlan> plan_tsqr(const RowBlockSource& source, const PassEnv& options) {
   const int64_t n = source.cols();
   STRATA_RETURN_NOT_OK(check_lapack_dims(2 * n, n, "tsqr"));
   STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(n, int64_t{8}));
@@ -130,7 +130,7 @@ Status factor_block(const RowBlockSource& source, const BlockPlan& plan, int64_t
 
 }  // namespace
 
-Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                           bool keep_q, ScratchPool& scratch, TsqrStats* stats) {
   const int64_t n = source.cols();
   RTree global(n, keep_q);
@@ -162,7 +162,7 @@ Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, c
   return global;
 }
 
-Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                        const std::vector<DenseMatrix>& c_blocks, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols();
   return run_blocks(
@@ -191,7 +191,7 @@ Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, cons
       nullptr);
 }
 
-Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                        const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols(), k = x.cols;
   return run_blocks(
@@ -226,15 +226,17 @@ FactorSink matrix_sink(DenseMatrix& out) {
   };
 }
 
-Result<DenseMatrix> tsqr_r(const RowBlockSource& source, const PassOptions& options, TsqrStats* stats) {
+Result<DenseMatrix> tsqr_r(const Context& ctx, const RowBlockSource& source, const PassOptions& pass, TsqrStats* stats) {
+  const PassEnv options(ctx, pass);
   STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
   ScratchPool scratch;
   STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, false, scratch, stats));
   return tree.finish();
 }
 
-Result<DenseMatrix> tsqr(const RowBlockSource& source, const FactorSink& q_sink, const PassOptions& options,
+Result<DenseMatrix> tsqr(const Context& ctx, const RowBlockSource& source, const FactorSink& q_sink, const PassOptions& pass,
                          TsqrStats* stats) {
+  const PassEnv options(ctx, pass);
   if (source.rows() < source.cols()) {
     return Status::Invalid(source.describe(), ": TSQR needs rows >= cols (", source.rows(), " x ", source.cols(),
                            "); factor the transpose");

@@ -55,18 +55,18 @@ struct LeafPlan {
 LeafPlan plan_leaves(int64_t block_rows, int64_t n);
 
 /// Block plan for TSQR (double blocks, ≥ n rows per block where possible).
-Result<BlockPlan> plan_tsqr(const RowBlockSource& source, const PassOptions& options);
+Result<BlockPlan> plan_tsqr(const RowBlockSource& source, const PassEnv& options);
 
 /// Pass 1: the block R factors combined in the block tree (with keep_q: the tree's Qs kept).
 Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan,
-                          const PassOptions& options, bool keep_q, ScratchPool& scratch, TsqrStats* stats);
+                          const PassEnv& options, bool keep_q, ScratchPool& scratch, TsqrStats* stats);
 
 /// Pass 2, stable route: block b's rows of Q·C (C = c_blocks[b], n × k) to the sink.
-Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                        const std::vector<DenseMatrix>& c_blocks, ScratchPool& scratch, const FactorSink& sink);
 
 /// One pass writing A·X (X is n × k) block by block to the sink.
-Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, const PassOptions& options,
+Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                        const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink);
 
 /// A sink that stores rows into a column-major rows × k matrix (thread-safe for disjoint rows).

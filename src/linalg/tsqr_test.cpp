@@ -1,3 +1,4 @@
+#include "core/test_context.hpp"
 #include "strata/linalg/tsqr.hpp"
 
 #include <mutex>
@@ -5,6 +6,8 @@
 #include "linalg/test_util.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::linalg {
 namespace {
@@ -26,7 +29,7 @@ TEST_P(TsqrChunkings, MatchesHouseholderQr) {
   DenseMatrix q(c.rows, c.cols);
   std::mutex mu;
   TsqrStats stats;
-  STRATA_ASSERT_OK_AND_ASSIGN(DenseMatrix r, tsqr(*src, [&](int64_t r0, int64_t n, int64_t k, const double* blk) {
+  STRATA_ASSERT_OK_AND_ASSIGN(DenseMatrix r, tsqr(test_ctx(), *src, [&](int64_t r0, int64_t n, int64_t k, const double* blk) {
     std::lock_guard<std::mutex> lk(mu);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < k; ++j) q(r0 + i, j) = blk[i * k + j];
@@ -55,11 +58,10 @@ TEST(Tsqr, SameBitsForAnyThreadCount) {
   auto src = make_dense_source(a.data(), 40000, 12);
   std::vector<DenseMatrix> rs;
   for (int threads : {1, 2, 3}) {
-    ThreadPool pool(threads);
+    const Context ctx = testing::make_test_context(threads);
     PassOptions opt;
-    opt.pool = &pool;
     opt.block_rows = 5000;
-    STRATA_ASSERT_OK_AND_ASSIGN(DenseMatrix r, tsqr_r(*src, opt));
+    STRATA_ASSERT_OK_AND_ASSIGN(DenseMatrix r, tsqr_r(ctx, *src, opt));
     rs.push_back(std::move(r));
   }
   EXPECT_EQ(rs[0].data, rs[1].data);
@@ -74,7 +76,7 @@ TEST(Tsqr, IllConditionedLeavesFallBackToHouseholder) {
   std::vector<double> a = d.to_row_major();
   auto src = make_dense_source(a.data(), 5000, 6);
   TsqrStats stats;
-  STRATA_ASSERT_OK_AND_ASSIGN(DenseMatrix r, tsqr_r(*src, {}, &stats));
+  STRATA_ASSERT_OK_AND_ASSIGN(DenseMatrix r, tsqr_r(test_ctx(), *src, {}, &stats));
   EXPECT_GT(stats.householder_leaves, 0);
   STRATA_ASSERT_OK_AND_ASSIGN(QrResult ref, linalg::qr(d));
   for (int64_t i = 0; i < 6; ++i) EXPECT_NEAR(std::abs(r(i, i)) / std::abs(ref.r(i, i)), 1.0, 1e-9);
@@ -83,7 +85,7 @@ TEST(Tsqr, IllConditionedLeavesFallBackToHouseholder) {
 TEST(Tsqr, RejectsShortFat) {
   std::vector<double> a(20, 1.0);
   auto src = make_dense_source(a.data(), 2, 10);
-  STRATA_EXPECT_STATUS(tsqr(*src, [](int64_t, int64_t, int64_t, const double*) { return Status::OK(); }),
+  STRATA_EXPECT_STATUS(tsqr(test_ctx(), *src, [](int64_t, int64_t, int64_t, const double*) { return Status::OK(); }),
                        StatusCode::Invalid, "rows >= cols");
 }
 

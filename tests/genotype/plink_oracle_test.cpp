@@ -5,12 +5,15 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/test_context.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/genotype_convert.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/vcf_zarr.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::io {
 namespace {
@@ -29,7 +32,6 @@ std::string hapmap() {
 
 ConvertOptions quiet() {
   ConvertOptions o;
-  o.progress = false;
   return o;
 }
 
@@ -101,8 +103,8 @@ TEST(PlinkOracle, BedToVczToBedIsByteIdentical) {
     auto o = quiet();
     o.variants_chunk = 333;  // edge chunks along variants
     o.samples_chunk = 100;   // and along samples
-    STRATA_ASSERT_OK(convert_genotypes(p + ".bed", vcz, o).status());
-    STRATA_ASSERT_OK(convert_genotypes(vcz, back + ".bed", quiet()).status());
+    STRATA_ASSERT_OK(convert_genotypes(test_ctx(), p + ".bed", vcz, o).status());
+    STRATA_ASSERT_OK(convert_genotypes(test_ctx(), vcz, back + ".bed", quiet()).status());
     EXPECT_EQ(read_file(back + ".bed"), read_file(p + ".bed"));
     STRATA_ASSERT_OK_AND_ASSIGN(auto a, BedReader::open(p));
     STRATA_ASSERT_OK_AND_ASSIGN(auto b, BedReader::open(back));
@@ -180,11 +182,10 @@ TEST(PlinkOracle, SimulatedVczEqualsSimulatedBed) {
   o.seed = 3;
   TempDir tmp;
   genomics::SimulateWriteOptions w;
-  w.progress = false;
   w.variants_chunk = 700;
   w.samples_chunk = 50;
-  STRATA_ASSERT_OK(genomics::simulate_to_files(o, tmp.str("sim"), genomics::SimulateFormat::Both, w));
-  STRATA_ASSERT_OK(convert_genotypes(tmp.str("sim.vcz"), tmp.str("back.bed"), quiet()).status());
+  STRATA_ASSERT_OK(genomics::simulate_to_files(test_ctx(), o, tmp.str("sim"), genomics::SimulateFormat::Both, w));
+  STRATA_ASSERT_OK(convert_genotypes(test_ctx(), tmp.str("sim.vcz"), tmp.str("back.bed"), quiet()).status());
   EXPECT_EQ(read_file(tmp.str("back.bed")), read_file(tmp.str("sim.bed")));
   EXPECT_EQ(read_file(tmp.str("back.fam")), read_file(tmp.str("sim.fam")));
   EXPECT_EQ(read_file(tmp.str("back.bim")), read_file(tmp.str("sim.bim")));

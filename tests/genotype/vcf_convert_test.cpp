@@ -6,11 +6,14 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/test_context.hpp"
 #include "strata/core/config.hpp"
 #include "strata/io/genotype_convert.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/zarr.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::io {
 namespace {
@@ -26,7 +29,6 @@ bool have_bcftools() { return fs::exists("/usr/bin/bcftools"); }
 
 ConvertOptions quiet() {
   ConvertOptions o;
-  o.progress = false;
   return o;
 }
 
@@ -100,7 +102,7 @@ TEST_F(VcfFiles, EveryFileConvertsAndMatchesBcftools) {
   for (const auto& f : all) {
     SCOPED_TRACE(f);
     const std::string out = tmp.str(fs::path(f).filename().string() + ".vcz");
-    STRATA_ASSERT_OK_AND_ASSIGN(ConvertReport r, convert_genotypes(f, out, quiet()));
+    STRATA_ASSERT_OK_AND_ASSIGN(ConvertReport r, convert_genotypes(test_ctx(), f, out, quiet()));
     EXPECT_FALSE(fs::exists(out + ".tmp-" + std::to_string(getpid())));
     const bool has_gt = fs::exists(out + "/call_genotype/.zarray");
     auto header = run_command("/usr/bin/bcftools view -h " + f);
@@ -116,8 +118,8 @@ TEST_F(VcfFiles, EveryFileConvertsAndMatchesBcftools) {
 
 TEST_F(VcfFiles, VcfAndBcfGiveTheSameStore) {
   TempDir tmp;
-  STRATA_ASSERT_OK(convert_genotypes(dir_ + "/sample.vcf.gz", tmp.str("a.vcz"), quiet()).status());
-  STRATA_ASSERT_OK(convert_genotypes(dir_ + "/sample.bcf", tmp.str("b.vcz"), quiet()).status());
+  STRATA_ASSERT_OK(convert_genotypes(test_ctx(), dir_ + "/sample.vcf.gz", tmp.str("a.vcz"), quiet()).status());
+  STRATA_ASSERT_OK(convert_genotypes(test_ctx(), dir_ + "/sample.bcf", tmp.str("b.vcz"), quiet()).status());
   EXPECT_EQ(gt_lines(tmp.str("a.vcz")), gt_lines(tmp.str("b.vcz")));
   STRATA_ASSERT_OK_AND_ASSIGN(auto a, open_genotypes(tmp.str("a.vcz")));
   STRATA_ASSERT_OK_AND_ASSIGN(auto b, open_genotypes(tmp.str("b.vcz")));
@@ -132,7 +134,7 @@ TEST_F(VcfFiles, VcfAndBcfGiveTheSameStore) {
 TEST_F(VcfFiles, PythonZarrSeesSpecNamesDimsAndDtypes) {
   if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not available";
   TempDir tmp;
-  STRATA_ASSERT_OK(convert_genotypes(dir_ + "/sample.vcf.gz", tmp.str("s.vcz"), quiet()).status());
+  STRATA_ASSERT_OK(convert_genotypes(test_ctx(), dir_ + "/sample.vcf.gz", tmp.str("s.vcz"), quiet()).status());
   auto r = strata::testing::run_python(R"(
 import zarr, sys
 g = zarr.open_consolidated(sys.argv[1] if len(sys.argv) > 1 else ')" + tmp.str("s.vcz") + R"(', mode='r')
@@ -166,7 +168,7 @@ print('ok')
 
 TEST_F(VcfFiles, MixedPloidyFillsAndHaploidCodes) {
   TempDir tmp;
-  STRATA_ASSERT_OK_AND_ASSIGN(auto r, convert_genotypes(dir_ + "/mixed_ploidy.vcf.gz", tmp.str("m.vcz"), quiet()));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto r, convert_genotypes(test_ctx(), dir_ + "/mixed_ploidy.vcf.gz", tmp.str("m.vcz"), quiet()));
   EXPECT_EQ(r.max_ploidy, 3);
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, open_genotypes(tmp.str("m.vcz")));
   STRATA_ASSERT_OK_AND_ASSIGN(auto b, read_genotype_block(*view, 0, 6));
@@ -194,7 +196,7 @@ TEST_F(VcfFiles, PlinkExportedVcfConvertsToTheSameBed) {
   for (const char* name : {"example", "plink_sim_10s_100v_10pmiss"}) {
     SCOPED_TRACE(name);
     const std::string out = tmp.str(std::string(name) + ".bed");
-    STRATA_ASSERT_OK(convert_genotypes(plink + "/" + name + ".vcf", out, quiet()).status());
+    STRATA_ASSERT_OK(convert_genotypes(test_ctx(), plink + "/" + name + ".vcf", out, quiet()).status());
     EXPECT_EQ(read_file(out), read_file(plink + "/" + name + ".bed"));
     // .bim: A1 (column 5) = ALT, A2 = REF, as PLINK wrote them.
     STRATA_ASSERT_OK_AND_ASSIGN(auto ours, read_bim(tmp.str(std::string(name) + ".bim")));
@@ -232,18 +234,18 @@ TEST_F(VcfFiles, BadInputsFailClearlyAndLeaveNothing) {
     if (std::string(c.name) == "nogt.vcf")
       text = "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ta\n1\t5\t.\tA\tC\t.\t.\t.\t.\t.\n";
     write_file(tmp.str(c.name), text);
-    auto r = convert_genotypes(tmp.str(c.name), tmp.str(c.out), quiet());
+    auto r = convert_genotypes(test_ctx(), tmp.str(c.name), tmp.str(c.out), quiet());
     ASSERT_FALSE(r.ok());
     EXPECT_THAT(r.status().message(), ::testing::ContainsRegex(c.pattern));
     for (auto& e : fs::directory_iterator(tmp.path())) {  // nothing but the inputs
       EXPECT_TRUE(is_vcf_path(e.path().string())) << e.path();
     }
   }
-  auto missing = convert_genotypes(tmp.str("absent.vcf.gz"), tmp.str("x.vcz"), quiet());
+  auto missing = convert_genotypes(test_ctx(), tmp.str("absent.vcf.gz"), tmp.str("x.vcz"), quiet());
   STRATA_EXPECT_STATUS(missing, StatusCode::NotFound, "absent\\.vcf\\.gz: no such file");
   write_file(tmp.str("ok.vcf"), head + "1\t5\t.\tA\tC\t.\t.\t.\tGT\t0/1\t0/0\n");
-  STRATA_ASSERT_OK(convert_genotypes(tmp.str("ok.vcf"), tmp.str("ok.vcz"), quiet()).status());
-  STRATA_EXPECT_STATUS(convert_genotypes(tmp.str("ok.vcf"), tmp.str("ok.vcz"), quiet()), StatusCode::AlreadyExists,
+  STRATA_ASSERT_OK(convert_genotypes(test_ctx(), tmp.str("ok.vcf"), tmp.str("ok.vcz"), quiet()).status());
+  STRATA_EXPECT_STATUS(convert_genotypes(test_ctx(), tmp.str("ok.vcf"), tmp.str("ok.vcz"), quiet()), StatusCode::AlreadyExists,
                        "ok\\.vcz:? (output exists|already exists)");
 }
 

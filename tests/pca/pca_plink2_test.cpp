@@ -187,7 +187,17 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   const auto rep = nlohmann::json::parse(read_file(dir_.str("run.json")));
   EXPECT_EQ(rep.at("command"), "pca");
   EXPECT_GT(rep.at("peak_rss_bytes").get<int64_t>(), 0);
-  EXPECT_TRUE(rep.at("phase_seconds").contains("svd"));
+  // Every computing command's report: parameters, phases with seconds, passes, bytes read,
+  // peaks, backend and threads.
+  EXPECT_EQ(rep.at("parameters").at("-k"), "4");
+  bool svd_phase = false;
+  for (const auto& ph : rep.at("phases")) svd_phase |= ph.at("name") == "svd" && ph.at("seconds").get<double>() >= 0;
+  EXPECT_TRUE(svd_phase) << rep.dump();
+  EXPECT_GT(rep.at("engine").at("passes").get<int64_t>(), 0);
+  EXPECT_GT(rep.at("bytes_read").get<int64_t>(), 0);
+  EXPECT_GT(rep.at("peak_tracked_bytes").get<int64_t>(), 0);
+  EXPECT_EQ(rep.at("backend"), "cpu");
+  EXPECT_GT(rep.at("threads").get<int64_t>(), 0);
   // Variance ratios are fractions of the GRM trace (≈ N for binom2).
   double total = 0;
   for (double x : rep.at("variance_ratio")) total += x;

@@ -275,6 +275,10 @@ def build_fixtures():
     write(os.path.join(FIX, "mono.bed"), bytes(bed), "wb")
     shutil.copy(os.path.join(FIX, "base.bim"), os.path.join(FIX, "mono.bim"))
     shutil.copy(os.path.join(FIX, "base.fam"), os.path.join(FIX, "mono.fam"))
+    # cohort with every variant monomorphic: any --maf > 0 filters out all of them
+    write(os.path.join(FIX, "allmono.bed"), bed[:3] + b"\x00" * (per * 400), "wb")
+    shutil.copy(os.path.join(FIX, "base.bim"), os.path.join(FIX, "allmono.bim"))
+    shutil.copy(os.path.join(FIX, "base.fam"), os.path.join(FIX, "allmono.fam"))
     must(["simulate", "--samples", "300", "--variants", "100", "--out", "wide", "-q"], FIX)
     must(["simulate", "--samples", "10", "--variants", "30", "--out", "tinyc", "-q"], FIX)
 

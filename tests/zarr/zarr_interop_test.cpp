@@ -163,7 +163,7 @@ TEST(ZarrInterop, StrataWrittenMatrixReadsIdenticallyInPython) {
         co.chunks = chunks;
         co.dtype = dt;
         co.separator = (i % 3 == 0) ? '/' : '.';
-        co.fill_value = dt.is_float() ? nlohmann::json("NaN") : (dt.is_bool() ? nlohmann::json(false) : nlohmann::json(3));
+        co.fill_value = dt.is_float() ? ZarrFillValue("NaN") : (dt.is_bool() ? ZarrFillValue(false) : ZarrFillValue(3));
         STRATA_ASSERT_OK_AND_ASSIGN(auto codec, parse_codec_spec(spec, dt.itemsize()));
         co.compressor = std::shared_ptr<const BytesCodec>(std::move(codec));
         STRATA_ASSERT_OK_AND_ASSIGN(ZarrArray a, ZarrArray::create(store, name, co));

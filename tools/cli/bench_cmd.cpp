@@ -13,9 +13,9 @@
 #include "cli_common.hpp"
 #include "strata/array/ops.hpp"
 #include "strata/core/shape.hpp"
-#include "strata/core/thread_pool.hpp"
+#include "terminal_progress.hpp"
 #include "strata/exec/run.hpp"
-#include "strata/linalg/bench_svd.hpp"
+#include "linalg/bench_svd.hpp"
 
 namespace strata::cli {
 namespace {
@@ -60,16 +60,16 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   RunReport all;
   nlohmann::json runs = nlohmann::json::array();
   for (int t : threads) {
-    ThreadPool pool(t);
-    RunReport report;
-    ExecOptions opts;
-    opts.pool = &pool;
-    opts.memory_budget = budget;
-    opts.report = &report;
-    opts.progress = !state.quiet && !o.json;
+    ContextOptions co;
+    co.threads = t;
+    co.memory_budget = budget;
+    co.progress = make_terminal_progress(state.quiet || o.json);
+    STRATA_ASSIGN_OR_RETURN(Context ctx, Context::make(co));
+    PassOptions opts;
     opts.label = "random-sum";
     const auto t0 = std::chrono::steady_clock::now();
-    STRATA_ASSIGN_OR_RETURN(HostArray r, compute(expr, opts));
+    STRATA_ASSIGN_OR_RETURN(HostArray r, compute(ctx, expr, opts));
+    const RunReport report = ctx.report().snapshot();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double result = r.value_as_double(0);
     const double gen = static_cast<double>(report.elements_generated);
@@ -87,12 +87,12 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
                   static_cast<long long>(report.elements_generated), gen / secs, result);
     }
     std::fflush(stdout);
-    nlohmann::json rj = report.to_json();
+    nlohmann::json rj = nlohmann::json::parse(report.to_json());
     rj["configuration"] = j;
     runs.push_back(rj);
     all += report;
   }
-  state.report = all.to_json();
+  state.report = nlohmann::json::parse(all.to_json());
   state.report["runs"] = runs;
   return Status::OK();
 }
@@ -104,7 +104,8 @@ struct RandomGenOptions {
 
 Status run_random_gen(const RandomGenOptions& o) {
   if (o.n < 1) return Status::Invalid("--n must be >= 1");
-  ThreadPool pool(1);
+  ContextOptions co;
+  co.threads = 1;
   struct Case {
     const char* name;
     Array a;
@@ -122,13 +123,10 @@ Status run_random_gen(const RandomGenOptions& o) {
   if (!o.json) std::printf("%-26s %14s %10s   (1 thread, summed so nothing is stored)\n", "source", "M elements/s", "seconds");
   for (const Case& c : cases) {
     const Array s = sum(c.a);
-    RunReport report;
-    ExecOptions opts;
-    opts.pool = &pool;
-    opts.report = &report;
-    opts.progress = false;
+    STRATA_ASSIGN_OR_RETURN(Context ctx, Context::make(co));
     const auto t0 = std::chrono::steady_clock::now();
-    STRATA_ASSIGN_OR_RETURN(HostArray r, compute(s, opts));
+    STRATA_ASSIGN_OR_RETURN(HostArray r, compute(ctx, s));
+    const RunReport report = ctx.report().snapshot();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double rate = static_cast<double>(report.elements_generated) / secs;
     if (o.json) {
@@ -169,15 +167,16 @@ Status run_svd_bench(const SvdBenchOptions& o) {
   std::vector<double> last_s;
   for (int t : threads) {
     if (t < 1) return Status::Invalid("--threads entries must be >= 1");
-    ThreadPool pool(t);
+    ContextOptions co;
+    co.threads = t;
+    STRATA_ASSIGN_OR_RETURN(Context ctx, Context::make(co));
     linalg::BenchSvdOptions b;
     b.rows = shape[0];
     b.cols = shape[1];
     b.k = o.k;
     b.iterations = o.iterations;
     b.seed = o.seed;
-    b.pass.pool = &pool;
-    STRATA_ASSIGN_OR_RETURN(linalg::BenchSvdReport rep, linalg::bench_svd(b));
+    STRATA_ASSIGN_OR_RETURN(linalg::BenchSvdReport rep, linalg::bench_svd(ctx, b));
     const std::vector<double>& s = rep.result.s;
     const std::vector<double>& err = rep.result.error_estimate;
     const double max_err = err.empty() ? 0.0 : *std::max_element(err.begin(), err.end());

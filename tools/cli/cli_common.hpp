@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "strata/core/context.hpp"
 #include "strata/core/status.hpp"
 
 namespace strata::cli {
@@ -19,7 +21,11 @@ namespace strata::cli {
 struct CliState {
   bool quiet = false;
   int threads = 0;              ///< 0 = all cores
+  int64_t memory_budget = 0;    ///< --memory where a command has it (0 = the library default)
   std::string report_path;      ///< --report run.json
+  /// The resources of the run, made by main() after parsing (threads, budget, progress bar).
+  std::optional<Context> context;
+  const Context& ctx() const { return *context; }
   /// Filled by commands with phase-level figures; main() adds the common fields and writes it
   /// (staged before the command runs, so an unwritable report fails before any output).
   nlohmann::json report;

@@ -66,7 +66,7 @@ void register_convert(CLI::App& app, CliState& state) {
                 "Replace an existing Zarr store at OUTPUT (never an input); PLINK files are always replaced");
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
-    state.run = [a]() -> Status {
+    state.run = [a, &state]() -> Status {
       STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
       io::ConvertOptions o;
       o.variants_chunk = a->variants_chunk;
@@ -77,7 +77,7 @@ void register_convert(CLI::App& app, CliState& state) {
         STRATA_ASSIGN_OR_RETURN(o.multiallelic, parse_multiallelic(a->multiallelic));
         o.multiallelic_set = true;
       }
-      STRATA_ASSIGN_OR_RETURN(io::ConvertReport r, io::convert_genotypes(a->input, a->output, o));
+      STRATA_ASSIGN_OR_RETURN(io::ConvertReport r, io::convert_genotypes(state.ctx(), a->input, a->output, o));
       log_info("converted ", r.variants, " variants x ", r.samples, " samples to ", a->output);
       if (r.skipped > 0) {
         log_warning("skipped ", r.skipped, " multi-allelic sites (keep them as non-reference dosage with --multiallelic nonref)");
@@ -103,7 +103,7 @@ void register_freq(CLI::App& app, CliState& state) {
   cmd->add_option("--array", a->array, "Zarr: path of the genotype array inside the store");
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
-    state.run = [a]() -> Status {
+    state.run = [a, &state]() -> Status {
       io::GenotypeOpenOptions oo;
       STRATA_ASSIGN_OR_RETURN(oo.multiallelic, parse_multiallelic(a->multiallelic));
       oo.array = a->array;
@@ -112,7 +112,7 @@ void register_freq(CLI::App& app, CliState& state) {
       if (rep.skipped_sites > 0) log_warning("skipped ", rep.skipped_sites, " multi-allelic sites");
       genomics::FreqOptions fo;
       fo.input = a->input;
-      return genomics::write_freq_files(*view, a->out, fo);
+      return genomics::write_freq_files(state.ctx(), *view, a->out, fo);
     };
   });
 }
@@ -150,7 +150,7 @@ void register_simulate(CLI::App& app, CliState& state) {
       ->check(integer_in(1, kMaxChunk, kChunkRange));
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
-    state.run = [a]() -> Status {
+    state.run = [a, &state]() -> Status {
       if (a->o.num_pops > a->o.num_samples)
         return Status::Invalid("--pops must be at most --samples (", a->o.num_samples, "), got ", a->o.num_pops);
       STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
@@ -161,7 +161,7 @@ void register_simulate(CLI::App& app, CliState& state) {
       w.variants_chunk = a->variants_chunk;
       w.samples_chunk = a->samples_chunk;
       w.overwrite = a->overwrite;
-      return genomics::simulate_to_files(a->o, a->out, format, w);
+      return genomics::simulate_to_files(state.ctx(), a->o, a->out, format, w);
     };
   });
 }

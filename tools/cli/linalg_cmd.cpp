@@ -12,10 +12,9 @@
 #include "cli_common.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/log.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca_output.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/linalg/row_blocks.hpp"
 #include "strata/linalg/svd_zarr.hpp"
 
@@ -36,7 +35,7 @@ struct SvdArgs {
 
 Status run_svd(const SvdArgs& a, CliState& state) {
   const auto t0 = std::chrono::steady_clock::now();
-  linalg::SvdOptions opt;
+  linalg::SvdParams opt;
   opt.k = a.k;
   STRATA_ASSIGN_OR_RETURN(opt.method, linalg::parse_svd_method(a.method));
   if (a.scheme == "krylov") {
@@ -46,32 +45,13 @@ Status run_svd(const SvdArgs& a, CliState& state) {
   } else {
     return Status::Invalid("--scheme must be krylov or subspace, got '", a.scheme, "'");
   }
-  if (a.precision == "auto") {
-    opt.precision = linalg::Precision::Auto;
-  } else if (a.precision == "float32") {
-    opt.precision = linalg::Precision::Float32;
-  } else if (a.precision == "float64") {
-    opt.precision = linalg::Precision::Float64;
-  } else {
-    return Status::Invalid("--precision must be auto, float32 or float64, got '", a.precision, "'");
-  }
+  STRATA_ASSIGN_OR_RETURN(opt.precision, parse_precision(a.precision));
   opt.iterations = a.iterations;
   opt.oversampling = a.oversampling;
   opt.seed = a.seed;
-  // The bar counts rows streamed over all passes; its total is an estimate for randomized runs.
-  std::unique_ptr<ProgressBar> bar;
-  if (!state.quiet) {
-    auto src = linalg::open_zarr_source(a.path);
-    if (src.ok()) {
-      const int passes = opt.method == linalg::SvdMethod::Exact ? 2 : (a.iterations > 0 ? a.iterations : 8) + 1;
-      bar = std::make_unique<ProgressBar>("svd", (*src)->rows() * passes);
-      opt.pass.progress = bar.get();
-    }
-  }
   linalg::SvdZarrOptions zo;
   zo.overwrite = a.overwrite;
-  STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd_to_zarr(a.path, a.out, opt, zo));
-  if (bar) bar->finish();
+  STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd_to_zarr(state.ctx(), a.path, a.out, opt, zo));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!state.quiet) {
     std::printf("%s SVD, k = %zu, %lld passes, %.2f s -> %s\n",
@@ -122,29 +102,21 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   genomics::PcaRunOptions o;
   o.pca.k = a.k;
   STRATA_ASSIGN_OR_RETURN(o.pca.method, linalg::parse_svd_method(a.method));
-  STRATA_ASSIGN_OR_RETURN(o.pca.scale, io::parse_standardization(a.scale));
+  STRATA_ASSIGN_OR_RETURN(o.pca.scale, genomics::parse_standardization(a.scale));
   o.pca.filter.min_maf = a.maf;
   o.pca.filter.max_missing = a.geno;
-  STRATA_RETURN_NOT_OK(io::validate_variant_filter(o.pca.filter));
+  STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(o.pca.filter));
   o.pca.iterations = a.iterations;
   o.pca.oversampling = a.oversampling;
   o.pca.tolerance = a.tolerance;
   o.pca.block_columns = a.block;
-  if (a.precision != "auto") {
-    STRATA_ASSIGN_OR_RETURN(auto arithmetic, genomics::parse_genotype_arithmetic(a.precision));
-    o.pca.arithmetic = arithmetic;
-  }
+  STRATA_ASSIGN_OR_RETURN(o.pca.precision, parse_precision(a.precision));
   o.pca.seed = a.seed;
-  STRATA_ASSIGN_OR_RETURN(int64_t memory, parse_memory_size(a.memory));
-  // Decoded blocks dominate memory (a few in flight per thread); the SVD state is samples × l.
-  o.pca.pass.block_bytes = std::clamp<int64_t>(memory / (4 * std::max(1, ThreadPool::default_threads())),
-                                               int64_t{1} << 20, int64_t{64} << 20);
-  o.pca.memory_bytes = memory;
   o.pop_file = a.pop_file;
   o.overwrite = a.overwrite;
   // Failures that depend on the data (k too large for it, everything filtered, constant data)
   // come back as InvalidData (exit 1); Invalid stays for usage errors (exit 2).
-  auto r = genomics::run_pca_to_files(input, a.out, o);
+  auto r = genomics::run_pca_to_files(state.ctx(), input, a.out, o);
   if (!r.ok()) return r.status();
   const genomics::PcaRunSummary& s = *r;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -167,8 +139,6 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   if (!res.converged)
     log_warning("the PCA did not meet --tolerance ", a.tolerance, ": largest eigenvalue error estimate ",
                 res.max_error_estimate, " after ", res.passes, " passes (raise --iterations or loosen --tolerance)");
-  nlohmann::json phases = nlohmann::json::object();
-  for (const auto& [name, sec] : s.phases) phases[name] = sec;
   state.report = {{"command", "pca"},
                   {"input", input},
                   {"output_prefix", a.out},
@@ -187,7 +157,6 @@ Status run_pca(const PcaArgs& a, CliState& state) {
                   {"codes_resident", res.resident},
                   {"arithmetic", res.arithmetic},
                   {"wall_seconds", wall},
-                  {"phase_seconds", phases},
                   {"eigenvalues", res.eigenvalues},
                   {"variance_ratio", s.variance_ratio},
                   {"error_estimate", res.error_estimate},
@@ -214,7 +183,10 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   svd->add_option("--oversampling", args->oversampling, "Randomized: extra sketch columns (default 10)")
       ->check(kOversamplingCheck);
   svd->add_option("--seed", args->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
-  svd->add_option("--precision", args->precision, "Randomized: auto, float32 or float64 products");
+  svd->add_option("--precision", args->precision,
+                  "Randomized: arithmetic of the products: auto (float32 for data stored in 32 bits or fewer, else "
+                  "float64), float32 or float64 (int16 and mixed are for genotype codes: strata pca)")
+      ->check(CLI::IsMember({"auto", "int16", "mixed", "float32", "float64"}));
   svd->add_option("--out", args->out, "Output Zarr group (U, S, Vt)")->required()->check(non_empty_path());
   svd->add_flag("--overwrite", args->overwrite, "Replace --out if it is an existing Zarr store (never an input)");
   add_common_options(svd, state);
@@ -265,15 +237,20 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
                   "operands, twice the float32 speed with AVX-512 VNNI), float32, mixed (integer A*Q of the rounded "
                   "block, which becomes the basis, then float32: float32 accuracy at ~0.8x its cost), or auto (int16 "
-                  "where vectorized; with --tolerance, mixed where vectorized, else float32)")
-      ->check(CLI::IsMember({"auto", "int16", "float32", "mixed"}));
+                  "where vectorized; with --tolerance, mixed where vectorized, else float32); float64 is the exact "
+                  "method's)")
+      ->check(CLI::IsMember({"auto", "int16", "mixed", "float32", "float64"}));
   pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
   pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)")
       ->check(non_empty_path());
   pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
   pca->add_flag("--overwrite", pa->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
   add_common_options(pca, state);
-  pca->callback([&state, pa] { state.run = [pa, &state] { return run_pca(*pa, state); }; });
+  pca->callback([&state, pa] {
+    // The budget sizes the Context (resident codes, block sizes); the validator checked the text.
+    state.memory_budget = parse_memory_size(pa->memory).value_or(0);
+    state.run = [pa, &state] { return run_pca(*pa, state); };
+  });
 }
 
 }  // namespace strata::cli

@@ -17,8 +17,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
-#include "strata/core/thread_pool.hpp"
+#include "terminal_progress.hpp"
 
 namespace strata::cli {
 
@@ -46,18 +45,42 @@ Status check_report_target(const std::string& path) {
   return Status::AlreadyExists(path, " exists and is not a strata run report; refusing to replace it with one");
 }
 
+// Every option given to the chosen (innermost) subcommand, as the user wrote its value.
+nlohmann::json given_parameters(const CLI::App& app) {
+  const CLI::App* cmd = &app;
+  while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
+  nlohmann::json p = nlohmann::json::object();
+  for (const CLI::Option* opt : cmd->get_options()) {
+    if (opt->count() == 0) continue;
+    const std::vector<std::string>& r = opt->results();
+    if (r.size() == 1) {
+      p[opt->get_name()] = r[0];
+    } else {
+      p[opt->get_name()] = r;
+    }
+  }
+  return p;
+}
+
 // The run report: what the command put in state.report plus the fields every report has.
-std::string report_text(const CliState& state, int argc, char** argv, double seconds) {
+std::string report_text(const CliState& state, const CLI::App& app, int argc, char** argv, double seconds) {
   nlohmann::json j = state.report.is_object() ? state.report : nlohmann::json::object();
+  j["parameters"] = given_parameters(app);
   std::string cmd;
   for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
   j["command_line"] = cmd;
   if (!j.contains("command") && argc > 1) j["command"] = argv[1];
   j["version"] = STRATA_VERSION_STRING;
   j["seconds"] = seconds;
-  j["threads"] = ThreadPool::default_threads();
-  j["peak_rss_bytes"] = peak_rss_bytes();
-  j["peak_tracked_bytes"] = memory_stats().peak_bytes;
+  // What the engine recorded: passes, blocks, bytes read, phases, peaks, backend, threads.
+  const nlohmann::json run = nlohmann::json::parse(state.ctx().report().to_json());
+  for (const auto& [key, value] : run.items()) {
+    if (!j.contains(key)) {
+      j[key] = value;
+    } else {
+      j["engine"][key] = value;  // e.g. the engine's pass count beside the command's own
+    }
+  }
   return j.dump(2) + "\n";
 }
 
@@ -104,14 +127,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run with --help for usage.\n");
     return 2;
   }
-  if (state.quiet) set_progress_enabled(false);
-  if (state.threads > 0) ThreadPool::set_default_threads(state.threads);
   if (!state.run) return 0;
-  try {
-    ThreadPool::global();  // start the workers now: a process limit fails here, with its reason
-  } catch (const std::system_error& e) {
-    std::fprintf(stderr, "strata: error: %s\n", e.what());
-    return 1;
+  {
+    // The workers start now: a process limit fails here, with its reason.
+    ContextOptions co;
+    co.threads = state.threads;
+    co.memory_budget = state.memory_budget;
+    co.progress = cli::make_terminal_progress(state.quiet);
+    Result<Context> made = Context::make(co);
+    if (!made.ok()) {
+      std::fprintf(stderr, "strata: error: %s\n", made.status().message().c_str());
+      return 1;
+    }
+    state.context.emplace(std::move(*made));
   }
   Status st;
   const auto t0 = std::chrono::steady_clock::now();
@@ -131,7 +159,7 @@ int main(int argc, char** argv) {
     if (st.ok() && report) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::ofstream f(report->path(), std::ios::binary);
-      f << cli::report_text(state, argc, argv, secs);
+      f << cli::report_text(state, app, argc, argv, secs);
       f.close();
       st = f ? report->commit() : Status::IOError(state.report_path, ": cannot write the report");
     }

@@ -1,8 +1,8 @@
-// `strata zarr info|export|import|verify`: thin wrappers over strata/io/zarr_tools.hpp.
+// `strata zarr info|export|import|verify`: thin wrappers over src/io/zarr_tools/zarr_tools.hpp.
 #include <cstdio>
 
 #include "cli_common.hpp"
-#include "strata/io/zarr_tools.hpp"
+#include "io/zarr_tools/zarr_tools.hpp"
 
 namespace strata::cli {
 namespace {
@@ -25,7 +25,7 @@ Status run_info(const ZarrArgs& a) {
   return Status::OK();
 }
 
-Status run_import(const ZarrArgs& a) {
+Status run_import(const ZarrArgs& a, const CliState& state) {
   io::ZarrImportOptions opt;
   if (!a.chunks.empty()) {
     auto c = parse_shape(a.chunks);
@@ -40,11 +40,11 @@ Status run_import(const ZarrArgs& a) {
   opt.codec = a.codec;
   opt.format = a.format == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
   opt.overwrite = a.overwrite;
-  return io::zarr_import_npy(a.file, a.path, opt);
+  return io::zarr_import_npy(state.ctx(), a.file, a.path, opt);
 }
 
-Status run_verify(const ZarrArgs& a) {
-  STRATA_ASSIGN_OR_RETURN(auto result, io::zarr_verify(a.path));
+Status run_verify(const ZarrArgs& a, const CliState& state) {
+  STRATA_ASSIGN_OR_RETURN(auto result, io::zarr_verify(state.ctx(), a.path));
   int64_t corrupt = 0;
   for (const auto& [path, rep] : result.arrays) {
     const char* name = path.empty() ? "/" : path.c_str();
@@ -84,7 +84,7 @@ void register_zarr_commands(CLI::App& app, CliState& state) {
   exp->add_option("PATH", args->path, "Array (store.zarr/a/b)")->required();
   exp->add_option("OUT", args->file, "Output .npy file")->required();
   add_common_options(exp, state);
-  exp->callback([&state, args] { state.run = [args] { return io::zarr_export_npy(args->path, args->file); }; });
+  exp->callback([&state, args] { state.run = [args, &state] { return io::zarr_export_npy(state.ctx(), args->path, args->file); }; });
 
   auto* imp = zarr->add_subcommand("import", "Create a Zarr array from a NumPy .npy file");
   imp->add_option("IN", args->file, "Input .npy file")->required();
@@ -97,12 +97,12 @@ void register_zarr_commands(CLI::App& app, CliState& state) {
   imp->add_option("--shard", args->shards, "Shard shape (Zarr v3), a multiple of --chunks, e.g. 10000,10000");
   imp->add_flag("--overwrite", args->overwrite, "Replace an existing array at PATH");
   add_common_options(imp, state);
-  imp->callback([&state, args] { state.run = [args] { return run_import(*args); }; });
+  imp->callback([&state, args] { state.run = [args, &state] { return run_import(*args, state); }; });
 
   auto* ver = zarr->add_subcommand("verify", "Decode every chunk; report missing and corrupt chunks by key");
   ver->add_option("PATH", args->path, "Store, group or array")->required();
   add_common_options(ver, state);
-  ver->callback([&state, args] { state.run = [args] { return run_verify(*args); }; });
+  ver->callback([&state, args] { state.run = [args, &state] { return run_verify(*args, state); }; });
 }
 
 }  // namespace strata::cli

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// A fixed-size thread pool: the single owner of CPU parallelism in strata.
+/// A fixed-size thread pool: the single owner of CPU parallelism in strata. Each Context
+/// (strata/core/context.hpp) owns one; there is no process-global pool.
 ///
 /// Results must not depend on the number of threads: callers give each task its own output
 /// slot and combine slots in index order.
@@ -38,12 +39,6 @@ class ThreadPool {
   /// \brief True when the calling thread is one of this pool's workers.
   bool in_worker() const;
 
-  /// \brief The process-wide pool used when none is given (sized by set_default_threads or
-  /// the hardware concurrency).
-  static ThreadPool& global();
-  /// \brief Resize the global pool (recreates it; must not be called while it is busy).
-  static void set_default_threads(int num_threads);
-  static int default_threads();
 
  private:
   void worker_loop();
@@ -53,5 +48,9 @@ class ThreadPool {
   std::condition_variable cv_;
   bool stop_ = false;
 };
+
+/// \brief `pool->parallel_for(n, fn)`, or a serial loop in index order when `pool` is null
+/// (library code never reaches for a process-global pool; callers pass their Context's).
+Status parallel_for(ThreadPool* pool, int64_t n, const std::function<Status(int64_t)>& fn);
 
 }  // namespace strata

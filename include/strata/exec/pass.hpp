@@ -1,7 +1,9 @@
 #pragma once
 /// \file
-/// Passes: the building block every algorithm is made of. A pass streams over the blocks of
-/// one or more aligned arrays in a fixed (C) order, runs a block kernel on the thread pool, and
+/// Passes: the building block every algorithm is made of, and the one engine that runs them
+/// (array passes here; linalg's row-block passes, the genotype passes and the Gram products all
+/// schedule their blocks through run_blocks). A pass streams over the blocks of one or more
+/// aligned arrays in a fixed (C) order, runs a block kernel on the Context's threads, and
 /// either emits output (map) or produces a per-block partial that is combined in block order
 /// (reduce). The executor owns all parallelism (one level: block kernels must not start their
 /// own threads or threaded BLAS), bounds the memory of blocks in flight by a budget, keeps at
@@ -13,7 +15,7 @@
 /// \code
 /// // Sum of squares, one partial per block, combined in block order:
 /// auto total = reduce_blocks<double>(
-///     {x}, 0.0,
+///     ctx, {x}, 0.0,
 ///     [](const BlockInfo&, std::span<const BlockView> in) -> Result<double> {
 ///       double s = 0;
 ///       for (int64_t i = 0; i < in[0].numel(); ++i) s += in[0].as<double>()[i] * in[0].as<double>()[i];
@@ -29,21 +31,11 @@
 #include <vector>
 
 #include "strata/array/array.hpp"
-#include "strata/exec/report.hpp"
+#include "strata/core/context.hpp"
+#include "strata/core/pass_engine.hpp"
+#include "strata/core/report.hpp"
 
 namespace strata {
-
-class ThreadPool;
-
-/// \brief How a pass runs.
-struct ExecOptions {
-  ThreadPool* pool = nullptr;    ///< nullptr = ThreadPool::global()
-  int64_t memory_budget = 0;     ///< bytes for blocks in flight; 0 = 1/2 of physical memory
-  int64_t window = 0;            ///< max blocks started ahead of the oldest unfinished (0 = 2 x threads)
-  RunReport* report = nullptr;   ///< counters are added here when set
-  bool progress = true;          ///< draw a progress bar (only on a terminal, not under --quiet)
-  std::string label;             ///< name of the pass in reports and the progress bar
-};
 
 /// \brief Where a block lies in the pass's block grid.
 struct BlockInfo {
@@ -64,47 +56,39 @@ struct BlockView {
 
 using BlockKernel = std::function<Status(const BlockInfo&, std::span<const BlockView>)>;
 
-/// \brief Low-level pass: run `work(i)` for blocks i in [0, num_blocks) in parallel (claimed in
-/// order, each holding `bytes_per_block` of the budget while it runs) and `commit(i)` serially in
-/// increasing i as soon as blocks 0..i have finished. The first failing block (lowest index)
-/// decides the returned error.
-Status run_blocks(int64_t num_blocks, int64_t bytes_per_block, const std::function<Status(int64_t)>& work,
-                  const std::function<Status(int64_t)>& commit, const ExecOptions& options);
-
 /// \brief Call `fn` for every block of the aligned `arrays` (same shape), blocks of
 /// `block_shape` (empty = the first array's chunks), in parallel. Each input block is read
 /// (computed) into memory before `fn` runs; nothing is kept afterwards.
-Status for_each_block(const std::vector<Array>& arrays, const BlockKernel& fn,
-                      const ExecOptions& options = {}, Shape block_shape = {});
+Status for_each_block(const Context& ctx, const std::vector<Array>& arrays, const BlockKernel& fn,
+                      const PassOptions& options = {}, Shape block_shape = {});
 
 /// \brief Reduce the blocks of `arrays`: `partial` per block (in parallel), then
 /// `combine(acc, partial)` in block-index order, starting from `init`. At most `window` partials
 /// wait for combination at any time, so memory stays bounded for any number of blocks.
 template <class P>
-Result<P> reduce_blocks(const std::vector<Array>& arrays, P init,
+Result<P> reduce_blocks(const Context& ctx, const std::vector<Array>& arrays, P init,
                         const std::function<Result<P>(const BlockInfo&, std::span<const BlockView>)>& partial,
-                        const std::function<void(P&, P&&)>& combine, const ExecOptions& options = {},
+                        const std::function<void(P&, P&&)>& combine, const PassOptions& options = {},
                         Shape block_shape = {});
 
 namespace detail {
 /// Shared implementation of reduce_blocks: partials stored in slots indexed by block % slots.
-Status reduce_blocks_impl(const std::vector<Array>& arrays, int64_t slots,
+Status reduce_blocks_impl(const Context& ctx, const std::vector<Array>& arrays, int64_t slots,
                           const std::function<Status(const BlockInfo&, std::span<const BlockView>, int64_t slot)>& partial,
-                          const std::function<void(int64_t slot)>& combine, const ExecOptions& options,
+                          const std::function<void(int64_t slot)>& combine, const PassOptions& options,
                           Shape block_shape);
-int64_t reduce_slots(const ExecOptions& options);
 }  // namespace detail
 
 template <class P>
-Result<P> reduce_blocks(const std::vector<Array>& arrays, P init,
+Result<P> reduce_blocks(const Context& ctx, const std::vector<Array>& arrays, P init,
                         const std::function<Result<P>(const BlockInfo&, std::span<const BlockView>)>& partial,
-                        const std::function<void(P&, P&&)>& combine, const ExecOptions& options,
+                        const std::function<void(P&, P&&)>& combine, const PassOptions& options,
                         Shape block_shape) {
-  const int64_t slots = detail::reduce_slots(options);
+  const int64_t slots = pass_window(ctx, options);
   std::vector<std::optional<P>> parts(static_cast<size_t>(slots));
   P acc = std::move(init);
   Status st = detail::reduce_blocks_impl(
-      arrays, slots,
+      ctx, arrays, slots,
       [&](const BlockInfo& info, std::span<const BlockView> views, int64_t slot) -> Status {
         Result<P> r = partial(info, views);
         if (!r.ok()) return r.status();

@@ -8,10 +8,9 @@
 ///
 /// \code
 /// Array x = Array::random_normal({40000, 40000}, {10000, 10000}, 10.0, 1.0, 0);
-/// RunReport report;
-/// ExecOptions opts;
-/// opts.report = &report;
-/// STRATA_ASSIGN_OR_RETURN(HostArray r, compute(sum((x + 1).slice({Slice::every(2), Slice::every(2)})), opts));
+/// Context ctx;
+/// STRATA_ASSIGN_OR_RETURN(HostArray r, compute(ctx, sum((x + 1).slice({Slice::every(2), Slice::every(2)}))));
+/// // ctx.report(): passes, blocks, elements generated, time per phase
 /// \endcode
 
 #include <memory>
@@ -24,7 +23,7 @@
 namespace strata {
 
 /// \brief Evaluate `a` into a dense host array.
-Result<HostArray> compute(const Array& a, const ExecOptions& options = {});
+Result<HostArray> compute(const Context& ctx, const Array& a, const PassOptions& options = {});
 
 /// \brief How persisted blocks are held in memory.
 enum class PersistEncoding {
@@ -41,8 +40,8 @@ struct PersistOptions {
 /// \brief Compute every block of `a` once and keep it in memory; the returned array reads those
 /// blocks (decoding them on the fly). Packed2Bit fails with Invalid naming the first value
 /// outside 0..3.
-Result<Array> persist(const Array& a, const PersistOptions& persist_options = {},
-                      const ExecOptions& options = {});
+Result<Array> persist(const Context& ctx, const Array& a, const PersistOptions& persist_options = {},
+                      const PassOptions& options = {});
 
 /// \brief Bytes held by a persisted array (0 for other arrays).
 int64_t persisted_bytes(const Array& a);
@@ -50,7 +49,7 @@ int64_t persisted_bytes(const Array& a);
 /// \brief Write `a` as a new Zarr array at `path` of `store`. `zarr_options.shape/dtype` are
 /// taken from `a`; empty `zarr_options.chunks` = `a.chunks()`. Blocks are written in parallel,
 /// aligned to the Zarr chunks (or shards).
-Status to_zarr(const Array& a, const std::shared_ptr<io::Store>& store, const std::string& path,
-               io::ZarrCreateOptions zarr_options = {}, const ExecOptions& options = {});
+Status to_zarr(const Context& ctx, const Array& a, const std::shared_ptr<io::Store>& store, const std::string& path,
+               io::ZarrCreateOptions zarr_options = {}, const PassOptions& options = {});
 
 }  // namespace strata

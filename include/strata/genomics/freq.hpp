@@ -12,7 +12,7 @@
 ///
 /// \code
 /// STRATA_ASSIGN_OR_RETURN(auto view, io::open_genotypes("hapmap3"));
-/// STRATA_RETURN_NOT_OK(genomics::write_freq_files(*view, "out/hapmap3"));
+/// STRATA_RETURN_NOT_OK(genomics::write_freq_files(ctx, *view, "out/hapmap3"));
 /// \endcode
 
 #include <string>
@@ -20,7 +20,7 @@
 
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 
 namespace strata::genomics {
 
@@ -28,8 +28,6 @@ namespace strata::genomics {
 struct FreqOptions {
   bool afreq = true;     ///< write PREFIX.afreq
   bool vmiss = true;     ///< write PREFIX.vmiss
-  ThreadPool* pool = nullptr;
-  bool progress = true;
   /// The input the view was opened from: never replaced by an output.
   std::string input;
 };
@@ -37,11 +35,11 @@ struct FreqOptions {
 /// \brief Count every variant of `view` in one pass and write the requested files, together,
 /// as one OutputSet (strata/core/output.hpp): checked before the pass, moved into place when
 /// complete.
-Status write_freq_files(const io::GenotypeView& view, const std::string& prefix,
+Status write_freq_files(const Context& ctx, const io::GenotypeView& view, const std::string& prefix,
                         const FreqOptions& options = {});
 
 /// \brief Write the files from counts already computed (counts.size() == view.num_variants()).
-Status write_freq_files(const io::GenotypeView& view, const std::vector<io::VariantCounts>& counts,
+Status write_freq_files(const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
                         const std::string& prefix, const FreqOptions& options = {});
 
 /// \brief A number as plink2 prints frequencies: `%g` with 6 significant digits ("nan" for NaN).

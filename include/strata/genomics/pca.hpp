@@ -19,21 +19,23 @@
 #include "strata/core/result.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 #include "strata/io/genotype.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/linalg/svd.hpp"
 
 namespace strata::genomics {
 
-/// \brief Options of pca().
-struct PcaOptions {
+/// \brief Parameters of pca(). Resources come from the Context: its memory budget decides
+/// whether randomized PCA keeps the packed codes of the used variants in memory (M·⌈N/4⌉
+/// bytes, when they fit beside its state) or re-reads them every pass.
+struct PcaParams {
   int64_t k = 10;
   linalg::SvdMethod method = linalg::SvdMethod::Auto;
   /// Auto picks exact when min(variants used, samples) is at most this (exact costs
   /// min² memory and M·N·min flops), randomized otherwise.
   int64_t exact_max_dim = 5000;
-  io::Standardization scale = io::Standardization::Binom2;
+  genomics::Standardization scale = genomics::Standardization::Binom2;
   /// Variant filters (`--maf`, `--geno`); monomorphic variants are always dropped.
-  io::VariantFilter filter;
+  genomics::VariantFilter filter;
   linalg::RandomizedScheme scheme = linalg::RandomizedScheme::BlockKrylov;
   /// Randomized passes; -1 = ⌈18·(k + oversampling) / block⌉ for block Krylov (36 for k = 10
   /// with blocks of 8), and with a tolerance up to 8× that (bounded by memory). Genotype
@@ -54,16 +56,15 @@ struct PcaOptions {
   /// Randomized: stop early once every top-k eigenvalue error estimate is at most this (0 =
   /// run all `iterations`).
   double tolerance = 0.0;
-  /// Randomized: arithmetic of the genotype products; unset = int16 (twice the float32 rate,
-  /// products within ~1e-5, far below the error of a fixed number of passes), or with a
-  /// tolerance mixed (float32 accuracy, so the error estimates can fall below the int16
-  /// floor); float32 where the CPU lacks the vectorized int16 kernels.
-  std::optional<GenotypeArithmetic> arithmetic;
+  /// Randomized: arithmetic of the genotype products (Int16, Mixed or Float32); Auto = int16
+  /// (twice the float32 rate, products within ~1e-5, far below the error of a fixed number of
+  /// passes), or with a tolerance mixed (float32 accuracy, so the error estimates can fall
+  /// below the int16 floor); float32 where the CPU lacks the vectorized int16 kernels.
+  /// Float64 is refused (the exact method computes in float64).
+  Precision precision = Precision::Auto;
   bool compute_loadings = true;  ///< variant loadings cost one more pass (randomized)
-  /// Memory budget: randomized PCA keeps the packed codes of the used variants in memory
-  /// (M·⌈N/4⌉ bytes) when they fit beside its state, and re-reads them every pass otherwise.
-  int64_t memory_bytes = int64_t{2} << 30;
-  linalg::PassOptions pass;
+  /// Rows per block of the exact route's passes (0 = from the Context's memory budget).
+  PassOptions pass;
 };
 
 /// \brief Result of pca().
@@ -72,7 +73,7 @@ struct PcaResult {
   linalg::DenseMatrix eigenvectors;     ///< samples × k, unit-norm columns
   linalg::DenseMatrix loadings;         ///< variants used × k (unit-norm U), empty if not computed
   std::vector<int64_t> variants_used;   ///< indices into the view, ascending (M of them)
-  io::FilterResult filter;              ///< what the filters dropped
+  genomics::FilterResult filter;              ///< what the filters dropped
   std::vector<double> error_estimate;   ///< relative error estimate of each eigenvalue
   /// M of the eigenvalue scale λ = s²/M: variants passing the filters, monomorphic ones
   /// included unless `--maf` > 0 removed them (plink2's count). ≥ variants_used.size().
@@ -90,10 +91,6 @@ struct PcaResult {
   /// samples of the squared standardized value (mean-imputed), divided by M. Exact, from the
   /// per-variant counts; eigenvalue / grm_trace is the fraction of variance explained.
   double grm_trace = 0.0;
-  double stats_seconds = 0.0;           ///< wall time of the counts pass
-  double svd_seconds = 0.0;             ///< wall time of the SVD passes
-  double load_seconds = 0.0;            ///< of which: reading the codes into memory (randomized)
-  double product_seconds = 0.0;         ///< of which: the genotype products of the passes
   bool resident = false;                ///< codes held in memory across passes (randomized)
   std::string arithmetic;               ///< "int16", "mixed" or "float32" (randomized), "float64" (exact)
 };
@@ -101,17 +98,19 @@ struct PcaResult {
 /// \brief PCA of a genotype view.
 /// \code
 /// STRATA_ASSIGN_OR_RETURN(auto view, io::open_genotypes("cohort.bed"));
-/// genomics::PcaOptions opt;
+/// genomics::PcaParams opt;
 /// opt.k = 10;
-/// STRATA_ASSIGN_OR_RETURN(auto pcs, genomics::pca(view, opt));
+/// STRATA_ASSIGN_OR_RETURN(auto pcs, genomics::pca(ctx, view, opt));
 /// \endcode
-Result<PcaResult> pca(const io::GenotypeViewPtr& view, const PcaOptions& options);
+/// Phases ("variant counts", "load codes", "svd", "products") go to ctx.report(); progress is
+/// one task over all passes, in variants.
+Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options);
 
 /// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a
 /// float32 RowBlockSource: blocks are decoded from 2-bit codes through one 4-entry table per
 /// variant (built from `counts`, one entry per kept variant).
 Result<linalg::RowBlockSourcePtr> make_standardized_source(const io::GenotypeViewPtr& view,
-                                                           const std::vector<io::VariantCounts>& counts,
-                                                           std::vector<int64_t> kept, io::Standardization scale);
+                                                           const std::vector<genomics::VariantCounts>& counts,
+                                                           std::vector<int64_t> kept, genomics::Standardization scale);
 
 }  // namespace strata::genomics

@@ -30,7 +30,7 @@ namespace strata::genomics {
 
 /// \brief Options of run_pca_to_files().
 struct PcaRunOptions {
-  PcaOptions pca;
+  PcaParams pca;
   /// Optional two-column file (IID POP, whitespace-separated; lines starting with '#' skipped)
   /// giving plot labels; samples not listed are "unknown".
   std::string pop_file;
@@ -45,7 +45,6 @@ struct PcaRunSummary {
   int64_t num_samples = 0;
   int64_t num_variants_input = 0;
   std::vector<double> variance_ratio;                   ///< eigenvalue / GRM trace
-  std::vector<std::pair<std::string, double>> phases;   ///< (phase, seconds) in order
   std::vector<std::string> files;                       ///< outputs written
 };
 
@@ -54,9 +53,10 @@ struct PcaRunSummary {
 /// \code
 /// genomics::PcaRunOptions o;
 /// o.pca.k = 10;
-/// STRATA_ASSIGN_OR_RETURN(auto summary, genomics::run_pca_to_files("cohort.bed", "out/pca", o));
+/// STRATA_ASSIGN_OR_RETURN(auto summary, genomics::run_pca_to_files(ctx, "cohort.bed", "out/pca", o));
 /// \endcode
-Result<PcaRunSummary> run_pca_to_files(const std::string& input, const std::string& prefix,
+/// Phases (open, the pca() phases, write) go to ctx.report().
+Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                        const PcaRunOptions& options);
 
 /// \brief Population label per sample: from `pop_file` if given, else the source's population

@@ -9,9 +9,9 @@
 /// set missing with probability `missing`. Populations are assigned by one uniform label per
 /// sample, then sorted (population 0 first) — the semantics of ../shared/bench/simulate.py.
 ///
-/// Every random number is a Philox4x32-10 word keyed by (seed, purpose, variant, sample), so
-/// any block of the matrix is generated independently and the output is identical for any
-/// chunking, block order or thread count.
+/// Every random number comes from strata/core/random.hpp keyed by (seed, purpose, variant,
+/// sample), so any block of the matrix is generated independently and the output is identical
+/// for any chunking, block order, thread count or kernel.
 ///
 /// \code
 /// genomics::SimulateOptions o; o.num_samples = 1000; o.num_variants = 10000; o.num_pops = 3;
@@ -57,15 +57,13 @@ enum class SimulateFormat { Bed, Vcz, Both };
 struct SimulateWriteOptions {
   int64_t variants_chunk = 0;   ///< VCF Zarr chunking (0 = defaults of io::VczWriteOptions)
   int64_t samples_chunk = 0;
-  ThreadPool* pool = nullptr;
-  bool progress = true;
   bool overwrite = false;       ///< replace an existing `prefix.vcz` (files are always replaced)
 };
 
 /// \brief Write `prefix.bed/.bim/.fam` and/or `prefix.vcz` (with a `sample_population`
 /// array) for the cohort, as one OutputSet (strata/core/output.hpp): all appear together,
 /// only when complete.
-Status simulate_to_files(const SimulateOptions& options, const std::string& prefix,
+Status simulate_to_files(const Context& ctx, const SimulateOptions& options, const std::string& prefix,
                          SimulateFormat format, const SimulateWriteOptions& write = {});
 
 }  // namespace strata::genomics

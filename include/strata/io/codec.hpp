@@ -3,10 +3,8 @@
 /// Byte-stream codecs used by Zarr v2 (compressor/filters) and v3 (bytes→bytes codecs):
 /// blosc, zstd, lz4 (numcodecs framing), zlib, gzip, crc32c.
 ///
-/// A codec is configured once (from JSON metadata or a CLI spec) and is then stateless and
+/// A codec is configured once (from Zarr metadata or a CLI spec) and is then stateless and
 /// thread-safe: many chunks are encoded/decoded concurrently with the same object.
-
-#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -39,24 +37,18 @@ class BytesCodec {
   /// to decompress in place.
   virtual Status decode_into(std::span<const uint8_t> in, std::span<uint8_t> out) const;
 
-  /// \brief numcodecs-style configuration for a Zarr v2 `compressor`/`filters` entry,
-  /// e.g. {"id":"blosc","cname":"zstd","clevel":5,"shuffle":2,"blocksize":0}.
-  virtual nlohmann::json to_json_v2() const = 0;
+  /// \brief numcodecs-style configuration for a Zarr v2 `compressor`/`filters` entry, as JSON
+  /// text, e.g. {"id":"blosc","cname":"zstd","clevel":5,"shuffle":2,"blocksize":0}.
+  virtual std::string config_json_v2() const = 0;
 
-  /// \brief Zarr v3 codec entry, e.g. {"name":"zstd","configuration":{"level":3,"checksum":false}}.
+  /// \brief Zarr v3 codec entry as JSON text, e.g.
+  /// {"name":"zstd","configuration":{"level":3,"checksum":false}}.
   /// Codecs without a v3 form (lz4, zlib) return Unsupported.
-  virtual Result<nlohmann::json> to_json_v3() const = 0;
+  virtual Result<std::string> config_json_v3() const = 0;
 
   /// \brief Short human description for `strata zarr info`, e.g. "blosc(zstd, 5, bitshuffle)".
   virtual std::string describe() const = 0;
 };
-
-/// \brief Build a codec from a v2 `compressor` or `filters` entry. `itemsize` is the array's
-/// element size (blosc typesize). Unknown ids are Unsupported naming the id.
-Result<std::unique_ptr<BytesCodec>> make_codec_v2(const nlohmann::json& config, int64_t itemsize);
-
-/// \brief Build a bytes→bytes codec from a v3 `codecs` entry (object or short-hand string).
-Result<std::unique_ptr<BytesCodec>> make_codec_v3(const nlohmann::json& config, int64_t itemsize);
 
 /// \brief Parse a CLI codec spec: `none` (returns nullptr), `zstd:LEVEL`, `lz4`, `zlib:LEVEL`,
 /// `gzip:LEVEL`, `blosc:CNAME:LEVEL:SHUFFLE` (SHUFFLE = noshuffle|shuffle|bitshuffle).

@@ -38,12 +38,12 @@
 #include <vector>
 
 #include "strata/core/buffer.hpp"
+#include "strata/core/pass_engine.hpp"
 #include "strata/core/result.hpp"
 #include "strata/core/shape.hpp"
 
 namespace strata {
 class ThreadPool;
-class ProgressBar;
 }  // namespace strata
 
 namespace strata::io {
@@ -192,14 +192,14 @@ Result<GenotypeBlock> read_genotype_block(const GenotypeView& view, int64_t vari
                                           int64_t variant_count, int64_t sample_start = 0,
                                           int64_t sample_count = -1);
 
-/// \brief Stream over all variants in blocks of `block_variants` × all samples.
-/// `work(block)` runs on `pool` (several blocks in flight, bounded), then `in_order(block)`
-/// runs on the calling thread in ascending block order (either may be empty). The first
-/// error stops the stream. `progress` (optional) advances by variants.
-Status for_each_genotype_block(const GenotypeView& view, int64_t block_variants,
+/// \brief A pass over all variants in blocks of `block_variants` × all samples, run by the
+/// pass engine (strata/core/pass_engine.hpp): `work(block)` runs on ctx's threads (a window of
+/// blocks in flight), then `in_order(block)` runs serially in ascending block order (either may
+/// be empty). The first error stops the pass. Advances ctx's progress by variants.
+Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int64_t block_variants,
                                const std::function<Status(GenotypeBlock&)>& work,
                                const std::function<Status(GenotypeBlock&)>& in_order,
-                               ThreadPool* pool = nullptr, ProgressBar* progress = nullptr);
+                               const PassOptions& options = {});
 
 /// \brief Block height giving about `target_bytes` of codes per block (at least 1).
 int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes = 8 << 20);

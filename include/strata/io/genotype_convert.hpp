@@ -28,9 +28,7 @@ struct ConvertOptions {
   MultiallelicMode multiallelic = MultiallelicMode::Skip;
   bool multiallelic_set = false;  ///< true when the user chose `multiallelic`
   bool overwrite = false;         ///< replace an existing Zarr store (PLINK files are always replaced)
-  int decompression_threads = 0;  ///< htslib threads (0 = the thread pool size)
-  ThreadPool* pool = nullptr;
-  bool progress = true;
+  int decompression_threads = 0;  ///< htslib threads (0 = the context's thread count)
 };
 
 /// \brief What a conversion did.
@@ -50,7 +48,7 @@ bool is_zarr_output(const std::string& path);
 bool is_vcf_path(const std::string& path);
 
 /// \brief Convert `input` to `output` (see the table above).
-Result<ConvertReport> convert_genotypes(const std::string& input, const std::string& output,
+Result<ConvertReport> convert_genotypes(const Context& ctx, const std::string& input, const std::string& output,
                                         const ConvertOptions& options = {});
 
 }  // namespace strata::io

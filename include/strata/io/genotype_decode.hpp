@@ -5,14 +5,14 @@
 /// Every kernel reads one packed row of `n` codes (⌈n/4⌉ bytes, sample-minor) and writes `n`
 /// outputs; rows of a block are decoded independently, so callers parallelise over rows or
 /// blocks. The float kernels map code c to `lut[c]` through a per-variant 4-entry table:
-/// build it with make_standardize_lut (genotype_stats.hpp) to get standardized genotypes
+/// build it with genomics::make_standardize_lut (strata/genomics/qc.hpp) to get standardized genotypes
 /// with missing → 0 after centring (mean imputation). On x86-64 the kernels pick AVX-512 or
 /// AVX2 at run time (one `vpermps` maps 8 or 16 codes), with a portable fallback.
 /// Kernels do not fail and do not allocate.
 ///
 /// \code
 /// float lut[4];
-/// io::make_standardize_lut(counts[v], io::Standardization::Binom2, lut);
+/// genomics::make_standardize_lut(counts[v], genomics::Standardization::Binom2, lut);
 /// io::decode_row_f32(block.row(v), block.sample_count, lut, out + v * ld);
 /// \endcode
 

@@ -118,15 +118,13 @@ class BedWriter {
 /// \brief Options for write_plink.
 struct PlinkWriteOptions {
   int64_t block_variants = 0;  ///< 0 = about 8 MiB of codes per block
-  ThreadPool* pool = nullptr;
-  ProgressBar* progress = nullptr;
   BedWriteTarget target;
 };
 
 /// \brief Write every variant of `view` as a PLINK 1 fileset at `prefix`. Multi-allelic
 /// variants (ALT with ',') are written with the joined ALT list in column 5; plink2 refuses
 /// those, so open the source with MultiallelicMode::Skip when the output is for plink2.
-Status write_plink(const GenotypeView& view, const std::string& prefix,
+Status write_plink(const Context& ctx, const GenotypeView& view, const std::string& prefix,
                    const PlinkWriteOptions& options = {});
 
 /// \brief Format one `.fam` line (no newline) of sample `i`; missing columns get PLINK's

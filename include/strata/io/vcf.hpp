@@ -27,7 +27,7 @@ namespace strata::io {
 
 /// \brief Convert a `.vcf`, `.vcf.gz` or `.bcf` file to VCF Zarr (`output` ending in `.vcz` or
 /// `.zarr`) or to a PLINK 1 fileset. Unsupported when strata was built without htslib.
-Result<ConvertReport> convert_vcf(const std::string& input, const std::string& output,
+Result<ConvertReport> convert_vcf(const Context& ctx, const std::string& input, const std::string& output,
                                   const ConvertOptions& options);
 
 }  // namespace strata::io

@@ -23,7 +23,7 @@
 ///
 /// \code
 /// STRATA_ASSIGN_OR_RETURN(auto bed, io::BedReader::open("cohort"));
-/// STRATA_RETURN_NOT_OK(io::write_vcf_zarr(*bed, "cohort.vcz"));
+/// STRATA_RETURN_NOT_OK(io::write_vcf_zarr(ctx, *bed, "cohort.vcz"));
 /// \endcode
 
 #include <cstdint>
@@ -48,8 +48,6 @@ struct VczWriteOptions {
   /// Stage into this set (the caller commits it with its other outputs) instead of the
   /// writer's own; not owned.
   OutputSet* output_set = nullptr;
-  ThreadPool* pool = nullptr;
-  ProgressBar* progress = nullptr;
   /// Optional `sample_population` (int32 index per sample); names go to its attributes.
   std::vector<int32_t> sample_population;
   std::vector<std::string> population_names;
@@ -61,7 +59,7 @@ class VczWriter {
  public:
   /// \brief Start a store at `path` for `samples` with the given ploidy; `phased` adds
   /// `call_genotype_phased`.
-  static Result<std::unique_ptr<VczWriter>> create(const std::string& path, const SampleInfo& samples,
+  static Result<std::unique_ptr<VczWriter>> create(const Context& ctx, const std::string& path, const SampleInfo& samples,
                                                    int64_t ploidy, bool phased,
                                                    const VczWriteOptions& options);
   ~VczWriter();
@@ -89,7 +87,7 @@ class VczWriter {
 };
 
 /// \brief Write every variant of `view` as VCF Zarr at `path`.
-Status write_vcf_zarr(const GenotypeView& view, const std::string& path,
+Status write_vcf_zarr(const Context& ctx, const GenotypeView& view, const std::string& path,
                       const VczWriteOptions& options = {});
 
 }  // namespace strata::io

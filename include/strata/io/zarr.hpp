@@ -14,12 +14,14 @@
 /// STRATA_RETURN_NOT_OK(gt.read_region({0, 0, 0}, {1000, gt.shape()[1], 2}, block.data()));
 /// \endcode
 
-#include <nlohmann/json.hpp>
-
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "strata/core/buffer.hpp"
@@ -38,14 +40,41 @@ namespace strata::io {
 /// \brief Which Zarr format a node uses.
 enum class ZarrFormat : int { V2 = 2, V3 = 3 };
 
+/// \brief A fill value as Zarr metadata writes it: null, true/false, an integer, a number, or a
+/// string ("NaN", "Infinity", "-Infinity", or a hex bit pattern such as "0x7fc00000").
+/// Integers are held as int64_t, or uint64_t above its range, so equal values compare equal.
+struct ZarrFillValue {
+  using Value = std::variant<std::nullptr_t, bool, int64_t, uint64_t, double, std::string>;
+  Value value = nullptr;
+
+  ZarrFillValue() = default;
+  ZarrFillValue(std::nullptr_t) {}
+  ZarrFillValue(bool v) : value(v) {}
+  template <std::signed_integral T>
+  ZarrFillValue(T v) : value(static_cast<int64_t>(v)) {}
+  template <std::unsigned_integral T>
+    requires(!std::same_as<T, bool>)
+  ZarrFillValue(T v) {
+    if (static_cast<uint64_t>(v) <= static_cast<uint64_t>(INT64_MAX)) value = static_cast<int64_t>(v);
+    else value = static_cast<uint64_t>(v);
+  }
+  template <std::floating_point T>
+  ZarrFillValue(T v) : value(static_cast<double>(v)) {}
+  ZarrFillValue(std::string v) : value(std::move(v)) {}
+  ZarrFillValue(const char* v) : value(std::string(v)) {}
+
+  bool is_null() const { return std::holds_alternative<std::nullptr_t>(value); }
+  friend bool operator==(const ZarrFillValue&, const ZarrFillValue&) = default;
+};
+
 /// \brief Options for creating an array.
 struct ZarrCreateOptions {
   ZarrFormat format = ZarrFormat::V2;
   Shape shape;
   Shape chunks;                   ///< read/write chunk shape (inner chunks when sharded)
   DType dtype = DType(ScalarType::Float64);
-  /// Fill value as JSON (number, "NaN", "Infinity", "-Infinity", true/false, or null).
-  nlohmann::json fill_value = 0;
+  /// Fill value (checked against dtype when the array is created).
+  ZarrFillValue fill_value = 0;
   /// Compressor (v2) / bytes→bytes codec (v3); nullptr = none.
   std::shared_ptr<const BytesCodec> compressor;
   /// v3 only: outer shard shape (a multiple of `chunks` on every axis); empty = no sharding.
@@ -56,7 +85,8 @@ struct ZarrCreateOptions {
   char separator = '.';
   /// v3 dimension_names, or v2 "_ARRAY_DIMENSIONS" attribute when non-empty.
   std::vector<std::string> dimension_names;
-  nlohmann::json attributes = nlohmann::json::object();
+  /// Attributes as JSON text of an object ("" = none).
+  std::string attributes_json = "{}";
   /// Replace an existing array at the path instead of failing with AlreadyExists.
   bool overwrite = false;
 };
@@ -97,16 +127,16 @@ class ZarrArray {
   const Shape& shard_shape() const;
   /// The fill value as one element in host byte order (itemsize bytes).
   std::span<const uint8_t> fill_value_bytes() const;
-  /// The fill value as stored in metadata (JSON).
-  const nlohmann::json& fill_value_json() const;
-  /// The array's attributes (.zattrs or "attributes").
-  const nlohmann::json& attributes() const;
+  /// The fill value as stored in metadata.
+  ZarrFillValue fill_value() const;
+  /// The array's attributes (.zattrs or "attributes") as JSON text of an object.
+  std::string attributes_json() const;
   /// Dimension names (v3 dimension_names or v2 _ARRAY_DIMENSIONS), empty if absent.
   std::vector<std::string> dimension_names() const;
   /// Human description of the codec pipeline, e.g. "blosc(zstd, 5, bitshuffle)".
   std::string codecs_description() const;
-  /// The raw metadata document (.zarray or zarr.json).
-  const nlohmann::json& metadata_json() const;
+  /// The metadata document (.zarray or zarr.json) as JSON text.
+  std::string metadata_json() const;
 
   /// \brief Store key of the chunk at `index` (the shard's key when sharded).
   std::string chunk_key(const Shape& chunk_index) const;
@@ -122,7 +152,7 @@ class ZarrArray {
 
   /// \brief Read the box [start, start+count) into `out` (dense C order, host byte order).
   /// Touches only the chunks the box overlaps; decodes them in parallel on `pool`
-  /// (nullptr = the global pool).
+  /// (nullptr = serially, on the calling thread).
   Status read_region(const Shape& start, const Shape& count, void* out,
                      ThreadPool* pool = nullptr) const;
 
@@ -131,8 +161,9 @@ class ZarrArray {
   Status write_region(const Shape& start, const Shape& count, const void* data,
                       ThreadPool* pool = nullptr) const;
 
-  /// \brief Replace the attributes (rewrites .zattrs / zarr.json atomically).
-  Status set_attributes(const nlohmann::json& attributes);
+  /// \brief Replace the attributes with `attributes_json`, the JSON text of an object
+  /// (rewrites .zattrs / zarr.json atomically).
+  Status set_attributes_json(std::string_view attributes_json);
 
   /// \brief Total bytes of stored chunk (or shard) objects, and how many exist (found by
   /// listing the store, not by walking the chunk grid).
@@ -180,14 +211,15 @@ Result<ZarrNodeInfo> zarr_node_info(const std::shared_ptr<Store>& store, const s
 Result<std::vector<ZarrNodeInfo>> zarr_walk(const std::shared_ptr<Store>& store,
                                             const std::string& path);
 
-/// \brief Create a group (and its parents) at `path` with attributes.
+/// \brief Create a group (and its parents) at `path` with attributes given as the JSON text of
+/// an object. An existing group of the same format keeps its attributes unless new (non-empty)
+/// ones are given.
 Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string& path,
-                         ZarrFormat format,
-                         const nlohmann::json& attributes = nlohmann::json::object());
+                         ZarrFormat format, std::string_view attributes_json = "{}");
 
-/// \brief A group's attributes.
-Result<nlohmann::json> zarr_group_attributes(const std::shared_ptr<Store>& store,
-                                             const std::string& path);
+/// \brief A group's attributes as JSON text of an object.
+Result<std::string> zarr_group_attributes_json(const std::shared_ptr<Store>& store,
+                                               const std::string& path);
 
 /// \brief Write consolidated metadata for the hierarchy under `path` (v2: `.zmetadata`).
 Status zarr_consolidate(const std::shared_ptr<Store>& store, const std::string& path = "");

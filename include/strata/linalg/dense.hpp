@@ -105,20 +105,13 @@ Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count);
 /// same to the partner factor to keep U·Σ·Vᵀ unchanged.
 std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v);
 
-/// \brief Set OpenBLAS's thread count for the lifetime of the guard, restoring it after.
+/// \brief Make BLAS single-threaded for the rest of the process (idempotent, thread-safe).
 ///
-/// strata owns parallelism (one level, DESIGN "exec"): while the thread pool runs block
-/// kernels BLAS must be single-threaded, and the linalg entry points also keep their small
-/// dense work single-threaded so results do not depend on how BLAS splits work.
-class BlasThreadsGuard {
- public:
-  explicit BlasThreadsGuard(int threads);
-  ~BlasThreadsGuard();
-  BlasThreadsGuard(const BlasThreadsGuard&) = delete;
-  BlasThreadsGuard& operator=(const BlasThreadsGuard&) = delete;
-
- private:
-  int previous_;
-};
+/// strata owns parallelism (one level, DESIGN "exec"): block kernels run on the Context's
+/// threads with single-threaded BLAS, and the small dense work stays single-threaded too, so
+/// results do not depend on how BLAS would split work. Set once and never restored: a
+/// per-call guard that restored the old count would let one computation change BLAS under
+/// another running at the same time on a second Context.
+void use_single_threaded_blas();
 
 }  // namespace strata::linalg

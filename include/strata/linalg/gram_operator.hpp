@@ -15,18 +15,17 @@
 #include <string>
 
 #include "strata/core/result.hpp"
+#include "strata/core/precision.hpp"
 #include "strata/linalg/dense.hpp"
 #include "strata/linalg/pass.hpp"
 #include "strata/linalg/row_blocks.hpp"
 
 namespace strata::linalg {
 
-/// \brief Arithmetic of the streamed products (state and small dense work are float64).
-enum class Precision : uint8_t {
-  Auto,     ///< float32 when the source stores 32-bit-or-narrower values, else float64
-  Float32,
-  Float64,
-};
+/// Arithmetic of the streamed products is strata::Precision (strata/core/precision.hpp): dense
+/// sources take Auto (float32 when the source stores 32-bit-or-narrower values, else float64),
+/// Float32 or Float64; state and small dense work are float64.
+using strata::Precision;
 
 /// \brief A matrix seen through its Gram products.
 class GramOperator {
@@ -58,7 +57,7 @@ using GramOperatorPtr = std::shared_ptr<const GramOperator>;
 
 /// \brief The streaming operator over any RowBlockSource: every pass re-reads the source in
 /// blocks (float32 products when the source is 32-bit or narrower and `precision` is Auto).
-Result<GramOperatorPtr> make_gram_operator(RowBlockSourcePtr source, Precision precision,
-                                           const PassOptions& options);
+Result<GramOperatorPtr> make_gram_operator(const Context& ctx, RowBlockSourcePtr source, Precision precision,
+                                           const PassOptions& options = {});
 
 }  // namespace strata::linalg

@@ -45,7 +45,8 @@ class RowBlockSource {
 
   virtual int64_t rows() const = 0;
   virtual int64_t cols() const = 0;
-  /// \brief The natural row granularity (storage chunk rows); 0 = any. Passes use multiples.
+  /// \brief The natural row granularity (storage chunk rows); 0 = any. A hint only: pass
+  /// block grids come from the data and the memory budget, never from the storage chunking.
   virtual int64_t preferred_block_rows() const { return 0; }
   /// \brief The element type the data is stored in (algorithms compute in float32 when the
   /// data is 32-bit or narrower and the caller asks for automatic precision).
@@ -78,14 +79,16 @@ Result<RowBlockSourcePtr> make_dense_source(std::vector<double> data, int64_t ro
 
 /// \brief Distribution of a counter-based random matrix.
 enum class RandomDistribution : uint8_t {
-  Uniform01,  ///< float64 uniform in (0, 1), formats.md §9 transform
+  Uniform01,  ///< float64 uniform in [0, 1) (random::uniform_f64)
   RandInt3,   ///< integers 0, 1, 2 ("genotype-like"; P = 86/256, 85/256, 85/256 from one byte)
-  Normal,     ///< standard normal (Box–Muller)
+  Normal,     ///< standard normal (random::normal_f64, Box–Muller)
 };
 
 /// \brief A rows × cols random matrix generated on demand: element (i, j) depends only on
-/// (seed, i, j) through Philox4x32-10 keyed by the element index, so any block, in any order,
-/// on any thread count, gives the same values. Nothing is stored.
+/// (seed, i, j) through strata/core/random.hpp keyed by the element index i·cols + j, so any
+/// block, in any order, on any thread count, gives the same values, and Uniform01 / Normal equal
+/// Array::random_uniform / random_normal({rows, cols}, chunks, 0, 1, seed) bit for bit.
+/// Nothing is stored.
 /// `block_rows` is the preferred block height (0 = any).
 Result<RowBlockSourcePtr> make_random_source(int64_t rows, int64_t cols, RandomDistribution dist,
                                              uint64_t seed, int64_t block_rows = 0);

@@ -34,7 +34,7 @@ namespace strata::linalg {
 
 /// \brief Which algorithm computes the SVD.
 enum class SvdMethod : uint8_t {
-  Auto,        ///< Exact when min(rows, cols) ≤ SvdOptions::exact_max_dim, else Randomized
+  Auto,        ///< Exact when min(rows, cols) ≤ SvdParams::exact_max_dim, else Randomized
   Exact,       ///< TSQR, two passes
   Randomized,  ///< randomized range finder, one pass per iteration (+ one for U)
 };
@@ -49,8 +49,8 @@ enum class RandomizedScheme : uint8_t {
   SubspaceIteration,
 };
 
-/// \brief Options of svd(), svd_exact() and svd_randomized().
-struct SvdOptions {
+/// \brief Parameters of svd(), svd_exact() and svd_randomized() (resources come from the Context).
+struct SvdParams {
   /// Components to return; 0 = all min(rows, cols) (exact only). Randomized needs
   /// 1 ≤ k < min(rows, cols).
   int64_t k = 0;
@@ -105,10 +105,9 @@ struct SvdResult {
   SvdMethod method = SvdMethod::Exact;   ///< the method actually used
   int64_t passes = 0;                    ///< passes over the source
   int64_t krylov_width = 0;              ///< columns of the final search space (randomized)
-  double product_seconds = 0.0;          ///< wall time inside the operator's products (randomized)
   bool transposed = false;               ///< computed on Aᵀ (short-and-fat exact)
   /// Whether the result met its accuracy promise: false only when a tolerance was asked for
-  /// (SvdOptions::tolerance > 0) and the largest final error estimate is above it — the run
+  /// (SvdParams::tolerance > 0) and the largest final error estimate is above it — the run
   /// used up its passes (or the arithmetic of its products cannot get below the tolerance).
   /// Callers must not present such a result as converged.
   bool converged = true;
@@ -126,24 +125,24 @@ struct SvdResult {
 /// \brief SVD by the method in `options` (Auto picks exact or randomized, see SvdMethod).
 /// \code
 /// STRATA_ASSIGN_OR_RETURN(auto src, linalg::open_zarr_source("x.zarr"));
-/// linalg::SvdOptions opt;
+/// linalg::SvdParams opt;
 /// opt.k = 10;
-/// STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd(src, opt));
+/// STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd(ctx, src, opt));
 /// // r.s[0..10), r.u (rows × 10), r.v (cols × 10), r.error_estimate
 /// \endcode
-Result<SvdResult> svd(const RowBlockSourcePtr& source, const SvdOptions& options);
+Result<SvdResult> svd(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options);
 
 /// \brief Exact SVD by TSQR (transposing short-and-fat input). Two passes when U is wanted.
-Result<SvdResult> svd_exact(const RowBlockSourcePtr& source, const SvdOptions& options);
+Result<SvdResult> svd_exact(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options);
 
 /// \brief Randomized SVD: Gaussian start block on the column side, `iterations` passes of
 /// Y = AᵀA·Q (one pass each, cols × l state, per-block products combined in a fixed order),
 /// re-orthonormalized every pass; the last pass's products give a Nyström/Rayleigh–Ritz
 /// finish without another pass; U = A·V·Σ⁻¹ costs one more pass if wanted.
-Result<SvdResult> svd_randomized(const RowBlockSourcePtr& source, const SvdOptions& options);
+Result<SvdResult> svd_randomized(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options);
 /// \brief The same on any GramOperator (`options.precision` and `options.pass` are the
 /// operator's business).
-Result<SvdResult> svd_randomized(const GramOperator& op, const SvdOptions& options);
+Result<SvdResult> svd_randomized(const Context& ctx, const GramOperator& op, const SvdParams& options);
 
 /// \brief "auto", "exact", "randomized" → SvdMethod.
 Result<SvdMethod> parse_svd_method(const std::string& name);

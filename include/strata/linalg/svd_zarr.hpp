@@ -26,11 +26,11 @@ struct SvdZarrOptions {
 /// renamed into place only when complete, so a failure (zero matrix, I/O error, ...) leaves
 /// no output that looks complete. The streamed factor goes straight from the pass to disk.
 /// \code
-/// linalg::SvdOptions opt;
+/// linalg::SvdParams opt;
 /// opt.k = 10;
 /// STRATA_ASSIGN_OR_RETURN(auto r, linalg::svd_to_zarr("x.zarr", "x_svd.zarr", opt, {}));
 /// \endcode
-Result<SvdResult> svd_to_zarr(const std::string& input, const std::string& output, const SvdOptions& options,
+Result<SvdResult> svd_to_zarr(const Context& ctx, const std::string& input, const std::string& output, const SvdParams& options,
                               const SvdZarrOptions& zarr_options);
 
 }  // namespace strata::linalg

@@ -28,12 +28,12 @@ struct TsqrStats {
 /// auto src = linalg::make_dense_source(a.data(), m, n);
 /// STRATA_ASSIGN_OR_RETURN(linalg::DenseMatrix r, linalg::tsqr_r(*src));
 /// \endcode
-Result<DenseMatrix> tsqr_r(const RowBlockSource& source, const PassOptions& options = {},
+Result<DenseMatrix> tsqr_r(const Context& ctx, const RowBlockSource& source, const PassOptions& options = {},
                            TsqrStats* stats = nullptr);
 
 /// \brief A = Q·R: returns R (cols × cols) and streams Q (rows × cols, orthonormal columns)
 /// to `q_sink` in a second pass. rows ≥ cols is required.
-Result<DenseMatrix> tsqr(const RowBlockSource& source, const FactorSink& q_sink,
+Result<DenseMatrix> tsqr(const Context& ctx, const RowBlockSource& source, const FactorSink& q_sink,
                          const PassOptions& options = {}, TsqrStats* stats = nullptr);
 
 }  // namespace strata::linalg

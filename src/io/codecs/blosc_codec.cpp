@@ -158,15 +158,15 @@ class BloscCodec final : public BytesCodec {
     return decompress(in, h, out);
   }
 
-  json to_json_v2() const override {
-    return {{"id", "blosc"}, {"cname", o_.cname}, {"clevel", o_.clevel},
-            {"shuffle", o_.shuffle}, {"blocksize", o_.blocksize}};
+  std::string config_json_v2() const override {
+    return json{{"id", "blosc"}, {"cname", o_.cname}, {"clevel", o_.clevel},
+                {"shuffle", o_.shuffle}, {"blocksize", o_.blocksize}}.dump();
   }
 
-  Result<json> to_json_v3() const override {
+  Result<std::string> config_json_v3() const override {
     json cfg = {{"cname", o_.cname}, {"clevel", o_.clevel}, {"shuffle", shuffle_name(shuffle_)},
                 {"typesize", o_.typesize}, {"blocksize", o_.blocksize}};
-    return json{{"name", "blosc"}, {"configuration", std::move(cfg)}};
+    return json{{"name", "blosc"}, {"configuration", std::move(cfg)}}.dump();
   }
 
   std::string describe() const override {

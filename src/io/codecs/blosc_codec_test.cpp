@@ -79,8 +79,8 @@ TEST(BloscCodecTest, AutoshuffleFollowsItemsize) {
   EXPECT_EQ(one->describe(), "blosc(lz4, 5, bitshuffle)");
   EXPECT_EQ(four->describe(), "blosc(lz4, 5, shuffle)");
   // v2 keeps -1, v3 needs the concrete choice.
-  EXPECT_EQ(one->to_json_v2()["shuffle"], -1);
-  EXPECT_EQ((*one->to_json_v3())["configuration"]["shuffle"], "bitshuffle");
+  EXPECT_EQ(test::v2_of(*one)["shuffle"], -1);
+  EXPECT_EQ((*test::v3_of(*one))["configuration"]["shuffle"], "bitshuffle");
 }
 
 TEST(BloscCodecErrors, TruncatedFramesAreCorrupt) {
@@ -186,7 +186,7 @@ TEST(BloscCodecTest, V3ConfigRoundTrips) {
               {{"cname", "zstd"}, {"clevel", 5}, {"shuffle", "bitshuffle"}, {"typesize", 4},
                {"blocksize", 0}}}};
   STRATA_ASSERT_OK_AND_ASSIGN(auto codec, make_codec_v3(v3, 1));
-  EXPECT_EQ(*codec->to_json_v3(), v3);
+  EXPECT_EQ(*test::v3_of(*codec), v3);
   EXPECT_EQ(codec->describe(), "blosc(zstd, 5, bitshuffle)");
   test::expect_round_trip(*codec, test::compressible_bytes(10000, 4));
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/codecs/codec_internal.hpp"
+#include "io/codecs/codec_json_internal.hpp"
 #include "strata/io/codec.hpp"
 
 namespace strata::io {
@@ -97,6 +98,27 @@ Result<Bytes> allocate_bytes(int64_t n, std::string_view codec) {
 Status check_decoded_size(std::string_view codec, int64_t got, int64_t expected) {
   if (got == expected) return Status::OK();
   return Status::Corrupt(codec, ": decoded ", got, " bytes but ", expected, " were expected");
+}
+
+namespace {
+
+// A codec's own JSON text back to a document; codecs written outside strata may get it wrong.
+Result<json> parse_codec_json(const BytesCodec& codec, const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return Status::Invalid(codec.name(), ": codec configuration is not a JSON object: ", text);
+  return j;
+}
+
+}  // namespace
+
+Result<json> codec_json_v2(const BytesCodec& codec) {
+  return parse_codec_json(codec, codec.config_json_v2());
+}
+
+Result<json> codec_json_v3(const BytesCodec& codec) {
+  STRATA_ASSIGN_OR_RETURN(std::string text, codec.config_json_v3());
+  return parse_codec_json(codec, text);
 }
 
 }  // namespace detail

@@ -15,6 +15,7 @@
 
 #include "strata/core/buffer.hpp"
 #include "strata/core/result.hpp"
+#include "io/codecs/codec_json_internal.hpp"
 #include "strata/io/codec.hpp"
 
 namespace strata::io::detail {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io/codecs/codec_json_internal.hpp"
 #include "strata/io/codec.hpp"
 #include "testing/testing.hpp"
 
@@ -80,6 +81,15 @@ class GuardedCopy {
   size_t total_ = 0;
   std::span<const uint8_t> span_;
 };
+
+/// A codec's v2 configuration as a JSON document (null if its text does not parse).
+inline nlohmann::json v2_of(const BytesCodec& codec) {
+  auto r = detail::codec_json_v2(codec);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  return r.ok() ? std::move(r).value() : nlohmann::json();
+}
+/// A codec's v3 entry as a JSON document, or its error.
+inline Result<nlohmann::json> v3_of(const BytesCodec& codec) { return detail::codec_json_v3(codec); }
 
 inline std::unique_ptr<BytesCodec> must_v2(const nlohmann::json& config, int64_t itemsize = 1) {
   auto r = make_codec_v2(config, itemsize);

@@ -112,8 +112,8 @@ class Crc32cCodec final : public BytesCodec {
     return Status::OK();
   }
 
-  json to_json_v2() const override { return {{"id", "crc32c"}}; }
-  Result<json> to_json_v3() const override { return json{{"name", "crc32c"}}; }
+  std::string config_json_v2() const override { return R"({"id":"crc32c"})"; }
+  Result<std::string> config_json_v3() const override { return std::string(R"({"name":"crc32c"})"); }
   std::string describe() const override { return "crc32c"; }
 
  private:

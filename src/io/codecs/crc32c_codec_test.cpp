@@ -81,12 +81,12 @@ TEST(Crc32cCodecTest, MismatchIsCorruptWithBothValues) {
 
 TEST(Crc32cCodecTest, JsonForms) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto codec, make_codec_v3("crc32c", 1));
-  EXPECT_EQ(*codec->to_json_v3(), (json{{"name", "crc32c"}}));
+  EXPECT_EQ(*test::v3_of(*codec), (json{{"name", "crc32c"}}));
   EXPECT_EQ(codec->describe(), "crc32c");
   EXPECT_EQ(codec->name(), "crc32c");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto again, make_codec_v3(*codec->to_json_v3(), 1));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto again, make_codec_v3(*test::v3_of(*codec), 1));
   EXPECT_EQ(again->describe(), "crc32c");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto v2, make_codec_v2(codec->to_json_v2(), 1));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto v2, make_codec_v2(test::v2_of(*codec), 1));
   EXPECT_EQ(v2->name(), "crc32c");
   STRATA_EXPECT_STATUS(make_codec_v2({{"id", "crc32c"}, {"location", "start"}}, 1),
                        StatusCode::Unsupported, "location 'start'");

@@ -53,9 +53,11 @@ class Lz4Codec final : public BytesCodec {
     return decompress(in, out);
   }
 
-  json to_json_v2() const override { return {{"id", "lz4"}, {"acceleration", o_.acceleration}}; }
+  std::string config_json_v2() const override {
+    return json{{"id", "lz4"}, {"acceleration", o_.acceleration}}.dump();
+  }
 
-  Result<json> to_json_v3() const override {
+  Result<std::string> config_json_v3() const override {
     return Status::Unsupported("lz4: Zarr v3 has no lz4 codec; use zstd or blosc");
   }
 

@@ -51,8 +51,8 @@ TEST(Lz4CodecErrors, OversizedChunksAreRefused) {
 
 TEST(Lz4CodecTest, JsonForms) {
   auto codec = test::must_v2({{"id", "lz4"}});
-  EXPECT_EQ(codec->to_json_v2(), (json{{"id", "lz4"}, {"acceleration", 1}}));
-  STRATA_EXPECT_STATUS(codec->to_json_v3(), StatusCode::Unsupported, "no lz4 codec");
+  EXPECT_EQ(test::v2_of(*codec), (json{{"id", "lz4"}, {"acceleration", 1}}));
+  STRATA_EXPECT_STATUS(test::v3_of(*codec), StatusCode::Unsupported, "no lz4 codec");
   EXPECT_EQ(codec->describe(), "lz4(1)");
   STRATA_EXPECT_STATUS(make_codec_v2({{"id", "lz4"}, {"acceleration", "fast"}}, 1),
                        StatusCode::Invalid, "'acceleration' must be an integer");

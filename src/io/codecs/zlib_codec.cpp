@@ -174,11 +174,11 @@ class DeflateCodec final : public BytesCodec {
     return check_decoded_size(name(), n, static_cast<int64_t>(out.size()));
   }
 
-  json to_json_v2() const override { return {{"id", name()}, {"level", o_.level}}; }
+  std::string config_json_v2() const override { return json{{"id", name()}, {"level", o_.level}}.dump(); }
 
-  Result<json> to_json_v3() const override {
+  Result<std::string> config_json_v3() const override {
     if (!o_.gzip) return Status::Unsupported("zlib: Zarr v3 has no zlib codec; use gzip");
-    return json{{"name", "gzip"}, {"configuration", {{"level", o_.level}}}};
+    return json{{"name", "gzip"}, {"configuration", {{"level", o_.level}}}}.dump();
   }
 
   std::string describe() const override { return str_cat(name(), "(", o_.level, ")"); }

@@ -96,12 +96,12 @@ TEST(ZlibCodecErrors, ConfigFieldsAreChecked) {
 
 TEST(GzipCodecTest, JsonForms) {
   auto gzip = test::must_v2({{"id", "gzip"}, {"level", 5}});
-  EXPECT_EQ(gzip->to_json_v2(), (json{{"id", "gzip"}, {"level", 5}}));
-  EXPECT_EQ(*gzip->to_json_v3(), (json{{"name", "gzip"}, {"configuration", {{"level", 5}}}}));
+  EXPECT_EQ(test::v2_of(*gzip), (json{{"id", "gzip"}, {"level", 5}}));
+  EXPECT_EQ(*test::v3_of(*gzip), (json{{"name", "gzip"}, {"configuration", {{"level", 5}}}}));
   EXPECT_EQ(gzip->describe(), "gzip(5)");
   auto zlib = test::must_v2({{"id", "zlib"}});
-  EXPECT_EQ(zlib->to_json_v2(), (json{{"id", "zlib"}, {"level", 1}}));
-  STRATA_EXPECT_STATUS(zlib->to_json_v3(), StatusCode::Unsupported, "no zlib codec");
+  EXPECT_EQ(test::v2_of(*zlib), (json{{"id", "zlib"}, {"level", 1}}));
+  STRATA_EXPECT_STATUS(test::v3_of(*zlib), StatusCode::Unsupported, "no zlib codec");
 }
 
 TEST(ZlibCodecInterop, NumcodecsDecodesStrataAndBack) {

@@ -154,16 +154,16 @@ class ZstdCodec final : public BytesCodec {
     return check_decoded_size("zstd", static_cast<int64_t>(r), static_cast<int64_t>(out.size()));
   }
 
-  json to_json_v2() const override {
+  std::string config_json_v2() const override {
     json j = {{"id", "zstd"}, {"level", o_.level}};
     // numcodecs 0.11 rejects an unknown "checksum" argument; write it only when it matters.
     if (o_.checksum) j["checksum"] = true;
-    return j;
+    return j.dump();
   }
 
-  Result<json> to_json_v3() const override {
+  Result<std::string> config_json_v3() const override {
     return json{{"name", "zstd"},
-                {"configuration", {{"level", o_.level}, {"checksum", o_.checksum}}}};
+                {"configuration", {{"level", o_.level}, {"checksum", o_.checksum}}}}.dump();
   }
 
   std::string describe() const override {

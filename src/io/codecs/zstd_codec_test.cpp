@@ -136,8 +136,8 @@ TEST(ZstdCodecErrors, ConfigFieldsAreChecked) {
 
 TEST(ZstdCodecTest, JsonFormsRoundTrip) {
   auto codec = test::must_v2({{"id", "zstd"}, {"level", 3}});
-  EXPECT_EQ(codec->to_json_v2(), (json{{"id", "zstd"}, {"level", 3}}));
-  EXPECT_EQ(*codec->to_json_v3(),
+  EXPECT_EQ(test::v2_of(*codec), (json{{"id", "zstd"}, {"level", 3}}));
+  EXPECT_EQ(*test::v3_of(*codec),
             (json{{"name", "zstd"}, {"configuration", {{"level", 3}, {"checksum", false}}}}));
   EXPECT_EQ(codec->describe(), "zstd(3)");
   auto defaulted = test::must_v2({{"id", "zstd"}});
@@ -145,7 +145,7 @@ TEST(ZstdCodecTest, JsonFormsRoundTrip) {
   STRATA_ASSERT_OK_AND_ASSIGN(
       auto v3, make_codec_v3({{"name", "zstd"}, {"configuration", {{"level", -3}, {"checksum", true}}}}, 1));
   EXPECT_EQ(v3->describe(), "zstd(-3, checksum)");
-  EXPECT_EQ(v3->to_json_v2(), (json{{"id", "zstd"}, {"level", -3}, {"checksum", true}}));
+  EXPECT_EQ(test::v2_of(*v3), (json{{"id", "zstd"}, {"level", -3}, {"checksum", true}}));
 }
 
 TEST(ZstdCodecInterop, NumcodecsDecodesStrataAndBack) {

@@ -3,9 +3,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "strata/io/genotype_stats.hpp"
+#include "core/test_context.hpp"
 #include "strata/io/plink.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::io {
 namespace {
@@ -105,7 +107,7 @@ TEST(BedWriter, RoundTripIsByteIdentical) {
     STRATA_ASSERT_OK_AND_ASSIGN(auto bed, BedReader::open(prefix));
     PlinkWriteOptions o;
     o.block_variants = 7;  // many small blocks
-    STRATA_ASSERT_OK(write_plink(*bed, tmp.str("copy"), o));
+    STRATA_ASSERT_OK(write_plink(test_ctx(), *bed, tmp.str("copy"), o));
     EXPECT_EQ(read_file(tmp.str("copy.bed")), read_file(prefix + ".bed"));
     STRATA_ASSERT_OK_AND_ASSIGN(auto again, BedReader::open(tmp.str("copy")));
     STRATA_ASSERT_OK_AND_ASSIGN(auto a, bed->variants(0, bed->num_variants()));
@@ -207,25 +209,6 @@ TEST(BedWriter, UnfinishedWriterLeavesNothing) {
   EXPECT_TRUE(fs::is_empty(tmp.path()));
 }
 
-TEST(VariantStats, HapMap3CodeFrequencies) {
-  const std::string hm = shared_data_dir() + "/hapmap3/HM3_thinned_autosomal_overlap";
-  if (shared_data_dir().empty() || !fs::exists(hm + ".bed")) GTEST_SKIP() << "hapmap3 absent";
-  STRATA_ASSERT_OK_AND_ASSIGN(auto bed, BedReader::open(hm));
-  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, compute_variant_counts(*bed));
-  int64_t c[4] = {0, 0, 0, 0};
-  for (const auto& v : counts) {
-    c[0] += v.hom_ref;
-    c[1] += v.het;
-    c[2] += v.hom_alt;
-    c[3] += v.missing;
-  }
-  const double total = double(bed->num_variants()) * double(bed->num_samples());
-  // data/README: .bed code 0 (hom A1 = ALT) 21.07 %, 1 (missing) 0.153 %, 2 (het) 44.75 %, 3 (hom A2) 34.03 %.
-  EXPECT_NEAR(100 * c[kCodeHomAlt] / total, 21.07, 0.01);
-  EXPECT_NEAR(100 * c[kCodeMissing] / total, 0.153, 0.001);
-  EXPECT_NEAR(100 * c[kCodeHet] / total, 44.75, 0.01);
-  EXPECT_NEAR(100 * c[kCodeHomRef] / total, 34.03, 0.01);
-}
 
 }  // namespace
 }  // namespace strata::io

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "strata/core/progress.hpp"
 #include "strata/io/plink.hpp"
 
 namespace strata::io {
@@ -133,18 +132,18 @@ Status BedWriter::finish() {
   return im.own_set ? im.own_set->commit() : Status::OK();
 }
 
-Status write_plink(const GenotypeView& view, const std::string& prefix,
+Status write_plink(const Context& ctx, const GenotypeView& view, const std::string& prefix,
                    const PlinkWriteOptions& options) {
   STRATA_ASSIGN_OR_RETURN(auto writer, BedWriter::create(prefix, view.samples(), options.target));
   const int64_t block = options.block_variants > 0 ? options.block_variants : default_block_variants(view);
   const auto& contigs = view.contigs();
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
-      view, block, nullptr,
+      ctx, view, block, nullptr,
       [&](GenotypeBlock& b) -> Status {
         STRATA_ASSIGN_OR_RETURN(VariantInfo info, view.variants(b.variant_start, b.variant_count));
         return writer->append(info, contigs, b.codes.data(), b.stride);
       },
-      options.pool, options.progress));
+      PassOptions{.label = "writing " + prefix + ".bed"}));
   return writer->finish();
 }
 

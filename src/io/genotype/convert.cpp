@@ -3,7 +3,6 @@
 
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/io/genotype_convert.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/vcf.hpp"
@@ -27,24 +26,24 @@ bool is_vcf_path(const std::string& path) {
 }
 
 #if !STRATA_HAVE_HTSLIB
-Result<ConvertReport> convert_vcf(const std::string& input, const std::string&, const ConvertOptions&) {
+Result<ConvertReport> convert_vcf(const Context&, const std::string& input, const std::string&, const ConvertOptions&) {
   return Status::Unsupported(input, ": this strata was built without htslib, so VCF/BCF input is not available");
 }
 #endif
 
-Result<ConvertReport> convert_genotypes(const std::string& input, const std::string& output,
+Result<ConvertReport> convert_genotypes(const Context& ctx, const std::string& input, const std::string& output,
                                         const ConvertOptions& options) {
   const bool to_zarr = is_zarr_output(output);
   if (!to_zarr && !ends_with(output, ".bed"))
     return Status::Invalid("OUTPUT must end in .vcz or .zarr (VCF Zarr) or .bed (PLINK 1 fileset), got '", output, "'");
-  if (is_vcf_path(input)) return convert_vcf(input, output, options);
+  if (is_vcf_path(input)) return convert_vcf(ctx, input, output, options);
 
   GenotypeOpenOptions oo;
   // A `.bim` cannot hold multi-allelic sites in a form plink2 reads: skip them by default.
   oo.multiallelic = options.multiallelic_set ? options.multiallelic
                                              : (to_zarr ? MultiallelicMode::NonRefDosage : MultiallelicMode::Skip);
   STRATA_ASSIGN_OR_RETURN(GenotypeViewPtr view, open_genotypes(input, oo));
-  ProgressBar bar("converting", options.progress ? view->num_variants() : 0);
+  ProgressScope progress(ctx, "converting", view->num_variants(), "variants");
   if (to_zarr) {
     VczWriteOptions vo;
     if (options.variants_chunk > 0) vo.variants_chunk = options.variants_chunk;
@@ -52,18 +51,13 @@ Result<ConvertReport> convert_genotypes(const std::string& input, const std::str
     vo.genotype_codec = options.genotype_codec;
     vo.overwrite = options.overwrite;
     vo.inputs = input_paths(input);
-    vo.pool = options.pool;
-    vo.progress = options.progress ? &bar : nullptr;
-    STRATA_RETURN_NOT_OK(write_vcf_zarr(*view, output, vo));
+    STRATA_RETURN_NOT_OK(write_vcf_zarr(ctx, *view, output, vo));
   } else {
     // Existing fileset files are replaced (strata/core/output.hpp), never the input's.
     PlinkWriteOptions po;
     po.target.rules.inputs = input_paths(input);
-    po.pool = options.pool;
-    po.progress = options.progress ? &bar : nullptr;
-    STRATA_RETURN_NOT_OK(write_plink(*view, output, po));
+    STRATA_RETURN_NOT_OK(write_plink(ctx, *view, output, po));
   }
-  bar.finish();
   ConvertReport r;
   r.variants = view->num_variants();
   r.samples = view->num_samples();

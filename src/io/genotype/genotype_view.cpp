@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "io/genotype/codes_internal.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -55,40 +54,41 @@ int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes) {
   return b;
 }
 
-Status for_each_genotype_block(const GenotypeView& view, int64_t block_variants,
+Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int64_t block_variants,
                                const std::function<Status(GenotypeBlock&)>& work,
-                               const std::function<Status(GenotypeBlock&)>& in_order,
-                               ThreadPool* pool, ProgressBar* progress) {
+                               const std::function<Status(GenotypeBlock&)>& in_order, const PassOptions& options) {
   if (block_variants <= 0) return Status::Invalid("block_variants must be positive");
-  ThreadPool& tp = pool ? *pool : ThreadPool::global();
   const int64_t m = view.num_variants();
   const int64_t nblocks = (m + block_variants - 1) / block_variants;
-  // A wave of blocks is read (and worked on) in parallel, then consumed in order: memory stays
-  // at wave × block bytes.
-  const int64_t wave = std::max<int64_t>(1, 2 * static_cast<int64_t>(tp.size()));
-  std::vector<GenotypeBlock> slots(static_cast<size_t>(std::min(wave, std::max<int64_t>(nblocks, 1))));
-  for (int64_t first = 0; first < nblocks; first += wave) {
-    const int64_t count = std::min(wave, nblocks - first);
-    STRATA_RETURN_NOT_OK(tp.parallel_for(count, [&](int64_t k) -> Status {
-      const int64_t v0 = (first + k) * block_variants;
-      const int64_t nv = std::min(block_variants, m - v0);
-      GenotypeBlock& b = slots[static_cast<size_t>(k)];
-      b.variant_start = v0;
-      b.variant_count = nv;
-      b.sample_start = 0;
-      b.sample_count = view.num_samples();
-      b.stride = packed_row_bytes(b.sample_count);
-      b.codes.resize(static_cast<size_t>(nv * b.stride));
-      STRATA_RETURN_NOT_OK(view.read_codes(v0, nv, 0, b.sample_count, b.codes.data(), b.stride));
-      return work ? work(b) : Status::OK();
-    }));
-    for (int64_t k = 0; k < count; ++k) {
-      GenotypeBlock& b = slots[static_cast<size_t>(k)];
-      if (in_order) STRATA_RETURN_NOT_OK(in_order(b));
-      if (progress) progress->advance(b.variant_count);
-    }
-  }
-  return Status::OK();
+  // Block i lives in slot i % window until it is committed: the engine never runs more than
+  // `window` blocks ahead of the oldest uncommitted one.
+  PassOptions o = options;
+  o.window = pass_window(ctx, options);
+  if (o.label.empty()) o.label = "genotype pass";
+  o.progress_units = [&](int64_t i) { return std::min(block_variants, m - i * block_variants); };
+  std::vector<GenotypeBlock> slots(static_cast<size_t>(std::min(o.window, std::max<int64_t>(nblocks, 1))));
+  const int64_t stride = packed_row_bytes(view.num_samples());
+  // A block larger than the whole budget still runs (one at a time) rather than failing.
+  return run_blocks(
+      ctx, nblocks, std::min(block_variants * stride, ctx.memory_budget()),
+      [&](int64_t i) -> Status {
+        const int64_t v0 = i * block_variants;
+        const int64_t nv = std::min(block_variants, m - v0);
+        GenotypeBlock& b = slots[static_cast<size_t>(i % o.window)];
+        b.variant_start = v0;
+        b.variant_count = nv;
+        b.sample_start = 0;
+        b.sample_count = view.num_samples();
+        b.stride = stride;
+        b.codes.resize(static_cast<size_t>(nv * b.stride));
+        STRATA_RETURN_NOT_OK(view.read_codes(v0, nv, 0, b.sample_count, b.codes.data(), b.stride));
+        ctx.report().add_bytes_read(nv * b.stride);
+        return work ? work(b) : Status::OK();
+      },
+      [&](int64_t i) -> Status {
+        return in_order ? in_order(slots[static_cast<size_t>(i % o.window)]) : Status::OK();
+      },
+      o);
 }
 
 namespace {

@@ -19,7 +19,6 @@
 #include "io/genotype/sample_ids_internal.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/vcf.hpp"
@@ -172,8 +171,8 @@ struct PloidyGrew {
 
 class Converter {
  public:
-  Converter(const std::string& input, const std::string& output, const ConvertOptions& o)
-      : input_(input), output_(output), o_(o), to_zarr_(is_zarr_output(output)) {}
+  Converter(const Context& ctx, const std::string& input, const std::string& output, const ConvertOptions& o)
+      : ctx_(ctx), input_(input), output_(output), o_(o), to_zarr_(is_zarr_output(output)) {}
 
   /// One pass over the file with call arrays `ploidy` wide; PloidyGrew when a record is wider.
   Result<ConvertReport> run(int64_t ploidy, PloidyGrew& grew);
@@ -193,6 +192,7 @@ class Converter {
   Status wait();
 
   std::string input_, output_;
+  const Context& ctx_;
   ConvertOptions o_;
   bool to_zarr_;
   int64_t n_ = 0, ploidy_ = 0, chunk_ = 0;
@@ -264,8 +264,7 @@ Status Converter::flush() {
 }
 
 Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
-  ThreadPool& tp = o_.pool ? *o_.pool : ThreadPool::global();
-  const int threads = o_.decompression_threads > 0 ? o_.decompression_threads : tp.size();
+  const int threads = o_.decompression_threads > 0 ? o_.decompression_threads : ctx_.threads();
   STRATA_ASSIGN_OR_RETURN(OpenVcf v, open_vcf(input_, threads));
   bcf_hdr_t* hdr = v.hdr.get();
   eof_marker_missing_ = v.eof_marker_missing;
@@ -292,8 +291,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     vo.genotype_codec = o_.genotype_codec;
     vo.overwrite = o_.overwrite;
     vo.inputs = input_paths(input_);
-    vo.pool = o_.pool;
-    STRATA_ASSIGN_OR_RETURN(vcz_, VczWriter::create(output_, samples, ploidy_, true, vo));
+    STRATA_ASSIGN_OR_RETURN(vcz_, VczWriter::create(ctx_, output_, samples, ploidy_, true, vo));
     chunk_ = vcz_->variants_chunk();
   } else {
     if (!v.has_gt) return Status::InvalidData(input_, ": no GT field in the VCF header, so there are no genotypes to write as .bed");
@@ -307,7 +305,9 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
 
   struct stat st {};
   const int64_t file_bytes = ::stat(input_.c_str(), &st) == 0 ? st.st_size : 0;
-  ProgressBar bar("converting " + std::filesystem::path(input_).filename().string(), o_.progress ? file_bytes : 0);
+  // Progress in compressed bytes (BGZF virtual offset >> 16); plain text shows none.
+  ProgressScope progress(ctx_, "converting " + std::filesystem::path(input_).filename().string(), file_bytes, "bytes");
+  int64_t shown = 0;
   HtsPtr<bcf1_t> rec(bcf_init());
   int32_t* gt = nullptr;
   int ngt_cap = 0;
@@ -402,9 +402,11 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     if (code_row) detail::pad_row(code_row, n_);
     if (info_.size() == chunk_) {
       STRATA_RETURN_NOT_OK(flush());
-      // Progress in compressed bytes (BGZF virtual offset >> 16); plain text shows none.
-      if (o_.progress && v.file->format.compression == bgzf)
-        bar.advance(int64_t(bgzf_tell(v.file->fp.bgzf) >> 16) - bar.done());
+      if (v.file->format.compression == bgzf) {
+        const int64_t at = int64_t(bgzf_tell(v.file->fp.bgzf) >> 16);
+        ctx_.advance_progress(at - shown);
+        shown = at;
+      }
     }
   }
   // bcf_read: 0 a record, -1 end of file, < -1 an error. A read error (a cut or damaged BGZF
@@ -422,19 +424,20 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
   STRATA_RETURN_NOT_OK(wait());
   if (vcz_) STRATA_RETURN_NOT_OK(vcz_->finish(contigs_));
   if (bed_) STRATA_RETURN_NOT_OK(bed_->finish());
-  bar.advance(file_bytes - bar.done());
+  ctx_.advance_progress(file_bytes - shown);
   return report_;
 }
 
 }  // namespace
 
-Result<ConvertReport> convert_vcf(const std::string& input, const std::string& output, const ConvertOptions& options) {
+Result<ConvertReport> convert_vcf(const Context& ctx, const std::string& input, const std::string& output,
+                                  const ConvertOptions& options) {
   // Start with diploid calls; a wider record restarts the pass with the wider axis (rare: the
   // store's ploidy axis must be fixed before the first chunk is written).
   int64_t ploidy = 2;
   for (int attempt = 0; attempt < 8; ++attempt) {
     PloidyGrew grew;
-    Converter c(input, output, options);
+    Converter c(ctx, input, output, options);
     auto r = c.run(ploidy, grew);
     if (r.ok() || grew.ploidy == 0) return r;
     log_info(input, ": calls with ploidy ", grew.ploidy, " found; restarting with a wider ploidy axis");

@@ -5,11 +5,12 @@
 #include <cstring>
 #include <mutex>
 
+#include "io/codecs/codec_json_internal.hpp"
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/zarr_strings_internal.hpp"
+#include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/codec.hpp"
 #include "strata/io/vcf_zarr.hpp"
@@ -44,6 +45,8 @@ std::vector<std::string> split_alleles(const std::string& ref, const std::string
 }  // namespace
 
 struct VczWriter::Impl {
+  explicit Impl(const Context& c) : ctx(c) {}
+  Context ctx;
   std::unique_ptr<OutputSet> own_set;  // when the caller gave none
   std::shared_ptr<LocalStore> store;
   VczWriteOptions opt;
@@ -160,7 +163,7 @@ Status VczWriter::Impl::write_samples(const SampleInfo& s) {
     if (static_cast<int64_t>(opt.sample_population.size()) != n)
       return Status::Invalid("sample_population has ", opt.sample_population.size(), " entries for ", n, " samples");
     o.dtype = DType(ScalarType::Int32);
-    o.attributes = json{{"populations", opt.population_names}};
+    o.attributes_json = detail::dump_compact(json{{"populations", opt.population_names}});
     STRATA_ASSIGN_OR_RETURN(o.compressor, make_codec(opt.codec, "blosc:zstd:7:shuffle", 4));
     STRATA_ASSIGN_OR_RETURN(auto a, ZarrArray::create(store, "sample_population", o));
     STRATA_RETURN_NOT_OK(a.write_region({0}, {n}, opt.sample_population.data()));
@@ -168,14 +171,14 @@ Status VczWriter::Impl::write_samples(const SampleInfo& s) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<VczWriter>> VczWriter::create(const std::string& path, const SampleInfo& samples,
+Result<std::unique_ptr<VczWriter>> VczWriter::create(const Context& ctx, const std::string& path, const SampleInfo& samples,
                                                      int64_t ploidy, bool phased,
                                                      const VczWriteOptions& options) {
   if (options.variants_chunk < 1 || options.samples_chunk < 1)
     return Status::Invalid("chunk sizes must be positive");
   if (ploidy < 0 || ploidy > 127) return Status::Invalid("ploidy ", ploidy, " out of range");
   std::unique_ptr<VczWriter> w(new VczWriter());
-  w->impl_ = std::make_unique<Impl>();
+  w->impl_ = std::make_unique<Impl>(ctx);
   Impl& im = *w->impl_;
   OutputSet* set = options.output_set;
   if (!set) {
@@ -194,7 +197,7 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const std::string& path, co
   im.sc = std::max<int64_t>(1, std::min(options.samples_chunk, im.n));
   STRATA_ASSIGN_OR_RETURN(im.store, LocalStore::open(staged, true));
   STRATA_ASSIGN_OR_RETURN(auto scodec, make_codec("blosc:zstd:7:noshuffle", "", 1));
-  im.string_codec = scodec->to_json_v2();
+  STRATA_ASSIGN_OR_RETURN(im.string_codec, detail::codec_json_v2(*scodec));
   STRATA_ASSIGN_OR_RETURN(auto gcodec, make_codec(options.genotype_codec, "blosc:zstd:3:bitshuffle", 1));
   STRATA_ASSIGN_OR_RETURN(auto codec, make_codec(options.codec, "blosc:zstd:7:shuffle", 4));
   STRATA_RETURN_NOT_OK(zarr_create_group(im.store, "", ZarrFormat::V2));
@@ -238,7 +241,7 @@ template <class Fill>
 Status VczWriter::Impl::write_call_tiles(int64_t nv, Fill&& fill) {
   if (ploidy == 0) return Status::OK();
   const int64_t vchunks = (nv + vc - 1) / vc, schunks = (n + sc - 1) / sc;
-  ThreadPool& tp = opt.pool ? *opt.pool : ThreadPool::global();
+  ThreadPool& tp = ctx.pool();
   return tp.parallel_for(vchunks * schunks, [&](int64_t t) -> Status {
     const int64_t vi = t / schunks, si = t % schunks;
     const int64_t v0 = vi * vc, s0 = si * sc;
@@ -342,18 +345,19 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
   return im.own_set ? im.own_set->commit() : Status::OK();
 }
 
-Status write_vcf_zarr(const GenotypeView& view, const std::string& path, const VczWriteOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(auto w, VczWriter::create(path, view.samples(), 2, false, options));
+Status write_vcf_zarr(const Context& ctx, const GenotypeView& view, const std::string& path,
+                      const VczWriteOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(auto w, VczWriter::create(ctx, path, view.samples(), 2, false, options));
   // Blocks of whole variant chunks, about 8 MiB of codes each.
   const int64_t vc = w->variants_chunk();
   const int64_t per = std::max<int64_t>(1, default_block_variants(view) / vc);
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
-      view, per * vc, nullptr,
+      ctx, view, per * vc, nullptr,
       [&](GenotypeBlock& b) -> Status {
         STRATA_ASSIGN_OR_RETURN(VariantInfo info, view.variants(b.variant_start, b.variant_count));
         return w->append_codes(info, b.codes.data(), b.stride);
       },
-      options.pool, options.progress));
+      PassOptions{.label = "writing " + path}));
   return w->finish(view.contigs());
 }
 

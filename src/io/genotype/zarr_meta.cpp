@@ -215,7 +215,8 @@ Result<SampleInfo> read_sample_info(const std::shared_ptr<Store>& store, const s
   STRATA_ASSIGN_OR_RETURN(auto pop, optional_array(store, join_path(group, "sample_population"), n));
   if (pop && pop->ndim() == 1) {
     STRATA_ASSIGN_OR_RETURN(auto v, read_int64(*pop, 0, n));
-    const auto names = pop->attributes().value("populations", nlohmann::json::array());
+    const auto attrs = nlohmann::json::parse(pop->attributes_json(), nullptr, /*allow_exceptions=*/false);
+    const auto names = attrs.is_object() ? attrs.value("populations", nlohmann::json::array()) : nlohmann::json();
     for (int64_t x : v) {
       if (names.is_array() && x >= 0 && x < static_cast<int64_t>(names.size()) && names[x].is_string())
         s.population.push_back(names[x].get<std::string>());

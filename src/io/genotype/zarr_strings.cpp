@@ -4,6 +4,7 @@
 
 #include "io/genotype/zarr_strings_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
+#include "io/codecs/codec_json_internal.hpp"
 #include "strata/io/codec.hpp"
 
 namespace strata::io::detail {

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "io/codecs/codec_json_internal.hpp"
 #include "io/zarr/sharding_internal.hpp"
 
 namespace strata::io::detail {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <variant>
 
 namespace strata::io::detail {
 namespace {
@@ -200,6 +201,19 @@ Result<std::vector<uint8_t>> parse_fill_value(const json& value, DType dtype, Za
     default: break;
   }
   return bad_fill(value, dtype, "unsupported data type");
+}
+
+json fill_value_json(const ZarrFillValue& value) {
+  return std::visit([](const auto& v) { return json(v); }, value.value);
+}
+
+ZarrFillValue fill_value_from_json(const json& value) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_unsigned()) return value.get<uint64_t>();  // int64_t when it fits
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number_float()) return value.get<double>();
+  if (value.is_string()) return value.get<std::string>();
+  return nullptr;  // null; parse_fill_value refuses every other kind
 }
 
 json fill_value_to_json(std::span<const uint8_t> e, DType dtype, ZarrFormat format) {

@@ -22,6 +22,10 @@ Result<std::vector<uint8_t>> parse_fill_value(const nlohmann::json& value, DType
 /// "NaN"/"Infinity"/"-Infinity"; v3 writes NaNs with a payload as hex bit patterns.
 nlohmann::json fill_value_to_json(std::span<const uint8_t> element, DType dtype, ZarrFormat format);
 
+/// \brief The public fill value as JSON, and back (integers that fit become int64_t).
+nlohmann::json fill_value_json(const ZarrFillValue& value);
+ZarrFillValue fill_value_from_json(const nlohmann::json& value);
+
 /// \brief IEEE binary16 conversions (round to nearest even).
 uint16_t float_to_half(double value);
 double half_to_double(uint16_t bits);

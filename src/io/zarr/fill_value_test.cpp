@@ -91,5 +91,25 @@ TEST(ZarrFillValue, CanonicalJson) {
   EXPECT_EQ(round(1.5, DType(ScalarType::Float64), ZarrFormat::V3), json(1.5));
 }
 
+// The public ZarrFillValue and the JSON the metadata holds.
+TEST(ZarrFillValue, PublicValueToAndFromJson) {
+  EXPECT_EQ(fill_value_json(ZarrFillValue()), json(nullptr));
+  EXPECT_EQ(fill_value_json(ZarrFillValue(int8_t{-1})), json(-1));
+  EXPECT_EQ(fill_value_json(ZarrFillValue(uint8_t{255})), json(255));
+  EXPECT_EQ(fill_value_json(ZarrFillValue(UINT64_MAX)), json(UINT64_MAX));
+  EXPECT_EQ(ZarrFillValue(uint8_t{7}), ZarrFillValue(7));
+  EXPECT_EQ(fill_value_json(ZarrFillValue(0.5f)), json(0.5));
+  EXPECT_EQ(fill_value_json(ZarrFillValue(false)), json(false));
+  EXPECT_EQ(fill_value_json(ZarrFillValue("NaN")), json("NaN"));
+  // Parsed integers are int64_t when they fit, though nlohmann stores 7 as unsigned.
+  EXPECT_EQ(fill_value_from_json(json::parse("7")), ZarrFillValue(7));
+  EXPECT_EQ(fill_value_from_json(json::parse("-7")), ZarrFillValue(-7));
+  EXPECT_EQ(fill_value_from_json(json::parse("18446744073709551615")), ZarrFillValue(UINT64_MAX));
+  EXPECT_EQ(fill_value_from_json(json::parse("1.5")), ZarrFillValue(1.5));
+  EXPECT_EQ(fill_value_from_json(json::parse("true")), ZarrFillValue(true));
+  EXPECT_EQ(fill_value_from_json(json::parse("\"Infinity\"")), ZarrFillValue("Infinity"));
+  EXPECT_TRUE(fill_value_from_json(json(nullptr)).is_null());
+}
+
 }  // namespace
 }  // namespace strata::io::detail

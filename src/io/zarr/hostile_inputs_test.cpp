@@ -7,11 +7,14 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/test_context.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_test_util.hpp"
+#include "io/zarr_tools/zarr_tools.hpp"
 #include "strata/io/zarr.hpp"
-#include "strata/io/zarr_tools.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::io {
 namespace {
@@ -60,7 +63,7 @@ TEST(HostileMetadata, DeeplyNestedDocumentsAreCorruptNotACrash) {
   STRATA_EXPECT_STATUS(zarr_node_info(store, "c"), StatusCode::Corrupt, "c/zarr\\.json: nested deeper than 64 levels");
   put_file(dir.str("g/.zgroup"), R"({"zarr_format":2})");
   put_file(dir.str("g/.zattrs"), deep);
-  STRATA_EXPECT_STATUS(zarr_group_attributes(store, "g"), StatusCode::Corrupt, "g/\\.zattrs: nested deeper than 64 levels");
+  STRATA_EXPECT_STATUS(zarr_group_attributes_json(store, "g"), StatusCode::Corrupt, "g/\\.zattrs: nested deeper than 64 levels");
   // An over-deep .zmetadata is ignored (with a warning): the walk lists the store instead.
   put_file(dir.str("g/.zmetadata"), deep);
   put_file(dir.str("g/arr/.zarray"), kZarray);
@@ -246,7 +249,7 @@ TEST(HostileTools, VerifyAndInfoSeeArraysMissingFromZmetadataAndNameUnverified) 
   put_file(root + "/hidden/0.0", "xx");         // 2 bytes for a 4-byte chunk: corrupt
   put_file(root + "/strings/.zarray",
            R"({"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"|O","compressor":null,"fill_value":null,"filters":[{"id":"vlen-utf8"}]})");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto result, zarr_verify(root));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto result, zarr_verify(test_ctx(), root));
   ASSERT_EQ(result.arrays.size(), 2u);
   EXPECT_EQ(result.arrays[0].first, "hidden");
   ASSERT_EQ(result.arrays[0].second.corrupt.size(), 1u);
@@ -259,7 +262,7 @@ TEST(HostileTools, VerifyAndInfoSeeArraysMissingFromZmetadataAndNameUnverified) 
   EXPECT_EQ(paths, (std::vector<std::string>{"", "hidden", "listed", "strings"}));
   // Unreadable metadata is reported for its node; the rest of the tree is still verified.
   put_file(root + "/bad/.zarray", "{\"zarr_format\": " + nested(1000) + "}");
-  STRATA_ASSERT_OK_AND_ASSIGN(result, zarr_verify(root));
+  STRATA_ASSERT_OK_AND_ASSIGN(result, zarr_verify(test_ctx(), root));
   ASSERT_EQ(result.arrays.size(), 3u);
   EXPECT_EQ(result.arrays[0].first, "bad");
   ASSERT_EQ(result.arrays[0].second.corrupt.size(), 1u);

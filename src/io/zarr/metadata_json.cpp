@@ -48,4 +48,8 @@ Result<std::optional<nlohmann::json>> read_metadata_object(const Store& store, c
   return std::optional<nlohmann::json>(std::move(doc));
 }
 
+std::string dump_compact(const nlohmann::json& doc) {
+  return doc.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace strata::io::detail

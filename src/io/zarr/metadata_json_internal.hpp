@@ -35,6 +35,10 @@ Result<nlohmann::json> parse_metadata_json(std::span<const uint8_t> bytes, std::
 /// objects larger than kMaxMetadataBytes before reading them.
 Result<std::optional<Bytes>> read_metadata_bytes(const Store& store, const std::string& key);
 
+/// \brief One-line JSON text of `doc` for the public API, which passes JSON as text (invalid
+/// UTF-8 replaced, never throws).
+std::string dump_compact(const nlohmann::json& doc);
+
 /// \brief read_metadata_bytes + parse_metadata_json; the document must be a JSON object.
 /// Errors name "store/key".
 Result<std::optional<nlohmann::json>> read_metadata_object(const Store& store, const std::string& key);

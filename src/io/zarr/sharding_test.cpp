@@ -1,5 +1,7 @@
 // sharding_indexed: shards written byte by byte from the spec and read by strata, and shards
 // written by strata taken apart by hand.
+#include <nlohmann/json.hpp>
+
 #include <cstring>
 
 #include "strata/io/zarr.hpp"

@@ -177,12 +177,18 @@ std::span<const uint8_t> ZarrArray::fill_value_bytes() const {
   if (!impl_) return {};
   return {impl_->meta.fill.data(), impl_->meta.fill.size()};
 }
-const json& ZarrArray::fill_value_json() const { return (impl_ ? *impl_ : empty_impl()).meta.fill_json; }
-const json& ZarrArray::attributes() const { return (impl_ ? *impl_ : empty_impl()).meta.attributes; }
+ZarrFillValue ZarrArray::fill_value() const {
+  return detail::fill_value_from_json((impl_ ? *impl_ : empty_impl()).meta.fill_json);
+}
+std::string ZarrArray::attributes_json() const {
+  return detail::dump_compact((impl_ ? *impl_ : empty_impl()).meta.attributes);
+}
 std::vector<std::string> ZarrArray::dimension_names() const {
   return impl_ ? impl_->meta.dimension_names : std::vector<std::string>();
 }
-const json& ZarrArray::metadata_json() const { return (impl_ ? *impl_ : empty_impl()).meta.document; }
+std::string ZarrArray::metadata_json() const {
+  return detail::dump_compact((impl_ ? *impl_ : empty_impl()).meta.document);
+}
 
 std::string ZarrArray::codecs_description() const {
   if (!impl_) return "";
@@ -235,18 +241,20 @@ Status ZarrArray::write_chunk(const Shape& chunk_index, std::span<const uint8_t>
 Status ZarrArray::read_region(const Shape& start, const Shape& count, void* out, ThreadPool* pool) const {
   if (!impl_) return not_open();
   STRATA_RETURN_NOT_OK(detail::check_box(*impl_, start, count));
-  return detail::read_region_impl(*impl_, start, count, out, detail::pool_or_global(pool));
+  return detail::read_region_impl(*impl_, start, count, out, pool);
 }
 
 Status ZarrArray::write_region(const Shape& start, const Shape& count, const void* data, ThreadPool* pool) const {
   if (!impl_) return not_open();
   STRATA_RETURN_NOT_OK(detail::check_box(*impl_, start, count));
-  return detail::write_region_impl(*impl_, start, count, data, detail::pool_or_global(pool));
+  return detail::write_region_impl(*impl_, start, count, data, pool);
 }
 
-Status ZarrArray::set_attributes(const json& attributes) {
+Status ZarrArray::set_attributes_json(std::string_view attributes_json) {
   if (!impl_) return not_open();
-  if (!attributes.is_object()) return Status::Invalid(impl_->description, ": attributes must be a JSON object");
+  auto parsed = detail::parse_attributes_json(attributes_json);
+  if (!parsed.ok()) return parsed.status().with_context(impl_->description);
+  const json& attributes = *parsed;
   auto next = std::make_shared<Impl>(*impl_);
   std::string key, text;
   if (next->meta.format == ZarrFormat::V2) {

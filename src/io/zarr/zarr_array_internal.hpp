@@ -46,9 +46,6 @@ namespace detail {
 
 using Impl = ZarrArray::Impl;
 
-/// \brief The pool to run on: `pool`, or the global one.
-inline ThreadPool& pool_or_global(ThreadPool* pool) { return pool ? *pool : ThreadPool::global(); }
-
 /// \brief Fill `dst` with copies of the element `fill`.
 void fill_elements(std::span<uint8_t> dst, std::span<const uint8_t> fill);
 /// \brief Whether every element of `data` equals `fill` bitwise.
@@ -73,8 +70,8 @@ Result<bool> read_inner_chunk(const Impl& a, const std::string& key, const Shard
 Result<bool> read_plain_chunk(const Impl& a, const std::string& key, std::span<uint8_t> out);
 
 /// \brief Region I/O (zarr_region.cpp).
-Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool& pool);
-Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool& pool);
+Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool* pool);
+Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool* pool);
 
 /// \brief Linear indices (outer grid, sorted) of the objects stored for the array, found by
 /// listing the store below it (keys that do not name a cell of the grid are ignored). Never

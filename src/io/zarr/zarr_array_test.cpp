@@ -1,4 +1,6 @@
 // Round trips and region semantics of ZarrArray (v2 and v3, with and without sharding).
+#include <nlohmann/json.hpp>
+
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -40,7 +42,7 @@ void round_trip(ZarrFormat fmt, DType dtype, const Layout& l, const std::string&
   o.chunks = l.chunks;
   o.shard_shape = l.shard;
   o.dtype = dtype;
-  o.fill_value = dtype.is_bool() ? json(true) : json(3);
+  o.fill_value = dtype.is_bool() ? ZarrFillValue(true) : ZarrFillValue(3);
   o.compressor = codec(compressor, dtype.itemsize());
   o.crc32c = crc;
   o.separator = sep;
@@ -152,7 +154,7 @@ TEST(ZarrArray, MissingChunksReadAsFillIncludingNaN) {
     o.overwrite = true;
     if (fmt == ZarrFormat::V3) o.shard_shape = {4};
     STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, "af", o));
-    EXPECT_EQ(a.fill_value_json(), json("NaN"));
+    EXPECT_EQ(a.fill_value(), ZarrFillValue("NaN"));
     double one = 1.5;
     STRATA_ASSERT_OK(a.write_region({1}, {1}, &one));
     std::vector<double> got(5);
@@ -175,6 +177,7 @@ TEST(ZarrArray, EdgeChunksArePaddedWithFill) {
   o.dtype = DType(ScalarType::UInt8);
   o.fill_value = 7;
   STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, "e", o));
+  EXPECT_EQ(ZarrArray::open(store, "e")->fill_value(), ZarrFillValue(7));
   std::vector<uint8_t> v(15, 1);
   STRATA_ASSERT_OK(a.write_region({0, 0}, {5, 3}, v.data()));
   EXPECT_EQ(testing::read_file(dir.str("e/2.1")), std::string("\x01\x07\x07\x07", 4));
@@ -277,23 +280,25 @@ TEST(ZarrArray, AttributesAndDimensionNames) {
     o.shape = {3, 2};
     o.chunks = {3, 2};
     o.dimension_names = {"variants", "samples"};
-    o.attributes = {{"source", "test"}};
+    o.attributes_json = R"({"source": "test"})";
     const std::string path = fmt == ZarrFormat::V2 ? "v2/x" : "v3/x";
     STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, path, o));
     STRATA_ASSERT_OK_AND_ASSIGN(auto b, ZarrArray::open(store, path));
     EXPECT_EQ(b.dimension_names(), o.dimension_names);
-    EXPECT_EQ(b.attributes()["source"], "test");
-    STRATA_ASSERT_OK(b.set_attributes({{"k", 1}, {"_ARRAY_DIMENSIONS", {"a", "b"}}}));
-    EXPECT_EQ(b.attributes()["k"], 1);
+    EXPECT_EQ(json::parse(b.attributes_json())["source"], "test");
+    STRATA_ASSERT_OK(b.set_attributes_json(R"({"k": 1, "_ARRAY_DIMENSIONS": ["a", "b"]})"));
+    EXPECT_EQ(json::parse(b.attributes_json())["k"], 1);
+    STRATA_EXPECT_STATUS(b.set_attributes_json("[1]"), StatusCode::Invalid, "must be a JSON object");
+    STRATA_EXPECT_STATUS(b.set_attributes_json("{"), StatusCode::Invalid, "not valid JSON");
     STRATA_ASSERT_OK_AND_ASSIGN(auto c, ZarrArray::open(store, path));
-    EXPECT_EQ(c.attributes()["k"], 1);
+    EXPECT_EQ(json::parse(c.attributes_json())["k"], 1);
     if (fmt == ZarrFormat::V2) {
       EXPECT_EQ(c.dimension_names(), (std::vector<std::string>{"a", "b"}));
     } else {
       EXPECT_EQ(c.dimension_names(), o.dimension_names);
-      EXPECT_EQ(c.metadata_json()["dimension_names"], json({"variants", "samples"}));
+      EXPECT_EQ(json::parse(c.metadata_json())["dimension_names"], json({"variants", "samples"}));
     }
-    EXPECT_EQ(a.attributes()["source"], "test");  // other handles keep their snapshot
+    EXPECT_EQ(json::parse(a.attributes_json())["source"], "test");  // other handles keep their snapshot
   }
   EXPECT_EQ(json::parse(testing::read_file(dir.str("v2/x/.zattrs")))["k"], 1);
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "v2" / ".zgroup"));

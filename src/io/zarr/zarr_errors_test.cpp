@@ -1,4 +1,6 @@
 // Corrupt and invalid input: every failure is a Status naming the array and the chunk key.
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 
 #include "strata/io/zarr.hpp"

@@ -141,11 +141,13 @@ Result<ZarrNodeInfo> zarr_node_info(const std::shared_ptr<Store>& store, const s
 }
 
 Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string& path, ZarrFormat format,
-                         const json& attributes) {
+                         std::string_view attributes_json) {
   if (!store) return Status::Invalid("zarr_create_group: no store");
   STRATA_ASSIGN_OR_RETURN(std::string p, detail::normalize_node_path(path));
   const std::string desc = detail::describe_node(*store, p);
-  if (!attributes.is_object()) return Status::Invalid(desc, ": group attributes must be a JSON object");
+  auto parsed = detail::parse_attributes_json(attributes_json);
+  if (!parsed.ok()) return Status::Invalid(desc, ": group ", parsed.status().message());
+  const json& attributes = *parsed;
   STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, p));
   if (info.kind == NodeKind::Array) return Status::AlreadyExists(desc, ": an array exists here");
   if (info.kind == NodeKind::Group && info.format != format)
@@ -165,8 +167,10 @@ Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string&
   return put_json(*store, key, doc);
 }
 
-Result<json> zarr_group_attributes(const std::shared_ptr<Store>& store, const std::string& path) {
-  if (!store) return Status::Invalid("zarr_group_attributes: no store");
+namespace {
+
+Result<json> group_attributes(const std::shared_ptr<Store>& store, const std::string& path) {
+  if (!store) return Status::Invalid("zarr_group_attributes_json: no store");
   STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, path));
   const std::string desc = detail::describe_node(*store, info.path);
   if (info.kind == NodeKind::Missing) return Status::NotFound(desc, ": no Zarr group here");
@@ -179,6 +183,13 @@ Result<json> zarr_group_attributes(const std::shared_ptr<Store>& store, const st
   if (a == doc.end() || a->is_null()) return json::object();
   if (!a->is_object()) return Status::Corrupt(detail::join_key(store->describe(), key), ": \"attributes\" must be an object");
   return *a;
+}
+
+}  // namespace
+
+Result<std::string> zarr_group_attributes_json(const std::shared_ptr<Store>& store, const std::string& path) {
+  STRATA_ASSIGN_OR_RETURN(json attributes, group_attributes(store, path));
+  return detail::dump_compact(attributes);
 }
 
 Result<std::vector<ZarrNodeInfo>> zarr_walk(const std::shared_ptr<Store>& store, const std::string& path) {

@@ -1,5 +1,7 @@
 // Interop with Debian's python3-zarr 2.13 as the oracle, both ways. The python work is batched
 // into one script per direction.
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -148,14 +150,14 @@ TEST(ZarrInterop, PythonWritesStrataReads) {
   const std::string python_zmetadata = testing::read_file(dir.str("store.zarr/.zmetadata"));
   STRATA_ASSERT_OK(zarr_consolidate(store));
   EXPECT_EQ(testing::read_file(dir.str("store.zarr/.zmetadata")), python_zmetadata);
-  EXPECT_EQ(*zarr_group_attributes(store, ""), json({{"vcf_zarr_version", "0.4"}}));
+  EXPECT_EQ(json::parse(*zarr_group_attributes_json(store, "")), json({{"vcf_zarr_version", "0.4"}}));
 }
 
 TEST(ZarrInterop, StrataWritesPythonReads) {
   if (testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not available";
   TempDir dir;
   auto store = *LocalStore::open(dir.str("store.zarr"), true);
-  STRATA_ASSERT_OK(zarr_create_group(store, "", ZarrFormat::V2, {{"title", "strata"}}));
+  STRATA_ASSERT_OK(zarr_create_group(store, "", ZarrFormat::V2, json({{"title", "strata"}}).dump()));
   const std::vector<DType> dtypes = {DType(ScalarType::Bool),    DType(ScalarType::Int8),
                                      DType(ScalarType::UInt16),  DType(ScalarType::Int32, ByteOrder::Big),
                                      DType(ScalarType::Int64),   DType(ScalarType::Float32),
@@ -175,9 +177,9 @@ TEST(ZarrInterop, StrataWritesPythonReads) {
       o.chunks = chunks;
       o.dtype = dt;
       o.separator = i % 3 == 0 ? '/' : '.';
-      if (dt.is_float()) o.fill_value = std::vector<json>{"NaN", 0.5, nullptr, "-Infinity"}[i % 4];
-      else if (dt.is_bool()) o.fill_value = i % 2 ? json(true) : json(nullptr);
-      else o.fill_value = std::vector<json>{7, nullptr, 0}[i % 3];
+      if (dt.is_float()) o.fill_value = std::vector<ZarrFillValue>{"NaN", 0.5, nullptr, "-Infinity"}[i % 4];
+      else if (dt.is_bool()) o.fill_value = i % 2 ? ZarrFillValue(true) : ZarrFillValue(nullptr);
+      else o.fill_value = std::vector<ZarrFillValue>{7, nullptr, 0}[i % 3];
       if (!c.empty()) o.compressor = std::shared_ptr<const BytesCodec>(*parse_codec_spec(c, dt.itemsize()));
       if (i % 4 == 0) {
         o.dimension_names.clear();

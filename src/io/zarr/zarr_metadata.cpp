@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "io/codecs/codec_json_internal.hpp"
 #include "io/zarr/fill_value_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 
@@ -133,8 +134,7 @@ Status check_create_shape(const ZarrCreateOptions& o) {
   STRATA_RETURN_NOT_OK(ChunkGrid::make(o.shape, o.chunks));
   if (!o.dimension_names.empty() && o.dimension_names.size() != o.shape.size())
     return Status::Invalid(o.dimension_names.size(), " dimension names for a ", o.shape.size(), "-d array");
-  if (!o.attributes.is_object()) return Status::Invalid("attributes must be a JSON object");
-  return Status::OK();
+  return parse_attributes_json(o.attributes_json).status();
 }
 
 json fill_json_for(const ZarrCreateOptions& o, const std::vector<uint8_t>& fill, ZarrFormat f) {
@@ -143,6 +143,17 @@ json fill_json_for(const ZarrCreateOptions& o, const std::vector<uint8_t>& fill,
 }
 
 }  // namespace
+
+Result<json> parse_attributes_json(std::string_view text) {
+  if (text.empty()) return json::object();
+  // The same size and depth bounds as stored documents (the json type recurses).
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  if (Status st = check_metadata_bounds(bytes, "attributes"); !st.ok()) return Status::Invalid(st.message());
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Invalid("attributes are not valid JSON");
+  if (!j.is_object()) return Status::Invalid("attributes must be a JSON object");
+  return j;
+}
 
 Result<json> parse_json_object(std::span<const uint8_t> bytes, std::string_view what) {
   STRATA_ASSIGN_OR_RETURN(json doc, parse_metadata_json(bytes, what));
@@ -301,13 +312,17 @@ Result<json> build_v2_zarray(const ZarrCreateOptions& o) {
   if (!o.shard_shape.empty()) return Status::Invalid("sharding needs Zarr v3");
   if (o.crc32c) return Status::Invalid("the crc32c codec needs Zarr v3");
   if (o.separator != '.' && o.separator != '/') return Status::Invalid("dimension separator must be '.' or '/'");
-  STRATA_ASSIGN_OR_RETURN(auto fill, parse_fill_value(o.fill_value, o.dtype, ZarrFormat::V2));
+  STRATA_ASSIGN_OR_RETURN(auto fill, parse_fill_value(fill_value_json(o.fill_value), o.dtype, ZarrFormat::V2));
+  json compressor = nullptr;
+  if (o.compressor) {
+    STRATA_ASSIGN_OR_RETURN(compressor, codec_json_v2(*o.compressor));
+  }
   json doc = json::object();
   doc["zarr_format"] = 2;
   doc["shape"] = o.shape;
   doc["chunks"] = o.chunks;
   doc["dtype"] = o.dtype.numpy_str();
-  doc["compressor"] = o.compressor ? o.compressor->to_json_v2() : json(nullptr);
+  doc["compressor"] = std::move(compressor);
   doc["fill_value"] = fill_json_for(o, fill, ZarrFormat::V2);
   doc["filters"] = nullptr;
   doc["order"] = "C";
@@ -316,8 +331,7 @@ Result<json> build_v2_zarray(const ZarrCreateOptions& o) {
 }
 
 Result<json> build_v2_zattrs(const ZarrCreateOptions& o) {
-  if (!o.attributes.is_object()) return Status::Invalid("attributes must be a JSON object");
-  json attrs = o.attributes;
+  STRATA_ASSIGN_OR_RETURN(json attrs, parse_attributes_json(o.attributes_json));
   if (!o.dimension_names.empty()) attrs["_ARRAY_DIMENSIONS"] = o.dimension_names;
   return attrs;
 }
@@ -334,12 +348,13 @@ Result<json> build_v3_array(const ZarrCreateOptions& o) {
         return Status::Invalid("shard shape ", shape_to_string(o.shard_shape), " is not a multiple of chunks ",
                                shape_to_string(o.chunks));
   }
-  STRATA_ASSIGN_OR_RETURN(auto fill, parse_fill_value(o.fill_value, o.dtype, ZarrFormat::V3));
+  STRATA_ASSIGN_OR_RETURN(auto fill, parse_fill_value(fill_value_json(o.fill_value), o.dtype, ZarrFormat::V3));
+  STRATA_ASSIGN_OR_RETURN(json attrs, parse_attributes_json(o.attributes_json));
   json bytes = {{"name", "bytes"},
                 {"configuration", {{"endian", o.dtype.order == ByteOrder::Big ? "big" : "little"}}}};
   json inner = json::array({bytes});
   if (o.compressor) {
-    STRATA_ASSIGN_OR_RETURN(json c, o.compressor->to_json_v3());
+    STRATA_ASSIGN_OR_RETURN(json c, codec_json_v3(*o.compressor));
     inner.push_back(std::move(c));
   }
   if (o.crc32c) inner.push_back({{"name", "crc32c"}});
@@ -361,7 +376,7 @@ Result<json> build_v3_array(const ZarrCreateOptions& o) {
   } else {
     doc["codecs"] = inner;
   }
-  doc["attributes"] = o.attributes;
+  doc["attributes"] = std::move(attrs);
   if (!o.dimension_names.empty()) doc["dimension_names"] = o.dimension_names;
   return doc;
 }

@@ -48,6 +48,10 @@ struct ArrayMetadata {
 /// \brief Parse bytes as a JSON object; `what` names the source in errors. Never throws.
 Result<nlohmann::json> parse_json_object(std::span<const uint8_t> bytes, std::string_view what);
 
+/// \brief Attributes given as JSON text through the public API: "" = {}; anything but an
+/// object is Invalid.
+Result<nlohmann::json> parse_attributes_json(std::string_view text);
+
 /// \brief Parse a v2 `.zarray` document (attributes are attached by the caller).
 Result<ArrayMetadata> parse_v2_array(const nlohmann::json& zarray);
 /// \brief Parse a v3 `zarr.json` array document.

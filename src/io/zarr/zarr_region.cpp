@@ -67,10 +67,10 @@ Result<std::span<uint8_t>> chunk_scratch(int64_t n) {
   return std::span<uint8_t>(scratch.data(), static_cast<size_t>(n));
 }
 
-Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool& pool) {
+Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool* pool) {
   const auto chunks = a.grid.chunks_in(start, count);
   const int64_t isz = a.itemsize();
-  return pool.parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t i) -> Status {
+  return parallel_for(pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) -> Status {
     const Shape& ci = chunks[i];
     const Shape origin = a.grid.chunk_origin(ci);
     const Overlap ov = overlap(start, count, origin, a.grid.chunk_extent(ci));
@@ -96,11 +96,11 @@ Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, 
   });
 }
 
-Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool& pool) {
+Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool* pool) {
   const auto shards = a.outer.chunks_in(start, count);
   std::vector<ShardIndex> indexes(shards.size());
   // One index read per shard; missing shards are filled right away.
-  STRATA_RETURN_NOT_OK(pool.parallel_for(static_cast<int64_t>(shards.size()), [&](int64_t i) -> Status {
+  STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(shards.size()), [&](int64_t i) -> Status {
     STRATA_ASSIGN_OR_RETURN(indexes[i], read_shard_index(a, a.object_key(shards[i])));
     if (!indexes[i].present) {
       const Overlap ov = overlap(start, count, a.outer.chunk_origin(shards[i]), a.outer.chunk_extent(shards[i]));
@@ -115,7 +115,7 @@ Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count
     a.grid.for_each_chunk_in(ov.lo, ov.size(), [&](const Shape& inner) { tasks.push_back({s, inner}); });
   }
   const int64_t isz = a.itemsize();
-  return pool.parallel_for(static_cast<int64_t>(tasks.size()), [&](int64_t t) -> Status {
+  return parallel_for(pool, static_cast<int64_t>(tasks.size()), [&](int64_t t) -> Status {
     const InnerTask& task = tasks[t];
     const ShardIndex& index = indexes[task.shard];
     const int64_t slot = a.meta.sharding->slot_of(task.index);
@@ -146,9 +146,9 @@ Status merge_chunk(const Impl& a, const Shape& start, const Shape& count, const 
 }
 
 Status write_plain_region(const Impl& a, const Shape& start, const Shape& count, const uint8_t* data,
-                          ThreadPool& pool) {
+                          ThreadPool* pool) {
   const auto chunks = a.grid.chunks_in(start, count);
-  return pool.parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t i) -> Status {
+  return parallel_for(pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) -> Status {
     const Shape& ci = chunks[i];
     const std::string key = a.object_key(ci);
     STRATA_ASSIGN_OR_RETURN(Bytes buf, allocate_bytes(a.chunk_nbytes()));
@@ -164,7 +164,7 @@ Status write_plain_region(const Impl& a, const Shape& start, const Shape& count,
 // Shards are rewritten whole: keep the encoded bytes of untouched inner chunks, re-encode the
 // touched ones, drop inner chunks equal to the fill value, and skip all-empty shards.
 Status write_sharded_region(const Impl& a, const Shape& start, const Shape& count, const uint8_t* data,
-                            ThreadPool& pool) {
+                            ThreadPool* pool) {
   const ShardingSpec& spec = *a.meta.sharding;
   const auto shards = a.outer.chunks_in(start, count);
   struct ShardState {
@@ -172,7 +172,7 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
     std::vector<std::optional<Bytes>> inner;
   };
   std::vector<ShardState> states(shards.size());
-  STRATA_RETURN_NOT_OK(pool.parallel_for(static_cast<int64_t>(shards.size()), [&](int64_t i) -> Status {
+  STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(shards.size()), [&](int64_t i) -> Status {
     ShardState& s = states[i];
     s.key = a.object_key(shards[i]);
     s.inner.resize(static_cast<size_t>(spec.inner_per_shard));
@@ -203,7 +203,7 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
     const Overlap ov = overlap(start, count, a.outer.chunk_origin(shards[s]), a.outer.chunk_extent(shards[s]));
     a.grid.for_each_chunk_in(ov.lo, ov.size(), [&](const Shape& inner) { tasks.push_back({s, inner}); });
   }
-  STRATA_RETURN_NOT_OK(pool.parallel_for(static_cast<int64_t>(tasks.size()), [&](int64_t t) -> Status {
+  STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(tasks.size()), [&](int64_t t) -> Status {
     ShardState& s = states[tasks[t].shard];
     const Shape& ci = tasks[t].index;
     const int64_t slot = spec.slot_of(ci);
@@ -228,7 +228,7 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
     return Status::OK();
   }));
 
-  return pool.parallel_for(static_cast<int64_t>(states.size()), [&](int64_t i) -> Status {
+  return parallel_for(pool, static_cast<int64_t>(states.size()), [&](int64_t i) -> Status {
     ShardState& s = states[i];
     auto shard = assemble_shard(s.inner, spec);
     if (!shard.ok()) return a.chunk_error(s.key, shard.status());
@@ -364,12 +364,12 @@ Result<bool> read_inner_chunk(const Impl& a, const std::string& key, const Shard
   return true;
 }
 
-Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool& pool) {
+Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool* pool) {
   auto* o = static_cast<uint8_t*>(out);
   return a.sharded() ? read_sharded_region(a, start, count, o, pool) : read_plain_region(a, start, count, o, pool);
 }
 
-Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool& pool) {
+Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool* pool) {
   const auto* d = static_cast<const uint8_t*>(data);
   return a.sharded() ? write_sharded_region(a, start, count, d, pool) : write_plain_region(a, start, count, d, pool);
 }

@@ -93,7 +93,7 @@ Result<ZarrArray::StorageInfo> ZarrArray::storage_info() const {
   const Impl& a = *impl_;
   STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> stored, detail::list_stored_objects(a));
   std::vector<int64_t> sizes(stored.size(), -1);
-  STRATA_RETURN_NOT_OK(ThreadPool::global().parallel_for(static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
+  STRATA_RETURN_NOT_OK(parallel_for(nullptr, static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
     const std::string key = a.object_key(a.outer.unravel(stored[i]));
     auto size = a.store->size(key);
     if (!size.ok()) return a.chunk_error(key, size.status());
@@ -225,7 +225,7 @@ Result<ZarrArray::VerifyReport> ZarrArray::verify(ThreadPool* pool) const {
   const Impl& a = *impl_;
   STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> stored, detail::list_stored_objects(a));
   std::vector<ObjectReport> reports(stored.size());
-  STRATA_RETURN_NOT_OK(detail::pool_or_global(pool).parallel_for(static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
+  STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
     reports[i] = a.sharded() ? verify_shard(a, stored[i]) : verify_plain(a, stored[i]);
     return Status::OK();
   }));

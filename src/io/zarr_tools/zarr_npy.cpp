@@ -1,19 +1,18 @@
 // `strata zarr export` and `strata zarr import`: Zarr <-> .npy in row slabs of bounded size.
 #include <algorithm>
 
+#include "io/zarr_tools/zarr_tools.hpp"
 #include "io/zarr_tools/zarr_tools_internal.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/output.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/io/npy.hpp"
-#include "strata/io/zarr_tools.hpp"
 
 namespace strata::io {
 using zarr_tools_internal::open_location;
 using zarr_tools_internal::Opened;
 using zarr_tools_internal::slab_rows;
 
-Status zarr_export_npy(const std::string& zarr_path, const std::string& npy_path, int64_t slab_bytes) {
+Status zarr_export_npy(const Context& ctx, const std::string& zarr_path, const std::string& npy_path, int64_t slab_bytes) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(zarr_path));
   STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::open(o.store, o.node));
   const Shape& shape = a.shape();
@@ -31,20 +30,21 @@ Status zarr_export_npy(const std::string& zarr_path, const std::string& npy_path
   STRATA_ASSIGN_OR_RETURN(int64_t row_elems, shape_numel(Shape(shape.begin() + 1, shape.end())));
   STRATA_ASSIGN_OR_RETURN(int64_t slab_elems, checked_mul(rows, row_elems));
   STRATA_ASSIGN_OR_RETURN(Buffer slab, Buffer::allocate(std::max<int64_t>(slab_elems * itemsize, 1)));
-  ProgressBar bar("export", shape[0]);
+  ProgressScope progress(ctx, "export", shape[0], "rows");
   for (int64_t r0 = 0; r0 < shape[0]; r0 += rows) {
     int64_t n = std::min(rows, shape[0] - r0);
     Shape start(shape.size(), 0), count = shape;
     start[0] = r0;
     count[0] = n;
-    STRATA_RETURN_NOT_OK(a.read_region(start, count, slab.data()));
+    STRATA_RETURN_NOT_OK(ctx.check_cancelled());
+    STRATA_RETURN_NOT_OK(a.read_region(start, count, slab.data(), &ctx.pool()));
     STRATA_RETURN_NOT_OK(w.write(slab.data(), n * row_elems));
-    bar.advance(n);
+    ctx.advance_progress(n);
   }
   return w.finish();
 }
 
-Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path, const ZarrImportOptions& opt) {
+Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const std::string& zarr_path, const ZarrImportOptions& opt) {
   STRATA_ASSIGN_OR_RETURN(NpyReader r, NpyReader::open(npy_path));
   const NpyHeader& h = r.header();
   DType dtype = h.dtype.native();
@@ -77,7 +77,7 @@ Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path
                                shape_to_string(co.chunks));
     co.shard_shape = opt.shards;
   }
-  co.fill_value = dtype.is_float() ? nlohmann::json("NaN") : nlohmann::json(0);
+  co.fill_value = dtype.is_float() ? ZarrFillValue("NaN") : ZarrFillValue(0);
   if (dtype.is_bool()) co.fill_value = false;
 
   STRATA_ASSIGN_OR_RETURN(auto store, LocalStore::open(staged, true));
@@ -92,15 +92,16 @@ Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path
     int64_t rows = slab_rows(h.shape, align, itemsize, opt.slab_bytes);
     STRATA_ASSIGN_OR_RETURN(int64_t row_elems, shape_numel(Shape(h.shape.begin() + 1, h.shape.end())));
     STRATA_ASSIGN_OR_RETURN(Buffer slab, Buffer::allocate(std::max<int64_t>(rows * row_elems * itemsize, 1)));
-    ProgressBar bar("import", h.shape[0]);
+    ProgressScope progress(ctx, "import", h.shape[0], "rows");
     for (int64_t r0 = 0; r0 < h.shape[0]; r0 += rows) {
       int64_t n = std::min(rows, h.shape[0] - r0);
       STRATA_RETURN_NOT_OK(r.read(slab.data(), n * row_elems));
       Shape start(h.shape.size(), 0), count = h.shape;
       start[0] = r0;
       count[0] = n;
-      STRATA_RETURN_NOT_OK(a.write_region(start, count, slab.data()));
-      bar.advance(n);
+      STRATA_RETURN_NOT_OK(ctx.check_cancelled());
+      STRATA_RETURN_NOT_OK(a.write_region(start, count, slab.data(), &ctx.pool()));
+      ctx.advance_progress(n);
     }
   }
   return out->commit();

@@ -1,4 +1,4 @@
-#include "strata/io/zarr_tools.hpp"
+#include "io/zarr_tools/zarr_tools.hpp"
 
 #include "io/zarr_tools/zarr_tools_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
@@ -12,7 +12,6 @@
 #include <filesystem>
 
 #include "strata/core/buffer.hpp"
-#include "strata/core/progress.hpp"
 #include "strata/io/npy.hpp"
 
 namespace strata::io {
@@ -207,7 +206,7 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries) {
   return out;
 }
 
-Result<ZarrVerifyResult> zarr_verify(const std::string& path) {
+Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(path));
   // Walk the real tree (directory listing), not .zmetadata, which may omit arrays; nodes whose
   // metadata cannot be read are reported rather than ending the walk.
@@ -235,7 +234,7 @@ Result<ZarrVerifyResult> zarr_verify(const std::string& path) {
       metadata_error(n.info.path, a.status());
       continue;
     }
-    STRATA_ASSIGN_OR_RETURN(auto rep, a->verify());
+    STRATA_ASSIGN_OR_RETURN(auto rep, a->verify(&ctx.pool()));
     out.arrays.emplace_back(n.info.path, std::move(rep));
   }
   return out;

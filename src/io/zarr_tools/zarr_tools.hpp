@@ -1,13 +1,14 @@
 #pragma once
-/// \file
-/// Whole-store operations behind `strata zarr info|export|import|verify`: describe a hierarchy,
-/// move arrays between Zarr and `.npy` in bounded memory, and check every chunk decodes.
+// Whole-store operations behind `strata zarr info|export|import|verify`: describe a hierarchy,
+// move arrays between Zarr and `.npy` in bounded memory, and check every chunk decodes.
+// Internal (not installed): the CLI's own layer, with JSON output for `--json`.
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
+#include "strata/core/context.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/zarr.hpp"
 
@@ -42,7 +43,7 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries);
 
 /// \brief Write the whole array at `zarr_path` to `npy_path` (C order), streaming row slabs
 /// of at most `slab_bytes`. The .npy appears only when complete.
-Status zarr_export_npy(const std::string& zarr_path, const std::string& npy_path,
+Status zarr_export_npy(const Context& ctx, const std::string& zarr_path, const std::string& npy_path,
                        int64_t slab_bytes = int64_t{256} << 20);
 
 /// \brief Options of `strata zarr import`.
@@ -57,7 +58,7 @@ struct ZarrImportOptions {
 
 /// \brief Import `npy_path` as a new array at `zarr_path`, streaming row slabs. The array is
 /// built under a temporary sibling name and renamed into place when complete.
-Status zarr_import_npy(const std::string& npy_path, const std::string& zarr_path,
+Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const std::string& zarr_path,
                        const ZarrImportOptions& options);
 
 /// \brief Default chunk shape for `shape`: halve the largest extent until ≤ `target` elements.
@@ -74,6 +75,6 @@ struct ZarrVerifyResult {
 /// \brief Verify every array under `path`, found by listing the store's directories (not from
 /// consolidated metadata, which may omit arrays). Metadata that fails to parse counts as
 /// corrupt; arrays strata cannot decode are listed as unverified.
-Result<ZarrVerifyResult> zarr_verify(const std::string& path);
+Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path);
 
 }  // namespace strata::io

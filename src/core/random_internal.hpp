@@ -1,20 +1,20 @@
 #pragma once
-// Scalar reference transforms from Philox words to values. The SIMD kernels in
-// random_avx512.cpp perform exactly the same IEEE operations in the same order (fma where
-// std::fma is written here, plain mul/add elsewhere; this file relies on ISO C++ mode, where GCC
-// does not contract a*b+c), so every code path produces identical bits.
+// Internals of the random module (random.cpp, random_avx512.cpp): the scalar Box–Muller
+// reference and the AVX-512 kernels. The AVX-512 code performs exactly the same IEEE operations
+// in the same order (fma where std::fma is written here, plain mul/add elsewhere; this relies
+// on ISO C++ mode, where GCC does not contract a*b+c), so every path gives identical bits.
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 
-#include "strata/array/philox.hpp"
+#include "strata/core/random.hpp"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-namespace strata::detail {
+namespace strata::random::detail {
 
 // ln(m) for m in [1, 2) uses a 16-entry table on the top 4 mantissa bits:
 // ln(m) = ln((33+2i)/32) + log1p(m * 32/(33+2i) - 1), |r| <= 1/33, degree-9 Taylor (< 1e-16).
@@ -70,31 +70,27 @@ inline double sin_turns_odd(int64_t n) {
 }
 
 /// sin(2*pi*(y + 0.5) * 2^-32); cos is the same with y + 2^30.
-inline double sin_turns(uint32_t y) {
-  return sin_turns_odd(2 * static_cast<int64_t>(static_cast<int32_t>(y)) + 1);
-}
+inline double sin_turns(uint32_t y) { return sin_turns_odd(2 * static_cast<int64_t>(static_cast<int32_t>(y)) + 1); }
 
-/// Standard normal of element e of stream (seed, stream), Box–Muller branch-free.
-inline double normal_at(uint64_t seed, uint64_t stream, uint64_t e) {
-  const auto w = philox_block(seed, stream, e >> 2);
+inline double normal_words(uint32_t x, uint32_t y) { return bm_radius(x) * sin_turns(y); }
+
+/// Words of element e's Box–Muller pair, the cosine branch folded into y (odd e).
+inline double normal_elem(uint64_t seed, uint64_t stream, uint64_t e) {
+  const Words w = philox_block(seed, stream, e >> 2);
   const int pair = static_cast<int>((e >> 1) & 1);
-  const uint32_t x = w[2 * pair], y = w[2 * pair + 1] + ((e & 1) ? (1u << 30) : 0u);
-  return bm_radius(x) * sin_turns(y);
+  return normal_words(w[2 * pair], w[2 * pair + 1] + ((e & 1) ? (1u << 30) : 0u));
 }
 
-/// Uniform [0, 1) double from two words: 53 bits, (x ^ (y << 21)) * 2^-53.
-inline double uniform53(uint32_t x, uint32_t y) {
-  const uint64_t v = (uint64_t{x} ^ (uint64_t{y} << 21)) & ((uint64_t{1} << 53) - 1);
-  return static_cast<double>(static_cast<int64_t>(v)) * 0x1p-53;
-}
+// AVX-512 kernels (random_avx512.cpp); callers check isa_available(Isa::Avx512) first.
+namespace avx512 {
+/// Normal values (fma(z, sd, mean)) of elements 4*b0 .. 4*(b0+nb)-1 (4 per block).
+void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out);
+/// Elements 4b+parity and 4b+2+parity for blocks b0 .. b0+nb-1 (a step-2 run), 2 per block.
+void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out);
+/// Elements e0 + k*step, one Philox block each (any step).
+void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out);
+/// Raw words of blocks b0 .. b0+nb-1, 4 per block, block-major.
+void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64_t nb, uint32_t* out);
+}  // namespace avx512
 
-/// Uniform [0, 1) float from one word: 24 bits.
-inline float uniform24(uint32_t x) { return static_cast<float>(static_cast<int32_t>(x >> 8)) * 0x1p-24f; }
-
-/// low + floor(X * range / 2^64) with X = x | y << 32: unbiased to within range / 2^64.
-inline int64_t bounded64(uint32_t x, uint32_t y, int64_t low, uint64_t range) {
-  const unsigned __int128 prod = static_cast<unsigned __int128>(uint64_t{x} | (uint64_t{y} << 32)) * range;
-  return static_cast<int64_t>(static_cast<uint64_t>(low) + static_cast<uint64_t>(prod >> 64));
-}
-
-}  // namespace strata::detail
+}  // namespace strata::random::detail

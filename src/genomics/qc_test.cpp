@@ -1,11 +1,20 @@
 // Variant counts, filters and standardization tables.
 #include <cmath>
+#include <filesystem>
 
-#include "strata/io/genotype_stats.hpp"
+#include "core/test_context.hpp"
+#include "strata/genomics/qc.hpp"
+#include "strata/io/plink.hpp"
 #include "testing/testing.hpp"
 
-namespace strata::io {
+using strata::testing::test_ctx;
+
+namespace strata::genomics {
 namespace {
+
+using namespace strata::io;
+namespace fs = std::filesystem;
+using strata::testing::shared_data_dir;
 
 // One variant per row of dosages (-1 = missing).
 GenotypeViewPtr make_view(const std::vector<std::vector<int>>& rows) {
@@ -31,7 +40,7 @@ GenotypeViewPtr make_view(const std::vector<std::vector<int>>& rows) {
 
 TEST(VariantStats, CountsAndFrequencies) {
   auto view = make_view({{0, 1, 2, -1, 2}, {0, 0, 0, 0, 0}, {-1, -1, -1, -1, -1}});
-  STRATA_ASSERT_OK_AND_ASSIGN(auto c, compute_variant_counts(*view));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto c, compute_variant_counts(test_ctx(), *view));
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[0].hom_ref, 1);
   EXPECT_EQ(c[0].het, 1);
@@ -104,5 +113,25 @@ TEST(VariantSubset, ReadsKeptRowsInOrder) {
   EXPECT_EQ(info.id, (std::vector<std::string>{"v2", "v4"}));
 }
 
+TEST(VariantStats, HapMap3CodeFrequencies) {
+  const std::string hm = shared_data_dir() + "/hapmap3/HM3_thinned_autosomal_overlap";
+  if (shared_data_dir().empty() || !fs::exists(hm + ".bed")) GTEST_SKIP() << "hapmap3 absent";
+  STRATA_ASSERT_OK_AND_ASSIGN(auto bed, BedReader::open(hm));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, compute_variant_counts(test_ctx(), *bed));
+  int64_t c[4] = {0, 0, 0, 0};
+  for (const auto& v : counts) {
+    c[0] += v.hom_ref;
+    c[1] += v.het;
+    c[2] += v.hom_alt;
+    c[3] += v.missing;
+  }
+  const double total = double(bed->num_variants()) * double(bed->num_samples());
+  // data/README: .bed code 0 (hom A1 = ALT) 21.07 %, 1 (missing) 0.153 %, 2 (het) 44.75 %, 3 (hom A2) 34.03 %.
+  EXPECT_NEAR(100 * c[kCodeHomAlt] / total, 21.07, 0.01);
+  EXPECT_NEAR(100 * c[kCodeMissing] / total, 0.153, 0.001);
+  EXPECT_NEAR(100 * c[kCodeHet] / total, 44.75, 0.01);
+  EXPECT_NEAR(100 * c[kCodeHomRef] / total, 34.03, 0.01);
+}
+
 }  // namespace
-}  // namespace strata::io
+}  // namespace strata::genomics

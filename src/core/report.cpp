@@ -1,5 +1,5 @@
 // RunReport merging and JSON output.
-#include "strata/exec/report.hpp"
+#include "strata/core/report.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,11 +29,12 @@ RunReport& RunReport::operator+=(const RunReport& o) {
   peak_tracked_bytes = std::max(peak_tracked_bytes, o.peak_tracked_bytes);
   peak_rss_bytes = std::max(peak_rss_bytes, o.peak_rss_bytes);
   wall_seconds += o.wall_seconds;
+  if (backend.empty()) backend = o.backend;
   for (const auto& [n, s] : o.phases) add_phase(n, s);
   return *this;
 }
 
-nlohmann::json RunReport::to_json() const {
+std::string RunReport::to_json() const {
   nlohmann::json j;
   j["passes"] = passes;
   j["blocks"] = blocks;
@@ -49,11 +50,12 @@ nlohmann::json RunReport::to_json() const {
   nlohmann::json ph = nlohmann::json::array();
   for (const auto& [n, s] : phases) ph.push_back({{"name", n}, {"seconds", s}});
   j["phases"] = ph;
-  return j;
+  if (!backend.empty()) j["backend"] = backend;
+  return j.dump(2);
 }
 
 Status RunReport::write_json(const std::string& path) const {
-  return write_file_atomically(path, to_json().dump(2) + "\n");
+  return write_file_atomically(path, to_json() + "\n");
 }
 
 void EvalStats::add_to(RunReport& r) const {

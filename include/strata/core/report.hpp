@@ -1,9 +1,8 @@
 #pragma once
 /// \file
 /// RunReport: what a computation did — passes, blocks, elements generated, chunks and bytes
-/// read/decoded, time per phase, peak memory — writable as JSON (`--report run.json`).
-
-#include <nlohmann/json_fwd.hpp>
+/// read/decoded, time per phase, peak memory, backend and threads — writable as JSON
+/// (`--report run.json`). Every Context carries one (Context::report()); algorithms add to it.
 
 #include <atomic>
 #include <cstdint>
@@ -18,11 +17,9 @@ namespace strata {
 /// \brief Counters of one run (one or more passes). Plain data; merge with `+=`.
 ///
 /// \code
-/// RunReport report;
-/// ExecOptions opts;
-/// opts.report = &report;
-/// STRATA_ASSIGN_OR_RETURN(auto r, compute(sum(x), opts));
-/// STRATA_RETURN_NOT_OK(report.write_json("run.json"));
+/// Context ctx;
+/// STRATA_ASSIGN_OR_RETURN(auto r, compute(ctx, sum(x)));
+/// STRATA_RETURN_NOT_OK(ctx.report().write_json("run.json"));
 /// \endcode
 struct RunReport {
   int64_t passes = 0;              ///< passes over blocks (including nested reductions)
@@ -36,6 +33,7 @@ struct RunReport {
   int64_t peak_tracked_bytes = 0;  ///< high-water mark of tracked allocations during the run
   int64_t peak_rss_bytes = 0;      ///< process peak resident set size at the end
   double wall_seconds = 0.0;
+  std::string backend;             ///< "cpu" (later "cuda")
   /// (phase name, seconds), in the order phases ran; repeated names are summed.
   std::vector<std::pair<std::string, double>> phases;
 
@@ -43,7 +41,8 @@ struct RunReport {
   void add_phase(const std::string& name, double seconds);
   /// \brief Merge counters of another report (phases summed by name, peaks maxed).
   RunReport& operator+=(const RunReport& other);
-  nlohmann::json to_json() const;
+  /// \brief The report as a JSON object (text).
+  std::string to_json() const;
   /// \brief Write to_json() to `path` (atomically: temporary name, then rename).
   Status write_json(const std::string& path) const;
 };

@@ -1,19 +1,18 @@
 // AVX-512 random kernels. Philox runs on eight blocks at once, one block per 64-bit lane with
 // each 32-bit word in the low half of a lane (vpmuludq gives the full 64-bit product directly;
 // the high halves may hold garbage and are masked where a word is consumed). The Box–Muller
-// arithmetic mirrors random_math.hpp operation by operation, so results equal the scalar path.
+// arithmetic mirrors random_internal.hpp operation by operation, so results equal the scalar path.
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
 
 #include <cstring>
 
-#include "array/random_kernels.hpp"
-#include "array/random_math.hpp"
+#include "core/random_internal.hpp"
 
 #define STRATA_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 
-namespace strata::detail::avx512 {
+namespace strata::random::detail::avx512 {
 namespace {
 
 struct Keys {
@@ -115,7 +114,7 @@ STRATA_AVX512 inline __m512i lane_iota() { return _mm512_set_epi64(7, 6, 5, 4, 3
 
 }  // namespace
 
-STRATA_AVX512 void normal_contig(const RandomParams& p, uint64_t b0, int64_t nb, double* out) {
+STRATA_AVX512 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
@@ -143,7 +142,7 @@ STRATA_AVX512 void normal_contig(const RandomParams& p, uint64_t b0, int64_t nb,
   }
 }
 
-STRATA_AVX512 void normal_step2(const RandomParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
+STRATA_AVX512 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
@@ -177,7 +176,7 @@ STRATA_AVX512 void normal_step2(const RandomParams& p, uint64_t b0, int64_t nb, 
   }
 }
 
-STRATA_AVX512 void normal_strided(const RandomParams& p, uint64_t e0, int64_t step, int64_t n, double* out) {
+STRATA_AVX512 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
@@ -216,4 +215,4 @@ STRATA_AVX512 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int
   }
 }
 
-}  // namespace strata::detail::avx512
+}  // namespace strata::random::detail::avx512

@@ -1,7 +1,7 @@
 #pragma once
-/// \file
-/// The Large SVDs experiment as a library call, for `strata bench svd`: a randomized SVD of a
-/// genotype-like randint(0, 3) matrix generated on the fly (never stored).
+// The Large SVDs experiment as a library call, for `strata bench svd`: a randomized SVD of a
+// genotype-like randint(0, 3) matrix generated on the fly (never stored). Internal (not
+// installed): used by the CLI and bench/.
 
 #include <cstdint>
 
@@ -38,8 +38,8 @@ struct BenchSvdReport {
 /// \code
 /// linalg::BenchSvdOptions o;
 /// o.rows = 100000; o.cols = 5000;
-/// STRATA_ASSIGN_OR_RETURN(auto rep, linalg::bench_svd(o));
+/// STRATA_ASSIGN_OR_RETURN(auto rep, linalg::bench_svd(ctx, o));
 /// \endcode
-Result<BenchSvdReport> bench_svd(const BenchSvdOptions& options);
+Result<BenchSvdReport> bench_svd(const Context& ctx, const BenchSvdOptions& options);
 
 }  // namespace strata::linalg

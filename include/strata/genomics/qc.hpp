@@ -1,15 +1,15 @@
 #pragma once
 /// \file
-/// Per-variant genotype statistics in one pass (allele counts and frequency, missing rate,
+/// Genotype QC: per-variant genotype statistics in one pass (allele counts and frequency, missing rate,
 /// heterozygote count), the variant filters built on them (`--maf`, `--geno`, monomorphic),
 /// and the per-variant lookup tables that standardize genotypes for PCA/GRM kernels.
 ///
 /// Frequencies are of the ALT allele (genotype.hpp), as plink2's `ALT_FREQS`.
 ///
 /// \code
-/// STRATA_ASSIGN_OR_RETURN(auto counts, io::compute_variant_counts(*view));
-/// io::VariantFilter f; f.min_maf = 0.01; f.max_missing = 0.1; f.drop_monomorphic = true;
-/// auto kept = io::apply_variant_filter(counts, f);
+/// STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, *view));
+/// genomics::VariantFilter f; f.min_maf = 0.01; f.max_missing = 0.1; f.drop_monomorphic = true;
+/// auto kept = genomics::apply_variant_filter(counts, f);
 /// auto filtered = io::make_variant_subset(view, kept.kept);
 /// \endcode
 
@@ -21,7 +21,10 @@
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
-namespace strata::io {
+namespace strata::genomics {
+
+using io::GenotypeBlock;
+using io::GenotypeView;
 
 /// \brief Genotype counts of one variant.
 struct VariantCounts {
@@ -52,9 +55,7 @@ struct VariantCounts {
 };
 
 /// \brief Counts for every variant of `view`, in one parallel pass over blocks.
-Result<std::vector<VariantCounts>> compute_variant_counts(const GenotypeView& view,
-                                                          ThreadPool* pool = nullptr,
-                                                          ProgressBar* progress = nullptr);
+Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view);
 
 /// \brief Counts for each row of a block.
 void count_block(const GenotypeBlock& block, VariantCounts* out);
@@ -95,4 +96,4 @@ Result<Standardization> parse_standardization(const std::string& name);
 void make_standardize_lut(const VariantCounts& counts, Standardization mode, float lut[4]);
 void make_standardize_lut(const VariantCounts& counts, Standardization mode, double lut[4]);
 
-}  // namespace strata::io
+}  // namespace strata::genomics

@@ -1,11 +1,14 @@
 // Per-variant genotype counts in one pass, PLINK-style variant filters, and standardization
 // lookup tables.
+#include <algorithm>
 #include <cmath>
 
 #include "strata/io/genotype_decode.hpp"
-#include "strata/io/genotype_stats.hpp"
+#include "strata/genomics/qc.hpp"
 
-namespace strata::io {
+namespace strata::genomics {
+
+using namespace strata::io;
 
 void count_block(const GenotypeBlock& block, VariantCounts* out) {
   for (int64_t v = 0; v < block.variant_count; ++v) {
@@ -18,18 +21,26 @@ void count_block(const GenotypeBlock& block, VariantCounts* out) {
   }
 }
 
-Result<std::vector<VariantCounts>> compute_variant_counts(const GenotypeView& view,
-                                                          ThreadPool* pool,
-                                                          ProgressBar* progress) {
+namespace {
+// Counts are integers, so the block height changes nothing but memory: a few blocks of the
+// window fit the budget.
+int64_t count_block_variants(const Context& ctx, const GenotypeView& view) {
+  const int64_t row = std::max<int64_t>(1, packed_row_bytes(view.num_samples()));
+  const int64_t fit = ctx.memory_budget() / (4 * row * std::max<int64_t>(1, pass_window(ctx, {})));
+  return std::max<int64_t>(1, std::min(default_block_variants(view), fit));
+}
+}  // namespace
+
+Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view) {
   std::vector<VariantCounts> counts(static_cast<size_t>(view.num_variants()));
   // Each block writes its own rows of `counts`, so the result does not depend on threads.
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
-      view, default_block_variants(view),
+      ctx, view, count_block_variants(ctx, view),
       [&](GenotypeBlock& b) {
         count_block(b, counts.data() + b.variant_start);
         return Status::OK();
       },
-      nullptr, pool, progress));
+      nullptr, PassOptions{.label = "variant counts"}));
   return counts;
 }
 
@@ -101,4 +112,4 @@ void make_standardize_lut(const VariantCounts& counts, Standardization mode, dou
   make_lut(counts, mode, lut);
 }
 
-}  // namespace strata::io
+}  // namespace strata::genomics

@@ -1,0 +1,153 @@
+#pragma once
+/// \file
+/// strata::Context: the one handle to the resources a computation runs with — worker threads,
+/// memory budget, progress sink, run report, backend, communicator and cancellation. It is the
+/// first argument of every algorithm entry point; algorithm parameters (PcaParams, SvdParams, …)
+/// are separate from it. No library code reaches a process-global pool: each Context owns its
+/// threads, so two computations on two contexts run side by side without sharing anything.
+///
+/// Copies share the same resources (the handle is reference-counted), like a shared_ptr.
+/// All methods are thread-safe.
+///
+/// \code
+/// strata::ContextOptions o;
+/// o.threads = 8;
+/// o.memory_budget = int64_t{4} << 30;
+/// STRATA_ASSIGN_OR_RETURN(strata::Context ctx, strata::Context::make(o));
+/// STRATA_ASSIGN_OR_RETURN(auto pcs, strata::genomics::pca(ctx, view, params));
+/// std::string json = ctx.report().to_json();
+/// \endcode
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "strata/core/report.hpp"
+#include "strata/core/result.hpp"
+
+namespace strata {
+
+class ThreadPool;
+
+/// \brief Receives the progress of long computations (the CLI draws a bar, Python forwards to
+/// a callback). The library never prints. Calls for one Context never overlap: begin, then any
+/// number of update, then end.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  /// A task starts: `total` units of `unit` ("variants", "rows", "blocks"); 0 = unknown.
+  virtual void begin(std::string_view label, int64_t total, std::string_view unit) = 0;
+  /// `done` of `total` units are complete (total may grow while the task runs).
+  virtual void update(int64_t done, int64_t total) = 0;
+  /// The task ended (successfully or not).
+  virtual void end(int64_t done, int64_t total) = 0;
+};
+
+/// \brief Where computations run. Only the CPU exists today; CUDA plugs in here.
+enum class BackendKind : uint8_t { Cpu };
+const char* backend_name(BackendKind kind);
+
+/// \brief How the ranks of a distributed run talk. Single process today; MPI plugs in here.
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Element-wise sum of `data` across ranks, in rank order (deterministic), result on every rank.
+  virtual Status allreduce_sum(double* data, int64_t n) const = 0;
+};
+/// \brief The communicator of one process (rank 0 of 1; reductions are no-ops).
+std::shared_ptr<const Communicator> single_process_communicator();
+
+/// \brief Resources of a Context.
+struct ContextOptions {
+  /// Worker threads (0 = one per hardware thread). Results never depend on it.
+  int threads = 0;
+  /// Bytes a computation may hold for blocks, caches and resident data (0 = half of the
+  /// physical memory). Block grids derive from the data and this budget, never the threads.
+  int64_t memory_budget = 0;
+  /// Progress receiver; null = silent.
+  std::shared_ptr<ProgressSink> progress;
+  BackendKind backend = BackendKind::Cpu;
+  /// null = single process.
+  std::shared_ptr<const Communicator> communicator;
+};
+
+/// \brief The resources handle. See the file comment.
+class Context {
+ public:
+  struct State;  ///< shared resources (defined in the implementation)
+
+  /// \brief A context with default options. Throws std::system_error only if not even one
+  /// worker thread can start; use make() to get that as a Status instead.
+  Context();
+  /// \brief A context with `options`: IOError naming the limit when no worker thread starts.
+  static Result<Context> make(const ContextOptions& options);
+
+  ThreadPool& pool() const;
+  int threads() const;
+  int64_t memory_budget() const;
+  BackendKind backend() const;
+  const Communicator& communicator() const;
+
+  /// \brief The report computations on this context add to (thread-safe accessors).
+  class Report {
+   public:
+    void add_phase(const std::string& name, double seconds) const;
+    /// One pass of `blocks` blocks ran (the pass engine calls this).
+    void add_pass(int64_t blocks) const;
+    /// Stored bytes consumed (genotype codes, chunks).
+    void add_bytes_read(int64_t bytes) const;
+    /// Merge a pass's counters (phases summed, peaks maxed).
+    void merge(const RunReport& part) const;
+    /// The counters so far, with threads, budget, backend and the current peaks filled in.
+    RunReport snapshot() const;
+    std::string to_json() const;
+    Status write_json(const std::string& path) const;
+    /// Forget everything recorded (a new run on the same resources).
+    void clear() const;
+
+   private:
+    friend class Context;
+    explicit Report(std::shared_ptr<State> s) : s_(std::move(s)) {}
+    std::shared_ptr<State> s_;
+  };
+  Report report() const;
+
+  /// \brief Ask running computations to stop: they return Cancelled at the next block.
+  void cancel() const;
+  bool cancelled() const;
+  /// \brief Cancelled("…") once cancel() was called, OK otherwise.
+  Status check_cancelled() const;
+
+  /// \brief Add `units` of work done to the task of the innermost open ProgressScope that
+  /// began a task (no-op when none, or when there is no sink). Callable from any thread.
+  void advance_progress(int64_t units) const;
+
+ private:
+  explicit Context(std::shared_ptr<State> state) : s_(std::move(state)) {}
+  friend class ProgressScope;
+  std::shared_ptr<State> s_;
+};
+
+/// \brief One progress task over the passes of an algorithm. The outermost scope on a Context
+/// begins a task on its sink; scopes opened inside it (a nested algorithm) add their total to
+/// it instead, so a command shows one bar for its whole run. Work is reported with
+/// Context::advance_progress (the pass engine does it per block).
+class ProgressScope {
+ public:
+  ProgressScope(const Context& ctx, std::string_view label, int64_t total, std::string_view unit);
+  ~ProgressScope();
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+  /// Grow the task's total (more passes than first estimated), or shrink it with a negative
+  /// `units` (a run that stopped early).
+  void add_total(int64_t units);
+
+ private:
+  std::shared_ptr<Context::State> s_;
+  bool owner_ = false;
+};
+
+}  // namespace strata

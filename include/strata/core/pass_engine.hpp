@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// The pass engine's scheduler: every pass in strata — array passes (strata/exec), linalg's
+/// row-block passes, the genotype passes of io and genomics — runs its blocks through
+/// run_blocks. It lives at the bottom layer so the io writers share it; strata/exec adds the
+/// array sources on top.
+///
+/// Determinism: blocks are claimed in index order and committed strictly in index order, so
+/// anything combined in `commit` is the same bits for any thread count. Memory: at most
+/// `window` blocks in flight, each holding `bytes_per_block` of the Context's budget.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "strata/core/context.hpp"
+
+namespace strata {
+
+/// \brief Per-pass settings; resources (threads, memory budget, report, progress,
+/// cancellation) come from the Context.
+struct PassOptions {
+  std::string label;             ///< name of the pass in reports and progress
+  int64_t window = 0;            ///< max blocks started ahead of the oldest unfinished (0 = 2 x threads)
+  /// Row-block passes (linalg): rows per block; 0 = about kRowBlockBytes of decoded rows.
+  /// Changing it changes the reduction tree, so results then agree only to rounding.
+  int64_t block_rows = 0;
+  /// Progress units of block i (rows, variants); null = 1 per block.
+  std::function<int64_t(int64_t)> progress_units;
+};
+
+/// \brief Target bytes of one decoded block of a row-block pass (linalg). Fixed: block grids
+/// depend only on the data, never on the thread count, the storage chunking or the memory
+/// budget, so float results are the same bits in core and out of core. The budget bounds how
+/// many blocks are in flight.
+inline constexpr int64_t kRowBlockBytes = int64_t{16} << 20;
+
+/// \brief Blocks a pass keeps in flight: options.window, or 2 per worker (1 when called from
+/// inside one of ctx's workers, where passes run inline).
+int64_t pass_window(const Context& ctx, const PassOptions& options);
+
+/// \brief The engine: run `work(i)` for blocks i in [0, num_blocks) in parallel on `ctx`'s
+/// threads (claimed in order, each holding `bytes_per_block` of the budget while it runs) and
+/// `commit(i)` serially in increasing i as soon as blocks 0..i have finished. The first failing
+/// block (lowest index) decides the returned error; a cancelled context stops at the next
+/// block with Cancelled. Advances ctx's progress by options.progress_units per committed block.
+/// Called from inside one of ctx's workers it runs inline (one level of parallelism).
+Status run_blocks(const Context& ctx, int64_t num_blocks, int64_t bytes_per_block,
+                  const std::function<Status(int64_t)>& work, const std::function<Status(int64_t)>& commit,
+                  const PassOptions& options = {});
+
+}  // namespace strata

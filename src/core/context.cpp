@@ -1,0 +1,189 @@
+// Context: the shared state behind the handle (pool, budget, report, progress, cancellation).
+#include "strata/core/context.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <mutex>
+#include <system_error>
+
+#include "strata/core/buffer.hpp"
+#include "strata/core/output.hpp"
+#include "strata/core/thread_pool.hpp"
+
+namespace strata {
+namespace {
+
+int64_t half_physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return int64_t{4} << 30;
+  return static_cast<int64_t>(pages) * page / 2;
+}
+
+class SingleProcess final : public Communicator {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  Status allreduce_sum(double*, int64_t) const override { return Status::OK(); }
+};
+
+}  // namespace
+
+const char* backend_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::Cpu:
+      return "cpu";
+  }
+  return "unknown";
+}
+
+std::shared_ptr<const Communicator> single_process_communicator() {
+  static const auto comm = std::make_shared<const SingleProcess>();
+  return comm;
+}
+
+struct Context::State {
+  std::unique_ptr<ThreadPool> pool;
+  int64_t memory_budget = 0;
+  BackendKind backend = BackendKind::Cpu;
+  std::shared_ptr<const Communicator> comm;
+  std::shared_ptr<ProgressSink> sink;
+  std::mutex report_mu;
+  RunReport report;
+  std::atomic<bool> cancelled{false};
+  // Progress: one task at a time (the outermost ProgressScope); updates are throttled and
+  // serialized so the sink sees begin / update… / end from one thread at a time.
+  std::mutex progress_mu;
+  int depth = 0;
+  std::atomic<int64_t> done{0};
+  std::atomic<int64_t> total{0};
+  std::chrono::steady_clock::time_point last_update;
+};
+
+Context::Context() {
+  Result<Context> made = make(ContextOptions{});
+  if (!made.ok()) throw std::system_error(EAGAIN, std::generic_category(), made.status().message());
+  s_ = made->s_;
+}
+
+Result<Context> Context::make(const ContextOptions& options) {
+  if (options.threads < 0) return Status::Invalid("threads must be at least 0, got ", options.threads);
+  if (options.memory_budget < 0) return Status::Invalid("memory budget must be at least 0, got ", options.memory_budget);
+  auto s = std::make_shared<State>();
+  try {
+    s->pool = std::make_unique<ThreadPool>(options.threads);
+  } catch (const std::system_error& e) {
+    return Status::IOError(e.what());
+  }
+  s->memory_budget = options.memory_budget > 0 ? options.memory_budget : half_physical_memory();
+  s->backend = options.backend;
+  s->comm = options.communicator ? options.communicator : single_process_communicator();
+  s->sink = options.progress;
+  return Context(std::move(s));
+}
+
+ThreadPool& Context::pool() const { return *s_->pool; }
+int Context::threads() const { return s_->pool->size(); }
+int64_t Context::memory_budget() const { return s_->memory_budget; }
+BackendKind Context::backend() const { return s_->backend; }
+const Communicator& Context::communicator() const { return *s_->comm; }
+Context::Report Context::report() const { return Report(s_); }
+
+void Context::cancel() const { s_->cancelled.store(true); }
+bool Context::cancelled() const { return s_->cancelled.load(std::memory_order_relaxed); }
+Status Context::check_cancelled() const {
+  return cancelled() ? Status::Cancelled("the computation was cancelled") : Status::OK();
+}
+
+void Context::advance_progress(int64_t units) const {
+  State& s = *s_;
+  if (!s.sink || units == 0) return;
+  const int64_t done = s.done.fetch_add(units, std::memory_order_relaxed) + units;
+  std::unique_lock<std::mutex> lk(s.progress_mu, std::try_to_lock);
+  if (!lk.owns_lock() || s.depth == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - s.last_update < std::chrono::milliseconds(100)) return;
+  s.last_update = now;
+  s.sink->update(done, s.total.load());
+}
+
+void Context::Report::add_phase(const std::string& name, double seconds) const {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lk(s.report_mu);
+  s.report.add_phase(name, seconds);
+}
+
+void Context::Report::add_pass(int64_t blocks) const {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lk(s.report_mu);
+  s.report.passes += 1;
+  s.report.blocks += blocks;
+}
+
+void Context::Report::add_bytes_read(int64_t bytes) const {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lk(s.report_mu);
+  s.report.bytes_read += bytes;
+}
+
+void Context::Report::merge(const RunReport& part) const {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lk(s.report_mu);
+  s.report += part;
+}
+
+RunReport Context::Report::snapshot() const {
+  State& s = *s_;
+  RunReport r;
+  {
+    std::lock_guard<std::mutex> lk(s.report_mu);
+    r = s.report;
+  }
+  r.threads = s.pool->size();
+  r.memory_budget = s.memory_budget;
+  r.backend = backend_name(s.backend);
+  r.peak_tracked_bytes = std::max(r.peak_tracked_bytes, memory_stats().peak_bytes);
+  r.peak_rss_bytes = std::max(r.peak_rss_bytes, peak_rss_bytes());
+  return r;
+}
+
+void Context::Report::clear() const {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lk(s.report_mu);
+  s.report = RunReport{};
+}
+
+std::string Context::Report::to_json() const { return snapshot().to_json(); }
+Status Context::Report::write_json(const std::string& path) const { return snapshot().write_json(path); }
+ProgressScope::ProgressScope(const Context& ctx, std::string_view label, int64_t total, std::string_view unit)
+    : s_(ctx.s_) {
+  Context::State& s = *s_;
+  if (!s.sink) return;
+  std::lock_guard<std::mutex> lk(s.progress_mu);
+  if (s.depth++ > 0) {
+    s.total.fetch_add(total);  // nested: one bar for the whole run
+    return;
+  }
+  owner_ = true;
+  s.done.store(0);
+  s.total.store(total);
+  s.last_update = std::chrono::steady_clock::now();
+  s.sink->begin(label, total, unit);
+}
+
+ProgressScope::~ProgressScope() {
+  Context::State& s = *s_;
+  if (!s.sink) return;
+  std::lock_guard<std::mutex> lk(s.progress_mu);
+  --s.depth;
+  if (owner_) s.sink->end(s.done.load(), s.total.load());
+}
+
+void ProgressScope::add_total(int64_t units) {
+  if (s_->sink) s_->total.fetch_add(units);
+}
+
+}  // namespace strata

@@ -1,0 +1,114 @@
+// The block scheduler: workers claim blocks in index order (bounded by a window ahead of the
+// oldest unfinished block and by the memory budget), run them in parallel, and one worker at a
+// time commits finished blocks strictly in index order.
+#include "strata/core/pass_engine.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "strata/core/buffer.hpp"
+#include "strata/core/thread_pool.hpp"
+
+namespace strata {
+
+namespace {
+
+int64_t effective_threads(const Context& ctx) {
+  ThreadPool& pool = ctx.pool();
+  return pool.in_worker() ? 1 : pool.size();
+}
+
+}  // namespace
+
+int64_t pass_window(const Context& ctx, const PassOptions& o) {
+  return o.window > 0 ? o.window : 2 * effective_threads(ctx);
+}
+
+Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const std::function<Status(int64_t)>& work,
+                  const std::function<Status(int64_t)>& commit, const PassOptions& options) {
+  if (n <= 0) return Status::OK();
+  STRATA_RETURN_NOT_OK(ctx.check_cancelled());
+  ctx.report().add_pass(n);
+  ThreadPool& pool = ctx.pool();
+  const int64_t budget = ctx.memory_budget();
+  if (bytes_per_block > budget) {
+    return Status::OutOfMemory("a block of ", options.label.empty() ? "the pass" : options.label, " needs ",
+                               format_bytes(bytes_per_block), " but the memory budget is ", format_bytes(budget),
+                               "; use smaller chunks or a larger budget");
+  }
+  const int64_t window = std::max<int64_t>(1, pass_window(ctx, options));
+  const int64_t workers = std::min<int64_t>(effective_threads(ctx), n);
+
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t next = 0, committed = 0, in_use = 0, first_error = INT64_MAX;
+  bool committing = false;
+  Status error;
+  std::vector<char> done(static_cast<size_t>(window), 0);
+  auto guarded = [](const std::function<Status(int64_t)>& f, int64_t i) -> Status {
+    try {
+      return f(i);
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("allocation failed in block ", i);
+    } catch (const std::exception& e) {
+      return Status::Internal("exception in block ", i, ": ", e.what());
+    }
+  };
+  auto worker = [&]() -> Status {
+    while (true) {
+      int64_t i;
+      {
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] {
+          return next >= n || first_error != INT64_MAX ||
+                 (next < committed + window && in_use + bytes_per_block <= budget);
+        });
+        if (next >= n || first_error != INT64_MAX) return Status::OK();
+        if (ctx.cancelled()) {
+          first_error = next;
+          error = ctx.check_cancelled();
+          cv.notify_all();
+          return Status::OK();
+        }
+        i = next++;
+        in_use += bytes_per_block;
+      }
+      Status st = guarded(work, i);
+      std::unique_lock<std::mutex> lk(mu);
+      in_use -= bytes_per_block;
+      if (!st.ok() && i < first_error) {
+        first_error = i;
+        error = std::move(st);
+      }
+      done[i % window] = 1;
+      if (!committing) {
+        committing = true;
+        while (committed < n && done[committed % window] && committed < first_error) {
+          const int64_t c = committed;
+          done[c % window] = 0;
+          lk.unlock();
+          Status cs = commit ? guarded(commit, c) : Status::OK();
+          ctx.advance_progress(options.progress_units ? options.progress_units(c) : 1);
+          lk.lock();
+          if (!cs.ok() && c < first_error) {
+            first_error = c;
+            error = std::move(cs);
+          }
+          ++committed;
+        }
+        committing = false;
+      }
+      cv.notify_all();
+    }
+  };
+  Status st = pool.parallel_for(workers, [&](int64_t) { return worker(); });
+  if (!error.ok()) return error;
+  return st;
+}
+
+}  // namespace strata
