@@ -142,7 +142,7 @@ def main():
         results[name] = (wall, rss, ev)
         print(f"  {name:18s} {wall:8.2f} s", flush=True)
 
-    ref_name = "plink2-exact" if "plink2-exact" in results else "strata-exact" if "strata-exact" in results else None
+    ref_name = next((n for n in ("plink2-exact", "strata-exact", "strata-converged") if n in results), None)
     ref = results[ref_name][2] if ref_name else None
     vec_ref = eigenvectors(os.path.join(work, "p_exact.eigenvec")) if "plink2-exact" in results else None
     print(f"\n{'run':18s} {'wall s':>9s} {'peak RSS':>10s} {'max rel err vs ' + (ref_name or '-'):>28s} "
