@@ -136,6 +136,9 @@ Result<SvdResult> svd(const Context& ctx, const RowBlockSourcePtr& source, const
     const int64_t p = std::min(source->rows(), source->cols());
     method = p <= options.exact_max_dim ? SvdMethod::Exact : SvdMethod::Randomized;
   }
+  // One progress task in rows over the passes (randomized: the most it may run).
+  const int64_t passes = method == SvdMethod::Exact ? 2 : (options.iterations >= 0 ? options.iterations : 8) + 1;
+  ProgressScope progress(ctx, "svd", source->rows() * passes, "rows");
   if (method == SvdMethod::Exact) return svd_exact(ctx, source, options);
   return svd_randomized(ctx, source, options);
 }

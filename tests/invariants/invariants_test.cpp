@@ -228,3 +228,67 @@ TEST(Invariants, CancelledContextStops) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// Records what a sink is told, checking the protocol: begin, updates, end, never overlapping.
+class RecordingSink final : public ProgressSink {
+ public:
+  void begin(std::string_view label, int64_t total, std::string_view unit) override {
+    EXPECT_FALSE(open_);
+    open_ = true;
+    ++tasks;
+    labels.emplace_back(label);
+    units.emplace_back(unit);
+    last_total = total;
+  }
+  void update(int64_t done, int64_t total) override {
+    EXPECT_TRUE(open_);
+    EXPECT_GE(done, last_done);
+    last_done = done;
+    last_total = total;
+    ++updates;
+  }
+  void end(int64_t done, int64_t total) override {
+    EXPECT_TRUE(open_);
+    open_ = false;
+    last_done = done;
+    last_total = total;
+  }
+  int tasks = 0, updates = 0;
+  int64_t last_done = 0, last_total = 0;
+  std::vector<std::string> labels, units;
+
+ private:
+  bool open_ = false;
+};
+
+// A PCA is one task over all its passes (the counts pass and the SVD passes nest in it),
+// counted in variants.
+TEST(Progress, PcaIsOneTaskOverItsPasses) {
+  auto sink = std::make_shared<RecordingSink>();
+  ContextOptions o;
+  o.threads = 2;
+  o.progress = sink;
+  const Context ctx = *Context::make(o);
+  auto r = run_pca(ctx, 0, linalg::SvdMethod::Randomized);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(sink->tasks, 1);
+  EXPECT_EQ(sink->labels, std::vector<std::string>{"pca"});
+  EXPECT_EQ(sink->units, std::vector<std::string>{"variants"});
+  // Counts pass + 8 Krylov passes + the loadings pass, 4,000 variants each (none filtered here
+  // would be 40,000; monomorphic ones are not re-read by the SVD passes).
+  EXPECT_GT(sink->last_done, 4000);
+  EXPECT_LE(sink->last_done, sink->last_total);
+}
+
+// Without a sink nothing is reported and nothing fails.
+TEST(Progress, NoSinkIsSilent) {
+  const Context ctx = testing::invariant_context(1, 0);
+  { ProgressScope scope(ctx, "x", 10, "blocks"); ctx.advance_progress(5); }
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace strata
