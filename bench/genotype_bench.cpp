@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/genotype_convert.hpp"
@@ -89,7 +90,7 @@ Status bench_decode(const Args& a) {
   STRATA_ASSIGN_OR_RETURN(auto view, genomics::make_simulated_genotypes(so));
   STRATA_ASSIGN_OR_RETURN(auto block, io::read_genotype_block(*view, 0, so.num_variants));
   std::vector<genomics::VariantCounts> counts(static_cast<size_t>(so.num_variants));
-  genomics::count_block(block, counts.data());
+  genomics::count_block(bench_ctx(1), block, counts.data());
   std::vector<float> luts(static_cast<size_t>(4 * so.num_variants));
   std::vector<double> lutd(luts.size());
   for (int64_t v = 0; v < so.num_variants; ++v) {
@@ -103,30 +104,35 @@ Status bench_decode(const Args& a) {
   std::vector<int8_t> i8(static_cast<size_t>(n));
   const int64_t words = (n + 63) / 64;
   std::vector<uint64_t> p1(words), p2(words), p3(words);
-  const std::string best = io::decode_kernel_isa();
-  for (const char* isa : {"portable", "avx2", "avx512"}) {
-    if (!io::set_decode_kernel_isa(isa)) continue;
+  // One CPU backend per instruction set: each picks its decode kernels once.
+  const auto codes = [&](int64_t r0, int64_t nr) { return backend::CodesView{block.row(r0), nr, n, block.stride}; };
+  std::vector<int64_t> cnt(static_cast<size_t>(4 * rows));
+  for (backend::CpuIsa level : {backend::CpuIsa::Portable, backend::CpuIsa::Avx2, backend::CpuIsa::Avx512}) {
+    auto made = backend::make_cpu_backend(level);
+    if (!made.ok()) continue;
+    const backend::Backend& be = **made;
+    const char* isa = backend::cpu_isa_name(level);
     const double t_hot = time_median(a.repeats * 3, [&] {
-      for (int64_t r0 = 0; r0 < rows; r0 += tile)
-        io::decode_block_f32(block.row(r0), std::min(tile, rows - r0), n, block.stride, luts.data() + 4 * r0, hot.data(), n);
+      for (int64_t r0 = 0; r0 < rows; r0 += tile) {
+        const int64_t nr = std::min(tile, rows - r0);
+        (void)be.decode(codes(r0, nr), luts.data() + 4 * r0, backend::row_major(hot.data(), nr, n));
+      }
     });
     report(std::string("decode f32 standardized, L2-resident tile [") + isa + "]", genotypes / t_hot, "genotypes/s/core");
     const double t_cold = time_median(a.repeats, [&] {
-      io::decode_block_f32(block.row(0), rows, n, block.stride, luts.data(), cold.data(), n);
+      (void)be.decode(codes(0, rows), luts.data(), backend::row_major(cold.data(), rows, n));
     });
     report(std::string("decode f32 standardized, streaming to memory [") + isa + "]", genotypes / t_cold, "genotypes/s/core");
     const double t_d = time_median(a.repeats * 3, [&] {
-      for (int64_t r0 = 0; r0 < rows; r0 += tile)
-        io::decode_block_f64(block.row(r0), std::min(tile, rows - r0), n, block.stride, lutd.data() + 4 * r0, hotd.data(), n);
+      for (int64_t r0 = 0; r0 < rows; r0 += tile) {
+        const int64_t nr = std::min(tile, rows - r0);
+        (void)be.decode(codes(r0, nr), lutd.data() + 4 * r0, backend::row_major(hotd.data(), nr, n));
+      }
     });
     report(std::string("decode f64 standardized, L2-resident tile [") + isa + "]", genotypes / t_d, "genotypes/s/core");
-    const double t_c = time_median(a.repeats * 3, [&] {
-      int64_t c[4];
-      for (int64_t r = 0; r < rows; ++r) io::count_codes(block.row(r), n, c);
-    });
+    const double t_c = time_median(a.repeats * 3, [&] { be.count_codes(codes(0, rows), cnt.data()); });
     report(std::string("count codes (per-variant stats) [") + isa + "]", genotypes / t_c, "genotypes/s/core");
   }
-  io::set_decode_kernel_isa(best);
   const double t_i8 = time_median(a.repeats * 3, [&] {
     for (int64_t r = 0; r < rows; ++r) io::decode_row_i8(block.row(r), n, i8.data());
   });
@@ -220,8 +226,8 @@ int main(int argc, char** argv) {
     }
   }
   std::filesystem::create_directories(a.dir);
-  std::printf("genotype bench: %lld samples x %lld variants, median of %d, decode ISA %s\n", (long long)a.samples,
-              (long long)a.variants, a.repeats, io::decode_kernel_isa().c_str());
+  std::printf("genotype bench: %lld samples x %lld variants, median of %d, backend %s\n", (long long)a.samples,
+              (long long)a.variants, a.repeats, backend::cpu_backend()->name().c_str());
   for (auto* fn : {bench_decode, bench_simulate}) {
     Status st = fn(a);
     if (!st.ok()) std::fprintf(stderr, "error: %s\n", st.to_string().c_str());

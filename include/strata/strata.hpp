@@ -7,6 +7,7 @@
 #include "strata/array/array.hpp"
 #include "strata/array/host_array.hpp"
 #include "strata/array/ops.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/context.hpp"

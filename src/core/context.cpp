@@ -49,6 +49,7 @@ struct Context::State {
   std::unique_ptr<ThreadPool> pool;
   int64_t memory_budget = 0;
   BackendKind backend = BackendKind::Cpu;
+  std::shared_ptr<const backend::Backend> backend_impl;
   std::shared_ptr<const Communicator> comm;
   std::shared_ptr<ProgressSink> sink;
   std::mutex report_mu;
@@ -80,6 +81,7 @@ Result<Context> Context::make(const ContextOptions& options) {
   }
   s->memory_budget = options.memory_budget > 0 ? options.memory_budget : half_physical_memory();
   s->backend = options.backend;
+  s->backend_impl = options.backend_impl;
   s->comm = options.communicator ? options.communicator : single_process_communicator();
   s->sink = options.progress;
   return Context(std::move(s));
@@ -89,6 +91,7 @@ ThreadPool& Context::pool() const { return *s_->pool; }
 int Context::threads() const { return s_->pool->size(); }
 int64_t Context::memory_budget() const { return s_->memory_budget; }
 BackendKind Context::backend() const { return s_->backend; }
+const std::shared_ptr<const backend::Backend>& Context::backend_impl() const { return s_->backend_impl; }
 const Communicator& Context::communicator() const { return *s_->comm; }
 Context::Report Context::report() const { return Report(s_); }
 

@@ -7,6 +7,8 @@
 #include <climits>
 #include <condition_variable>
 #include <exception>
+#include <future>
+#include <system_error>
 #include <mutex>
 #include <new>
 #include <vector>
@@ -109,6 +111,45 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
   Status st = pool.parallel_for(workers, [&](int64_t) { return worker(); });
   if (!error.ok()) return error;
   return st;
+}
+
+Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(int64_t, int)>& read,
+                     const std::function<Status(int64_t, int)>& compute, const PassOptions& options) {
+  if (n <= 0) return Status::OK();
+  ctx.report().add_pass(n);
+  auto guarded = [](const std::function<Status(int64_t, int)>& f, int64_t i, int slot) -> Status {
+    try {
+      return f(i, slot);
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("allocation failed in block ", i);
+    } catch (const std::exception& e) {
+      return Status::Internal("exception in block ", i, ": ", e.what());
+    }
+  };
+  // Start read(i) in the background; a process that cannot start a thread reads inline.
+  auto start_read = [&](int64_t i) -> std::future<Status> {
+    try {
+      return std::async(std::launch::async, [&guarded, &read, i] { return guarded(read, i, static_cast<int>(i % 2)); });
+    } catch (const std::system_error&) {
+      std::promise<Status> done;
+      done.set_value(guarded(read, i, static_cast<int>(i % 2)));
+      return done.get_future();
+    }
+  };
+  std::future<Status> next = start_read(0);
+  for (int64_t i = 0; i < n; ++i) {
+    Status st = next.get();
+    if (st.ok()) st = ctx.check_cancelled();
+    if (!st.ok()) return st;
+    if (i + 1 < n) next = start_read(i + 1);
+    st = guarded(compute, i, static_cast<int>(i % 2));
+    if (!st.ok()) {
+      if (next.valid()) next.wait();  // the read in flight uses the caller's buffers
+      return st;
+    }
+    ctx.advance_progress(options.progress_units ? options.progress_units(i) : 1);
+  }
+  return Status::OK();
 }
 
 }  // namespace strata

@@ -61,7 +61,7 @@ TEST(Zarr, ToZarrAndBackReadsOnlyNeededChunks) {
 
 // A sample of operations against numpy (one python call).
 TEST(Numpy, SampleOfOperationsAgree) {
-  if (testing::python_with_zarr().empty()) GTEST_SKIP() << "Debian python3 with numpy not available";
+  if (testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   const Array a = host<double>({5, 6}, {2, 4}, [](int64_t i) { return (i % 7) - 2.5; });
   const Array b = host<int32_t>({6}, {4}, [](int64_t i) { return int32_t(i * 3 - 5); });
   const std::vector<Array> exprs = {

@@ -5,9 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "genomics/genotype_gram_int_kernels.hpp"
-#include "genomics/genotype_gram_kernels.hpp"
 #include "genomics/standardize_internal.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -15,8 +14,8 @@
 namespace strata::genomics {
 namespace {
 
-using detail::kTileRows;
-
+// Variants per tile of phase 1 (a multiple of the kernels' 6-row blocks).
+constexpr int64_t kTileRows = 96;
 // Tiles per group: phase 1 runs the group's tiles in parallel, phase 2 its sample slices.
 // Fixed (not derived from the thread count) so the summation order never changes.
 constexpr int64_t kGroupTiles = 32;
@@ -144,6 +143,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     if (options_.arithmetic == Precision::Int16) return gram_int16(q, y);
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
     const bool mixed = options_.arithmetic == Precision::Mixed;
+    const backend::Backend& be = backend::of(ctx_);
     const std::vector<float> qt = mixed ? std::vector<float>() : transposed_f32(q, w);
     const Int16Block qi = mixed ? round_int16(q, n_, n32_, w) : Int16Block();
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
@@ -157,12 +157,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
           if (mixed) {
             thread_local MissingCalls scratch;
             double* tt = thread_buffer<double>(kTileRows * w);
-            tile_products_int16(qi, t, r0, rows, codes, w, tt, scratch);
+            tile_products_int16(be, qi, t, r0, rows, codes, w, tt, scratch);
             for (int64_t i = 0; i < rows * w; ++i) yt[i] = static_cast<float>(tt[i]);
             return Status::OK();
           }
           std::fill(yt, yt + rows * w, 0.0f);
-          detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, qt.data(), n16_, w, yt);
+          be.codes_times({codes, rows, n16_, stride_}, luts_.data() + 4 * r0, qt.data(), n16_, w, yt);
           return Status::OK();
         },
         // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
@@ -170,8 +170,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
           return for_each_slice([&](int64_t n0, int64_t len) -> Status {
             float* acc = thread_buffer<float>(w * kSliceCols);
             std::fill(acc, acc + w * kSliceCols, 0.0f);
-            detail::codes_t_times(gcodes + n0 / 4, stride_, luts_.data() + 4 * g0, group_rows, 0, len, ytiles.data(),
-                                  w, acc, kSliceCols);
+            be.codes_t_times({gcodes + n0 / 4, group_rows, len, stride_}, luts_.data() + 4 * g0, 0, len,
+                             ytiles.data(), w, acc, kSliceCols);
             for (int64_t c = 0; c < w; ++c) {
               double* zc = zt.data() + c * n16_ + n0;
               const float* ac = acc + c * kSliceCols;
@@ -188,11 +188,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
     const int64_t k = x.cols, w = round_up(std::max<int64_t>(1, k), kLanes);
     const std::vector<float> xt = transposed_f32(x, w);
+    const backend::Backend& be = backend::of(ctx_);
     return for_each_group(
         [&](int64_t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
           float* yt = thread_buffer<float>(kTileRows * w);
           std::fill(yt, yt + rows * w, 0.0f);
-          detail::codes_times(codes, stride_, luts_.data() + 4 * r0, rows, n16_, xt.data(), n16_, w, yt);
+          be.codes_times({codes, rows, n16_, stride_}, luts_.data() + 4 * r0, xt.data(), n16_, w, yt);
           std::vector<double> out(static_cast<size_t>(rows * k));
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < k; ++j) out[static_cast<size_t>(i * k + j)] = yt[i * w + j];
@@ -203,8 +204,6 @@ class GenotypeGramOperator final : public linalg::GramOperator {
 
  private:
   ThreadPool& pool() const { return ctx_.pool(); }
-
-  void advance(int64_t rows) const { ctx_.advance_progress(rows); }
 
   // w × n16 row-major float copy of the transpose of a column-major n × c matrix; columns
   // past c and samples past n are zero.
@@ -221,6 +220,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   Status gram_int16(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const {
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
     const Int16Block qi = round_int16(q, n_, n32_, w);
+    const backend::Backend& be = backend::of(ctx_);
     std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0), bias(static_cast<size_t>(w), 0.0);
     std::vector<double> wscale(static_cast<size_t>(w));
     std::vector<double> tg(static_cast<size_t>(kGroupRows * w));
@@ -229,7 +229,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     STRATA_RETURN_NOT_OK(for_each_group(
         // Phase 1: T_t = A_t·Q̃ from exact integer sums.
         [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
-          tile_products_int16(qi, t, r0, rows, codes, w, tg.data() + t * kTileRows * w,
+          tile_products_int16(be, qi, t, r0, rows, codes, w, tg.data() + t * kTileRows * w,
                               missing[static_cast<size_t>(t)]);
           return Status::OK();
         },
@@ -239,7 +239,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
           STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
             int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
             std::fill(acc, acc + w * kSliceCols, 0);
-            detail::codes_t_times_i16(gcodes + n0 / 4, stride_, group_rows, len, wpairs.data(), w, acc, kSliceCols);
+            be.codes_t_times_i16({gcodes + n0 / 4, group_rows, len, stride_}, wpairs.data(), w, acc, kSliceCols);
             for (int64_t c = 0; c < w; ++c) {
               double* zc = zt.data() + c * n16_ + n0;
               const int32_t* ac = acc + c * kSliceCols;
@@ -264,12 +264,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // standardized rows r0.. (tile t of its group), from the exact integer sums of raw codes
   // plus the per-variant centring and missing-call terms; `miss` receives the tile's missing
   // calls.
-  void tile_products_int16(const Int16Block& qi, int64_t t, int64_t r0, int64_t rows, const uint8_t* codes, int64_t w,
+  void tile_products_int16(const backend::Backend& be, const Int16Block& qi, int64_t t, int64_t r0, int64_t rows, const uint8_t* codes, int64_t w,
                            double* tt, MissingCalls& miss) const {
     int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
     int64_t* msum = p + kTileRows * w;
     std::fill(p, p + rows * w, int64_t{0});
-    detail::codes_times_i16(codes, stride_, rows, n32_, qi.qt.data(), qi.ld, w, p);
+    be.codes_times_i16({codes, rows, n32_, stride_}, qi.qt.data(), qi.ld, w, p);
     miss.clear();
     for (int64_t i = 0; i < rows; ++i) {
       const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
@@ -315,32 +315,37 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // its tiles in parallel, then `group(g0, group_rows, tiles, group_codes)`.
   template <class TileFn, class GroupFn>
   Status for_each_group(TileFn&& tile, GroupFn&& group) const {
-    ctx_.report().add_pass(ceil_div(m_, kGroupRows));
+    const int64_t groups = ceil_div(m_, kGroupRows);
     if (!resident()) ctx_.report().add_bytes_read(m_ * stride_);
-    std::vector<uint8_t> group_codes;
-    if (!resident()) group_codes.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
-    for (int64_t g0 = 0; g0 < m_; g0 += kGroupRows) {
-      STRATA_RETURN_NOT_OK(ctx_.check_cancelled());
-      const int64_t group_rows = std::min(kGroupRows, m_ - g0);
-      const int64_t tiles = ceil_div(group_rows, kTileRows);
-      // Streaming: the whole group is read before any kernel runs, because kernels read a few
-      // bytes past a tile's last row, into the next tile (multiplied by zeros, but it must not
-      // race with that tile being written).
-      if (!resident()) {
-        STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
-          const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-          return view_->read_codes(r0, rows, 0, n_, group_codes.data() + t * kTileRows * stride_, stride_);
-        }));
-      }
-      const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : group_codes.data();
-      STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
-        const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-        return tile(t, r0, rows, gcodes + t * kTileRows * stride_);
-      }));
-      STRATA_RETURN_NOT_OK(group(g0, group_rows, tiles, gcodes));
-      advance(group_rows);
+    // Streaming: group g + 1 is read (on the engine's reader thread) while group g computes;
+    // a group is read whole before its kernels run, because kernels read a few bytes past a
+    // tile's last row, into the next tile (multiplied by zeros, but it must not race with that
+    // tile being written).
+    std::vector<uint8_t> buffers[2];
+    if (!resident()) {
+      for (auto& b : buffers) b.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
     }
-    return Status::OK();
+    PassOptions o;
+    o.label = "genotype gram";
+    o.progress_units = [&](int64_t g) { return std::min(kGroupRows, m_ - g * kGroupRows); };
+    return run_pipelined(
+        ctx_, groups,
+        [&](int64_t g, int slot) -> Status {
+          if (resident()) return Status::OK();
+          const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+          return view_->read_codes(g0, group_rows, 0, n_, buffers[slot].data(), stride_);
+        },
+        [&](int64_t g, int slot) -> Status {
+          const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+          const int64_t tiles = ceil_div(group_rows, kTileRows);
+          const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : buffers[slot].data();
+          STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
+            const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
+            return tile(t, r0, rows, gcodes + t * kTileRows * stride_);
+          }));
+          return group(g0, group_rows, tiles, gcodes);
+        },
+        o);
   }
 
   // Phase 2's fixed sample slices, in parallel: fn(n0, len).
@@ -395,7 +400,8 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
   return linalg::GramOperatorPtr(std::move(op));
 }
 
-bool int16_kernels_vectorized() { return detail::int_kernels_vectorized(); }
+bool int16_kernels_vectorized(const Context& ctx) { return backend::of(ctx).fast_int16(); }
+bool int16_kernels_vectorized() { return backend::cpu_backend()->fast_int16(); }
 
 bool genotype_gram_is_resident(const linalg::GramOperator& op) {
   const auto* g = dynamic_cast<const GenotypeGramOperator*>(&op);

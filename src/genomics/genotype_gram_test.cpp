@@ -2,9 +2,10 @@
 #include "strata/genomics/genotype_gram.hpp"
 
 #include <cmath>
+#include <optional>
 
-#include "genomics/genotype_gram_kernels.hpp"
 #include "genomics/test_cohort.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/qc.hpp"
@@ -42,6 +43,16 @@ Fixture make_fixture(int64_t m, int64_t n, uint64_t seed, genomics::Standardizat
   return f;
 }
 
+// A context whose backend runs the CPU kernels of `isa` (test_ctx() runs the best this CPU has);
+// nullopt when the CPU lacks them.
+std::optional<Context> isa_ctx(backend::CpuIsa isa) {
+  auto be = backend::make_cpu_backend(isa);
+  if (!be.ok()) return std::nullopt;
+  ContextOptions o;
+  o.backend_impl = *be;
+  return *Context::make(o);
+}
+
 linalg::DenseMatrix test_block(int64_t n, int64_t w) {
   linalg::DenseMatrix q(n, w);
   for (int64_t j = 0; j < w; ++j)
@@ -76,10 +87,10 @@ TEST(GenotypeGram, ProductsMatchFloat64Reference) {
   for (auto arithmetic : {Precision::Float32, Precision::Int16, Precision::Mixed}) {
     const double tol = arithmetic == Precision::Int16 ? 1e-4 : 1e-5;
     for (bool portable : {false, true}) {
-      const bool before = detail::force_portable_kernels(portable);
+      const Context ctx = portable ? *isa_ctx(backend::CpuIsa::Portable) : test_ctx();
       for (int64_t w : {3, 16, 21}) {
         const Fixture f = make_fixture(3200, w == 16 ? 517 : 203, 7);
-        auto op = make_op(f, test_ctx(), true, arithmetic);
+        auto op = make_op(f, ctx, true, arithmetic);
         const linalg::DenseMatrix q = op->operand(test_block(f.a.cols, w));
         linalg::DenseMatrix y;
         STRATA_ASSERT_OK(op->gram(q, y));
@@ -93,7 +104,6 @@ TEST(GenotypeGram, ProductsMatchFloat64Reference) {
         }));
         EXPECT_LT(max_rel_diff(u, linalg::matmul(f.a, q)), 1e-5) << "w " << w << " portable " << portable;
       }
-      detail::force_portable_kernels(before);
     }
   }
 }
@@ -143,13 +153,13 @@ TEST(GenotypeGram, MixedOperandAndStandardizations) {
 
 // Exact integer sums: the VNNI and portable kernels give the same bits.
 TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
+  const auto vnni = isa_ctx(backend::CpuIsa::Avx512Vnni);
+  if (!vnni) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI/VBMI: no vectorized int16 kernels to compare";
   const Fixture f = make_fixture(3300, 205, 13);
   const linalg::DenseMatrix q = test_block(f.a.cols, 16);
   linalg::DenseMatrix fast, portable;
-  STRATA_ASSERT_OK(make_op(f, test_ctx(), true)->gram(q, fast));
-  const bool before = detail::force_portable_kernels(true);
-  STRATA_ASSERT_OK(make_op(f, test_ctx(), true)->gram(q, portable));
-  detail::force_portable_kernels(before);
+  STRATA_ASSERT_OK(make_op(f, *vnni, true)->gram(q, fast));
+  STRATA_ASSERT_OK(make_op(f, *isa_ctx(backend::CpuIsa::Portable), true)->gram(q, portable));
   EXPECT_EQ(fast.data, portable.data);
 }
 

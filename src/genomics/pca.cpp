@@ -93,7 +93,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   const auto t1 = clock::now();
   linalg::SvdResult r;
   if (method == linalg::SvdMethod::Exact) {
-    STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(view, counts, out.variants_used, options.scale));
+    STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
     progress.add_total(2 * src->rows());  // TSQR's R pass and the pass that applies Q
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, src, so));
     out.arithmetic = "float64";
@@ -107,7 +107,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     GenotypeGramOptions go;
     go.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
     go.arithmetic = options.precision != Precision::Auto ? options.precision
-                    : !int16_kernels_vectorized()       ? Precision::Float32
+                    : !int16_kernels_vectorized(ctx)    ? Precision::Float32
                     : options.tolerance > 0             ? Precision::Mixed
                                                         : Precision::Int16;
     out.arithmetic = precision_name(go.arithmetic);

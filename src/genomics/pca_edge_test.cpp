@@ -1,15 +1,15 @@
 // PCA cases that must never answer wrong in silence: fewer variants than samples (exact by the
 // transposed source), plink2's eigenvalue scale with monomorphic variants, small randomized
 // runs (complete search space: exact), and fractional dosages (rejected, not read as missing).
-// Reference: LAPACK dsyev of the standardized GRM XᵀX/M built here from the codes.
-#include <lapacke.h>
-
+// Reference: LAPACK dsyev of the GRM XᵀX/M of the generator's dosages, standardized in the test
+// (test_grm_reference.hpp), not through the library's counts or tables.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/test_context.hpp"
 #include "genomics/test_cohort.hpp"
+#include "genomics/test_grm_reference.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/io/store.hpp"
@@ -20,42 +20,6 @@ using strata::testing::test_ctx;
 
 namespace strata::genomics {
 namespace {
-
-// Eigenvalues (descending) and eigenvectors (samples × all, column-major) of XᵀX/M for the
-// non-monomorphic variants of `view` (or only those in `only`), X standardized Binom2 with
-// mean imputation.
-struct GrmEig {
-  std::vector<double> w;
-  std::vector<double> z;
-};
-GrmEig reference_grm(const io::GenotypeViewPtr& view, double m_divisor, const std::vector<int64_t>* only = nullptr) {
-  const int64_t m = view->num_variants(), n = view->num_samples();
-  auto counts = genomics::compute_variant_counts(test_ctx(), *view);
-  auto block = io::read_genotype_block(*view, 0, m);
-  EXPECT_TRUE(counts.ok() && block.ok());
-  std::vector<double> g(static_cast<size_t>(n * n), 0.0);  // column-major n × n
-  std::vector<double> x(static_cast<size_t>(n));
-  for (int64_t v = 0; v < m; ++v) {
-    const genomics::VariantCounts& c = (*counts)[static_cast<size_t>(v)];
-    if (c.monomorphic()) continue;
-    if (only && !std::binary_search(only->begin(), only->end(), v)) continue;
-    double lut[4];
-    genomics::make_standardize_lut(c, genomics::Standardization::Binom2, lut);
-    for (int64_t j = 0; j < n; ++j) x[j] = lut[io::code_at(block->row(v), j)];
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t a = 0; a < n; ++a) g[a + b * n] += x[a] * x[b];
-  }
-  for (double& e : g) e /= m_divisor;
-  GrmEig out;
-  out.w.resize(static_cast<size_t>(n));
-  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', static_cast<int>(n), g.data(), static_cast<int>(n),
-                          out.w.data()),
-            0);
-  std::reverse(out.w.begin(), out.w.end());
-  out.z.resize(g.size());
-  for (int64_t c = 0; c < n; ++c) std::copy(g.begin() + (n - 1 - c) * n, g.begin() + (n - c) * n, out.z.begin() + c * n);
-  return out;
-}
 
 void expect_matches(const PcaResult& r, const GrmEig& ref, int64_t n, double tol) {
   for (size_t i = 0; i < r.eigenvalues.size(); ++i) {
@@ -71,7 +35,7 @@ TEST(PcaEdge, ExactWithFewerVariantsThanSamples) {
   const int64_t m = 40, n = 130;
   auto view = cohort(m, n, 4);
   ASSERT_TRUE(view);
-  const GrmEig ref = reference_grm(view, static_cast<double>(m));
+  const GrmEig ref = reference_grm(cohort_dosages(m, n, 4), m, n, static_cast<double>(m));
   PcaParams o;
   o.k = 3;
   o.method = linalg::SvdMethod::Exact;
@@ -90,17 +54,25 @@ TEST(PcaEdge, ExactWithFewerVariantsThanSamples) {
 TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
   const int64_t m = 300, n = 60;
   auto view = cohort(m, n, 6);  // variant 3 is monomorphic
+  const std::vector<int8_t> dosages = cohort_dosages(m, n, 6);
   for (double maf : {0.0, 0.01}) {
     PcaParams o;
     o.k = 3;
     o.method = linalg::SvdMethod::Exact;
     o.filter.min_maf = maf;
     STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
-    const int64_t expect_m = maf > 0 ? static_cast<int64_t>(r.variants_used.size()) : m;
+    // The variants plink2 keeps: polymorphic, and min(f, 1 − f) ≥ --maf.
+    std::vector<int64_t> kept;
+    for (int64_t v = 0; v < m; ++v) {
+      const RefFreq rf = reference_freq(dosages, n, v);
+      if (rf.polymorphic && std::min(rf.f, 1.0 - rf.f) >= maf) kept.push_back(v);
+    }
+    EXPECT_EQ(r.variants_used, kept) << maf;
+    const int64_t expect_m = maf > 0 ? static_cast<int64_t>(kept.size()) : m;
     EXPECT_EQ(r.grm_variants, expect_m) << maf;
     EXPECT_EQ(r.filter.dropped_monomorphic, 1);
-    if (maf == 0.0) EXPECT_EQ(static_cast<int64_t>(r.variants_used.size()), m - 1);
-    expect_matches(r, reference_grm(view, static_cast<double>(expect_m), &r.variants_used), n, 1e-11);
+    if (maf == 0.0) EXPECT_EQ(static_cast<int64_t>(kept.size()), m - 1);
+    expect_matches(r, reference_grm(dosages, m, n, static_cast<double>(expect_m), &kept), n, 1e-11);
   }
 }
 
@@ -110,7 +82,7 @@ TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
 TEST(PcaEdge, SmallRandomizedIsExactAndHonest) {
   for (auto [m, n] : {std::pair<int64_t, int64_t>{30, 10}, {12, 40}}) {
     auto view = cohort(m, n, 8);
-    const GrmEig ref = reference_grm(view, static_cast<double>(m));
+    const GrmEig ref = reference_grm(cohort_dosages(m, n, 8), m, n, static_cast<double>(m));
     for (auto arith : {Precision::Float32, Precision::Mixed, Precision::Int16}) {
       SCOPED_TRACE(::testing::Message() << m << " x " << n << " " << precision_name(arith));
       PcaParams o;

@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
-#include "strata/io/genotype_decode.hpp"
+#include <vector>
+
+#include "strata/backend/backend.hpp"
 #include "strata/genomics/qc.hpp"
 
 namespace strata::genomics {
 
 using namespace strata::io;
 
-void count_block(const GenotypeBlock& block, VariantCounts* out) {
+void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out) {
+  std::vector<int64_t> counts(static_cast<size_t>(4 * block.variant_count));
+  backend::of(ctx).count_codes({block.row(0), block.variant_count, block.sample_count, block.stride}, counts.data());
   for (int64_t v = 0; v < block.variant_count; ++v) {
-    int64_t c[4];
-    count_codes(block.row(v), block.sample_count, c);
+    const int64_t* c = counts.data() + 4 * v;
     out[v].hom_ref = c[0];
     out[v].het = c[1];
     out[v].hom_alt = c[2];
@@ -37,7 +40,7 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
       ctx, view, count_block_variants(ctx, view),
       [&](GenotypeBlock& b) {
-        count_block(b, counts.data() + b.variant_start);
+        count_block(ctx, b, counts.data() + b.variant_start);
         return Status::OK();
       },
       nullptr, PassOptions{.label = "variant counts"}));

@@ -75,7 +75,7 @@ TEST(VariantStats, FiltersFollowPlinkSemantics) {
   r = apply_variant_filter(c, f);
   EXPECT_EQ(r.dropped_missing, 1);
   f.min_maf = 0.7;
-  EXPECT_FALSE(validate_variant_filter(f).ok());
+  STRATA_EXPECT_STATUS(validate_variant_filter(f), StatusCode::Invalid, "^--maf must be between 0 and 0.5, got 0.7$");
 }
 
 TEST(VariantStats, StandardizeTables) {
@@ -115,7 +115,8 @@ TEST(VariantSubset, ReadsKeptRowsInOrder) {
 
 TEST(VariantStats, HapMap3CodeFrequencies) {
   const std::string hm = shared_data_dir() + "/hapmap3/HM3_thinned_autosomal_overlap";
-  if (shared_data_dir().empty() || !fs::exists(hm + ".bed")) GTEST_SKIP() << "hapmap3 absent";
+  if (shared_data_dir().empty() || !fs::exists(hm + ".bed"))
+    GTEST_SKIP() << "HapMap3 absent (" << hm << ".bed); " << strata::testing::kSkipNoSharedData;
   STRATA_ASSERT_OK_AND_ASSIGN(auto bed, BedReader::open(hm));
   STRATA_ASSERT_OK_AND_ASSIGN(auto counts, compute_variant_counts(test_ctx(), *bed));
   int64_t c[4] = {0, 0, 0, 0};

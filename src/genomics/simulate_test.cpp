@@ -155,11 +155,12 @@ TEST(Simulate, RejectsBadOptions) {
   o = {};
   o.num_samples = int64_t{1} << 40;
   o.num_variants = int64_t{1} << 40;
-  EXPECT_FALSE(validate_simulate_options(o).ok());
+  STRATA_EXPECT_STATUS(validate_simulate_options(o), StatusCode::Invalid,
+                       "^size overflow: 1099511627776 \\* 1099511627776 does not fit in 64 bits$");
 }
 
 TEST(Simulate, Plink2ReadsOutput) {
-  if (!std::filesystem::exists("/usr/bin/plink2")) GTEST_SKIP() << "plink2 not installed";
+  if (!std::filesystem::exists("/usr/bin/plink2")) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   auto o = small_options();
   TempDir tmp;
   SimulateWriteOptions w;

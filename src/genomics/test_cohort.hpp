@@ -1,6 +1,7 @@
 #pragma once
 // Test helper shared by the genomics unit tests: a small in-memory structured cohort.
 #include <algorithm>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -9,21 +10,35 @@
 
 namespace strata::genomics {
 
-// A memory view of M variants × N samples: two populations with different frequencies, a few
-// missing calls, and one monomorphic variant.
-inline io::GenotypeViewPtr cohort(int64_t m, int64_t n, uint64_t seed) {
+// The ALT dosages of cohort(m, n, seed), variant-major (m × n), −1 = missing: two populations
+// with different frequencies, a few missing calls, and one monomorphic variant (3). Tests use
+// them as an oracle that does not go through the genotype view.
+inline std::vector<int8_t> cohort_dosages(int64_t m, int64_t n, uint64_t seed) {
   std::mt19937_64 g(seed);
   std::uniform_real_distribution<double> u(0, 1);
-  const int64_t stride = io::packed_row_bytes(n);
-  std::vector<uint8_t> codes(static_cast<size_t>(m * stride), 0xFF);
+  std::vector<int8_t> d(static_cast<size_t>(m * n));
   for (int64_t v = 0; v < m; ++v) {
     const double p0 = 0.05 + 0.9 * u(g), p1 = std::clamp(p0 + 0.3 * (u(g) - 0.5), 0.02, 0.98);
     for (int64_t j = 0; j < n; ++j) {
       const double p = j < n / 2 ? p0 : p1;
-      uint8_t c = static_cast<uint8_t>((u(g) < p) + (u(g) < p));
-      if (u(g) < 0.01) c = io::kCodeMissing;
+      int8_t c = static_cast<int8_t>((u(g) < p) + (u(g) < p));
+      if (u(g) < 0.01) c = -1;
       if (v == 3) c = 0;  // monomorphic
-      io::set_code(codes.data() + v * stride, j, c);
+      d[static_cast<size_t>(v * n + j)] = c;
+    }
+  }
+  return d;
+}
+
+// A memory view of cohort_dosages(m, n, seed).
+inline io::GenotypeViewPtr cohort(int64_t m, int64_t n, uint64_t seed) {
+  const std::vector<int8_t> d = cohort_dosages(m, n, seed);
+  const int64_t stride = io::packed_row_bytes(n);
+  std::vector<uint8_t> codes(static_cast<size_t>(m * stride), 0xFF);
+  for (int64_t v = 0; v < m; ++v) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t c = d[static_cast<size_t>(v * n + j)];
+      io::set_code(codes.data() + v * stride, j, c < 0 ? uint8_t{io::kCodeMissing} : static_cast<uint8_t>(c));
     }
   }
   io::SampleInfo samples;

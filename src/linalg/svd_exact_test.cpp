@@ -32,7 +32,8 @@ TEST_P(ExactSvd, MatchesLapack) {
   opt.method = SvdMethod::Exact;
   opt.pass.block_rows = c.block_rows;
   STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, opt));
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdDense ref, svd_dense(DenseMatrix::from_row_major(a.data(), c.rows, c.cols)));
+  const testutil::LapackSvd ref = testutil::lapack_svd(DenseMatrix::from_row_major(a.data(), c.rows, c.cols));
+  ASSERT_EQ(ref.info, 0);
   const int64_t k = c.k == 0 ? std::min(c.rows, c.cols) : c.k;
   ASSERT_EQ(static_cast<int64_t>(r.s.size()), k);
   for (int64_t i = 0; i < k; ++i) EXPECT_NEAR(r.s[i] / ref.s[i], 1.0, 1e-10) << i;
@@ -41,7 +42,7 @@ TEST_P(ExactSvd, MatchesLapack) {
   EXPECT_LT(orthogonality_error(r.u), 1e-12);
   EXPECT_LT(orthogonality_error(r.v), 1e-12);
   EXPECT_GT(min_cos_angle(r.u, ref.u.leading_cols(k)), 1 - 1e-10);
-  EXPECT_LT(column_mismatch(r.v, ref.vt.transposed().leading_cols(k)), 1e-10);
+  EXPECT_LT(column_mismatch(r.v, ref.v.leading_cols(k)), 1e-10);
   // A·v_i = s_i·u_i.
   DenseMatrix av = matmul(DenseMatrix::from_row_major(a.data(), c.rows, c.cols), r.v);
   for (int64_t j = 0; j < k; ++j)

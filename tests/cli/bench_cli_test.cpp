@@ -59,9 +59,9 @@ TEST(BenchCli, SvdJson) {
 TEST(BenchCli, SvdRejectsBadShape) {
   if (!fs::exists(cli())) GTEST_SKIP() << "strata CLI not built";
   auto r = run_command(cli() + " bench svd --shape 2000 --json");
-  EXPECT_NE(r.exit_code, 0) << r.output;
+  STRATA_EXPECT_CLI_ERROR(r, 2, "--shape: must be two positive integers separated by a comma (e.g. 1000,2000), got '2000'");
   r = run_command(cli() + " bench svd --shape 100,20 --k 20 --json");
-  EXPECT_NE(r.exit_code, 0) << r.output;
+  STRATA_EXPECT_CLI_ERROR(r, 2, "--k must be in [1, min(rows, cols)), got 20");
 }
 
 }  // namespace

@@ -52,8 +52,7 @@ TEST_F(OutputSafety, PcaNeverReplacesItsInputStore) {
   const auto before = snapshot(tmp.path() / "cohort.zarr");
   for (const char* extra : {"", " --overwrite"}) {
     auto r = run_command(s() + "pca -q " + tmp.str("cohort.zarr") + " -k 2 --out " + tmp.str("cohort") + extra);
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_THAT(r.output, ::testing::HasSubstr("cohort.zarr is an input of this command"));
+    STRATA_EXPECT_CLI_ERROR(r, 2, "cohort.zarr is an input of this command");
   }
   EXPECT_EQ(snapshot(tmp.path() / "cohort.zarr"), before);
   EXPECT_FALSE(fs::exists(tmp.str("cohort.eigenvec"))) << "nothing is written when an output is refused";
@@ -63,8 +62,7 @@ TEST_F(OutputSafety, DirectoriesAtFileOutputsAreKept) {
   fs::create_directories(tmp.path() / "out.eigenvec");
   write_file(tmp.str("out.eigenvec/notes.txt"), "mine");
   auto r = run_command(s() + "pca -q " + tmp.str("base") + " -k 2 --out " + tmp.str("out"));
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, ::testing::HasSubstr("out.eigenvec is a directory"));
+  STRATA_EXPECT_CLI_ERROR(r, 1, "out.eigenvec is a directory; strata replaces only files at a file output's path");
   EXPECT_EQ(read_file(tmp.str("out.eigenvec/notes.txt")), "mine");
   EXPECT_FALSE(fs::exists(tmp.str("out.eigenval")));
 }
@@ -77,13 +75,28 @@ TEST_F(OutputSafety, OverwriteNeverDeletesOrdinaryDirectoriesOrTheWorkingDirecto
   write_file(tmp.str("work/docs/thesis.tex"), "years of work");
   const auto before = snapshot(tmp.path() / "work");
   const std::string in_work = "cd " + tmp.str("work") + " && ";
-  for (const std::string target : {"docs", ".", "..", "./", "/"}) {
-    SCOPED_TRACE(target);
-    auto r = run_command(in_work + s() + "zarr import ../a.npy " + target + " --overwrite");
-    EXPECT_NE(r.exit_code, 0) << r.output;
-    EXPECT_THAT(r.output, ::testing::ContainsRegex("not a Zarr store|refusing to write|is an input"));
-    auto v = run_command(in_work + s() + "svd -q ../p.zarr/eigenvectors -k 1 --out " + target + " --overwrite");
-    EXPECT_NE(v.exit_code, 0) << v.output;
+  // An existing ordinary directory is refused at run time (1); the working directory, its
+  // ancestors and the root are refused as bad option values (2).
+  const std::string not_zarr = "is not a Zarr store (no .zgroup, .zarray or zarr.json); strata replaces only Zarr stores";
+  const std::string refused = ": it is the working directory, the root or an ancestor of the working directory";
+  struct Target {
+    std::string path;
+    int code;
+    std::string message;
+  };
+  const std::vector<Target> targets = {
+      {"docs", 1, tmp.str("work/docs") + " " + not_zarr},
+      {".", 2, "refusing to write " + tmp.str("work") + refused},
+      {"..", 2, "refusing to write " + tmp.str() + refused},
+      {"./", 2, "refusing to write " + tmp.str("work") + refused},
+      {"/", 2, "refusing to write /" + refused},
+  };
+  for (const Target& t : targets) {
+    SCOPED_TRACE(t.path);
+    auto r = run_command(in_work + s() + "zarr import ../a.npy " + t.path + " --overwrite");
+    STRATA_EXPECT_CLI_ERROR(r, t.code, t.message);
+    auto v = run_command(in_work + s() + "svd -q ../p.zarr/eigenvectors -k 1 --out " + t.path + " --overwrite");
+    STRATA_EXPECT_CLI_ERROR(v, t.code, t.message);
   }
   EXPECT_EQ(snapshot(tmp.path() / "work"), before);
   EXPECT_TRUE(staging_dirs(tmp.path() / "work").empty());
@@ -108,8 +121,7 @@ TEST_F(OutputSafety, OneOverwriteRuleForEveryCommand) {
     fs::remove_all(tmp.path() / "v.zarr");
     ASSERT_EQ(run_command(s() + cmd).exit_code, 0);
     auto again = run_command(s() + cmd);
-    EXPECT_EQ(again.exit_code, 1) << again.output;
-    EXPECT_THAT(again.output, ::testing::HasSubstr("already exists (use --overwrite to replace it)"));
+    STRATA_EXPECT_CLI_ERROR(again, 1, "already exists (use --overwrite to replace it)");
     auto forced = run_command(s() + cmd + " --overwrite");
     EXPECT_EQ(forced.exit_code, 0) << forced.output;
   }
@@ -133,19 +145,17 @@ TEST_F(OutputSafety, PlantedSymlinksAreNotFollowed) {
 TEST_F(OutputSafety, UnwritableReportFailsBeforeAnyOutput) {
   fs::create_directories(tmp.path() / "run.json");  // a directory where the report goes
   auto r = run_command(s() + "pca -q " + tmp.str("base") + " -k 2 --out " + tmp.str("r") + " --report " + tmp.str("run.json"));
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, ::testing::HasSubstr("run.json is a directory"));
+  STRATA_EXPECT_CLI_ERROR(r, 1, "--report: " + tmp.str("run.json") + " is a directory");
   EXPECT_FALSE(fs::exists(tmp.str("r.eigenvec")));
   // A report never replaces a file that is not a run report (an input, say) ...
   const std::string bed = read_file(tmp.str("base.bed"));
   auto in = run_command(s() + "freq -q " + tmp.str("base") + " --out " + tmp.str("f") + " --report " + tmp.str("base.bed"));
-  EXPECT_EQ(in.exit_code, 1) << in.output;
-  EXPECT_THAT(in.output, ::testing::HasSubstr("base.bed exists and is not a strata run report"));
+  STRATA_EXPECT_CLI_ERROR(in, 1, "base.bed exists and is not a strata run report; refusing to replace it with one");
   EXPECT_EQ(read_file(tmp.str("base.bed")), bed);
   // ... nor takes a name the file system cannot hold after the outputs are in place.
   auto longname = run_command(s() + "freq -q " + tmp.str("base") + " --out " + tmp.str("g") + " --report " +
                               tmp.str(std::string(300, 'r') + ".json"));
-  EXPECT_EQ(longname.exit_code, 2) << longname.output;
+  STRATA_EXPECT_CLI_ERROR(longname, 2, "r.json: the file name is longer than 255 bytes");
   EXPECT_FALSE(fs::exists(tmp.str("g.afreq")));
   // A stale report is always rewritten.
   write_file(tmp.str("old.json"), "{\"command\": \"freq\", \"seconds\": 0}");

@@ -41,12 +41,12 @@ TEST(GenotypeCli, FreqWritesPlinkFiles) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(read_file(tmp.str("f.afreq")), ::testing::StartsWith("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n1\tv0\tG\tA\t"));
   EXPECT_THAT(read_file(tmp.str("f.vmiss")), ::testing::StartsWith("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n1\tv0\t0\t50\t0\n"));
-  if (fs::exists("/usr/bin/plink2")) {
-    auto p = run_command("cd " + tmp.str() + " && /usr/bin/plink2 --bfile s --freq --missing variant-only --out p --threads 1");
-    ASSERT_EQ(p.exit_code, 0) << p.output;
-    EXPECT_EQ(read_file(tmp.str("f.afreq")), read_file(tmp.str("p.afreq")));
-    EXPECT_EQ(read_file(tmp.str("f.vmiss")), read_file(tmp.str("p.vmiss")));
-  }
+  // The header checks above ran; the byte comparison needs plink2.
+  if (!fs::exists("/usr/bin/plink2")) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
+  auto p = run_command("cd " + tmp.str() + " && /usr/bin/plink2 --bfile s --freq --missing variant-only --out p --threads 1");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_EQ(read_file(tmp.str("f.afreq")), read_file(tmp.str("p.afreq")));
+  EXPECT_EQ(read_file(tmp.str("f.vmiss")), read_file(tmp.str("p.vmiss")));
 }
 
 TEST(GenotypeCli, ErrorsNameTheFileAndExitNonZero) {
@@ -56,15 +56,12 @@ TEST(GenotypeCli, ErrorsNameTheFileAndExitNonZero) {
   strata::testing::write_file(tmp.str("bad.bim"), "1\tv\t0\t1\tA\tG\n");
   strata::testing::write_file(tmp.str("bad.fam"), "a a 0 0 0 -9\n");
   auto r = run_command(cli() + " convert -q " + tmp.str("bad.bed") + " " + tmp.str("out.vcz"));
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.output, ::testing::HasSubstr("bad.bed: not a PLINK 1 .bed file"));
+  STRATA_EXPECT_CLI_ERROR(r, 1, "bad.bed: not a PLINK 1 .bed file (the first bytes are not 6c 1b)");
   EXPECT_FALSE(fs::exists(tmp.str("out.vcz")));
   r = run_command(cli() + " freq -q " + tmp.str("nothing") + " --out " + tmp.str("f"));
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.output, ::testing::HasSubstr("nothing: no such file"));
+  STRATA_EXPECT_CLI_ERROR(r, 1, "nothing: no such file, PLINK prefix or Zarr store");
   r = run_command(cli() + " simulate -q --samples 10 --variants 10 --fst 1.5 --out " + tmp.str("x"));
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.output, ::testing::HasSubstr("--fst"));
+  STRATA_EXPECT_CLI_ERROR(r, 2, "--fst: must be a number from 0 up to (not including) 1, got 1.5");
   EXPECT_FALSE(fs::exists(tmp.str("x.bed")));
 }
 

@@ -55,7 +55,7 @@ class PcaPlink2Edge : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(cli())) GTEST_SKIP() << "strata CLI not built";
-    if (!fs::exists(kPlink2)) GTEST_SKIP() << "plink2 not installed: no oracle";
+    if (!fs::exists(kPlink2)) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   }
   TempDir dir_;
 };

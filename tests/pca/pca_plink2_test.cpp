@@ -92,8 +92,8 @@ class PcaPlink2 : public ::testing::Test {
 TEST_F(PcaPlink2, HapMap3MatchesPlink2ExactAndRandomized) {
   const std::string data = strata::testing::shared_data_dir();
   const std::string bfile = data + "/hapmap3/HM3_thinned_autosomal_overlap";
-  if (data.empty() || !fs::exists(bfile + ".bed")) GTEST_SKIP() << "HapMap3 data not present";
-  if (!fs::exists(kPlink2)) GTEST_SKIP() << "plink2 not installed";
+  if (data.empty() || !fs::exists(bfile + ".bed")) GTEST_SKIP() << "HapMap3 absent (" << bfile << ".bed); " << strata::testing::kSkipNoSharedData;
+  if (!fs::exists(kPlink2)) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   // HapMap3 has missing calls: plink2's default PCA corrects for them per pair, so the
   // mean-imputing mode is the one strata matches.
   auto r = run_command(std::string(kPlink2) + " --bfile " + bfile + " --pca 10 meanimpute --threads 2 --out " +
@@ -180,8 +180,7 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   write_file(dir_.str("badpops.txt"), "onlyonecolumn\n");
   r = run_command(cli() + " pca " + dir_.str("sim") + " -k 2 -q --pop-file " + dir_.str("badpops.txt") + " --out " +
                   dir_.str("out/z"));
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find("badpops.txt"), std::string::npos) << r.output;
+  STRATA_EXPECT_CLI_ERROR(r, 1, "badpops.txt:1: expected two columns IID POP");
   EXPECT_TRUE(files_with_prefix(dir_.str("out"), "z").empty());
 
   const auto rep = nlohmann::json::parse(read_file(dir_.str("run.json")));
@@ -219,7 +218,7 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   for (size_t j = 0; j < by_precision[0].size(); ++j)
     EXPECT_NEAR(by_precision[0][j], by_precision[1][j], 1e-4 * by_precision[1][j]) << "PC" << j + 1;
   r = run_command(cli() + " pca " + dir_.str("sim") + " -k 4 -q --precision int8 --out " + dir_.str("out/x"));
-  EXPECT_EQ(r.exit_code, 2) << r.output;
+  STRATA_EXPECT_CLI_ERROR(r, 2, "--precision: int8 not in {auto,int16,mixed,float32,float64}");
 
   // The converged route: --tolerance picks mixed arithmetic where vectorized (its rounded basis
   // loses nothing), and lands on the exact method's eigenvalues.
@@ -274,8 +273,7 @@ TEST_F(PcaPlink2, BadInputsFailCleanly) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     auto r = run_command(cli() + " pca " + c.args + " -q --out " + dir_.str("o"));
-    EXPECT_EQ(r.exit_code, c.code) << r.output;
-    EXPECT_NE(r.output.find(c.expect), std::string::npos) << r.output;
+    STRATA_EXPECT_CLI_ERROR(r, c.code, c.expect);
     EXPECT_TRUE(files_with_prefix(dir_.path(), "o").empty()) << "outputs left behind";
   }
 }

@@ -42,6 +42,12 @@ CommandResult run_command(const std::string& command) {
   return r;
 }
 
+void expect_cli_error(const CommandResult& r, int exit_code, const std::string& message) {
+  EXPECT_EQ(r.exit_code, exit_code) << r.output;
+  EXPECT_THAT(r.output, ::testing::StartsWith("strata: error: ")) << r.output;
+  EXPECT_THAT(r.output.substr(0, r.output.find('\n')), ::testing::HasSubstr(message)) << r.output;
+}
+
 std::string python_with_zarr() {
   static const std::string found = [] {
     for (const char* py : {"/usr/bin/python3"}) {

@@ -34,10 +34,22 @@ struct CommandResult {
 /// \brief Run `command` through /bin/sh, capturing stdout+stderr.
 CommandResult run_command(const std::string& command);
 
+/// \brief Expect `r` to be a strata CLI failure: exit `exit_code` (1 data/runtime error, 2 usage;
+/// a crash — signal, abort — never matches), output beginning with "strata: error: " and a
+/// first line containing `message`. Use through STRATA_EXPECT_CLI_ERROR for the caller's line.
+void expect_cli_error(const CommandResult& r, int exit_code, const std::string& message);
+
 /// \brief Debian's python (where python3-zarr/numpy/dask live), or "" if it lacks zarr.
 std::string python_with_zarr();
 /// \brief Run a python snippet with Debian's python; the snippet's stdout+stderr are returned.
 CommandResult run_python(const std::string& code);
+
+/// Skip messages for missing oracles and data: each says what is missing and where it was looked for.
+inline constexpr const char* kSkipNoPythonZarr =
+    "no oracle: /usr/bin/python3 with zarr, numpy and numcodecs not found (Debian python3-zarr)";
+inline constexpr const char* kSkipNoPlink2 = "no oracle: plink2 not installed (/usr/bin/plink2)";
+inline constexpr const char* kSkipNoSharedData =
+    "shared data absent (../shared/data beside the source tree, or $STRATA_SHARED_DATA)";
 
 /// \brief ../shared/data relative to the source tree, or "" when absent.
 std::string shared_data_dir();
@@ -76,4 +88,10 @@ void write_file(const std::string& path, const std::string& contents);
     const ::strata::Status _t_st = ::strata::detail::status_of(expr);                    \
     EXPECT_EQ(_t_st.code(), status_code) << _t_st.to_string();                           \
     EXPECT_THAT(_t_st.message(), ::testing::ContainsRegex(pattern));                     \
+  } while (false)
+/// Expect a CLI failure with `exit_code` whose first output line is strata's error with `message`.
+#define STRATA_EXPECT_CLI_ERROR(result, exit_code, message)                                \
+  do {                                                                                   \
+    SCOPED_TRACE("expected a CLI error here");                                           \
+    ::strata::testing::expect_cli_error((result), (exit_code), (message));               \
   } while (false)

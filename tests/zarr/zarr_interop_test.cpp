@@ -85,7 +85,7 @@ bool same_values(const T* a, const T* b, int64_t n) {
 }
 
 TEST(ZarrInterop, PythonWrittenMatrixReadsIdentically) {
-  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not installed";
+  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   TempDir dir;
   strata::testing::write_file(dir.str("write.py"), kWriteMatrix);
   auto res = strata::testing::run_command(strata::testing::python_with_zarr() + " " + dir.str("write.py") + " " +
@@ -136,7 +136,7 @@ TEST(ZarrInterop, PythonWrittenMatrixReadsIdentically) {
 // strata writes a matrix of arrays; python3-zarr must read each identically to the .npy that
 // strata wrote beside it.
 TEST(ZarrInterop, StrataWrittenMatrixReadsIdenticallyInPython) {
-  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not installed";
+  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   TempDir dir;
   STRATA_ASSERT_OK_AND_ASSIGN(auto store, LocalStore::open(dir.str("s"), true));
   const std::vector<std::string> specs = {"none", "zstd:3", "lz4", "zlib:1", "gzip:5",

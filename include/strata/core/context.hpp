@@ -29,6 +29,9 @@
 namespace strata {
 
 class ThreadPool;
+namespace backend {
+class Backend;  // strata/backend/backend.hpp (a layer above core)
+}
 
 /// \brief Receives the progress of long computations (the CLI draws a bar, Python forwards to
 /// a callback). The library never prints. Calls for one Context never overlap: begin, then any
@@ -44,7 +47,8 @@ class ProgressSink {
   virtual void end(int64_t done, int64_t total) = 0;
 };
 
-/// \brief Where computations run. Only the CPU exists today; CUDA plugs in here.
+/// \brief Which kind of device computations run on (the report's "backend"). Only the CPU
+/// exists today; the operations themselves come from ContextOptions::backend_impl.
 enum class BackendKind : uint8_t { Cpu };
 const char* backend_name(BackendKind kind);
 
@@ -70,6 +74,9 @@ struct ContextOptions {
   /// Progress receiver; null = silent.
   std::shared_ptr<ProgressSink> progress;
   BackendKind backend = BackendKind::Cpu;
+  /// The operations computations run (backend::of(ctx)); null = the shared CPU backend at the
+  /// best instruction set this CPU has (backend::cpu_backend()).
+  std::shared_ptr<const backend::Backend> backend_impl;
   /// null = single process.
   std::shared_ptr<const Communicator> communicator;
 };
@@ -89,6 +96,8 @@ class Context {
   int threads() const;
   int64_t memory_budget() const;
   BackendKind backend() const;
+  /// ContextOptions::backend_impl (may be null); algorithms use backend::of(ctx).
+  const std::shared_ptr<const backend::Backend>& backend_impl() const;
   const Communicator& communicator() const;
 
   /// \brief The report computations on this context add to (thread-safe accessors).

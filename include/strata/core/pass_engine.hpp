@@ -49,4 +49,13 @@ Status run_blocks(const Context& ctx, int64_t num_blocks, int64_t bytes_per_bloc
                   const std::function<Status(int64_t)>& work, const std::function<Status(int64_t)>& commit,
                   const PassOptions& options = {});
 
+/// \brief A pass whose reads overlap its compute: `read(i, slot)` fills buffer `slot` (0 or 1)
+/// on one reader thread, one block ahead, while `compute(i, slot)` runs on the calling thread
+/// (which may use all of ctx's workers). Blocks run strictly in order, so results do not
+/// depend on timing. The first error (lowest block) is returned and no read starts after it; a
+/// cancelled context stops before the next block. Where no reader thread can start, reads run
+/// on the calling thread. Advances ctx's progress by options.progress_units per block.
+Status run_pipelined(const Context& ctx, int64_t num_blocks, const std::function<Status(int64_t, int)>& read,
+                     const std::function<Status(int64_t, int)>& compute, const PassOptions& options = {});
+
 }  // namespace strata

@@ -41,8 +41,10 @@ namespace strata::genomics {
 /// Auto and Float64 are refused (Invalid).
 using strata::Precision;
 
-/// \brief Whether this CPU runs the int16 kernels vectorized (AVX-512 VNNI and VBMI); where
-/// it does not, float32 (AVX-512 FMA where available) is the faster choice.
+/// \brief Whether the backend of `ctx` runs the int16 kernels fast (on the CPU: AVX-512 VNNI
+/// and VBMI); where it does not, float32 (AVX-512 FMA where available) is the faster choice.
+bool int16_kernels_vectorized(const Context& ctx);
+/// \brief As above for the default CPU backend (backend::cpu_backend()).
 bool int16_kernels_vectorized();
 
 /// \brief Options of make_genotype_gram_operator().

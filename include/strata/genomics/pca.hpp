@@ -108,8 +108,8 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
 
 /// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a
 /// float32 RowBlockSource: blocks are decoded from 2-bit codes through one 4-entry table per
-/// variant (built from `counts`, one entry per kept variant).
-Result<linalg::RowBlockSourcePtr> make_standardized_source(const io::GenotypeViewPtr& view,
+/// variant (built from `counts`, one entry per kept variant) on the backend of `ctx`.
+Result<linalg::RowBlockSourcePtr> make_standardized_source(const Context& ctx, const io::GenotypeViewPtr& view,
                                                            const std::vector<genomics::VariantCounts>& counts,
                                                            std::vector<int64_t> kept, genomics::Standardization scale);
 

@@ -57,8 +57,8 @@ struct VariantCounts {
 /// \brief Counts for every variant of `view`, in one parallel pass over blocks.
 Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view);
 
-/// \brief Counts for each row of a block.
-void count_block(const GenotypeBlock& block, VariantCounts* out);
+/// \brief Counts for each row of a block, on the backend of `ctx`.
+void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out);
 
 /// \brief Variant filters, with PLINK semantics.
 struct VariantFilter {

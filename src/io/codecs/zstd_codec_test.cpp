@@ -107,10 +107,15 @@ TEST(ZstdCodecErrors, CorruptInputIsReported) {
   STRATA_ASSERT_OK_AND_ASSIGN(Bytes enc, codec->encode(span_of(data)));
   ByteVec trailing = concat({test::to_vec(enc), ByteVec{1, 2, 3}});
   STRATA_EXPECT_STATUS(codec->decode(span_of(trailing)), StatusCode::Corrupt, "at byte");
-  // The checksum catches a flipped content bit in the last block.
+  // A flipped bit in the last block's content is caught (by the block decoder, before the checksum).
   ByteVec flipped = test::to_vec(enc);
   flipped[flipped.size() - 6] ^= 0x10;
-  EXPECT_FALSE(codec->decode(span_of(flipped)).ok());
+  STRATA_EXPECT_STATUS(codec->decode(span_of(flipped)), StatusCode::Corrupt,
+                       "^zstd: corrupt data \\(Data corruption detected\\)$");
+  // A flipped bit in the stored checksum (the frame's last 4 bytes) fails the checksum.
+  ByteVec bad_sum = test::to_vec(enc);
+  bad_sum[bad_sum.size() - 2] ^= 0x10;
+  STRATA_EXPECT_STATUS(codec->decode(span_of(bad_sum)), StatusCode::Corrupt, "^zstd: corrupt data \\(.*checksum\\)$");
 }
 
 TEST(ZstdCodecErrors, ForgedContentSizeIsNotAllocated) {

@@ -27,7 +27,7 @@ TEST(Npy, RoundTripAndNumpyReadsIt) {
   std::vector<int32_t> back(15);
   STRATA_ASSERT_OK(r.read(back.data(), 15));
   EXPECT_EQ(back, data);
-  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << "no python3 with numpy";
+  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   auto res = run_python("import numpy as np\na=np.load('" + dir.str("a.npy") +
                         "')\nassert a.dtype==np.int32 and a.shape==(3,5), (a.dtype,a.shape)\n"
                         "assert (a.ravel()==np.arange(-7,8)).all()\nprint('ok')\n");
@@ -35,7 +35,7 @@ TEST(Npy, RoundTripAndNumpyReadsIt) {
 }
 
 TEST(Npy, ReadsNumpyFilesOfManyDtypes) {
-  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << "no python3 with numpy";
+  if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   TempDir dir;
   auto res = run_python("import numpy as np\n"
                         "d='" + dir.str() + "'\n"

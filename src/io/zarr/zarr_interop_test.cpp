@@ -114,7 +114,7 @@ std::string python_prelude(const TempDir& dir) {
 }
 
 TEST(ZarrInterop, PythonWritesStrataReads) {
-  if (testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not available";
+  if (testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   TempDir dir;
   auto r = testing::run_python(python_prelude(dir) + kPythonWriter);
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -154,7 +154,7 @@ TEST(ZarrInterop, PythonWritesStrataReads) {
 }
 
 TEST(ZarrInterop, StrataWritesPythonReads) {
-  if (testing::python_with_zarr().empty()) GTEST_SKIP() << "python3-zarr not available";
+  if (testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   TempDir dir;
   auto store = *LocalStore::open(dir.str("store.zarr"), true);
   STRATA_ASSERT_OK(zarr_create_group(store, "", ZarrFormat::V2, json({{"title", "strata"}}).dump()));

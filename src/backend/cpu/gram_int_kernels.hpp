@@ -11,22 +11,27 @@
 
 #include <cstdint>
 
-namespace strata::genomics::detail {
+namespace strata::backend::cpu {
 
 /// p (rows × w, row-major) += Σ_{n < n32} code(i, n)·qt[c·ldq + n].
 /// n32: a multiple of 32; w: a multiple of 8. |qt| ≤ 32767.
-void codes_times_i16(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
-                     int64_t ldq, int64_t w, int64_t* p);
-
+using CodesTimesI16 = void (*)(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
+                               int64_t ldq, int64_t w, int64_t* p);
 /// zt (w × ldz, row-major) += Σ_{i < rows} code(i, n)·y(i, c) for samples n in [0, len), with
 /// y(i, c) the int16 at wpairs[(i / 2)·2w + 2c + i % 2] (row pairs interleaved per column). For
 /// odd `rows` the last pair's second entries must be zero and the row after the last must be
 /// readable (its codes are multiplied by those zeros). len: a multiple of 16; w: a multiple of
 /// 8; rows ≤ 10,000 so that int32 sums cannot overflow.
-void codes_t_times_i16(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
-                       int64_t w, int32_t* zt, int64_t ldz);
+using CodesTTimesI16 = void (*)(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len,
+                                const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz);
 
-/// Whether the AVX-512 VNNI kernels run (else the portable ones).
-bool int_kernels_vectorized();
+struct GramI16Kernels {
+  CodesTimesI16 times;
+  CodesTTimesI16 t_times;
+};
 
-}  // namespace strata::genomics::detail
+const GramI16Kernels& gram_i16_portable();
+/// nullptr when the CPU lacks AVX-512 F/BW/VNNI/VBMI.
+const GramI16Kernels* gram_i16_vnni();
+
+}  // namespace strata::backend::cpu

@@ -1,12 +1,12 @@
 // AVX2 and AVX-512 decode kernels, compiled with per-function target attributes (the library
-// itself stays baseline x86-64) and selected at run time by decode.cpp.
+// itself stays baseline x86-64) and selected once per CPU backend (cpu_backend.cpp).
 //
 // Float decode maps codes through a 4-entry table held in a register: the packed word is
 // broadcast to every lane, shifted right by 2·lane, and its low bits index a table replicated
 // to the permute width (vpermps reads 3 index bits for 8 lanes, 4 bits for 16), so the
 // neighbouring code's bits that ride along select the same entry and no mask is needed.
-#include "io/genotype/count_internal.hpp"
-#include "io/genotype/decode_internal.hpp"
+#include "backend/cpu/count_words.hpp"
+#include "backend/cpu/decode_kernels.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // GCC 12's AVX-512 intrinsics initialise their pass-through operands from themselves
@@ -22,7 +22,7 @@
 #define STRATA_X86_KERNELS 1
 #endif
 
-namespace strata::io::detail {
+namespace strata::backend::cpu {
 
 #ifdef STRATA_X86_KERNELS
 namespace {
@@ -132,20 +132,20 @@ const DecodeKernels kAvx512 = {"avx512", row_f32_avx512, row_f64_avx512, count_p
 
 }  // namespace
 
-const DecodeKernels* avx2_kernels() {
+const DecodeKernels* decode_avx2() {
   static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
   return ok ? &kAvx2 : nullptr;
 }
-const DecodeKernels* avx512_kernels() {
+const DecodeKernels* decode_avx512() {
   static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt");
   return ok ? &kAvx512 : nullptr;
 }
 
 #else
 
-const DecodeKernels* avx2_kernels() { return nullptr; }
-const DecodeKernels* avx512_kernels() { return nullptr; }
+const DecodeKernels* decode_avx2() { return nullptr; }
+const DecodeKernels* decode_avx512() { return nullptr; }
 
 #endif
 
-}  // namespace strata::io::detail
+}  // namespace strata::backend::cpu

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace strata::io::detail {
+namespace strata::backend::cpu {
 
 inline void count_word(uint64_t w, int64_t& c1, int64_t& c2, int64_t& c3) {
   const uint64_t lo = w & 0x5555555555555555ull;
@@ -39,4 +39,4 @@ inline void count_codes_words(const uint8_t* codes, int64_t n, int64_t counts[4]
   counts[0] = n - c1 - c2 - c3;
 }
 
-}  // namespace strata::io::detail
+}  // namespace strata::backend::cpu

@@ -1,4 +1,4 @@
-// Kernels of the genotype Gram operator (see genotype_gram_kernels.hpp).
+// Float kernels of the genotype Gram operator (see gram_kernels.hpp).
 //
 // Decoding 16 codes is three vector instructions: broadcast the 4 code bytes, shift lane j
 // right by 2j, and permute the row's 4-entry table (replicated to 16 lanes) by the low 4 bits —
@@ -8,10 +8,9 @@
 //    24 accumulators over the whole row, reduced horizontally once at the end.
 //  - codes_t_times: vectors run along samples of the output; an 8-column × 3-vector block of
 //    Zᵀ stays in registers while every row of the group streams past (Y values broadcast).
-#include "genomics/genotype_gram_kernels.hpp"
+#include "backend/cpu/gram_kernels.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -23,10 +22,8 @@
 #define STRATA_GRAM_X86 1
 #endif
 
-namespace strata::genomics::detail {
+namespace strata::backend::cpu {
 namespace {
-
-std::atomic<bool> g_force_portable{false};
 
 // Samples per chunk of codes_times (a multiple of 16).
 constexpr int64_t kTimesChunk = 2048;
@@ -172,36 +169,20 @@ bool have_avx512() {
 }
 #endif
 
-bool use_avx512() {
-#ifdef STRATA_GRAM_X86
-  return !g_force_portable.load(std::memory_order_relaxed) && have_avx512();
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
-void codes_times(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
-                 const float* qt, int64_t ldq, int64_t w, float* y) {
-#ifdef STRATA_GRAM_X86
-  if (use_avx512()) return times_avx512(codes, stride, luts, rows, n16, qt, ldq, w, y);
-#endif
-  times_portable(codes, stride, luts, rows, n16, qt, ldq, w, y);
+const GramF32Kernels& gram_f32_portable() {
+  static const GramF32Kernels k{times_portable, t_times_portable};
+  return k;
 }
 
-void codes_t_times(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0, int64_t len,
-                   const float* y, int64_t w, float* zt, int64_t ldz) {
+const GramF32Kernels* gram_f32_avx512() {
 #ifdef STRATA_GRAM_X86
-  if (use_avx512()) return t_times_avx512(codes, stride, luts, rows, n0, len, y, w, zt, ldz);
+  static const GramF32Kernels k{times_avx512, t_times_avx512};
+  return have_avx512() ? &k : nullptr;
+#else
+  return nullptr;
 #endif
-  t_times_portable(codes, stride, luts, rows, n0, len, y, w, zt, ldz);
 }
 
-std::string kernel_isa() { return use_avx512() ? "avx512" : "portable"; }
-
-bool force_portable_kernels(bool on) { return g_force_portable.exchange(on); }
-
-bool portable_kernels_forced() { return g_force_portable.load(std::memory_order_relaxed); }
-
-}  // namespace strata::genomics::detail
+}  // namespace strata::backend::cpu

@@ -8,11 +8,31 @@
 #include <random>
 #include <vector>
 
-#include "genomics/genotype_gram_int_kernels.hpp"
-#include "genomics/genotype_gram_kernels.hpp"
+#include "backend/cpu/gram_int_kernels.hpp"
+#include "backend/cpu/gram_kernels.hpp"
 
-namespace strata::genomics::detail {
+namespace strata::backend::cpu {
 namespace {
+
+// The best kernels this CPU runs, as the CPU backend picks them.
+const GramF32Kernels& f32() {
+  static const GramF32Kernels* k = gram_f32_avx512();
+  return k ? *k : gram_f32_portable();
+}
+const GramI16Kernels& i16() {
+  static const GramI16Kernels* k = gram_i16_vnni();
+  return k ? *k : gram_i16_portable();
+}
+template <class... A>
+void codes_times(A... a) { f32().times(a...); }
+template <class... A>
+void codes_t_times(A... a) { f32().t_times(a...); }
+template <class... A>
+void codes_times_i16(A... a) { i16().times(a...); }
+template <class... A>
+void codes_t_times_i16(A... a) { i16().t_times(a...); }
+
+constexpr int64_t kTileRows = 96;  // variants per tile of the Gram operator's phase 1
 
 constexpr int64_t kSamples = 10000, kSamples32 = 10016, kGroup = 3072, kSlice = 192;
 constexpr int64_t kStride = kSamples / 4;
@@ -165,4 +185,4 @@ BENCHMARK(BM_GramPassF32)->Arg(4)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTransposedI16)->Arg(8)->Arg(16)->Arg(32);
 
 }  // namespace
-}  // namespace strata::genomics::detail
+}  // namespace strata::backend::cpu

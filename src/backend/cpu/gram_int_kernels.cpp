@@ -1,4 +1,4 @@
-// Integer kernels of the genotype Gram operator (see genotype_gram_int_kernels.hpp).
+// Integer kernels of the genotype Gram operator (see gram_int_kernels.hpp).
 //
 // Decoding is two instructions: `vpmultishiftqb` pulls the 2-bit code of every int16 lane out
 // of a broadcast qword of packed codes (each lane's control byte names the code's bit offset),
@@ -9,12 +9,11 @@
 //  - codes_t_times_i16: lane s holds the codes of two neighbouring variants for sample s, so
 //    each instruction adds two variants' contributions; a block of columns × 16-sample strips
 //    stays in registers while every row pair of the group streams past.
-#include "genomics/genotype_gram_int_kernels.hpp"
+#include "backend/cpu/gram_int_kernels.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "genomics/genotype_gram_kernels.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__GNUC__) && !defined(__clang__)
@@ -25,7 +24,7 @@
 #define STRATA_GRAM_INT_X86 1
 #endif
 
-namespace strata::genomics::detail {
+namespace strata::backend::cpu {
 namespace {
 
 // Samples per chunk of codes_times_i16 (a multiple of 32): the int32 lanes hold at most
@@ -202,28 +201,18 @@ bool have_vnni() {
 
 }  // namespace
 
-bool int_kernels_vectorized() {
+const GramI16Kernels& gram_i16_portable() {
+  static const GramI16Kernels k{times_portable, t_times_portable};
+  return k;
+}
+
+const GramI16Kernels* gram_i16_vnni() {
 #ifdef STRATA_GRAM_INT_X86
-  return !portable_kernels_forced() && have_vnni();
+  static const GramI16Kernels k{times_vnni, t_times_vnni};
+  return have_vnni() ? &k : nullptr;
 #else
-  return false;
+  return nullptr;
 #endif
 }
 
-void codes_times_i16(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
-                     int64_t ldq, int64_t w, int64_t* p) {
-#ifdef STRATA_GRAM_INT_X86
-  if (int_kernels_vectorized()) return times_vnni(codes, stride, rows, n32, qt, ldq, w, p);
-#endif
-  times_portable(codes, stride, rows, n32, qt, ldq, w, p);
-}
-
-void codes_t_times_i16(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
-                       int64_t w, int32_t* zt, int64_t ldz) {
-#ifdef STRATA_GRAM_INT_X86
-  if (int_kernels_vectorized()) return t_times_vnni(codes, stride, rows, len, wpairs, w, zt, ldz);
-#endif
-  t_times_portable(codes, stride, rows, len, wpairs, w, zt, ldz);
-}
-
-}  // namespace strata::genomics::detail
+}  // namespace strata::backend::cpu

@@ -1,0 +1,171 @@
+#pragma once
+/// \file
+/// strata::backend::Backend: the coarse operations algorithms run on a device — dense
+/// products and factorizations, the genotype-code kernels, random fill — on views that carry
+/// their layout. The CPU backend (OpenBLAS/LAPACKE and the vectorized genotype kernels) is the
+/// reference; a CUDA backend implements the same interface and passes the same conformance
+/// suite (tests/backend/conformance_test.cpp).
+///
+/// Algorithms reach the backend of their Context with backend::of(ctx). Operations are
+/// coarse (a matrix, a tile of variants, a block of rows), so the virtual call never sits in
+/// an inner loop. Every method is const and thread-safe.
+///
+/// \code
+/// STRATA_ASSIGN_OR_RETURN(auto portable, strata::backend::make_cpu_backend(strata::backend::CpuIsa::Portable));
+/// strata::ContextOptions o;
+/// o.backend_impl = portable;          // every algorithm on this context runs portable kernels
+/// const strata::backend::Backend& be = strata::backend::of(ctx);
+/// STRATA_RETURN_NOT_OK(be.potrf(strata::backend::Uplo::Upper, a));
+/// \endcode
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "strata/core/random.hpp"
+#include "strata/core/result.hpp"
+
+namespace strata {
+class Context;
+}
+
+namespace strata::backend {
+
+/// \brief Element order of a dense view.
+enum class Layout : uint8_t { RowMajor, ColMajor };
+
+/// \brief A dense rows × cols matrix at `data`: element (i, j) is data[i·ld + j] (RowMajor) or
+/// data[i + j·ld] (ColMajor). Views do not own memory.
+template <class T>
+struct MatrixView {
+  T* data = nullptr;
+  int64_t rows = 0, cols = 0, ld = 0;
+  Layout layout = Layout::ColMajor;
+
+  T& operator()(int64_t i, int64_t j) const { return layout == Layout::ColMajor ? data[i + j * ld] : data[i * ld + j]; }
+  /// The same elements read as const.
+  operator MatrixView<const T>() const { return {data, rows, cols, ld, layout}; }
+};
+
+/// \brief A column-major view (ld = rows when 0).
+template <class T>
+MatrixView<T> col_major(T* data, int64_t rows, int64_t cols, int64_t ld = 0) {
+  return {data, rows, cols, ld ? ld : rows, Layout::ColMajor};
+}
+/// \brief A row-major view (ld = cols when 0).
+template <class T>
+MatrixView<T> row_major(T* data, int64_t rows, int64_t cols, int64_t ld = 0) {
+  return {data, rows, cols, ld ? ld : cols, Layout::RowMajor};
+}
+
+/// \brief Packed 2-bit genotype rows (strata/io/genotype.hpp's order: 4 codes per byte, low
+/// bits first, 3 = missing), `stride` bytes apart, `samples` codes each.
+struct CodesView {
+  const uint8_t* data = nullptr;
+  int64_t rows = 0, samples = 0, stride = 0;
+  const uint8_t* row(int64_t i) const { return data + i * stride; }
+};
+
+enum class Trans : uint8_t { No, Yes };
+enum class Uplo : uint8_t { Lower, Upper };
+enum class Side : uint8_t { Left, Right };
+
+/// \brief The operations. Sizes are taken from the views; a view whose shape does not fit the
+/// operation is Invalid. Dense operations accept any mix of layouts.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// "cpu-avx512", "cpu-portable", … (for reports and test names).
+  virtual std::string name() const = 0;
+
+  // ---- dense products (BLAS) -----------------------------------------------------------------
+  /// c = alpha·op(a)·op(b) + beta·c.
+  virtual Status gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
+                      double beta, MatrixView<double> c) const = 0;
+  virtual Status gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b,
+                      float beta, MatrixView<float> c) const = 0;
+  /// c = alpha·op(a)·op(a)ᵀ + beta·c on the `uplo` triangle of c (the other is left alone):
+  /// op(a) = a (No) or aᵀ (Yes).
+  virtual Status syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
+                      MatrixView<double> c) const = 0;
+  /// Solves op(a)·x = alpha·b (Left) or x·op(a) = alpha·b (Right) in place of b, with a
+  /// triangular (`uplo`, non-unit diagonal).
+  virtual Status trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                      MatrixView<double> b) const = 0;
+
+  // ---- factorizations (LAPACK); InvalidData when the input does not admit one --------------
+  /// Cholesky in place: a = uᵀu (Upper) or l·lᵀ (Lower) on that triangle; the other triangle
+  /// is left alone. InvalidData when a is not positive definite.
+  virtual Status potrf(Uplo uplo, MatrixView<double> a) const = 0;
+  /// Thin QR of an m × n matrix, m ≥ n: q (m × n, may alias a) and upper-triangular r (n × n,
+  /// zeros below the diagonal) with a = q·r.
+  virtual Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const = 0;
+  /// Symmetric eigensolver: the n eigenvalues of a (its lower triangle is read) in ascending
+  /// order in w; with `vectors`, a is overwritten by the orthonormal eigenvectors (column k
+  /// for w[k]), else its contents are unspecified afterwards.
+  virtual Status syev(MatrixView<double> a, double* w, bool vectors) const = 0;
+  /// Thin SVD of an m × n matrix, k = min(m, n): u (m × k), s (k, descending), vt (k × n).
+  /// a is left unchanged.
+  virtual Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const = 0;
+
+  // ---- genotype codes ------------------------------------------------------------------------
+  /// out(i, j) = luts[4i + code(i, j)] for every row and sample (out: rows × samples, any
+  /// layout). Exact (a table lookup).
+  virtual Status decode(CodesView codes, const float* luts, MatrixView<float> out) const = 0;
+  virtual Status decode(CodesView codes, const double* luts, MatrixView<double> out) const = 0;
+  /// counts[4i + c] = number of samples of row i with code c. Exact.
+  virtual void count_codes(CodesView codes, int64_t* counts) const = 0;
+
+  /// Tile kernels of the genotype Gram operator (a(i, n) = luts[4i + code(i, n)]). Rows are
+  /// read 16 (float) or 32 (int16) codes at a time: codes.samples is rounded up to that, the
+  /// buffer needs 64 bytes of slack past the last row, and dense entries for samples past the
+  /// real ones must be zero. Widths w are multiples of 8.
+  ///
+  /// y (codes.rows × w, row-major) += A·Q with qt = Qᵀ (w × ≥samples, row stride ldq).
+  virtual void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                           float* y) const = 0;
+  /// zt[c·ldz + n] += Σ_i a(i, n)·y[i·w + c] for samples n in [n0, n0 + len) (the columns
+  /// of (AᵀY)ᵀ), y row-major rows × w; n0 and len multiples of 16.
+  virtual void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                             float* zt, int64_t ldz) const = 0;
+  /// Exact integer products of raw codes (0..3): p (rows × w, row-major) += codes·Q,
+  /// |qt| ≤ 32767.
+  virtual void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const = 0;
+  /// zt[c·ldz + n] += Σ_i code(i, n)·y(i, c) for n < codes.samples (rounded up to 16), y(i, c) =
+  /// wpairs[(i/2)·2w + 2c + i%2] (row pairs interleaved). Odd rows: the last pair's second
+  /// entries are zero and the row after the last is readable. rows ≤ 10,000 (int32 sums).
+  virtual void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
+                                 int64_t ldz) const = 0;
+  /// Whether the int16 kernels run at least as fast as float32 ones (picks PCA's default
+  /// arithmetic).
+  virtual bool fast_int16() const = 0;
+
+  // ---- random numbers --------------------------------------------------------------------------
+  /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every
+  /// backend).
+  virtual void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const = 0;
+};
+
+using BackendPtr = std::shared_ptr<const Backend>;
+
+/// \brief Instruction sets of the CPU backend's kernels, lowest first. Each level uses the
+/// best kernel of every operation up to it: Avx2 the AVX2 decoders; Avx512 adds the AVX-512
+/// decoders and float Gram kernels; Avx512Vnni adds the VNNI integer Gram kernels.
+enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx512, Avx512Vnni };
+const char* cpu_isa_name(CpuIsa isa);
+/// \brief The highest level this CPU runs.
+CpuIsa best_cpu_isa();
+/// \brief True when this CPU (and this build) runs `isa`.
+bool cpu_isa_available(CpuIsa isa);
+
+/// \brief A CPU backend whose kernels are chosen once, here, for `isa`. Unsupported when the
+/// CPU lacks it (never a silent fallback: a test asking for AVX-512 must know it got it).
+Result<BackendPtr> make_cpu_backend(CpuIsa isa = CpuIsa::Best);
+/// \brief The shared CPU backend at the best level (what a Context without one uses).
+const BackendPtr& cpu_backend();
+
+/// \brief The backend computations on `ctx` run on: ContextOptions::backend_impl, or
+/// cpu_backend() when that is null.
+const Backend& of(const Context& ctx);
+
+}  // namespace strata::backend

@@ -1,0 +1,127 @@
+// The CPU backend's dispatch table and its genotype and random operations (dense ones:
+// cpu_dense.cpp). The table is filled once per backend instance from the requested level;
+// nothing here is process-global except the detected CPU features.
+#include "backend/cpu/cpu_backend.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace strata::backend::cpu {
+namespace {
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+std::optional<KernelTable> make_table(CpuIsa isa) {
+  KernelTable k;
+  k.isa = isa;
+  k.decode = &decode_portable();
+  k.f32 = gram_f32_portable();
+  k.i16 = gram_i16_portable();
+  if (isa == CpuIsa::Portable) return k;
+  if (isa == CpuIsa::Avx2) {
+    if (!(k.decode = decode_avx2())) return std::nullopt;
+    return k;
+  }
+  // Avx512 and Avx512Vnni
+  const GramF32Kernels* f32 = gram_f32_avx512();
+  if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;
+  k.f32 = *f32;
+  if (random::isa_available(random::Isa::Avx512)) k.random = random::Isa::Avx512;
+  if (isa == CpuIsa::Avx512Vnni) {
+    const GramI16Kernels* i16 = gram_i16_vnni();
+    if (!i16) return std::nullopt;
+    k.i16 = *i16;
+    k.vnni = true;
+  }
+  return k;
+}
+
+template <class T, class RowFn>
+Status decode_impl(CodesView codes, const T* luts, MatrixView<T> out, RowFn row) {
+  if (out.rows != codes.rows || out.cols != codes.samples || codes.rows < 0 || codes.samples < 0)
+    return Status::Invalid("decode: output ", out.rows, " x ", out.cols, " for ", codes.rows, " x ", codes.samples,
+                           " codes");
+  if (out.layout == Layout::RowMajor) {
+    for (int64_t i = 0; i < codes.rows; ++i) row(codes.row(i), codes.samples, luts + 4 * i, out.data + i * out.ld);
+    return Status::OK();
+  }
+  // Column-major output: decode a row contiguously, then scatter it down the columns.
+  std::vector<T> tmp(static_cast<size_t>(codes.samples));
+  for (int64_t i = 0; i < codes.rows; ++i) {
+    row(codes.row(i), codes.samples, luts + 4 * i, tmp.data());
+    for (int64_t j = 0; j < codes.samples; ++j) out.data[i + j * out.ld] = tmp[static_cast<size_t>(j)];
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+const KernelTable* kernel_table(CpuIsa isa) {
+  static const std::optional<KernelTable> tables[] = {make_table(CpuIsa::Portable), make_table(CpuIsa::Avx2),
+                                                      make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni)};
+  if (isa == CpuIsa::Best) return nullptr;
+  const auto& t = tables[static_cast<int>(isa) - static_cast<int>(CpuIsa::Portable)];
+  return t ? &*t : nullptr;
+}
+
+std::string CpuBackend::name() const { return std::string("cpu-") + cpu_isa_name(k_.isa); }
+
+Status CpuBackend::decode(CodesView codes, const float* luts, MatrixView<float> out) const {
+  return decode_impl(codes, luts, out, k_.decode->row_f32);
+}
+Status CpuBackend::decode(CodesView codes, const double* luts, MatrixView<double> out) const {
+  return decode_impl(codes, luts, out, k_.decode->row_f64);
+}
+
+void CpuBackend::count_codes(CodesView codes, int64_t* counts) const {
+  for (int64_t i = 0; i < codes.rows; ++i) k_.decode->count(codes.row(i), codes.samples, counts + 4 * i);
+}
+
+void CpuBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                             float* y) const {
+  k_.f32.times(codes.data, codes.stride, luts, codes.rows, round_up(codes.samples, 16), qt, ldq, w, y);
+}
+
+void CpuBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y,
+                               int64_t w, float* zt, int64_t ldz) const {
+  k_.f32.t_times(codes.data, codes.stride, luts, codes.rows, n0, len, y, w, zt, ldz);
+}
+
+void CpuBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const {
+  k_.i16.times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 32), qt, ldq, w, p);
+}
+
+void CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
+                                   int64_t ldz) const {
+  k_.i16.t_times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 16), wpairs, w, zt, ldz);
+}
+
+void CpuBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
+  random::fill(p, e0, step, n, out, k_.random);
+}
+
+}  // namespace strata::backend::cpu
+
+namespace strata::backend {
+
+bool cpu_isa_available(CpuIsa isa) { return isa == CpuIsa::Best || cpu::kernel_table(isa) != nullptr; }
+
+CpuIsa best_cpu_isa() {
+  for (CpuIsa isa : {CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2})
+    if (cpu::kernel_table(isa)) return isa;
+  return CpuIsa::Portable;
+}
+
+Result<BackendPtr> make_cpu_backend(CpuIsa isa) {
+  if (isa == CpuIsa::Best) isa = best_cpu_isa();
+  const cpu::KernelTable* k = cpu::kernel_table(isa);
+  if (!k) return Status::Unsupported("CPU backend: this CPU does not run ", cpu_isa_name(isa), " kernels");
+  return BackendPtr(std::make_shared<cpu::CpuBackend>(*k));
+}
+
+const BackendPtr& cpu_backend() {
+  static const BackendPtr be = make_cpu_backend(CpuIsa::Best).value();
+  return be;
+}
+
+}  // namespace strata::backend

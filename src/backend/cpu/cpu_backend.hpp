@@ -1,0 +1,64 @@
+#pragma once
+// The CPU backend (strata/backend/backend.hpp): OpenBLAS/LAPACKE for dense operations and the
+// genotype kernels of this folder, through a dispatch table chosen once per instance.
+
+#include <string>
+
+#include "backend/cpu/decode_kernels.hpp"
+#include "backend/cpu/gram_int_kernels.hpp"
+#include "backend/cpu/gram_kernels.hpp"
+#include "strata/backend/backend.hpp"
+
+namespace strata::backend::cpu {
+
+/// The kernels of one instruction-set level: plain function pointers, so a tile costs one
+/// indirect call and nothing is looked up per element.
+struct KernelTable {
+  CpuIsa isa = CpuIsa::Portable;
+  const DecodeKernels* decode = nullptr;
+  GramF32Kernels f32{};
+  GramI16Kernels i16{};
+  bool vnni = false;
+  random::Isa random = random::Isa::Portable;
+};
+
+/// The table for `isa` (not Best), or nullptr when the CPU lacks it.
+const KernelTable* kernel_table(CpuIsa isa);
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const KernelTable& k) : k_(k) {}
+
+  std::string name() const override;
+
+  Status gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b, double beta,
+              MatrixView<double> c) const override;
+  Status gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b, float beta,
+              MatrixView<float> c) const override;
+  Status syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
+              MatrixView<double> c) const override;
+  Status trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+              MatrixView<double> b) const override;
+  Status potrf(Uplo uplo, MatrixView<double> a) const override;
+  Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const override;
+  Status syev(MatrixView<double> a, double* w, bool vectors) const override;
+  Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const override;
+
+  Status decode(CodesView codes, const float* luts, MatrixView<float> out) const override;
+  Status decode(CodesView codes, const double* luts, MatrixView<double> out) const override;
+  void count_codes(CodesView codes, int64_t* counts) const override;
+  void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                   float* y) const override;
+  void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                     float* zt, int64_t ldz) const override;
+  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const override;
+  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
+                         int64_t ldz) const override;
+  bool fast_int16() const override { return k_.vnni; }
+  void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
+
+ private:
+  KernelTable k_;
+};
+
+}  // namespace strata::backend::cpu

@@ -1,0 +1,191 @@
+// Dense operations of the CPU backend on OpenBLAS/LAPACKE. BLAS sees column-major matrices
+// only: a row-major r × c view is the column-major c × r matrix (its transpose), so each
+// operation flips transposes, triangles and sides instead of copying.
+#include <cblas.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "backend/cpu/cpu_backend.hpp"
+
+namespace strata::backend::cpu {
+namespace {
+
+template <class T>
+bool row_major(const MatrixView<T>& v) {
+  return v.layout == Layout::RowMajor;
+}
+
+// Shape and leading dimension fit BLAS's int and the layout.
+template <class T>
+Status check(const char* op, const char* what, const MatrixView<T>& v) {
+  const int64_t inner = row_major(v) ? v.cols : v.rows;
+  if (v.rows < 0 || v.cols < 0 || v.ld < std::max<int64_t>(1, inner) || v.rows > INT_MAX || v.cols > INT_MAX ||
+      v.ld > INT_MAX || (!v.data && v.rows * v.cols > 0))
+    return Status::Invalid(op, ": ", what, " view ", v.rows, " x ", v.cols, " (ld ", v.ld, ") is not valid");
+  return Status::OK();
+}
+
+CBLAS_TRANSPOSE cblas_trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
+int i32(int64_t x) { return static_cast<int>(x); }
+int ld_of(int64_t ld) { return static_cast<int>(std::max<int64_t>(1, ld)); }
+
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+               const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasColMajor, cblas_trans(ta), cblas_trans(tb), i32(m), i32(n), i32(k), alpha, a, ld_of(lda), b,
+              ld_of(ldb), beta, c, ld_of(ldc));
+}
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasColMajor, cblas_trans(ta), cblas_trans(tb), i32(m), i32(n), i32(k), alpha, a, ld_of(lda), b,
+              ld_of(ldb), beta, c, ld_of(ldc));
+}
+
+template <class T>
+Status gemm_impl(Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> c) {
+  STRATA_RETURN_NOT_OK(check("gemm", "a", a));
+  STRATA_RETURN_NOT_OK(check("gemm", "b", b));
+  STRATA_RETURN_NOT_OK(check("gemm", "c", c));
+  const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
+  const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
+  const int64_t kb = bt ? b.cols : b.rows, n = bt ? b.rows : b.cols;
+  if (k != kb || c.rows != m || c.cols != n)
+    return Status::Invalid("gemm: ", m, " x ", k, " times ", kb, " x ", n, " into ", c.rows, " x ", c.cols);
+  if (m == 0 || n == 0) return Status::OK();
+  // Operand x as BLAS sees it: transposed when its view is row-major.
+  const bool ax = at != row_major(a), bx = bt != row_major(b);
+  if (!row_major(c)) {
+    blas_gemm(ax, bx, m, n, k, alpha, a.data, a.ld, b.data, b.ld, beta, c.data, c.ld);
+  } else {  // cᵀ = op(b)ᵀ·op(a)ᵀ
+    blas_gemm(!bx, !ax, n, m, k, alpha, b.data, b.ld, a.data, a.ld, beta, c.data, c.ld);
+  }
+  return Status::OK();
+}
+
+Status lapack_status(const char* op, int info, const char* failure) {
+  if (info == 0) return Status::OK();
+  if (info < 0) return Status::Invalid(op, ": argument ", -info, " rejected by LAPACK");
+  return Status::InvalidData(op, ": ", failure, " (info ", info, ")");
+}
+
+int lapack_layout(Layout l) { return l == Layout::RowMajor ? LAPACK_ROW_MAJOR : LAPACK_COL_MAJOR; }
+char uplo_char(Uplo u) { return u == Uplo::Upper ? 'U' : 'L'; }
+
+}  // namespace
+
+Status CpuBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
+                        double beta, MatrixView<double> c) const {
+  return gemm_impl(ta, tb, alpha, a, b, beta, c);
+}
+Status CpuBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b,
+                        float beta, MatrixView<float> c) const {
+  return gemm_impl(ta, tb, alpha, a, b, beta, c);
+}
+
+Status CpuBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
+                        MatrixView<double> c) const {
+  STRATA_RETURN_NOT_OK(check("syrk", "a", a));
+  STRATA_RETURN_NOT_OK(check("syrk", "c", c));
+  const bool at = ta == Trans::Yes;
+  const int64_t n = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
+  if (c.rows != n || c.cols != n) return Status::Invalid("syrk: ", n, " x ", n, " result into ", c.rows, " x ", c.cols);
+  if (n == 0) return Status::OK();
+  // A row-major c is its transpose: the same symmetric values with the other triangle.
+  const bool upper = (uplo == Uplo::Upper) != row_major(c);
+  cblas_dsyrk(CblasColMajor, upper ? CblasUpper : CblasLower, cblas_trans(at != row_major(a)), i32(n), i32(k), alpha,
+              a.data, ld_of(a.ld), beta, c.data, ld_of(c.ld));
+  return Status::OK();
+}
+
+Status CpuBackend::trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                        MatrixView<double> b) const {
+  STRATA_RETURN_NOT_OK(check("trsm", "a", a));
+  STRATA_RETURN_NOT_OK(check("trsm", "b", b));
+  const int64_t n = side == Side::Left ? b.rows : b.cols;
+  if (a.rows != a.cols || a.rows != n)
+    return Status::Invalid("trsm: triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
+  if (b.rows == 0 || b.cols == 0) return Status::OK();
+  bool left = side == Side::Left, upper = uplo == Uplo::Upper, trans = ta == Trans::Yes;
+  if (row_major(a)) upper = !upper, trans = !trans;  // the buffer holds aᵀ
+  int64_t m = b.rows, nn = b.cols;
+  if (row_major(b)) left = !left, trans = !trans, std::swap(m, nn);  // solve for xᵀ
+  cblas_dtrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, cblas_trans(trans),
+              CblasNonUnit, i32(m), i32(nn), alpha, a.data, ld_of(a.ld), b.data, ld_of(b.ld));
+  return Status::OK();
+}
+
+Status CpuBackend::potrf(Uplo uplo, MatrixView<double> a) const {
+  STRATA_RETURN_NOT_OK(check("potrf", "a", a));
+  if (a.rows != a.cols) return Status::Invalid("potrf: ", a.rows, " x ", a.cols, " is not square");
+  if (a.rows == 0) return Status::OK();
+  return lapack_status("potrf",
+                       LAPACKE_dpotrf(lapack_layout(a.layout), uplo_char(uplo), i32(a.rows), a.data, ld_of(a.ld)),
+                       "matrix is not positive definite");
+}
+
+Status CpuBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const {
+  STRATA_RETURN_NOT_OK(check("qr", "a", a));
+  STRATA_RETURN_NOT_OK(check("qr", "q", q));
+  STRATA_RETURN_NOT_OK(check("qr", "r", r));
+  const int64_t m = a.rows, n = a.cols;
+  if (m < n || q.rows != m || q.cols != n || r.rows != n || r.cols != n)
+    return Status::Invalid("qr: ", m, " x ", n, " into q ", q.rows, " x ", q.cols, ", r ", r.rows, " x ", r.cols);
+  if (n == 0) return Status::OK();
+  const bool alias = a.data == q.data && a.ld == q.ld && a.layout == q.layout;
+  if (!alias)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < m; ++i) q(i, j) = a(i, j);
+  std::vector<double> tau(static_cast<size_t>(n));
+  const int lay = lapack_layout(q.layout);
+  STRATA_RETURN_NOT_OK(
+      lapack_status("qr", LAPACKE_dgeqrf(lay, i32(m), i32(n), q.data, ld_of(q.ld), tau.data()), "geqrf failed"));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < n; ++i) r(i, j) = i <= j ? q(i, j) : 0.0;
+  return lapack_status("qr", LAPACKE_dorgqr(lay, i32(m), i32(n), i32(n), q.data, ld_of(q.ld), tau.data()),
+                       "orgqr failed");
+}
+
+Status CpuBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
+  STRATA_RETURN_NOT_OK(check("syev", "a", a));
+  if (a.rows != a.cols) return Status::Invalid("syev: ", a.rows, " x ", a.cols, " is not square");
+  if (a.rows == 0) return Status::OK();
+  return lapack_status("syev",
+                       LAPACKE_dsyevd(lapack_layout(a.layout), vectors ? 'V' : 'N', 'L', i32(a.rows), a.data,
+                                      ld_of(a.ld), w),
+                       "eigensolver did not converge");
+}
+
+Status CpuBackend::svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const {
+  STRATA_RETURN_NOT_OK(check("svd", "a", a));
+  STRATA_RETURN_NOT_OK(check("svd", "u", u));
+  STRATA_RETURN_NOT_OK(check("svd", "vt", vt));
+  const int64_t m = a.rows, n = a.cols, k = std::min(m, n);
+  if (u.rows != m || u.cols != k || vt.rows != k || vt.cols != n)
+    return Status::Invalid("svd: ", m, " x ", n, " into u ", u.rows, " x ", u.cols, ", vt ", vt.rows, " x ", vt.cols);
+  if (k == 0) return Status::OK();
+  // Column-major copies: a is kept, and gesvd retries when gesdd fails to converge.
+  std::vector<double> w(static_cast<size_t>(m * n)), uu(static_cast<size_t>(m * k)), vv(static_cast<size_t>(k * n));
+  const auto copy_in = [&] {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < m; ++i) w[static_cast<size_t>(i + j * m)] = a(i, j);
+  };
+  copy_in();
+  int info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', i32(m), i32(n), w.data(), i32(m), s, uu.data(), i32(m), vv.data(),
+                            i32(k));
+  if (info > 0) {
+    copy_in();
+    std::vector<double> superb(static_cast<size_t>(k));
+    info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', i32(m), i32(n), w.data(), i32(m), s, uu.data(), i32(m),
+                          vv.data(), i32(k), superb.data());
+  }
+  STRATA_RETURN_NOT_OK(lapack_status("svd", info, "SVD did not converge"));
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t i = 0; i < m; ++i) u(i, j) = uu[static_cast<size_t>(i + j * m)];
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < k; ++i) vt(i, j) = vv[static_cast<size_t>(i + j * k)];
+  return Status::OK();
+}
+
+}  // namespace strata::backend::cpu
