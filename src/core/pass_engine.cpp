@@ -152,4 +152,47 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
   return Status::OK();
 }
 
+SymmetricTiles SymmetricTiles::make(int64_t n, int64_t tile) {
+  SymmetricTiles g;
+  g.n = std::max<int64_t>(0, n);
+  g.tile = std::max<int64_t>(1, tile);
+  g.per_side = (g.n + g.tile - 1) / g.tile;
+  g.count = g.per_side * (g.per_side + 1) / 2;
+  return g;
+}
+
+SymmetricTiles::Tile SymmetricTiles::at(int64_t t) const {
+  // Row i of the triangle holds per_side - i tiles: walk down to the row that holds t.
+  int64_t i = 0;
+  while (t >= per_side - i) {
+    t -= per_side - i;
+    ++i;
+  }
+  const int64_t j = i + t;
+  Tile out;
+  out.row0 = i * tile;
+  out.rows = std::min(tile, n - out.row0);
+  out.col0 = j * tile;
+  out.cols = std::min(tile, n - out.col0);
+  return out;
+}
+
+Status run_symmetric_tiles(const Context& ctx, const SymmetricTiles& tiles, int64_t num_blocks,
+                           const std::function<Status(int64_t, int)>& read,
+                           const std::function<Status(int64_t, int, int64_t, const SymmetricTiles::Tile&)>& kernel,
+                           const PassOptions& options) {
+  std::vector<SymmetricTiles::Tile> all(static_cast<size_t>(tiles.count));
+  for (int64_t t = 0; t < tiles.count; ++t) all[static_cast<size_t>(t)] = tiles.at(t);
+  PassOptions o = options;
+  if (o.label.empty()) o.label = "symmetric tiles";
+  return run_pipelined(
+      ctx, num_blocks, read,
+      [&](int64_t block, int slot) -> Status {
+        return ctx.pool().parallel_for(tiles.count, [&](int64_t t) -> Status {
+          return kernel(block, slot, t, all[static_cast<size_t>(t)]);
+        });
+      },
+      o);
+}
+
 }  // namespace strata

@@ -1,6 +1,7 @@
 // The pass engine's schedulers: in-order commits for any thread count, the budget, errors,
 // cancellation, and the pipelined pass's overlap of reads with compute.
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -95,6 +96,67 @@ TEST(PassEngine, PipelinedFirstErrorWinsAndNoReadAfterIt) {
       [&](int64_t i, int) -> Status { return i == 3 ? Status::Corrupt("compute ", i) : Status::OK(); });
   STRATA_EXPECT_STATUS(st, StatusCode::Corrupt, "^compute 3$");
   EXPECT_LE(max_read.load(), 4);  // at most one read ahead of the failing block
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(SymmetricTiles, CoverTheUpperTriangleOnce) {
+  for (int64_t n : {1, 7, 64, 65}) {
+    for (int64_t tile : {1, 8, 64, 100}) {
+      const SymmetricTiles g = SymmetricTiles::make(n, tile);
+      std::vector<int> covered(static_cast<size_t>(n * n), 0);
+      for (int64_t t = 0; t < g.count; ++t) {
+        const auto tl = g.at(t);
+        EXPECT_LE(tl.row0, tl.col0);
+        for (int64_t i = tl.row0; i < tl.row0 + tl.rows; ++i)
+          for (int64_t j = tl.col0; j < tl.col0 + tl.cols; ++j) ++covered[static_cast<size_t>(i * n + j)];
+      }
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          EXPECT_EQ(covered[static_cast<size_t>(i * n + j)], j / tile >= i / tile ? 1 : 0) << n << " " << tile;
+    }
+  }
+}
+
+// XᵀX of a float matrix streamed in row blocks, by tiles: the same bits for 1, 2 and 3 threads
+// and for two tile sizes (each element sums its rows in block order), and equal to a plain
+// triple loop in that order.
+TEST(SymmetricTiles, GramIsTheSameBitsForAnyThreadsAndTiles) {
+  const int64_t rows = 300, n = 45, block = 64;
+  std::vector<double> x(static_cast<size_t>(rows * n));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.1 * static_cast<double>(i)) * 3.0;
+  std::vector<double> ref(static_cast<size_t>(n * n), 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i; j < n; ++j) ref[i * n + j] += x[r * n + i] * x[r * n + j];
+  const int64_t blocks = (rows + block - 1) / block;
+  for (int threads : {1, 2, 3}) {
+    for (int64_t tile : {8, 20}) {
+      const Context ctx = testing::make_test_context(threads);
+      std::vector<double> g(static_cast<size_t>(n * n), 0.0);
+      int64_t buffered[2] = {-1, -1};
+      STRATA_ASSERT_OK(run_symmetric_tiles(
+          ctx, SymmetricTiles::make(n, tile), blocks,
+          [&](int64_t b, int slot) {
+            buffered[slot] = b;  // a real pass reads block b into buffer `slot`
+            return Status::OK();
+          },
+          [&](int64_t b, int slot, int64_t, const SymmetricTiles::Tile& t) {
+            EXPECT_EQ(buffered[slot], b);
+            const int64_t r1 = std::min(rows, (b + 1) * block);
+            for (int64_t r = b * block; r < r1; ++r)
+              for (int64_t i = t.row0; i < t.row0 + t.rows; ++i)
+                for (int64_t j = std::max(i, t.col0); j < t.col0 + t.cols; ++j)
+                  g[i * n + j] += x[r * n + i] * x[r * n + j];
+            return Status::OK();
+          }));
+      EXPECT_EQ(g, ref) << threads << " threads, tile " << tile;
+    }
+  }
 }
 
 }  // namespace

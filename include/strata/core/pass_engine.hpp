@@ -58,4 +58,30 @@ Status run_blocks(const Context& ctx, int64_t num_blocks, int64_t bytes_per_bloc
 Status run_pipelined(const Context& ctx, int64_t num_blocks, const std::function<Status(int64_t, int)>& read,
                      const std::function<Status(int64_t, int)>& compute, const PassOptions& options = {});
 
+/// \brief The upper triangle (diagonal included) of an n × n output cut into square tiles of
+/// `tile` rows: tile t covers rows [row0, row0 + rows) and columns [col0, col0 + cols) with
+/// row0 ≤ col0. The order of tiles is fixed by (n, tile): row-major over the triangle.
+struct SymmetricTiles {
+  int64_t n = 0, tile = 1, per_side = 0, count = 0;
+  struct Tile {
+    int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+    bool diagonal() const { return row0 == col0; }
+  };
+  static SymmetricTiles make(int64_t n, int64_t tile);
+  Tile at(int64_t t) const;
+};
+
+/// \brief A symmetric N × N tile pass (distances, kinship, GRM): the input is streamed once in
+/// `num_blocks` row blocks (variants), each read one block ahead of the compute as in
+/// run_pipelined; for each block, `kernel(block, slot, tile_index, tile)` runs for every tile of
+/// the upper triangle in parallel on ctx's workers. Each tile accumulates its blocks in block
+/// order, on one worker at a time, so the result is the same bits for any thread count; the
+/// caller owns one accumulator per tile (the output, which the caller asked for). Progress
+/// advances per block by options.progress_units.
+Status run_symmetric_tiles(const Context& ctx, const SymmetricTiles& tiles, int64_t num_blocks,
+                           const std::function<Status(int64_t block, int slot)>& read,
+                           const std::function<Status(int64_t block, int slot, int64_t tile_index,
+                                                      const SymmetricTiles::Tile& tile)>& kernel,
+                           const PassOptions& options = {});
+
 }  // namespace strata
