@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "cli_common.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/output.hpp"
@@ -72,6 +73,8 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
   if (!j.contains("command") && argc > 1) j["command"] = argv[1];
   j["version"] = STRATA_VERSION_STRING;
   j["seconds"] = seconds;
+  // The backend that ran the operations, with its instruction set ("cpu-avx512-vnni").
+  j["backend"] = backend::of(state.ctx()).name();
   // What the engine recorded: passes, blocks, bytes read, phases, peaks, backend, threads.
   const nlohmann::json run = nlohmann::json::parse(state.ctx().report().to_json());
   for (const auto& [key, value] : run.items()) {
