@@ -42,6 +42,7 @@
 #include "strata/io/vcf.hpp"
 #include "strata/io/vcf_zarr.hpp"
 #include "strata/io/zarr.hpp"
+#include "strata/io/zarr_strings.hpp"
 #include "strata/linalg/dense.hpp"
 #include "strata/linalg/gram_operator.hpp"
 #include "strata/linalg/pass.hpp"

@@ -11,13 +11,13 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "io/genotype/zarr_strings_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
+#include "strata/io/zarr_strings.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -139,15 +139,6 @@ Result<io::ZarrArray> make_f64(const std::shared_ptr<io::Store>& store, const st
   return io::ZarrArray::create(store, name, o);
 }
 
-Status write_strings(const std::shared_ptr<io::Store>& store, const std::string& name,
-                     const std::vector<std::string>& values, const std::string& dim) {
-  const auto n = static_cast<int64_t>(values.size());
-  STRATA_ASSIGN_OR_RETURN(auto w, io::detail::StringArrayWriter::create(store, name, std::max<int64_t>(n, 1), 0,
-                                                                        {dim}, nlohmann::json()));
-  STRATA_RETURN_NOT_OK(w.write_rows(0, values));
-  return w.finish(n);
-}
-
 Status write_zarr(const std::string& path, const std::string& input, const PcaRunOptions& opt,
                   const PcaRunSummary& s, const io::SampleInfo& samples, const std::vector<std::string>& variant_ids) {
   const PcaResult& r = s.result;
@@ -172,8 +163,8 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
   io64.dimension_names = {"variants"};
   STRATA_ASSIGN_OR_RETURN(auto vi, io::ZarrArray::create(store, "variant_index", io64));
   STRATA_RETURN_NOT_OK(vi.write_region({0}, {m}, r.variants_used.data()));
-  STRATA_RETURN_NOT_OK(write_strings(store, "sample_id", sample_ids(samples, n), "samples"));
-  STRATA_RETURN_NOT_OK(write_strings(store, "variant_id", variant_ids, "variants"));
+  STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", sample_ids(samples, n), "samples"));
+  STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "variant_id", variant_ids, "variants"));
   const nlohmann::json attrs = {
       {"source", input},
       {"method", method_name(r.method)},

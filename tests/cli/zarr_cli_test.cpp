@@ -95,7 +95,7 @@ TEST_F(ZarrCli, VerifyReportsCorruptAndMissingChunks) {
   EXPECT_FALSE(fs::exists(dir_.str("x.npy")));
 }
 
-TEST_F(ZarrCli, StringArraysAreListedAndSkippedNotFatal) {
+TEST_F(ZarrCli, StringArraysAreDescribedAndVerified) {
   std::string store = dir_.str("strings.zarr");
   auto py = strata::testing::run_python("import zarr, numpy as np, numcodecs\n"
                                         "g = zarr.open_group('" + store + "', mode='w')\n"
@@ -104,19 +104,25 @@ TEST_F(ZarrCli, StringArraysAreListedAndSkippedNotFatal) {
   ASSERT_EQ(py.exit_code, 0) << py.output;
   auto r = run_command(cli() + " zarr info " + store);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, ::testing::HasSubstr("sample_id  (array, zarr v2; not decoded by strata)"));
-  EXPECT_THAT(r.output, ::testing::HasSubstr("|O"));
-  EXPECT_THAT(r.output, ::testing::HasSubstr("vlen-utf8"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("sample_id  (array, zarr v2)\n"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("shape   [3]  dtype |O (strings)"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("codecs  vlen-utf8, "));
   EXPECT_THAT(r.output, ::testing::HasSubstr("dosage  (array, zarr v2)"));
   r = run_command(cli() + " zarr info " + store + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, ::testing::HasSubstr("\"unreadable\""));
-  // What verify could not check fails the run, named as unverified; the rest is still checked.
+  EXPECT_THAT(r.output, ::testing::HasSubstr("\"strings\""));
+  EXPECT_THAT(r.output, ::testing::Not(::testing::HasSubstr("\"unreadable\"")));
+  // Every chunk of the string array is decoded, like the numeric ones.
+  r = run_command(cli() + " zarr verify " + store);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("sample_id: 1/1 chunks ok"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("dosage: 4/4 chunks ok"));
+  std::string chunk = strata::testing::read_file(store + "/sample_id/0");
+  strata::testing::write_file(store + "/sample_id/0", chunk.substr(0, chunk.size() / 2));
   r = run_command(cli() + " zarr verify " + store);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, ::testing::HasSubstr("unverified: sample_id ("));
-  EXPECT_THAT(r.output, ::testing::HasSubstr("dosage: 4/4 chunks ok"));
-  EXPECT_THAT(r.output, ::testing::HasSubstr("\nstrata: error: " + store + ": 1 array(s) could not be verified\n"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("corrupt  0: "));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("\nstrata: error: " + store + ": 1 chunk(s) failed to decode\n"));
 }
 
 TEST_F(ZarrCli, ReportFlagWritesJson) {

@@ -42,11 +42,18 @@ TEST_F(ZarrHostileCli, VerifyFailsOnArraysItCouldNotCheck) {
   auto r = run_command(cli() + " zarr verify " + root_);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, ::testing::HasSubstr("a: 4/4 chunks ok, 0 missing, 0 corrupt"));
+  // vlen-utf8 strings are verified (here: one missing chunk, which is not an error).
   put(root_ + "/strings/.zarray",
       R"({"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"|O","compressor":null,"fill_value":null,"filters":[{"id":"vlen-utf8"}]})");
   r = run_command(cli() + " zarr verify " + root_);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("strings: 0/1 chunks ok, 1 missing, 0 corrupt"));
+  // An object array with a codec strata does not decode is named as unverified.
+  put(root_ + "/objects/.zarray",
+      R"({"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"|O","compressor":null,"fill_value":null,"filters":[{"id":"json2"}]})");
+  r = run_command(cli() + " zarr verify " + root_);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, ::testing::ContainsRegex("unverified: strings \\(.+\\)"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("unverified: objects \\(.+\\)"));
   // The table comes first, then strata's error line.
   EXPECT_THAT(r.output, ::testing::HasSubstr("\nstrata: error: " + root_ + ": 1 array(s) could not be verified\n"));
 }

@@ -5,9 +5,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "io/codecs/codec_json_internal.hpp"
 #include "io/genotype/codes_internal.hpp"
-#include "io/genotype/zarr_strings_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/output.hpp"
@@ -15,6 +13,7 @@
 #include "strata/io/codec.hpp"
 #include "strata/io/vcf_zarr.hpp"
 #include "strata/io/zarr.hpp"
+#include "strata/io/zarr_strings.hpp"
 
 namespace strata::io {
 namespace {
@@ -53,13 +52,23 @@ struct VczWriter::Impl {
   int64_t n = 0, ploidy = 0, vc = 0, sc = 0;
   bool phased = false;
   ZarrArray gt, mask, phased_arr, pos, contig;
-  detail::StringArrayWriter ids;
-  json string_codec;
+  ZarrStringWriter ids;
+  std::shared_ptr<const BytesCodec> string_codec;
   // Alleles of every variant, '\0'-separated, kept until the allele count is known.
   std::string allele_blob;
   std::vector<uint64_t> allele_end;
   int64_t max_alleles = 2;
   int64_t written = 0;
+
+  // A `|O` vlen-utf8 array with the string codec, chunked along variants (or samples).
+  ZarrStringCreateOptions strings(int64_t chunk_rows, int64_t columns, std::vector<std::string> dims) const {
+    ZarrStringCreateOptions o;
+    o.chunk_rows = chunk_rows;
+    o.columns = columns;
+    o.dimension_names = std::move(dims);
+    o.compressor = string_codec;
+    return o;
+  }
 
   Status create_variant_arrays(const std::shared_ptr<const BytesCodec>& gcodec,
                                const std::shared_ptr<const BytesCodec>& codec);
@@ -128,25 +137,24 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
   v.dimension_names = {"variants"};
   STRATA_ASSIGN_OR_RETURN(pos, ZarrArray::create(store, "variant_position", v));
   STRATA_ASSIGN_OR_RETURN(contig, ZarrArray::create(store, "variant_contig", v));
-  STRATA_ASSIGN_OR_RETURN(ids, detail::StringArrayWriter::create(store, "variant_id", vc, 0, {"variants"}, string_codec));
+  STRATA_ASSIGN_OR_RETURN(ids, ZarrStringWriter::create(store, "variant_id", strings(vc, 0, {"variants"})));
   return Status::OK();
 }
 
 Status VczWriter::Impl::write_samples(const SampleInfo& s) {
-  auto strings = [&](const char* name, const std::vector<std::string>& values) -> Status {
-    STRATA_ASSIGN_OR_RETURN(auto w, detail::StringArrayWriter::create(store, name, std::max<int64_t>(n, 1), 0,
-                                                                       {"samples"}, string_codec));
+  auto column = [&](const char* name, const std::vector<std::string>& values) -> Status {
+    STRATA_ASSIGN_OR_RETURN(auto w, ZarrStringWriter::create(store, name, strings(std::max<int64_t>(n, 1), 0, {"samples"})));
     STRATA_RETURN_NOT_OK(w.write_rows(0, values));
     return w.finish(n);
   };
   std::vector<std::string> sample_ids = s.id;
   sample_ids.resize(static_cast<size_t>(n));
-  STRATA_RETURN_NOT_OK(strings("sample_id", sample_ids));
+  STRATA_RETURN_NOT_OK(column("sample_id", sample_ids));
   if (!s.family_id.empty()) {  // PLINK columns, for a lossless .bed round trip
-    STRATA_RETURN_NOT_OK(strings("sample_family_id", s.family_id));
-    if (!s.paternal_id.empty()) STRATA_RETURN_NOT_OK(strings("sample_paternal_id", s.paternal_id));
-    if (!s.maternal_id.empty()) STRATA_RETURN_NOT_OK(strings("sample_maternal_id", s.maternal_id));
-    if (!s.phenotype.empty()) STRATA_RETURN_NOT_OK(strings("sample_phenotype", s.phenotype));
+    STRATA_RETURN_NOT_OK(column("sample_family_id", s.family_id));
+    if (!s.paternal_id.empty()) STRATA_RETURN_NOT_OK(column("sample_paternal_id", s.paternal_id));
+    if (!s.maternal_id.empty()) STRATA_RETURN_NOT_OK(column("sample_maternal_id", s.maternal_id));
+    if (!s.phenotype.empty()) STRATA_RETURN_NOT_OK(column("sample_phenotype", s.phenotype));
   }
   ZarrCreateOptions o;
   o.format = ZarrFormat::V2;
@@ -196,8 +204,7 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const Context& ctx, const s
   im.vc = options.variants_chunk;
   im.sc = std::max<int64_t>(1, std::min(options.samples_chunk, im.n));
   STRATA_ASSIGN_OR_RETURN(im.store, LocalStore::open(staged, true));
-  STRATA_ASSIGN_OR_RETURN(auto scodec, make_codec("blosc:zstd:7:noshuffle", "", 1));
-  STRATA_ASSIGN_OR_RETURN(im.string_codec, detail::codec_json_v2(*scodec));
+  STRATA_ASSIGN_OR_RETURN(im.string_codec, make_codec("blosc:zstd:7:noshuffle", "", 1));
   STRATA_ASSIGN_OR_RETURN(auto gcodec, make_codec(options.genotype_codec, "blosc:zstd:3:bitshuffle", 1));
   STRATA_ASSIGN_OR_RETURN(auto codec, make_codec(options.codec, "blosc:zstd:7:shuffle", 4));
   STRATA_RETURN_NOT_OK(zarr_create_group(im.store, "", ZarrFormat::V2));
@@ -313,8 +320,8 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
   STRATA_RETURN_NOT_OK(im.ids.finish(m));
   // variant_allele: (variants, alleles), REF first, "" pads shorter rows.
   const int64_t a = im.max_alleles;
-  STRATA_ASSIGN_OR_RETURN(auto alleles, detail::StringArrayWriter::create(im.store, "variant_allele", im.vc, a,
-                                                                           {"variants", "alleles"}, im.string_codec));
+  STRATA_ASSIGN_OR_RETURN(auto alleles, ZarrStringWriter::create(im.store, "variant_allele",
+                                                                 im.strings(im.vc, a, {"variants", "alleles"})));
   for (int64_t v0 = 0; v0 < m; v0 += im.vc) {
     const int64_t nv = std::min(im.vc, m - v0);
     std::vector<std::string> rows(static_cast<size_t>(nv * a));
@@ -333,10 +340,7 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
     STRATA_RETURN_NOT_OK(alleles.write_rows(v0, rows));
   }
   STRATA_RETURN_NOT_OK(alleles.finish(m));
-  STRATA_ASSIGN_OR_RETURN(auto cw, detail::StringArrayWriter::create(im.store, "contig_id", std::max<size_t>(contigs.size(), 1), 0,
-                                                                      {"contigs"}, im.string_codec));
-  STRATA_RETURN_NOT_OK(cw.write_rows(0, contigs));
-  STRATA_RETURN_NOT_OK(cw.finish(static_cast<int64_t>(contigs.size())));
+  STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "contig_id", contigs, "contigs", im.string_codec));
   // Root attributes, then consolidated metadata, then the commit that publishes the store.
   const json attrs = {{"vcf_zarr_version", "0.4"}, {"source", std::string("strata ") + STRATA_VERSION_STRING}};
   const std::string s = attrs.dump();

@@ -1,4 +1,6 @@
 // Variant and sample metadata of Zarr genotype stores (see zarr_meta_internal.hpp).
+#include <nlohmann/json.hpp>
+
 #include <unordered_map>
 
 #include "io/genotype/sample_ids_internal.hpp"
@@ -26,13 +28,13 @@ Result<std::optional<ZarrArray>> optional_array(const std::shared_ptr<Store>& st
   return std::optional<ZarrArray>(std::move(a));
 }
 
-Result<std::optional<StringArray>> optional_strings(const std::shared_ptr<Store>& store, const std::string& path,
+Result<std::optional<ZarrStringArray>> optional_strings(const std::shared_ptr<Store>& store, const std::string& path,
                                                     int64_t length) {
-  if (!node_is_array(store, path)) return std::optional<StringArray>();
-  STRATA_ASSIGN_OR_RETURN(StringArray a, StringArray::open(store, path));
+  if (!node_is_array(store, path)) return std::optional<ZarrStringArray>();
+  STRATA_ASSIGN_OR_RETURN(ZarrStringArray a, ZarrStringArray::open(store, path));
   if (a.shape()[0] != length)
     return Status::Corrupt(store->describe(), "/", path, ": has ", a.shape()[0], " entries, expected ", length);
-  return std::optional<StringArray>(std::move(a));
+  return std::optional<ZarrStringArray>(std::move(a));
 }
 
 std::string join_alts(const std::vector<std::string>& row, size_t first, size_t end) {
@@ -73,7 +75,7 @@ Result<VariantMetadata> VariantMetadata::open(const std::shared_ptr<Store>& stor
     STRATA_ASSIGN_OR_RETURN(md.id_, optional_strings(store, at("variant_id"), m));
     STRATA_ASSIGN_OR_RETURN(md.alleles_, optional_strings(store, at("variant_allele"), m));
     if (node_is_array(store, at("contig_id"))) {
-      STRATA_ASSIGN_OR_RETURN(StringArray c, StringArray::open(store, at("contig_id")));
+      STRATA_ASSIGN_OR_RETURN(ZarrStringArray c, ZarrStringArray::open(store, at("contig_id")));
       STRATA_ASSIGN_OR_RETURN(md.contigs_, c.read_rows(0, c.shape()[0]));
     } else if (md.contig_) {
       int64_t max_index = 0;
@@ -110,7 +112,7 @@ Result<VariantMetadata> VariantMetadata::open(const std::shared_ptr<Store>& stor
   if (md.contigs_.empty()) md.contigs_.push_back("0");
 
   // Multi-allelic sites: more than one non-empty ALT.
-  const StringArray* a = md.alleles_ ? &*md.alleles_ : (md.alt_ ? &*md.alt_ : nullptr);
+  const ZarrStringArray* a = md.alleles_ ? &*md.alleles_ : (md.alt_ ? &*md.alt_ : nullptr);
   if (a) {
     const int64_t cols = a->columns();
     const size_t first_alt = md.alleles_ ? 1 : 0;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/genotype/zarr_strings_internal.hpp"
+#include "strata/io/zarr_strings.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/zarr.hpp"
 
@@ -32,7 +32,7 @@ class VariantMetadata {
   int64_t m_ = 0;
   bool allel_ = false;
   std::optional<ZarrArray> position_, contig_;
-  std::optional<StringArray> id_, alleles_, ref_, alt_, chrom_;
+  std::optional<ZarrStringArray> id_, alleles_, ref_, alt_, chrom_;
   std::vector<std::string> contigs_;
   std::vector<int32_t> chrom_index_;  // allel: contig of each variant (from variants/CHROM)
   SourceReport report_;

@@ -247,23 +247,29 @@ TEST(HostileTools, VerifyAndInfoSeeArraysMissingFromZmetadataAndNameUnverified) 
                                      kZarray + "}}");
   put_file(root + "/hidden/.zarray", kZarray);  // not in .zmetadata
   put_file(root + "/hidden/0.0", "xx");         // 2 bytes for a 4-byte chunk: corrupt
+  // vlen-utf8 strings are verified; an object array with a json codec is not decoded.
   put_file(root + "/strings/.zarray",
            R"({"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"|O","compressor":null,"fill_value":null,"filters":[{"id":"vlen-utf8"}]})");
+  put_file(root + "/objects/.zarray",
+           R"({"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"|O","compressor":null,"fill_value":null,"filters":[{"id":"json2"}]})");
   STRATA_ASSERT_OK_AND_ASSIGN(auto result, zarr_verify(test_ctx(), root));
-  ASSERT_EQ(result.arrays.size(), 2u);
+  ASSERT_EQ(result.arrays.size(), 3u);
   EXPECT_EQ(result.arrays[0].first, "hidden");
   ASSERT_EQ(result.arrays[0].second.corrupt.size(), 1u);
   EXPECT_EQ(result.arrays[1].first, "listed");
+  EXPECT_EQ(result.arrays[2].first, "strings");
+  EXPECT_EQ(result.arrays[2].second.chunks_missing, 1);
   ASSERT_EQ(result.unverified.size(), 1u);
-  EXPECT_EQ(result.unverified[0].first, "strings");
+  EXPECT_EQ(result.unverified[0].first, "objects");
+  EXPECT_THAT(result.unverified[0].second, ::testing::HasSubstr("exactly one vlen-utf8 or vlen-bytes filter"));
   STRATA_ASSERT_OK_AND_ASSIGN(auto info, zarr_info(root));
   std::vector<std::string> paths;
   for (const auto& e : info) paths.push_back(e.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"", "hidden", "listed", "strings"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"", "hidden", "listed", "objects", "strings"}));
   // Unreadable metadata is reported for its node; the rest of the tree is still verified.
   put_file(root + "/bad/.zarray", "{\"zarr_format\": " + nested(1000) + "}");
   STRATA_ASSERT_OK_AND_ASSIGN(result, zarr_verify(test_ctx(), root));
-  ASSERT_EQ(result.arrays.size(), 3u);
+  ASSERT_EQ(result.arrays.size(), 4u);
   EXPECT_EQ(result.arrays[0].first, "bad");
   ASSERT_EQ(result.arrays[0].second.corrupt.size(), 1u);
   EXPECT_EQ(result.arrays[0].second.corrupt[0].first, "bad/<metadata>");

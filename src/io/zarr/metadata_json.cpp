@@ -52,4 +52,16 @@ std::string dump_compact(const nlohmann::json& doc) {
   return doc.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }
 
+Status set_v2_length(Store& store, const std::string& path, int64_t length) {
+  const std::string key = path.empty() ? ".zarray" : path + "/.zarray";
+  STRATA_ASSIGN_OR_RETURN(auto doc, read_metadata_object(store, key));
+  if (!doc) return Status::NotFound(store.describe(), "/", key, ": missing");
+  auto shape = doc->find("shape");
+  if (shape == doc->end() || !shape->is_array() || shape->empty())
+    return Status::Corrupt(store.describe(), "/", key, ": no shape");
+  (*shape)[0] = length;
+  const std::string s = doc->dump();
+  return store.set(key, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+}
+
 }  // namespace strata::io::detail

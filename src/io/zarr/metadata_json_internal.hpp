@@ -43,4 +43,8 @@ std::string dump_compact(const nlohmann::json& doc);
 /// Errors name "store/key".
 Result<std::optional<nlohmann::json>> read_metadata_object(const Store& store, const std::string& key);
 
+/// \brief Set axis 0 of the v2 array at `path` to `length`: arrays created while streaming,
+/// whose length is known only at the end.
+Status set_v2_length(Store& store, const std::string& path, int64_t length);
+
 }  // namespace strata::io::detail

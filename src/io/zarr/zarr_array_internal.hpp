@@ -77,6 +77,10 @@ Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, 
 /// listing the store below it (keys that do not name a cell of the grid are ignored). Never
 /// walks the grid, so it costs what is stored, not what the metadata claims.
 Result<std::vector<int64_t>> list_stored_objects(const Impl& a);
+/// \brief The same for any chunk grid stored under `path` with v2 keys ("i.j" or "i/j") or v3
+/// default keys ("c/i/j", "c.i.j"); also used by string arrays. Rank-0 grids give none.
+Result<std::vector<int64_t>> list_stored_chunks(const Store& store, const std::string& path, const ChunkGrid& grid,
+                                                char separator, bool default_encoding);
 
 /// \brief Check a box lies inside the array.
 Status check_box(const Impl& a, const Shape& start, const Shape& count);

@@ -31,26 +31,29 @@ bool parse_index(std::string_view s, int64_t limit, int64_t& out) {
 }  // namespace
 
 Result<std::vector<int64_t>> list_stored_objects(const Impl& a) {
-  const Shape& grid = a.outer.grid_shape();
+  if (a.outer.num_chunks() > 0 && a.outer.ndim() == 0) {
+    STRATA_ASSIGN_OR_RETURN(auto size, a.store->size(a.object_key(Shape{})));
+    return size ? std::vector<int64_t>{0} : std::vector<int64_t>{};
+  }
+  return list_stored_chunks(*a.store, a.path, a.outer, a.meta.separator, a.meta.key_encoding == KeyEncoding::Default);
+}
+
+Result<std::vector<int64_t>> list_stored_chunks(const Store& store, const std::string& path, const ChunkGrid& g,
+                                                char separator, bool default_encoding) {
+  const Shape& grid = g.grid_shape();
   const size_t nd = grid.size();
   std::vector<int64_t> out;
-  if (a.outer.num_chunks() == 0) return out;
-  if (nd == 0) {
-    STRATA_ASSIGN_OR_RETURN(auto size, a.store->size(a.object_key(Shape{})));
-    if (size) out.push_back(0);
-    return out;
-  }
-  const bool default_encoding = a.meta.key_encoding == KeyEncoding::Default;
+  if (g.num_chunks() == 0 || nd == 0) return out;
   auto linear = [&](const Shape& idx) {
     int64_t lin = 0;
     for (size_t i = 0; i < nd; ++i) lin = lin * grid[i] + idx[i];
     return lin;
   };
   Shape idx(nd, 0);
-  if (a.meta.separator == '/') {
+  if (separator == '/') {
     // Nested keys: one directory level per axis.
     std::function<Status(const std::string&, size_t)> walk = [&](const std::string& dir, size_t level) -> Status {
-      STRATA_ASSIGN_OR_RETURN(auto names, a.store->list_dir(dir));
+      STRATA_ASSIGN_OR_RETURN(auto names, store.list_dir(dir));
       for (const auto& name : names) {
         if (!parse_index(name, grid[level], idx[level])) continue;
         if (level + 1 == nd) out.push_back(linear(idx));
@@ -58,10 +61,10 @@ Result<std::vector<int64_t>> list_stored_objects(const Impl& a) {
       }
       return Status::OK();
     };
-    STRATA_RETURN_NOT_OK(walk(default_encoding ? join_key(a.path, "c") : a.path, 0));
+    STRATA_RETURN_NOT_OK(walk(default_encoding ? join_key(path, "c") : path, 0));
   } else {
     // Flat keys: "i.j.k" (or "c.i.j.k") in the array's directory.
-    STRATA_ASSIGN_OR_RETURN(auto names, a.store->list_dir(a.path));
+    STRATA_ASSIGN_OR_RETURN(auto names, store.list_dir(path));
     for (const auto& name : names) {
       std::string_view rest = name;
       if (default_encoding) {

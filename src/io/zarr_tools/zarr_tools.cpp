@@ -13,6 +13,7 @@
 
 #include "strata/core/buffer.hpp"
 #include "strata/io/npy.hpp"
+#include "strata/io/zarr_strings.hpp"
 
 namespace strata::io {
 namespace fs = std::filesystem;
@@ -80,6 +81,26 @@ bool describe_unreadable(const std::shared_ptr<Store>& store, const std::string&
   return true;
 }
 
+// Whether `path` is a string array: read through ZarrStringArray, not ZarrArray. Unreadable
+// metadata answers false, so ZarrArray::open reports it as for any other array.
+bool is_strings(const std::shared_ptr<Store>& store, const std::string& path) {
+  auto s = is_zarr_string_array(store, path);
+  return s.ok() && *s;
+}
+
+Status describe_strings(const ZarrStringArray& a, ZarrInfoEntry& e) {
+  e.strings = true;
+  e.raw_dtype = a.dtype();
+  e.shape = a.shape();
+  e.chunks = a.chunk_grid().chunk_shape();
+  e.codecs = a.codecs_description();
+  STRATA_ASSIGN_OR_RETURN(auto si, a.storage_info());
+  e.stored_bytes = si.stored_bytes;
+  e.stored_objects = si.stored_objects;
+  e.grid_objects = a.chunk_grid().num_chunks();
+  return Status::OK();
+}
+
 }  // namespace
 
 Shape default_chunks(const Shape& shape, int64_t target) {
@@ -110,7 +131,11 @@ Result<std::vector<ZarrInfoEntry>> zarr_info(const std::string& path) {
     e.path = n.path;
     e.kind = n.kind;
     e.format = n.format;
-    if (n.kind == NodeKind::Array) {
+    if (n.kind == NodeKind::Array && is_strings(o.store, n.path)) {
+      auto opened = ZarrStringArray::open(o.store, n.path);
+      if (opened.ok()) STRATA_RETURN_NOT_OK(describe_strings(*opened, e));
+      else if (!describe_unreadable(o.store, n.path, opened.status(), e)) return opened.status();
+    } else if (n.kind == NodeKind::Array) {
       auto opened = ZarrArray::open(o.store, n.path);
       if (!opened.ok()) {
         if (describe_unreadable(o.store, n.path, opened.status(), e)) {
@@ -153,6 +178,15 @@ std::string format_zarr_info(const std::vector<ZarrInfoEntry>& entries) {
       s += str_cat(indent, name, "  (group, zarr v", fmt, ")\n");
       continue;
     }
+    if (e.strings) {
+      s += str_cat(indent, name, "  (array, zarr v", fmt, ")\n");
+      s += str_cat(indent, "  shape   ", shape_to_string(e.shape), "  dtype ", e.raw_dtype, " (strings)\n");
+      s += str_cat(indent, "  chunks  ", shape_to_string(e.chunks), "\n");
+      s += str_cat(indent, "  codecs  ", e.codecs, "\n");
+      s += str_cat(indent, "  stored  ", format_bytes(e.stored_bytes), " in ", e.stored_objects, "/", e.grid_objects,
+                   " chunks\n");
+      continue;
+    }
     if (!e.unreadable_reason.empty()) {
       s += str_cat(indent, name, "  (array, zarr v", fmt, "; not decoded by strata)\n");
       s += str_cat(indent, "  shape   ", shape_to_string(e.shape), "  dtype ", e.raw_dtype, "\n");
@@ -183,7 +217,16 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries) {
     j["path"] = e.path;
     j["zarr_format"] = static_cast<int>(e.format);
     j["node_type"] = e.kind == NodeKind::Group ? "group" : "array";
-    if (e.kind == NodeKind::Array && !e.unreadable_reason.empty()) {
+    if (e.kind == NodeKind::Array && e.strings) {
+      j["shape"] = e.shape;
+      j["dtype"] = e.raw_dtype;
+      j["strings"] = true;
+      j["chunks"] = e.chunks;
+      j["codecs"] = e.codecs;
+      j["stored_bytes"] = e.stored_bytes;
+      j["stored_objects"] = e.stored_objects;
+      j["grid_objects"] = e.grid_objects;
+    } else if (e.kind == NodeKind::Array && !e.unreadable_reason.empty()) {
       j["shape"] = e.shape;
       j["dtype"] = e.raw_dtype;
       j["chunks"] = e.chunks;
@@ -225,6 +268,18 @@ Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path
       continue;
     }
     if (n.info.kind != NodeKind::Array) continue;
+    if (is_strings(o.store, n.info.path)) {
+      auto sa = ZarrStringArray::open(o.store, n.info.path);
+      if (!sa.ok() && sa.status().code() == StatusCode::Unsupported) {
+        out.unverified.emplace_back(n.info.path, sa.status().message());
+      } else if (!sa.ok()) {
+        metadata_error(n.info.path, sa.status());
+      } else {
+        STRATA_ASSIGN_OR_RETURN(auto rep, sa->verify());
+        out.arrays.emplace_back(n.info.path, std::move(rep));
+      }
+      continue;
+    }
     auto a = ZarrArray::open(o.store, n.info.path);
     if (!a.ok() && a.status().code() == StatusCode::Unsupported) {
       out.unverified.emplace_back(n.info.path, a.status().message());

@@ -27,10 +27,11 @@ struct ZarrInfoEntry {
   int64_t stored_bytes = 0;
   int64_t stored_objects = 0;
   int64_t grid_objects = 0;  ///< chunk (or shard) objects in a fully written array
-  /// Set for arrays strata lists but cannot decode (e.g. vlen-utf8 string arrays): the stored
-  /// dtype as written in the metadata, and why the array is not readable.
+  /// The stored dtype as written in the metadata: set for string arrays (`strings`) and for
+  /// arrays strata lists but cannot decode (`unreadable_reason` says why).
   std::string raw_dtype;
   std::string unreadable_reason;
+  bool strings = false;  ///< a string array (|O vlen-utf8, |S, <U): no logical byte size
 };
 
 /// \brief Walk the store, group or array at `path` (e.g. "store.zarr/a/b"), listing its
@@ -64,9 +65,9 @@ Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const st
 /// \brief Default chunk shape for `shape`: halve the largest extent until ≤ `target` elements.
 Shape default_chunks(const Shape& shape, int64_t target = int64_t{1} << 20);
 
-/// \brief Outcome of zarr_verify(): one report per decodable array, and the arrays that could
-/// not be verified because strata does not decode their dtype or codecs (path, reason), e.g.
-/// string arrays. A verification with unverified arrays has not checked the whole store.
+/// \brief Outcome of zarr_verify(): one report per decodable array (string arrays included),
+/// and the arrays that could not be verified because strata does not decode their dtype or
+/// codecs (path, reason). A verification with unverified arrays has not checked the whole store.
 struct ZarrVerifyResult {
   std::vector<std::pair<std::string, ZarrArray::VerifyReport>> arrays;
   std::vector<std::pair<std::string, std::string>> unverified;
