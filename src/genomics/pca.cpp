@@ -27,8 +27,22 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   }
   using clock = std::chrono::steady_clock;
   auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
-  // One progress task over every pass, in variants; the SVD passes are added once known.
-  ProgressScope progress(ctx, "pca", view->num_variants(), "variants");
+  // One progress task over every pass, in variants. The SVD passes are estimated from the
+  // input's size now (so the bar does not run to 100 % on the counts pass) and corrected once
+  // the filters and the method are known.
+  const int64_t n_all = view->num_variants();
+  const bool exact_guess = options.method == linalg::SvdMethod::Exact ||
+                           (options.method == linalg::SvdMethod::Auto &&
+                            std::min(n_all, view->num_samples()) <= options.exact_max_dim);
+  const int64_t guessed_passes =
+      exact_guess ? 2
+      : options.iterations > 0
+          ? options.iterations + 1
+          : (kPcaColumnsPerComponent * (options.k + std::max<int64_t>(0, options.oversampling)) + kPcaBlockColumns - 1) /
+                    kPcaBlockColumns +
+                1;
+  const int64_t guessed_svd_units = n_all * guessed_passes;
+  ProgressScope progress(ctx, "pca", n_all + guessed_svd_units, "variants");
   const auto t0 = clock::now();
   STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, *view));
   PcaResult out;
@@ -94,7 +108,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   linalg::SvdResult r;
   if (method == linalg::SvdMethod::Exact) {
     STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
-    progress.add_total(2 * src->rows());  // TSQR's R pass and the pass that applies Q
+    progress.add_total(2 * src->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, src, so));
     out.arithmetic = "float64";
   } else {
@@ -116,7 +130,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
                             make_genotype_gram_operator(ctx, view, counts, out.variants_used, options.scale, go));
     ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
-    progress.add_total(m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0)));
+    progress.add_total(m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0)) - guessed_svd_units);
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, so));
   }
   ctx.report().add_phase("svd", seconds_since(t1));
