@@ -128,6 +128,11 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
   };
   // Start read(i) in the background; a process that cannot start a thread reads inline.
   auto start_read = [&](int64_t i) -> std::future<Status> {
+    if (!read) {  // nothing to read (resident data): no thread
+      std::promise<Status> done;
+      done.set_value(Status::OK());
+      return done.get_future();
+    }
     try {
       return std::async(std::launch::async, [&guarded, &read, i] { return guarded(read, i, static_cast<int>(i % 2)); });
     } catch (const std::system_error&) {

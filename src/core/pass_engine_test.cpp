@@ -82,6 +82,17 @@ TEST(PassEngine, PipelinedReadsOverlapCompute) {
   EXPECT_EQ(computed, n);
 }
 
+TEST(PassEngine, PipelinedWithoutReadsComputesEveryBlockInOrder) {
+  const Context ctx = testing::make_test_context(2);
+  std::vector<int64_t> order;
+  STRATA_ASSERT_OK(run_pipelined(ctx, 5, nullptr, [&](int64_t i, int slot) -> Status {
+    EXPECT_EQ(slot, i % 2);
+    order.push_back(i);
+    return Status::OK();
+  }));
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+}
+
 TEST(PassEngine, PipelinedFirstErrorWinsAndNoReadAfterIt) {
   const Context ctx = testing::make_test_context(1);
   std::atomic<int64_t> max_read{-1};

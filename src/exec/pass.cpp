@@ -55,7 +55,7 @@ Status for_each_block(const Context& ctx, const std::vector<Array>& arrays, cons
         return fn(info, views);
       },
       nullptr, o);
-  run.finish_pass(o.label, grid.grid.num_chunks(), t0);
+  run.finish_pass(o.label, t0);
   run.finish();
   return st;
 }
@@ -90,7 +90,7 @@ Status reduce_blocks_impl(const Context& ctx, const std::vector<Array>& arrays, 
         return Status::OK();
       },
       po);
-  run.finish_pass(o.label, grid.grid.num_chunks(), t0);
+  run.finish_pass(o.label, t0);
   run.finish();
   return st;
 }

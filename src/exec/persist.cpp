@@ -56,7 +56,7 @@ Result<Array> persist(const Context& ctx, const Array& a, const PersistOptions& 
         return Status::OK();
       },
       nullptr, run.pass_options(label));
-  run.finish_pass(label, grid.grid.num_chunks(), t0);
+  run.finish_pass(label, t0);
   run.finish();
   STRATA_RETURN_NOT_OK(st);
   for (const Bytes& b : storage->chunks) storage->stored_bytes += static_cast<int64_t>(b.size());

@@ -36,7 +36,7 @@ Result<HostArray> compute(const Context& ctx, const Array& a, const PassOptions&
         return Status::OK();
       },
       nullptr, run.pass_options(label));
-  run.finish_pass(label, grid.grid.num_chunks(), t0);
+  run.finish_pass(label, t0);
   run.finish();
   STRATA_RETURN_NOT_OK(st);
   return out;
@@ -69,7 +69,7 @@ Status to_zarr(const Context& ctx, const Array& a, const std::shared_ptr<io::Sto
         return z.write_region(info.origin, info.extent, tmp.data(), &ctx.pool());
       },
       nullptr, run.pass_options(label));
-  run.finish_pass(label, grid.grid.num_chunks(), t0);
+  run.finish_pass(label, t0);
   run.finish();
   return st.with_context(str_cat("writing ", z.describe()));
 }

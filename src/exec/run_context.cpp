@@ -60,7 +60,7 @@ PassOptions RunContext::pass_options(const std::string& label) const {
   return o;
 }
 
-void RunContext::finish_pass(const std::string& label, int64_t blocks, std::chrono::steady_clock::time_point t0) {
+void RunContext::finish_pass(const std::string& label, std::chrono::steady_clock::time_point t0) {
   local_.add_phase(label, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
@@ -147,7 +147,7 @@ Status RunContext::evaluate_reduce(const ReduceNode& r) {
         return Status::OK();
       },
       o);
-  finish_pass(label, grid.num_chunks(), t0);
+  finish_pass(label, t0);
   STRATA_RETURN_NOT_OK(st);
   STRATA_ASSIGN_OR_RETURN(HostArray out, HostArray::allocate(r.shape(), r.dtype()));
   r.finalize(total.data(), out.raw());

@@ -32,7 +32,7 @@ class RunContext {
   PassOptions pass_options(const std::string& label) const;
   /// A pass of `blocks` blocks is about to run (grows the run's progress total).
   void start_pass(int64_t blocks) { progress_.add_total(blocks); }
-  void finish_pass(const std::string& label, int64_t blocks, std::chrono::steady_clock::time_point t0);
+  void finish_pass(const std::string& label, std::chrono::steady_clock::time_point t0);
   /// Fold counters and wall time into the context's report.
   void finish();
   const HostArray* materialized(const Node* n) const;

@@ -330,11 +330,11 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     o.progress_units = [&](int64_t g) { return std::min(kGroupRows, m_ - g * kGroupRows); };
     return run_pipelined(
         ctx_, groups,
-        [&](int64_t g, int slot) -> Status {
-          if (resident()) return Status::OK();
-          const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
-          return view_->read_codes(g0, group_rows, 0, n_, buffers[slot].data(), stride_);
-        },
+        resident() ? std::function<Status(int64_t, int)>()
+                   : [&](int64_t g, int slot) -> Status {
+                       const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+                       return view_->read_codes(g0, group_rows, 0, n_, buffers[slot].data(), stride_);
+                     },
         [&](int64_t g, int slot) -> Status {
           const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
           const int64_t tiles = ceil_div(group_rows, kTileRows);

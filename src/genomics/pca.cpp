@@ -15,6 +15,12 @@ constexpr int64_t kPcaColumnsPerComponent = 18;
 // With a tolerance and no pass count, passes may go up to this multiple of the default, as
 // long as the Krylov state (2 · samples · columns float64) stays within half the memory budget.
 constexpr int64_t kPcaTolerancePassFactor = 8;
+
+// Block Krylov passes by default: kPcaColumnsPerComponent columns per wanted component.
+int64_t default_krylov_passes(const PcaParams& p, int64_t block_columns) {
+  const int64_t columns = kPcaColumnsPerComponent * (p.k + std::max<int64_t>(0, p.oversampling));
+  return (columns + block_columns - 1) / block_columns;
+}
 }  // namespace
 
 Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options) {
@@ -38,9 +44,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
       exact_guess ? 2
       : options.iterations > 0
           ? options.iterations + 1
-          : (kPcaColumnsPerComponent * (options.k + std::max<int64_t>(0, options.oversampling)) + kPcaBlockColumns - 1) /
-                    kPcaBlockColumns +
-                1;
+          : default_krylov_passes(options, options.block_columns > 0 ? options.block_columns : kPcaBlockColumns) + 1;
   const int64_t guessed_svd_units = n_all * guessed_passes;
   ProgressScope progress(ctx, "pca", n_all + guessed_svd_units, "variants");
   const auto t0 = clock::now();
@@ -82,8 +86,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   if (options.scheme == linalg::RandomizedScheme::BlockKrylov) {
     so.block_columns = options.block_columns > 0 ? options.block_columns : kPcaBlockColumns;
     if (so.iterations < 0) {
-      const int64_t columns = kPcaColumnsPerComponent * (options.k + std::max<int64_t>(0, options.oversampling));
-      int64_t passes = (columns + so.block_columns - 1) / so.block_columns;
+      int64_t passes = default_krylov_passes(options, so.block_columns);
       if (options.tolerance > 0) {
         const int64_t by_memory = ctx.memory_budget() / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
         passes = std::max(passes, std::min(kPcaTolerancePassFactor * passes, by_memory));

@@ -8,24 +8,30 @@
 namespace strata::genomics {
 namespace {
 
-// The transpose: samples × kept variants. A block of samples reads those samples' codes of
-// every variant (a column panel of the genotype matrix), decodes it and transposes it. Exact
-// PCA of a cohort with fewer variants than samples runs TSQR on this.
-class TransposedStandardizedSource final : public linalg::RowBlockSource {
+// Variants × samples (PCA's streamed rows), or its transpose, samples × variants (a column
+// panel per block: exact PCA of a cohort with fewer variants than samples runs TSQR on it).
+class StandardizedSource final : public linalg::RowBlockSource {
  public:
-  TransposedStandardizedSource(const Context& ctx, io::GenotypeViewPtr view, std::vector<float> luts32,
-                               std::vector<double> luts64)
-      : ctx_(ctx), view_(std::move(view)), luts32_(std::move(luts32)), luts64_(std::move(luts64)) {}
+  StandardizedSource(const Context& ctx, io::GenotypeViewPtr view, std::vector<float> luts32,
+                     std::vector<double> luts64, bool transposed)
+      : ctx_(ctx), view_(std::move(view)), luts32_(std::move(luts32)), luts64_(std::move(luts64)),
+        transposed_(transposed) {}
 
-  int64_t rows() const override { return view_->num_samples(); }
-  int64_t cols() const override { return view_->num_variants(); }
+  int64_t rows() const override { return transposed_ ? view_->num_samples() : view_->num_variants(); }
+  int64_t cols() const override { return transposed_ ? view_->num_variants() : view_->num_samples(); }
   int64_t preferred_block_rows() const override {
+    if (!transposed_) return view_->variant_chunk();
     // Whole sample chunks, and whole bytes of packed codes.
     const int64_t c = view_->sample_chunk();
     return c > 0 ? (c + 3) / 4 * 4 : 4;
   }
   ScalarType natural_type() const override { return ScalarType::Float32; }
-  std::string describe() const override { return view_->describe() + " (standardized, transposed)"; }
+  std::string describe() const override {
+    return view_->describe() + (transposed_ ? " (standardized, transposed)" : " (standardized)");
+  }
+  Result<linalg::RowBlockSourcePtr> transposed() const override {
+    return linalg::RowBlockSourcePtr(std::make_shared<StandardizedSource>(ctx_, view_, luts32_, luts64_, !transposed_));
+  }
 
   Status read_block(int64_t row0, int64_t nrows, float* out) const override {
     return read(row0, nrows, out, luts32_.data());
@@ -35,64 +41,31 @@ class TransposedStandardizedSource final : public linalg::RowBlockSource {
   }
 
  private:
-  // The codes are variants × samples; out (samples × variants, row-major) is the same matrix
-  // column-major, so the backend decodes straight into it.
   template <class T>
   Status read(int64_t row0, int64_t nrows, T* out, const T* luts) const {
     if (row0 < 0 || nrows < 0 || row0 + nrows > rows()) {
       return Status::Invalid(describe(), ": rows [", row0, ", ", row0 + nrows, ") out of range");
     }
+    const backend::Backend& be = backend::of(ctx_);
+    if (!transposed_) {
+      const int64_t stride = io::packed_row_bytes(cols());
+      std::vector<uint8_t> codes(static_cast<size_t>(nrows * stride));
+      STRATA_RETURN_NOT_OK(view_->read_codes(row0, nrows, 0, cols(), codes.data(), stride));
+      return be.decode({codes.data(), nrows, cols(), stride}, luts + row0 * 4, backend::row_major(out, nrows, cols()));
+    }
+    // The codes of the panel are variants × samples; out (samples × variants, row-major) is
+    // the same matrix column-major, so the backend decodes straight into it.
     const int64_t m = cols(), stride = io::packed_row_bytes(nrows);
     std::vector<uint8_t> codes(static_cast<size_t>(m * stride));
     STRATA_RETURN_NOT_OK(view_->read_codes(0, m, row0, nrows, codes.data(), stride));
-    return backend::of(ctx_).decode({codes.data(), m, nrows, stride}, luts, backend::col_major(out, m, nrows, m));
+    return be.decode({codes.data(), m, nrows, stride}, luts, backend::col_major(out, m, nrows, m));
   }
 
   Context ctx_;  // a handle: the backend the blocks decode on
   io::GenotypeViewPtr view_;
   std::vector<float> luts32_;
   std::vector<double> luts64_;
-};
-
-class StandardizedSource final : public linalg::RowBlockSource {
- public:
-  StandardizedSource(const Context& ctx, io::GenotypeViewPtr view, std::vector<float> luts32,
-                     std::vector<double> luts64)
-      : ctx_(ctx), view_(std::move(view)), luts32_(std::move(luts32)), luts64_(std::move(luts64)) {}
-
-  int64_t rows() const override { return view_->num_variants(); }
-  int64_t cols() const override { return view_->num_samples(); }
-  int64_t preferred_block_rows() const override { return view_->variant_chunk(); }
-  ScalarType natural_type() const override { return ScalarType::Float32; }
-  std::string describe() const override { return view_->describe() + " (standardized)"; }
-  Result<linalg::RowBlockSourcePtr> transposed() const override {
-    return linalg::RowBlockSourcePtr(std::make_shared<TransposedStandardizedSource>(ctx_, view_, luts32_, luts64_));
-  }
-
-  Status read_block(int64_t row0, int64_t nrows, float* out) const override {
-    return read(row0, nrows, out, luts32_.data());
-  }
-  Status read_block(int64_t row0, int64_t nrows, double* out) const override {
-    return read(row0, nrows, out, luts64_.data());
-  }
-
- private:
-  template <class T>
-  Status read(int64_t row0, int64_t nrows, T* out, const T* luts) const {
-    if (row0 < 0 || nrows < 0 || row0 + nrows > rows()) {
-      return Status::Invalid(describe(), ": rows [", row0, ", ", row0 + nrows, ") out of range");
-    }
-    const int64_t stride = io::packed_row_bytes(cols());
-    std::vector<uint8_t> codes(static_cast<size_t>(nrows * stride));
-    STRATA_RETURN_NOT_OK(view_->read_codes(row0, nrows, 0, cols(), codes.data(), stride));
-    return backend::of(ctx_).decode({codes.data(), nrows, cols(), stride}, luts + row0 * 4,
-                                    backend::row_major(out, nrows, cols()));
-  }
-
-  Context ctx_;  // a handle: the backend the blocks decode on
-  io::GenotypeViewPtr view_;
-  std::vector<float> luts32_;
-  std::vector<double> luts64_;
+  bool transposed_;
 };
 
 }  // namespace
@@ -104,7 +77,7 @@ Result<linalg::RowBlockSourcePtr> make_standardized_source(const Context& ctx, c
   STRATA_ASSIGN_OR_RETURN(std::vector<float> l32, kept_standardize_luts<float>(counts, kept, scale));
   STRATA_ASSIGN_OR_RETURN(std::vector<double> l64, kept_standardize_luts<double>(counts, kept, scale));
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
-  return linalg::RowBlockSourcePtr(std::make_shared<StandardizedSource>(ctx, std::move(sub), std::move(l32), std::move(l64)));
+  return linalg::RowBlockSourcePtr(std::make_shared<StandardizedSource>(ctx, std::move(sub), std::move(l32), std::move(l64), false));
 }
 
 }  // namespace strata::genomics

@@ -36,7 +36,7 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
   options.ctx->report().add_pass(plan.num_blocks);
   std::vector<T> qt(q.data.begin(), q.data.end());
   y = DenseMatrix(n, w);
-  ThreadPool& pool = pass_pool(options);
+  ThreadPool& pool = options.ctx->pool();
   use_single_threaded_blas();
   const int64_t group = std::max<int64_t>(2, 2 * static_cast<int64_t>(pool.size()));
   const int64_t num_slices = ceil_div(n, kSliceCols);

@@ -59,8 +59,6 @@ void ScratchPool::release(std::unique_ptr<Buffer> buf) {
   free_.push_back(std::move(buf));
 }
 
-ThreadPool& pass_pool(const PassEnv& env) { return env.ctx->pool(); }
-
 Status run_blocks(const BlockPlan& plan, const PassEnv& env, const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& in_order) {
   use_single_threaded_blas();

@@ -67,9 +67,6 @@ class ScratchPool {
   std::vector<std::unique_ptr<Buffer>> free_;
 };
 
-/// The pool of the pass's context.
-ThreadPool& pass_pool(const PassEnv& env);
-
 /// Run `work(i)` for every block through the pass engine (strata::run_blocks) with BLAS
 /// single-threaded: blocks in parallel, `in_order(i)` serially in ascending i (may be empty),
 /// at most a window of blocks in flight. Results combined in `in_order` do not depend on the

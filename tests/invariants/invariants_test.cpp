@@ -283,11 +283,26 @@ TEST(Progress, PcaIsOneTaskOverItsPasses) {
   EXPECT_LE(sink->last_done, sink->last_total);
 }
 
-// Without a sink nothing is reported and nothing fails.
-TEST(Progress, NoSinkIsSilent) {
-  const Context ctx = testing::invariant_context(1, 0);
-  { ProgressScope scope(ctx, "x", 10, "blocks"); ctx.advance_progress(5); }
-  SUCCEED();
+// A scope opened inside another (a nested algorithm) adds its work to the outer task instead
+// of beginning a second one.
+TEST(Progress, NestedScopesAreOneTask) {
+  auto sink = std::make_shared<RecordingSink>();
+  ContextOptions o;
+  o.threads = 1;
+  o.progress = sink;
+  const Context ctx = *Context::make(o);
+  {
+    ProgressScope outer(ctx, "outer", 10, "blocks");
+    {
+      ProgressScope inner(ctx, "inner", 5, "rows");
+      ctx.advance_progress(5);
+    }
+    ctx.advance_progress(10);
+  }
+  EXPECT_EQ(sink->tasks, 1);
+  EXPECT_EQ(sink->labels, std::vector<std::string>{"outer"});
+  EXPECT_EQ(sink->last_done, 15);
+  EXPECT_EQ(sink->last_total, 15);
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ Status run_blocks(const Context& ctx, int64_t num_blocks, int64_t bytes_per_bloc
 /// (which may use all of ctx's workers). Blocks run strictly in order, so results do not
 /// depend on timing. The first error (lowest block) is returned and no read starts after it; a
 /// cancelled context stops before the next block. Where no reader thread can start, reads run
-/// on the calling thread. Advances ctx's progress by options.progress_units per block.
+/// on the calling thread; a null `read` (data already in memory) starts no thread at all. Advances ctx's progress by options.progress_units per block.
 Status run_pipelined(const Context& ctx, int64_t num_blocks, const std::function<Status(int64_t, int)>& read,
                      const std::function<Status(int64_t, int)>& compute, const PassOptions& options = {});
 
