@@ -86,7 +86,7 @@ Accuracy check(const std::vector<double>& a, const std::vector<double>& u, int64
   DenseMatrix gm(n, n);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = i; j < n; ++j) gm(i, j) = gm(j, i) = g[i + j * n];
-  auto e = eigh(gm);
+  auto e = eigh(run_ctx(), gm);
   if (e.ok()) {
     for (int64_t i = 0; i < n; ++i) acc.s_vs_gram = std::max(acc.s_vs_gram, std::abs(std::sqrt(e->w[i]) / r.s[i] - 1));
   }

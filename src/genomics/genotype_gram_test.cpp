@@ -1,9 +1,9 @@
-#include "core/test_context.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 
 #include <cmath>
 #include <optional>
 
+#include "core/test_context.hpp"
 #include "genomics/test_cohort.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -94,7 +94,7 @@ TEST(GenotypeGram, ProductsMatchFloat64Reference) {
         const linalg::DenseMatrix q = op->operand(test_block(f.a.cols, w));
         linalg::DenseMatrix y;
         STRATA_ASSERT_OK(op->gram(q, y));
-        const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
+        const linalg::DenseMatrix ref = *linalg::matmul(test_ctx(), f.a, *linalg::matmul(test_ctx(), f.a, q), true, false);
         EXPECT_LT(max_rel_diff(y, ref), tol) << "w " << w << " portable " << portable;
         linalg::DenseMatrix u(f.a.rows, w);
         STRATA_ASSERT_OK(op->project(q, [&](int64_t r0, int64_t rows, int64_t k, const double* b) -> Status {
@@ -102,7 +102,7 @@ TEST(GenotypeGram, ProductsMatchFloat64Reference) {
             for (int64_t j = 0; j < k; ++j) u(r0 + i, j) = b[i * k + j];
           return Status::OK();
         }));
-        EXPECT_LT(max_rel_diff(u, linalg::matmul(f.a, q)), 1e-5) << "w " << w << " portable " << portable;
+        EXPECT_LT(max_rel_diff(u, *linalg::matmul(test_ctx(), f.a, q)), 1e-5) << "w " << w << " portable " << portable;
       }
     }
   }
@@ -117,7 +117,7 @@ TEST(GenotypeGram, Int16EveryStandardization) {
     const linalg::DenseMatrix q = test_block(f.a.cols, 8);
     linalg::DenseMatrix y;
     STRATA_ASSERT_OK(make_op(f, test_ctx(), true)->gram(q, y));
-    const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, q), true, false);
+    const linalg::DenseMatrix ref = *linalg::matmul(test_ctx(), f.a, *linalg::matmul(test_ctx(), f.a, q), true, false);
     EXPECT_LT(max_rel_diff(y, ref), 1e-4) << static_cast<int>(scale);
   }
 }
@@ -146,7 +146,7 @@ TEST(GenotypeGram, MixedOperandAndStandardizations) {
     const Fixture f = make_fixture(700, 333, 3, scale);
     linalg::DenseMatrix y;
     STRATA_ASSERT_OK(make_op(f, test_ctx(), true, Precision::Mixed)->gram(qr, y));
-    const linalg::DenseMatrix ref = linalg::matmul(f.a, linalg::matmul(f.a, qr), true, false);
+    const linalg::DenseMatrix ref = *linalg::matmul(test_ctx(), f.a, *linalg::matmul(test_ctx(), f.a, qr), true, false);
     EXPECT_LT(max_rel_diff(y, ref), 1e-5) << static_cast<int>(scale);
   }
 }

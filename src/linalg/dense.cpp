@@ -1,15 +1,13 @@
 #include "strata/linalg/dense.hpp"
 
-#include <cblas.h>
-#include <lapacke.h>
-
 #include <algorithm>
-#include <mutex>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
 #include "linalg/dense_internal.hpp"
+#include "strata/backend/backend.hpp"
+#include "strata/core/context.hpp"
 
 namespace strata::linalg {
 
@@ -46,17 +44,14 @@ std::vector<double> DenseMatrix::to_row_major() const {
   return out;
 }
 
-DenseMatrix matmul(const DenseMatrix& a, const DenseMatrix& b, bool trans_a, bool trans_b) {
+Result<DenseMatrix> matmul(const Context& ctx, const DenseMatrix& a, const DenseMatrix& b, bool trans_a,
+                           bool trans_b) {
   const int64_t m = trans_a ? a.cols : a.rows;
-  const int64_t k = trans_a ? a.rows : a.cols;
   const int64_t n = trans_b ? b.rows : b.cols;
   DenseMatrix c(m, n);
-  if (m == 0 || n == 0 || k == 0) return c;
-  cblas_dgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a.data.data(),
-              static_cast<int>(std::max<int64_t>(1, a.rows)), b.data.data(),
-              static_cast<int>(std::max<int64_t>(1, b.rows)), 0.0, c.data.data(),
-              static_cast<int>(std::max<int64_t>(1, m)));
+  STRATA_RETURN_NOT_OK(backend::of(ctx).gemm(trans_a ? backend::Trans::Yes : backend::Trans::No,
+                                             trans_b ? backend::Trans::Yes : backend::Trans::No, 1.0, view(a),
+                                             view(b), 0.0, view(c)));
   return c;
 }
 
@@ -67,10 +62,14 @@ double frobenius_norm(const DenseMatrix& a) {
 }
 
 double orthogonality_error(const DenseMatrix& q) {
-  DenseMatrix g = matmul(q, q, true, false);
+  // Plain loops: a diagnostic must not depend on the backend it checks.
   double e = 0;
-  for (int64_t i = 0; i < g.rows; ++i)
-    for (int64_t j = 0; j < g.cols; ++j) e = std::max(e, std::abs(g(i, j) - (i == j ? 1.0 : 0.0)));
+  for (int64_t i = 0; i < q.cols; ++i)
+    for (int64_t j = i; j < q.cols; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < q.rows; ++p) s += q(p, i) * q(p, j);
+      e = std::max(e, std::abs(s - (i == j ? 1.0 : 0.0)));
+    }
   return e;
 }
 
@@ -83,27 +82,27 @@ Status check_lapack_dims(int64_t rows, int64_t cols, const char* what) {
   return Status::OK();
 }
 
-Result<QrResult> qr(const DenseMatrix& a) {
+Result<QrResult> qr(const Context& ctx, const DenseMatrix& a) {
   STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "qr"));
-  const int m = static_cast<int>(a.rows), n = static_cast<int>(a.cols), p = std::min(m, n);
+  const int64_t m = a.rows, n = a.cols, p = std::min(m, n);
   QrResult out;
   if (p == 0) {
     out.q = DenseMatrix(a.rows, 0);
     out.r = DenseMatrix(0, a.cols);
     return out;
   }
-  DenseMatrix w = a;
-  std::vector<double> tau(static_cast<size_t>(p));
-  int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, w.data.data(), m, tau.data());
-  if (info != 0) return Status::Internal("LAPACK dgeqrf failed (info ", info, ")");
+  // backend::qr wants m ≥ n: a wide matrix is factored as [a; 0] (its extra rows stay zero, so
+  // the leading rows of its Q and R are a's).
+  const int64_t mm = std::max(m, n);
+  DenseMatrix w(mm, n);
+  for (int64_t j = 0; j < n; ++j) std::copy(a.col(j), a.col(j) + m, w.col(j));
+  DenseMatrix r(n, n);
+  STRATA_RETURN_NOT_OK(backend::of(ctx).qr(view(w), view(w), view(r)));
   out.r = DenseMatrix(p, n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i <= std::min(j, p - 1); ++i) out.r(i, j) = w(i, j);
-  w.cols = p;
-  w.data.resize(static_cast<size_t>(m) * p);
-  info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, p, p, w.data.data(), m, tau.data());
-  if (info != 0) return Status::Internal("LAPACK dorgqr failed (info ", info, ")");
-  out.q = std::move(w);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < p; ++i) out.r(i, j) = r(i, j);
+  out.q = DenseMatrix(m, p);
+  for (int64_t j = 0; j < p; ++j) std::copy(w.col(j), w.col(j) + m, out.q.col(j));
   return out;
 }
 
@@ -111,26 +110,26 @@ namespace {
 
 // One CholeskyQR round on a column-major m × n matrix: a ← a·R⁻¹ with RᵀR = aᵀa.
 // Returns false (a untouched) when the Gram matrix is not numerically positive definite.
-bool cholesky_qr_round(double* a, int64_t m, int64_t n, double* r, double min_diag_ratio) {
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n);
-  cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, ni, mi, 1.0, a, mi, 0.0, r, ni);
-  if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', ni, r, ni) != 0) return false;
+bool cholesky_qr_round(const backend::Backend& be, double* a, int64_t m, int64_t n, double* r,
+                       double min_diag_ratio) {
+  using namespace backend;
+  const auto av = col_major(a, m, n);
+  const auto rv = col_major(r, n, n);
+  if (!be.syrk(Uplo::Upper, Trans::Yes, 1.0, av, 0.0, rv).ok() || !be.potrf(Uplo::Upper, rv).ok()) return false;
   double dmax = 0, dmin = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < ni; ++i) {
-    dmax = std::max(dmax, std::abs(r[i + i * ni]));
-    dmin = std::min(dmin, std::abs(r[i + i * ni]));
+  for (int64_t i = 0; i < n; ++i) {
+    dmax = std::max(dmax, std::abs(r[i + i * n]));
+    dmin = std::min(dmin, std::abs(r[i + i * n]));
   }
   if (!(dmin > min_diag_ratio * dmax)) return false;
-  for (int j = 0; j < ni; ++j)
-    for (int i = j + 1; i < ni; ++i) r[i + j * ni] = 0.0;
-  cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, mi, ni, 1.0, r, ni,
-              a, mi);
-  return true;
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = j + 1; i < n; ++i) r[i + j * n] = 0.0;
+  return be.trsm(Side::Right, Uplo::Upper, Trans::No, 1.0, rv, av).ok();
 }
 
 }  // namespace
 
-Result<bool> orthonormalize(DenseMatrix& a, DenseMatrix* r_out) {
+Result<bool> orthonormalize(const Context& ctx, DenseMatrix& a, DenseMatrix* r_out) {
   STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "orthonormalize"));
   if (a.rows < a.cols) {
     return Status::Invalid("orthonormalize: ", a.rows, " x ", a.cols,
@@ -140,21 +139,27 @@ Result<bool> orthonormalize(DenseMatrix& a, DenseMatrix* r_out) {
   if (n == 0) return false;
   DenseMatrix r1(n, n), r2(n, n);
   DenseMatrix saved = a;
-  if (cholesky_qr_round(a.data.data(), a.rows, n, r1.data.data(), kCholQrMinDiagRatio) &&
-      cholesky_qr_round(a.data.data(), a.rows, n, r2.data.data(), 0.5)) {
-    if (r_out) *r_out = matmul(r2, r1);
+  const backend::Backend& be = backend::of(ctx);
+  if (cholesky_qr_round(be, a.data.data(), a.rows, n, r1.data.data(), kCholQrMinDiagRatio) &&
+      cholesky_qr_round(be, a.data.data(), a.rows, n, r2.data.data(), 0.5)) {
+    if (r_out) {
+      // R = R₂·R₁ (both upper triangular).
+      STRATA_RETURN_NOT_OK(
+          be.trmm(backend::Side::Left, backend::Uplo::Upper, backend::Trans::No, 1.0, view(r2), view(r1)));
+      *r_out = std::move(r1);
+    }
     return false;
   }
   a = std::move(saved);
-  STRATA_ASSIGN_OR_RETURN(QrResult f, qr(a));
+  STRATA_ASSIGN_OR_RETURN(QrResult f, qr(ctx, a));
   a = std::move(f.q);
   if (r_out) *r_out = std::move(f.r);
   return true;
 }
 
-Result<SvdDense> svd_dense(const DenseMatrix& a) {
+Result<SvdDense> svd_dense(const Context& ctx, const DenseMatrix& a) {
   STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "svd"));
-  const int m = static_cast<int>(a.rows), n = static_cast<int>(a.cols), p = std::min(m, n);
+  const int64_t m = a.rows, n = a.cols, p = std::min(m, n);
   SvdDense out;
   out.u = DenseMatrix(m, p);
   out.vt = DenseMatrix(p, n);
@@ -163,17 +168,8 @@ Result<SvdDense> svd_dense(const DenseMatrix& a) {
   for (double x : a.data) {
     if (!std::isfinite(x)) return Status::InvalidData("svd: the matrix contains NaN or infinity");
   }
-  DenseMatrix w = a;
-  int info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', m, n, w.data.data(), m, out.s.data(),
-                            out.u.data.data(), m, out.vt.data.data(), p);
-  if (info > 0) {
-    // dgesdd's divide and conquer can fail to converge where QR iteration does not.
-    w = a;
-    std::vector<double> superb(static_cast<size_t>(std::max(1, p - 1)));
-    info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', m, n, w.data.data(), m, out.s.data(),
-                          out.u.data.data(), m, out.vt.data.data(), p, superb.data());
-  }
-  if (info != 0) return Status::Internal("LAPACK SVD failed to converge (info ", info, ")");
+  const Status st = backend::of(ctx).svd(view(a), view(out.u), out.s.data(), view(out.vt));
+  if (!st.ok()) return Status::Internal("svd of a ", m, " x ", n, " matrix: ", st.message());
   return out;
 }
 
@@ -194,10 +190,10 @@ EighResult descending(const std::vector<double>& w, const DenseMatrix& z, int64_
 
 }  // namespace
 
-Result<EighResult> eigh(const DenseMatrix& a) {
+Result<EighResult> eigh(const Context& ctx, const DenseMatrix& a) {
   STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "eigh"));
   if (a.rows != a.cols) return Status::Invalid("eigh: matrix is ", a.rows, " x ", a.cols, ", not square");
-  const int n = static_cast<int>(a.rows);
+  const int64_t n = a.rows;
   EighResult out;
   if (n == 0) return out;
   for (double x : a.data) {
@@ -205,31 +201,28 @@ Result<EighResult> eigh(const DenseMatrix& a) {
   }
   DenseMatrix z = a;
   std::vector<double> w(static_cast<size_t>(n));
-  int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, z.data.data(), n, w.data());
-  if (info != 0) return Status::Internal("LAPACK dsyevd failed (info ", info, ")");
+  const Status st = backend::of(ctx).syev(view(z), w.data(), true);
+  if (!st.ok()) return Status::Internal("eigh of a ", n, " x ", n, " matrix: ", st.message());
   return descending(w, z, n);
 }
 
-Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count) {
+Result<EighResult> eigh_top(const Context& ctx, const DenseMatrix& a, int64_t count) {
   STRATA_RETURN_NOT_OK(check_lapack_dims(a.rows, a.cols, "eigh_top"));
   if (a.rows != a.cols) return Status::Invalid("eigh_top: matrix is ", a.rows, " x ", a.cols, ", not square");
   if (count < 0 || count > a.rows) {
     return Status::Invalid("eigh_top: count ", count, " outside [0, ", a.rows, "]");
   }
-  const int n = static_cast<int>(a.rows), c = static_cast<int>(count);
+  const int64_t n = a.rows;
   EighResult out;
-  if (c == 0) return out;
+  if (count == 0) return out;
   for (double x : a.data) {
     if (!std::isfinite(x)) return Status::InvalidData("eigh_top: the matrix contains NaN or infinity");
   }
-  DenseMatrix work = a, z(n, c);
-  std::vector<double> w(static_cast<size_t>(n));
-  std::vector<lapack_int> support(static_cast<size_t>(2 * c));
-  lapack_int found = 0;
-  const int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', n, work.data.data(), n, 0.0, 0.0, n - c + 1, n,
-                                  0.0, &found, w.data(), z.data.data(), n, support.data());
-  if (info != 0 || found != c) return Status::Internal("LAPACK dsyevr failed (info ", info, ", found ", found, ")");
-  return descending(w, z, c);
+  DenseMatrix work = a, z(n, count);
+  std::vector<double> w(static_cast<size_t>(count));
+  const Status st = backend::of(ctx).syev_top(view(work), count, w.data(), view(z));
+  if (!st.ok()) return Status::Internal("eigh_top of a ", n, " x ", n, " matrix: ", st.message());
+  return descending(w, z, count);
 }
 
 std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v) {
@@ -251,11 +244,6 @@ std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v) {
     }
   }
   return signs;
-}
-
-void use_single_threaded_blas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
 }  // namespace strata::linalg

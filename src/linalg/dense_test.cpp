@@ -2,7 +2,10 @@
 
 #include <random>
 
+#include "core/test_context.hpp"
 #include "testing/testing.hpp"
+
+using strata::testing::test_ctx;
 
 namespace strata::linalg {
 namespace {
@@ -17,9 +20,9 @@ DenseMatrix random_matrix(int64_t r, int64_t c, uint64_t seed) {
 
 TEST(Dense, QrReconstructs) {
   DenseMatrix a = random_matrix(30, 7, 1);
-  STRATA_ASSERT_OK_AND_ASSIGN(QrResult f, qr(a));
+  STRATA_ASSERT_OK_AND_ASSIGN(QrResult f, qr(test_ctx(), a));
   EXPECT_LT(orthogonality_error(f.q), 1e-14);
-  DenseMatrix b = matmul(f.q, f.r);
+  DenseMatrix b = *matmul(test_ctx(), f.q, f.r);
   for (size_t i = 0; i < a.data.size(); ++i) EXPECT_NEAR(a.data[i], b.data[i], 1e-13);
 }
 
@@ -27,40 +30,40 @@ TEST(Dense, OrthonormalizeUsesCholeskyQr2AndFallsBack) {
   DenseMatrix a = random_matrix(200, 10, 2);
   DenseMatrix r;
   DenseMatrix q = a;
-  STRATA_ASSERT_OK_AND_ASSIGN(bool fell_back, orthonormalize(q, &r));
+  STRATA_ASSERT_OK_AND_ASSIGN(bool fell_back, orthonormalize(test_ctx(), q, &r));
   EXPECT_FALSE(fell_back);
   EXPECT_LT(orthogonality_error(q), 1e-14);
-  DenseMatrix b = matmul(q, r);
+  DenseMatrix b = *matmul(test_ctx(), q, r);
   for (size_t i = 0; i < a.data.size(); ++i) EXPECT_NEAR(a.data[i], b.data[i], 1e-12);
   // Rank deficient: two equal columns. Householder keeps Q orthonormal.
   for (int64_t i = 0; i < a.rows; ++i) a(i, 3) = a(i, 1);
   q = a;
-  STRATA_ASSERT_OK_AND_ASSIGN(fell_back, orthonormalize(q, &r));
+  STRATA_ASSERT_OK_AND_ASSIGN(fell_back, orthonormalize(test_ctx(), q, &r));
   EXPECT_TRUE(fell_back);
   EXPECT_LT(orthogonality_error(q), 1e-14);
   DenseMatrix wide(3, 5);
-  STRATA_EXPECT_STATUS(orthonormalize(wide), StatusCode::Invalid, "more columns");
+  STRATA_EXPECT_STATUS(orthonormalize(test_ctx(), wide), StatusCode::Invalid, "more columns");
 }
 
 TEST(Dense, SvdAndEigh) {
   DenseMatrix a = random_matrix(12, 9, 3);
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdDense f, svd_dense(a));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdDense f, svd_dense(test_ctx(), a));
   ASSERT_EQ(f.s.size(), 9u);
   for (size_t i = 1; i < f.s.size(); ++i) EXPECT_GE(f.s[i - 1], f.s[i]);
-  DenseMatrix g = matmul(a, a, true, false);
-  STRATA_ASSERT_OK_AND_ASSIGN(EighResult e, eigh(g));
+  DenseMatrix g = *matmul(test_ctx(), a, a, true, false);
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult e, eigh(test_ctx(), g));
   for (size_t i = 0; i < f.s.size(); ++i) EXPECT_NEAR(e.w[i], f.s[i] * f.s[i], 1e-12 * e.w[0]);
   DenseMatrix nan(2, 2);
   nan(0, 0) = std::nan("");
-  STRATA_EXPECT_STATUS(svd_dense(nan), StatusCode::InvalidData, "NaN");
-  STRATA_EXPECT_STATUS(eigh(DenseMatrix(2, 3)), StatusCode::Invalid, "not square");
+  STRATA_EXPECT_STATUS(svd_dense(test_ctx(), nan), StatusCode::InvalidData, "NaN");
+  STRATA_EXPECT_STATUS(eigh(test_ctx(), DenseMatrix(2, 3)), StatusCode::Invalid, "not square");
 }
 
 TEST(Dense, EighTopMatchesFullEigh) {
   const DenseMatrix a = random_matrix(60, 40, 4);
-  const DenseMatrix g = matmul(a, a, true, false);
-  STRATA_ASSERT_OK_AND_ASSIGN(EighResult full, eigh(g));
-  STRATA_ASSERT_OK_AND_ASSIGN(EighResult top, eigh_top(g, 5));
+  const DenseMatrix g = *matmul(test_ctx(), a, a, true, false);
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult full, eigh(test_ctx(), g));
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult top, eigh_top(test_ctx(), g, 5));
   ASSERT_EQ(top.w.size(), 5u);
   ASSERT_EQ(top.z.rows, 40);
   ASSERT_EQ(top.z.cols, 5);
@@ -76,10 +79,10 @@ TEST(Dense, EighTopMatchesFullEigh) {
       EXPECT_NEAR(gz, top.w[static_cast<size_t>(j)] * top.z(i, j), 1e-10 * full.w[0]);
     }
   }
-  STRATA_ASSERT_OK_AND_ASSIGN(EighResult none, eigh_top(g, 0));
+  STRATA_ASSERT_OK_AND_ASSIGN(EighResult none, eigh_top(test_ctx(), g, 0));
   EXPECT_TRUE(none.w.empty());
-  STRATA_EXPECT_STATUS(eigh_top(g, 41), StatusCode::Invalid, "count");
-  STRATA_EXPECT_STATUS(eigh_top(DenseMatrix(2, 3), 1), StatusCode::Invalid, "not square");
+  STRATA_EXPECT_STATUS(eigh_top(test_ctx(), g, 41), StatusCode::Invalid, "count");
+  STRATA_EXPECT_STATUS(eigh_top(test_ctx(), DenseMatrix(2, 3), 1), StatusCode::Invalid, "not square");
 }
 
 TEST(Dense, SignConvention) {

@@ -1,93 +1,59 @@
-// Y = AᵀA·Q in one pass: per block W_b = A_b·Q, then Y += A_bᵀ·W_b over fixed column slices.
-#include <cblas.h>
-
+// Y = AᵀA·Q in one pass on the pass engine: per block Z_b = A_bᵀ·(A_b·Q) in parallel, then
+// Y += Z_b in block order.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "linalg/dense_internal.hpp"
 #include "linalg/gram_pass_internal.hpp"
 #include "strata/core/shape.hpp"
-#include "strata/core/thread_pool.hpp"
 
 namespace strata::linalg {
 namespace {
 
-// Columns of Y per phase-2 task: fixed (not derived from the thread count) so that the
-// products, and hence the bits, do not depend on how many threads run them.
-constexpr int64_t kSliceCols = 256;
-
-template <class T>
-void gemm(CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasColMajor, ta, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f,
-                a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-  } else {
-    cblas_dgemm(CblasColMajor, ta, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0,
-                a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-  }
-}
-
 template <class T>
 Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                    const DenseMatrix& q, ScratchPool& scratch, DenseMatrix& y) {
+  using backend::Trans;
   const int64_t n = source.cols(), w = q.cols;
+  const backend::Backend& be = backend::of(*options.ctx);
   options.ctx->report().add_pass(plan.num_blocks);
   std::vector<T> qt(q.data.begin(), q.data.end());
+  const auto qv = backend::col_major<const T>(qt.data(), n, w);
   y = DenseMatrix(n, w);
-  ThreadPool& pool = options.ctx->pool();
-  use_single_threaded_blas();
-  const int64_t group = std::max<int64_t>(2, 2 * static_cast<int64_t>(pool.size()));
-  const int64_t num_slices = ceil_div(n, kSliceCols);
-  const size_t slots = static_cast<size_t>(std::min(group, std::max<int64_t>(1, plan.num_blocks)));
-  std::vector<std::optional<ScratchPool::Lease>> blocks(slots), ws(slots);
-
-  for (int64_t g0 = 0; g0 < plan.num_blocks; g0 += group) {
-    STRATA_RETURN_NOT_OK(options.ctx->check_cancelled());
-    const int64_t ng = std::min(group, plan.num_blocks - g0);
-    STRATA_RETURN_NOT_OK(pool.parallel_for(ng, [&](int64_t j) -> Status {
-      const int64_t b = g0 + j, rows = plan.count(b);
-      STRATA_ASSIGN_OR_RETURN(auto la, scratch.acquire(rows * n * static_cast<int64_t>(sizeof(T))));
-      STRATA_ASSIGN_OR_RETURN(auto lw, scratch.acquire(rows * w * static_cast<int64_t>(sizeof(T))));
-      T* a = la.template as<T>();
-      T* wb = lw.template as<T>();
-      STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, a));
-      // The row-major block is Aᵀ in column-major: W = (Aᵀ)ᵀ·Q.
-      gemm<T>(CblasTrans, rows, w, n, a, n, qt.data(), n, T(0), wb, rows);
-      blocks[static_cast<size_t>(j)].emplace(std::move(la));
-      ws[static_cast<size_t>(j)].emplace(std::move(lw));
-      return Status::OK();
-    }));
-    STRATA_RETURN_NOT_OK(pool.parallel_for(num_slices, [&](int64_t s) -> Status {
-      const int64_t c0 = s * kSliceCols, nc = std::min(kSliceCols, n - c0);
-      thread_local std::vector<T> tmp;
-      for (int64_t j = 0; j < ng; ++j) {
-        const int64_t rows = plan.count(g0 + j);
-        const T* a = blocks[static_cast<size_t>(j)]->template as<T>() + c0;
-        const T* wb = ws[static_cast<size_t>(j)]->template as<T>();
-        if constexpr (std::is_same_v<T, double>) {
-          gemm<T>(CblasNoTrans, nc, w, rows, a, n, wb, rows, 1.0, y.data.data() + c0, n);
-        } else {
-          // float products, float64 accumulation across blocks.
-          tmp.resize(static_cast<size_t>(nc * w));
-          gemm<T>(CblasNoTrans, nc, w, rows, a, n, wb, rows, 0.0f, tmp.data(), nc);
-          for (int64_t c = 0; c < w; ++c) {
-            double* yc = y.col(c) + c0;
-            const float* tc = tmp.data() + c * nc;
-            for (int64_t i = 0; i < nc; ++i) yc[i] += static_cast<double>(tc[i]);
-          }
-        }
-      }
-      return Status::OK();
-    }));
-    for (int64_t j = 0; j < ng; ++j) {
-      blocks[static_cast<size_t>(j)].reset();
-      ws[static_cast<size_t>(j)].reset();
-      options.ctx->advance_progress(plan.count(g0 + j));
-    }
-  }
-  return Status::OK();
+  // Z_b of the blocks in flight, by window slot (the engine never has more in flight).
+  const int64_t window = std::max<int64_t>(1, pass_window(*options.ctx, options.pass));
+  std::vector<std::optional<ScratchPool::Lease>> zs(static_cast<size_t>(window));
+  PassEnv env = options;
+  // A block in flight holds its rows, A_b·Q and Z_b.
+  env.extra_bytes_per_block = (n * w + plan.block_rows * w) * static_cast<int64_t>(sizeof(T));
+  return run_blocks(
+      plan, env,
+      [&](int64_t b) -> Status {
+        const int64_t rows = plan.count(b);
+        STRATA_ASSIGN_OR_RETURN(auto la, scratch.acquire(rows * n * static_cast<int64_t>(sizeof(T))));
+        STRATA_ASSIGN_OR_RETURN(auto lw, scratch.acquire(rows * w * static_cast<int64_t>(sizeof(T))));
+        STRATA_ASSIGN_OR_RETURN(auto lz, scratch.acquire(n * w * static_cast<int64_t>(sizeof(T))));
+        T* a = la.template as<T>();
+        STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, a));
+        const auto av = backend::row_major<const T>(a, rows, n);
+        const auto wv = backend::col_major(lw.template as<T>(), rows, w);
+        STRATA_RETURN_NOT_OK(be.gemm(Trans::No, Trans::No, T(1), av, qv, T(0), wv));
+        STRATA_RETURN_NOT_OK(be.gemm(Trans::Yes, Trans::No, T(1), av, backend::MatrixView<const T>(wv), T(0),
+                                     backend::col_major(lz.template as<T>(), n, w)));
+        zs[static_cast<size_t>(b % window)].emplace(std::move(lz));
+        return Status::OK();
+      },
+      [&](int64_t b) -> Status {
+        // float64 accumulation across blocks, in block order: the same bits for any thread count.
+        auto& z = zs[static_cast<size_t>(b % window)];
+        const T* zb = z->template as<T>();
+        double* yd = y.data.data();
+        for (int64_t i = 0; i < n * w; ++i) yd[i] += static_cast<double>(zb[i]);
+        z.reset();
+        return Status::OK();
+      });
 }
 
 }  // namespace

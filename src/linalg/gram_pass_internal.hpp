@@ -9,13 +9,13 @@
 
 namespace strata::linalg {
 
-/// Products of the streamed blocks run in float32 (`use_float`) or float64; Y is accumulated
-/// in float64 block by block in block order, so it is bit-identical for any thread count.
+/// Products of the streamed blocks run in float32 (`use_float`) or float64 on the backend; Y
+/// is accumulated in float64 block by block in block order, so it is bit-identical for any
+/// thread count.
 ///
-/// Blocks are processed in groups: phase 1 computes W_b = A_b·Q for every block of the group
-/// in parallel; phase 2 splits the columns of Y into fixed slices and, in parallel over
-/// slices, adds A_b[:, slice]ᵀ·W_b for the group's blocks in order. State is cols × w plus the
-/// group's blocks; no per-thread copies of Y.
+/// Each block computes Z_b = A_bᵀ·(A_b·Q) on its own (blocks in parallel on the pass engine),
+/// and the engine's in-order commit adds Z_b to Y. A block in flight holds its rows, A_b·Q and
+/// Z_b (cols × w), all counted against the memory budget.
 Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                  const DenseMatrix& q, bool use_float, ScratchPool& scratch, DenseMatrix& y);
 

@@ -4,7 +4,6 @@
 #include "linalg/pass_internal.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
-#include "strata/linalg/dense.hpp"
 
 namespace strata::linalg {
 namespace {
@@ -61,10 +60,9 @@ void ScratchPool::release(std::unique_ptr<Buffer> buf) {
 
 Status run_blocks(const BlockPlan& plan, const PassEnv& env, const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& in_order) {
-  use_single_threaded_blas();
   PassOptions o = env.pass;
   o.progress_units = [&plan](int64_t i) { return plan.count(i); };
-  const int64_t bytes = plan.block_rows * plan.bytes_per_row;
+  const int64_t bytes = plan.block_rows * plan.bytes_per_row + env.extra_bytes_per_block;
   return strata::run_blocks(*env.ctx, plan.num_blocks, std::min(bytes, env.ctx->memory_budget()), work, in_order, o);
 }
 

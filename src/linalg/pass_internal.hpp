@@ -22,6 +22,7 @@ struct PassEnv {
   const Context* ctx;
   PassOptions pass;
   int64_t block_bytes;
+  int64_t extra_bytes_per_block = 0;  ///< what a block in flight holds besides its rows
 };
 
 /// Fixed partition of a source's rows into blocks: block i = [i * block_rows, ...) clipped.
@@ -67,8 +68,7 @@ class ScratchPool {
   std::vector<std::unique_ptr<Buffer>> free_;
 };
 
-/// Run `work(i)` for every block through the pass engine (strata::run_blocks) with BLAS
-/// single-threaded: blocks in parallel, `in_order(i)` serially in ascending i (may be empty),
+/// Run `work(i)` for every block through the pass engine (strata::run_blocks): blocks in parallel, `in_order(i)` serially in ascending i (may be empty),
 /// at most a window of blocks in flight. Results combined in `in_order` do not depend on the
 /// thread count. Advances the context's progress by rows.
 Status run_blocks(const BlockPlan& plan, const PassEnv& options,

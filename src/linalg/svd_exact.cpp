@@ -25,7 +25,7 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
   TsqrStats stats;
   ScratchPool scratch;
   STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, keep_q, scratch, &stats));
-  DenseMatrix r = tree.finish();
+  STRATA_ASSIGN_OR_RETURN(DenseMatrix r, tree.finish());
   if (!rescaled) {
     if (needs_rescaling(max_abs_or_nan(r))) {
       // Subnormal, huge or non-finite data: the Gram-based leaves and Σ⁻¹ would underflow or
@@ -38,7 +38,7 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
       return out;
     }
   }
-  STRATA_ASSIGN_OR_RETURN(SvdDense f, svd_dense(r));
+  STRATA_ASSIGN_OR_RETURN(SvdDense f, svd_dense(*options.ctx, r));
   STRATA_RETURN_NOT_OK(check_spectrum(source, f.s, k));
 
   SvdResult out;
@@ -76,7 +76,8 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
       STRATA_RETURN_NOT_OK(projection_pass(source, plan, options, x, scratch, target));
       out.u_route = "projection";
     } else {
-      STRATA_RETURN_NOT_OK(tsqr_apply_pass(source, plan, options, tree.distribute(ur), scratch, target));
+      STRATA_ASSIGN_OR_RETURN(const std::vector<DenseMatrix> c_blocks, tree.distribute(ur));
+      STRATA_RETURN_NOT_OK(tsqr_apply_pass(source, plan, options, c_blocks, scratch, target));
       out.u_route = "qr";
     }
     out.passes += 1;
@@ -88,7 +89,6 @@ Result<SvdResult> svd_exact(const Context& ctx, const RowBlockSourcePtr& source,
   const PassEnv env(ctx, options.pass);
   if (!source) return Status::Invalid("svd: no source");
   STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(*source, options.k, /*allow_full=*/true));
-  use_single_threaded_blas();
   if (source->rows() >= source->cols()) {
     return svd_exact_tall(*source, k, options.compute_u, options.u_sink, env);
   }

@@ -44,7 +44,7 @@ TEST_P(ExactSvd, MatchesLapack) {
   EXPECT_GT(min_cos_angle(r.u, ref.u.leading_cols(k)), 1 - 1e-10);
   EXPECT_LT(column_mismatch(r.v, ref.v.leading_cols(k)), 1e-10);
   // A·v_i = s_i·u_i.
-  DenseMatrix av = matmul(DenseMatrix::from_row_major(a.data(), c.rows, c.cols), r.v);
+  DenseMatrix av = *matmul(test_ctx(), DenseMatrix::from_row_major(a.data(), c.rows, c.cols), r.v);
   for (int64_t j = 0; j < k; ++j)
     for (int64_t i = 0; i < c.rows; ++i) ASSERT_NEAR(av(i, j), r.s[j] * r.u(i, j), 1e-10 * r.s[0]);
   EXPECT_EQ(r.transposed, c.rows < c.cols);

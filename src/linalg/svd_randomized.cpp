@@ -1,12 +1,10 @@
 // Randomized SVD on the column side: block Krylov or subspace iteration, one pass per
 // iteration, Rayleigh–Ritz residuals and a Nyström finish from the products already made.
-#include <cblas.h>
-#include <lapacke.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "linalg/dense_internal.hpp"
 #include "linalg/svd_internal.hpp"
@@ -50,35 +48,21 @@ void append_cols(DenseMatrix& dst, const DenseMatrix& src) {
   dst.cols += src.cols;
 }
 
-// C (m × n, ld ldc) = Aᵀ·B with A rows × m (ld lda) and B rows × n (ld ldb), column-major.
-void gemm_tn(int64_t rows, int64_t m, int64_t n, const double* a, int64_t lda, const double* b, int64_t ldb,
-             double* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(rows), 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0, c,
-              static_cast<int>(ldc));
-}
-
-// C (rows × n, ld ldc) = alpha·A·B + beta·C with A rows × inner (ld lda) and B inner × n
-// (ld inner), column-major.
-void gemm_nn(int64_t rows, int64_t inner, int64_t n, double alpha, const double* a, int64_t lda, const double* b,
-             double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n),
-              static_cast<int>(inner), alpha, a, static_cast<int>(lda), b, static_cast<int>(inner), beta, c,
-              static_cast<int>(ldc));
-}
+using backend::col_major;
+using backend::Trans;
 
 // C (m × nc) = Aᵀ·B for A rows × m and B rows × nc (both ld rows): per fixed row chunk in
 // parallel, the partial products summed in chunk order.
-Status gemm_tn_rows(ThreadPool& pool, int64_t rows, int64_t m, int64_t nc, const double* a, const double* b,
+Status gemm_tn_rows(const Context& ctx, int64_t rows, int64_t m, int64_t nc, const double* a, const double* b,
                     double* c) {
   if (m == 0 || nc == 0) return Status::OK();
+  const backend::Backend& be = backend::of(ctx);
   const int64_t chunks = std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk)), size = m * nc;
   std::vector<double> parts(static_cast<size_t>(chunks * size));
-  STRATA_RETURN_NOT_OK(pool.parallel_for(chunks, [&](int64_t ci) -> Status {
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(chunks, [&](int64_t ci) -> Status {
     const int64_t r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
-    gemm_tn(len, m, nc, a + r0, rows, b + r0, rows, parts.data() + ci * size, m);
-    return Status::OK();
+    return be.gemm(Trans::Yes, Trans::No, 1.0, col_major(a + r0, len, m, rows), col_major(b + r0, len, nc, rows), 0.0,
+                   col_major(parts.data() + ci * size, m, nc));
   }));
   std::copy(parts.begin(), parts.begin() + size, c);
   for (int64_t ci = 1; ci < chunks; ++ci) {
@@ -90,16 +74,16 @@ Status gemm_tn_rows(ThreadPool& pool, int64_t rows, int64_t m, int64_t nc, const
 
 // G (m × m) = AᵀA for A rows × m: upper triangles of fixed row chunks in parallel, summed in
 // chunk order, then mirrored.
-Status syrk_rows(ThreadPool& pool, int64_t rows, int64_t m, const double* a, DenseMatrix& g) {
+Status syrk_rows(const Context& ctx, int64_t rows, int64_t m, const double* a, DenseMatrix& g) {
   g = DenseMatrix(m, m);
   if (m == 0) return Status::OK();
+  const backend::Backend& be = backend::of(ctx);
   const int64_t chunks = std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk)), size = m * m;
   std::vector<double> parts(static_cast<size_t>(chunks * size));
-  STRATA_RETURN_NOT_OK(pool.parallel_for(chunks, [&](int64_t ci) -> Status {
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(chunks, [&](int64_t ci) -> Status {
     const int64_t r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
-    cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, static_cast<int>(m), static_cast<int>(len), 1.0, a + r0,
-                static_cast<int>(rows), 0.0, parts.data() + ci * size, static_cast<int>(m));
-    return Status::OK();
+    return be.syrk(backend::Uplo::Upper, Trans::Yes, 1.0, col_major(a + r0, len, m, rows), 0.0,
+                   col_major(parts.data() + ci * size, m, m));
   }));
   for (int64_t j = 0; j < m; ++j)
     for (int64_t i = 0; i <= j; ++i) {
@@ -111,28 +95,29 @@ Status syrk_rows(ThreadPool& pool, int64_t rows, int64_t m, const double* a, Den
 }
 
 // C (rows × nc) = alpha·A·B + beta·C for A rows × inner, B inner × nc: row chunks in parallel.
-Status gemm_nn_rows(ThreadPool& pool, int64_t rows, int64_t inner, int64_t nc, double alpha, const double* a,
+Status gemm_nn_rows(const Context& ctx, int64_t rows, int64_t inner, int64_t nc, double alpha, const double* a,
                     const double* b, double beta, double* c) {
   if (nc == 0) return Status::OK();
-  return pool.parallel_for(ceil_div(rows, kDenseRowChunk), [&](int64_t ci) -> Status {
+  const backend::Backend& be = backend::of(ctx);
+  return ctx.pool().parallel_for(ceil_div(rows, kDenseRowChunk), [&](int64_t ci) -> Status {
     const int64_t r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
-    gemm_nn(len, inner, nc, alpha, a + r0, rows, b, beta, c + r0, rows);
-    return Status::OK();
+    return be.gemm(Trans::No, Trans::No, alpha, col_major(a + r0, len, inner, rows), col_major(b, inner, nc), beta,
+                   col_major(c + r0, len, nc, rows));
   });
 }
 
 // Next Krylov block from Y = AᵀA·Q_new and G = Kᵀ·Y (K = all `kc` columns so far, G already
 // made for the Ritz matrix): Y − K·G, normalize, project out K once more, normalize again, so
 // the block is orthogonal to K even when Y has nearly nothing outside span(K).
-Result<DenseMatrix> next_block(ThreadPool& pool, const DenseMatrix& k_all, int64_t kc, DenseMatrix y,
+Result<DenseMatrix> next_block(const Context& ctx, const DenseMatrix& k_all, int64_t kc, DenseMatrix y,
                                const DenseMatrix& g) {
   const int64_t n = y.rows, b = y.cols;
-  STRATA_RETURN_NOT_OK(gemm_nn_rows(pool, n, kc, b, -1.0, k_all.data.data(), g.data.data(), 1.0, y.data.data()));
-  STRATA_RETURN_NOT_OK(orthonormalize(y).status());
+  STRATA_RETURN_NOT_OK(gemm_nn_rows(ctx, n, kc, b, -1.0, k_all.data.data(), g.data.data(), 1.0, y.data.data()));
+  STRATA_RETURN_NOT_OK(orthonormalize(ctx, y).status());
   DenseMatrix h(kc, b);
-  STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, kc, b, k_all.data.data(), y.data.data(), h.data.data()));
-  STRATA_RETURN_NOT_OK(gemm_nn_rows(pool, n, kc, b, -1.0, k_all.data.data(), h.data.data(), 1.0, y.data.data()));
-  STRATA_RETURN_NOT_OK(orthonormalize(y).status());
+  STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, n, kc, b, k_all.data.data(), y.data.data(), h.data.data()));
+  STRATA_RETURN_NOT_OK(gemm_nn_rows(ctx, n, kc, b, -1.0, k_all.data.data(), h.data.data(), 1.0, y.data.data()));
+  STRATA_RETURN_NOT_OK(orthonormalize(ctx, y).status());
   return y;
 }
 
@@ -178,35 +163,33 @@ struct RitzStep {
 // `basis_gram` (M = KᵀK) is given when K is not orthonormal (an operator's rounded operands):
 // then the pairs solve C·p = θ·M·p, through M = RᵀR and the eigenpairs (θ, z) of R⁻ᵀ·C·R⁻¹,
 // and ritz.z holds p = R⁻¹·z (K·p has unit norm).
-Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const GrowingGram* basis_gram,
+Result<RitzStep> ritz_step(const Context& ctx, const GrowingGram& cm, const GrowingGram* basis_gram,
                            const DenseMatrix& kbasis, const DenseMatrix& ys, int64_t width, int64_t k, bool full,
                            const std::string& what) {
   RitzStep out;
   out.full = full || k + 1 >= width;
+  using backend::Side;
+  using backend::Uplo;
+  const backend::Backend& be = backend::of(ctx);
   DenseMatrix c = cm.symmetric();
   DenseMatrix r;
   if (basis_gram) {
     r = basis_gram->symmetric();
-    const auto w = static_cast<int>(width);
-    if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', w, r.data.data(), w) != 0) {
+    if (!be.potrf(Uplo::Upper, view(r)).ok()) {
       return Status::Internal(what, ": the search basis lost its rank (Cholesky of KᵀK failed)");
     }
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, w, w, 1.0, r.data.data(), w,
-                c.data.data(), w);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, w, w, 1.0, r.data.data(), w,
-                c.data.data(), w);
+    STRATA_RETURN_NOT_OK(be.trsm(Side::Right, Uplo::Upper, Trans::No, 1.0, view(std::as_const(r)), view(c)));
+    STRATA_RETURN_NOT_OK(be.trsm(Side::Left, Uplo::Upper, Trans::Yes, 1.0, view(std::as_const(r)), view(c)));
     for (int64_t j = 0; j < width; ++j)
       for (int64_t i = 0; i < j; ++i) c(i, j) = c(j, i) = 0.5 * (c(i, j) + c(j, i));
   }
   if (out.full) {
-    STRATA_ASSIGN_OR_RETURN(out.ritz, eigh(c));
+    STRATA_ASSIGN_OR_RETURN(out.ritz, eigh(ctx, c));
   } else {
-    STRATA_ASSIGN_OR_RETURN(out.ritz, eigh_top(c, k + 1));
+    STRATA_ASSIGN_OR_RETURN(out.ritz, eigh_top(ctx, c, k + 1));
   }
   if (basis_gram) {
-    const auto w = static_cast<int>(width);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, w,
-                static_cast<int>(out.ritz.z.cols), 1.0, r.data.data(), w, out.ritz.z.data.data(), w);
+    STRATA_RETURN_NOT_OK(be.trsm(Side::Left, Uplo::Upper, Trans::No, 1.0, view(std::as_const(r)), view(out.ritz.z)));
   }
   if (!(out.ritz.w[0] > 0)) {
     return Status::InvalidData(what, ": the matrix is zero (constant data): every singular value is 0");
@@ -215,9 +198,9 @@ Result<RitzStep> ritz_step(ThreadPool& pool, const GrowingGram& cm, const Growin
   const int64_t n = kbasis.rows;
   DenseMatrix pk = out.ritz.z.leading_cols(k);
   DenseMatrix res(n, k), kp(n, k);
-  STRATA_RETURN_NOT_OK(gemm_nn_rows(pool, n, width, k, 1.0, ys.data.data(), pk.data.data(), 0.0, res.data.data()));
+  STRATA_RETURN_NOT_OK(gemm_nn_rows(ctx, n, width, k, 1.0, ys.data.data(), pk.data.data(), 0.0, res.data.data()));
   STRATA_RETURN_NOT_OK(
-      gemm_nn_rows(pool, n, width, k, 1.0, kbasis.data.data(), pk.data.data(), 0.0, kp.data.data()));
+      gemm_nn_rows(ctx, n, width, k, 1.0, kbasis.data.data(), pk.data.data(), 0.0, kp.data.data()));
   for (int64_t j = 0; j < k; ++j) {
     const double theta = out.ritz.w[static_cast<size_t>(j)];
     double r2 = 0;
@@ -271,9 +254,6 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
                            " (need at least k columns in all)");
   }
   STRATA_RETURN_NOT_OK(check_lapack_dims(n, max_width, "randomized SVD state"));
-  use_single_threaded_blas();
-
-  ThreadPool& pool = ctx.pool();
 
   // K = [Q_0 … Q_{q-1}] and YS = AᵀA·K, grown one block per pass (only the last for subspace
   // iteration).
@@ -287,7 +267,7 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
   const bool rounded = op.rounds_operand();
   GrowingGram basis_gram;
   DenseMatrix qcur = gaussian_start(n, b, options.seed);
-  STRATA_RETURN_NOT_OK(orthonormalize(qcur).status());
+  STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
   SvdResult out;
   out.method = SvdMethod::Randomized;
   int64_t width = 0;
@@ -337,13 +317,13 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
       std::copy(y.data.begin(), y.data.end(), yq.data.begin());
       std::copy(qcur.data.begin(), qcur.data.end(), yq.data.begin() + n * bc);
       STRATA_RETURN_NOT_OK(
-          gemm_tn_rows(pool, n, width, 2 * bc, kbasis.data.data(), yq.data.data(), both.data.data()));
+          gemm_tn_rows(ctx, n, width, 2 * bc, kbasis.data.data(), yq.data.data(), both.data.data()));
       DenseMatrix gk(width, bc);
       std::copy(both.data.begin(), both.data.begin() + width * bc, g.data.begin());
       std::copy(both.data.begin() + width * bc, both.data.end(), gk.data.begin());
       basis_gram.extend(gk, c0, width);
     } else {
-      STRATA_RETURN_NOT_OK(gemm_tn_rows(pool, n, width, bc, kbasis.data.data(), y.data.data(), g.data.data()));
+      STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, n, width, bc, kbasis.data.data(), y.data.data(), g.data.data()));
     }
     cm.extend(g, c0, width);
     const bool complete = width >= full_width;
@@ -355,7 +335,7 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
     // passes (estimates were measured to fall at most ~2.5× per pass); at least one.
     const bool check_now = width >= k && (last || it >= next_check);
     if (options.tolerance > 0 && (krylov || last) && it >= 1 && check_now) {
-      STRATA_ASSIGN_OR_RETURN(step, ritz_step(pool, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k, last,
+      STRATA_ASSIGN_OR_RETURN(step, ritz_step(ctx, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k, last,
                                               op.describe()));
       have_step = true;
       const double worst = *std::max_element(step.error_estimate.begin(), step.error_estimate.end());
@@ -369,16 +349,16 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
     if (last) break;
     have_step = false;
     if (krylov) {
-      STRATA_ASSIGN_OR_RETURN(qcur, next_block(pool, kbasis, width, std::move(y), g));
+      STRATA_ASSIGN_OR_RETURN(qcur, next_block(ctx, kbasis, width, std::move(y), g));
       // The last block is cut so that the space ends at full_width columns.
       if (width + qcur.cols > max_width) qcur = qcur.leading_cols(max_width - width);
     } else {
       qcur = std::move(y);
-      STRATA_RETURN_NOT_OK(orthonormalize(qcur).status());
+      STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
     }
   }
   if (!have_step || !step.full) {
-    STRATA_ASSIGN_OR_RETURN(step, ritz_step(pool, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k,
+    STRATA_ASSIGN_OR_RETURN(step, ritz_step(ctx, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k,
                                             /*full=*/true, op.describe()));
   }
   out.residual_norms = step.residual_norms;
@@ -407,30 +387,31 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
       for (int64_t i = 0; i < width; ++i) bm(i, j) *= scale;
     }
     DenseMatrix g;
-    STRATA_RETURN_NOT_OK(syrk_rows(pool, n, width, ys.data.data(), g));
-    const DenseMatrix e = matmul(bm, matmul(g, bm), true, false);
-    STRATA_ASSIGN_OR_RETURN(EighResult fe, eigh(e));
-    DenseMatrix x = matmul(bm, fe.z.leading_cols(k));
+    STRATA_RETURN_NOT_OK(syrk_rows(ctx, n, width, ys.data.data(), g));
+    STRATA_ASSIGN_OR_RETURN(const DenseMatrix gb, matmul(ctx, g, bm));
+    STRATA_ASSIGN_OR_RETURN(const DenseMatrix e, matmul(ctx, bm, gb, true, false));
+    STRATA_ASSIGN_OR_RETURN(EighResult fe, eigh(ctx, e));
+    STRATA_ASSIGN_OR_RETURN(DenseMatrix x, matmul(ctx, bm, fe.z.leading_cols(k)));
     out.s.resize(static_cast<size_t>(k));
     for (int64_t j = 0; j < k; ++j) {
       const double sj = std::sqrt(std::max(0.0, fe.w[static_cast<size_t>(j)]));
       out.s[static_cast<size_t>(j)] = sj;
       for (int64_t i = 0; i < width; ++i) x(i, j) = sj > 0 ? x(i, j) / sj : 0.0;
     }
-    out.v = matmul(ys, x);
+    STRATA_ASSIGN_OR_RETURN(out.v, matmul(ctx, ys, x));
   } else {
     DenseMatrix f(n, std::max(t, k));
     if (t > 0) {
-      DenseMatrix ft = matmul(ys, ritz.z.leading_cols(t));
+      STRATA_ASSIGN_OR_RETURN(const DenseMatrix ft, matmul(ctx, ys, ritz.z.leading_cols(t)));
       for (int64_t j = 0; j < t; ++j) {
         const double scale = 1.0 / std::sqrt(ritz.w[static_cast<size_t>(j)]);
         for (int64_t i = 0; i < n; ++i) f(i, j) = ft(i, j) * scale;
       }
     }
     DenseMatrix rf;
-    STRATA_RETURN_NOT_OK(orthonormalize(f, &rf).status());
-    STRATA_ASSIGN_OR_RETURN(SvdDense small, svd_dense(rf));
-    out.v = matmul(f, small.u.leading_cols(k));
+    STRATA_RETURN_NOT_OK(orthonormalize(ctx, f, &rf).status());
+    STRATA_ASSIGN_OR_RETURN(SvdDense small, svd_dense(ctx, rf));
+    STRATA_ASSIGN_OR_RETURN(out.v, matmul(ctx, f, small.u.leading_cols(k)));
     out.s.assign(small.s.begin(), small.s.begin() + k);
   }
   // Keep the Rayleigh–Ritz lower bound where rounding left the Nyström value below it;

@@ -60,7 +60,7 @@ TEST(RandomizedSvd, DecayingSpectrumToHighAccuracy) {
     EXPECT_LT(orthogonality_error(r.v), 1e-12);
     EXPECT_LT(orthogonality_error(r.u), 1e-9);
     // A·v = s·u.
-    DenseMatrix av = matmul(DenseMatrix::from_row_major(f.a.data(), f.rows, f.cols), r.v);
+    DenseMatrix av = *matmul(test_ctx(), DenseMatrix::from_row_major(f.a.data(), f.rows, f.cols), r.v);
     for (int64_t j = 0; j < 10; ++j)
       for (int64_t i = 0; i < f.rows; ++i) ASSERT_NEAR(av(i, j), r.s[j] * r.u(i, j), 1e-9 * r.s[0]);
     EXPECT_EQ(r.passes, 7);
@@ -217,7 +217,7 @@ TEST(RandomizedSvd, RoundedOperandsKeepExactAnswers) {
     ASSERT_EQ(r.s.size(), 10u);
     for (int i = 0; i < 10; ++i) EXPECT_NEAR(r.s[i] / s[i], 1.0, 1e-9) << i;
     EXPECT_LT(orthogonality_error(r.v), 1e-12);
-    DenseMatrix av = matmul(a, r.v);
+    DenseMatrix av = *matmul(test_ctx(), a, r.v);
     for (int64_t j = 0; j < 10; ++j)
       for (int64_t i = 0; i < f.rows; ++i) ASSERT_NEAR(av(i, j), r.s[j] * r.u(i, j), 1e-9 * r.s[0]);
     // The error estimates come from true residuals, so they still bound the error.

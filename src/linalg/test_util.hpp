@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "core/test_context.hpp"
 #include "strata/linalg/dense.hpp"
 
 namespace strata::linalg::testutil {
@@ -22,7 +23,7 @@ inline DenseMatrix gaussian(int64_t r, int64_t c, uint64_t seed) {
 
 inline DenseMatrix orthonormal(int64_t r, int64_t c, uint64_t seed) {
   DenseMatrix q = gaussian(r, c, seed);
-  (void)orthonormalize(q);
+  (void)orthonormalize(strata::testing::test_ctx(), q);
   return q;
 }
 
@@ -32,7 +33,7 @@ inline std::vector<double> with_spectrum(int64_t rows, int64_t cols, const std::
   DenseMatrix u = orthonormal(rows, p, seed), v = orthonormal(cols, p, seed + 1);
   for (int64_t j = 0; j < p; ++j)
     for (int64_t i = 0; i < rows; ++i) u(i, j) *= s[static_cast<size_t>(j)];
-  return matmul(u, v, false, true).to_row_major();
+  return matmul(strata::testing::test_ctx(), u, v, false, true)->to_row_major();
 }
 
 // References straight from LAPACK, not through strata's dense helpers (which the code under test

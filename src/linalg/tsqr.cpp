@@ -1,8 +1,6 @@
 // TSQR: leaves → per-block tree → block tree, R in one pass, Q (or Q·C) in a second.
 #include "strata/linalg/tsqr.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -23,15 +21,16 @@ constexpr int64_t kLeafRows = 4096;
 
 }  // namespace
 
-void RTree::push(DenseMatrix r) {
+Status RTree::push(DenseMatrix r) {
   stack_.push_back({0, -(leaves_ + 1), std::move(r)});
   ++leaves_;
   while (stack_.size() >= 2 && stack_[stack_.size() - 1].level == stack_[stack_.size() - 2].level) {
-    combine_top();
+    STRATA_RETURN_NOT_OK(combine_top());
   }
+  return Status::OK();
 }
 
-void RTree::combine_top() {
+Status RTree::combine_top() {
   Entry bottom = std::move(stack_.back());
   stack_.pop_back();
   Entry top = std::move(stack_.back());
@@ -39,25 +38,26 @@ void RTree::combine_top() {
   DenseMatrix r(n_, n_);
   Node node{top.id, bottom.id, {}};
   if (keep_q_) node.q.resize(static_cast<size_t>(2 * n_ * n_));
-  combine_qr(top.r.data.data(), bottom.r.data.data(), n_, r.data.data(), keep_q_ ? node.q.data() : nullptr);
+  STRATA_RETURN_NOT_OK(
+      combine_qr(*be_, top.r.data.data(), bottom.r.data.data(), n_, r.data.data(), keep_q_ ? node.q.data() : nullptr));
   nodes_.push_back(std::move(node));
   stack_.push_back({std::max(top.level, bottom.level) + 1, static_cast<int64_t>(nodes_.size()) - 1, std::move(r)});
+  return Status::OK();
 }
 
-DenseMatrix RTree::finish() {
+Result<DenseMatrix> RTree::finish() {
   if (stack_.empty()) return DenseMatrix(n_, n_);
-  while (stack_.size() >= 2) combine_top();
+  while (stack_.size() >= 2) STRATA_RETURN_NOT_OK(combine_top());
   root_ = stack_.back().id;
   DenseMatrix r = std::move(stack_.back().r);
   stack_.clear();
   return r;
 }
 
-std::vector<DenseMatrix> RTree::distribute(const DenseMatrix& c_root) const {
+Result<std::vector<DenseMatrix>> RTree::distribute(const DenseMatrix& c_root) const {
   std::vector<DenseMatrix> out(static_cast<size_t>(leaves_));
   if (leaves_ == 0) return out;
   const int64_t k = c_root.cols;
-  const int n = static_cast<int>(n_);
   // Depth-first with an explicit stack of (id, C).
   std::vector<std::pair<int64_t, DenseMatrix>> pending_nodes;
   pending_nodes.emplace_back(root_, c_root);
@@ -71,10 +71,12 @@ std::vector<DenseMatrix> RTree::distribute(const DenseMatrix& c_root) const {
     const Node& node = nodes_[static_cast<size_t>(id)];
     DenseMatrix ct(n_, k), cb(n_, k);
     if (k > 0) {
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(k), n, 1.0, node.q.data(), 2 * n,
-                  c.data.data(), n, 0.0, ct.data.data(), n);
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(k), n, 1.0, node.q.data() + n,
-                  2 * n, c.data.data(), n, 0.0, cb.data.data(), n);
+      // The top and bottom halves of the node's 2n × n Q times C.
+      using backend::Trans;
+      const auto q_top = backend::col_major<const double>(node.q.data(), n_, n_, 2 * n_);
+      const auto q_bottom = backend::col_major<const double>(node.q.data() + n_, n_, n_, 2 * n_);
+      STRATA_RETURN_NOT_OK(be_->gemm(Trans::No, Trans::No, 1.0, q_top, view(c), 0.0, view(ct)));
+      STRATA_RETURN_NOT_OK(be_->gemm(Trans::No, Trans::No, 1.0, q_bottom, view(c), 0.0, view(cb)));
     }
     pending_nodes.emplace_back(node.left, std::move(ct));
     pending_nodes.emplace_back(node.right, std::move(cb));
@@ -102,7 +104,8 @@ namespace {
 // Factor block b's leaves; the block's leaf tree gives its R. With want_q, `buf` (rows × n)
 // ends up holding every leaf's Q and `tree` keeps its combine Qs. Pass 1 only reads the
 // block (leaf_r factors a copy), so in-memory data is used in place.
-Status factor_block(const RowBlockSource& source, const BlockPlan& plan, int64_t b, bool want_q,
+Status factor_block(const backend::Backend& be, const RowBlockSource& source, const BlockPlan& plan, int64_t b,
+                    bool want_q,
                     ScratchPool& scratch, RTree& tree, DenseMatrix& r_block, int64_t* householder,
                     std::optional<ScratchPool::Lease>& lease) {
   const int64_t n = source.cols(), rows = plan.count(b);
@@ -119,12 +122,13 @@ Status factor_block(const RowBlockSource& source, const BlockPlan& plan, int64_t
     DenseMatrix r(n, n);
     const int64_t off = leaves.start(i) * n;
     // R alone is computed the same way whether the rows were read or used in place.
-    const bool hh = want_q ? leaf_qr(buf + off, leaves.count(i), n, r.data.data(), true)
-                           : leaf_r((direct ? direct : buf) + off, leaves.count(i), n, r.data.data());
+    STRATA_ASSIGN_OR_RETURN(const bool hh, want_q ? leaf_qr(be, buf + off, leaves.count(i), n, r.data.data(), true)
+                                                  : leaf_r(be, (direct ? direct : buf) + off, leaves.count(i), n,
+                                                           r.data.data()));
     if (hh && householder) ++*householder;
-    tree.push(std::move(r));
+    STRATA_RETURN_NOT_OK(tree.push(std::move(r)));
   }
-  r_block = tree.finish();
+  STRATA_ASSIGN_OR_RETURN(r_block, tree.finish());
   return Status::OK();
 }
 
@@ -133,25 +137,26 @@ Status factor_block(const RowBlockSource& source, const BlockPlan& plan, int64_t
 Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                           bool keep_q, ScratchPool& scratch, TsqrStats* stats) {
   const int64_t n = source.cols();
-  RTree global(n, keep_q);
+  const backend::Backend& be = backend::of(*options.ctx);
+  RTree global(be, n, keep_q);
   std::vector<DenseMatrix> slots(static_cast<size_t>(plan.num_blocks));
   std::atomic<int64_t> leaves{0}, householder{0};
   STRATA_RETURN_NOT_OK(run_blocks(
       plan, options,
       [&](int64_t b) -> Status {
-        RTree local(n, false);
+        RTree local(be, n, false);
         int64_t hh = 0;
         std::optional<ScratchPool::Lease> lease;
         STRATA_RETURN_NOT_OK(
-            factor_block(source, plan, b, false, scratch, local, slots[static_cast<size_t>(b)], &hh, lease));
+            factor_block(be, source, plan, b, false, scratch, local, slots[static_cast<size_t>(b)], &hh, lease));
         leaves += local.leaves();
         householder += hh;
         return Status::OK();
       },
       [&](int64_t b) -> Status {
-        global.push(std::move(slots[static_cast<size_t>(b)]));
+        const Status st = global.push(std::move(slots[static_cast<size_t>(b)]));
         slots[static_cast<size_t>(b)] = DenseMatrix();
-        return Status::OK();
+        return st;
       }));
   if (stats) {
     stats->blocks = plan.num_blocks;
@@ -165,26 +170,28 @@ Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, c
 Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                        const std::vector<DenseMatrix>& c_blocks, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols();
+  const backend::Backend& be = backend::of(*options.ctx);
   return run_blocks(
       plan, options,
       [&](int64_t b) -> Status {
-        RTree local(n, true);
+        RTree local(be, n, true);
         DenseMatrix r_block;
         std::optional<ScratchPool::Lease> lease;
-        STRATA_RETURN_NOT_OK(factor_block(source, plan, b, true, scratch, local, r_block, nullptr, lease));
+        STRATA_RETURN_NOT_OK(factor_block(be, source, plan, b, true, scratch, local, r_block, nullptr, lease));
         const double* q = lease->as<double>();
         const DenseMatrix& c = c_blocks[static_cast<size_t>(b)];
         const int64_t k = c.cols, rows = plan.count(b);
-        const std::vector<DenseMatrix> c_leaf = local.distribute(c);
+        STRATA_ASSIGN_OR_RETURN(const std::vector<DenseMatrix> c_leaf, local.distribute(c));
         const LeafPlan leaves = plan_leaves(rows, n);
         STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
         double* out = out_lease.as<double>();
         for (int64_t i = 0; i < leaves.num_leaves && k > 0; ++i) {
-          // Leaf rows of Q·C, row-major: (Q_leaf · C_leaf)ᵀ = C_leafᵀ · Q_leafᵀ in column-major.
-          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(k), static_cast<int>(leaves.count(i)),
-                      static_cast<int>(n), 1.0, c_leaf[static_cast<size_t>(i)].data.data(), static_cast<int>(n),
-                      q + leaves.start(i) * n, static_cast<int>(n), 0.0, out + leaves.start(i) * k,
-                      static_cast<int>(k));
+          // Leaf rows of Q·C, row-major.
+          const int64_t r0 = leaves.start(i), nr = leaves.count(i);
+          STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0,
+                                       backend::row_major<const double>(q + r0 * n, nr, n),
+                                       view(c_leaf[static_cast<size_t>(i)]), 0.0,
+                                       backend::row_major(out + r0 * k, nr, k)));
         }
         return sink(plan.start(b), rows, k, out);
       },
@@ -194,6 +201,7 @@ Status tsqr_apply_pass(const RowBlockSource& source, const BlockPlan& plan, cons
 Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                        const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols(), k = x.cols;
+  const backend::Backend& be = backend::of(*options.ctx);
   return run_blocks(
       plan, options,
       [&](int64_t b) -> Status {
@@ -209,9 +217,9 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
           a = in_lease->as<double>();
         }
         if (k > 0) {
-          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(k), static_cast<int>(rows),
-                      static_cast<int>(n), 1.0, x.data.data(), static_cast<int>(n), a, static_cast<int>(n), 0.0, out,
-                      static_cast<int>(k));
+          STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0,
+                                       backend::row_major<const double>(a, rows, n), view(x), 0.0,
+                                       backend::row_major(out, rows, k)));
         }
         return sink(plan.start(b), rows, k, out);
       },
@@ -244,8 +252,8 @@ Result<DenseMatrix> tsqr(const Context& ctx, const RowBlockSource& source, const
   STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
   ScratchPool scratch;
   STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, true, scratch, stats));
-  DenseMatrix r = tree.finish();
-  const std::vector<DenseMatrix> c_blocks = tree.distribute(DenseMatrix::identity(source.cols()));
+  STRATA_ASSIGN_OR_RETURN(DenseMatrix r, tree.finish());
+  STRATA_ASSIGN_OR_RETURN(const std::vector<DenseMatrix> c_blocks, tree.distribute(DenseMatrix::identity(source.cols())));
   STRATA_RETURN_NOT_OK(tsqr_apply_pass(source, plan, options, c_blocks, scratch, q_sink));
   if (stats) stats->passes += 1;
   return r;

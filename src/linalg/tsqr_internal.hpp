@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "linalg/pass_internal.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/linalg/dense.hpp"
 #include "strata/linalg/tsqr.hpp"
 
@@ -16,14 +17,14 @@ namespace strata::linalg {
 /// keep_q each combine's explicit 2n × n Q is kept so a matrix can be sent back down.
 class RTree {
  public:
-  RTree(int64_t n, bool keep_q) : n_(n), keep_q_(keep_q) {}
+  RTree(const backend::Backend& be, int64_t n, bool keep_q) : be_(&be), n_(n), keep_q_(keep_q) {}
 
-  void push(DenseMatrix r);
+  Status push(DenseMatrix r);
   /// The root R (zero when nothing was pushed). Call once, after the last push.
-  DenseMatrix finish();
+  Result<DenseMatrix> finish();
   int64_t leaves() const { return leaves_; }
   /// For the root's C (n × k), the C of every leaf: leaf rows of Q_tree · C (needs keep_q).
-  std::vector<DenseMatrix> distribute(const DenseMatrix& c_root) const;
+  Result<std::vector<DenseMatrix>> distribute(const DenseMatrix& c_root) const;
 
  private:
   struct Entry {
@@ -35,8 +36,9 @@ class RTree {
     int64_t left, right;
     std::vector<double> q;  // 2n × n column-major
   };
-  void combine_top();
+  Status combine_top();
 
+  const backend::Backend* be_;
   int64_t n_;
   bool keep_q_;
   int64_t leaves_ = 0;

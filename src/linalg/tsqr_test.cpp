@@ -37,7 +37,7 @@ TEST_P(TsqrChunkings, MatchesHouseholderQr) {
   }, opt, &stats));
   EXPECT_EQ(stats.passes, 2);
   EXPECT_LT(orthogonality_error(q), 1e-13);
-  DenseMatrix qr = matmul(q, r);
+  DenseMatrix qr = *matmul(test_ctx(), q, r);
   const DenseMatrix dense = DenseMatrix::from_row_major(a.data(), c.rows, c.cols);
   double err = 0;
   for (size_t i = 0; i < qr.data.size(); ++i) err = std::max(err, std::abs(qr.data[i] - dense.data[i]));

@@ -232,6 +232,71 @@ TEST_P(Conformance, TriangularSolve) {
           }
 }
 
+TEST_P(Conformance, TriangularMultiply) {
+  std::mt19937_64 rng(13);
+  const int64_t n = 7, other = 4;
+  for (Layout la : kLayouts)
+    for (Layout lb : kLayouts)
+      for (Side side : {Side::Left, Side::Right})
+        for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+          for (Trans ta : kTrans) {
+            const auto a = triangular(n, uplo, la, rng);
+            auto b = side == Side::Left ? random_mat<double>(n, other, lb, rng) : random_mat<double>(other, n, lb, rng);
+            const auto b0 = b;
+            ASSERT_TRUE(be_->trmm(side, uplo, ta, -0.5, a.cview(), b.view()).ok());
+            const auto t = [&](int64_t i, int64_t j) {
+              const int64_t r = ta == Trans::Yes ? j : i, c = ta == Trans::Yes ? i : j;
+              return (uplo == Uplo::Upper ? c >= r : c <= r) ? a.at(r, c) : 0.0;
+            };
+            for (int64_t i = 0; i < b.rows; ++i)
+              for (int64_t j = 0; j < b.cols; ++j) {
+                double ref = 0, mag = 0;
+                for (int64_t p = 0; p < n; ++p) {
+                  const double x = -0.5 * (side == Side::Left ? t(i, p) * b0.at(p, j) : b0.at(i, p) * t(p, j));
+                  ref += x;
+                  mag += std::fabs(x);
+                }
+                ASSERT_LE(std::fabs(b.at(i, j) - ref), (n + 2) * 1.2e-16 * mag)
+                    << "side " << int(side) << " uplo " << int(uplo) << " trans " << int(ta);
+              }
+            ASSERT_TRUE(b.padding_intact());
+          }
+  auto a = triangular(3, Uplo::Upper, Layout::ColMajor, rng);
+  auto b = random_mat<double>(4, 2, Layout::ColMajor, rng);
+  const Status st = be_->trmm(Side::Left, Uplo::Upper, Trans::No, 1.0, a.cview(), b.view());
+  EXPECT_EQ(st.code(), StatusCode::Invalid) << st.to_string();
+}
+
+TEST_P(Conformance, TriangularConditionEstimate) {
+  // diag(1, 10⁻³) is exactly 1000-conditioned in any norm; the estimate of a general triangle
+  // lies within a factor n of the true 1-norm condition (here computed from the inverse).
+  for (Layout l : kLayouts)
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper}) {
+      Mat<double> d(2, 2, l);
+      d.at(0, 0) = 1.0, d.at(1, 1) = 1e-3;
+      d.at(0, 1) = d.at(1, 0) = 0.0;
+      auto rc = be_->trcon(uplo, d.cview());
+      ASSERT_TRUE(rc.ok()) << rc.status().to_string();
+      EXPECT_NEAR(*rc, 1e-3, 1e-15);
+      // [[1, 4], [0, 1]] (upper) has ‖A‖₁ = 5 and ‖A⁻¹‖₁ = 5: rcond = 1/25, exact for n = 2.
+      Mat<double> t(2, 2, l);
+      t.at(0, 0) = t.at(1, 1) = 1.0;
+      if (uplo == Uplo::Upper) {
+        t.at(0, 1) = 4.0, t.at(1, 0) = 1e30;  // the other triangle is never read
+      } else {
+        t.at(1, 0) = 4.0, t.at(0, 1) = 1e30;
+      }
+      auto rt = be_->trcon(uplo, t.cview());
+      ASSERT_TRUE(rt.ok()) << rt.status().to_string();
+      EXPECT_NEAR(*rt, 1.0 / 25.0, 1e-15) << "layout " << int(l) << " uplo " << int(uplo);
+      Mat<double> s(2, 2, l);
+      s.at(0, 0) = 1.0, s.at(1, 1) = 0.0, s.at(0, 1) = s.at(1, 0) = 0.0;
+      auto rs = be_->trcon(uplo, s.cview());
+      ASSERT_TRUE(rs.ok());
+      EXPECT_EQ(*rs, 0.0);
+    }
+}
+
 // -------------------------------------------------------------------------------- LAPACK
 TEST_P(Conformance, Cholesky) {
   std::mt19937_64 rng(4);
@@ -332,6 +397,48 @@ TEST_P(Conformance, SymmetricEigen) {
         }
       ASSERT_TRUE(a.padding_intact());
     }
+}
+
+TEST_P(Conformance, SymmetricEigenTop) {
+  std::mt19937_64 rng(16);
+  const int64_t n = 9, count = 3;
+  const std::vector<double> lambda = {-3.5, -1.0, 0.0, 0.25, 1.0, 2.0, 7.0, 7.5, 40.0};  // ascending
+  const std::vector<double> v = orthonormal(n, n, rng);
+  for (Layout l : kLayouts)
+    for (Layout lz : kLayouts) {
+      Mat<double> a(n, n, l);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          double s = 0;
+          for (int64_t p = 0; p < n; ++p) s += v[i + p * n] * lambda[p] * v[j + p * n];
+          a.at(i, j) = s;
+        }
+      for (int64_t i = 0; i < n; ++i)  // the upper triangle is never read
+        for (int64_t j = i + 1; j < n; ++j) a.at(i, j) = 1e30;
+      const auto a0 = a;
+      Mat<double> z(n, count, lz);
+      std::vector<double> w(static_cast<size_t>(count));
+      ASSERT_TRUE(be_->syev_top(a.view(), count, w.data(), z.view()).ok());
+      for (int64_t k = 0; k < count; ++k) ASSERT_NEAR(w[k], lambda[n - count + k], 1e-12 * 40) << k;
+      const auto sym = [&](int64_t i, int64_t j) { return i >= j ? a0.at(i, j) : a0.at(j, i); };
+      for (int64_t k = 0; k < count; ++k)
+        for (int64_t i = 0; i < n; ++i) {
+          double av = 0;
+          for (int64_t p = 0; p < n; ++p) av += sym(i, p) * z.at(p, k);
+          ASSERT_NEAR(av, w[k] * z.at(i, k), 1e-12 * 40);
+        }
+      for (int64_t i = 0; i < count; ++i)
+        for (int64_t j = 0; j < count; ++j) {
+          double s = 0;
+          for (int64_t p = 0; p < n; ++p) s += z.at(p, i) * z.at(p, j);
+          ASSERT_NEAR(s, i == j ? 1.0 : 0.0, 1e-12);
+        }
+      ASSERT_TRUE(z.padding_intact());
+    }
+  Mat<double> a(4, 4, Layout::ColMajor), z(4, 5, Layout::ColMajor);
+  std::vector<double> w(5);
+  const Status st = be_->syev_top(a.view(), 5, w.data(), z.view());
+  EXPECT_EQ(st.code(), StatusCode::Invalid) << st.to_string();
 }
 
 TEST_P(Conformance, ThinSvd) {

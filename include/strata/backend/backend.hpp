@@ -92,6 +92,10 @@ class Backend {
   /// triangular (`uplo`, non-unit diagonal).
   virtual Status trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
                       MatrixView<double> b) const = 0;
+  /// b = alpha·op(a)·b (Left) or alpha·b·op(a) (Right) in place, a triangular (`uplo`, non-unit
+  /// diagonal; the other triangle is never read).
+  virtual Status trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                      MatrixView<double> b) const = 0;
 
   // ---- factorizations (LAPACK); InvalidData when the input does not admit one --------------
   /// Cholesky in place: a = uᵀu (Upper) or l·lᵀ (Lower) on that triangle; the other triangle
@@ -104,6 +108,13 @@ class Backend {
   /// order in w; with `vectors`, a is overwritten by the orthonormal eigenvectors (column k
   /// for w[k]), else its contents are unspecified afterwards.
   virtual Status syev(MatrixView<double> a, double* w, bool vectors) const = 0;
+  /// The `count` largest eigenpairs of the symmetric n × n a (its lower triangle is read):
+  /// eigenvalues ascending in w[0, count), the matching orthonormal eigenvectors in the columns
+  /// of z (n × count). a's contents are unspecified afterwards.
+  virtual Status syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const = 0;
+  /// Reciprocal condition number of the triangular a (`uplo`) in the 1-norm, estimated as
+  /// LAPACK's trcon does: in [0, 1], 0 for a singular triangle.
+  virtual Result<double> trcon(Uplo uplo, MatrixView<const double> a) const = 0;
   /// Thin SVD of an m × n matrix, k = min(m, n): u (m × k), s (k, descending), vt (k × n).
   /// a is left unchanged.
   virtual Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const = 0;
@@ -160,6 +171,9 @@ bool cpu_isa_available(CpuIsa isa);
 
 /// \brief A CPU backend whose kernels are chosen once, here, for `isa`. Unsupported when the
 /// CPU lacks it (never a silent fallback: a test asking for AVX-512 must know it got it).
+/// The first CPU backend made sets BLAS to one thread for the rest of the process: strata owns
+/// parallelism (one level, the Context's workers), so each BLAS call is one worker's work and
+/// results never depend on how BLAS would split it.
 Result<BackendPtr> make_cpu_backend(CpuIsa isa = CpuIsa::Best);
 /// \brief The shared CPU backend at the best level (what a Context without one uses).
 const BackendPtr& cpu_backend();

@@ -1,19 +1,20 @@
 #pragma once
 /// \file
-/// Small dense linear algebra on the host (LAPACKE + CBLAS): the l × l and N × l pieces of the
-/// streaming algorithms, and a reference for tests.
+/// Small dense linear algebra on the host: the l × l and N × l pieces of the streaming
+/// algorithms. Every operation runs on the backend of its Context (backend::of(ctx): BLAS and
+/// LAPACK on the CPU).
 ///
 /// **Layout.** `DenseMatrix` is column-major (LAPACK's native layout): element (i, j) sits at
 /// `data[i + j * rows]`. Streamed blocks of a source are row-major instead (see
 /// row_blocks.hpp); a row-major b × N block is the same memory as a column-major N × b matrix,
 /// which is how the kernels hand it to BLAS without copying.
 ///
-/// Every function here returns a Status when LAPACK reports `info != 0` (or the input is
-/// invalid). None of them changes BLAS threading: callers choose (see BlasThreadsGuard).
+/// Every function here returns a Status when the factorization fails (or the input is invalid).
 
 #include <cstdint>
 #include <vector>
 
+#include "strata/core/context.hpp"
 #include "strata/core/result.hpp"
 
 namespace strata::linalg {
@@ -47,24 +48,24 @@ struct DenseMatrix {
 };
 
 /// \brief C = op(A) · op(B) with op = transpose when the flag is set.
-DenseMatrix matmul(const DenseMatrix& a, const DenseMatrix& b, bool trans_a = false,
-                   bool trans_b = false);
+Result<DenseMatrix> matmul(const Context& ctx, const DenseMatrix& a, const DenseMatrix& b, bool trans_a = false,
+                           bool trans_b = false);
 
 /// \brief Frobenius norm.
 double frobenius_norm(const DenseMatrix& a);
 /// \brief max |QᵀQ − I| over entries: 0 for exactly orthonormal columns.
 double orthogonality_error(const DenseMatrix& q);
 
-/// \brief Thin QR with explicit Q (Householder: dgeqrf + dorgqr).
+/// \brief Thin QR with explicit Q (Householder).
 struct QrResult {
   DenseMatrix q;  ///< rows × min(rows, cols), orthonormal columns
   DenseMatrix r;  ///< min(rows, cols) × cols, upper trapezoidal
 };
 /// \brief Householder QR of `a` (any shape).
 /// \code
-/// STRATA_ASSIGN_OR_RETURN(auto qr, linalg::qr(a));   // a = qr.q * qr.r
+/// STRATA_ASSIGN_OR_RETURN(auto qr, linalg::qr(ctx, a));   // a = qr.q * qr.r
 /// \endcode
-Result<QrResult> qr(const DenseMatrix& a);
+Result<QrResult> qr(const Context& ctx, const DenseMatrix& a);
 
 /// \brief Replace the columns of `a` (rows ≥ cols) by an orthonormal basis of their span.
 ///
@@ -74,9 +75,9 @@ Result<QrResult> qr(const DenseMatrix& a);
 /// below 1e-6 switches to Householder. Rank-deficient input therefore still returns
 /// orthonormal columns. If `r` is given it receives the cols × cols triangular factor.
 /// Returns whether the Householder fallback was taken.
-Result<bool> orthonormalize(DenseMatrix& a, DenseMatrix* r = nullptr);
+Result<bool> orthonormalize(const Context& ctx, DenseMatrix& a, DenseMatrix* r = nullptr);
 
-/// \brief Thin SVD a = U · diag(s) · Vᵀ (LAPACK dgesdd, falling back to dgesvd).
+/// \brief Thin SVD a = U · diag(s) · Vᵀ (backend::Backend::svd).
 struct SvdDense {
   DenseMatrix u;           ///< rows × p, p = min(rows, cols)
   std::vector<double> s;   ///< p, descending
@@ -84,34 +85,26 @@ struct SvdDense {
 };
 /// \brief Thin SVD of a small dense matrix.
 /// \code
-/// STRATA_ASSIGN_OR_RETURN(auto f, linalg::svd_dense(a));
+/// STRATA_ASSIGN_OR_RETURN(auto f, linalg::svd_dense(ctx, a));
 /// \endcode
-Result<SvdDense> svd_dense(const DenseMatrix& a);
+Result<SvdDense> svd_dense(const Context& ctx, const DenseMatrix& a);
 
-/// \brief Symmetric eigendecomposition a = Z · diag(w) · Zᵀ (dsyevd on the upper triangle),
+/// \brief Symmetric eigendecomposition a = Z · diag(w) · Zᵀ (backend::Backend::syev),
 /// eigenvalues in **descending** order (columns of Z reordered to match).
 struct EighResult {
   std::vector<double> w;  ///< n, descending
   DenseMatrix z;          ///< n × n, orthonormal eigenvectors as columns
 };
-Result<EighResult> eigh(const DenseMatrix& a);
-/// \brief The `count` largest eigenpairs only (dsyevr): same ordering as eigh(), z is
-/// n × count. About 4× cheaper than eigh() for a few pairs of a few-hundred-square matrix.
-Result<EighResult> eigh_top(const DenseMatrix& a, int64_t count);
+Result<EighResult> eigh(const Context& ctx, const DenseMatrix& a);
+/// \brief The `count` largest eigenpairs only (backend::Backend::syev_top): same ordering as
+/// eigh(), z is n × count. About 4× cheaper than eigh() for a few pairs of a few-hundred-square
+/// matrix.
+Result<EighResult> eigh_top(const Context& ctx, const DenseMatrix& a, int64_t count);
 
 /// \brief Flip column signs so that, in each column of `v`, the entry of largest magnitude is
 /// positive (the first index wins among entries within 1e-6 relative of the largest, so the
 /// choice survives rounding differences). Returns the ±1 applied to each column; apply the
 /// same to the partner factor to keep U·Σ·Vᵀ unchanged.
 std::vector<double> fix_signs_max_abs_positive(DenseMatrix& v);
-
-/// \brief Make BLAS single-threaded for the rest of the process (idempotent, thread-safe).
-///
-/// strata owns parallelism (one level, DESIGN "exec"): block kernels run on the Context's
-/// threads with single-threaded BLAS, and the small dense work stays single-threaded too, so
-/// results do not depend on how BLAS would split work. Set once and never restored: a
-/// per-call guard that restored the old count would let one computation change BLAS under
-/// another running at the same time on a second Context.
-void use_single_threaded_blas();
 
 }  // namespace strata::linalg

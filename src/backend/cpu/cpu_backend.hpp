@@ -27,7 +27,7 @@ const KernelTable* kernel_table(CpuIsa isa);
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const KernelTable& k) : k_(k) {}
+  explicit CpuBackend(const KernelTable& k);
 
   std::string name() const override;
 
@@ -39,9 +39,13 @@ class CpuBackend final : public Backend {
               MatrixView<double> c) const override;
   Status trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
               MatrixView<double> b) const override;
+  Status trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+              MatrixView<double> b) const override;
   Status potrf(Uplo uplo, MatrixView<double> a) const override;
   Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const override;
   Status syev(MatrixView<double> a, double* w, bool vectors) const override;
+  Status syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const override;
+  Result<double> trcon(Uplo uplo, MatrixView<const double> a) const override;
   Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const override;
 
   Status decode(CodesView codes, const float* luts, MatrixView<float> out) const override;

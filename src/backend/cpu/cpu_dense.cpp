@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 #include <vector>
 
 #include "backend/cpu/cpu_backend.hpp"
@@ -75,6 +76,11 @@ char uplo_char(Uplo u) { return u == Uplo::Upper ? 'U' : 'L'; }
 
 }  // namespace
 
+CpuBackend::CpuBackend(const KernelTable& k) : k_(k) {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
 Status CpuBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
                         double beta, MatrixView<double> c) const {
   return gemm_impl(ta, tb, alpha, a, b, beta, c);
@@ -112,6 +118,23 @@ Status CpuBackend::trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView
   int64_t m = b.rows, nn = b.cols;
   if (row_major(b)) left = !left, trans = !trans, std::swap(m, nn);  // solve for xᵀ
   cblas_dtrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, cblas_trans(trans),
+              CblasNonUnit, i32(m), i32(nn), alpha, a.data, ld_of(a.ld), b.data, ld_of(b.ld));
+  return Status::OK();
+}
+
+Status CpuBackend::trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                        MatrixView<double> b) const {
+  STRATA_RETURN_NOT_OK(check("trmm", "a", a));
+  STRATA_RETURN_NOT_OK(check("trmm", "b", b));
+  const int64_t n = side == Side::Left ? b.rows : b.cols;
+  if (a.rows != a.cols || a.rows != n)
+    return Status::Invalid("trmm: triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
+  if (b.rows == 0 || b.cols == 0) return Status::OK();
+  bool left = side == Side::Left, upper = uplo == Uplo::Upper, trans = ta == Trans::Yes;
+  if (row_major(a)) upper = !upper, trans = !trans;  // the buffer holds aᵀ
+  int64_t m = b.rows, nn = b.cols;
+  if (row_major(b)) left = !left, trans = !trans, std::swap(m, nn);  // bᵀ ← op(a)ᵀ-side product
+  cblas_dtrmm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, cblas_trans(trans),
               CblasNonUnit, i32(m), i32(nn), alpha, a.data, ld_of(a.ld), b.data, ld_of(b.ld));
   return Status::OK();
 }
@@ -155,6 +178,45 @@ Status CpuBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
                        LAPACKE_dsyevd(lapack_layout(a.layout), vectors ? 'V' : 'N', 'L', i32(a.rows), a.data,
                                       ld_of(a.ld), w),
                        "eigensolver did not converge");
+}
+
+Status CpuBackend::syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const {
+  STRATA_RETURN_NOT_OK(check("syev_top", "a", a));
+  STRATA_RETURN_NOT_OK(check("syev_top", "z", z));
+  const int64_t n = a.rows;
+  if (a.rows != a.cols) return Status::Invalid("syev_top: ", a.rows, " x ", a.cols, " is not square");
+  if (count < 0 || count > n || z.rows != n || z.cols != count)
+    return Status::Invalid("syev_top: ", count, " pairs of ", n, " x ", n, " into z ", z.rows, " x ", z.cols);
+  if (count == 0) return Status::OK();
+  // dsyevr writes all n eigenvalues (the wanted ones first) and needs column-major z with
+  // 2·count support entries; results are copied out.
+  std::vector<double> wall(static_cast<size_t>(n)), zz(static_cast<size_t>(n * count));
+  std::vector<lapack_int> support(static_cast<size_t>(2 * count));
+  lapack_int found = 0;
+  const int info = LAPACKE_dsyevr(lapack_layout(a.layout), 'V', 'I', 'L', i32(n), a.data, ld_of(a.ld), 0.0, 0.0,
+                                  i32(n - count + 1), i32(n), 0.0, &found, wall.data(), zz.data(),
+                                  a.layout == Layout::RowMajor ? i32(count) : i32(n), support.data());
+  STRATA_RETURN_NOT_OK(lapack_status("syev_top", info, "eigensolver did not converge"));
+  if (found != count) return Status::InvalidData("syev_top: found ", found, " of ", count, " eigenpairs");
+  std::copy(wall.begin(), wall.begin() + count, w);
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t i = 0; i < n; ++i)
+      z(i, j) = a.layout == Layout::RowMajor ? zz[static_cast<size_t>(i * count + j)] : zz[static_cast<size_t>(i + j * n)];
+  return Status::OK();
+}
+
+Result<double> CpuBackend::trcon(Uplo uplo, MatrixView<const double> a) const {
+  STRATA_RETURN_NOT_OK(check("trcon", "a", a));
+  if (a.rows != a.cols) return Status::Invalid("trcon: ", a.rows, " x ", a.cols, " is not square");
+  if (a.rows == 0) return 1.0;
+  // The 1-norm of a is the ∞-norm of the aᵀ a row-major buffer holds.
+  const bool rm = row_major(a);
+  const char tri = (uplo == Uplo::Upper) != rm ? 'U' : 'L';
+  double rcond = 0.0;
+  STRATA_RETURN_NOT_OK(lapack_status(
+      "trcon", LAPACKE_dtrcon(LAPACK_COL_MAJOR, rm ? 'I' : '1', tri, 'N', i32(a.rows), a.data, ld_of(a.ld), &rcond),
+      "condition estimate failed"));
+  return rcond;
 }
 
 Status CpuBackend::svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const {
