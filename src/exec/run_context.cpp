@@ -1,13 +1,40 @@
-// Run bookkeeping and the evaluation of reductions: one pass over the reduced input's blocks,
-// per-block partial states (bounded by the window) merged in block order.
+// Run bookkeeping and the evaluation of reductions: one pass over the reduced input's blocks
+// (a grid fixed by its shape, not its chunks), per-block partial states (bounded by the window)
+// merged in block order.
 #include "exec/run_context.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
 
 namespace strata::detail {
+namespace {
+
+// Input bytes of one block of a reduction pass.
+constexpr int64_t kReduceBlockBytes = int64_t{8} << 20;
+
+// The blocks a reduction's partials are taken over: fixed by the input's shape and item size
+// (about kReduceBlockBytes, whole trailing axes first), never by its chunking, so float sums
+// associate the same way — the same bits — however the input is chunked, stored or held.
+Shape reduce_block_shape(const Shape& shape, int64_t itemsize) {
+  Shape b(shape.size(), 1);
+  int64_t room = std::max<int64_t>(1, kReduceBlockBytes / std::max<int64_t>(1, itemsize));
+  for (size_t d = shape.size(); d-- > 0;) {
+    const int64_t extent = std::max<int64_t>(1, shape[d]);
+    if (extent <= room) {
+      b[d] = extent;
+      room /= extent;
+    } else {
+      b[d] = room;
+      break;
+    }
+  }
+  return b;
+}
+
+}  // namespace
 
 Result<PassGrid> PassGrid::make(const std::vector<Array>& arrays, Shape block_shape) {
   if (arrays.empty()) return Status::Invalid("a pass needs at least one array");
@@ -106,7 +133,8 @@ Status RunContext::prepare_node(const Node* root) {
 
 Status RunContext::evaluate_reduce(const ReduceNode& r) {
   const Node& in = *r.input();
-  STRATA_ASSIGN_OR_RETURN(ChunkGrid grid, ChunkGrid::make(in.shape(), in.chunks()));
+  STRATA_ASSIGN_OR_RETURN(ChunkGrid grid,
+                          ChunkGrid::make(in.shape(), reduce_block_shape(in.shape(), in.dtype().itemsize())));
   const int64_t isz = r.state_itemsize();
   STRATA_ASSIGN_OR_RETURN(Buffer total, Buffer::allocate(std::max<int64_t>(1, r.state_elems()) * isz));
   r.init_state(total.data(), r.state_elems());
