@@ -174,7 +174,11 @@ Status validate_simulate_options(const SimulateOptions& o) {
     return Status::Invalid("--pops must be between 1 and the number of samples");
   if (!(o.fst >= 0.0 && o.fst < 1.0)) return Status::Invalid("--fst must be in [0, 1), got ", o.fst);
   if (!(o.missing >= 0.0 && o.missing <= 1.0)) return Status::Invalid("--missing must be in [0, 1], got ", o.missing);
-  STRATA_RETURN_NOT_OK(checked_mul(o.num_variants, o.num_samples).status());
+  if (!checked_mul(o.num_variants, o.num_samples).ok() ||
+      !checked_mul((o.num_samples + 3) / 4, o.num_variants).ok()) {
+    return Status::Invalid("--variants ", o.num_variants, " x --samples ", o.num_samples,
+                           " genotypes do not fit in 64-bit sizes");
+  }
   return Status::OK();
 }
 

@@ -156,7 +156,7 @@ TEST(Simulate, RejectsBadOptions) {
   o.num_samples = int64_t{1} << 40;
   o.num_variants = int64_t{1} << 40;
   STRATA_EXPECT_STATUS(validate_simulate_options(o), StatusCode::Invalid,
-                       "^size overflow: 1099511627776 \\* 1099511627776 does not fit in 64 bits$");
+                       "^--variants 1099511627776 x --samples 1099511627776 genotypes do not fit in 64-bit sizes$");
 }
 
 TEST(Simulate, Plink2ReadsOutput) {

@@ -39,6 +39,17 @@ class ErrorExit : public ::testing::Test {
   TempDir tmp_;
 };
 
+TEST_F(ErrorExit, UnknownSubcommandIsNamedWithTheChoices) {
+  expect_error("zarr frobnicate", 2, "unknown command 'frobnicate' for strata zarr (expected one of: info, export, import, verify)");
+  expect_error("frobnicate", 2, "unknown command 'frobnicate' for strata (expected one of: zarr, ");
+  expect_error("zarr", 2, "strata zarr needs a command: one of info, export, import, verify");
+}
+
+TEST_F(ErrorExit, SimulateSizeOverflowNamesTheOptions) {
+  expect_error("simulate -q --samples 1000000000000 --variants 1000000000000 --out " + tmp_.str("big"), 2,
+               "--variants 1000000000000 x --samples 1000000000000 genotypes do not fit in 64-bit sizes");
+}
+
 TEST_F(ErrorExit, UsageErrorsExit2WithReadableRanges) {
   const std::string pca = "pca -q " + tmp_.str("sim") + " --out " + tmp_.str("p");
   expect_error(pca + " -k 2 --tolerance -1", 2, "--tolerance: must be a positive number such as 1e-6, got -1");

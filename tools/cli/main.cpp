@@ -98,6 +98,32 @@ CLI::Validator memory_size() {
       "SIZE", "");
 }
 
+// "strata zarr frobnicate": CLI11 only says a subcommand is required; name the word and the
+// commands that exist.
+std::string explain_missing_subcommand(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* cmd = &app;
+  while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
+  std::vector<std::string> names;
+  for (const CLI::App* sub : cmd->get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  if (names.empty()) return {};
+  std::string word;
+  for (int i = 1; i < argc; ++i) {
+    if (cmd != &app && argv[i] != cmd->get_name()) continue;
+    for (int j = cmd == &app ? i : i + 1; j < argc; ++j) {
+      if (argv[j][0] != '-') {
+        word = argv[j];
+        break;
+      }
+    }
+    break;
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  const std::string prefix = cmd == &app ? "strata" : "strata " + cmd->get_name();
+  if (word.empty()) return prefix + " needs a command: one of " + list;
+  return "unknown command '" + word + "' for " + prefix + " (expected one of: " + list + ")";
+}
+
 int exit_code_for(const Status& st) {
   if (st.ok()) return 0;
   return st.code() == StatusCode::Invalid ? 2 : 1;
@@ -126,7 +152,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "strata: error: %s\n", e.what());
+    std::string what = e.what();
+    if (what.find("subcommand is required") != std::string::npos) {
+      const std::string better = cli::explain_missing_subcommand(app, argc, argv);
+      if (!better.empty()) what = better;
+    }
+    std::fprintf(stderr, "strata: error: %s\n", what.c_str());
     std::fprintf(stderr, "Run with --help for usage.\n");
     return 2;
   }
