@@ -7,17 +7,12 @@
 #include <vector>
 
 #include "array/node.hpp"
+#include "strata/backend/backend.hpp"
 
 namespace strata::detail {
 
-enum class EwOp : uint8_t {
-  Add, Sub, Mul, Div, Pow, Max, Min,   // binary arithmetic, same-type operands and result
-  Eq, Ne, Lt, Le, Gt, Ge,              // comparisons: same-type operands, bool result
-  And, Or,                             // bool operands and result
-  Not, Neg, Abs, Sqrt, Exp, Log,       // unary
-  Where,                               // (bool, T, T) -> T
-  Cast,                                // a -> type
-};
+/// The operations of a program are the backend's elementwise kernels.
+using EwOp = backend::EwOp;
 
 struct EwInstr {
   EwOp op;
@@ -48,13 +43,5 @@ class ElementwiseNode final : public Node {
  private:
   EwProgram program_;
 };
-
-// Typed loops (elementwise_kernels.cpp). Scalar flags mean "one value for all n elements".
-void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
-               int64_t n);
-void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n);
-void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n);
-void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
-              bool b_scalar, void* out, int64_t n);
 
 }  // namespace strata::detail

@@ -79,6 +79,7 @@ std::string ElementwiseNode::label() const {
 Status ElementwiseNode::stream_box(const Box& box, EvalContext& ctx, const TileSink& sink) const {
   const int64_t nd = box.ndim();
   const size_t nl = program_.leaves.size(), nregs = program_.reg_type.size();
+  const backend::Backend& be = ctx.be();
   constexpr int64_t kSlot = kTileElems * 8;
   STRATA_ASSIGN_OR_RETURN(Buffer regs, Buffer::allocate(static_cast<int64_t>(nregs + 2) * kSlot));
   auto reg = [&](size_t r) { return regs.data() + r * kSlot; };
@@ -145,15 +146,15 @@ Status ElementwiseNode::stream_box(const Box& box, EvalContext& ctx, const TileS
       const int64_t m = program_.reg_const[r] ? 1 : n;
       auto is_c = [&](int x) { return x >= 0 && program_.reg_const[x]; };
       switch (in.op) {
-        case EwOp::Cast: ew_cast(program_.reg_type[in.a], in.type, reg(in.a), reg(r), m); break;
+        case EwOp::Cast: be.ew_cast(program_.reg_type[in.a], in.type, reg(in.a), reg(r), m); break;
         case EwOp::Where:
-          ew_where(in.type, reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(in.c), is_c(in.c), reg(r), m);
+          be.ew_where(in.type, reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(in.c), is_c(in.c), reg(r), m);
           break;
         case EwOp::Not: case EwOp::Neg: case EwOp::Abs: case EwOp::Sqrt: case EwOp::Exp: case EwOp::Log:
-          ew_unary(in.op, program_.reg_type[in.a], reg(in.a), reg(r), m);
+          be.ew_unary(in.op, program_.reg_type[in.a], reg(in.a), reg(r), m);
           break;
         default:
-          ew_binary(in.op, program_.reg_type[in.a], reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(r), m);
+          be.ew_binary(in.op, program_.reg_type[in.a], reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(r), m);
           break;
       }
     }

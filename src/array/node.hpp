@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "strata/array/host_array.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/dtype.hpp"
 #include "strata/core/result.hpp"
 #include "strata/core/shape.hpp"
@@ -52,6 +53,8 @@ class Node;
 struct EvalContext {
   EvalStats* stats = nullptr;
   ThreadPool* pool = nullptr;
+  const backend::Backend* backend = nullptr;  ///< block kernels run here (null: the CPU backend)
+  const backend::Backend& be() const { return backend ? *backend : *backend::cpu_backend(); }
   const std::unordered_map<const Node*, HostArray>* materialized = nullptr;
 };
 

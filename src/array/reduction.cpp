@@ -1,7 +1,6 @@
-// Reduction states, per-tile accumulation, block-order merging and finalization. Float sums use
-// eight independent float64 accumulators per run (a fixed association, so the result depends
-// only on the block and tile boundaries, never on threads); variance uses per-run two-pass
-// (count, mean, M2) merged with Chan's formula.
+// Reduction states, per-tile accumulation (the backend's reduce_tile kernel), block-order
+// merging and finalization. The association of float sums depends only on the block and tile
+// boundaries, never on threads or chunks.
 #include "array/reduction.hpp"
 
 #include <cmath>
@@ -14,64 +13,10 @@
 namespace strata::detail {
 namespace {
 
-struct Moments {
-  double n, mean, m2;
-};
-
-inline void chan_merge(Moments& a, const Moments& b) {
-  if (b.n == 0) return;
-  if (a.n == 0) {
-    a = b;
-    return;
-  }
-  const double n = a.n + b.n, d = b.mean - a.mean;
-  a.mean += d * (b.n / n);
-  a.m2 += b.m2 + d * d * (a.n * b.n / n);
-  a.n = n;
-}
-
-double fast_sum(const double* x, int64_t n) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) acc[k] += x[i + k];
-  }
-  for (int k = 0; i < n; ++i, ++k) acc[k] += x[i];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
-Moments moments_of(const double* x, int64_t n) {
-  const double mean = fast_sum(x, n) / static_cast<double>(n);
-  double acc[4] = {0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int k = 0; k < 4; ++k) acc[k] += (x[i + k] - mean) * (x[i + k] - mean);
-  }
-  for (int k = 0; i < n; ++i, ++k) acc[k] += (x[i] - mean) * (x[i] - mean);
-  return {static_cast<double>(n), mean, (acc[0] + acc[1]) + (acc[2] + acc[3])};
-}
-
-template <class T> T nan_min(T s, T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (s != s) return s;
-    if (x != x) return x;
-  }
-  return x < s ? x : s;
-}
-template <class T> T nan_max(T s, T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (s != s) return s;
-    if (x != x) return x;
-  }
-  return x > s ? x : s;
-}
-
-template <class T, class F>
-void for_each_pos(const T* x, int64_t rows, int64_t cols, int64_t base, int64_t rs, int64_t cs, F f) {
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) f(base + r * rs + c * cs, x[r * cols + c]);
-  }
-}
+using backend::merge_moments;
+using backend::Moments;
+using backend::nan_max;
+using backend::nan_min;
 
 }  // namespace
 
@@ -155,85 +100,26 @@ Status ReduceNode::accumulate(const Box& box, EvalContext& ctx, void* state) con
     if (!reduced_[a]) ostride[a] = kstr[k++];
   }
   const DType in = input_->dtype();
-  const bool as_double = op_ == ReduceOp::Mean || op_ == ReduceOp::Var || op_ == ReduceOp::Std ||
-                         (op_ == ReduceOp::Sum && in.is_float());
-  std::vector<double> dbuf(as_double && in.type != ScalarType::Float64 ? kTileElems : 0);
+  backend::ReduceKind kind = backend::ReduceKind::SumF64;
+  switch (op_) {
+    case ReduceOp::Sum: kind = in.is_float() ? backend::ReduceKind::SumF64 : backend::ReduceKind::SumWrap; break;
+    case ReduceOp::Mean: kind = backend::ReduceKind::SumF64; break;
+    case ReduceOp::Var: case ReduceOp::Std: kind = backend::ReduceKind::Moments; break;
+    case ReduceOp::Min: kind = backend::ReduceKind::Min; break;
+    case ReduceOp::Max: kind = backend::ReduceKind::Max; break;
+    case ReduceOp::CountNonzero: kind = backend::ReduceKind::CountNonzero; break;
+  }
+  const backend::Backend& be = ctx.be();
   return input_->stream_box(box, ctx, [&](const Tile& t) {
-    int64_t base = 0;
-    for (int64_t a = 0; a < nd; ++a) base += t.offset[a] * ostride[a];
-    const int64_t rs = nd >= 2 ? ostride[nd - 2] : 0, cs = nd >= 1 ? ostride[nd - 1] : 0;
-    const int64_t n = t.rows * t.cols;
-    if (as_double) {
-      const double* x = static_cast<const double*>(t.data);
-      if (in.type != ScalarType::Float64) {
-        Status st = visit_scalar(in.type, [&](auto tag) {
-          using T = decltype(tag);
-          for (int64_t i = 0; i < n; ++i) dbuf[i] = static_cast<double>(static_cast<const T*>(t.data)[i]);
-        });
-        (void)st;
-        x = dbuf.data();
-      }
-      if (op_ == ReduceOp::Var || op_ == ReduceOp::Std) {
-        auto* s = static_cast<Moments*>(state);
-        if (cs == 0) {
-          for (int64_t r = 0; r < (rs == 0 ? 1 : t.rows); ++r) {
-            const int64_t len = rs == 0 ? n : t.cols;
-            chan_merge(s[base + r * rs], moments_of(x + r * t.cols, len));
-          }
-        } else {
-          for_each_pos(x, t.rows, t.cols, base, rs, cs, [&](int64_t o, double v) {
-            Moments& m = s[o];
-            m.n += 1;
-            const double d = v - m.mean;
-            m.mean += d / m.n;
-            m.m2 += d * (v - m.mean);
-          });
-        }
-      } else {
-        auto* s = static_cast<double*>(state);
-        if (cs == 0 && rs == 0) {
-          s[base] += fast_sum(x, n);
-        } else if (cs == 0) {
-          for (int64_t r = 0; r < t.rows; ++r) s[base + r * rs] += fast_sum(x + r * t.cols, t.cols);
-        } else {
-          for_each_pos(x, t.rows, t.cols, base, rs, cs, [&](int64_t o, double v) { s[o] += v; });
-        }
-      }
-      return;
-    }
-    Status st = visit_scalar(in.type, [&](auto tag) {
-      using T = decltype(tag);
-      const T* x = static_cast<const T*>(t.data);
-      switch (op_) {
-        case ReduceOp::Sum:
-          if (in.is_unsigned_int()) {
-            auto* s = static_cast<uint64_t*>(state);
-            for_each_pos(x, t.rows, t.cols, base, rs, cs, [&](int64_t o, T v) { s[o] += static_cast<uint64_t>(v); });
-          } else {
-            auto* s = static_cast<uint64_t*>(state);  // int64 sums wrap like numpy: add as unsigned
-            for_each_pos(x, t.rows, t.cols, base, rs, cs,
-                         [&](int64_t o, T v) { s[o] += static_cast<uint64_t>(static_cast<int64_t>(v)); });
-          }
-          break;
-        case ReduceOp::CountNonzero: {
-          auto* s = static_cast<int64_t*>(state);
-          for_each_pos(x, t.rows, t.cols, base, rs, cs, [&](int64_t o, T v) { s[o] += v != T(0) ? 1 : 0; });
-          break;
-        }
-        case ReduceOp::Min: {
-          auto* s = static_cast<T*>(state);
-          for_each_pos(x, t.rows, t.cols, base, rs, cs, [&](int64_t o, T v) { s[o] = nan_min(s[o], v); });
-          break;
-        }
-        case ReduceOp::Max: {
-          auto* s = static_cast<T*>(state);
-          for_each_pos(x, t.rows, t.cols, base, rs, cs, [&](int64_t o, T v) { s[o] = nan_max(s[o], v); });
-          break;
-        }
-        default: break;
-      }
-    });
-    (void)st;
+    backend::ReduceTile rt;
+    rt.data = t.data;
+    rt.type = in.type;
+    rt.rows = t.rows;
+    rt.cols = t.cols;
+    for (int64_t a = 0; a < nd; ++a) rt.base += t.offset[a] * ostride[a];
+    rt.row_stride = nd >= 2 ? ostride[nd - 2] : 0;
+    rt.col_stride = nd >= 1 ? ostride[nd - 1] : 0;
+    be.reduce_tile(kind, rt, state);
   });
 }
 
@@ -249,7 +135,7 @@ void ReduceNode::merge(void* total, const void* partial, const Shape& origin, co
     for (int64_t a = 0; a < kn; ++a) o += (origin[a] + idx[a]) * tstr[a];
     switch (op_) {
       case ReduceOp::Var: case ReduceOp::Std:
-        chan_merge(static_cast<Moments*>(total)[o], static_cast<const Moments*>(partial)[i]);
+        merge_moments(static_cast<Moments*>(total)[o], static_cast<const Moments*>(partial)[i]);
         break;
       case ReduceOp::Min: case ReduceOp::Max: {
         Status st = visit_scalar(input_->dtype().type, [&](auto tag) {

@@ -77,6 +77,7 @@ EvalContext RunContext::eval_context() {
   EvalContext c;
   c.stats = &stats_;
   c.pool = &ctx_.pool();
+  c.backend = &backend::of(ctx_);
   c.materialized = &materialized_;
   return c;
 }

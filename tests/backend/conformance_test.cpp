@@ -647,6 +647,120 @@ TEST_P(Conformance, CodesTransposeTimesInt16) {
 // ---------------------------------------------------------------------------------- random
 // The same bits as core/random.hpp's per-element functions, for every distribution, output
 // type, start and step (including backwards and in place).
+// ------------------------------------------------------------------------- array kernels
+TEST_P(Conformance, ElementwiseBinary) {
+  // float64 with NaN and infinities; int32 near the wrap; scalars on either side.
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> a = {1.5, -2.0, nan, inf, 0.0, 3.0, -0.0};
+  const std::vector<double> b = {2.0, nan, 1.0, -inf, -1.0, 3.0, 0.0};
+  const int64_t n = static_cast<int64_t>(a.size());
+  std::vector<double> out(a.size());
+  be_->ew_binary(EwOp::Add, ScalarType::Float64, a.data(), false, b.data(), false, out.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    const double ref = a[i] + b[i];
+    ASSERT_TRUE(out[i] == ref || (ref != ref && out[i] != out[i])) << i;
+  }
+  be_->ew_binary(EwOp::Max, ScalarType::Float64, a.data(), false, b.data(), false, out.data(), n);
+  EXPECT_EQ(out[0], 2.0);
+  EXPECT_TRUE(out[1] != out[1]) << "max propagates NaN";
+  EXPECT_TRUE(out[2] != out[2]);
+  EXPECT_EQ(out[3], inf);
+  be_->ew_binary(EwOp::Div, ScalarType::Float64, a.data(), false, b.data(), true, out.data(), n);  // b[0] = 2 for all
+  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(out[i] == a[i] / 2.0 || (a[i] != a[i] && out[i] != out[i])) << i;
+  std::vector<uint8_t> cmp(a.size());
+  be_->ew_binary(EwOp::Lt, ScalarType::Float64, a.data(), false, b.data(), false, cmp.data(), n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(cmp[i] != 0, a[i] < b[i]) << i;
+  const std::vector<int32_t> x = {INT32_MAX, INT32_MIN, -7, 12}, y = {1, -1, 3, -5};
+  std::vector<int32_t> o(4);
+  be_->ew_binary(EwOp::Add, ScalarType::Int32, x.data(), false, y.data(), false, o.data(), 4);
+  EXPECT_EQ(o, (std::vector<int32_t>{INT32_MIN, INT32_MAX, -4, 7}));  // wraps
+  be_->ew_binary(EwOp::Mul, ScalarType::Int32, x.data(), false, y.data(), false, o.data(), 4);
+  EXPECT_EQ(o, (std::vector<int32_t>{INT32_MAX, INT32_MIN, -21, -60}));
+  const int32_t two = 2;
+  be_->ew_binary(EwOp::Pow, ScalarType::Int32, &two, true, y.data(), false, o.data(), 4);
+  EXPECT_EQ(o, (std::vector<int32_t>{2, 0, 8, 0}));  // negative integer exponents give 0 (1 for base 1)
+}
+
+TEST_P(Conformance, ElementwiseUnaryCastWhere) {
+  const std::vector<double> a = {4.0, -2.5, 0.0, std::numeric_limits<double>::quiet_NaN(), 1e300, -1e300};
+  const int64_t n = static_cast<int64_t>(a.size());
+  std::vector<double> out(a.size());
+  be_->ew_unary(EwOp::Abs, ScalarType::Float64, a.data(), out.data(), n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(out[i] == std::fabs(a[i]) || a[i] != a[i]) << i;
+  be_->ew_unary(EwOp::Sqrt, ScalarType::Float64, a.data(), out.data(), 1);
+  EXPECT_EQ(out[0], 2.0);
+  std::vector<int16_t> c(a.size());
+  be_->ew_cast(ScalarType::Float64, ScalarType::Int16, a.data(), c.data(), n);
+  EXPECT_EQ(c, (std::vector<int16_t>{4, -2, 0, 0, INT16_MAX, INT16_MIN}));  // truncates, saturates, NaN → 0
+  std::vector<uint8_t> bools(a.size());
+  be_->ew_cast(ScalarType::Float64, ScalarType::Bool, a.data(), bools.data(), n);
+  EXPECT_EQ(bools, (std::vector<uint8_t>{1, 1, 0, 1, 1, 1}));
+  const std::vector<uint8_t> cond = {1, 0, 1, 0, 1, 0};
+  const double other = -1.0;
+  be_->ew_where(ScalarType::Float64, cond.data(), false, a.data(), false, &other, true, out.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    const double ref = cond[i] ? a[i] : -1.0;
+    ASSERT_TRUE(out[i] == ref || (ref != ref && out[i] != out[i])) << i;
+  }
+}
+
+TEST_P(Conformance, ReduceTile) {
+  // A 5 × 7 tile reduced over rows (col stride 1), over columns (row stride 1) and entirely.
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> nd(3.0, 2.0);
+  const int64_t rows = 5, cols = 7;
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (double& v : x) v = nd(rng);
+  const auto at = [&](int64_t r, int64_t c) { return x[static_cast<size_t>(r * cols + c)]; };
+  ReduceTile t;
+  t.data = x.data();
+  t.rows = rows;
+  t.cols = cols;
+  {  // column sums into 7 states starting at 2
+    std::vector<double> s(10, 1.0);
+    t.base = 2, t.row_stride = 0, t.col_stride = 1;
+    be_->reduce_tile(ReduceKind::SumF64, t, s.data());
+    for (int64_t c = 0; c < cols; ++c) {
+      double ref = 1.0, mag = 1.0;
+      for (int64_t r = 0; r < rows; ++r) ref += at(r, c), mag += std::fabs(at(r, c));
+      ASSERT_NEAR(s[static_cast<size_t>(2 + c)], ref, 8 * 1.2e-16 * mag) << c;
+    }
+    EXPECT_EQ(s[0], 1.0);
+    EXPECT_EQ(s[9], 1.0);
+  }
+  {  // row moments
+    std::vector<Moments> s(static_cast<size_t>(rows));
+    t.base = 0, t.row_stride = 1, t.col_stride = 0;
+    be_->reduce_tile(ReduceKind::Moments, t, s.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, m2 = 0;
+      for (int64_t c = 0; c < cols; ++c) mean += at(r, c) / cols;
+      for (int64_t c = 0; c < cols; ++c) m2 += (at(r, c) - mean) * (at(r, c) - mean);
+      ASSERT_EQ(s[static_cast<size_t>(r)].n, cols);
+      ASSERT_NEAR(s[static_cast<size_t>(r)].mean, mean, 1e-13);
+      ASSERT_NEAR(s[static_cast<size_t>(r)].m2, m2, 1e-12);
+    }
+  }
+  {  // everything: max, and counts of nonzero int8
+    double mx = -std::numeric_limits<double>::infinity();
+    t.base = 0, t.row_stride = 0, t.col_stride = 0;
+    be_->reduce_tile(ReduceKind::Max, t, &mx);
+    EXPECT_EQ(mx, *std::max_element(x.begin(), x.end()));
+    std::vector<int8_t> codes(static_cast<size_t>(rows * cols));
+    int64_t nonzero = 0;
+    for (size_t i = 0; i < codes.size(); ++i) nonzero += (codes[i] = static_cast<int8_t>(i % 3 == 0 ? 0 : -100)) != 0;
+    ReduceTile ti = t;
+    ti.data = codes.data();
+    ti.type = ScalarType::Int8;
+    int64_t count = 0;
+    be_->reduce_tile(ReduceKind::CountNonzero, ti, &count);
+    EXPECT_EQ(count, nonzero);
+    uint64_t wrapped = 0;
+    be_->reduce_tile(ReduceKind::SumWrap, ti, &wrapped);
+    EXPECT_EQ(static_cast<int64_t>(wrapped), -100 * nonzero);
+  }
+}
+
 TEST_P(Conformance, RandomFill) {
   for (auto [e0, step, n] : {std::tuple<int64_t, int64_t, int64_t>{0, 1, 1000}, {5, 3, 77}, {999, -1, 1000}, {7, 0, 9}}) {
     random::FillParams p;

@@ -21,7 +21,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 
+#include "strata/core/dtype.hpp"
 #include "strata/core/random.hpp"
 #include "strata/core/result.hpp"
 
@@ -64,6 +66,68 @@ struct CodesView {
   const uint8_t* data = nullptr;
   int64_t rows = 0, samples = 0, stride = 0;
   const uint8_t* row(int64_t i) const { return data + i * stride; }
+};
+
+/// \brief Elementwise operations of the array engine's fused programs (strata/array).
+enum class EwOp : uint8_t {
+  Add, Sub, Mul, Div, Pow, Max, Min,   // binary arithmetic, same-type operands and result
+  Eq, Ne, Lt, Le, Gt, Ge,              // comparisons: same-type operands, bool result
+  And, Or,                             // bool operands and result
+  Not, Neg, Abs, Sqrt, Exp, Log,       // unary
+  Where,                               // (bool, T, T) -> T
+  Cast,                                // a -> type
+};
+
+/// \brief Per-output states of the reduction tile kernel. The layout of a state is part of
+/// the contract (the array engine merges and finalizes them):
+/// - SumF64: double (values converted to double; float sums and every mean);
+/// - SumWrap: uint64 (integer and bool sums, wrapping modulo 2⁶⁴ like numpy's int64);
+/// - Moments: backend::Moments (count, mean, M2), merged with merge_moments();
+/// - Min, Max: the input type, NaN propagating;
+/// - CountNonzero: int64.
+enum class ReduceKind : uint8_t { SumF64, SumWrap, Moments, Min, Max, CountNonzero };
+
+/// \brief (count, mean, sum of squared deviations) of a run of values.
+struct Moments {
+  double n = 0, mean = 0, m2 = 0;
+};
+/// \brief a ← the moments of a's and b's values together (Chan et al.'s pairwise formula).
+inline void merge_moments(Moments& a, const Moments& b) {
+  if (b.n == 0) return;
+  if (a.n == 0) {
+    a = b;
+    return;
+  }
+  const double n = a.n + b.n, d = b.mean - a.mean;
+  a.mean += d * (b.n / n);
+  a.m2 += b.m2 + d * d * (a.n * b.n / n);
+  a.n = n;
+}
+
+/// \brief Min and max as the Min/Max states combine: a NaN on either side wins.
+template <class T>
+T nan_min(T s, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (s != s) return s;
+    if (x != x) return x;
+  }
+  return x < s ? x : s;
+}
+template <class T>
+T nan_max(T s, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (s != s) return s;
+    if (x != x) return x;
+  }
+  return x > s ? x : s;
+}
+
+/// \brief A rows × cols tile of values (dense, C order, `type`) whose element (r, c) goes to
+/// state[base + r·row_stride + c·col_stride].
+struct ReduceTile {
+  const void* data = nullptr;
+  ScalarType type = ScalarType::Float64;
+  int64_t rows = 0, cols = 0, base = 0, row_stride = 0, col_stride = 0;
 };
 
 enum class Trans : uint8_t { No, Yes };
@@ -150,6 +214,22 @@ class Backend {
   /// Whether the int16 kernels run at least as fast as float32 ones (picks PCA's default
   /// arithmetic).
   virtual bool fast_int16() const = 0;
+
+  // ---- array block kernels -------------------------------------------------------------------
+  /// out[i] = op(a[i], b[i]) for i < n, typed by t (comparisons write bool); a `scalar`
+  /// operand is one value for all n. Integers wrap; float max/min propagate NaN.
+  virtual void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar,
+                         void* out, int64_t n) const = 0;
+  /// out[i] = op(a[i]) (Not, Neg, Abs, Sqrt, Exp, Log).
+  virtual void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const = 0;
+  /// out[i] = a[i] converted; float → integer saturates, NaN → 0.
+  virtual void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const = 0;
+  /// out[i] = cond[i] ? a[i] : b[i].
+  virtual void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
+                        bool b_scalar, void* out, int64_t n) const = 0;
+  /// Accumulates a tile into per-output states (see ReduceKind). The association of float
+  /// sums is fixed by the tile: the same bits on every backend for the same tiles.
+  virtual void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const = 0;
 
   // ---- random numbers --------------------------------------------------------------------------
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every

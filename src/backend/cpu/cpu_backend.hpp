@@ -59,6 +59,13 @@ class CpuBackend final : public Backend {
   void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
                          int64_t ldz) const override;
   bool fast_int16() const override { return k_.vnni; }
+  void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
+                 int64_t n) const override;
+  void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
+  void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override;
+  void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
+                bool b_scalar, void* out, int64_t n) const override;
+  void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:

@@ -1,14 +1,14 @@
-// Typed elementwise loops. Integer arithmetic wraps (computed in the unsigned type), float
-// maximum/minimum propagate NaN, float->integer casts saturate (NaN -> 0) so no input can reach
-// undefined behaviour.
+// The CPU backend's elementwise loops for the array engine. Integer arithmetic wraps (computed
+// in the unsigned type), float maximum/minimum propagate NaN, float->integer casts saturate
+// (NaN -> 0) so no input can reach undefined behaviour.
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
-#include "array/elementwise.hpp"
+#include "backend/cpu/cpu_backend.hpp"
 
-namespace strata::detail {
+namespace strata::backend::cpu {
 namespace {
 
 template <class T> using Unsigned = std::make_unsigned_t<T>;
@@ -131,7 +131,8 @@ template <class To, class From> To convert(From x) {
 
 }  // namespace
 
-void ew_binary(EwOp op, ScalarType t, const void* a, bool as, const void* b, bool bs, void* out, int64_t n) {
+void CpuBackend::ew_binary(EwOp op, ScalarType t, const void* a, bool as, const void* b, bool bs, void* out,
+                           int64_t n) const {
   Status st = visit_scalar(t, [&](auto tag) {
     using T = decltype(tag);
     binary_typed<T>(op, static_cast<const T*>(a), as, static_cast<const T*>(b), bs, out, n);
@@ -139,7 +140,7 @@ void ew_binary(EwOp op, ScalarType t, const void* a, bool as, const void* b, boo
   (void)st;
 }
 
-void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) {
+void CpuBackend::ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const {
   Status st = visit_scalar(t, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(a);
@@ -185,7 +186,7 @@ void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) {
   (void)st;
 }
 
-void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) {
+void CpuBackend::ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const {
   Status st = visit_scalar(from, [&](auto ftag) {
     using F = decltype(ftag);
     const F* x = static_cast<const F*>(a);
@@ -199,8 +200,8 @@ void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n
   (void)st;
 }
 
-void ew_where(ScalarType t, const void* cond, bool cs, const void* a, bool as, const void* b, bool bs, void* out,
-              int64_t n) {
+void CpuBackend::ew_where(ScalarType t, const void* cond, bool cs, const void* a, bool as, const void* b, bool bs,
+                          void* out, int64_t n) const {
   const bool* c = static_cast<const bool*>(cond);
   Status st = visit_scalar(t, [&](auto tag) {
     using T = decltype(tag);
@@ -212,4 +213,4 @@ void ew_where(ScalarType t, const void* cond, bool cs, const void* a, bool as, c
   (void)st;
 }
 
-}  // namespace strata::detail
+}  // namespace strata::backend::cpu
