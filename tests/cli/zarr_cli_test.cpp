@@ -155,7 +155,7 @@ TEST_F(ZarrCli, UsageAndInputErrors) {
   r = run_command(cli() + " zarr info " + dir_.str("nothing-here"));
   STRATA_EXPECT_CLI_ERROR(r, 1, dir_.str("nothing-here") + ": no such directory");
   r = run_command(cli() + " zarr frobnicate");
-  STRATA_EXPECT_CLI_ERROR(r, 2, "subcommand");
+  STRATA_EXPECT_CLI_ERROR(r, 2, "unknown command 'frobnicate' for strata zarr");
   // Importing over an existing array needs --overwrite.
   ASSERT_EQ(run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q").exit_code, 0);
   r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q");
