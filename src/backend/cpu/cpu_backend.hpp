@@ -7,6 +7,7 @@
 #include "backend/cpu/decode_kernels.hpp"
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
+#include "backend/cpu/pair_count_kernels.hpp"
 #include "strata/backend/backend.hpp"
 
 namespace strata::backend::cpu {
@@ -18,6 +19,7 @@ struct KernelTable {
   const DecodeKernels* decode = nullptr;
   GramF32Kernels f32{};
   GramI16Kernels i16{};
+  const PairCountKernels* pairs = nullptr;
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
 };
@@ -55,6 +57,9 @@ class CpuBackend final : public Backend {
   void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
                          int64_t ldz) const override;
   bool fast_int16() const override { return k_.vnni; }
+  void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override;
+  Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                          int64_t* counts) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:
