@@ -3,6 +3,7 @@
 #include "strata/genomics/king.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -59,9 +60,10 @@ double king_kinship(const PairTable& t) {
 
 std::string format_king_value(double v) {
   if (std::isnan(v)) return "nan";
+  // to_chars with a precision formats exactly as printf's %g, several times faster.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+  return std::string(buf, end);
 }
 
 std::vector<int64_t> king_cutoff_removed(int64_t n, const std::vector<std::pair<int64_t, int64_t>>& edges) {
