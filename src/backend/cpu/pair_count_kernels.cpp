@@ -58,24 +58,56 @@ inline void counts_scalar(const uint64_t* planes, int64_t words, int64_t row0, i
   }
 }
 
-// Planes of word `word` from up to 64 rows: samples of a byte in turn, bits set per row.
+// The low (or high) bits of 8 packed 2-bit codes, one bit per code.
+inline uint64_t gather_bits(uint32_t x) {
+  x &= 0x5555u;
+  x = (x | x >> 1) & 0x3333u;
+  x = (x | x >> 2) & 0x0F0Fu;
+  x = (x | x >> 4) & 0x00FFu;
+  return x;
+}
+
+// Transpose of an 8 × 8 bit matrix (bit 8r + c → bit 8c + r).
+inline uint64_t transpose8(uint64_t x) {
+  uint64_t t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+  x ^= t ^ (t << 7);
+  t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+  x ^= t ^ (t << 14);
+  t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+  x ^= t ^ (t << 28);
+  return x;
+}
+
+// Planes of word `word` from up to 64 rows. Per group of 8 samples and 8 rows, the codes' low
+// and high bits form two 8 × 8 bit matrices (row = variant, column = sample); het, hom-alt and
+// observed follow bitwise and one transpose each turns them sample-major.
 inline void planes_scalar(const uint8_t* codes, int64_t stride, int64_t rows, int64_t samples, uint64_t* planes,
                           int64_t words, int64_t word) {
   const int64_t groups = round8(samples) / kLanes;
+  const int64_t row_bytes = (samples + 3) / 4;
   for (int64_t g = 0; g < groups; ++g) {
     uint64_t h[kLanes] = {}, t[kLanes] = {}, o[kLanes] = {};
     const int64_t first_byte = g * 2;
-    const int64_t bytes = std::min<int64_t>(2, (samples + 3) / 4 - first_byte);
-    for (int64_t v = 0; v < rows; ++v) {
-      const uint8_t* row = codes + v * stride + first_byte;
-      const uint32_t two = bytes == 2 ? uint32_t{row[0]} | uint32_t{row[1]} << 8 : bytes == 1 ? uint32_t{row[0]} | 0xFF00u : 0xFFFFu;
-      const uint64_t bit = uint64_t{1} << v;
+    const int64_t bytes = std::min<int64_t>(2, row_bytes - first_byte);
+    const int64_t lanes = std::min<int64_t>(kLanes, samples - g * kLanes);
+    const uint64_t lane_mask = (lanes == kLanes ? 0xFFull : (uint64_t{1} << lanes) - 1) * 0x0101010101010101ull;
+    for (int64_t v0 = 0; v0 < rows; v0 += 8) {
+      uint64_t lo = 0, hi = 0;
+      for (int64_t k = 0; k < 8; ++k) {
+        uint32_t two = 0xFFFFu;  // rows past the block: missing
+        if (v0 + k < rows) {
+          const uint8_t* row = codes + (v0 + k) * stride + first_byte;
+          two = bytes == 2 ? uint32_t{row[0]} | uint32_t{row[1]} << 8 : uint32_t{row[0]} | 0xFF00u;
+        }
+        lo |= gather_bits(two) << (8 * k);
+        hi |= gather_bits(two >> 1) << (8 * k);
+      }
+      const uint64_t het = transpose8(lo & ~hi & lane_mask), alt = transpose8(hi & ~lo & lane_mask),
+                     obs = transpose8(~(lo & hi) & lane_mask);
       for (int l = 0; l < kLanes; ++l) {
-        const uint32_t c = (two >> (2 * l)) & 3u;
-        if (g * kLanes + l >= samples) continue;
-        h[l] |= c == 1 ? bit : 0;
-        t[l] |= c == 2 ? bit : 0;
-        o[l] |= c != 3 ? bit : 0;
+        h[l] |= ((het >> (8 * l)) & 0xFF) << v0;
+        t[l] |= ((alt >> (8 * l)) & 0xFF) << v0;
+        o[l] |= ((obs >> (8 * l)) & 0xFF) << v0;
       }
     }
     uint64_t* out = planes + ((g * words + word) * kPlanes) * kLanes;
