@@ -18,7 +18,7 @@ BUILD_PKGS=(
 ORACLE_PKGS=(
   python3 python3-numpy python3-zarr python3-numcodecs python3-dask
   python3-scipy python3-sklearn
-  plink2 bcftools tabix
+  plink2 plink1.9 bcftools tabix
 )
 # clang + compiler-rt for the libFuzzer targets (optional but installed by default).
 FUZZ_PKGS=(clang libclang-rt-14-dev)

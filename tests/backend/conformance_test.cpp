@@ -792,6 +792,68 @@ TEST_P(Conformance, RandomFill) {
   }
 }
 
+// Pair counts: planes built by the backend from random codes (trailing pairs of a row's last
+// byte random too: they are past the samples and must count nothing), then joint counts of a
+// tile against plain loops over the codes. Exact.
+TEST_P(Conformance, CodePlanesAndPairCounts) {
+  std::mt19937_64 rng(12);
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 5}, {2, 64}, {7, 65}, {65, 200}, {130, 129}, {17, 1000}}) {
+    const Codes c(m, n, 1, rng);
+    const int64_t words = (m + 63) / 64;
+    std::vector<uint64_t> planes(static_cast<size_t>(CodePlanesView::buffer_words(n, words)), ~uint64_t{0});
+    for (int64_t w = 0; w < words; ++w) {
+      const CodesView block{c.buf.data() + w * 64 * c.stride, std::min<int64_t>(64, m - w * 64), n, c.stride};
+      be_->code_planes(block, planes.data(), words, w);
+    }
+    auto plane_bit = [&](int64_t s, int64_t v, int p) {
+      const uint64_t word = planes[static_cast<size_t>((((s / 8) * words + v / 64) * 3 + p) * 8 + s % 8)];
+      return static_cast<int>((word >> (v % 64)) & 1);
+    };
+    for (int64_t s = 0; s < (n + 7) / 8 * 8; ++s)
+      for (int64_t v = 0; v < words * 64; ++v) {
+        const int code = s < n && v < m ? c.code(v, s) : 3;
+        ASSERT_EQ(plane_bit(s, v, 0), code == 1 ? 1 : 0) << "n " << n << " sample " << s << " variant " << v;
+        ASSERT_EQ(plane_bit(s, v, 1), code == 2 ? 1 : 0) << "n " << n << " sample " << s << " variant " << v;
+        ASSERT_EQ(plane_bit(s, v, 2), code != 3 ? 1 : 0) << "n " << n << " sample " << s << " variant " << v;
+      }
+    const CodePlanesView pv{planes.data(), n, words};
+    // Tiles: the whole square, and an offset one (rows from 1, columns from the second group).
+    for (auto [row0, rows, col0, cols] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{0, n, 0, n},
+                                          {std::min<int64_t>(1, n - 1), n - std::min<int64_t>(1, n - 1),
+                                           n > 8 ? 8 : 0, n > 8 ? n - 8 : n}}) {
+      const int64_t ldc = (cols + 7) / 8 * 8;
+      std::vector<int64_t> got(static_cast<size_t>(kPairCountFields * rows * ldc), 5);
+      ASSERT_TRUE(be_->pair_code_counts(pv, row0, rows, col0, cols, got.data()).ok());
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+          int64_t ref[kPairCountFields] = {};
+          for (int64_t v = 0; v < m && col0 + j < n; ++v) {
+            const int a = c.code(v, row0 + i), b = c.code(v, col0 + j);
+            const bool ao = a != 3, bo = b != 3;
+            ref[kPairBoth] += ao && bo;
+            ref[kPairHetHet] += a == 1 && b == 1;
+            ref[kPairHetAlt] += a == 1 && b == 2;
+            ref[kPairAltHet] += a == 2 && b == 1;
+            ref[kPairAltAlt] += a == 2 && b == 2;
+            ref[kPairHetObs] += a == 1 && bo;
+            ref[kPairAltObs] += a == 2 && bo;
+            ref[kPairObsHet] += ao && b == 1;
+            ref[kPairObsAlt] += ao && b == 2;
+          }
+          for (int f = 0; f < kPairCountFields; ++f)
+            ASSERT_EQ(got[static_cast<size_t>((f * rows + i) * ldc + j)], ref[f] + 5)
+                << "n " << n << " m " << m << " field " << f << " pair " << row0 + i << "," << col0 + j;
+        }
+    }
+  }
+  // A tile outside the planes is refused, not read.
+  std::vector<uint64_t> planes(static_cast<size_t>(CodePlanesView::buffer_words(9, 1)), 0);
+  std::vector<int64_t> out(1024, 0);
+  const Status st = be_->pair_code_counts({planes.data(), 9, 1}, 0, 9, 4, 5, out.data());
+  EXPECT_EQ(st.code(), StatusCode::Invalid);
+  EXPECT_NE(st.message().find("multiple of 8"), std::string::npos) << st.message();
+}
+
 TEST(Backend, DefaultIsTheBestCpu) {
   EXPECT_EQ(cpu_backend()->name(), std::string("cpu-") + cpu_isa_name(best_cpu_isa()));
   EXPECT_TRUE(cpu_isa_available(CpuIsa::Portable));

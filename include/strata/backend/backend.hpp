@@ -129,6 +129,38 @@ struct ReduceTile {
   ScalarType type = ScalarType::Float64;
   int64_t rows = 0, cols = 0, base = 0, row_stride = 0, col_stride = 0;
 };
+/// \brief Bit planes of genotype codes for the pair-count kernels: for every sample, per word of
+/// 64 variants (variant 64w + k at bit k), three planes — het (code 1), hom-alt (code 2) and
+/// observed (code ≠ 3). Samples sit in groups of kCodePlaneLanes: plane p, word w of sample s is
+/// data[((⌊s/8⌋·words + w)·3 + p)·8 + s mod 8]. `samples` is rounded up to 8 in the buffer;
+/// padding samples and variants are never observed (all planes 0), so they count nothing.
+inline constexpr int64_t kCodePlaneLanes = 8;
+inline constexpr int64_t kCodePlaneCount = 3;
+struct CodePlanesView {
+  const uint64_t* data = nullptr;
+  int64_t samples = 0, words = 0;
+  /// uint64 words of a buffer holding `samples` samples × `words` words.
+  static int64_t buffer_words(int64_t samples, int64_t words) {
+    return (samples + kCodePlaneLanes - 1) / kCodePlaneLanes * kCodePlaneLanes * words * kCodePlaneCount;
+  }
+};
+
+/// \brief The joint counts pair_code_counts() returns for a pair (a, b), over the variants of
+/// the planes: "Obs" = observed, "Het" = code 1, "Alt" = code 2, the first name a's, the second
+/// b's (kPairHetAlt = variants where a is het and b hom-alt). With them the whole 3 × 3 table of
+/// jointly observed codes follows (genomics/pair_counts.hpp).
+enum PairCountField : int {
+  kPairBoth = 0,  ///< both observed
+  kPairHetHet,
+  kPairHetAlt,
+  kPairAltHet,
+  kPairAltAlt,
+  kPairHetObs,
+  kPairAltObs,
+  kPairObsHet,
+  kPairObsAlt,
+};
+inline constexpr int kPairCountFields = 9;
 
 enum class Trans : uint8_t { No, Yes };
 enum class Uplo : uint8_t { Lower, Upper };
@@ -230,6 +262,17 @@ class Backend {
   /// Accumulates a tile into per-output states (see ReduceKind). The association of float
   /// sums is fixed by the tile: the same bits on every backend for the same tiles.
   virtual void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const = 0;
+  // ---- pair counts (distances, kinship) -------------------------------------------------------
+  /// Bit planes of a block of packed code rows: rows ≤ 64 variants become word `word` of every
+  /// sample's planes (planes.words words per sample; all kCodePlaneCount planes of that word
+  /// are written, for codes.samples rounded up to 8). Exact.
+  virtual void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const = 0;
+  /// counts[(f·rows + i)·ldc + j] += field f (PairCountField) of the pair (row0 + i, col0 + j)
+  /// over every word of `planes`, for i < rows and j < ldc = cols rounded up to 8 (columns past
+  /// the samples count 0). col0: a multiple of 8. Exact integer counts: the same bits on every
+  /// backend. Invalid when the tile does not fit the planes.
+  virtual Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                  int64_t* counts) const = 0;
 
   // ---- random numbers --------------------------------------------------------------------------
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every

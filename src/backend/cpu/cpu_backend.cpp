@@ -17,11 +17,15 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.decode = &decode_portable();
   k.f32 = gram_f32_portable();
   k.i16 = gram_i16_portable();
+  k.pairs = &pair_counts_portable();
   if (isa == CpuIsa::Portable) return k;
+  if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (isa == CpuIsa::Avx2) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
     return k;
   }
+  // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.
+  if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;
@@ -94,6 +98,22 @@ void CpuBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq
 void CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
                                    int64_t ldz) const {
   k_.i16.t_times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 16), wpairs, w, zt, ldz);
+}
+
+void CpuBackend::code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const {
+  k_.pairs->planes(codes.data, codes.stride, codes.rows, codes.samples, planes, words, word);
+}
+
+Status CpuBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                    int64_t* counts) const {
+  const int64_t padded = (planes.samples + 7) / 8 * 8;
+  if (row0 < 0 || rows < 0 || cols < 0 || col0 < 0 || col0 % 8 != 0 || row0 + rows > planes.samples ||
+      col0 + (cols + 7) / 8 * 8 > padded)
+    return Status::Invalid("pair_code_counts: tile rows [", row0, ", ", row0 + rows, ") x cols [", col0, ", ",
+                           col0 + cols, ") does not fit ", planes.samples, " samples (col0 must be a multiple of 8)");
+  if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
+  k_.pairs->counts(planes.data, planes.words, row0, rows, col0, cols, counts);
+  return Status::OK();
 }
 
 void CpuBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {

@@ -7,6 +7,7 @@
 #include "backend/cpu/decode_kernels.hpp"
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
+#include "backend/cpu/pair_count_kernels.hpp"
 #include "strata/backend/backend.hpp"
 
 namespace strata::backend::cpu {
@@ -18,6 +19,7 @@ struct KernelTable {
   const DecodeKernels* decode = nullptr;
   GramF32Kernels f32{};
   GramI16Kernels i16{};
+  const PairCountKernels* pairs = nullptr;
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
 };
@@ -66,6 +68,9 @@ class CpuBackend final : public Backend {
   void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                 bool b_scalar, void* out, int64_t n) const override;
   void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;
+  void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override;
+  Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                          int64_t* counts) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:

@@ -1,0 +1,106 @@
+#pragma once
+/// \file
+/// Pairwise distances between samples (`strata distance`): samples are the observations and
+/// their ALT dosages (0, 1, 2) the coordinates. Every metric is formed from the pair's exact
+/// joint code counts (pair_counts.hpp), so the values are the same bits for any backend,
+/// thread count and tile size.
+///
+/// **Missing calls.** Each pair uses only the variants both samples have observed (as sgkit's
+/// `pairwise_distance`), without rescaling: sums (euclidean, sqeuclidean, cityblock,
+/// minkowski) run over those variants; hamming, ibs and allele-sharing are fractions of them;
+/// cosine and correlation use Σa, Σb, Σa², Σb², Σab over them. A pair with no variant observed
+/// in both gets NaN. On complete data every metric equals `scipy.spatial.distance.pdist`.
+///
+/// | metric | value (d₁, d₂ = variants whose dosages differ by 1, 2; n = jointly observed) |
+/// |---|---|
+/// | euclidean, sqeuclidean | √(d₁ + 4d₂), d₁ + 4d₂ |
+/// | cityblock | d₁ + 2d₂ |
+/// | chebyshev | 2 if d₂ > 0, else 1 if d₁ > 0, else 0 |
+/// | minkowski:P | (d₁ + 2ᴾd₂)^(1/P), P > 0 |
+/// | cosine | 1 − Σab / √(Σa²·Σb²) |
+/// | correlation | 1 − (nΣab − ΣaΣb) / √((nΣa² − (Σa)²)(nΣb² − (Σb)²)) |
+/// | hamming | (d₁ + d₂) / n |
+/// | ibs | 1 − (d₁ + 2d₂) / 2n: plink 1.9 `--distance ibs flat-missing` (`.mibs`) |
+/// | allele-sharing | (d₁ + 2d₂) / 2n: plink 1.9 `--distance 1-ibs flat-missing` (`.mdist`) |
+///
+/// plink 1.9 without `flat-missing` reweights pairs with missing calls by allele frequency;
+/// on complete data the two agree.
+///
+/// Files for prefix P (one OutputSet): `P.dist` (tab-separated, shortest round-trip decimal)
+/// and `P.dist.id` (FID and IID per line, no header, as plink 1.9's `.mibs.id`):
+/// - square (default): N lines of N values;
+/// - triangle: line i holds the pairs (i, j < i), plink's triangle; for `ibs` (a similarity)
+///   the diagonal too, as plink 1.9's `.mibs`;
+/// - zarr: `P.dist.zarr` instead, a Zarr v2 group with `distance` (N × N float64, chunked by
+///   tiles of samples) and `sample_id`.
+/// Triangle output streams tile rows as they finish; square and zarr hold the N × N matrix.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/core/context.hpp"
+#include "strata/genomics/pair_counts.hpp"
+
+namespace strata::genomics {
+
+enum class DistanceMetric : uint8_t {
+  Euclidean,
+  SqEuclidean,
+  Cityblock,
+  Chebyshev,
+  Minkowski,
+  Cosine,
+  Correlation,
+  Hamming,
+  Ibs,
+  AlleleSharing,
+};
+
+/// \brief A metric and its parameter (Minkowski's P).
+struct DistanceSpec {
+  DistanceMetric metric = DistanceMetric::Euclidean;
+  double p = 2.0;
+};
+
+/// \brief The metric names `parse_distance_metric` accepts, for messages and help.
+inline constexpr std::string_view kDistanceMetricNames =
+    "euclidean, sqeuclidean, cityblock, chebyshev, minkowski:P, cosine, correlation, hamming, ibs, allele-sharing";
+
+/// \brief "euclidean", "minkowski:3", …; Invalid naming the valid metrics otherwise, or a
+/// Minkowski P that is not a number above 0.
+Result<DistanceSpec> parse_distance_metric(std::string_view text);
+
+/// \brief The metric's name as parse_distance_metric() reads it ("minkowski:3").
+std::string distance_metric_name(const DistanceSpec& spec);
+
+enum class DistanceFormat : uint8_t { Square, Triangle, Zarr };
+/// \brief "square", "triangle" or "zarr"; Invalid otherwise.
+Result<DistanceFormat> parse_distance_format(std::string_view text);
+
+/// \brief The metric of a pair from its joint counts (see the table above).
+double pair_distance(const DistanceSpec& spec, const PairTable& t);
+
+/// \brief The N × N matrix (row-major) of `view`'s samples.
+Result<std::vector<double>> distance_matrix(const Context& ctx, const io::GenotypeView& view,
+                                            const DistanceSpec& spec, const PairPassOptions& pass = {});
+
+struct DistanceOptions {
+  DistanceSpec metric;
+  DistanceFormat format = DistanceFormat::Square;
+  bool overwrite = false;  ///< replace an existing `P.dist.zarr`
+  PairPassOptions pass;
+};
+
+struct DistanceSummary {
+  int64_t num_samples = 0, num_variants = 0;
+  std::vector<std::string> files;
+};
+
+/// \brief Open `input` (anything io::open_genotypes() reads) and write the distance outputs
+/// for `prefix`. InvalidData for fewer than two samples (there is no pair).
+Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
+                                              const DistanceOptions& options);
+
+}  // namespace strata::genomics

@@ -1,0 +1,67 @@
+#pragma once
+/// \file
+/// KING-robust kinship for every pair of samples (`strata king`), with plink2's outputs.
+///
+/// Kinship is plink2's KING-robust estimator over the variants both samples have observed:
+/// φ = ½ − (4·IBS0 + H₁₂ + H₂₁) / (4·(HetHet + min(H₁₂, H₂₁))), where IBS0 counts opposite
+/// homozygotes, HetHet both heterozygous, H₁₂ the first het and the second homozygous. The
+/// counts are exact integers (pair_counts.hpp); φ is formed from them once, in double.
+///
+/// Files for an output prefix P (one OutputSet, strata/core/output.hpp: checked before the
+/// pass, moved into place together when complete, nothing left behind on error):
+///
+/// | file | written | contents (as plink2 2.00a3.5 writes them) |
+/// |---|---|---|
+/// | `P.king`, `P.king.id` | default | `--make-king triangle`: line i holds φ(i, j) for j < i, tab-separated, `%g`; the ID file has a `#FID IID` (or `#IID`) header |
+/// | `P.kin0` | `table` | `--make-king-table`: `#FID1 IID1 FID2 IID2 NSNP HETHET IBS0 KINSHIP` (FID columns only when the source has FIDs), pairs (i, j < i) in that order; HETHET and IBS0 are fractions of NSNP |
+/// | `P.king.cutoff.in.id`, `P.king.cutoff.out.id` | `cutoff` | `--king-cutoff`: the samples kept and removed so that no kept pair has φ > C, by plink2's greedy rule |
+///
+/// `filter` keeps the table rows with φ ≥ MIN (`--king-table-filter`); rows are streamed as
+/// tiles finish, so memory does not grow with N². With `cutoff` alone only the two ID lists
+/// are written (as `plink2 --king-cutoff`).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/core/context.hpp"
+#include "strata/genomics/pair_counts.hpp"
+
+namespace strata::genomics {
+
+/// \brief The KING-robust kinship of a pair's table (NaN or −inf where plink2 prints them).
+double king_kinship(const PairTable& t);
+
+/// \brief Options of run_king_to_files().
+struct KingOptions {
+  bool table = false;             ///< write `P.kin0` instead of `P.king` + `P.king.id`
+  std::optional<double> filter;   ///< table rows with kinship ≥ this only (implies `table`)
+  std::optional<double> cutoff;   ///< write the `--king-cutoff` ID lists for this threshold
+  PairPassOptions pass;           ///< tile size (tests)
+};
+
+/// \brief What run_king_to_files() did.
+struct KingSummary {
+  int64_t num_samples = 0, num_variants = 0;
+  int64_t pairs_written = 0;       ///< table rows or triangle values
+  int64_t cutoff_removed = 0;      ///< samples in `P.king.cutoff.out.id`
+  std::vector<std::string> files;  ///< outputs written
+};
+
+/// \brief Open `input` (anything io::open_genotypes() reads) and write the KING outputs for
+/// `prefix`. Invalid for a negative cutoff or fewer than two samples (there is no pair).
+Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
+                                      const KingOptions& options);
+
+/// \brief plink2's `--king-cutoff` rule on an undirected graph of the pairs above the cutoff
+/// (`edges` as (i, j) sample indices): while edges remain, remove the partner of the first
+/// sample left with exactly one, else the first sample with the most. Returns the removed
+/// samples, ascending.
+std::vector<int64_t> king_cutoff_removed(int64_t num_samples, const std::vector<std::pair<int64_t, int64_t>>& edges);
+
+/// \brief A number as plink2 prints kinship and fractions (`%g`: 6 significant digits;
+/// "nan", "inf", "-inf").
+std::string format_king_value(double v);
+
+}  // namespace strata::genomics

@@ -1,0 +1,83 @@
+#pragma once
+/// \file
+/// Joint genotype counts for every pair of samples: the exact integers behind KING kinship,
+/// IBS and every genotype distance (strata/genomics/king.hpp, distance.hpp).
+///
+/// For a pair (a, b), PairTable holds the 3 × 3 table of their codes over the variants where
+/// both are observed (c[x][y] = variants with a = x, b = y ALT alleles). The pass computes it
+/// from bit planes with AND + popcount on the Context's backend (backend.hpp
+/// pair_code_counts), so every count is exact and the same bits for any backend, thread count
+/// and tile size.
+///
+/// The pass walks the lower triangle (pairs i > j, and the diagonal) in square tiles of
+/// samples, **row-major**: the tiles of the first tile row, then the second, each from column
+/// 0 up to the diagonal. A finished tile is handed to the caller in that order and then freed,
+/// so a caller writing pairs row by row (plink's `.king` triangle and `.kin0` order: sample i,
+/// then j < i) needs only one tile row in memory, and a caller keeping only some pairs needs
+/// memory independent of N². The bit planes of every sample and variant stay in memory (3 bits
+/// per genotype: 375 MB for 50,000 × 20,000).
+
+#include <cstdint>
+#include <functional>
+
+#include "strata/backend/backend.hpp"
+#include "strata/core/context.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::genomics {
+
+/// \brief Codes of two samples over the variants both have observed: c[x][y] = variants where
+/// the first has x and the second y ALT alleles.
+struct PairTable {
+  int64_t c[3][3] = {};
+
+  /// From the kernel's fields (backend::PairCountField order).
+  static PairTable from_fields(const int64_t* fields, int64_t stride);
+  /// Variants observed in both.
+  int64_t both() const;
+  /// Variants where the dosages differ by 1 and by 2 (IBS1 and IBS0).
+  int64_t differ1() const { return c[0][1] + c[1][0] + c[1][2] + c[2][1]; }
+  int64_t differ2() const { return c[0][2] + c[2][0]; }
+  /// Σa, Σa², Σb, Σb², Σab over the jointly observed variants (dosages as coordinates).
+  int64_t sum_a() const;
+  int64_t sum_a2() const;
+  int64_t sum_b() const;
+  int64_t sum_b2() const;
+  int64_t sum_ab() const;
+};
+
+/// \brief Settings of the pair pass (resources come from the Context).
+struct PairPassOptions {
+  /// Samples per tile side, a multiple of 8; 0 = 256 (fewer for small N). Results do not
+  /// depend on it; tests vary it.
+  int64_t tile = 0;
+  /// Progress label.
+  std::string label = "pair counts";
+};
+
+/// \brief One finished tile: pairs (row0 + i, col0 + j) for i < rows, j < cols, with
+/// col0 ≤ row0 (a diagonal tile, col0 = row0, holds both orders of each pair and the
+/// diagonal itself).
+struct PairTile {
+  int64_t index = 0;               ///< position in the pass order
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+  bool last_in_row = false;        ///< the diagonal tile: its tile row is complete
+  const int64_t* counts = nullptr;  ///< field f of (i, j) at counts[(f·rows + i)·ldc + j]
+  int64_t ldc = 0;
+
+  PairTable table(int64_t i, int64_t j) const {
+    return PairTable::from_fields(counts + i * ldc + j, rows * ldc);
+  }
+};
+
+/// \brief Run the pass over `view` (all samples, all variants) and hand each finished tile to
+/// `on_tile`, serially, in the order of the file comment. OutOfMemory (naming the need) when
+/// the bit planes do not fit the Context's memory budget. Phases "bit planes" and "pair
+/// counts" go to ctx.report().
+Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
+                          const std::function<Status(const PairTile&)>& on_tile);
+
+/// \brief The tile side the pass uses for `n` samples under `options`.
+int64_t pair_tile_size(int64_t n, const PairPassOptions& options);
+
+}  // namespace strata::genomics

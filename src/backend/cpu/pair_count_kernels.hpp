@@ -1,0 +1,33 @@
+#pragma once
+// Pair-count kernels of the CPU backend (strata/backend/backend.hpp, pair_code_counts): joint
+// counts of genotype codes for every pair of a tile of samples, from bit planes (one bit per
+// variant for "het", "hom-alt" and "observed") with AND + popcount. Integer sums, so every
+// implementation returns the same bits.
+
+#include <cstdint>
+
+namespace strata::backend::cpu {
+
+/// counts[(f·rows + i)·ldc + j] += the pair counts of field f (backend.hpp's PairCountField)
+/// of samples row0 + i and col0 + j over words [0, words) of the planes; ldc = cols rounded up
+/// to 8, col0 a multiple of 8.
+using PairCountsFn = void (*)(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
+                              int64_t cols, int64_t* counts);
+
+/// Bit planes of `rows` packed code rows (≤ 64 per word, variant k of the block at bit k):
+/// writes word `word` of every sample's three planes (het, hom-alt, observed).
+using CodePlanesFn = void (*)(const uint8_t* codes, int64_t stride, int64_t rows, int64_t samples, uint64_t* planes,
+                              int64_t words, int64_t word);
+
+struct PairCountKernels {
+  PairCountsFn counts;
+  CodePlanesFn planes;
+};
+
+const PairCountKernels& pair_counts_portable();
+/// Scalar kernels compiled with the POPCNT instruction; nullptr when the CPU lacks it.
+const PairCountKernels* pair_counts_popcnt();
+/// AVX-512 VPOPCNTDQ kernels; nullptr when the CPU lacks AVX-512 F/VPOPCNTDQ.
+const PairCountKernels* pair_counts_avx512();
+
+}  // namespace strata::backend::cpu
