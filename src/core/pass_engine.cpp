@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <exception>
 #include <future>
+#include <thread>
 #include <system_error>
 #include <mutex>
 #include <new>
@@ -113,6 +114,10 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
   return st;
 }
 
+bool pipelined_reads(const Context& ctx) {
+  return ctx.threads() < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(int64_t, int)>& read,
                      const std::function<Status(int64_t, int)>& compute, const PassOptions& options) {
   if (n <= 0) return Status::OK();
@@ -126,11 +131,18 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
       return Status::Internal("exception in block ", i, ": ", e.what());
     }
   };
-  // Start read(i) in the background; a process that cannot start a thread reads inline.
+  // Start read(i) in the background; a process that cannot start a thread reads inline, and
+  // so does a context with no spare hardware thread (see pipelined_reads).
+  const bool overlap = read && pipelined_reads(ctx);
   auto start_read = [&](int64_t i) -> std::future<Status> {
     if (!read) {  // nothing to read (resident data): no thread
       std::promise<Status> done;
       done.set_value(Status::OK());
+      return done.get_future();
+    }
+    if (!overlap) {
+      std::promise<Status> done;
+      done.set_value(guarded(read, i, static_cast<int>(i % 2)));
       return done.get_future();
     }
     try {
@@ -146,12 +158,13 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
     Status st = next.get();
     if (st.ok()) st = ctx.check_cancelled();
     if (!st.ok()) return st;
-    if (i + 1 < n) next = start_read(i + 1);
+    if (overlap && i + 1 < n) next = start_read(i + 1);
     st = guarded(compute, i, static_cast<int>(i % 2));
     if (!st.ok()) {
       if (next.valid()) next.wait();  // the read in flight uses the caller's buffers
       return st;
     }
+    if (!overlap && i + 1 < n) next = start_read(i + 1);
     ctx.advance_progress(options.progress_units ? options.progress_units(i) : 1);
   }
   return Status::OK();

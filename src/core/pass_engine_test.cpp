@@ -10,6 +10,7 @@
 
 #include "core/test_context.hpp"
 #include "strata/core/pass_engine.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "testing/testing.hpp"
 
 namespace strata {
@@ -49,7 +50,10 @@ TEST(PassEngine, CancelledContextStopsWithCancelled) {
 
 // compute(i) waits until read(i + 1) has started: it only returns if the reads really overlap.
 TEST(PassEngine, PipelinedReadsOverlapCompute) {
-  const Context ctx = testing::make_test_context(2);
+  const int hw = static_cast<int>(std::thread::hardware_concurrency());
+  if (hw < 2) GTEST_SKIP() << "reads overlap only beside a spare hardware thread; this machine has " << hw;
+  const Context ctx = testing::make_test_context(hw - 1);
+  ASSERT_TRUE(pipelined_reads(ctx));
   std::mutex mu;
   std::condition_variable cv;
   int64_t reads_started = 0;
@@ -80,6 +84,35 @@ TEST(PassEngine, PipelinedReadsOverlapCompute) {
     if (kind == 'c') EXPECT_EQ(i, computed++);
   }
   EXPECT_EQ(computed, n);
+}
+
+TEST(PassEngine, PipelinedReadsRunInlineWithoutASpareHardwareThread) {
+  // Every hardware thread is a worker: each read runs on the calling thread, right before its
+  // block's compute (and may use the workers itself).
+  const Context ctx = testing::make_test_context(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  ASSERT_FALSE(pipelined_reads(ctx));
+  const auto caller = std::this_thread::get_id();
+  std::vector<std::pair<char, int64_t>> events;
+  STRATA_ASSERT_OK(run_pipelined(
+      ctx, 4,
+      [&](int64_t i, int) -> Status {
+        EXPECT_EQ(std::this_thread::get_id(), caller);
+        std::atomic<int64_t> parts{0};
+        STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(3, [&](int64_t) -> Status {
+          ++parts;
+          return Status::OK();
+        }));
+        EXPECT_EQ(parts.load(), 3);
+        events.emplace_back('r', i);
+        return Status::OK();
+      },
+      [&](int64_t i, int) -> Status {
+        events.emplace_back('c', i);
+        return Status::OK();
+      }));
+  const std::vector<std::pair<char, int64_t>> expected = {{'r', 0}, {'c', 0}, {'r', 1}, {'c', 1},
+                                                          {'r', 2}, {'c', 2}, {'r', 3}, {'c', 3}};
+  EXPECT_EQ(events, expected);
 }
 
 TEST(PassEngine, PipelinedWithoutReadsComputesEveryBlockInOrder) {

@@ -325,6 +325,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     if (!resident()) {
       for (auto& b : buffers) b.resize(static_cast<size_t>((kGroupRows + 1) * stride_ + kSlack));
     }
+    const bool pipelined = pipelined_reads(ctx_);
     PassOptions o;
     o.label = "genotype gram";
     o.progress_units = [&](int64_t g) { return std::min(kGroupRows, m_ - g * kGroupRows); };
@@ -333,7 +334,13 @@ class GenotypeGramOperator final : public linalg::GramOperator {
         resident() ? std::function<Status(int64_t, int)>()
                    : [&](int64_t g, int slot) -> Status {
                        const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
-                       return view_->read_codes(g0, group_rows, 0, n_, buffers[slot].data(), stride_);
+                       uint8_t* dst = buffers[slot].data();
+                       if (pipelined) return view_->read_codes(g0, group_rows, 0, n_, dst, stride_);
+                       // No reader thread: the workers read the group's tiles in parallel.
+                       return pool().parallel_for(ceil_div(group_rows, kTileRows), [&](int64_t t) -> Status {
+                         const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
+                         return view_->read_codes(r0, rows, 0, n_, dst + t * kTileRows * stride_, stride_);
+                       });
                      },
         [&](int64_t g, int slot) -> Status {
           const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);

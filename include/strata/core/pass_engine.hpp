@@ -53,8 +53,16 @@ Status run_blocks(const Context& ctx, int64_t num_blocks, int64_t bytes_per_bloc
 /// on one reader thread, one block ahead, while `compute(i, slot)` runs on the calling thread
 /// (which may use all of ctx's workers). Blocks run strictly in order, so results do not
 /// depend on timing. The first error (lowest block) is returned and no read starts after it; a
-/// cancelled context stops before the next block. Where no reader thread can start, reads run
-/// on the calling thread; a null `read` (data already in memory) starts no thread at all. Advances ctx's progress by options.progress_units per block.
+/// cancelled context stops before the next block. Reads run on the calling thread, before their
+/// block's compute, where no reader thread can start or where pipelined_reads(ctx) is false (a
+/// read called there may itself use ctx's workers); a null `read` (data already in memory)
+/// starts no thread at all. Advances ctx's progress by options.progress_units per block.
+/// \brief Whether run_pipelined overlaps reads with compute on ctx: only when a hardware thread
+/// is left over beside ctx's workers. Otherwise a CPU-bound reader (a page-cached .bed is
+/// translated, not waited for) would preempt a worker between the compute's barriers, and the
+/// read is better split across the workers themselves.
+bool pipelined_reads(const Context& ctx);
+
 Status run_pipelined(const Context& ctx, int64_t num_blocks, const std::function<Status(int64_t, int)>& read,
                      const std::function<Status(int64_t, int)>& compute, const PassOptions& options = {});
 
