@@ -20,7 +20,7 @@ def test_path(hapmap3, cli_pca):
 
 
 def test_genotype_object(hapmap3, cli_pca):
-    assert_same_bits(strata.pca(strata.open_genotypes(hapmap3), k=4, threads=1), cli_pca)
+    assert_same_bits(strata.pca(strata.open_genotypes(hapmap3), k=4, threads=2), cli_pca)
 
 
 def test_numpy_dosages(hm3_dosages, cli_pca):

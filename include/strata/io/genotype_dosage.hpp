@@ -43,6 +43,9 @@ class DosageViewBuilder {
   /// \brief Pack the rows [row0, row0 + block.rows) (all samples). Blocks covering disjoint
   /// rows may be added from several threads at once.
   Status add_rows(int64_t row0, const DosageMatrix& block);
+  /// \brief Copy `nrows` rows already packed by pack_dosages (packed_row_bytes(samples) apart)
+  /// to rows [row0, row0 + nrows): blocks packed elsewhere (Dask workers) and shipped packed.
+  Status add_codes(int64_t row0, int64_t nrows, const uint8_t* codes);
   /// \brief The view over all rows. `samples` / `variants` may be empty: sample IDs are then
   /// "0", "1", … and variant IDs "." on contig "0" at positions 1, 2, …
   Result<GenotypeViewPtr> finish(SampleInfo samples, VariantInfo variants) &&;

@@ -1,5 +1,6 @@
 // Dosage matrices in memory → packed 2-bit codes → a genotype view (genotype_dosage.hpp).
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -93,6 +94,14 @@ Status DosageViewBuilder::add_rows(int64_t row0, const DosageMatrix& block) {
     return Status::Invalid("dosage block rows [", row0, ", ", row0 + block.rows, ") outside 0..", m_);
   const int64_t row_bytes = packed_row_bytes(n_);
   return pack_dosages(block, codes_.data() + row0 * row_bytes, row_bytes, row0);
+}
+
+Status DosageViewBuilder::add_codes(int64_t row0, int64_t nrows, const uint8_t* codes) {
+  if (nrows < 0 || row0 < 0 || row0 + nrows > m_)
+    return Status::Invalid("dosage block rows [", row0, ", ", row0 + nrows, ") outside 0..", m_);
+  const int64_t row_bytes = packed_row_bytes(n_);
+  if (nrows > 0) std::memcpy(codes_.data() + row0 * row_bytes, codes, static_cast<size_t>(nrows * row_bytes));
+  return Status::OK();
 }
 
 Result<GenotypeViewPtr> DosageViewBuilder::finish(SampleInfo samples, VariantInfo variants) && {

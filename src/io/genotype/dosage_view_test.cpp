@@ -73,6 +73,15 @@ TEST(DosageView, BuilderBlocksEqualOneMatrix) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto blocks, std::move(b).finish({}, {}));
   for (int64_t v = 0; v < m; ++v) EXPECT_EQ(codes_of(*blocks, v), codes_of(*whole, v)) << v;
 
+  // Rows packed elsewhere and copied in give the same view.
+  STRATA_ASSERT_OK_AND_ASSIGN(auto p, DosageViewBuilder::make(m, n));
+  std::vector<uint8_t> packed(static_cast<size_t>(m * packed_row_bytes(n)));
+  ASSERT_TRUE(pack_dosages({d.data(), DosageType::Int16, m, n, n, 1}, packed.data(), packed_row_bytes(n)).ok());
+  ASSERT_TRUE(p.add_codes(0, m, packed.data()).ok());
+  EXPECT_EQ(p.add_codes(1, m, packed.data()), Status::Invalid("dosage block rows [1, 8) outside 0..7"));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto copied, std::move(p).finish({}, {}));
+  for (int64_t v = 0; v < m; ++v) EXPECT_EQ(codes_of(*copied, v), codes_of(*whole, v)) << v;
+
   STRATA_ASSERT_OK_AND_ASSIGN(auto c, DosageViewBuilder::make(m, n));
   Status outside = c.add_rows(5, {d.data(), DosageType::Int16, 3, n, n, 1});
   EXPECT_EQ(outside, Status::Invalid("dosage block rows [5, 8) outside 0..7"));
