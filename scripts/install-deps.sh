@@ -16,7 +16,7 @@ BUILD_PKGS=(
 )
 # Oracles used by tests and benchmarks (Debian's python, plink2, bcftools).
 ORACLE_PKGS=(
-  python3 python3-numpy python3-zarr python3-numcodecs python3-dask
+  python3 python3-numpy python3-zarr python3-numcodecs python3-dask python3-venv python3-dev
   python3-scipy python3-sklearn
   plink2 plink1.9 bcftools tabix
 )
@@ -32,10 +32,12 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The Python package's environment (.venv, pinned by requirements.txt).
+bash "$(dirname "$0")/install-python.sh"

@@ -5,5 +5,14 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 BUILD_DIR="${STRATA_BUILD_DIR:-build}"
-cd "$BUILD_DIR"
-ctest --output-on-failure -j "${STRATA_JOBS:-$(nproc)}" --timeout 600
+ROOT="$(pwd)"
+(cd "$BUILD_DIR" && ctest --output-on-failure -j "${STRATA_JOBS:-$(nproc)}" --timeout 600)
+
+# The Python package: built by scikit-build-core from this CMake project into build-python/
+# (ccache'd: the library objects are build/'s compile commands), installed into .venv, tested.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+echo "== pip install . (strata-genomics into .venv)"
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps "$ROOT"
+echo "== pytest python/tests"
+cd "$ROOT"
+.venv/bin/python -m pytest -q -p no:cacheprovider python/tests

@@ -39,6 +39,7 @@
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_convert.hpp"
 #include "strata/io/genotype_decode.hpp"
+#include "strata/io/genotype_dosage.hpp"
 #include "strata/io/npy.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/store.hpp"

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""strata from Python against its CLI and the Python peers, same run, medians of --repeats.
+
+    .venv/bin/python bench/python_bench.py --samples 10000 --variants 100000   # the issue's sizes
+    .venv/bin/python bench/python_bench.py --quick                             # small smoke run
+
+Measures: strata.pca (path input) vs `strata pca` (CLI) on data made by `strata simulate`;
+sgkit.pca (Dask, randomized) and dask.array.linalg.svd_compressed on the same dosages;
+the random sum ((x + 1)[::2, ::2]).sum() via strata.random vs dask.array.random; and the
+per-call overhead of the Python layer (a call on a tiny input, minus the C++ time in the report).
+Prints one JSON line per measurement and a summary of same-run ratios."""
+import argparse
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import strata
+from strata._cli import executable
+
+
+def timed(fn, repeats):
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def emit(name, seconds, **extra):
+    print(json.dumps({"bench": name, "seconds": round(seconds, 6), **extra}), flush=True)
+    return seconds
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=10_000)
+    ap.add_argument("--variants", type=int, default=100_000)
+    ap.add_argument("--random-shape", type=int, default=40_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skip", action="append", default=[], help="sgkit, dask-svd, dask-random, pca, random, overhead")
+    ap.add_argument("--quick", action="store_true", help="2,000 x 20,000 genotypes, 8,000^2 random sum")
+    a = ap.parse_args()
+    if a.quick:
+        a.samples, a.variants, a.random_shape = 2000, 20_000, 8000
+    cli = executable()
+    ratios = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = str(Path(tmp) / "cohort")
+        if "pca" not in a.skip:
+            subprocess.run([cli, "simulate", "--samples", str(a.samples), "--variants", str(a.variants), "--pops", "3",
+                            "--fst", "0.05", "--seed", "7", "--out", prefix, "-q"], check=True)
+            t_cli, _ = timed(lambda: subprocess.run([cli, "pca", prefix, "-k", "10", "--out", prefix + "_pca", "-q"],
+                                                    check=True), a.repeats)
+            emit("cli pca", t_cli, shape=[a.variants, a.samples])
+            t_py, r = timed(lambda: strata.pca(prefix, k=10), a.repeats)
+            emit("strata.pca (path)", t_py, method=r.method, passes=r.passes)
+            ratios["python / CLI pca"] = t_py / t_cli
+            g = strata.open_genotypes(prefix)
+            dosages = g[:, :]
+            if "sgkit" not in a.skip:
+                import sgkit
+                import xarray as xr
+
+                ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), dosages.astype(np.uint8))})
+                ds = ds.chunk({"variants": 10_000, "samples": -1})
+                t_sg, _ = timed(lambda: sgkit.pca(ds, n_components=10, algorithm="randomized", merge=False).compute(), 1)
+                emit("sgkit.pca (randomized, dask)", t_sg)
+                ratios["sgkit.pca / strata.pca"] = t_sg / t_py
+            if "dask-svd" not in a.skip:
+                import dask.array as da
+
+                x = da.from_array(dosages.astype(np.float32), chunks=(10_000, -1))
+                x = (x - x.mean(axis=1, keepdims=True))
+                t_dk, _ = timed(lambda: [v.compute() for v in
+                                         da.linalg.svd_compressed(x, k=10, n_power_iter=4, seed=0)[1:]], 1)
+                emit("dask svd_compressed (4 power iterations)", t_dk)
+                ratios["dask svd_compressed / strata.pca"] = t_dk / t_py
+        if "random" not in a.skip:
+            n, c = a.random_shape, a.random_shape // 4
+            x = strata.random.normal(10, 1, shape=(n, n), chunks=(c, c), seed=0)
+            t_st, v = timed(lambda: float(((x + 1)[::2, ::2]).sum().compute()), a.repeats)
+            emit("strata.random sum", t_st, shape=[n, n], result=v)
+            if "dask-random" not in a.skip:
+                import dask.array as da
+
+                def dask_sum():
+                    y = da.random.default_rng(0).normal(10, 1, size=(n, n), chunks=(c, c))
+                    return float(((y + 1)[::2, ::2]).sum().compute())
+
+                t_dr, _ = timed(dask_sum, 1)
+                emit("dask.array.random sum", t_dr, shape=[n, n])
+                ratios["dask / strata random sum"] = t_dr / t_st
+        if "overhead" not in a.skip:
+            tiny = np.random.default_rng(0).integers(0, 3, size=(50, 20)).astype(np.int8)
+            ctx = strata.Context(threads=1)
+            strata.pca(tiny, k=2, context=ctx)
+            calls = []
+            for _ in range(200):
+                t0 = time.perf_counter()
+                r = strata.pca(tiny, k=2, context=ctx)
+                wall = time.perf_counter() - t0
+                inside = sum(p["seconds"] for p in r.report.get("phases", []))
+                calls.append(wall - inside)
+            emit("python layer per pca call (wall - C++ phases)", statistics.median(calls))
+            t_sum = timed(lambda: strata.asarray(tiny).sum().compute(context=ctx), 200)[0]
+            emit("asarray(50x20).sum().compute() total", t_sum)
+    print(json.dumps({"ratios": {k: round(v, 3) for k, v in ratios.items()}}))
+
+
+if __name__ == "__main__":
+    main()

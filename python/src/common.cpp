@@ -1,0 +1,83 @@
+#include "common.hpp"
+
+#include <chrono>
+#include <mutex>
+
+namespace strata::python {
+
+// Forwards progress to a Python callable. The library calls one sink method at a time per
+// Context, from any worker thread; updates are thrown away unless `interval` passed since the
+// last one forwarded, so a fast pass does not spend its time in the interpreter. An exception
+// raised by the callback (a closed notebook, KeyboardInterrupt) cancels the computation.
+class CallbackProgress final : public ProgressSink {
+ public:
+  CallbackProgress(nb::object callback, double interval) : callback_(std::move(callback)), interval_(interval) {}
+  ~CallbackProgress() override {
+    nb::gil_scoped_acquire gil;
+    callback_.reset();
+  }
+  void set_context(const Context& ctx) { ctx_ = ctx; }
+  void detach() { ctx_.reset(); }
+
+  void begin(std::string_view label, int64_t total, std::string_view unit) override {
+    last_ = Clock::now();
+    call("begin", 0, total, label, unit);
+  }
+  void update(int64_t done, int64_t total) override {
+    const auto now = Clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < interval_) return;
+    last_ = now;
+    call("update", done, total, "", "");
+  }
+  void end(int64_t done, int64_t total) override { call("end", done, total, "", ""); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void call(const char* event, int64_t done, int64_t total, std::string_view label, std::string_view unit) {
+    nb::gil_scoped_acquire gil;
+    try {
+      callback_(event, done, total, nb::str(label.data(), label.size()), nb::str(unit.data(), unit.size()));
+    } catch (nb::python_error& e) {
+      e.discard_as_unraisable("strata progress callback");
+      if (ctx_) ctx_->cancel();
+    }
+  }
+  nb::object callback_;
+  double interval_;
+  Clock::time_point last_ = Clock::now();
+  std::optional<Context> ctx_;
+};
+
+PyContext::~PyContext() {
+  if (sink_) sink_->detach();
+}
+
+std::unique_ptr<PyContext> make_py_context(int threads, int64_t memory, nb::object progress, double interval) {
+  if (threads < 0) throw StatusError(Status::Invalid("threads must be at least 1 (or None for all cores), got ", threads));
+  if (memory < 0) throw StatusError(Status::Invalid("memory must be a positive number of bytes, got ", memory));
+  ContextOptions o;
+  o.threads = threads;
+  o.memory_budget = memory;
+  std::shared_ptr<CallbackProgress> sink;
+  if (!progress.is_none()) {
+    sink = std::make_shared<CallbackProgress>(std::move(progress), interval);
+    o.progress = sink;
+  }
+  auto out = std::make_unique<PyContext>(take(Context::make(o)), sink);
+  if (sink) sink->set_context(out->ctx());
+  return out;
+}
+
+nb::ndarray<nb::numpy, double> column_major_array(std::vector<double>&& data, int64_t rows, int64_t cols) {
+  double* p = data.data();
+  return owned_array<double>(std::move(data), p, {static_cast<size_t>(rows), static_cast<size_t>(cols)},
+                             {1, rows});
+}
+
+nb::ndarray<nb::numpy, double> vector_array(std::vector<double>&& data) {
+  double* p = data.data();
+  const size_t n = data.size();
+  return owned_array<double>(std::move(data), p, {n});
+}
+
+}  // namespace strata::python

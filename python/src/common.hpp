@@ -1,0 +1,107 @@
+// Shared pieces of the bindings: Status → Python exceptions, the per-call Context with a
+// progress sink that forwards to a Python callable, and numpy arrays that own C++ memory.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/core/context.hpp"
+#include "strata/core/result.hpp"
+
+namespace strata::python {
+
+namespace nb = nanobind;
+
+/// A library Status carried out of C++; the module's translator turns it into ValueError
+/// (Invalid, InvalidData), OSError (IOError, NotFound, AlreadyExists, Corrupt, Unsupported),
+/// KeyboardInterrupt-free RuntimeError otherwise (Cancelled included), message unchanged.
+class StatusError : public std::runtime_error {
+ public:
+  explicit StatusError(Status s) : std::runtime_error(s.message()), status_(std::move(s)) {}
+  const Status& status() const { return status_; }
+
+ private:
+  Status status_;
+};
+
+inline void check(const Status& s) {
+  if (!s.ok()) throw StatusError(s);
+}
+template <class T>
+T take(Result<T> r) {
+  if (!r.ok()) throw StatusError(r.status());
+  return std::move(r).value();
+}
+
+/// Run `fn` (returning Status or Result<T>) with the GIL released, then raise its error.
+template <class F>
+auto released(F&& fn) {
+  using R = decltype(fn());
+  if constexpr (std::is_same_v<R, Status>) {
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = fn();
+    }
+    check(s);
+  } else {
+    std::optional<R> r;
+    {
+      nb::gil_scoped_release release;
+      r.emplace(fn());
+    }
+    return take(std::move(*r));
+  }
+}
+
+class CallbackProgress;
+
+/// The Python-side Context: resources of one call (or of the calls a user makes with it).
+/// Not copyable: it breaks the Context ↔ progress sink cycle when destroyed.
+class PyContext {
+ public:
+  PyContext(Context ctx, std::shared_ptr<CallbackProgress> sink) : ctx_(std::move(ctx)), sink_(std::move(sink)) {}
+  ~PyContext();
+  PyContext(const PyContext&) = delete;
+  PyContext& operator=(const PyContext&) = delete;
+  const Context& ctx() const { return ctx_; }
+
+ private:
+  Context ctx_;
+  std::shared_ptr<CallbackProgress> sink_;
+};
+
+/// A Context with `threads` (0 = all cores), `memory` bytes (0 = half the RAM) and, when
+/// `progress` is not None, a sink calling progress(event, done, total, label, unit) with
+/// event "begin", "update" (at most every `interval` seconds) or "end", holding the GIL.
+std::unique_ptr<PyContext> make_py_context(int threads, int64_t memory, nb::object progress, double interval);
+
+/// A numpy array over memory owned by `holder` (moved to the heap; freed with the array).
+template <class T, class Holder>
+nb::ndarray<nb::numpy, T> owned_array(Holder&& holder, T* data, std::vector<size_t> shape,
+                                      std::vector<int64_t> strides = {}) {
+  auto* h = new std::decay_t<Holder>(std::forward<Holder>(holder));
+  nb::capsule owner(h, [](void* p) noexcept { delete static_cast<std::decay_t<Holder>*>(p); });
+  (void)h;
+  return nb::ndarray<nb::numpy, T>(data, shape.size(), shape.data(), owner,
+                                   strides.empty() ? nullptr : strides.data());
+}
+
+/// A column-major rows × cols matrix of doubles as a Fortran-order numpy array (no copy).
+nb::ndarray<nb::numpy, double> column_major_array(std::vector<double>&& data, int64_t rows, int64_t cols);
+nb::ndarray<nb::numpy, double> vector_array(std::vector<double>&& data);
+
+void bind_genotypes(nb::module_& m);
+void bind_linalg(nb::module_& m);
+void bind_arrays(nb::module_& m);
+
+}  // namespace strata::python

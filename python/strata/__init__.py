@@ -1,0 +1,24 @@
+"""strata: genotype-scale linear algebra for numpy, Dask, xarray and sgkit users.
+
+    import strata
+    g = strata.open_genotypes("cohort.bed")          # (variants, samples) int8 duck array
+    r = strata.pca(g, k=10)                          # or a path, numpy/Dask dosages, sgkit Dataset
+    u, s, vt = strata.svd(x, k=20)
+    x = strata.random.normal(10, 1, shape=(40000, 40000), chunks=(10000, 10000), seed=0)
+    ((x + 1)[::2, ::2]).sum().compute()
+
+Every call takes ``threads=`` (default: all cores) and releases the GIL while it computes;
+errors raise ValueError (invalid arguments or data), OSError (files) or RuntimeError.
+"""
+from . import _core
+from . import random
+from ._array import Array, asarray, open_zarr
+from ._context import Context
+from ._genotypes import Genotypes, from_dosages, open_genotypes
+from ._linalg import qr, svd
+from ._pca import PcaResult, pca, pca_dataset
+
+__version__ = _core.__version__
+
+__all__ = ["Array", "Context", "Genotypes", "PcaResult", "asarray", "from_dosages", "open_genotypes", "open_zarr",
+           "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

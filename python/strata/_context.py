@@ -1,0 +1,114 @@
+"""Contexts: the threads, memory budget, progress and run report of strata calls."""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from . import _core
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_memory(memory) -> int:
+    """Bytes from an int or a size like "512M" / "2G" (None = half the physical memory)."""
+    if memory is None:
+        return 0
+    if isinstance(memory, bool):
+        raise TypeError("memory must be a number of bytes or a size like '2G'")
+    if isinstance(memory, int):
+        if memory <= 0:
+            raise ValueError(f"memory must be a positive number of bytes, got {memory}")
+        return memory
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(memory), re.IGNORECASE)
+    if not m:
+        raise ValueError(f"memory must be bytes or a size like '512M' or '2G', got {memory!r}")
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
+def _threads(threads) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer (or None for all cores), got {threads!r}")
+    return threads
+
+
+class _TqdmProgress:
+    """Forwards strata's progress events to one tqdm bar per task."""
+
+    def __init__(self):
+        from tqdm.auto import tqdm
+
+        self._tqdm = tqdm
+        self._bar = None
+
+    def __call__(self, event, done, total, label, unit):
+        if event == "begin":
+            self._bar = self._tqdm(total=total or None, desc=label or "strata", unit=f" {unit}" if unit else "it",
+                                   unit_scale=True, leave=False)
+        elif self._bar is not None:
+            if total and self._bar.total != total:
+                self._bar.total = total
+            self._bar.update(done - self._bar.n)
+            if event == "end":
+                self._bar.close()
+                self._bar = None
+
+
+def _progress_callback(progress):
+    if progress is None or progress is False:
+        return None
+    if progress is True:
+        try:
+            return _TqdmProgress()
+        except ImportError:
+            return None
+    if callable(progress):
+        return progress
+    raise TypeError("progress must be True, False or a callable(event, done, total, label, unit)")
+
+
+class Context:
+    """Resources for strata calls: ``threads`` (None = all cores), ``memory`` budget (bytes or
+    "2G"; None = half the RAM) and ``progress`` (True for a tqdm bar, or a callable
+    ``f(event, done, total, label, unit)`` with event "begin", "update" or "end").
+
+    Pass it as ``context=`` to reuse one thread pool across calls; by default each call makes its
+    own. A Context runs one call at a time (its report is the last call's)."""
+
+    def __init__(self, threads=None, memory=None, progress=False):
+        self._core = _core.make_context(_threads(threads), parse_memory(memory), _progress_callback(progress))
+
+    @property
+    def threads(self) -> int:
+        return self._core.threads
+
+    @property
+    def memory(self) -> int:
+        return self._core.memory
+
+    def report(self) -> dict:
+        """The run report of the last call: phases with seconds, passes, bytes read, peaks, threads."""
+        return json.loads(self._core.report_json())
+
+    def cancel(self) -> None:
+        """Ask the running computation to stop (it raises RuntimeError 'Cancelled…')."""
+        self._core.cancel()
+
+    def __repr__(self):
+        return f"strata.Context(threads={self.threads}, memory={self.memory})"
+
+
+def resolve(context=None, threads=None, memory=None, progress=False) -> Context:
+    """The Context a call runs on: `context` (its report cleared) or a new one."""
+    if context is not None:
+        if not isinstance(context, Context):
+            raise TypeError("context must be a strata.Context")
+        context._core.clear_report()
+        return context
+    return Context(threads=threads, memory=memory, progress=progress)
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

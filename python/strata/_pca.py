@@ -1,0 +1,180 @@
+"""strata.pca and strata.pca_dataset: genotype PCA from a path, genotypes, numpy, Dask or sgkit."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _core
+from ._context import resolve
+from ._genotypes import Genotypes, from_dosages, open_genotypes
+
+
+@dataclass
+class PcaResult:
+    """Result of strata.pca. Eigenvalues are on plink2's GRM scale (XᵀX / M), eigenvectors are
+    unit-norm per sample (plink2 ``.eigenvec``), loadings unit-norm per used variant."""
+
+    eigenvalues: np.ndarray        # (k,)
+    eigenvectors: np.ndarray       # (samples, k)
+    loadings: np.ndarray | None    # (variants used, k)
+    sample_ids: np.ndarray         # (samples,)
+    variants_used: np.ndarray      # (variants used,) indices into the input
+    variance_ratio: np.ndarray     # (k,) eigenvalue / GRM trace
+    error_estimate: np.ndarray     # (k,) relative error estimate of each eigenvalue
+    grm_variants: int              # M of the eigenvalue scale
+    converged: bool
+    method: str
+    passes: int
+    report: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def singular_values(self) -> np.ndarray:
+        """Singular values of the standardized (variants × samples) matrix: sqrt(M · λ)."""
+        return np.sqrt(self.eigenvalues * self.grm_variants)
+
+
+def _is_dask(x) -> bool:
+    return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "chunks") and hasattr(x, "dask")
+
+
+def _dosage_from_call_genotype(g):
+    """ALT dosage of (variants, samples, ploidy) allele indices; any missing allele → -1."""
+    g = np.asarray(g)
+    missing = (g < 0).any(axis=-1)
+    d = (g > 0).sum(axis=-1, dtype=np.int8)
+    d[missing] = -1
+    return d
+
+
+class _BuilderTarget:
+    """A da.store target packing row blocks of dosages into a strata DosageBuilder."""
+
+    def __init__(self, builder, shape):
+        self._builder = builder
+        self.shape = shape
+        self.dtype = np.dtype(np.int8)
+
+    def __setitem__(self, key, value):
+        rows, cols = key
+        if cols.start not in (None, 0) or (cols.stop is not None and cols.stop != self.shape[1]):
+            raise ValueError("internal: dosage blocks must span all samples")
+        self._builder.add_rows(rows.start or 0, np.asarray(value))
+
+
+def _from_dask(x, sample_ids=None):
+    import dask.array as da
+
+    if x.ndim != 2:
+        raise ValueError(f"dosages must be a 2-D (variants x samples) array, got {x.ndim} dimensions")
+    x = x.rechunk({1: -1})
+    builder = _core.DosageBuilder(int(x.shape[0]), int(x.shape[1]))
+    da.store(x, _BuilderTarget(builder, x.shape), lock=False)
+    ids = None if sample_ids is None else [str(s) for s in sample_ids]
+    return Genotypes(builder.finish(ids), "<dask>")
+
+
+def _from_dataset(ds):
+    ids = ds["sample_id"].values if "sample_id" in ds else None
+    if "call_dosage" in ds:
+        d = ds["call_dosage"]
+        if d.dims[:2] != ("variants", "samples"):
+            d = d.transpose("variants", "samples")
+        data = d.data
+    elif "call_genotype" in ds:
+        g = ds["call_genotype"].data
+        if _is_dask(g):
+            data = g.map_blocks(_dosage_from_call_genotype, drop_axis=2, dtype=np.int8)
+        else:
+            data = _dosage_from_call_genotype(g)
+    else:
+        raise ValueError("the Dataset has neither call_dosage nor call_genotype")
+    if _is_dask(data):
+        return _from_dask(data, ids)
+    return from_dosages(np.asarray(data), ids)
+
+
+def as_genotypes(x) -> Genotypes:
+    """Genotypes from a path, Genotypes, numpy / Dask dosages or an sgkit xarray Dataset."""
+    if isinstance(x, Genotypes):
+        return x
+    if isinstance(x, (str, os.PathLike)):
+        return open_genotypes(x)
+    if type(x).__name__ == "Dataset" and hasattr(x, "data_vars"):
+        return _from_dataset(x)
+    if _is_dask(x):
+        return _from_dask(x)
+    if hasattr(x, "__array__") or isinstance(x, (list, tuple)):
+        a = np.asarray(x)
+        if a.ndim != 2:
+            raise ValueError(f"dosages must be a 2-D (variants x samples) array, got {a.ndim} dimensions")
+        return from_dosages(a)
+    raise TypeError(f"pca takes a path, strata.Genotypes, a numpy or Dask array or an xarray Dataset, "
+                    f"not {type(x).__name__}")
+
+
+def pca(x, k: int = 10, method: str = "auto", scale: str = "binom2", tolerance: float | None = None, *,
+        iterations: int | None = None, block: int = 0, precision: str = "auto", seed: int = 0,
+        maf: float = 0.0, geno: float = 1.0, loadings: bool = True, threads: int | None = None,
+        memory=None, progress=False, context=None) -> PcaResult:
+    """PCA of a (variants × samples) genotype matrix, as ``strata pca`` computes it (same bits).
+
+    ``x``: a path (PLINK prefix / .bed, VCF Zarr, dosage Zarr), ``strata.Genotypes``, a numpy or
+    Dask array of dosages (ints with -1 missing, or floats with NaN missing), or an sgkit
+    ``xarray.Dataset`` (``call_dosage`` or ``call_genotype``). ``method``: auto, exact,
+    randomized; ``scale``: binom2, binom, center, none; ``tolerance``: run the randomized
+    method until every eigenvalue error estimate is below it. ``threads`` (None = all cores),
+    ``memory`` (budget, e.g. "4G"), ``progress`` (True = tqdm bar) and ``context`` as in
+    strata.Context. The GIL is released while it computes."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an integer, got {type(k).__name__}")
+    from ._dask import distributed_client
+
+    ctx = resolve(context, threads, memory, progress)
+    client = distributed_client(x)
+    if client is not None:
+        from ._dask import distributed_pca
+
+        return distributed_pca(client, x, ctx, int(k), method, scale, tolerance, iterations, block, precision,
+                               seed, maf, geno, loadings)
+    g = as_genotypes(x)
+    r = _core.pca(ctx._core, g._view, int(k), method, scale, float(tolerance or 0.0),
+                  -1 if iterations is None else int(iterations), int(block), precision, int(seed), float(maf),
+                  float(geno), bool(loadings))
+    return _result(r, g, ctx)
+
+
+def _result(r: dict, g: Genotypes, ctx) -> PcaResult:
+    ev = r["eigenvalues"]
+    return PcaResult(eigenvalues=ev, eigenvectors=r["eigenvectors"], loadings=r["loadings"],
+                     sample_ids=g.sample_ids, variants_used=r["variants_used"],
+                     variance_ratio=ev / r["grm_trace"] if r["grm_trace"] > 0 else np.zeros_like(ev),
+                     error_estimate=r["error_estimate"], grm_variants=r["grm_variants"],
+                     converged=r["converged"], method=r["method"], passes=r["passes"], report=ctx.report())
+
+
+def pca_dataset(ds, k: int = 10, *, scale: str = "binom2", merge: bool = True, **kwargs):
+    """strata.pca of an sgkit Dataset, returned with sgkit's variable names:
+    ``sample_pca_projection`` (samples, components) = eigenvector · singular value,
+    ``sample_pca_component`` (variants, components) = unit variant loadings (0 for variants
+    not used), ``sample_pca_explained_variance`` = s² / samples (the variance of each
+    projection column, as sgkit's estimators define it), ``…_ratio``, ``sample_pca_loading``.
+    sgkit's own default scaling ("patterson") is ``scale="binom"`` here."""
+    import xarray as xr
+
+    r = pca(ds, k, scale=scale, **kwargs)
+    n_samples, n_variants = r.eigenvectors.shape[0], ds.sizes["variants"]
+    s = r.singular_values
+    component = np.zeros((n_variants, s.size))
+    if r.loadings is not None:
+        component[r.variants_used] = r.loadings
+    explained = s ** 2 / n_samples
+    new = xr.Dataset({
+        "sample_pca_projection": (("samples", "components"), r.eigenvectors * s),
+        "sample_pca_component": (("variants", "components"), component),
+        "sample_pca_explained_variance": (("components",), explained),
+        "sample_pca_explained_variance_ratio": (("components",), r.variance_ratio),
+        "sample_pca_loading": (("variants", "components"), component * np.sqrt(explained)),
+    })
+    return ds.merge(new) if merge else new
