@@ -105,38 +105,39 @@ Status CpuBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const doub
   return Status::OK();
 }
 
-Status CpuBackend::trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
-                        MatrixView<double> b) const {
-  STRATA_RETURN_NOT_OK(check("trsm", "a", a));
-  STRATA_RETURN_NOT_OK(check("trsm", "b", b));
+namespace {
+
+using TriangleBlas = decltype(&cblas_dtrsm);  // dtrsm and dtrmm take the same arguments
+
+// op(a) against b from the left or right, a triangular: the layouts are folded into BLAS's
+// column-major call (a row-major buffer holds the transpose; a row-major b turns the side).
+Status triangle_call(const char* op, TriangleBlas blas, Side side, Uplo uplo, Trans ta, double alpha,
+                     MatrixView<const double> a, MatrixView<double> b) {
+  STRATA_RETURN_NOT_OK(check(op, "a", a));
+  STRATA_RETURN_NOT_OK(check(op, "b", b));
   const int64_t n = side == Side::Left ? b.rows : b.cols;
   if (a.rows != a.cols || a.rows != n)
-    return Status::Invalid("trsm: triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
+    return Status::Invalid(op, ": triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
   if (b.rows == 0 || b.cols == 0) return Status::OK();
   bool left = side == Side::Left, upper = uplo == Uplo::Upper, trans = ta == Trans::Yes;
   if (row_major(a)) upper = !upper, trans = !trans;  // the buffer holds aᵀ
   int64_t m = b.rows, nn = b.cols;
-  if (row_major(b)) left = !left, trans = !trans, std::swap(m, nn);  // solve for xᵀ
-  cblas_dtrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, cblas_trans(trans),
-              CblasNonUnit, i32(m), i32(nn), alpha, a.data, ld_of(a.ld), b.data, ld_of(b.ld));
+  if (row_major(b)) left = !left, trans = !trans, std::swap(m, nn);  // work on bᵀ
+  blas(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, cblas_trans(trans),
+       CblasNonUnit, i32(m), i32(nn), alpha, a.data, ld_of(a.ld), b.data, ld_of(b.ld));
   return Status::OK();
+}
+
+}  // namespace
+
+Status CpuBackend::trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                        MatrixView<double> b) const {
+  return triangle_call("trsm", &cblas_dtrsm, side, uplo, ta, alpha, a, b);
 }
 
 Status CpuBackend::trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
                         MatrixView<double> b) const {
-  STRATA_RETURN_NOT_OK(check("trmm", "a", a));
-  STRATA_RETURN_NOT_OK(check("trmm", "b", b));
-  const int64_t n = side == Side::Left ? b.rows : b.cols;
-  if (a.rows != a.cols || a.rows != n)
-    return Status::Invalid("trmm: triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
-  if (b.rows == 0 || b.cols == 0) return Status::OK();
-  bool left = side == Side::Left, upper = uplo == Uplo::Upper, trans = ta == Trans::Yes;
-  if (row_major(a)) upper = !upper, trans = !trans;  // the buffer holds aᵀ
-  int64_t m = b.rows, nn = b.cols;
-  if (row_major(b)) left = !left, trans = !trans, std::swap(m, nn);  // bᵀ ← op(a)ᵀ-side product
-  cblas_dtrmm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, cblas_trans(trans),
-              CblasNonUnit, i32(m), i32(nn), alpha, a.data, ld_of(a.ld), b.data, ld_of(b.ld));
-  return Status::OK();
+  return triangle_call("trmm", &cblas_dtrmm, side, uplo, ta, alpha, a, b);
 }
 
 Status CpuBackend::potrf(Uplo uplo, MatrixView<double> a) const {
