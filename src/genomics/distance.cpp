@@ -11,6 +11,7 @@
 
 #include "genomics/relatedness_internal.hpp"
 #include "strata/core/output.hpp"
+#include "strata/genomics/row_distance.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
 #include "strata/io/zarr_strings.hpp"
@@ -60,7 +61,8 @@ Status write_square(const std::string& path, const std::vector<double>& d, int64
 }
 
 Status write_zarr(const std::string& path, const std::string& input, const std::string& metric,
-                  const std::vector<double>& d, int64_t n, int64_t chunk, const SampleIds& ids) {
+                  const std::vector<double>& d, int64_t n, int64_t chunk, const SampleIds& ids,
+                  const std::string& missing) {
   STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(path, true));
   io::ZarrCreateOptions o;
   o.shape = {n, n};
@@ -71,7 +73,7 @@ Status write_zarr(const std::string& path, const std::string& input, const std::
   STRATA_RETURN_NOT_OK(arr.write_region({0, 0}, {n, n}, d.data()));
   STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", ids.iid, "samples"));
   const std::string attrs = "{\"source\": \"" + input + "\", \"metric\": \"" + metric +
-                            "\", \"missing\": \"each pair uses the variants both samples have observed\"}";
+                            "\", \"missing\": \"" + missing + "\"}";
   STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
   return io::zarr_consolidate(store, "");
 }
@@ -84,6 +86,61 @@ std::string json_escape(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+// The outputs of a numeric array's rows (row_distance.hpp), from its bands: triangle lines as
+// bands finish, square and Zarr from the whole matrix.
+Result<DistanceSummary> write_row_distances(const Context& ctx, const io::ZarrArray& matrix, const std::string& input,
+                                            const std::string& dist_path, const std::string& id_path,
+                                            const DistanceOptions& options) {
+  DistanceSummary s;
+  const int64_t n = matrix.shape()[0];
+  s.num_samples = n;
+  s.num_variants = matrix.shape()[1];
+  const SampleIds ids = SampleIds::of(io::SampleInfo{}, n);
+  RowDistanceOptions ro;
+  ro.band = options.row_band;
+  if (options.format == DistanceFormat::Triangle) {
+    STRATA_ASSIGN_OR_RETURN(TextWriter w, TextWriter::open(dist_path));
+    STRATA_RETURN_NOT_OK(for_each_row_distance_band(ctx, matrix, options.metric, ro, [&](const RowDistanceBand& b) {
+      for (int64_t r = 0; r < b.rows; ++r) {
+        const int64_t i = b.row0 + r;
+        if (i == 0) continue;
+        for (int64_t j = 0; j < i; ++j) {
+          if (j) w.put('\t');
+          put_value(w, b.values[r * b.ld + j]);
+        }
+        w.put('\n');
+        STRATA_RETURN_NOT_OK(w.maybe_flush());
+      }
+      return Status::OK();
+    }));
+    STRATA_RETURN_NOT_OK(w.close());
+  } else {
+    std::vector<double> d(static_cast<size_t>(n * n));
+    STRATA_RETURN_NOT_OK(for_each_row_distance_band(ctx, matrix, options.metric, ro, [&](const RowDistanceBand& b) {
+      for (int64_t r = 0; r < b.rows; ++r) {
+        const int64_t i = b.row0 + r;
+        for (int64_t j = 0; j <= i; ++j) {
+          const double v = b.values[r * b.ld + j];
+          d[static_cast<size_t>(i * n + j)] = v;
+          d[static_cast<size_t>(j * n + i)] = v;
+        }
+      }
+      return Status::OK();
+    }));
+    const auto t = clock_type::now();
+    if (options.format == DistanceFormat::Zarr) {
+      STRATA_RETURN_NOT_OK(write_zarr(dist_path, json_escape(input), distance_metric_name(options.metric), d, n,
+                                      std::min<int64_t>(n, 256), ids,
+                                      "each pair uses the coordinates both rows have (NaN = missing)"));
+    } else {
+      STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
+    }
+    ctx.report().add_phase("write", seconds_since(t));
+  }
+  if (options.format != DistanceFormat::Zarr) STRATA_RETURN_NOT_OK(write_dist_ids(id_path, ids));
+  return s;
 }
 
 }  // namespace
@@ -205,6 +262,14 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
     STRATA_ASSIGN_OR_RETURN(dist_path, out->add_file(prefix + ".dist"));
     STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".dist.id"));
   }
+  STRATA_ASSIGN_OR_RETURN(std::optional<io::ZarrArray> matrix, open_row_matrix(input));
+  if (matrix) {
+    ctx.report().add_phase("open", seconds_since(t));
+    STRATA_ASSIGN_OR_RETURN(DistanceSummary s, write_row_distances(ctx, *matrix, input, dist_path, id_path, options));
+    STRATA_RETURN_NOT_OK(out->commit());
+    s.files = out->final_paths();
+    return s;
+  }
   STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
   DistanceSummary s;
   s.num_samples = view->num_samples();
@@ -250,7 +315,9 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
     STRATA_ASSIGN_OR_RETURN(std::vector<double> d, distance_matrix(ctx, *view, options.metric, options.pass));
     t = clock_type::now();
     if (zarr) {
-      STRATA_RETURN_NOT_OK(write_zarr(dist_path, json_escape(input), distance_metric_name(options.metric), d, n, pair_tile_size(n, options.pass), ids));
+      STRATA_RETURN_NOT_OK(write_zarr(dist_path, json_escape(input), distance_metric_name(options.metric), d, n,
+                                      pair_tile_size(n, options.pass), ids,
+                                      "each pair uses the variants both samples have observed"));
     } else {
       STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
     }

@@ -209,7 +209,9 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     return Status::OK();
   };
 
-  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, options.pass, [&](const PairTile& pt) -> Status {
+  PairPassOptions pass = options.pass;
+  pass.king_only = true;  // kinship reads five of the nine counts
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, pass, [&](const PairTile& pt) -> Status {
     TileRows tr;
     tr.row0 = pt.row0;
     tr.rows = pt.rows;

@@ -51,6 +51,17 @@ PairTable PairTable::from_fields(const int64_t* f, int64_t s) {
   return t;
 }
 
+PairTable PairTable::from_king_fields(const int64_t* f, int64_t s) {
+  using namespace backend;
+  PairTable t;
+  t.c[1][1] = f[kKingHetHet * s];
+  t.c[1][0] = f[kKingHetObs * s] - t.c[1][1];
+  t.c[0][1] = f[kKingObsHet * s] - t.c[1][1];
+  t.c[0][2] = f[kKingIbs0 * s];
+  t.c[0][0] = f[kKingBoth * s] - t.c[1][1] - t.c[1][0] - t.c[0][1] - t.c[0][2];
+  return t;
+}
+
 int64_t PairTable::both() const {
   int64_t n = 0;
   for (const auto& row : c)
@@ -78,7 +89,8 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
   const int64_t tile = pair_tile_size(n, options);
   const int64_t per_side = (n + tile - 1) / tile;
   const int64_t num_tiles = per_side * (per_side + 1) / 2;
-  const int64_t tile_bytes = kPairCountFields * tile * tile * 8;
+  const int64_t fields = options.king_only ? backend::kKingCountFields : kPairCountFields;
+  const int64_t tile_bytes = fields * tile * tile * 8;
   if (plane_bytes + 2 * tile_bytes > ctx.memory_budget())
     return Status::OutOfMemory(view.describe(), ": the bit planes of ", n, " samples x ", m, " variants need ",
                                format_bytes(plane_bytes + 2 * tile_bytes), ", more than the memory budget of ",
@@ -116,6 +128,7 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
     pt.cols = std::min(tile, n - pt.col0);
     pt.last_in_row = r == c;
     pt.ldc = (pt.cols + 7) / 8 * 8;
+    pt.king_only = options.king_only;
     return pt;
   };
   PassOptions po;
@@ -125,8 +138,10 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
       ctx, num_tiles, tile_bytes,
       [&](int64_t t) -> Status {
         const PairTile pt = tile_at(t);
-        std::vector<int64_t> acc(static_cast<size_t>(kPairCountFields * pt.rows * pt.ldc), 0);
-        STRATA_RETURN_NOT_OK(be.pair_code_counts(pv, pt.row0, pt.rows, pt.col0, pt.cols, acc.data()));
+        std::vector<int64_t> acc(static_cast<size_t>(fields * pt.rows * pt.ldc), 0);
+        STRATA_RETURN_NOT_OK(options.king_only
+                                 ? be.pair_king_counts(pv, pt.row0, pt.rows, pt.col0, pt.cols, acc.data())
+                                 : be.pair_code_counts(pv, pt.row0, pt.rows, pt.col0, pt.cols, acc.data()));
         std::lock_guard<std::mutex> lock(mu);
         results[static_cast<size_t>(t)] = std::move(acc);
         return Status::OK();

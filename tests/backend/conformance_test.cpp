@@ -844,6 +844,24 @@ TEST_P(Conformance, CodePlanesAndPairCounts) {
             ASSERT_EQ(got[static_cast<size_t>((f * rows + i) * ldc + j)], ref[f] + 5)
                 << "n " << n << " m " << m << " field " << f << " pair " << row0 + i << "," << col0 + j;
         }
+      // The KING counts of the same tile (on a diagonal tile only pairs j <= i are required).
+      std::vector<int64_t> king(static_cast<size_t>(kKingCountFields * rows * ldc), 7);
+      ASSERT_TRUE(be_->pair_king_counts(pv, row0, rows, col0, cols, king.data()).ok());
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < ldc && !(row0 == col0 && j > i); ++j) {
+          int64_t ref[kKingCountFields] = {};
+          for (int64_t v = 0; v < m && col0 + j < n; ++v) {
+            const int a = c.code(v, row0 + i), b = c.code(v, col0 + j);
+            ref[kKingBoth] += a != 3 && b != 3;
+            ref[kKingHetHet] += a == 1 && b == 1;
+            ref[kKingHetObs] += a == 1 && b != 3;
+            ref[kKingObsHet] += a != 3 && b == 1;
+            ref[kKingIbs0] += (a == 0 && b == 2) || (a == 2 && b == 0);
+          }
+          for (int f = 0; f < kKingCountFields; ++f)
+            ASSERT_EQ(king[static_cast<size_t>((f * rows + i) * ldc + j)], ref[f] + 7)
+                << "KING n " << n << " m " << m << " field " << f << " pair " << row0 + i << "," << col0 + j;
+        }
     }
   }
   // A tile outside the planes is refused, not read.
@@ -852,6 +870,68 @@ TEST_P(Conformance, CodePlanesAndPairCounts) {
   const Status st = be_->pair_code_counts({planes.data(), 9, 1}, 0, 9, 4, 5, out.data());
   EXPECT_EQ(st.code(), StatusCode::Invalid);
   EXPECT_NE(st.message().find("multiple of 8"), std::string::npos) << st.message();
+  EXPECT_EQ(be_->pair_king_counts({planes.data(), 9, 1}, 0, 9, 4, 5, out.data()).code(), StatusCode::Invalid);
+}
+
+// Row-pair reductions against plain loops, with NaN coordinates skipped pairwise, row counts
+// around the vector block (4 × 2) and coordinate counts around the lane width (8). Every CPU
+// level must equal the portable kernel bit for bit (same partial sums, same tree).
+TEST_P(Conformance, RowPairReduce) {
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> normal(0.0, 3.0);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  auto portable = *make_cpu_backend(CpuIsa::Portable);
+  for (auto [ra, rb, d] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {5, 3, 7}, {9, 5, 8}, {4, 2, 65}, {7, 6, 300}}) {
+    for (double nan_rate : {0.0, 0.2}) {
+      std::vector<double> a(static_cast<size_t>(ra * (d + 3))), b(static_cast<size_t>(rb * (d + 1)));
+      for (auto* v : {&a, &b})
+        for (double& x : *v) x = u01(rng) < nan_rate ? std::nan("") : (u01(rng) < 0.3 ? 1.0 : normal(rng));
+      const MatrixView<const double> av{a.data(), ra, d, d + 3, Layout::RowMajor};
+      const MatrixView<const double> bv{b.data(), rb, d, d + 1, Layout::RowMajor};
+      for (RowReduce op : {RowReduce::Cityblock, RowReduce::SqEuclidean, RowReduce::Chebyshev, RowReduce::Minkowski,
+                           RowReduce::Mismatch}) {
+        const double p = 1.5;
+        std::vector<double> got(static_cast<size_t>(ra * (rb + 2)), -1.0), ref(got);
+        std::vector<int64_t> obs(got.size(), -1), ref_obs(got.size(), -1);
+        ASSERT_TRUE(be_->row_pair_reduce(op, p, av, bv, {got.data(), ra, rb, rb + 2, Layout::RowMajor}, obs.data()).ok());
+        ASSERT_TRUE(portable->row_pair_reduce(op, p, av, bv, {ref.data(), ra, rb, rb + 2, Layout::RowMajor},
+                                              ref_obs.data()).ok());
+        for (int64_t i = 0; i < ra; ++i)
+          for (int64_t j = 0; j < rb; ++j) {
+            double plain = 0.0;
+            int64_t n = 0;
+            for (int64_t k = 0; k < d; ++k) {
+              const double x = a[static_cast<size_t>(i * (d + 3) + k)], y = b[static_cast<size_t>(j * (d + 1) + k)];
+              if (std::isnan(x) || std::isnan(y)) continue;
+              ++n;
+              const double t = op == RowReduce::SqEuclidean ? (x - y) * (x - y)
+                               : op == RowReduce::Minkowski ? std::pow(std::fabs(x - y), p)
+                               : op == RowReduce::Mismatch  ? (x != y ? 1.0 : 0.0)
+                                                            : std::fabs(x - y);
+              plain = op == RowReduce::Chebyshev ? std::max(plain, t) : plain + t;
+            }
+            const size_t at = static_cast<size_t>(i * (rb + 2) + j);
+            ASSERT_EQ(got[at], ref[at]) << "op " << int(op) << " pair " << i << "," << j << " d " << d;
+            ASSERT_EQ(obs[at], n) << "op " << int(op) << " pair " << i << "," << j;
+            ASSERT_EQ(ref_obs[at], n);
+            ASSERT_NEAR(got[at], plain, 1e-12 * std::max(1.0, plain)) << "op " << int(op) << " pair " << i << "," << j;
+          }
+        // Without the observed counts the values are the same.
+        std::vector<double> again(got.size(), -1.0);
+        ASSERT_TRUE(be_->row_pair_reduce(op, p, av, bv, {again.data(), ra, rb, rb + 2, Layout::RowMajor}, nullptr).ok());
+        for (int64_t i = 0; i < ra; ++i)
+          for (int64_t j = 0; j < rb; ++j)
+            ASSERT_EQ(again[static_cast<size_t>(i * (rb + 2) + j)], got[static_cast<size_t>(i * (rb + 2) + j)]);
+      }
+    }
+  }
+  // Shapes that do not fit are refused.
+  std::vector<double> x(16, 0.0), out(4, 0.0);
+  const Status st = be_->row_pair_reduce(RowReduce::Cityblock, 1.0, {x.data(), 2, 4, 4, Layout::RowMajor},
+                                         {x.data(), 2, 3, 3, Layout::RowMajor}, {out.data(), 2, 2, 2, Layout::RowMajor},
+                                         nullptr);
+  EXPECT_EQ(st.code(), StatusCode::Invalid);
+  EXPECT_NE(st.message().find("same coordinates"), std::string::npos) << st.message();
 }
 
 TEST(Backend, DefaultIsTheBestCpu) {

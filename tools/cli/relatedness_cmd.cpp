@@ -76,8 +76,12 @@ void register_distance(CLI::App& app, CliState& state) {
       "rescaling): sums (euclidean, sqeuclidean, cityblock, minkowski) run over them, hamming/ibs/allele-sharing "
       "are fractions of them, cosine/correlation use their moments; a pair with none gets nan. On complete data "
       "the values equal scipy.spatial.distance.pdist; ibs and allele-sharing equal plink 1.9 --distance ibs / "
-      "1-ibs with flat-missing (.mibs / .mdist).");
-  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, VCF/BCF, or a Zarr genotype store")
+      "1-ibs with flat-missing (.mibs / .mdist). INPUT may instead name a 2-D numeric Zarr array (integer or "
+      "float): its rows are the observations and its columns the coordinates, NaN is missing (each pair uses the "
+      "coordinates both rows have), ibs/allele-sharing do not apply, and the IDs are the row numbers.");
+  cmd->add_option("INPUT", a->input,
+                  "PLINK prefix or .bed, VCF/BCF, a Zarr genotype store, or a 2-D numeric Zarr array (rows = "
+                  "observations)")
       ->required()
       ->check(non_empty_path());
   cmd->add_option("--metric", a->metric, std::string("One of ") + std::string(genomics::kDistanceMetricNames))

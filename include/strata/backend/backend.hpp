@@ -162,6 +162,17 @@ enum PairCountField : int {
 };
 inline constexpr int kPairCountFields = 9;
 
+/// \brief The five counts pair_king_counts() returns for a pair (a, b): KING-robust kinship
+/// needs only these (HetObs − HetHet = a het and b homozygous; Ibs0 = opposite homozygotes).
+enum KingCountField : int { kKingBoth = 0, kKingHetHet, kKingHetObs, kKingObsHet, kKingIbs0 };
+inline constexpr int kKingCountFields = 5;
+
+/// \brief Coordinate-wise reductions of row pairs (the float distance metrics' direct forms):
+/// with d = a(i, k) − b(j, k) over the coordinates k where neither value is NaN,
+/// Cityblock Σ|d|, SqEuclidean Σd², Chebyshev max|d| (0 with none), Minkowski Σ|d|ᵖ,
+/// Mismatch Σ[a ≠ b].
+enum class RowReduce : uint8_t { Cityblock, SqEuclidean, Chebyshev, Minkowski, Mismatch };
+
 enum class Trans : uint8_t { No, Yes };
 enum class Uplo : uint8_t { Lower, Upper };
 enum class Side : uint8_t { Left, Right };
@@ -273,6 +284,19 @@ class Backend {
   /// backend. Invalid when the tile does not fit the planes.
   virtual Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                   int64_t* counts) const = 0;
+  /// As pair_code_counts() with the five KingCountField counts (about half the work). On a
+  /// diagonal tile (row0 = col0) only pairs with j ≤ i are required: the others may be left
+  /// as they were.
+  virtual Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                  int64_t* counts) const = 0;
+
+  /// out(i, j) = the `op` reduction of row i of a and row j of b (both row-major, d = a.cols =
+  /// b.cols coordinates; out row-major a.rows × b.rows); with `observed`, observed[i·out.ld + j]
+  /// = the coordinates where neither is NaN. Sums run in 8 partial sums (coordinate k into
+  /// k mod 8, in order) added in a fixed tree, so every implementation gives the same bits.
+  /// Invalid for shapes or layouts that do not fit.
+  virtual Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
+                                 MatrixView<double> out, int64_t* observed) const = 0;
 
   // ---- random numbers --------------------------------------------------------------------------
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every

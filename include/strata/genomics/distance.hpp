@@ -34,6 +34,9 @@
 /// - zarr: `P.dist.zarr` instead, a Zarr v2 group with `distance` (N × N float64, chunked by
 ///   tiles of samples) and `sample_id`.
 /// Triangle output streams tile rows as they finish; square and zarr hold the N × N matrix.
+///
+/// A 2-D numeric Zarr array as input (rows = observations, NaN = missing): see
+/// strata/genomics/row_distance.hpp.
 
 #include <cstdint>
 #include <string>
@@ -91,6 +94,7 @@ struct DistanceOptions {
   DistanceFormat format = DistanceFormat::Square;
   bool overwrite = false;  ///< replace an existing `P.dist.zarr`
   PairPassOptions pass;
+  int64_t row_band = 0;    ///< numeric array input: rows per band (row_distance.hpp; tests)
 };
 
 struct DistanceSummary {
@@ -98,8 +102,11 @@ struct DistanceSummary {
   std::vector<std::string> files;
 };
 
-/// \brief Open `input` (anything io::open_genotypes() reads) and write the distance outputs
-/// for `prefix`. InvalidData for fewer than two samples (there is no pair).
+/// \brief Open `input` and write the distance outputs for `prefix`. A path naming a 2-D numeric
+/// Zarr array is read as rows = observations (row_distance.hpp; IDs are the row numbers);
+/// anything else io::open_genotypes() reads is genotypes, samples = observations (a dosage
+/// array is read as genotypes through the group that holds it). InvalidData for fewer than
+/// two samples or rows (there is no pair).
 Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                               const DistanceOptions& options);
 

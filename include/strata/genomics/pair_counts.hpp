@@ -33,6 +33,11 @@ struct PairTable {
 
   /// From the kernel's fields (backend::PairCountField order).
   static PairTable from_fields(const int64_t* fields, int64_t stride);
+  /// From the five KING counts (backend::KingCountField order): only what KING reads is
+  /// exact — c[1][1], both(), differ2() and the het-hom sums c[1][0] + c[1][2] and
+  /// c[0][1] + c[2][1] (the hom-alt/hom-ref split of those is lumped into c[1][0], c[0][1],
+  /// and opposite homozygotes into c[0][2]).
+  static PairTable from_king_fields(const int64_t* fields, int64_t stride);
   /// Variants observed in both.
   int64_t both() const;
   /// Variants where the dosages differ by 1 and by 2 (IBS1 and IBS0).
@@ -53,6 +58,9 @@ struct PairPassOptions {
   int64_t tile = 0;
   /// Progress label.
   std::string label = "pair counts";
+  /// Only the counts KING needs (backend pair_king_counts: 5 popcounts per word instead of
+  /// 9); PairTile::table() is then exact only where from_king_fields() says.
+  bool king_only = false;
 };
 
 /// \brief One finished tile: pairs (row0 + i, col0 + j) for i < rows, j < cols, with
@@ -64,9 +72,12 @@ struct PairTile {
   bool last_in_row = false;        ///< the diagonal tile: its tile row is complete
   const int64_t* counts = nullptr;  ///< field f of (i, j) at counts[(f·rows + i)·ldc + j]
   int64_t ldc = 0;
+  bool king_only = false;           ///< KingCountField fields (PairPassOptions::king_only)
 
+  /// The pair (i, j); on a diagonal tile only j ≤ i.
   PairTable table(int64_t i, int64_t j) const {
-    return PairTable::from_fields(counts + i * ldc + j, rows * ldc);
+    return king_only ? PairTable::from_king_fields(counts + i * ldc + j, rows * ldc)
+                     : PairTable::from_fields(counts + i * ldc + j, rows * ldc);
   }
 };
 

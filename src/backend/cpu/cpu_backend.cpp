@@ -18,6 +18,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.f32 = gram_f32_portable();
   k.i16 = gram_i16_portable();
   k.pairs = &pair_counts_portable();
+  k.row_reduce = row_reduce_portable;
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (isa == CpuIsa::Avx2) {
@@ -26,6 +27,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   }
   // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
+  if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;
@@ -104,15 +106,41 @@ void CpuBackend::code_planes(CodesView codes, uint64_t* planes, int64_t words, i
   k_.pairs->planes(codes.data, codes.stride, codes.rows, codes.samples, planes, words, word);
 }
 
-Status CpuBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                                    int64_t* counts) const {
+namespace {
+Status check_pair_tile(const char* op, CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
   const int64_t padded = (planes.samples + 7) / 8 * 8;
   if (row0 < 0 || rows < 0 || cols < 0 || col0 < 0 || col0 % 8 != 0 || row0 + rows > planes.samples ||
       col0 + (cols + 7) / 8 * 8 > padded)
-    return Status::Invalid("pair_code_counts: tile rows [", row0, ", ", row0 + rows, ") x cols [", col0, ", ",
-                           col0 + cols, ") does not fit ", planes.samples, " samples (col0 must be a multiple of 8)");
+    return Status::Invalid(op, ": tile rows [", row0, ", ", row0 + rows, ") x cols [", col0, ", ", col0 + cols,
+                           ") does not fit ", planes.samples, " samples (col0 must be a multiple of 8)");
+  return Status::OK();
+}
+}  // namespace
+
+Status CpuBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                    int64_t* counts) const {
+  STRATA_RETURN_NOT_OK(check_pair_tile("pair_code_counts", planes, row0, rows, col0, cols));
   if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
   k_.pairs->counts(planes.data, planes.words, row0, rows, col0, cols, counts);
+  return Status::OK();
+}
+
+Status CpuBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                    int64_t* counts) const {
+  STRATA_RETURN_NOT_OK(check_pair_tile("pair_king_counts", planes, row0, rows, col0, cols));
+  if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
+  k_.pairs->king(planes.data, planes.words, row0, rows, col0, cols, counts);
+  return Status::OK();
+}
+
+Status CpuBackend::row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
+                                   MatrixView<double> out, int64_t* observed) const {
+  if (a.layout != Layout::RowMajor || b.layout != Layout::RowMajor || out.layout != Layout::RowMajor ||
+      a.cols != b.cols || out.rows != a.rows || out.cols != b.rows || a.ld < a.cols || b.ld < b.cols ||
+      out.ld < out.cols || a.rows < 0 || b.rows < 0 || a.cols < 0)
+    return Status::Invalid("row_pair_reduce: rows ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols,
+                           " into ", out.rows, " x ", out.cols, " (all row-major, same coordinates)");
+  k_.row_reduce(op, p, a.data, a.ld, a.rows, b.data, b.ld, b.rows, a.cols, out.data, out.ld, observed);
   return Status::OK();
 }
 

@@ -8,6 +8,7 @@
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
 #include "backend/cpu/pair_count_kernels.hpp"
+#include "backend/cpu/row_reduce_kernels.hpp"
 #include "strata/backend/backend.hpp"
 
 namespace strata::backend::cpu {
@@ -20,6 +21,7 @@ struct KernelTable {
   GramF32Kernels f32{};
   GramI16Kernels i16{};
   const PairCountKernels* pairs = nullptr;
+  RowReduceFn row_reduce = nullptr;
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
 };
@@ -71,6 +73,10 @@ class CpuBackend final : public Backend {
   void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override;
   Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                           int64_t* counts) const override;
+  Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                          int64_t* counts) const override;
+  Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
+                         MatrixView<double> out, int64_t* observed) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:

@@ -58,6 +58,33 @@ inline void counts_scalar(const uint64_t* planes, int64_t words, int64_t row0, i
   }
 }
 
+// KING's five counts. Hom-ref = observed and neither het nor hom-alt, so opposite homozygotes
+// are one popcount: (a ref & b alt) | (a alt & b ref).
+template <class Popcount>
+inline void king_scalar(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
+                        int64_t cols, int64_t* counts, Popcount pop) {
+  const int64_t ldc = round8(cols);
+  const bool diagonal = row0 == col0;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < ldc && !(diagonal && j > i); ++j) {
+      int64_t c[kKingCountFields] = {};
+      const uint64_t* a = planes + plane_at(row0 + i, words, 0, 0);
+      const uint64_t* b = planes + plane_at(col0 + j, words, 0, 0);
+      for (int64_t w = 0; w < words; ++w, a += kPlanes * kLanes, b += kPlanes * kLanes) {
+        const uint64_t ah = a[0], at = a[kLanes], ao = a[2 * kLanes];
+        const uint64_t bh = b[0], bt = b[kLanes], bo = b[2 * kLanes];
+        const uint64_t ar = ao & ~(ah | at), br = bo & ~(bh | bt);
+        c[kKingBoth] += pop(ao & bo);
+        c[kKingHetHet] += pop(ah & bh);
+        c[kKingHetObs] += pop(ah & bo);
+        c[kKingObsHet] += pop(ao & bh);
+        c[kKingIbs0] += pop((ar & bt) | (at & br));
+      }
+      for (int f = 0; f < kKingCountFields; ++f) counts[(f * rows + i) * ldc + j] += c[f];
+    }
+  }
+}
+
 // The low (or high) bits of 8 packed 2-bit codes, one bit per code.
 inline uint64_t gather_bits(uint32_t x) {
   x &= 0x5555u;
@@ -122,7 +149,18 @@ void counts_portable(const uint64_t* planes, int64_t words, int64_t row0, int64_
   counts_scalar(planes, words, row0, rows, col0, cols, counts, [](uint64_t x) { return std::popcount(x); });
 }
 
+void king_portable(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                   int64_t* counts) {
+  king_scalar(planes, words, row0, rows, col0, cols, counts, [](uint64_t x) { return std::popcount(x); });
+}
+
 #ifdef STRATA_PAIR_X86
+__attribute__((target("popcnt"))) void king_popcnt(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows,
+                                                   int64_t col0, int64_t cols, int64_t* counts) {
+  king_scalar(planes, words, row0, rows, col0, cols, counts,
+              [](uint64_t x) __attribute__((target("popcnt"))) { return __builtin_popcountll(x); });
+}
+
 __attribute__((target("popcnt"))) void counts_popcnt(const uint64_t* planes, int64_t words, int64_t row0,
                                                      int64_t rows, int64_t col0, int64_t cols, int64_t* counts) {
   counts_scalar(planes, words, row0, rows, col0, cols, counts,
@@ -191,6 +229,70 @@ STRATA_VPOPCNT void counts_avx512(const uint64_t* planes, int64_t words, int64_t
   }
 }
 
+// KING: 5 popcounts per word and pair instead of 9; blocks of 4 row samples share the column
+// planes (and the column hom-ref plane, one ternary-logic op per word).
+template <int RA>
+STRATA_VPOPCNT inline void king_block_avx512(const uint64_t* planes, int64_t words, int64_t w0, int64_t w1, int64_t a0,
+                                             int64_t b0, int64_t* out, int64_t rows, int64_t ldc) {
+  __m512i acc[RA][kKingCountFields];
+  for (int r = 0; r < RA; ++r)
+    for (int f = 0; f < kKingCountFields; ++f) acc[r][f] = _mm512_setzero_si512();
+  const uint64_t* b = planes + plane_at(b0, words, w0, 0);
+  const uint64_t* a[RA];
+  for (int r = 0; r < RA; ++r) a[r] = planes + plane_at(a0 + r, words, w0, 0);
+  for (int64_t w = w0; w < w1; ++w) {
+    const __m512i bh = _mm512_loadu_si512(b), bt = _mm512_loadu_si512(b + kLanes),
+                  bo = _mm512_loadu_si512(b + 2 * kLanes);
+    const __m512i br = _mm512_ternarylogic_epi64(bo, bh, bt, 0x10);  // bo & ~(bh | bt)
+    b += kPlanes * kLanes;
+#pragma GCC unroll 4
+    for (int r = 0; r < RA; ++r) {
+      const uint64_t sh = a[r][0], st = a[r][kLanes], so = a[r][2 * kLanes];
+      a[r] += kPlanes * kLanes;
+      const __m512i ah = _mm512_set1_epi64(static_cast<long long>(sh));
+      const __m512i at = _mm512_set1_epi64(static_cast<long long>(st));
+      const __m512i ao = _mm512_set1_epi64(static_cast<long long>(so));
+      const __m512i ar = _mm512_set1_epi64(static_cast<long long>(so & ~(sh | st)));
+      __m512i* c = acc[r];
+      c[kKingBoth] = _mm512_add_epi64(c[kKingBoth], _mm512_popcnt_epi64(_mm512_and_si512(ao, bo)));
+      c[kKingHetHet] = _mm512_add_epi64(c[kKingHetHet], _mm512_popcnt_epi64(_mm512_and_si512(ah, bh)));
+      c[kKingHetObs] = _mm512_add_epi64(c[kKingHetObs], _mm512_popcnt_epi64(_mm512_and_si512(ah, bo)));
+      c[kKingObsHet] = _mm512_add_epi64(c[kKingObsHet], _mm512_popcnt_epi64(_mm512_and_si512(ao, bh)));
+      // (ar & bt) | (at & br)
+      const __m512i opposite = _mm512_ternarylogic_epi64(_mm512_and_si512(ar, bt), at, br, 0xF8);
+      c[kKingIbs0] = _mm512_add_epi64(c[kKingIbs0], _mm512_popcnt_epi64(opposite));
+    }
+  }
+  for (int r = 0; r < RA; ++r)
+    for (int f = 0; f < kKingCountFields; ++f) {
+      int64_t* p = out + (f * rows + r) * ldc;
+      _mm512_storeu_si512(p, _mm512_add_epi64(_mm512_loadu_si512(p), acc[r][f]));
+    }
+}
+
+STRATA_VPOPCNT void king_avx512(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
+                                int64_t cols, int64_t* counts) {
+  const int64_t ldc = round8(cols);
+  const bool diagonal = row0 == col0;
+  for (int64_t w0 = 0; w0 < words; w0 += kWordChunk) {
+    const int64_t w1 = std::min(words, w0 + kWordChunk);
+    for (int64_t i = 0; i < rows; i += 4) {
+      const int64_t ra = std::min<int64_t>(4, rows - i);
+      // On a diagonal tile, column groups entirely right of this row block are not needed.
+      const int64_t jend = diagonal ? std::min(ldc, round8(i + ra)) : ldc;
+      for (int64_t j = 0; j < jend; j += kLanes) {
+        int64_t* out = counts + i * ldc + j;
+        switch (ra) {
+          case 4: king_block_avx512<4>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          case 3: king_block_avx512<3>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          case 2: king_block_avx512<2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          default: king_block_avx512<1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+        }
+      }
+    }
+  }
+}
+
 __attribute__((target("popcnt"))) void planes_popcnt(const uint8_t* codes, int64_t stride, int64_t rows,
                                                      int64_t samples, uint64_t* planes, int64_t words, int64_t word) {
   planes_scalar(codes, stride, rows, samples, planes, words, word);
@@ -205,13 +307,13 @@ void planes_portable(const uint8_t* codes, int64_t stride, int64_t rows, int64_t
 }  // namespace
 
 const PairCountKernels& pair_counts_portable() {
-  static const PairCountKernels k{counts_portable, planes_portable};
+  static const PairCountKernels k{counts_portable, planes_portable, king_portable};
   return k;
 }
 
 const PairCountKernels* pair_counts_popcnt() {
 #ifdef STRATA_PAIR_X86
-  static const PairCountKernels k{counts_popcnt, planes_popcnt};
+  static const PairCountKernels k{counts_popcnt, planes_popcnt, king_popcnt};
   return __builtin_cpu_supports("popcnt") ? &k : nullptr;
 #else
   return nullptr;
@@ -220,7 +322,7 @@ const PairCountKernels* pair_counts_popcnt() {
 
 const PairCountKernels* pair_counts_avx512() {
 #ifdef STRATA_PAIR_X86
-  static const PairCountKernels k{counts_avx512, planes_popcnt};
+  static const PairCountKernels k{counts_avx512, planes_popcnt, king_avx512};
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") ? &k : nullptr;
 #else
   return nullptr;

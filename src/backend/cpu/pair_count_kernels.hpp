@@ -19,9 +19,12 @@ using PairCountsFn = void (*)(const uint64_t* planes, int64_t words, int64_t row
 using CodePlanesFn = void (*)(const uint8_t* codes, int64_t stride, int64_t rows, int64_t samples, uint64_t* planes,
                               int64_t words, int64_t word);
 
+/// The KING counts (backend.hpp's KingCountField), same layout with 5 fields; on a diagonal
+/// tile (row0 = col0) pairs with j > i may be skipped.
 struct PairCountKernels {
   PairCountsFn counts;
   CodePlanesFn planes;
+  PairCountsFn king;
 };
 
 const PairCountKernels& pair_counts_portable();

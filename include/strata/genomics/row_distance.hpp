@@ -1,0 +1,63 @@
+#pragma once
+/// \file
+/// Distances between the rows of a 2-D numeric Zarr array (`strata distance` on such an
+/// array): rows are the observations, columns the coordinates; integer and float dtypes.
+///
+/// **Missing values.** NaN (floats) marks a missing coordinate. Each pair uses only the
+/// coordinates both rows have (as sgkit's `pairwise_distance`), without rescaling; a pair with
+/// none gets NaN. On complete data every metric equals `scipy.spatial.distance.pdist` (1e-9
+/// relative): euclidean, sqeuclidean, cityblock, chebyshev, minkowski:P, cosine, correlation
+/// (each row centred by its mean, as scipy does; with NaN, Pearson's r over the pair's common
+/// coordinates) and hamming (the fraction of common coordinates that differ). `ibs` and
+/// `allele-sharing` are genotype metrics and refused.
+///
+/// **Kernels.** euclidean, sqeuclidean, cosine and correlation come from Gram products on the
+/// backend (`gemm`) with row norms; a pair whose squared distance is at most 10⁻³ of its norms
+/// (where the Gram form loses digits) is recomputed directly. The other metrics run the
+/// backend's direct row-pair kernels (`row_pair_reduce`).
+///
+/// **Streaming and determinism.** Rows are read in bands of whole 64-row blocks that fit the
+/// memory budget; each block pair is computed by one call per product with shapes fixed by the
+/// data, so the values are the same bits for any thread count and band size. Bands are handed
+/// out in row order as they finish.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "strata/core/context.hpp"
+#include "strata/genomics/distance.hpp"
+#include "strata/io/zarr.hpp"
+
+namespace strata::genomics {
+
+/// \brief Rows of the fixed block grid every product runs on.
+inline constexpr int64_t kRowDistanceBlock = 64;
+
+struct RowDistanceOptions {
+  /// Rows per band (rounded up to whole blocks); 0 = as many as the memory budget allows.
+  /// Results do not depend on it; tests vary it.
+  int64_t band = 0;
+};
+
+/// \brief A finished band: the distances of rows [row0, row0 + rows) to every row j ≤ that row,
+/// at values[r·ld + j] (r < rows).
+struct RowDistanceBand {
+  int64_t row0 = 0, rows = 0;
+  const double* values = nullptr;
+  int64_t ld = 0;
+};
+
+/// \brief The array at `path` when `path` names a Zarr array that is not a 3-D genotype call
+/// array (nullopt otherwise: a genotype source). Errors (InvalidData naming the path) for an
+/// array that is not 2-D, not integer or float, or has fewer than two rows.
+Result<std::optional<io::ZarrArray>> open_row_matrix(const std::string& path);
+
+/// \brief Run the distances of `array`'s rows and hand each band to `on_band`, serially, in
+/// row order. Invalid for ibs / allele-sharing; OutOfMemory when one block of rows does not fit.
+Status for_each_row_distance_band(const Context& ctx, const io::ZarrArray& array, const DistanceSpec& spec,
+                                  const RowDistanceOptions& options,
+                                  const std::function<Status(const RowDistanceBand&)>& on_band);
+
+}  // namespace strata::genomics
