@@ -26,6 +26,8 @@
 #include "strata/exec/run.hpp"
 #include "strata/genomics/freq.hpp"
 #include "strata/genomics/genotype_gram.hpp"
+#include "strata/genomics/grm.hpp"
+#include "strata/genomics/grm_output.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/pca_output.hpp"

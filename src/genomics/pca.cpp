@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "genomics/pca_grm_internal.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 
 namespace strata::genomics {
@@ -109,12 +110,29 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   }
   const auto t1 = clock::now();
   linalg::SvdResult r;
+  const PcaRoute exact_route = method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m) : PcaRoute::Auto;
+  if (exact_route == PcaRoute::Grm) {
+    if (options.scale != genomics::Standardization::Binom2) {
+      return Status::Invalid("pca: the GRM route standardizes as plink2 (--scale binom2); use the TSQR route for --scale ",
+                             "binom, center or none");
+    }
+    progress.add_total(-guessed_svd_units);  // the GRM pass (and loadings pass) report their own units
+    out.method = linalg::SvdMethod::Exact;
+    out.route = "grm";
+    STRATA_RETURN_NOT_OK(pca_by_grm(ctx, view, counts, options, out));
+    ctx.report().add_phase("svd", seconds_since(t1));
+    ++out.passes;  // the counts pass
+    out.converged = true;
+    return out;
+  }
   if (method == linalg::SvdMethod::Exact) {
+    out.route = "tsqr";
     STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
     progress.add_total(2 * src->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, src, so));
     out.arithmetic = "float64";
   } else {
+    out.route = options.scheme == linalg::RandomizedScheme::BlockKrylov ? "krylov" : "subspace";
     // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64;
     // one block for subspace iteration).
     const bool krylov = options.scheme == linalg::RandomizedScheme::BlockKrylov;

@@ -1,0 +1,114 @@
+// PCA's GRM route: the GRM tile pass (grm.cpp), the top-k eigenpairs of the dense GRM
+// (linalg/sym_eigen.cpp), and the loadings as one more pass X·V.
+#include "genomics/pca_grm_internal.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "strata/backend/backend.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "strata/genomics/grm.hpp"
+#include "strata/linalg/sym_eigen.hpp"
+
+namespace strata::genomics {
+namespace {
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+// Loadings pass blocks: about 8 MiB of float64 standardized rows each.
+constexpr int64_t kLoadingsBlockBytes = int64_t{8} << 20;
+}  // namespace
+
+const char* pca_route_name(PcaRoute r) {
+  switch (r) {
+    case PcaRoute::Auto: return "auto";
+    case PcaRoute::Grm: return "grm";
+    case PcaRoute::Tsqr: return "tsqr";
+  }
+  return "?";
+}
+
+PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, int64_t m) {
+  if (p.exact_route != PcaRoute::Auto) return p.exact_route;
+  if (p.scale != Standardization::Binom2) return PcaRoute::Tsqr;  // the GRM pass standardizes as plink2
+  // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles).
+  const double grm_bytes = 12.0 * double(n) * double(n);
+  if (grm_bytes > 0.75 * double(ctx.memory_budget())) return PcaRoute::Tsqr;
+  // Costs in multiply-adds: the GRM's lower triangle n²·m/2 (+ a Krylov eigensolve, a few
+  // hundred n² products); TSQR about 2·m·n·min(m, n) in float64 at ~1/3 the float32 rate.
+  const double grm = 0.5 * double(n) * double(n) * double(m) + 400.0 * double(n) * double(n);
+  const double tsqr = 6.0 * double(m) * double(n) * double(std::min(m, n));
+  return grm <= tsqr ? PcaRoute::Grm : PcaRoute::Tsqr;
+}
+
+Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,
+                  const PcaParams& options, PcaResult& out) {
+  const int64_t n = view->num_samples();
+  auto t = clock_type::now();
+  GrmParams gp;
+  gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
+  gp.filter = options.filter;
+  std::vector<double> g(static_cast<size_t>(n * n));
+  STRATA_ASSIGN_OR_RETURN(GrmInfo info, compute_grm(ctx, view, counts, gp, [&](const GrmTile& tl) -> Status {
+                            for (int64_t r = 0; r < tl.rows; ++r)
+                              for (int64_t c = 0; c < tl.cols; ++c) {
+                                const double v = tl.values[r * tl.cols + c];
+                                g[static_cast<size_t>((tl.row0 + r) * n + tl.col0 + c)] = v;
+                                g[static_cast<size_t>((tl.col0 + c) * n + tl.row0 + r)] = v;
+                              }
+                            return Status::OK();
+                          }));
+  if (info.grm_variants != out.grm_variants) {
+    return Status::Internal("pca: the GRM counted M = ", info.grm_variants, " variants, the PCA ", out.grm_variants);
+  }
+  ctx.report().add_phase("grm pass", seconds_since(t));
+  t = clock_type::now();
+  linalg::TopEigenParams tp;
+  tp.k = options.k;
+  tp.seed = options.seed;
+  STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(ctx, g.data(), n, tp));
+  std::vector<double>().swap(g);
+  ctx.report().add_phase("eigensolve", seconds_since(t));
+  out.eigenvalues = e.values;
+  out.eigenvectors = std::move(e.vectors);
+  out.error_estimate = e.residuals;
+  out.max_error_estimate = *std::max_element(e.residuals.begin(), e.residuals.end());
+  out.stop = e.complete ? "complete" : "residual";
+  out.passes = 1 + info.bands;
+  out.arithmetic = "float32 products, float64 sums";
+  if (!options.compute_loadings) return Status::OK();
+
+  // Loadings u_j = X·v_j / s_j with s_j = √(λ_j·M): one pass over the standardized rows.
+  t = clock_type::now();
+  STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+  const int64_t m = src->rows(), k = options.k;
+  const int64_t rows_per = std::max<int64_t>(1, kLoadingsBlockBytes / (8 * std::max<int64_t>(1, n)));
+  const int64_t blocks = (m + rows_per - 1) / rows_per;
+  out.loadings = linalg::DenseMatrix(m, k);
+  std::vector<double> inv_s(static_cast<size_t>(k));
+  for (int64_t j = 0; j < k; ++j) {
+    const double s = std::sqrt(std::max(0.0, out.eigenvalues[static_cast<size_t>(j)]) * double(out.grm_variants));
+    inv_s[static_cast<size_t>(j)] = s > 0 ? 1.0 / s : 0.0;
+  }
+  const backend::Backend& be = backend::of(ctx);
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(blocks, [&](int64_t b) -> Status {
+    const int64_t r0 = b * rows_per, rows = std::min(rows_per, m - r0);
+    std::vector<double> x(static_cast<size_t>(rows * n));
+    STRATA_RETURN_NOT_OK(src->read_block(r0, rows, x.data()));
+    std::vector<double> u(static_cast<size_t>(rows * k));
+    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major(x.data(), rows, n),
+                                 backend::col_major(out.eigenvectors.data.data(), n, k, n), 0.0,
+                                 backend::col_major(u.data(), rows, k, rows)));
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t i = 0; i < rows; ++i)
+        out.loadings(r0 + i, j) = u[static_cast<size_t>(j * rows + i)] * inv_s[static_cast<size_t>(j)];
+    return Status::OK();
+  }));
+  ctx.report().add_phase("loadings", seconds_since(t));
+  ++out.passes;
+  return Status::OK();
+}
+
+}  // namespace strata::genomics
