@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "strata/backend/backend.hpp"
+#include "strata/core/buffer.hpp"
 #include "strata/core/pass_engine.hpp"
 #include "strata/linalg/dense.hpp"
 
@@ -33,7 +34,9 @@ struct Panels {
 // Accumulators of one tile (lower orientation: rows from tile R, cols from tile C).
 struct TileAccumulator {
   int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
-  std::vector<double> sum, both_missing;
+  Buffer sum, both_missing;  // rows × cols doubles each (tracked: they are the pass's memory)
+  double* s() { return sum.as<double>(); }
+  double* b() { return both_missing.as<double>(); }
 };
 
 // The largest float32 scratch a tile needs, per worker thread.
@@ -75,9 +78,9 @@ Status add_product(const backend::Backend& be, const float* panel, int64_t k, in
 
 // Mirror the lower half of a diagonal tile onto its upper half (exact symmetry whatever order
 // the product kernel summed in).
-void symmetrize(std::vector<double>& v, int64_t n) {
+void symmetrize(double* v, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < i; ++j) v[static_cast<size_t>(j * n + i)] = v[static_cast<size_t>(i * n + j)];
+    for (int64_t j = 0; j < i; ++j) v[j * n + i] = v[i * n + j];
 }
 
 }  // namespace
@@ -214,8 +217,10 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
         a.rows = std::min(tile, n - a.row0);
         a.col0 = c * tile;
         a.cols = std::min(tile, n - a.col0);
-        a.sum.assign(static_cast<size_t>(a.rows * a.cols), 0.0);
-        if (pairwise) a.both_missing.assign(a.sum.size(), 0.0);
+        STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::zeros(a.rows * a.cols * 8));
+        if (pairwise) {
+          STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::zeros(a.rows * a.cols * 8));
+        }
         acc.push_back(std::move(a));
       }
     }
@@ -226,9 +231,9 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
         ctx, tiles, indices, num_blocks, read,
         [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
           TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
-          STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], n, a, a.sum.data(), true));
+          STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], n, a, a.s(), true));
           if (pairwise && p.mrows[slot] > 0) {
-            STRATA_RETURN_NOT_OK(add_product(be, p.missing[slot].data(), p.mrows[slot], n, a, a.both_missing.data(), false));
+            STRATA_RETURN_NOT_OK(add_product(be, p.missing[slot].data(), p.mrows[slot], n, a, a.b(), false));
           }
           return Status::OK();
         },
@@ -237,35 +242,36 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     // columns of earlier bands were recorded by their own diagonal tiles.
     for (auto& a : acc) {
       if (a.row0 != a.col0) continue;
-      symmetrize(a.sum, a.rows);
+      symmetrize(a.s(), a.rows);
       if (!pairwise) continue;
-      symmetrize(a.both_missing, a.rows);
-      for (int64_t i = 0; i < a.rows; ++i)
-        missing_per_sample[static_cast<size_t>(a.row0 + i)] = a.both_missing[static_cast<size_t>(i * a.cols + i)];
+      symmetrize(a.b(), a.rows);
+      for (int64_t i = 0; i < a.rows; ++i) missing_per_sample[static_cast<size_t>(a.row0 + i)] = a.b()[i * a.cols + i];
     }
     const double inv_m = 1.0 / static_cast<double>(m);
     for (auto& a : acc) {
-      GrmTile t{a.row0, a.rows, a.col0, a.cols, a.sum.data(), nullptr};
+      GrmTile t{a.row0, a.rows, a.col0, a.cols, a.s(), nullptr};
+      double* sum = a.s();
       if (!pairwise) {
-        for (double& v : a.sum) v *= inv_m;
+        for (int64_t e = 0; e < a.rows * a.cols; ++e) sum[e] *= inv_m;
       } else {
+        double* both_missing = a.b();
         // M_ab = M − missing_a − missing_b + both missing (plink2's count of pairs observed).
         for (int64_t i = 0; i < a.rows; ++i) {
           const double ma = missing_per_sample[static_cast<size_t>(a.row0 + i)];
           for (int64_t j = 0; j < a.cols; ++j) {
-            const auto e = static_cast<size_t>(i * a.cols + j);
+            const int64_t e = i * a.cols + j;
             const double mb = missing_per_sample[static_cast<size_t>(a.col0 + j)];
-            const double both = a.row0 + i == a.col0 + j ? ma : a.both_missing[e];
+            const double both = a.row0 + i == a.col0 + j ? ma : both_missing[e];
             const double pairs = static_cast<double>(m) - ma - mb + both;
-            a.both_missing[e] = pairs;
-            a.sum[e] = pairs > 0 ? a.sum[e] / pairs : std::numeric_limits<double>::quiet_NaN();
+            both_missing[e] = pairs;
+            sum[e] = pairs > 0 ? sum[e] / pairs : std::numeric_limits<double>::quiet_NaN();
           }
         }
-        t.counts = a.both_missing.data();
+        t.counts = both_missing;
       }
       STRATA_RETURN_NOT_OK(sink(t));
-      std::vector<double>().swap(a.sum);
-      std::vector<double>().swap(a.both_missing);
+      a.sum = Buffer();
+      a.both_missing = Buffer();
     }
   }
   ctx.report().add_phase("grm", seconds_since(t_pass));

@@ -136,6 +136,14 @@ char* format_grm_value(double x, char* out) {
     const int len = std::snprintf(out, 16, "%g", x);
     return out + len;
   }
+  auto printf_g = [&]() {
+    const int len = std::snprintf(out, 16, "%g", x);
+    return out + len;
+  };
+  // A scaled value within rounding of a half: the product's own rounding may have decided the
+  // tie, so let printf round the exact value.
+  auto near_half = [](double v) { return std::fabs(v - std::floor(v) - 0.5) < 1e-9 * std::max(1.0, v); };
+  if (near_half(scaled(e))) return printf_g();
   double d = std::nearbyint(scaled(e));
   if (d >= 1e6) {  // log10 rounded down, or the rounding carried into a new digit
     ++e;
@@ -143,6 +151,7 @@ char* format_grm_value(double x, char* out) {
       const int len = std::snprintf(out, 16, "%g", x);
       return out + len;
     }
+    if (near_half(scaled(e))) return printf_g();
     d = std::nearbyint(scaled(e));
   } else if (d < 1e5) {
     --e;
@@ -150,6 +159,7 @@ char* format_grm_value(double x, char* out) {
       const int len = std::snprintf(out, 16, "%g", x);
       return out + len;
     }
+    if (near_half(scaled(e))) return printf_g();
     d = std::nearbyint(scaled(e));
     if (d >= 1e6) {
       ++e;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "strata/backend/backend.hpp"
+#include "strata/core/buffer.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/grm.hpp"
 #include "strata/linalg/sym_eigen.hpp"
@@ -50,13 +51,15 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   GrmParams gp;
   gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
   gp.filter = options.filter;
-  std::vector<double> g(static_cast<size_t>(n * n));
+  STRATA_ASSIGN_OR_RETURN(Buffer gbuf, Buffer::allocate(n * n * 8));
+  gbuf.prefault();
+  double* g = gbuf.as<double>();
   STRATA_ASSIGN_OR_RETURN(GrmInfo info, compute_grm(ctx, view, counts, gp, [&](const GrmTile& tl) -> Status {
                             for (int64_t r = 0; r < tl.rows; ++r)
                               for (int64_t c = 0; c < tl.cols; ++c) {
                                 const double v = tl.values[r * tl.cols + c];
-                                g[static_cast<size_t>((tl.row0 + r) * n + tl.col0 + c)] = v;
-                                g[static_cast<size_t>((tl.col0 + c) * n + tl.row0 + r)] = v;
+                                g[(tl.row0 + r) * n + tl.col0 + c] = v;
+                                g[(tl.col0 + c) * n + tl.row0 + r] = v;
                               }
                             return Status::OK();
                           }));
@@ -68,8 +71,8 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   linalg::TopEigenParams tp;
   tp.k = options.k;
   tp.seed = options.seed;
-  STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(ctx, g.data(), n, tp));
-  std::vector<double>().swap(g);
+  STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(ctx, g, n, tp));
+  gbuf = Buffer();
   ctx.report().add_phase("eigensolve", seconds_since(t));
   out.eigenvalues = e.values;
   out.eigenvectors = std::move(e.vectors);

@@ -14,6 +14,10 @@ namespace {
 
 // Rows per slice of A·Q: fixed, so the products are the same bits for any thread count.
 constexpr int64_t kSliceRows = 256;
+// Krylov block: each block costs one pass over A (memory-bound: n² doubles); narrower blocks
+// need fewer columns in all (229 at width 1, 504 at 8, 816 at 16 on a 2,000-sample GRM) but
+// more passes. 8 was the fastest measured.
+constexpr int64_t kDefaultBlock = 8;
 
 // y (n × w, col-major, ld n) = A·x for x (n × w, col-major), row slices in parallel.
 Status multiply(const Context& ctx, const double* a, int64_t n, const double* x, int64_t w, double* y) {
@@ -45,7 +49,7 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
   if (p.k < 1 || p.k >= n) return Status::Invalid("top_eigenpairs: k = ", p.k, " must be in [1, n) with n = ", n);
   use_single_threaded_blas();
   const backend::Backend& be = backend::of(ctx);
-  const int64_t b = std::min(n, p.block > 0 ? p.block : (p.k + 6 + 7) / 8 * 8);
+  const int64_t b = std::min(n, p.block > 0 ? p.block : kDefaultBlock);
   // Basis K and A·K, grown a block at a time up to n columns.
   std::vector<double> kb, akb;
   kb.reserve(static_cast<size_t>(n * std::min<int64_t>(n, 64 * b)));
@@ -57,16 +61,40 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
   akb.resize(kb.size());
   STRATA_RETURN_NOT_OK(multiply(ctx, a, n, kb.data(), b, akb.data()));
   int64_t c = b;
+  // T = Kᵀ·(A·K), grown a block of columns at a time (ld = tcap, doubled as needed).
+  int64_t tcap = std::min<int64_t>(n, 256), tc = 0;
+  std::vector<double> tm(static_cast<size_t>(tcap * tcap));
+  auto grow_t = [&]() -> Status {
+    if (c > tcap) {
+      int64_t cap = tcap;
+      while (cap < c) cap = std::min<int64_t>(n, 2 * cap);
+      std::vector<double> bigger(static_cast<size_t>(cap * cap));
+      for (int64_t j = 0; j < tc; ++j)
+        std::copy(tm.begin() + j * tcap, tm.begin() + j * tcap + tc, bigger.begin() + j * cap);
+      tm.swap(bigger);
+      tcap = cap;
+    }
+    // New columns [tc, c): T[0:c, tc:c] = Kᵀ·AK[:, tc:c]; mirrored into the new rows.
+    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0, backend::col_major(kb.data(), n, c, n),
+                                 backend::col_major(akb.data() + tc * n, n, c - tc, n), 0.0,
+                                 backend::col_major(tm.data() + tc * tcap, c, c - tc, tcap)));
+    for (int64_t j = tc; j < c; ++j)
+      for (int64_t i = 0; i < tc; ++i) tm[static_cast<size_t>(j + i * tcap)] = tm[static_cast<size_t>(i + j * tcap)];
+    tc = c;
+    return Status::OK();
+  };
   TopEigenResult out;
-  int64_t next_check = c;
+
+  int64_t next_check = std::max(c, 2 * p.k);
   for (;;) {
     STRATA_RETURN_NOT_OK(ctx.check_cancelled());
     const bool full = c >= n;
+    if (full && c < p.k) return Status::Internal("top_eigenpairs: basis of ", c, " columns below k = ", p.k);
     if (c >= next_check || full) {
       // Rayleigh–Ritz: T = Kᵀ·(A·K), its top k pairs, residuals of the Ritz pairs.
+      STRATA_RETURN_NOT_OK(grow_t());
       DenseMatrix t(c, c);
-      STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0, backend::col_major(kb.data(), n, c, n),
-                                   backend::col_major(akb.data(), n, c, n), 0.0, backend::col_major(t.data.data(), c, c, c)));
+      for (int64_t j = 0; j < c; ++j) std::copy(tm.begin() + j * tcap, tm.begin() + j * tcap + c, t.col(j));
       for (int64_t j = 0; j < c; ++j)
         for (int64_t i = 0; i < j; ++i) t(i, j) = t(j, i) = 0.5 * (t(i, j) + t(j, i));
       STRATA_ASSIGN_OR_RETURN(EighResult e, eigh_top(t, p.k));
@@ -87,7 +115,8 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
           r2 += d * d;
         }
         out.residuals[static_cast<size_t>(j)] = std::sqrt(r2) / top;
-        worst = std::max(worst, out.residuals[static_cast<size_t>(j)]);
+        // Each pair against its own eigenvalue: the eigenvector error is about r / gap.
+        worst = std::max(worst, std::sqrt(r2) / std::max(std::fabs(e.w[static_cast<size_t>(j)]), 1e-300 * top));
       }
       if (worst <= p.tolerance || full) {
         out.values.assign(e.w.begin(), e.w.begin() + p.k);
@@ -104,18 +133,19 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
         return out;
       }
       // Checks cost O(n·c·k + c³): space them out as the basis grows.
-      next_check = c + std::max<int64_t>(b, c / 8 / b * b);
+      next_check = c + std::max<int64_t>(b, c / 4 / b * b);
     }
     // Next block: A·(last block), orthogonal to the basis.
     const int64_t w = std::min(b, n - c);
     DenseMatrix nb(n, w);
     std::copy(akb.begin() + (c - b) * n, akb.begin() + (c - b) * n + w * n, nb.data.begin());
     STRATA_RETURN_NOT_OK(project_out(be, kb.data(), n, c, nb.data.data(), w));
-    STRATA_RETURN_NOT_OK(orthonormalize(nb).status());
-    // Orthonormalize can only rotate within the block: project once more against K so a
-    // rank-deficient block (an invariant space reached) does not reintroduce old directions.
-    STRATA_RETURN_NOT_OK(project_out(be, kb.data(), n, c, nb.data.data(), w));
-    STRATA_RETURN_NOT_OK(orthonormalize(nb).status());
+    STRATA_ASSIGN_OR_RETURN(const bool rank_deficient, orthonormalize(nb));
+    if (rank_deficient) {
+      // An invariant space was reached: the completed columns may hold old directions again.
+      STRATA_RETURN_NOT_OK(project_out(be, kb.data(), n, c, nb.data.data(), w));
+      STRATA_RETURN_NOT_OK(orthonormalize(nb).status());
+    }
     kb.insert(kb.end(), nb.data.begin(), nb.data.end());
     akb.resize(kb.size());
     STRATA_RETURN_NOT_OK(multiply(ctx, a, n, kb.data() + c * n, w, akb.data() + c * n));
