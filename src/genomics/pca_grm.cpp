@@ -26,6 +26,7 @@ const char* pca_route_name(PcaRoute r) {
   switch (r) {
     case PcaRoute::Auto: return "auto";
     case PcaRoute::Grm: return "grm";
+    case PcaRoute::Krylov: return "krylov-converged";
     case PcaRoute::Tsqr: return "tsqr";
   }
   return "?";
@@ -34,14 +35,18 @@ const char* pca_route_name(PcaRoute r) {
 PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, int64_t m) {
   if (p.exact_route != PcaRoute::Auto) return p.exact_route;
   if (p.scale != Standardization::Binom2) return PcaRoute::Tsqr;  // the GRM pass standardizes as plink2
-  // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles).
-  const double grm_bytes = 12.0 * double(n) * double(n);
-  if (grm_bytes > 0.75 * double(ctx.memory_budget())) return PcaRoute::Tsqr;
-  // Costs in multiply-adds: the GRM's lower triangle n²·m/2 (+ a Krylov eigensolve, a few
-  // hundred n² products); TSQR about 2·m·n·min(m, n) in float64 at ~1/3 the float32 rate.
-  const double grm = 0.5 * double(n) * double(n) * double(m) + 400.0 * double(n) * double(n);
-  const double tsqr = 6.0 * double(m) * double(n) * double(std::min(m, n));
-  return grm <= tsqr ? PcaRoute::Grm : PcaRoute::Tsqr;
+  const double dn = double(n), dm = double(m);
+  // Seconds on this project's 2-core development VM (float32 GEMM ~1.2e-11 s per n²·m of the
+  // tile pass; the dense eigensolve and copies ~2e-9 s per n²; converged Krylov ~76 passes at
+  // ~1.4e-10 s per genotype plus ~1.3e-4·n of dense basis work; TSQR ~3e-11 s per m·n·min).
+  const double grm = 1.2e-11 * dn * dn * dm + 2e-9 * dn * dn;
+  const double krylov = 76 * 1.4e-10 * dn * dm + 1.3e-4 * dn;
+  const double tsqr = 3e-11 * dm * dn * double(std::min(m, n));
+  // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles) and is the more accurate
+  // (products exact to float32, sums in float64): it wins ties up to 1.5×.
+  const bool grm_fits = 12.0 * dn * dn <= 0.75 * double(ctx.memory_budget());
+  if (grm_fits && grm <= 1.5 * krylov && grm <= tsqr) return PcaRoute::Grm;
+  return krylov <= tsqr ? PcaRoute::Krylov : PcaRoute::Tsqr;
 }
 
 Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,

@@ -25,10 +25,11 @@
 namespace strata::genomics {
 
 /// \brief How the exact method computes: the GRM tile pass + a Krylov eigensolve of the dense
-/// GRM (float32 products summed in float64; n² memory), or TSQR of the float64 standardized
-/// matrix. Auto = the cheaper one by a cost model (GRM when its n² fits the budget and
-/// n²·m/2 beats TSQR's ~6·m·n·min(m, n)).
-enum class PcaRoute : uint8_t { Auto, Grm, Tsqr };
+/// GRM (float32 products summed in float64; n² memory), block Krylov on the genotype codes run
+/// to a tolerance (1e-6 unless PcaParams::tolerance says otherwise; mixed int16/float32
+/// products), or TSQR of the float64 standardized matrix. Auto = the cheapest by a cost model
+/// (src/genomics/pca_grm.cpp: measured seconds per multiply-add of each route).
+enum class PcaRoute : uint8_t { Auto, Grm, Krylov, Tsqr };
 const char* pca_route_name(PcaRoute route);
 
 /// \brief Parameters of pca(). Resources come from the Context: its memory budget decides
