@@ -36,16 +36,19 @@ PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, i
   if (p.exact_route != PcaRoute::Auto) return p.exact_route;
   if (p.scale != Standardization::Binom2) return PcaRoute::Tsqr;  // the GRM pass standardizes as plink2
   const double dn = double(n), dm = double(m);
-  // Seconds on this project's 2-core development VM (float32 GEMM ~1.2e-11 s per n²·m of the
-  // tile pass; the dense eigensolve and copies ~2e-9 s per n²; converged Krylov ~76 passes at
-  // ~1.4e-10 s per genotype plus ~1.3e-4·n of dense basis work; TSQR ~3e-11 s per m·n·min).
+  // Seconds on this project's 2-core development VM: the tile pass ~1.2e-11 s per n²·m
+  // (float32 GEMM), the dense eigensolve and copies ~2e-9 s per n²; TSQR ~3e-11 s per
+  // m·n·min(m, n).
   const double grm = 1.2e-11 * dn * dn * dm + 2e-9 * dn * dn;
-  const double krylov = 76 * 1.4e-10 * dn * dm + 1.3e-4 * dn;
   const double tsqr = 3e-11 * dm * dn * double(std::min(m, n));
-  // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles) and is the more accurate
-  // (products exact to float32, sums in float64): it wins ties up to 1.5×.
+  // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles). The converged Krylov
+  // route is far cheaper on large cohorts (9 s vs ~15 s for the GRM at 5,000 × 50,000) but at
+  // its default tolerance (1e-6) its eigenvectors were 2.2e-5 from plink2's there, and 1e-7
+  // made its dense basis work explode (235 passes, minutes): it runs only when the GRM does
+  // not fit the budget.
   const bool grm_fits = 12.0 * dn * dn <= 0.75 * double(ctx.memory_budget());
-  if (grm_fits && grm <= 1.5 * krylov && grm <= tsqr) return PcaRoute::Grm;
+  if (grm_fits && grm <= tsqr) return PcaRoute::Grm;
+  const double krylov = 76 * 1.4e-10 * dn * dm + 1.3e-4 * dn;
   return krylov <= tsqr ? PcaRoute::Krylov : PcaRoute::Tsqr;
 }
 

@@ -5,7 +5,7 @@
 /// reorthogonalization and Rayleigh–Ritz, stopped when every wanted Ritz pair's residual
 /// ‖A·v − θ·v‖ is at most `tolerance`·θ (or the Krylov space spans everything: exact).
 /// Products A·Q run over fixed row slices on the Context's workers: the same bits for any
-/// thread count.
+/// thread count. Up to n = 800, LAPACK's dsyevr for the top k is cheaper and is used instead.
 
 #include <cstdint>
 #include <string>
