@@ -51,4 +51,5 @@
 #include "strata/linalg/row_blocks.hpp"
 #include "strata/linalg/svd.hpp"
 #include "strata/linalg/svd_zarr.hpp"
+#include "strata/linalg/sym_eigen.hpp"
 #include "strata/linalg/tsqr.hpp"
