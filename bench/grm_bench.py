@@ -44,6 +44,7 @@ def main():
     ap.add_argument("--strata", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
                                                      "tools", "cli", "strata"))
     ap.add_argument("--plink2", default="/usr/bin/plink2")
+    ap.add_argument("--formats", default="rel,grm-bin", help="comma-separated: rel, grm-bin")
     ap.add_argument("--workdir", default=None)
     a = ap.parse_args()
     work = a.workdir or tempfile.mkdtemp(prefix="grm_bench_")
@@ -63,6 +64,8 @@ def main():
     print(f"{'format':>8s} {'strata s':>9s} {'plink2 s':>9s} {'ratio':>7s} {'strata RSS':>11s} {'plink2 RSS':>11s} "
           f"{'max |diff|':>11s}")
     for name, s_cmd, p_cmd in pairs:
+        if name not in a.formats.split(","):
+            continue
         st, pt, sr, pr = [], [], 0, 0
         for _ in range(a.repeats):
             w, r = timed(s_cmd, os.path.join(work, "s.timelog"))
