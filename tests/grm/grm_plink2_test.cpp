@@ -180,6 +180,17 @@ TEST_F(GrmPlink2, BadInputFailsClearlyAndWritesNothing) {
   STRATA_EXPECT_CLI_ERROR(r, 1, "a relationship matrix needs at least 2 samples, got 1");
   r = run_command(cli() + " grm " + dir_.str("missing_input") + " --out " + dir_.str("o4"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
+  // A Zarr store is replaced only with --overwrite (files always are, as plink2 does).
+  r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --out " + dir_.str("sim_grm"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --out " + dir_.str("sim_grm"));
+  STRATA_EXPECT_CLI_ERROR(r, 1, "sim_grm.zarr already exists (use --overwrite to replace it)");
+  r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --overwrite --out " + dir_.str("sim_grm"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(cli() + " grm " + dir_.str("sim") + " -q --out " + dir_.str("sim_grm"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(cli() + " grm " + dir_.str("sim") + " -q --out " + dir_.str("sim_grm"));
+  EXPECT_EQ(r.exit_code, 0) << "text outputs are replaced without a flag: " << r.output;
   for (const auto& e : fs::directory_iterator(dir_.path())) {
     const std::string f = e.path().filename().string();
     EXPECT_TRUE(f.rfind("sim", 0) == 0 || f.rfind("one", 0) == 0) << "left behind: " << f;
