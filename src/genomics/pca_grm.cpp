@@ -18,8 +18,6 @@ using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
-// The GRM route's predicted seconds above which the converged Krylov route takes over.
-constexpr double kGrmRouteMaxSeconds = 60.0;
 // Loadings pass blocks: about 8 MiB of float64 standardized rows each.
 constexpr int64_t kLoadingsBlockBytes = int64_t{8} << 20;
 }  // namespace
@@ -46,14 +44,14 @@ PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, i
   // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles). The converged Krylov
   // route is far cheaper on large cohorts (9 s vs 34 s for the GRM route at 5,000 × 50,000)
   // but at its default tolerance (1e-6) its eigenvectors were 2.2e-5 from plink2's there, and
-  // 1e-7 made its dense basis work explode (235 passes, minutes): up to about a minute of GRM
-  // the GRM route runs.
-  // Beyond about a minute of GRM (10,000 × 100,000: 211 s, no faster than plink2's 199 s) the
-  // converged Krylov route takes over: there it ran 9.4 s with eigenvectors within 5e-6 of
-  // plink2's (NOTES.md, issue 5).
+  // 1e-7 made its dense basis work explode (235 passes, minutes): it runs only when the GRM
+  // does not fit the budget.
+  // The GRM route wins whenever it fits: at 10,000 × 100,000 (same loaded run) it took 212 s
+  // vs plink2's 770 s with eigenvectors within 7e-8, where converged Krylov takes ~9 s but its
+  // eigenvectors are only within 5e-6 there and 2.2e-5 at 5,000 × 50,000.
   const bool grm_fits = 12.0 * dn * dn <= 0.75 * double(ctx.memory_budget());
   const double krylov = 76 * 1.4e-10 * dn * dm + 1.3e-4 * dn;
-  if (grm_fits && grm <= tsqr && (grm <= kGrmRouteMaxSeconds || grm <= krylov)) return PcaRoute::Grm;
+  if (grm_fits && grm <= tsqr) return PcaRoute::Grm;
   return krylov <= tsqr ? PcaRoute::Krylov : PcaRoute::Tsqr;
 }
 
