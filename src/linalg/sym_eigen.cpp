@@ -47,6 +47,17 @@ Status project_out(const backend::Backend& be, const double* k, int64_t n, int64
   return Status::OK();
 }
 
+// Sign convention of linalg: each column's largest-|·| entry positive.
+void fix_signs(DenseMatrix& v) {
+  for (int64_t j = 0; j < v.cols; ++j) {
+    int64_t at = 0;
+    for (int64_t i = 1; i < v.rows; ++i)
+      if (std::fabs(v(i, j)) > std::fabs(v(at, j))) at = i;
+    if (v(at, j) < 0)
+      for (int64_t i = 0; i < v.rows; ++i) v(i, j) = -v(i, j);
+  }
+}
+
 }  // namespace
 
 Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64_t n, const TopEigenParams& p) {
@@ -58,13 +69,7 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
     TopEigenResult out;
     out.values.assign(e.w.begin(), e.w.begin() + p.k);
     out.vectors = std::move(e.z);
-    for (int64_t j = 0; j < p.k; ++j) {  // sign: largest-|·| entry positive
-      int64_t at = 0;
-      for (int64_t i = 1; i < n; ++i)
-        if (std::fabs(out.vectors(i, j)) > std::fabs(out.vectors(at, j))) at = i;
-      if (out.vectors(at, j) < 0)
-        for (int64_t i = 0; i < n; ++i) out.vectors(i, j) = -out.vectors(i, j);
-    }
+    fix_signs(out.vectors);
     out.residuals.assign(static_cast<size_t>(p.k), 0.0);
     out.basis_columns = n;
     out.complete = true;
@@ -74,6 +79,7 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
   // Basis K and A·K, grown a block at a time up to n columns.
   std::vector<double> kb, akb;
   kb.reserve(static_cast<size_t>(n * std::min<int64_t>(n, 64 * b)));
+  akb.reserve(kb.capacity());
   DenseMatrix start(n, b);
   for (int64_t j = 0; j < b; ++j)
     for (int64_t i = 0; i < n; ++i) start(i, j) = random::normal_at(p.seed, 0x67726d, static_cast<uint64_t>(j * n + i));
@@ -141,13 +147,7 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
       }
       if (worst <= p.tolerance || full) {
         out.values.assign(e.w.begin(), e.w.begin() + p.k);
-        for (int64_t j = 0; j < p.k; ++j) {  // sign: largest-|·| entry positive
-          int64_t at = 0;
-          for (int64_t i = 1; i < n; ++i)
-            if (std::fabs(v(i, j)) > std::fabs(v(at, j))) at = i;
-          if (v(at, j) < 0)
-            for (int64_t i = 0; i < n; ++i) v(i, j) = -v(i, j);
-        }
+        fix_signs(v);
         out.vectors = std::move(v);
         out.basis_columns = c;
         out.complete = full;
