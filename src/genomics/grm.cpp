@@ -142,7 +142,7 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   const bool pairwise = info.pairwise_counts;
 
   const io::GenotypeViewPtr sub = io::make_variant_subset(view, kept);
-  const int64_t tile = params.tile > 0 ? params.tile : kGrmDefaultTile;
+  const int64_t tile = params.tile > 0 ? params.tile : grm_tile_for(n);
   info.tile = tile;
   const SymmetricTiles tiles = SymmetricTiles::make(n, tile);
   const int64_t per_side = tiles.per_side;

@@ -145,7 +145,7 @@ TEST_F(GrmPlink2, HapMap3AllFormatsMatchPlink2) {
       "ids = [l.split('\\t')[1].strip() for l in open('" + dir_.str("pb.rel.id") + "').readlines()[1:]]\n"
       "print(m.shape, m.dtype, float(np.abs(m - ref).max()) < 1e-7, list(g['sample_id'][:]) == ids,\n"
       "      g['grm'].chunks, g.attrs['pairwise_counts'], 'pair_count' in g)\n");
-  EXPECT_EQ(py.output, "(957, 957) float64 True True (256, 256) True True\n") << py.output;
+  EXPECT_EQ(py.output, "(957, 957) float64 True True (128, 128) True True\n") << py.output;
 }
 
 TEST_F(GrmPlink2, EdgeCaseFilesWithMissingCallsMatchPlink2) {

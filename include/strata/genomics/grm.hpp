@@ -42,8 +42,11 @@ namespace strata::genomics {
 /// \brief Variants per block of the GRM pass. Fixed (never from threads or the budget): it
 /// decides the float32 partial sums, so results depend on the data only.
 inline constexpr int64_t kGrmBlockVariants = 512;
-/// \brief Samples per tile side unless GrmParams::tile says otherwise.
+/// \brief Samples per tile side of large cohorts unless GrmParams::tile says otherwise.
 inline constexpr int64_t kGrmDefaultTile = 256;
+/// \brief The default tile for n samples: kGrmDefaultTile, halved below 4 tiles a side so that
+/// both workers of a small cohort get several tiles. (Zarr output chunks are one tile.)
+inline int64_t grm_tile_for(int64_t n) { return n < 4 * kGrmDefaultTile ? kGrmDefaultTile / 2 : kGrmDefaultTile; }
 
 /// \brief Parameters of compute_grm().
 struct GrmParams {
@@ -51,7 +54,7 @@ struct GrmParams {
   bool meanimpute = false;
   /// `--maf`, `--geno` (plink2's semantics); monomorphic variants are kept and counted in M.
   VariantFilter filter;
-  /// Samples per tile side (0 = kGrmDefaultTile). Results are the same bits for any value.
+  /// Samples per tile side (0 = grm_tile_for(n)). Results are the same bits for any value.
   int64_t tile = 0;
 };
 
