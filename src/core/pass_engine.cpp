@@ -199,15 +199,31 @@ Status run_symmetric_tiles(const Context& ctx, const SymmetricTiles& tiles, int6
                            const std::function<Status(int64_t, int)>& read,
                            const std::function<Status(int64_t, int, int64_t, const SymmetricTiles::Tile&)>& kernel,
                            const PassOptions& options) {
-  std::vector<SymmetricTiles::Tile> all(static_cast<size_t>(tiles.count));
-  for (int64_t t = 0; t < tiles.count; ++t) all[static_cast<size_t>(t)] = tiles.at(t);
+  std::vector<int64_t> every(static_cast<size_t>(tiles.count));
+  for (int64_t t = 0; t < tiles.count; ++t) every[static_cast<size_t>(t)] = t;
+  return run_symmetric_tiles(ctx, tiles, every, num_blocks, read, kernel, options);
+}
+
+Status run_symmetric_tiles(const Context& ctx, const SymmetricTiles& tiles, const std::vector<int64_t>& tile_indices,
+                           int64_t num_blocks, const std::function<Status(int64_t, int)>& read,
+                           const std::function<Status(int64_t, int, int64_t, const SymmetricTiles::Tile&)>& kernel,
+                           const PassOptions& options) {
+  std::vector<SymmetricTiles::Tile> listed;
+  listed.reserve(tile_indices.size());
+  for (int64_t t : tile_indices) {
+    if (t < 0 || t >= tiles.count) {
+      return Status::Invalid("run_symmetric_tiles: tile ", t, " out of range [0, ", tiles.count, ")");
+    }
+    listed.push_back(tiles.at(t));
+  }
+  const auto count = static_cast<int64_t>(listed.size());
   PassOptions o = options;
   if (o.label.empty()) o.label = "symmetric tiles";
   return run_pipelined(
       ctx, num_blocks, read,
       [&](int64_t block, int slot) -> Status {
-        return ctx.pool().parallel_for(tiles.count, [&](int64_t t) -> Status {
-          return kernel(block, slot, t, all[static_cast<size_t>(t)]);
+        return ctx.pool().parallel_for(count, [&](int64_t i) -> Status {
+          return kernel(block, slot, tile_indices[static_cast<size_t>(i)], listed[static_cast<size_t>(i)]);
         });
       },
       o);

@@ -203,5 +203,36 @@ TEST(SymmetricTiles, GramIsTheSameBitsForAnyThreadsAndTiles) {
   }
 }
 
+// A band (a subset of the tiles) runs only its tiles, each over every block in order, and
+// bad indices are refused.
+TEST(SymmetricTiles, BandRunsOnlyItsTilesOverEveryBlock) {
+  const Context ctx = testing::make_test_context(2);
+  const SymmetricTiles g = SymmetricTiles::make(10, 3);  // 4 per side, 10 tiles
+  const std::vector<int64_t> band = {7, 2, 9};
+  const int64_t blocks = 5;
+  std::vector<std::vector<int64_t>> seen(static_cast<size_t>(g.count));
+  std::mutex mu;
+  STRATA_ASSERT_OK(run_symmetric_tiles(
+      ctx, g, band, blocks, [](int64_t, int) { return Status::OK(); },
+      [&](int64_t b, int, int64_t t, const SymmetricTiles::Tile& tile) {
+        const auto expect = g.at(t);
+        EXPECT_EQ(tile.row0, expect.row0);
+        EXPECT_EQ(tile.col0, expect.col0);
+        std::lock_guard<std::mutex> lock(mu);
+        seen[static_cast<size_t>(t)].push_back(b);
+        return Status::OK();
+      }));
+  for (int64_t t = 0; t < g.count; ++t) {
+    const bool listed = t == 7 || t == 2 || t == 9;
+    EXPECT_EQ(seen[static_cast<size_t>(t)], listed ? std::vector<int64_t>({0, 1, 2, 3, 4}) : std::vector<int64_t>())
+        << "tile " << t;
+  }
+  const Status bad = run_symmetric_tiles(
+      ctx, g, std::vector<int64_t>{10}, blocks, [](int64_t, int) { return Status::OK(); },
+      [](int64_t, int, int64_t, const SymmetricTiles::Tile&) { return Status::OK(); });
+  EXPECT_EQ(bad.code(), StatusCode::Invalid);
+  EXPECT_NE(bad.message().find("tile 10 out of range [0, 10)"), std::string::npos) << bad.message();
+}
+
 }  // namespace
 }  // namespace strata

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "genomics/pca_grm_internal.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 
 namespace strata::genomics {
@@ -15,6 +16,10 @@ constexpr int64_t kPcaColumnsPerComponent = 18;
 // With a tolerance and no pass count, passes may go up to this multiple of the default, as
 // long as the Krylov state (2 · samples · columns float64) stays within half the memory budget.
 constexpr int64_t kPcaTolerancePassFactor = 8;
+// The exact method's converged-Krylov route stops when every eigenvalue error estimate is
+// below this: on 10,000 × 100,000 every eigenvalue then prints plink2's six digits and the
+// eigenvectors are within 5e-6 of plink2's (NOTES.md).
+constexpr double kExactKrylovTolerance = 1e-6;
 
 // Block Krylov passes by default: kPcaColumnsPerComponent columns per wanted component.
 int64_t default_krylov_passes(const PcaParams& p, int64_t block_columns) {
@@ -78,16 +83,24 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   }
   out.grm_trace = sum_sq / m_scale;
   if (!(sum_sq > 0.0)) return Status::InvalidData(view->describe(), ": the standardized genotypes are all zero (constant data)");
+  const int64_t n = view->num_samples();
+  linalg::SvdMethod method = options.method;
+  if (method == linalg::SvdMethod::Auto) {
+    method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
+  }
+  const PcaRoute exact_route = method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m) : PcaRoute::Auto;
+  // The converged-Krylov exact route runs the randomized solver to a tolerance.
+  const double tolerance = exact_route == PcaRoute::Krylov && options.tolerance <= 0 ? kExactKrylovTolerance
+                                                                                     : options.tolerance;
   linalg::SvdParams so;
   so.k = options.k;
   so.scheme = options.scheme;
   so.iterations = options.iterations;
-  const int64_t n = view->num_samples();
   if (options.scheme == linalg::RandomizedScheme::BlockKrylov) {
     so.block_columns = options.block_columns > 0 ? options.block_columns : kPcaBlockColumns;
     if (so.iterations < 0) {
       int64_t passes = default_krylov_passes(options, so.block_columns);
-      if (options.tolerance > 0) {
+      if (tolerance > 0) {
         const int64_t by_memory = ctx.memory_budget() / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
         passes = std::max(passes, std::min(kPcaTolerancePassFactor * passes, by_memory));
       }
@@ -96,25 +109,39 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   }
   so.oversampling = options.oversampling;
   so.seed = options.seed;
-  so.tolerance = options.tolerance;
+  so.tolerance = tolerance;
   so.compute_u = options.compute_loadings;
   so.pass = options.pass;
   if (options.k >= std::min(m, n)) {
     return Status::InvalidData("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
                            std::min(m, n));
   }
-  linalg::SvdMethod method = options.method;
-  if (method == linalg::SvdMethod::Auto) {
-    method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
-  }
   const auto t1 = clock::now();
   linalg::SvdResult r;
-  if (method == linalg::SvdMethod::Exact) {
+  if (exact_route == PcaRoute::Grm) {
+    if (options.scale != genomics::Standardization::Binom2) {
+      return Status::Invalid("pca: the GRM route standardizes as plink2 (--scale binom2); use the TSQR route for --scale ",
+                             "binom, center or none");
+    }
+    progress.add_total(-guessed_svd_units);  // the GRM pass (and loadings pass) report their own units
+    out.method = linalg::SvdMethod::Exact;
+    out.route = "grm";
+    STRATA_RETURN_NOT_OK(pca_by_grm(ctx, view, counts, options, out));
+    ctx.report().add_phase("svd", seconds_since(t1));
+    ++out.passes;  // the counts pass
+    out.converged = true;
+    return out;
+  }
+  if (exact_route == PcaRoute::Tsqr) {
+    out.route = "tsqr";
     STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
     progress.add_total(2 * src->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, src, so));
     out.arithmetic = "float64";
   } else {
+    out.route = exact_route == PcaRoute::Krylov                               ? "krylov-converged"
+                : options.scheme == linalg::RandomizedScheme::BlockKrylov ? "krylov"
+                                                                          : "subspace";
     // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64;
     // one block for subspace iteration).
     const bool krylov = options.scheme == linalg::RandomizedScheme::BlockKrylov;
@@ -125,7 +152,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     go.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
     go.arithmetic = options.precision != Precision::Auto ? options.precision
                     : !int16_kernels_vectorized(ctx)    ? Precision::Float32
-                    : options.tolerance > 0             ? Precision::Mixed
+                    : tolerance > 0                     ? Precision::Mixed
                                                         : Precision::Int16;
     out.arithmetic = precision_name(go.arithmetic);
     const auto t_load = clock::now();
@@ -137,7 +164,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, so));
   }
   ctx.report().add_phase("svd", seconds_since(t1));
-  out.method = r.method;
+  out.method = exact_route == PcaRoute::Krylov ? linalg::SvdMethod::Exact : r.method;
   out.passes = r.passes + 1;
   for (double s : r.s) out.eigenvalues.push_back(s * s / m_scale);
   out.converged = r.converged;

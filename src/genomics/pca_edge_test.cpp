@@ -4,6 +4,7 @@
 // Reference: LAPACK dsyev of the GRM XᵀX/M of the generator's dosages, standardized in the test
 // (test_grm_reference.hpp), not through the library's counts or tables.
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <limits>
 
@@ -55,10 +56,14 @@ TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
   const int64_t m = 300, n = 60;
   auto view = cohort(m, n, 6);  // variant 3 is monomorphic
   const std::vector<int8_t> dosages = cohort_dosages(m, n, 6);
+  // Both exact routes: TSQR (float64 throughout) and the GRM pass (float32 products summed in
+  // float64: ~1e-8 relative).
+  for (auto [route, tol] : {std::pair{PcaRoute::Tsqr, 1e-11}, std::pair{PcaRoute::Grm, 1e-7}})
   for (double maf : {0.0, 0.01}) {
     PcaParams o;
     o.k = 3;
     o.method = linalg::SvdMethod::Exact;
+    o.exact_route = route;
     o.filter.min_maf = maf;
     STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
     // The variants plink2 keeps: polymorphic, and min(f, 1 − f) ≥ --maf.
@@ -72,7 +77,8 @@ TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
     EXPECT_EQ(r.grm_variants, expect_m) << maf;
     EXPECT_EQ(r.filter.dropped_monomorphic, 1);
     if (maf == 0.0) EXPECT_EQ(static_cast<int64_t>(kept.size()), m - 1);
-    expect_matches(r, reference_grm(dosages, m, n, static_cast<double>(expect_m), &kept), n, 1e-11);
+    EXPECT_EQ(r.route, pca_route_name(route));
+    expect_matches(r, reference_grm(dosages, m, n, static_cast<double>(expect_m), &kept), n, tol);
   }
 }
 

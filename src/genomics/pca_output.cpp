@@ -168,6 +168,7 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
   const nlohmann::json attrs = {
       {"source", input},
       {"method", method_name(r.method)},
+      {"route", r.route},
       {"scale", scale_name(opt.pca.scale)},
       {"missing", "mean-imputed"},
       {"k", k},

@@ -1,5 +1,6 @@
 #include "core/test_context.hpp"
 #include "strata/genomics/pca.hpp"
+#include <utility>
 
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/qc.hpp"
@@ -24,20 +25,29 @@ TEST(Pca, MatchesDenseStandardizedSvd) {
   ASSERT_EQ(polymorphic, m - 1);
   // plink2's scale: every variant passing the (absent) filters, the monomorphic one included.
   const GrmEig ref = reference_grm(dosages, m, n, static_cast<double>(m));
-  for (auto method : {linalg::SvdMethod::Exact, linalg::SvdMethod::Randomized}) {
+  // Exact by TSQR (1e-10), exact by the GRM pass (float32 products: 1e-7), randomized (1e-4).
+  for (auto [method, route] : {std::pair{linalg::SvdMethod::Exact, PcaRoute::Tsqr},
+                               std::pair{linalg::SvdMethod::Exact, PcaRoute::Grm},
+                               std::pair{linalg::SvdMethod::Exact, PcaRoute::Krylov},
+                               std::pair{linalg::SvdMethod::Randomized, PcaRoute::Auto}}) {
     PcaParams o;
     o.k = 4;
     o.method = method;
+    o.exact_route = route;
     o.iterations = 10;  // 10 blocks of 8 span all 80 samples: Rayleigh–Ritz is then exact
     STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
     ASSERT_EQ(static_cast<int64_t>(r.variants_used.size()), polymorphic);
+    if (route != PcaRoute::Auto) EXPECT_EQ(r.route, pca_route_name(route));
     EXPECT_EQ(r.filter.dropped_monomorphic, 1);
-    const double tol = method == linalg::SvdMethod::Exact ? 1e-10 : 1e-4;
+    const double tol = route == PcaRoute::Tsqr     ? 1e-10
+                       : route == PcaRoute::Grm    ? 1e-7
+                       : route == PcaRoute::Krylov ? 1e-6
+                                                   : 1e-4;
     for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.eigenvalues[i] / ref.w[static_cast<size_t>(i)], 1.0, tol) << i;
     for (int c = 0; c < 1; ++c) {
       double dot = 0;
       for (int64_t j = 0; j < n; ++j) dot += r.eigenvectors(j, c) * ref.z[static_cast<size_t>(c * n + j)];
-      EXPECT_NEAR(std::abs(dot), 1.0, method == linalg::SvdMethod::Exact ? 1e-10 : 1e-5);
+      EXPECT_NEAR(std::abs(dot), 1.0, route == PcaRoute::Tsqr ? 1e-10 : 1e-5);
     }
     EXPECT_EQ(r.loadings.rows, polymorphic);
   }

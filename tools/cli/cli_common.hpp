@@ -41,6 +41,7 @@ void register_bench_commands(CLI::App& app, CliState& state);     // bench_cmd.c
 void register_genotype_commands(CLI::App& app, CliState& state);  // genotype_cmd.cpp: convert, freq, simulate
 void register_linalg_commands(CLI::App& app, CliState& state);    // linalg_cmd.cpp: svd, pca
 void register_relatedness_commands(CLI::App& app, CliState& state);  // relatedness_cmd.cpp: king, distance
+void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp: grm
 
 /// Add --quiet, --threads and --report to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);

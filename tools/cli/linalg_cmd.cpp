@@ -123,8 +123,8 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   const char* method = s.result.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
   const genomics::PcaResult& res = s.result;
   if (!state.quiet) {
-    std::printf("%s PCA of %lld samples x %lld variants used (M = %lld, of %lld), k = %zu, %lld passes (%s), %.2f s\n",
-                method, static_cast<long long>(s.num_samples), static_cast<long long>(res.variants_used.size()),
+    std::printf("%s PCA (%s route) of %lld samples x %lld variants used (M = %lld, of %lld), k = %zu, %lld passes (%s), %.2f s\n",
+                method, res.route.c_str(), static_cast<long long>(s.num_samples), static_cast<long long>(res.variants_used.size()),
                 static_cast<long long>(res.grm_variants), static_cast<long long>(s.num_variants_input),
                 res.eigenvalues.size(), static_cast<long long>(res.passes), res.stop.c_str(), wall);
     std::printf("%4s %14s %10s %12s\n", "PC", "eigenvalue", "% var", "est. error");
@@ -143,6 +143,7 @@ Status run_pca(const PcaArgs& a, CliState& state) {
                   {"input", input},
                   {"output_prefix", a.out},
                   {"method", method},
+                  {"route", res.route},
                   {"scale", a.scale},
                   {"k", a.k},
                   {"samples", s.num_samples},
@@ -206,7 +207,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
       ->required()
       ->check(kCheck);
   pca->add_option("--method", pa->method,
-                  "auto (exact when min(variants, samples) <= 5000, else randomized), exact, or randomized")
+                  "auto (exact when min(variants, samples) <= 5000, else randomized), exact (the cheaper exact route: the GRM tile pass + a partial eigensolve, or TSQR; the output says which ran), or randomized")
       ->check(CLI::IsMember({"auto", "exact", "randomized"}));
   pca->add_option("--scale", pa->scale,
                   "binom2 ((g-2f)/sqrt(2f(1-f)), plink2's default), binom, center, or none")

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "strata/core/context.hpp"
 
@@ -88,6 +89,16 @@ struct SymmetricTiles {
 /// advances per block by options.progress_units.
 Status run_symmetric_tiles(const Context& ctx, const SymmetricTiles& tiles, int64_t num_blocks,
                            const std::function<Status(int64_t block, int slot)>& read,
+                           const std::function<Status(int64_t block, int slot, int64_t tile_index,
+                                                      const SymmetricTiles::Tile& tile)>& kernel,
+                           const PassOptions& options = {});
+
+/// \brief run_symmetric_tiles over the listed tiles only (indices into `tiles`, each once):
+/// one band of an output too large to accumulate at once. Each listed tile gets exactly the
+/// blocks, in the order, that the full pass gives it, so a band's tiles are the same bits as
+/// the same tiles of the full pass.
+Status run_symmetric_tiles(const Context& ctx, const SymmetricTiles& tiles, const std::vector<int64_t>& tile_indices,
+                           int64_t num_blocks, const std::function<Status(int64_t block, int slot)>& read,
                            const std::function<Status(int64_t block, int slot, int64_t tile_index,
                                                       const SymmetricTiles::Tile& tile)>& kernel,
                            const PassOptions& options = {});

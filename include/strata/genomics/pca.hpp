@@ -24,6 +24,14 @@
 
 namespace strata::genomics {
 
+/// \brief How the exact method computes: the GRM tile pass + a Krylov eigensolve of the dense
+/// GRM (float32 products summed in float64; n² memory), block Krylov on the genotype codes run
+/// to a tolerance (1e-6 unless PcaParams::tolerance says otherwise; mixed int16/float32
+/// products), or TSQR of the float64 standardized matrix. Auto = the cheapest by a cost model
+/// (src/genomics/pca_grm.cpp: measured seconds per multiply-add of each route).
+enum class PcaRoute : uint8_t { Auto, Grm, Krylov, Tsqr };
+const char* pca_route_name(PcaRoute route);
+
 /// \brief Parameters of pca(). Resources come from the Context: its memory budget decides
 /// whether randomized PCA keeps the packed codes of the used variants in memory (M·⌈N/4⌉
 /// bytes, when they fit beside its state) or re-reads them every pass.
@@ -62,7 +70,9 @@ struct PcaParams {
   /// below the int16 floor); float32 where the CPU lacks the vectorized int16 kernels.
   /// Float64 is refused (the exact method computes in float64).
   Precision precision = Precision::Auto;
-  bool compute_loadings = true;  ///< variant loadings cost one more pass (randomized)
+  bool compute_loadings = true;  ///< variant loadings cost one more pass
+  /// Exact method: which route (Auto = the cheaper; see PcaRoute).
+  PcaRoute exact_route = PcaRoute::Auto;
   /// Rows per block of the exact route's passes (0 = from the Context's memory budget).
   PassOptions pass;
 };
@@ -86,6 +96,8 @@ struct PcaResult {
   /// space spans all samples: exact to the products' rounding) or "exact" (exact method).
   std::string stop = "exact";
   linalg::SvdMethod method = linalg::SvdMethod::Exact;
+  /// What ran: "grm" or "tsqr" (exact), "krylov" or "subspace" (randomized).
+  std::string route;
   int64_t passes = 0;                   ///< passes over the genotypes (the stats pass included)
   /// Trace of the GRM on the same 1/M scale (M = grm_variants) as the eigenvalues: Σ over used variants and
   /// samples of the squared standardized value (mean-imputed), divided by M. Exact, from the

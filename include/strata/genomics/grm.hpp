@@ -1,0 +1,102 @@
+#pragma once
+/// \file
+/// The genomic relationship matrix (GRM) as plink2 `--make-rel` / `--make-grm-bin` define it:
+///
+///   GRM_ab = (1 / M_ab) Σ_j x_aj x_bj,   x_aj = (g_aj − 2f_j) / √(2f_j(1 − f_j)),
+///
+/// g the ALT dosage, f_j the ALT frequency of the observed calls, a missing call x = 0 (its
+/// centred mean), a monomorphic variant x = 0 (it counts in M). With `meanimpute`, M_ab = M,
+/// the variants passing the filters; without it (plink2's default), M_ab is the number of
+/// those variants where both samples are observed (the diagonal: where the sample is), which
+/// `.grm.N.bin` holds. Without missing calls the two agree.
+///
+/// Computed as one symmetric tile pass (core/pass_engine.hpp, run_symmetric_tiles): variants
+/// stream in blocks of kGrmBlockVariants decoded to float32 standardized panels; each tile of
+/// the lower triangle accumulates panelᵀ·panel (the backend's gemm, exact products of the
+/// rounded panel summed in float32 within a block) into float64, blocks in order — the same
+/// bits for any thread count and tile size. Tiles that do not all fit the Context's memory
+/// budget run in bands of tile rows, one pass over the variants per band; each finished tile
+/// goes to the caller's sink, so no N × N matrix is held unless the caller keeps one.
+///
+/// \code
+/// genomics::GrmParams p;
+/// p.meanimpute = true;
+/// STRATA_ASSIGN_OR_RETURN(auto info, genomics::compute_grm(ctx, view, p, [&](const genomics::GrmTile& t) {
+///   // t.values[i * t.cols + j] = GRM(t.row0 + i, t.col0 + j), t.row0 >= t.col0
+///   return Status::OK();
+/// }));
+/// \endcode
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "strata/core/context.hpp"
+#include "strata/core/result.hpp"
+#include "strata/genomics/qc.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::genomics {
+
+/// \brief Variants per block of the GRM pass. Fixed (never from threads or the budget): it
+/// decides the float32 partial sums, so results depend on the data only.
+inline constexpr int64_t kGrmBlockVariants = 512;
+/// \brief Samples per tile side of large cohorts unless GrmParams::tile says otherwise.
+inline constexpr int64_t kGrmDefaultTile = 256;
+/// \brief The default tile for n samples: kGrmDefaultTile, halved below 4 tiles a side so that
+/// both workers of a small cohort get several tiles. (Zarr output chunks are one tile.)
+inline int64_t grm_tile_for(int64_t n) { return n < 4 * kGrmDefaultTile ? kGrmDefaultTile / 2 : kGrmDefaultTile; }
+
+/// \brief Parameters of compute_grm().
+struct GrmParams {
+  /// plink2's `meanimpute`: divide every pair by M (else by the variants both observe).
+  bool meanimpute = false;
+  /// `--maf`, `--geno` (plink2's semantics); monomorphic variants are kept and counted in M.
+  VariantFilter filter;
+  /// Samples per tile side (0 = grm_tile_for(n)). Results are the same bits for any value.
+  int64_t tile = 0;
+};
+
+/// \brief A finished tile of the lower triangle: GRM(row0 + i, col0 + j) = values[i·cols + j]
+/// for i < rows, j < cols, with row0 ≥ col0 (diagonal tiles are whole squares, symmetric).
+/// `counts` (same layout) holds M_ab, the variants both samples observe, or is null when every
+/// pair has M (meanimpute, or no missing call).
+struct GrmTile {
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+  const double* values = nullptr;
+  const double* counts = nullptr;
+};
+
+/// \brief Receives each finished tile once, on the calling thread: tiles come in bands of
+/// whole tile rows (increasing row0), and within a band in row-major order (row0, then col0).
+using GrmTileSink = std::function<Status(const GrmTile&)>;
+
+/// \brief What compute_grm() did.
+struct GrmInfo {
+  int64_t num_samples = 0;
+  int64_t num_variants_input = 0;
+  int64_t grm_variants = 0;        ///< M: variants passing the filters (monomorphic included)
+  FilterResult filter;             ///< what the filters dropped
+  bool pairwise_counts = false;    ///< M_ab varies per pair (no meanimpute, missing calls present)
+  int64_t bands = 0;               ///< passes over the variants (1 when every tile fits the budget)
+  int64_t tile = 0;                ///< samples per tile side
+};
+
+/// \brief The GRM of `view`, streamed to `sink` tile by tile. InvalidData when fewer than two
+/// samples or no variant is left after the filters. Phases ("variant counts", "grm") go to
+/// ctx.report(); progress is one task in variants (one pass per band, after the counts pass).
+Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view, const GrmParams& params,
+                            const GrmTileSink& sink);
+
+/// \brief As compute_grm(), on variant counts already computed (`counts`, one per variant of
+/// `view`): PCA's exact route shares its counts pass.
+Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
+                            const std::vector<VariantCounts>& counts, const GrmParams& params,
+                            const GrmTileSink& sink);
+
+/// \brief The whole GRM as an N × N symmetric matrix, row-major (N² doubles).
+Result<std::vector<double>> compute_grm_dense(const Context& ctx, const io::GenotypeViewPtr& view,
+                                              const GrmParams& params, GrmInfo* info = nullptr);
+
+}  // namespace strata::genomics

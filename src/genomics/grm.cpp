@@ -1,0 +1,299 @@
+// genomics::compute_grm: counts pass, filters, then one symmetric tile pass per band of tile
+// rows (float32 standardized panels, backend gemm per tile, float64 accumulators).
+#include "strata/genomics/grm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+#include "strata/backend/backend.hpp"
+#include "strata/core/buffer.hpp"
+#include "strata/core/pass_engine.hpp"
+#include "strata/linalg/dense.hpp"
+
+namespace strata::genomics {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+// Lower-triangle tile (R, C), R ≥ C, is upper tile (C, R) of SymmetricTiles' row-major order.
+int64_t upper_index(int64_t per_side, int64_t i, int64_t j) { return i * per_side - i * (i - 1) / 2 + (j - i); }
+
+// The two panels of one variant block: standardized values (rows × n) and, for pairwise
+// counts, the missing indicators of the block's rows that have missing calls (mrows × n).
+struct Panels {
+  std::vector<float> values[2], missing[2];
+  int64_t rows[2] = {0, 0}, mrows[2] = {0, 0};
+  std::vector<uint8_t> codes[2], mcodes[2];
+};
+
+// Accumulators of one tile (lower orientation: rows from tile R, cols from tile C).
+struct TileAccumulator {
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+  Buffer sum, both_missing;  // rows × cols doubles each (tracked: they are the pass's memory)
+  double* s() { return sum.as<double>(); }
+  double* b() { return both_missing.as<double>(); }
+};
+
+// The largest float32 scratch a tile needs, per worker thread.
+thread_local std::vector<float> tl_scratch;
+
+// Variants a float32 product sums before its partial sums go to float64. Off the diagonal
+// partial sums wander near zero and 128 keeps the GRM within ~5e-8 of a float64 sum (512: ~1e-7
+// on HapMap3) for ~2 % of the pass in extra adds; the diagonal's only grow (Σ x²), so diagonal
+// tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
+constexpr int64_t kFloat32Run = 128;
+
+Status add_product(const backend::Backend& be, const float* panel, int64_t k, int64_t n, const TileAccumulator& a,
+                   double* acc, bool exact_diagonal) {
+  const int64_t count = a.rows * a.cols;
+  if (static_cast<int64_t>(tl_scratch.size()) < count) tl_scratch.resize(static_cast<size_t>(count));
+  float* s = tl_scratch.data();
+  for (int64_t k0 = 0; k0 < k; k0 += kFloat32Run) {
+    const int64_t kk = std::min(kFloat32Run, k - k0);
+    const float* rows = panel + k0 * n;
+    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0f,
+                                 backend::row_major(rows + a.row0, kk, a.rows, n),
+                                 backend::row_major(rows + a.col0, kk, a.cols, n), 0.0f,
+                                 backend::row_major(s, a.rows, a.cols)));
+    if (exact_diagonal && a.row0 == a.col0) {
+      for (int64_t i = 0; i < a.rows; ++i) {
+        double sq = 0.0;
+        for (int64_t r = 0; r < kk; ++r) {
+          const double x = rows[r * n + a.row0 + i];
+          sq += x * x;
+        }
+        s[i * a.cols + i] = 0.0f;
+        acc[i * a.cols + i] += sq;
+      }
+    }
+    for (int64_t i = 0; i < count; ++i) acc[i] += static_cast<double>(s[i]);
+  }
+  return Status::OK();
+}
+
+// Mirror the lower half of a diagonal tile onto its upper half (exact symmetry whatever order
+// the product kernel summed in).
+void symmetrize(double* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j) v[j * n + i] = v[i * n + j];
+}
+
+}  // namespace
+
+Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view, const GrmParams& params,
+                            const GrmTileSink& sink) {
+  if (!view) return Status::Invalid("grm: no genotype view");
+  STRATA_RETURN_NOT_OK(validate_variant_filter(params.filter));
+  const auto t0 = clock_type::now();
+  ProgressScope progress(ctx, "grm", view->num_variants(), "variants");  // the pass adds its own
+  STRATA_ASSIGN_OR_RETURN(auto counts, compute_variant_counts(ctx, *view));
+  ctx.report().add_phase("variant counts", seconds_since(t0));
+  return compute_grm(ctx, view, counts, params, sink);
+}
+
+Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
+                            const std::vector<VariantCounts>& counts, const GrmParams& params,
+                            const GrmTileSink& sink) {
+  if (!view) return Status::Invalid("grm: no genotype view");
+  STRATA_RETURN_NOT_OK(validate_variant_filter(params.filter));
+  if (params.tile < 0) return Status::Invalid("grm: tile must be positive (0 = default), got ", params.tile);
+  const int64_t n = view->num_samples();
+  if (static_cast<int64_t>(counts.size()) != view->num_variants()) {
+    return Status::Invalid("grm: ", counts.size(), " variant counts for ", view->num_variants(), " variants");
+  }
+  if (n < 2) {
+    return Status::InvalidData(view->describe(), ": a relationship matrix needs at least 2 samples, got ", n);
+  }
+  GrmInfo info;
+  info.num_samples = n;
+  info.num_variants_input = view->num_variants();
+  VariantFilter filter = params.filter;
+  filter.drop_monomorphic = false;  // plink2 keeps them: x = 0, but they count in M
+  info.filter = apply_variant_filter(counts, filter);
+  const std::vector<int64_t>& kept = info.filter.kept;
+  if (kept.empty()) {
+    return Status::InvalidData(view->describe(), ": every variant was filtered out (", info.filter.dropped_missing,
+                               " by missingness, ", info.filter.dropped_maf, " by MAF)");
+  }
+  const auto m = static_cast<int64_t>(kept.size());
+  info.grm_variants = m;
+  if (m > std::numeric_limits<int32_t>::max()) {
+    return Status::InvalidData(view->describe(), ": ", m, " variants is more than a GRM pass takes (2^31 - 1)");
+  }
+  // Tables: standardized values per code, and which kept variants have missing calls.
+  std::vector<float> luts(static_cast<size_t>(4 * m));
+  std::vector<uint8_t> has_missing(static_cast<size_t>(m), 0);
+  bool any_missing = false;
+  for (int64_t i = 0; i < m; ++i) {
+    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
+    double lut[4];
+    make_standardize_lut(c, Standardization::Binom2, lut);
+    for (int q = 0; q < 4; ++q) luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
+    has_missing[static_cast<size_t>(i)] = c.missing > 0;
+    any_missing = any_missing || c.missing > 0;
+  }
+  info.pairwise_counts = !params.meanimpute && any_missing;
+  const bool pairwise = info.pairwise_counts;
+
+  const io::GenotypeViewPtr sub = io::make_variant_subset(view, kept);
+  const int64_t tile = params.tile > 0 ? params.tile : grm_tile_for(n);
+  info.tile = tile;
+  const SymmetricTiles tiles = SymmetricTiles::make(n, tile);
+  const int64_t per_side = tiles.per_side;
+  const int64_t num_blocks = (m + kGrmBlockVariants - 1) / kGrmBlockVariants;
+  const int64_t stride = io::packed_row_bytes(n);
+
+  // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
+  const int64_t panel_bytes = 2 * kGrmBlockVariants * n * 4 * (pairwise ? 2 : 1);
+  const int64_t acc_per_value = pairwise ? 16 : 8;
+  const int64_t room = std::max<int64_t>(0, ctx.memory_budget() / 2 - panel_bytes);
+  std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
+  for (int64_t r = 0; r < per_side;) {
+    int64_t r1 = r, bytes = 0;
+    while (r1 < per_side) {
+      const int64_t rows = std::min(tile, n - r1 * tile);
+      const int64_t add = rows * std::min(n, (r1 + 1) * tile) * acc_per_value;
+      if (r1 > r && bytes + add > room) break;
+      bytes += add;
+      ++r1;
+    }
+    bands.emplace_back(r, r1);
+    r = r1;
+  }
+  info.bands = static_cast<int64_t>(bands.size());
+  ProgressScope progress(ctx, "grm", m * info.bands, "variants");
+
+  const backend::Backend& be = backend::of(ctx);
+  Panels p;
+  static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  auto read = [&](int64_t b, int slot) -> Status {
+    const int64_t v0 = b * kGrmBlockVariants;
+    const int64_t rows = std::min(kGrmBlockVariants, m - v0);
+    auto& codes = p.codes[slot];
+    codes.resize(static_cast<size_t>(rows * stride));
+    STRATA_RETURN_NOT_OK(sub->read_codes(v0, rows, 0, n, codes.data(), stride));
+    p.values[slot].resize(static_cast<size_t>(rows * n));
+    p.rows[slot] = rows;
+    STRATA_RETURN_NOT_OK(be.decode({codes.data(), rows, n, stride}, luts.data() + 4 * v0,
+                                   backend::row_major(p.values[slot].data(), rows, n)));
+    if (!pairwise) return Status::OK();
+    // Only rows with missing calls add to the both-missing counts: gather them.
+    auto& mc = p.mcodes[slot];
+    mc.clear();
+    int64_t mrows = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (!has_missing[static_cast<size_t>(v0 + r)]) continue;
+      mc.insert(mc.end(), codes.begin() + r * stride, codes.begin() + (r + 1) * stride);
+      ++mrows;
+    }
+    p.mrows[slot] = mrows;
+    if (mrows == 0) return Status::OK();
+    std::vector<float> lut4(static_cast<size_t>(4 * mrows));
+    for (int64_t r = 0; r < mrows; ++r) std::memcpy(lut4.data() + 4 * r, kMissingLut, sizeof(kMissingLut));
+    p.missing[slot].resize(static_cast<size_t>(mrows * n));
+    return be.decode({mc.data(), mrows, n, stride}, lut4.data(), backend::row_major(p.missing[slot].data(), mrows, n));
+  };
+
+  const auto t_pass = clock_type::now();
+  std::vector<double> missing_per_sample(static_cast<size_t>(pairwise ? n : 0), 0.0);
+  for (const auto& [r0, r1] : bands) {
+    // Tiles of the band: lower rows R in [r0, r1), columns C ≤ R, row-major.
+    std::vector<int64_t> indices;
+    std::vector<TileAccumulator> acc;
+    std::vector<int64_t> slot_of(static_cast<size_t>(tiles.count), -1);
+    for (int64_t r = r0; r < r1; ++r) {
+      for (int64_t c = 0; c <= r; ++c) {
+        const int64_t u = upper_index(per_side, c, r);
+        slot_of[static_cast<size_t>(u)] = static_cast<int64_t>(acc.size());
+        indices.push_back(u);
+        TileAccumulator a;
+        a.row0 = r * tile;
+        a.rows = std::min(tile, n - a.row0);
+        a.col0 = c * tile;
+        a.cols = std::min(tile, n - a.col0);
+        STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::zeros(a.rows * a.cols * 8));
+        if (pairwise) {
+          STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::zeros(a.rows * a.cols * 8));
+        }
+        acc.push_back(std::move(a));
+      }
+    }
+    PassOptions po;
+    po.label = "grm";
+    po.progress_units = [&](int64_t b) { return std::min(kGrmBlockVariants, m - b * kGrmBlockVariants); };
+    STRATA_RETURN_NOT_OK(run_symmetric_tiles(
+        ctx, tiles, indices, num_blocks, read,
+        [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
+          TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
+          STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], n, a, a.s(), true));
+          if (pairwise && p.mrows[slot] > 0) {
+            STRATA_RETURN_NOT_OK(add_product(be, p.missing[slot].data(), p.mrows[slot], n, a, a.b(), false));
+          }
+          return Status::OK();
+        },
+        po));
+    // Missing calls per sample (the diagonal of the both-missing counts) of this band's rows;
+    // columns of earlier bands were recorded by their own diagonal tiles.
+    for (auto& a : acc) {
+      if (a.row0 != a.col0) continue;
+      symmetrize(a.s(), a.rows);
+      if (!pairwise) continue;
+      symmetrize(a.b(), a.rows);
+      for (int64_t i = 0; i < a.rows; ++i) missing_per_sample[static_cast<size_t>(a.row0 + i)] = a.b()[i * a.cols + i];
+    }
+    const double inv_m = 1.0 / static_cast<double>(m);
+    for (auto& a : acc) {
+      GrmTile t{a.row0, a.rows, a.col0, a.cols, a.s(), nullptr};
+      double* sum = a.s();
+      if (!pairwise) {
+        for (int64_t e = 0; e < a.rows * a.cols; ++e) sum[e] *= inv_m;
+      } else {
+        double* both_missing = a.b();
+        // M_ab = M − missing_a − missing_b + both missing (plink2's count of pairs observed).
+        for (int64_t i = 0; i < a.rows; ++i) {
+          const double ma = missing_per_sample[static_cast<size_t>(a.row0 + i)];
+          for (int64_t j = 0; j < a.cols; ++j) {
+            const int64_t e = i * a.cols + j;
+            const double mb = missing_per_sample[static_cast<size_t>(a.col0 + j)];
+            const double both = a.row0 + i == a.col0 + j ? ma : both_missing[e];
+            const double pairs = static_cast<double>(m) - ma - mb + both;
+            both_missing[e] = pairs;
+            sum[e] = pairs > 0 ? sum[e] / pairs : std::numeric_limits<double>::quiet_NaN();
+          }
+        }
+        t.counts = both_missing;
+      }
+      STRATA_RETURN_NOT_OK(sink(t));
+      a.sum = Buffer();
+      a.both_missing = Buffer();
+    }
+  }
+  ctx.report().add_phase("grm", seconds_since(t_pass));
+  return info;
+}
+
+Result<std::vector<double>> compute_grm_dense(const Context& ctx, const io::GenotypeViewPtr& view,
+                                              const GrmParams& params, GrmInfo* info) {
+  if (!view) return Status::Invalid("grm: no genotype view");
+  const int64_t n = view->num_samples();
+  std::vector<double> g;
+  g.resize(static_cast<size_t>(std::max<int64_t>(n, 0) * std::max<int64_t>(n, 0)));
+  STRATA_ASSIGN_OR_RETURN(GrmInfo i, compute_grm(ctx, view, params, [&](const GrmTile& t) -> Status {
+                            for (int64_t r = 0; r < t.rows; ++r)
+                              for (int64_t c = 0; c < t.cols; ++c) {
+                                const double v = t.values[r * t.cols + c];
+                                g[static_cast<size_t>((t.row0 + r) * n + t.col0 + c)] = v;
+                                g[static_cast<size_t>((t.col0 + c) * n + t.row0 + r)] = v;
+                              }
+                            return Status::OK();
+                          }));
+  if (info) *info = i;
+  return g;
+}
+
+}  // namespace strata::genomics

@@ -1,0 +1,20 @@
+#pragma once
+// PCA's exact routes beside TSQR (pca.cpp picks one): the GRM tile pass + a partial
+// eigensolve of the dense GRM.
+
+#include <vector>
+
+#include "strata/genomics/pca.hpp"
+
+namespace strata::genomics {
+
+/// \brief The cheaper exact route for n samples × m variants used under ctx's budget
+/// (p.exact_route when set).
+PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, int64_t m);
+
+/// \brief Fill `out`'s eigenvalues, eigenvectors, loadings (if asked), passes and estimates
+/// from the GRM of the used variants (out.variants_used, out.grm_variants already set).
+Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,
+                  const PcaParams& options, PcaResult& out);
+
+}  // namespace strata::genomics

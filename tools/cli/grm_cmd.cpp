@@ -1,0 +1,92 @@
+// `strata grm`: a thin wrapper over strata/genomics/grm_output.hpp.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "strata/genomics/grm_output.hpp"
+
+namespace strata::cli {
+namespace {
+
+struct GrmArgs {
+  std::string input, out, format = "rel", memory = "2G";
+  double maf = 0.0, geno = 1.0;
+  bool meanimpute = false, overwrite = false;
+};
+
+Status run_grm(const GrmArgs& a, CliState& state) {
+  const auto t0 = std::chrono::steady_clock::now();
+  genomics::GrmRunOptions o;
+  STRATA_ASSIGN_OR_RETURN(o.format, genomics::parse_grm_format(a.format));
+  o.grm.meanimpute = a.meanimpute;
+  o.grm.filter.min_maf = a.maf;
+  o.grm.filter.max_missing = a.geno;
+  STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(o.grm.filter));
+  o.overwrite = a.overwrite;
+  STRATA_ASSIGN_OR_RETURN(genomics::GrmRunSummary s, genomics::run_grm_to_files(state.ctx(), a.input, a.out, o));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const genomics::GrmInfo& i = s.info;
+  if (!state.quiet) {
+    std::printf("GRM of %lld samples over M = %lld variants (of %lld)%s, %s, %lld pass%s, %.2f s\n",
+                static_cast<long long>(i.num_samples), static_cast<long long>(i.grm_variants),
+                static_cast<long long>(i.num_variants_input),
+                i.pairwise_counts ? ", pairs divided by the variants both observe" : "", a.format.c_str(),
+                static_cast<long long>(i.bands), i.bands == 1 ? "" : "es", wall);
+    for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
+  }
+  state.report = {{"command", "grm"},
+                  {"input", a.input},
+                  {"output_prefix", a.out},
+                  {"format", a.format},
+                  {"meanimpute", a.meanimpute},
+                  {"samples", i.num_samples},
+                  {"variants_input", i.num_variants_input},
+                  {"grm_variants", i.grm_variants},
+                  {"dropped_missing", i.filter.dropped_missing},
+                  {"dropped_maf", i.filter.dropped_maf},
+                  {"pairwise_counts", i.pairwise_counts},
+                  {"bands", i.bands},
+                  {"tile", i.tile},
+                  {"wall_seconds", wall},
+                  {"files", s.files}};
+  return Status::OK();
+}
+
+}  // namespace
+
+void register_grm_commands(CLI::App& app, CliState& state) {
+  auto a = std::make_shared<GrmArgs>();
+  auto* cmd = app.add_subcommand(
+      "grm",
+      "Genomic relationship matrix as plink2 --make-rel / --make-grm-bin: PREFIX.rel + .rel.id (default), "
+      "PREFIX.rel.bin (rel-bin), PREFIX.grm.bin + .grm.N.bin + .grm.id (grm-bin) or PREFIX.zarr (zarr). Missing "
+      "calls add nothing; each pair is divided by the variants both samples observe unless --meanimpute");
+  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr")
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
+  cmd->add_option("--format", a->format, "rel (text lower triangle, default), rel-bin, grm-bin or zarr")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            return genomics::parse_grm_format(s).ok() ? std::string()
+                                                      : "must be rel, rel-bin, grm-bin or zarr, got '" + s + "'";
+          },
+          "rel|rel-bin|grm-bin|zarr", ""));
+  cmd->add_flag("--meanimpute", a->meanimpute, "Divide every pair by M (plink2's meanimpute modifier)");
+  cmd->add_option("--maf", a->maf, "Drop variants with minor allele frequency below this")
+      ->check(real_in([](double v) { return v >= 0.0 && v <= 0.5; }, "a number from 0 to 0.5"));
+  cmd->add_option("--geno", a->geno, "Drop variants with a missing-call rate above this")
+      ->check(real_in([](double v) { return v >= 0.0 && v <= 1.0; }, "a number from 0 to 1"));
+  cmd->add_option("--memory", a->memory,
+                  "Memory budget, e.g. 2G (default 2G): tiles that do not fit run in bands, one pass each")
+      ->check(memory_size());
+  cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
+  add_common_options(cmd, state);
+  cmd->callback([a, &state] {
+    state.memory_budget = parse_memory_size(a->memory).value_or(0);
+    state.run = [a, &state] { return run_grm(*a, state); };
+  });
+}
+
+}  // namespace strata::cli
