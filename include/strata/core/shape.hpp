@@ -21,7 +21,9 @@ Result<int64_t> checked_add(int64_t a, int64_t b);
 /// \brief Product of all extents (1 for a 0-d shape), overflow-checked.
 Result<int64_t> shape_numel(const Shape& shape);
 /// \brief ceil(a / b) for a >= 0, b > 0.
-constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr int64_t ceil_div(int64_t a, int64_t b) {
+  return a > 0 ? a / b + (a % b != 0 ? 1 : 0) : (a + b - 1) / b;  // no overflow near INT64_MAX
+}
 /// \brief "[3, 4, 5]".
 std::string shape_to_string(const Shape& shape);
 /// \brief Parse "1000,1000" into a shape; every entry must be a positive integer.
