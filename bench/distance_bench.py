@@ -18,15 +18,16 @@ the peers only compute theirs in memory.
 """
 import argparse
 import os
-import re
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import median_run  # noqa: E402
 
 PEER = r'''
 import sys, time, numpy as np
+
 prefix, metric, out = sys.argv[1], sys.argv[2], sys.argv[3]
 n = sum(1 for _ in open(prefix + '.fam')); rb = (n + 3) // 4
 b = np.fromfile(prefix + '.bed', dtype=np.uint8)[3:].reshape(-1, rb)
@@ -53,28 +54,6 @@ if out.endswith('.zarr'):
 elif out:
     np.save(out, d)
 '''
-
-
-def timed(cmd, log):
-    full = ["/usr/bin/time", "-v"] + cmd if os.path.exists("/usr/bin/time") else cmd
-    t0 = time.monotonic()
-    with open(log, "w") as f:
-        p = subprocess.run(full, stdout=f, stderr=subprocess.STDOUT)
-    wall = time.monotonic() - t0
-    text = open(log).read()
-    if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{text[-2000:]}")
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-    return wall, int(m.group(1)) * 1024 if m else None
-
-
-def median_run(cmd, runs, log):
-    walls, rss = [], []
-    for _ in range(runs):
-        w, r = timed(cmd, log)
-        walls.append(w)
-        rss.append(r or 0)
-    return statistics.median(walls), max(rss)
 
 
 def main():

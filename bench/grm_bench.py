@@ -10,28 +10,19 @@ and prints wall seconds, peak RSS, the ratio and the largest difference of the v
 """
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+import functools
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_common  # noqa: E402
 
+timed = functools.partial(bench_common.timed, missing_rss=0)
 
-def timed(cmd, log):
-    full = ["/usr/bin/time", "-v"] + cmd
-    t0 = time.monotonic()
-    with open(log, "w") as f:
-        p = subprocess.run(full, stdout=f, stderr=subprocess.STDOUT)
-    wall = time.monotonic() - t0
-    text = open(log).read()
-    if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{text[-2000:]}")
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-    return wall, int(m.group(1)) * 1024 if m else 0
 
 
 def main():

@@ -13,34 +13,12 @@ plink2/strata, and the largest absolute difference between the two .king files.
 """
 import argparse
 import os
-import re
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import median_run, timed  # noqa: E402
 
-
-def timed(cmd, log):
-    full = ["/usr/bin/time", "-v"] + cmd if os.path.exists("/usr/bin/time") else cmd
-    t0 = time.monotonic()
-    with open(log, "w") as f:
-        p = subprocess.run(full, stdout=f, stderr=subprocess.STDOUT)
-    wall = time.monotonic() - t0
-    text = open(log).read()
-    if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{text[-2000:]}")
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-    return wall, int(m.group(1)) * 1024 if m else None
-
-
-def median_run(cmd, runs, log):
-    walls, rss = [], []
-    for _ in range(runs):
-        w, r = timed(cmd, log)
-        walls.append(w)
-        rss.append(r or 0)
-    return statistics.median(walls), max(rss)
 
 
 def max_abs_diff(a_path, b_path):

@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import timed  # noqa: E402
+
 
 RUNS = ["strata-randomized", "plink2-approx", "strata-exact", "strata-converged", "plink2-exact", "dask"]
 
@@ -39,20 +42,6 @@ def shared_runner(name):
     if not os.path.exists(path):
         sys.exit("pca_bench: the peer runner %s is missing (set STRATA_SHARED_DATA to shared/data)" % path)
     return path
-
-
-def timed(cmd, log):
-    """Run cmd under /usr/bin/time -v; return (wall seconds, peak RSS bytes)."""
-    full = ["/usr/bin/time", "-v"] + cmd if os.path.exists("/usr/bin/time") else cmd
-    t0 = time.monotonic()
-    with open(log, "w") as f:
-        p = subprocess.run(full, stdout=f, stderr=subprocess.STDOUT)
-    wall = time.monotonic() - t0
-    text = open(log).read()
-    if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{text[-2000:]}")
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-    return wall, int(m.group(1)) * 1024 if m else None
 
 
 def eigenvalues(path):
