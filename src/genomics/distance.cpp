@@ -270,14 +270,11 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
     s.files = out->final_paths();
     return s;
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, detail::open_pairwise_genotypes(input, "distances need"));
   DistanceSummary s;
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;
-  if (n < 2)
-    return Status::InvalidData(input, ": ", n, n == 1 ? " sample" : " samples",
-                               ": distances need at least two samples (there is no pair)");
   const SampleIds ids = SampleIds::of(view->samples(), n);
   ctx.report().add_phase("open", seconds_since(t));
 

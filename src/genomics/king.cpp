@@ -141,14 +141,11 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     STRATA_ASSIGN_OR_RETURN(in_path, out->add_file(prefix + ".king.cutoff.in.id"));
     STRATA_ASSIGN_OR_RETURN(out_path, out->add_file(prefix + ".king.cutoff.out.id"));
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, detail::open_pairwise_genotypes(input, "kinship needs"));
   KingSummary s;
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;
-  if (n < 2)
-    return Status::InvalidData(input, ": ", n, n == 1 ? " sample" : " samples",
-                               ": kinship needs at least two samples (there is no pair)");
   const SampleIds ids = SampleIds::of(view->samples(), n);
   ctx.report().add_phase("open", seconds_since(t));
 

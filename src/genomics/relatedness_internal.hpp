@@ -30,6 +30,17 @@ struct SampleIds {
   }
 };
 
+// The genotypes of `input` for a pairwise command (`what`: "kinship needs", "distances need"): InvalidData
+// naming the input when it has fewer than two samples (there is no pair).
+inline Result<io::GenotypeViewPtr> open_pairwise_genotypes(const std::string& input, const char* what) {
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  const int64_t n = view->num_samples();
+  if (n < 2)
+    return Status::InvalidData(input, ": ", n, n == 1 ? " sample" : " samples", ": ", what,
+                               " at least two samples (there is no pair)");
+  return view;
+}
+
 // A file written through a large buffer; errors name the path.
 class TextWriter {
  public:
