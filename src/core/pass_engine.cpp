@@ -134,23 +134,19 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
   // Start read(i) in the background; a process that cannot start a thread reads inline, and
   // so does a context with no spare hardware thread (see pipelined_reads).
   const bool overlap = read && pipelined_reads(ctx);
+  auto ready = [](Status st) {
+    std::promise<Status> done;
+    done.set_value(std::move(st));
+    return done.get_future();
+  };
   auto start_read = [&](int64_t i) -> std::future<Status> {
-    if (!read) {  // nothing to read (resident data): no thread
-      std::promise<Status> done;
-      done.set_value(Status::OK());
-      return done.get_future();
-    }
-    if (!overlap) {
-      std::promise<Status> done;
-      done.set_value(guarded(read, i, static_cast<int>(i % 2)));
-      return done.get_future();
-    }
+    if (!read) return ready(Status::OK());  // nothing to read (resident data): no thread
+    const int slot = static_cast<int>(i % 2);
+    if (!overlap) return ready(guarded(read, i, slot));
     try {
-      return std::async(std::launch::async, [&guarded, &read, i] { return guarded(read, i, static_cast<int>(i % 2)); });
+      return std::async(std::launch::async, [&guarded, &read, i, slot] { return guarded(read, i, slot); });
     } catch (const std::system_error&) {
-      std::promise<Status> done;
-      done.set_value(guarded(read, i, static_cast<int>(i % 2)));
-      return done.get_future();
+      return ready(guarded(read, i, slot));
     }
   };
   std::future<Status> next = start_read(0);
