@@ -13,6 +13,7 @@
 
 #include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/output.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/io/store.hpp"
@@ -252,27 +253,34 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
   // run must not survive beside the new outputs).
   const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
-  STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
-  STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
-  std::vector<std::string> variant_ids;
-  STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r, &variant_ids));
-  STRATA_RETURN_NOT_OK(write_zarr(zarr, input, options, s, view->samples(), variant_ids));
-  if (plot) {
-    PcaPlotData pd;
-    pd.num_samples = r.eigenvectors.rows;
-    pd.num_components = std::min<int64_t>(r.eigenvectors.cols, 4);
-    pd.scores.resize(static_cast<size_t>(pd.num_samples * pd.num_components));
-    for (int64_t i = 0; i < pd.num_samples; ++i)
-      for (int64_t j = 0; j < pd.num_components; ++j)
-        pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
-    pd.labels = std::move(labels);
-    pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
-    pd.title = "PCA of " + fs::path(input).filename().string();
-    STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
-    STRATA_RETURN_NOT_OK(write_text(svg, text));
-  } else if (options.write_plot) {
-    STRATA_RETURN_NOT_OK(write_text(svg, one_component_svg()));
-  }
+  // Two independent halves on the workers: the variant table and the Zarr store (which takes
+  // its variant IDs), and the sample-sized files.
+  auto variant_side = [&]() -> Status {
+    std::vector<std::string> variant_ids;
+    STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r, &variant_ids));
+    return write_zarr(zarr, input, options, s, view->samples(), variant_ids);
+  };
+  auto sample_side = [&]() -> Status {
+    STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
+    STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
+    if (plot) {
+      PcaPlotData pd;
+      pd.num_samples = r.eigenvectors.rows;
+      pd.num_components = std::min<int64_t>(r.eigenvectors.cols, 4);
+      pd.scores.resize(static_cast<size_t>(pd.num_samples * pd.num_components));
+      for (int64_t i = 0; i < pd.num_samples; ++i)
+        for (int64_t j = 0; j < pd.num_components; ++j)
+          pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
+      pd.labels = std::move(labels);
+      pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
+      pd.title = "PCA of " + fs::path(input).filename().string();
+      STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
+      return write_text(svg, text);
+    }
+    if (options.write_plot) return write_text(svg, one_component_svg());
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(2, [&](int64_t half) { return half == 0 ? variant_side() : sample_side(); }));
   STRATA_RETURN_NOT_OK(out->commit());
   s.files = out->final_paths();
   ctx.report().add_phase("write", seconds_since(t));

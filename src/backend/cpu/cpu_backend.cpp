@@ -28,6 +28,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
+  k.skinny = skinny_gemm_avx512();
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;
