@@ -10,6 +10,8 @@
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/pass_engine.hpp"
+#include "strata/core/shape.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/linalg/dense.hpp"
 
 namespace strata::genomics {
@@ -193,16 +195,29 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   const backend::Backend& be = backend::of(ctx);
   Panels p;
   static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  const bool pipelined = pipelined_reads(ctx);
   auto read = [&](int64_t b, int slot) -> Status {
     const int64_t v0 = b * kGrmBlockVariants;
     const int64_t rows = std::min(kGrmBlockVariants, m - v0);
     auto& codes = p.codes[slot];
     codes.resize(static_cast<size_t>(rows * stride));
-    STRATA_RETURN_NOT_OK(sub->read_codes(v0, rows, 0, n, codes.data(), stride));
     p.values[slot].resize(static_cast<size_t>(rows * n));
     p.rows[slot] = rows;
-    STRATA_RETURN_NOT_OK(be.decode({codes.data(), rows, n, stride}, luts.data() + 4 * v0,
-                                   backend::row_major(p.values[slot].data(), rows, n)));
+    // Read and decode a run of rows; with no reader thread the workers share the block's runs
+    // (the panel is the same bits either way: each row decodes on its own).
+    auto read_rows = [&](int64_t r0, int64_t count) -> Status {
+      uint8_t* c = codes.data() + r0 * stride;
+      STRATA_RETURN_NOT_OK(sub->read_codes(v0 + r0, count, 0, n, c, stride));
+      return be.decode({c, count, n, stride}, luts.data() + 4 * (v0 + r0),
+                       backend::row_major(p.values[slot].data() + r0 * n, count, n));
+    };
+    if (pipelined) {
+      STRATA_RETURN_NOT_OK(read_rows(0, rows));
+    } else {
+      STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+        return read_rows(t * kFloat32Run, std::min(kFloat32Run, rows - t * kFloat32Run));
+      }));
+    }
     if (!pairwise) return Status::OK();
     // Only rows with missing calls add to the both-missing counts: gather them.
     auto& mc = p.mcodes[slot];
