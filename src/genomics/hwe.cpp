@@ -12,9 +12,11 @@ double hwe_exact_p(int64_t het, int64_t hom1, int64_t hom2) {
   const __int128 n2 = 2 * static_cast<__int128>(het + hom1 + hom2);  // alleles
   if (n2 == 0) return 1.0;
   const __int128 rare = 2 * static_cast<__int128>(std::min(hom1, hom2)) + het;
-  // Probabilities relative to the observed count, which starts tiny so that the far larger
-  // ones near the mode stay finite; only their ratio matters.
-  constexpr double kObserved = 1.0339757656912846e-25;  // 2^-83
+  // Probabilities relative to the observed count's, which starts tiny so that the far larger
+  // ones near the mode stay finite; only their ratio matters. A count counts as at most as
+  // likely as the observed one up to a relative 2^-44 (rounding of the recurrence: true ties).
+  constexpr double kLimit = 1.0339757656912846e-25;  // 2^-83
+  constexpr double kObserved = kLimit * (1.0 - 0x1p-44);
   double tail = kObserved, center = 0.0;
   // Stepping down two hets: P(h-2) = P(h)·h(h-1) / (4(r+1)(c+1)); up: P(h+2) = P(h)·4rc / ((h+2)(h+1)),
   // with r, c the rare and common homozygote counts at h.
@@ -26,7 +28,7 @@ double hwe_exact_p(int64_t het, int64_t hom1, int64_t hom2) {
       c += 1;
       p *= (h * (h - 1)) / (4 * r * c);
       h -= 2;
-      if (!below && p < kObserved) below = true;
+      if (!below && p < kLimit) below = true;
       if (below) {
         const double before = tail;
         tail += p;
@@ -46,7 +48,7 @@ double hwe_exact_p(int64_t het, int64_t hom1, int64_t hom2) {
       p *= (4 * r * c) / (h * (h - 1));
       r -= 1;
       c -= 1;
-      if (!below && p < kObserved) below = true;
+      if (!below && p < kLimit) below = true;
       if (below) {
         const double before = tail;
         tail += p;

@@ -287,7 +287,11 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
     }
     if (o.maf) {
       // No observed founder call: no frequency, kept (plink2 compares NaN, which is never below).
-      rep.removed_maf = apply([&](const VariantCounts&, const VariantCounts& f) { return !(f.maf() < *o.maf); });
+      // From the minor allele count, one rounding: 4 of 20 alleles is exactly 0.2 (1 - 0.8 is not).
+      rep.removed_maf = apply([&](const VariantCounts&, const VariantCounts& f) {
+        const int64_t total = f.allele_count(), alt = f.alt_alleles();
+        return total == 0 || !(double(std::min(alt, total - alt)) / double(total) < *o.maf);
+      });
       msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
                             " removed due to allele frequency threshold(s)."));
     }
