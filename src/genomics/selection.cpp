@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
