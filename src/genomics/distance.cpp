@@ -252,6 +252,7 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
   OutputRules rules;
   rules.overwrite = options.overwrite;
   rules.inputs = input_paths(input);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   const bool zarr = options.format == DistanceFormat::Zarr;
   const std::string first = zarr ? prefix + ".dist.zarr" : prefix + ".dist";
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
@@ -264,14 +265,18 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
   }
   STRATA_ASSIGN_OR_RETURN(std::optional<io::ZarrArray> matrix, open_row_matrix(input));
   if (matrix) {
+    if (options.selection.any())
+      return Status::Invalid(input, ": sample and variant selection (--keep, --maf, ...) applies to genotype inputs, "
+                             "not to a numeric array");
     ctx.report().add_phase("open", seconds_since(t));
     STRATA_ASSIGN_OR_RETURN(DistanceSummary s, write_row_distances(ctx, *matrix, input, dist_path, id_path, options));
     STRATA_RETURN_NOT_OK(out->commit());
     s.files = out->final_paths();
     return s;
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, detail::open_pairwise_genotypes(input, "distances need"));
   DistanceSummary s;
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view,
+                          detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", &s.selection));
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;

@@ -127,6 +127,7 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   auto t = clock_type::now();
   OutputRules rules;
   rules.inputs = input_paths(input);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
   std::string king_path, id_path, kin0_path, in_path, out_path;
@@ -141,8 +142,9 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     STRATA_ASSIGN_OR_RETURN(in_path, out->add_file(prefix + ".king.cutoff.in.id"));
     STRATA_ASSIGN_OR_RETURN(out_path, out->add_file(prefix + ".king.cutoff.out.id"));
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, detail::open_pairwise_genotypes(input, "kinship needs"));
   KingSummary s;
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view,
+                          detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", &s.selection));
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;

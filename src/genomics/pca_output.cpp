@@ -163,7 +163,11 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
   io64.dtype = DType(ScalarType::Int64);
   io64.dimension_names = {"variants"};
   STRATA_ASSIGN_OR_RETURN(auto vi, io::ZarrArray::create(store, "variant_index", io64));
-  STRATA_RETURN_NOT_OK(vi.write_region({0}, {m}, r.variants_used.data()));
+  // Indices into the input, through the selection.
+  std::vector<int64_t> index = r.variants_used;
+  if (!s.selected_variants.empty())
+    for (int64_t& v : index) v = s.selected_variants[static_cast<size_t>(v)];
+  STRATA_RETURN_NOT_OK(vi.write_region({0}, {m}, index.data()));
   STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", sample_ids(samples, n), "samples"));
   STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "variant_id", variant_ids, "variants"));
   const nlohmann::json attrs = {
@@ -227,6 +231,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   rules.overwrite = options.overwrite;
   rules.inputs = input_paths(input);
   if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(prefix + ".eigenvec", std::move(rules)));
   STRATA_ASSIGN_OR_RETURN(const std::string vec, out->add_file(prefix + ".eigenvec"));
   STRATA_ASSIGN_OR_RETURN(const std::string val, out->add_file(prefix + ".eigenval"));
@@ -236,7 +241,10 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   if (options.write_plot) {
     STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
+  const io::GenotypeViewPtr view = sel.view;
+  s.selection = std::move(sel.report);
+  if (options.selection.any()) s.selected_variants = std::move(sel.variants);
   s.num_samples = view->num_samples();
   s.num_variants_input = view->num_variants();
   // Labels first: a bad --pop-file should fail before the expensive passes.

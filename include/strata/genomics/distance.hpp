@@ -45,6 +45,7 @@
 
 #include "strata/core/context.hpp"
 #include "strata/genomics/pair_counts.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
@@ -95,10 +96,12 @@ struct DistanceOptions {
   bool overwrite = false;  ///< replace an existing `P.dist.zarr`
   PairPassOptions pass;
   int64_t row_band = 0;    ///< numeric array input: rows per band (row_distance.hpp; tests)
+  SelectionOptions selection;  ///< genotype input: samples and variants to use (plink2's --keep, --maf, …)
 };
 
 struct DistanceSummary {
   int64_t num_samples = 0, num_variants = 0;
+  SelectionReport selection;  ///< what the selection removed
   std::vector<std::string> files;
 };
 

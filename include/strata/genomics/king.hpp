@@ -27,6 +27,7 @@
 
 #include "strata/core/context.hpp"
 #include "strata/genomics/pair_counts.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
@@ -39,6 +40,7 @@ struct KingOptions {
   std::optional<double> filter;   ///< table rows with kinship ≥ this only (implies `table`)
   std::optional<double> cutoff;   ///< write the `--king-cutoff` ID lists for this threshold
   PairPassOptions pass;           ///< tile size (tests)
+  SelectionOptions selection;     ///< samples and variants to use (plink2's --keep, --maf, …)
 };
 
 /// \brief What run_king_to_files() did.
@@ -46,6 +48,7 @@ struct KingSummary {
   int64_t num_samples = 0, num_variants = 0;
   int64_t pairs_written = 0;       ///< table rows or triangle values
   int64_t cutoff_removed = 0;      ///< samples in `P.king.cutoff.out.id`
+  SelectionReport selection;       ///< what the selection removed
   std::vector<std::string> files;  ///< outputs written
 };
 
