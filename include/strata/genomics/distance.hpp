@@ -95,10 +95,18 @@ struct DistanceOptions {
   bool overwrite = false;  ///< replace an existing `P.dist.zarr`
   PairPassOptions pass;
   int64_t row_band = 0;    ///< numeric array input: rows per band (row_distance.hpp; tests)
+  /// Bytes of pending text rows kept in memory before the rest goes to a spill file in the
+  /// staging directory; 0 = a quarter of the budget.
+  int64_t spool_bytes = 0;
+  /// Square genotype output: stream full rows even when the N × N matrix fits (tests).
+  bool stream_square = false;
 };
 
 struct DistanceSummary {
   int64_t num_samples = 0, num_variants = 0;
+  std::string layout;         ///< genotype input: "streamed", or "held" (square matrix in memory)
+  int64_t spilled_bytes = 0;  ///< pending text rows that went through the spill file
+  int64_t sample_bands = 1;   ///< bands of the pair pass (pair_counts.hpp; 1 = planes resident)
   std::vector<std::string> files;
 };
 

@@ -38,7 +38,10 @@ struct KingOptions {
   bool table = false;             ///< write `P.kin0` instead of `P.king` + `P.king.id`
   std::optional<double> filter;   ///< table rows with kinship ≥ this only (implies `table`)
   std::optional<double> cutoff;   ///< write the `--king-cutoff` ID lists for this threshold
-  PairPassOptions pass;           ///< tile size (tests)
+  PairPassOptions pass;           ///< tile size, band (tests)
+  /// Bytes of pending output rows kept in memory before the rest goes to a spill file in the
+  /// staging directory (several sample bands); 0 = a quarter of the budget.
+  int64_t spool_bytes = 0;
 };
 
 /// \brief What run_king_to_files() did.
@@ -46,6 +49,8 @@ struct KingSummary {
   int64_t num_samples = 0, num_variants = 0;
   int64_t pairs_written = 0;       ///< table rows or triangle values
   int64_t cutoff_removed = 0;      ///< samples in `P.king.cutoff.out.id`
+  int64_t spilled_bytes = 0;       ///< pending rows that went through the spill file
+  int64_t sample_bands = 1;        ///< bands of the pair pass (pair_counts.hpp; 1 = planes resident)
   std::vector<std::string> files;  ///< outputs written
 };
 
