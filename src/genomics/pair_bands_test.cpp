@@ -76,16 +76,17 @@ class PairBands : public ::testing::Test {
   int runs_ = 0;
 };
 
-// (band, tile, threads, spool bytes): one band (the reference) then several, with tiny spools
-// so pending rows go through the spill file.
+// (band, tile, threads, spool bytes, budget): one band (the reference) then several, with tiny
+// spools so pending rows go through the spill file; the last takes its bands (and spool) from
+// a 25 KB budget, as the CLI's --memory does.
 struct Setting {
   int64_t band, tile;
   int threads;
-  int64_t spool;
+  int64_t spool, budget;
 };
-const Setting kSettings[] = {{0, 0, 2, 0},     {0, 8, 1, 0},      {16, 8, 1, 0},
-                             {16, 8, 2, 1},    {24, 8, 3, 300},   {0, 16, 2, 0},
-                             {40, 16, 2, 2000}};
+const Setting kSettings[] = {{0, 0, 2, 0, 0},     {0, 8, 1, 0, 0},      {16, 8, 1, 0, 0}, {16, 8, 2, 1, 0},
+                             {24, 8, 3, 300, 0},  {0, 16, 2, 0, 0},     {40, 16, 2, 2000, 0},
+                             {0, 8, 2, 0, 25000}};
 
 TEST(PairCountsBands, SameTablesAndRowsCompleteInOrder) {
   const int64_t n = 61, m = 333;
@@ -167,8 +168,9 @@ TEST_F(PairBands, KingOutputsSameBytesForAnyBand) {
       o.pass.tile = s.tile;
       o.spool_bytes = s.spool;
       const std::string prefix = out(std::string(mode.name) + std::to_string(s.band) + "_" + std::to_string(s.tile));
-      auto r = run_king_to_files(make_test_context(s.threads), input_, prefix, o);
+      auto r = run_king_to_files(make_test_context(s.threads, s.budget), input_, prefix, o);
       ASSERT_TRUE(r.ok()) << r.status().to_string();
+      EXPECT_EQ(r->sample_bands > 1, s.band > 0 || s.budget > 0) << mode.name;
       if (s.spool > 0 && mode.name != std::string("cut") && mode.name != std::string("flt"))
         EXPECT_GT(r->spilled_bytes, 0) << mode.name;
       for (const std::string& ext : mode.files) {
@@ -200,10 +202,11 @@ TEST_F(PairBands, DistanceOutputsSameBytesForAnyBand) {
           o.stream_square = stream;
           const std::string prefix = out(std::string(metric) + std::to_string(static_cast<int>(format)) + "_" +
                                          std::to_string(s.band) + "_" + std::to_string(s.tile) + (stream ? "s" : ""));
-          auto r = run_distance_to_files(make_test_context(s.threads), input_, prefix, o);
+          auto r = run_distance_to_files(make_test_context(s.threads, s.budget), input_, prefix, o);
           ASSERT_TRUE(r.ok()) << r.status().to_string();
           const bool zarr = format == DistanceFormat::Zarr;
-          EXPECT_EQ(r->layout, format == DistanceFormat::Square && !stream ? "held" : "streamed");
+          EXPECT_EQ(r->layout, format == DistanceFormat::Square && !stream && s.budget == 0 ? "held" : "streamed");
+          EXPECT_EQ(r->sample_bands > 1, s.band > 0 || s.budget > 0);
           const auto got = files_of(prefix + (zarr ? ".dist.zarr" : ".dist"));
           auto& ref = refs[zarr ? s.tile : 0];
           if (ref.empty()) {

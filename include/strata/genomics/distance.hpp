@@ -33,7 +33,16 @@
 ///   the diagonal too, as plink 1.9's `.mibs`;
 /// - zarr: `P.dist.zarr` instead, a Zarr v2 group with `distance` (N × N float64, chunked by
 ///   tiles of samples) and `sample_id`.
-/// Triangle output streams tile rows as they finish; square and zarr hold the N × N matrix.
+/// Genotype input, memory bounded by the budget for any N (the pair pass goes in sample bands
+/// when the bit planes do not fit, pair_counts.hpp): triangle text streams rows as tile rows
+/// finish; zarr writes each tile as its chunk and the chunk's mirror as the tile finishes
+/// (chunks are tiles); square holds the N × N matrix (half the kernel work: the lower
+/// triangle, mirrored) only when it fits half the budget, and otherwise streams whole rows from
+/// a pass over full tile rows (both triangles computed: twice the kernel work, no N² memory).
+/// Rows waiting for their tile row go through a spool (a quarter of the budget in memory, the
+/// rest in a spill file in the staging directory). Every output is the same bytes either way
+/// and for any band, tile size and thread count (the Zarr chunking follows the tile size).
+/// A numeric array's square and zarr outputs still hold the matrix.
 ///
 /// A 2-D numeric Zarr array as input (rows = observations, NaN = missing): see
 /// strata/genomics/row_distance.hpp.

@@ -19,6 +19,12 @@
 /// `filter` keeps the table rows with φ ≥ MIN (`--king-table-filter`); rows are streamed as
 /// tiles finish, so memory does not grow with N². With `cutoff` alone only the two ID lists
 /// are written (as `plink2 --king-cutoff`).
+///
+/// Memory is bounded by the budget for any N: the pair pass goes in sample bands when the bit
+/// planes do not fit (pair_counts.hpp), and the formatted rows waiting for their tile row (a
+/// whole band of rows, with bands) stay in memory up to `spool_bytes` (a quarter of the budget)
+/// and go to a spill file in the output's staging directory beyond it. Every file is the same
+/// bytes for any band, tile size, thread count and spool size.
 
 #include <cstdint>
 #include <optional>
