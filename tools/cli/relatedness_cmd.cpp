@@ -12,8 +12,9 @@ namespace strata::cli {
 namespace {
 
 constexpr const char* kMemoryHelp =
-    "Memory budget, e.g. 2G (default: half the physical memory): the bit planes of every genotype (3 bits each) "
-    "must fit";
+    "Memory budget, e.g. 2G (default: half the physical memory). When the bit planes of every genotype (3 bits "
+    "each) do not fit, samples go in bands and the input is read once per band pair; pending output rows beyond "
+    "a quarter of the budget wait in a spill file beside the outputs";
 
 void register_king(CLI::App& app, CliState& state) {
   struct Args {
@@ -59,6 +60,8 @@ void register_king(CLI::App& app, CliState& state) {
       state.report["samples"] = s.num_samples;
       state.report["variants"] = s.num_variants;
       state.report["pairs_written"] = s.pairs_written;
+      state.report["sample_bands"] = s.sample_bands;
+      state.report["spilled_bytes"] = s.spilled_bytes;
       if (a->cutoff) {
         state.report["cutoff_removed"] = s.cutoff_removed;
         log_info("--cutoff: ", s.cutoff_removed, " samples removed, ", s.num_samples - s.cutoff_removed, " kept");
@@ -126,6 +129,11 @@ void register_distance(CLI::App& app, CliState& state) {
       state.report["samples"] = s.num_samples;
       state.report["variants"] = s.num_variants;
       state.report["metric"] = genomics::distance_metric_name(o.metric);
+      if (!s.layout.empty()) {
+        state.report["matrix"] = s.layout;
+        state.report["sample_bands"] = s.sample_bands;
+        state.report["spilled_bytes"] = s.spilled_bytes;
+      }
       return Status::OK();
     };
   });
