@@ -4,7 +4,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstring>
 #include <functional>
 #include <map>
 
@@ -27,16 +26,16 @@ Array checked(Array a) {
 
 DType parse_dtype(const std::string& s) { return take(DType::parse(s)); }
 
+// The numpy (or buffer / DLPack) memory itself, not a copy: the HostArray keeps a reference to
+// the Python array (released with the GIL, by nanobind) as long as any lazy array reads it.
 Array from_buffer(const Buffer& a, const std::string& dtype, const Shape& chunks) {
   Shape shape;
   for (size_t i = 0; i < a.ndim(); ++i) shape.push_back(static_cast<int64_t>(a.shape(i)));
-  HostArray h = take(HostArray::allocate(shape, parse_dtype(dtype)));
-  if (h.nbytes() != static_cast<int64_t>(a.nbytes()))
-    throw StatusError(Status::Invalid("array of ", a.nbytes(), " bytes does not match dtype ", dtype));
-  if (h.nbytes() > 0) {
-    nb::gil_scoped_release release;
-    std::memcpy(h.raw(), a.data(), static_cast<size_t>(h.nbytes()));
-  }
+  const DType t = parse_dtype(dtype);
+  if (static_cast<int64_t>(a.itemsize()) != t.itemsize())
+    throw StatusError(Status::Invalid("array of ", a.itemsize(), "-byte items does not match dtype ", dtype));
+  auto owner = std::shared_ptr<void>(new Buffer(a), [](void* p) { delete static_cast<Buffer*>(p); });
+  HostArray h = take(HostArray::wrap(const_cast<void*>(a.data()), std::move(shape), t, std::move(owner)));
   return checked(Array::from_host(std::move(h), chunks));
 }
 
@@ -81,7 +80,7 @@ Array reduce(const std::string& op, const Array& a, const std::vector<int64_t>& 
 }
 
 nb::object compute_array(const PyContext& pc, const Array& a) {
-  HostArray h = released([&] { return compute(pc.ctx(), a); });
+  HostArray h = released(pc, [&] { return compute(pc.ctx(), a); });
   std::vector<size_t> shape;
   for (int64_t e : h.shape()) shape.push_back(static_cast<size_t>(e));
   void* data = h.raw();
@@ -138,6 +137,17 @@ void bind_arrays(nb::module_& m) {
   m.def("rechunk", [](const Array& a, const Shape& chunks) { return checked(rechunk(a, chunks)); });
   m.def("reduce", &reduce, nb::arg("op"), nb::arg("a"), nb::arg("axes"), nb::arg("keepdims"), nb::arg("ddof") = 0);
   m.def("compute", &compute_array);
+  m.def("write_zarr", [](const PyContext& pc, const Array& a, const std::string& path, const Shape& chunks, int format,
+                         const std::string& codec, const std::vector<std::string>& dims, bool overwrite) {
+    ZarrWriteOptions o;
+    if (format != 2 && format != 3) throw StatusError(Status::Invalid("zarr_format must be 2 or 3, got ", format));
+    o.format = format == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
+    o.chunks = chunks;
+    o.codec = codec;
+    o.dimension_names = dims;
+    o.overwrite = overwrite;
+    released(pc, [&] { return write_zarr(pc.ctx(), a, path, o); });
+  });
 }
 
 }  // namespace strata::python

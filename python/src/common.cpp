@@ -8,16 +8,26 @@ namespace strata::python {
 // Forwards progress to a Python callable. The library calls one sink method at a time per
 // Context, from any worker thread; updates are thrown away unless `interval` passed since the
 // last one forwarded, so a fast pass does not spend its time in the interpreter. An exception
-// raised by the callback (a closed notebook, KeyboardInterrupt) cancels the computation.
+// raised by the callback (a closed notebook, KeyboardInterrupt) cancels the computation and is
+// kept: the binding raises it from the call once the library returns (raise_progress_error).
+// Later events of that call are not forwarded.
 class CallbackProgress final : public ProgressSink {
  public:
   CallbackProgress(nb::object callback, double interval) : callback_(std::move(callback)), interval_(interval) {}
   ~CallbackProgress() override {
     nb::gil_scoped_acquire gil;
     callback_.reset();
+    error_.reset();
   }
   void set_context(const Context& ctx) { ctx_ = ctx; }
   void detach() { ctx_.reset(); }
+  /// The callback's exception of the last call, if it raised (cleared); GIL held.
+  std::optional<nb::python_error> take_error() {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::optional<nb::python_error> e = std::move(error_);
+    error_.reset();
+    return e;
+  }
 
   void begin(std::string_view label, int64_t total, std::string_view unit) override {
     last_ = Clock::now();
@@ -35,10 +45,17 @@ class CallbackProgress final : public ProgressSink {
   using Clock = std::chrono::steady_clock;
   void call(const char* event, int64_t done, int64_t total, std::string_view label, std::string_view unit) {
     nb::gil_scoped_acquire gil;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (error_) return;
+    }
     try {
       callback_(event, done, total, nb::str(label.data(), label.size()), nb::str(unit.data(), unit.size()));
     } catch (nb::python_error& e) {
-      e.discard_as_unraisable("strata progress callback");
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        error_.emplace(std::move(e));
+      }
       if (ctx_) ctx_->cancel();
     }
   }
@@ -46,7 +63,17 @@ class CallbackProgress final : public ProgressSink {
   double interval_;
   Clock::time_point last_ = Clock::now();
   std::optional<Context> ctx_;
+  std::mutex mu_;
+  std::optional<nb::python_error> error_;
 };
+
+void raise_progress_error(const PyContext& pc) {
+  if (!pc.sink()) return;
+  if (std::optional<nb::python_error> e = pc.sink()->take_error()) {
+    pc.ctx().reset_cancel();
+    throw std::move(*e);
+  }
+}
 
 PyContext::~PyContext() {
   if (sink_) sink_->detach();

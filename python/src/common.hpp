@@ -16,6 +16,7 @@
 
 #include "strata/core/context.hpp"
 #include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
 
 namespace strata::python {
 
@@ -64,6 +65,34 @@ auto released(F&& fn) {
 }
 
 class CallbackProgress;
+class PyContext;
+
+/// The exception a progress callback raised during the last call on `pc` (which it cancelled),
+/// raised again here — same object, type, message and traceback — instead of "Cancelled".
+void raise_progress_error(const PyContext& pc);
+
+/// released() for a call running on `pc`: a progress callback's exception wins over the status.
+template <class F>
+auto released(const PyContext& pc, F&& fn) {
+  using R = decltype(fn());
+  if constexpr (std::is_same_v<R, Status>) {
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = fn();
+    }
+    raise_progress_error(pc);
+    check(s);
+  } else {
+    std::optional<R> r;
+    {
+      nb::gil_scoped_release release;
+      r.emplace(fn());
+    }
+    raise_progress_error(pc);
+    return take(std::move(*r));
+  }
+}
 
 /// The Python-side Context: resources of one call (or of the calls a user makes with it).
 /// Not copyable: it breaks the Context ↔ progress sink cycle when destroyed.
@@ -74,6 +103,7 @@ class PyContext {
   PyContext(const PyContext&) = delete;
   PyContext& operator=(const PyContext&) = delete;
   const Context& ctx() const { return ctx_; }
+  CallbackProgress* sink() const { return sink_.get(); }
 
  private:
   Context ctx_;
@@ -100,7 +130,14 @@ nb::ndarray<nb::numpy, T> owned_array(Holder&& holder, T* data, std::vector<size
 nb::ndarray<nb::numpy, double> column_major_array(std::vector<double>&& data, int64_t rows, int64_t cols);
 nb::ndarray<nb::numpy, double> vector_array(std::vector<double>&& data);
 
+/// strata.Genotypes' compiled half (python/strata/_genotypes.py): a genotype view.
+struct Genotypes {
+  io::GenotypeViewPtr view;
+};
+
 void bind_genotypes(nb::module_& m);
+void bind_distributed(nb::module_& m);
+void bind_relatedness(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_arrays(nb::module_& m);
 

@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.hpp"
+#include "pca_common.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_dosage.hpp"
@@ -12,10 +13,6 @@ namespace strata::python {
 namespace {
 
 using ROArray = nb::ndarray<nb::ro, nb::device::cpu>;
-
-struct Genotypes {
-  io::GenotypeViewPtr view;
-};
 
 io::DosageType dosage_type(const ROArray& a) {
   const nb::dlpack::dtype t = a.dtype();
@@ -108,6 +105,15 @@ nb::list variant_ids(const Genotypes& g, int64_t start, int64_t count) {
 nb::dict run_pca(const PyContext& pc, const Genotypes& g, int64_t k, const std::string& method,
                  const std::string& scale, double tolerance, int iterations, int64_t block,
                  const std::string& precision, uint64_t seed, double maf, double geno, bool loadings) {
+  const genomics::PcaParams p = pca_params(k, method, scale, tolerance, iterations, block, precision, seed, maf, geno, loadings);
+  return pca_dict(released(pc, [&] { return genomics::pca(pc.ctx(), g.view, p); }));
+}
+
+}  // namespace
+
+genomics::PcaParams pca_params(int64_t k, const std::string& method, const std::string& scale, double tolerance,
+                               int iterations, int64_t block, const std::string& precision, uint64_t seed, double maf,
+                               double geno, bool loadings) {
   if (k < 1) throw StatusError(Status::Invalid("k must be at least 1, got ", k));
   genomics::PcaParams p;
   p.k = k;
@@ -122,8 +128,10 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, int64_t k, const std::
   p.filter.max_missing = geno;
   check(genomics::validate_variant_filter(p.filter));
   p.compute_loadings = loadings;
-  genomics::PcaResult r = released([&] { return genomics::pca(pc.ctx(), g.view, p); });
+  return p;
+}
 
+nb::dict pca_dict(genomics::PcaResult r) {
   nb::dict d;
   const int64_t kk = static_cast<int64_t>(r.eigenvalues.size());
   d["eigenvalues"] = vector_array(std::move(r.eigenvalues));
@@ -143,13 +151,12 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, int64_t k, const std::
   d["max_error_estimate"] = r.max_error_estimate;
   d["stop"] = r.stop;
   d["method"] = r.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
+  d["route"] = r.route;
   d["passes"] = r.passes;
   d["resident"] = r.resident;
   d["arithmetic"] = r.arithmetic;
   return d;
 }
-
-}  // namespace
 
 void bind_genotypes(nb::module_& m) {
   nb::class_<Genotypes>(m, "GenotypeView")

@@ -24,7 +24,7 @@ nb::tuple svd_of(const PyContext& pc, const linalg::RowBlockSourcePtr& src, int6
   p.tolerance = tolerance;
   p.seed = seed;
   p.compute_u = compute_u;
-  linalg::SvdResult r = released([&] { return linalg::svd(pc.ctx(), src, p); });
+  linalg::SvdResult r = released(pc, [&] { return linalg::svd(pc.ctx(), src, p); });
   nb::object u = nb::none();
   if (!r.u.empty()) u = nb::cast(column_major_array(std::move(r.u.data), r.u.rows, r.u.cols));
   const int64_t vr = r.v.rows, vc = r.v.cols;
@@ -43,13 +43,13 @@ nb::tuple qr_of(const PyContext& pc, const Matrix& a) {
       std::memcpy(q.data() + row0 * cols, block, sizeof(double) * static_cast<size_t>(nrows * k));
       return Status::OK();
     };
-    linalg::DenseMatrix r = released([&] { return linalg::tsqr(pc.ctx(), *src, sink); });
+    linalg::DenseMatrix r = released(pc, [&] { return linalg::tsqr(pc.ctx(), *src, sink); });
     double* qp = q.data();
     auto qa = owned_array<double>(std::move(q), qp, {static_cast<size_t>(rows), static_cast<size_t>(cols)});
     return nb::make_tuple(qa, column_major_array(std::move(r.data), r.rows, r.cols));
   }
   linalg::DenseMatrix dense = linalg::DenseMatrix::from_row_major(a.data(), rows, cols);
-  linalg::QrResult f = released([&] { return linalg::qr(pc.ctx(), dense); });
+  linalg::QrResult f = released(pc, [&] { return linalg::qr(pc.ctx(), dense); });
   const int64_t qr_rows = f.q.rows, qc = f.q.cols, rr = f.r.rows, rc = f.r.cols;
   return nb::make_tuple(column_major_array(std::move(f.q.data), qr_rows, qc),
                         column_major_array(std::move(f.r.data), rr, rc));

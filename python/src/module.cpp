@@ -55,4 +55,6 @@ NB_MODULE(_core, m) {
   bind_genotypes(m);
   bind_linalg(m);
   bind_arrays(m);
+  bind_relatedness(m);
+  bind_distributed(m);
 }

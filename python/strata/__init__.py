@@ -4,6 +4,8 @@
     g = strata.open_genotypes("cohort.bed")          # (variants, samples) int8 duck array
     r = strata.pca(g, k=10)                          # or a path, numpy/Dask dosages, sgkit Dataset
     u, s, vt = strata.svd(x, k=20)
+    k = strata.king(g); d = strata.pairwise_distance(g, "ibs")   # (samples, samples) numpy
+    strata.asarray(numpy_array)                      # wraps the numpy memory, no copy
     x = strata.random.normal(10, 1, shape=(40000, 40000), chunks=(10000, 10000), seed=0)
     ((x + 1)[::2, ::2]).sum().compute()
 
@@ -17,8 +19,9 @@ from ._context import Context
 from ._genotypes import Genotypes, from_dosages, open_genotypes
 from ._linalg import qr, svd
 from ._pca import PcaResult, pca, pca_dataset
+from ._relatedness import grm, king, pairwise_distance
 
 __version__ = _core.__version__
 
-__all__ = ["Array", "Context", "Genotypes", "PcaResult", "asarray", "from_dosages", "open_genotypes", "open_zarr",
-           "pca", "pca_dataset", "qr", "random", "svd", "__version__"]
+__all__ = ["Array", "Context", "Genotypes", "PcaResult", "asarray", "from_dosages", "grm", "king", "open_genotypes",
+           "open_zarr", "pairwise_distance", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

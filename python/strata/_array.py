@@ -209,8 +209,20 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
         return da.from_array(self, chunks=self.chunksize, asarray=False, name=f"strata-{id(self):x}")
 
-    def to_zarr(self, path):
-        raise NotImplementedError("strata.Array.to_zarr is not bound yet; use strata's CLI or C++ API")
+    def to_zarr(self, path, chunks=None, *, zarr_format: int = 2, compressor: str = "blosc:zstd:5:shuffle",
+                dimension_names=None, overwrite: bool = False, threads=None, memory=None, progress=False,
+                context=None) -> None:
+        """Compute the array into a new Zarr store at ``path`` (the array at its root), blocks in
+        parallel, each written once. ``chunks``: the stored chunk shape (default: this array's
+        chunks); ``zarr_format``: 2 or 3; ``compressor``: a strata codec spec ("none",
+        "zstd:3", "blosc:zstd:5:shuffle", "gzip:6", ...). The store is written beside ``path``
+        and renamed into place when complete; an existing store is replaced only with
+        ``overwrite=True``, and never a store this array reads from."""
+        ctx = resolve(context, threads, memory, progress)
+        chunk_shape = [] if chunks is None else _chunks(chunks, list(self.shape), self.dtype.itemsize)
+        names = [] if dimension_names is None else [str(n) for n in dimension_names]
+        _core.write_zarr(ctx._core, self._h, os.fspath(path), chunk_shape, int(zarr_format), str(compressor), names,
+                         bool(overwrite))
 
     # ---- numpy protocols --------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -300,7 +312,14 @@ _FUNCTIONS.update({
 
 
 def asarray(x, chunks=None) -> Array:
-    """A strata.Array over a numpy array (copied once), a Dask array, a Zarr array or a strata.Array."""
+    """A strata.Array over a numpy array, anything with the buffer protocol or DLPack (CPU), a
+    Dask array, a Zarr array or a strata.Array.
+
+    A C-contiguous array of bool, int8–int64, uint8–uint64, float32 or float64 in native byte
+    order is not copied: the strata.Array reads that memory (and keeps the object alive), so
+    changing the array changes what later computations see, as with ``dask.array.from_array``.
+    Anything else is copied once: non-contiguous arrays (to C order), other byte orders (to
+    native), float16 (to float32). Dask arrays are computed first (their result is not copied)."""
     if isinstance(x, Array):
         return x if chunks is None else x.rechunk(chunks)
     if isinstance(x, (str, os.PathLike)):
@@ -311,11 +330,26 @@ def asarray(x, chunks=None) -> Array:
     if hasattr(x, "dask") and hasattr(x, "compute"):
         chunks = chunks if chunks is not None else tuple(c[0] for c in x.chunks)
         x = x.compute()
-    a = np.ascontiguousarray(x)
-    if a.dtype.kind not in "biuf" or a.dtype == np.float16:
+    a = _host_view(x)
+    if a.dtype.kind not in "biuf":
         raise ValueError(f"strata arrays hold bool, integer, float32 or float64 values, not {a.dtype}")
-    a = a.astype(a.dtype.newbyteorder("="), copy=False)
+    if a.dtype == np.float16:
+        a = a.astype(np.float32)
+    a = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("="), copy=False))
     return Array(_core.from_buffer(a, a.dtype.str, _chunks(chunks, list(a.shape), a.itemsize)))
+
+
+def _host_view(x) -> np.ndarray:
+    """numpy's view of x's memory where it has one (buffer protocol, __array_interface__,
+    DLPack on the CPU); a new array otherwise (lists, scalars)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "__dlpack__") and not hasattr(x, "__array_interface__"):
+        try:
+            return np.from_dlpack(x)
+        except (BufferError, RuntimeError, TypeError):
+            pass  # not on the CPU, or not exportable: let __array__ copy it
+    return np.asarray(x)
 
 
 def _local_zarr_path(x):

@@ -1,9 +1,25 @@
-"""strata.pca on a Dask array with a dask.distributed client active: the cluster packs."""
+"""strata.pca on a Dask array with a dask.distributed client active: the passes run on the cluster.
+
+The dosages are packed to 2-bit codes by one task per row block and the packed blocks stay on
+the workers (persisted). The variant counts are computed there too. Once the used variants are
+known, each group of 3,072 of them (the library's fixed unit of summation) is gathered into one
+array on the workers. Then every PCA pass — each product of the standardized genotypes with a
+dense block — runs as one task per group, computing the group's partial product with strata's
+kernels; the driver adds the partials in group order, exactly as the local operator does, so
+the result is the same bits as ``strata.pca`` of the same dosages on this machine. Only the
+dense blocks (samples × 8 float64) travel to the workers and the partials back.
+
+The exact method's GRM and TSQR routes (small cohorts: auto picks them below 5,000 samples or
+variants) need the codes in one place: the packed blocks (a quarter of int8) are then fetched
+to the driver, which runs those routes locally.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from . import _core
+
+GROUP_VARIANTS = 3072  # genomics::kGenotypeGramGroupVariants
 
 
 def distributed_client(x):
@@ -27,15 +43,93 @@ def _pack_block(block):
     return core.pack_dosages(np.asarray(block))
 
 
-def distributed_pca(client, x, ctx, k, method, scale, tolerance, iterations, block, precision, seed, maf, geno,
-                    loadings):
-    """Every row block of dosages is packed to 2-bit codes by a task on the cluster (strata's
-    packer, on the workers that hold the block); only the packed codes — a quarter of int8,
-    an eighth of float — travel to this process, which runs the PCA passes on them."""
+def _count_block(codes, samples):
+    from strata import _core as core
+
+    return core.code_counts(np.ascontiguousarray(codes), samples)
+
+
+def _group_codes(blocks, rows):
+    """A group's packed rows, gathered from the blocks holding them."""
+    return np.ascontiguousarray(np.concatenate([b[r] for b, r in zip(blocks, rows)]))
+
+
+def _task_context():
+    from strata import _core as core
+
+    # One thread per task: Dask runs the groups in parallel; the bits do not depend on it.
+    return core.make_context(1, 0, None)
+
+
+def _gram_task(codes, counts, samples, scale, arithmetic, q):
+    from strata import _core as core
+
+    return core.gram_group(_task_context(), codes, counts, samples, scale, arithmetic, q)
+
+
+def _project_task(codes, counts, samples, scale, x):
+    from strata import _core as core
+
+    return core.project_group(_task_context(), codes, counts, samples, scale, x)
+
+
+class _Runner:
+    """The library's GenotypeGroupRunner for a Dask cluster: one task per variant group."""
+
+    def __init__(self, client, packed, starts, last_rows, counts, samples, ids):
+        self._client = client
+        self._packed = packed      # futures of the persisted packed blocks, in row order
+        self._starts = starts      # first variant of each block
+        self._last_rows = last_rows
+        self._counts = counts      # (variants, 4) of every variant
+        self._samples = samples
+        self._ids = ids
+        self._groups = []
+
+    def plan(self, kept, scale, arithmetic):
+        """Each group's codes gathered once into a contiguous array held on the workers (the
+        packed blocks are let go: the passes read only the groups)."""
+        self._scale, self._arithmetic = scale, arithmetic
+        self._groups = []
+        block_of = np.searchsorted(self._starts, kept, side="right") - 1
+        for g0 in range(0, len(kept), GROUP_VARIANTS):
+            idx = kept[g0:g0 + GROUP_VARIANTS]
+            blocks = block_of[g0:g0 + GROUP_VARIANTS]
+            used = np.unique(blocks)
+            rows = [idx[blocks == b] - self._starts[b] for b in used]
+            codes = self._client.submit(_group_codes, [self._packed[b] for b in used], rows, pure=False)
+            self._groups.append((codes, self._client.scatter(np.ascontiguousarray(self._counts[idx]))))
+        self._packed = None
+
+    def fetch(self):
+        """The packed codes on this machine as a genotype view (the exact routes)."""
+        if self._packed is None:
+            raise RuntimeError("internal: the packed blocks were released after plan()")
+        builder = _core.DosageBuilder(int(self._starts[-1] + self._last_rows), self._samples)
+        for start, codes in zip(self._starts, self._client.gather(self._packed)):
+            builder.add_codes(int(start), np.ascontiguousarray(codes))
+        return builder.finish(self._ids)
+
+    def _run(self, fn, operand, *args):
+        c = self._client
+        [op] = c.scatter([np.ascontiguousarray(operand)], broadcast=True)
+        futures = [c.submit(fn, codes, counts, self._samples, *args, op, pure=False) for codes, counts in self._groups]
+        try:
+            return c.gather(futures)
+        finally:
+            del futures, op
+
+    def gram(self, q):
+        return self._run(_gram_task, q, self._scale, self._arithmetic)
+
+    def project(self, x):
+        return self._run(_project_task, x, self._scale)
+
+
+def _dask_dosages(x):
     import dask.array as da
 
-    from ._genotypes import Genotypes
-    from ._pca import _dosage_from_call_genotype, _result
+    from ._pca import _dosage_from_call_genotype
 
     ids = None
     if type(x).__name__ == "Dataset":
@@ -46,15 +140,32 @@ def distributed_pca(client, x, ctx, k, method, scale, tolerance, iterations, blo
             x = x["call_genotype"].data.map_blocks(_dosage_from_call_genotype, drop_axis=2, dtype=np.int8)
     if not isinstance(x, da.Array) or x.ndim != 2:
         raise ValueError("distributed strata.pca needs a 2-D (variants x samples) Dask array")
-    x = x.rechunk({1: -1})
-    packed = x.map_blocks(_pack_block, dtype=np.uint8, chunks=(x.chunks[0], ((x.shape[1] + 3) // 4,)))
-    builder = _core.DosageBuilder(int(x.shape[0]), int(x.shape[1]))
-    starts = np.concatenate([[0], np.cumsum(x.chunks[0])[:-1]])
-    futures = client.compute(packed.to_delayed().ravel().tolist())
-    for start, fut in zip(starts, futures):
-        builder.add_codes(int(start), np.ascontiguousarray(fut.result()))
-    g = Genotypes(builder.finish(ids), "<dask.distributed>")
-    r = _core.pca(ctx._core, g._view, k, method, scale, float(tolerance or 0.0),
-                  -1 if iterations is None else int(iterations), int(block), precision, int(seed), float(maf),
-                  float(geno), bool(loadings))
-    return _result(r, g, ctx)
+    return x.rechunk({1: -1}), ids
+
+
+def distributed_pca(client, x, ctx, k, method, scale, tolerance, iterations, block, precision, seed, maf, geno,
+                    loadings):
+    from ._genotypes import Genotypes
+    from ._pca import _result
+
+    x, ids = _dask_dosages(x)
+    n = int(x.shape[1])
+    packed = x.map_blocks(_pack_block, dtype=np.uint8, chunks=(x.chunks[0], ((n + 3) // 4,)))
+    blocks = client.compute(packed.to_delayed().ravel().tolist())  # held on the workers
+    starts = np.concatenate([[0], np.cumsum(x.chunks[0])[:-1]]).astype(np.int64)
+    counts = np.concatenate(client.gather([client.submit(_count_block, b, n, pure=False) for b in blocks]))
+    runner = _Runner(client, blocks, starts, int(x.chunks[0][-1]), np.ascontiguousarray(counts, dtype=np.int64), n,
+                     ids)
+    del blocks
+    r = _core.pca_remote(ctx._core, n, "<dask.distributed>", runner._counts, runner.plan, runner.gram, runner.project,
+                         runner.fetch, k, method, scale, float(tolerance or 0.0),
+                         -1 if iterations is None else int(iterations), int(block), precision, int(seed), float(maf),
+                         float(geno), bool(loadings))
+    return _result(r, _Ids(ids, n), ctx)
+
+
+class _Ids:
+    """What _result reads of a Genotypes: the sample IDs."""
+
+    def __init__(self, ids, n):
+        self.sample_ids = np.asarray(ids if ids is not None else [str(i) for i in range(n)], dtype=object)

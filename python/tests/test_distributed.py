@@ -1,17 +1,76 @@
-"""strata.pca on a Dask array with a dask.distributed LocalCluster equals the local answer."""
+"""strata.pca on a Dask array with a dask.distributed LocalCluster equals the local answer.
+
+With the randomized method every pass runs as Dask tasks (one per group of 3,072 used
+variants) and the driver adds the partials in order: the same bits as the local run. The
+exact routes on a small cohort fetch the packed codes and run here (also the same bits)."""
 import numpy as np
 import pytest
 
 import strata
 
+distributed = pytest.importorskip("distributed")
 
-def test_local_cluster_two_workers(hm3_dosages, cli_pca):
-    distributed = pytest.importorskip("distributed")
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        yield c
+
+
+def _recording(monkeypatch, name):
+    """Wraps strata._core.<name> (called by the worker tasks) to record the threads it ran on."""
+    import threading
+
+    from strata import _core
+
+    calls = []
+    real = getattr(_core, name)
+
+    def wrapper(*args):
+        calls.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(_core, name, wrapper)
+    return calls
+
+
+@pytest.mark.parametrize("precision", ["auto", "float32", "mixed"])
+def test_randomized_passes_run_as_tasks_and_equal_local(cluster, hm3_dosages, precision, monkeypatch):
     import dask.array as da
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
-            distributed.Client(c):
-        x = da.from_array(hm3_dosages, chunks=(2500, 957))
-        r = strata.pca(x, k=4)
+    x = hm3_dosages[:, :700]
+    local = strata.pca(x, k=4, method="randomized", precision=precision)
+    grams = _recording(monkeypatch, "gram_group")
+    projections = _recording(monkeypatch, "project_group")
+    with distributed.Client(cluster):
+        r = strata.pca(da.from_array(x, chunks=(5000, 350)), k=4, method="randomized", precision=precision)
+    groups = -(-r.variants_used.size // 3072)
+    assert groups > 1
+    # every Krylov pass: one task per group; the loadings pass too
+    assert len(grams) >= 2 * groups and len(grams) % groups == 0
+    assert len(projections) == groups
+    assert "MainThread" not in grams + projections  # on the workers
+    # HapMap3 has missing calls: the int16 path's per-call corrections are exercised.
+    np.testing.assert_array_equal(r.eigenvalues, local.eigenvalues)
+    np.testing.assert_array_equal(r.eigenvectors, local.eigenvectors)
+    np.testing.assert_array_equal(r.loadings, local.loadings)
+    np.testing.assert_array_equal(r.variants_used, local.variants_used)
+    assert r.passes == local.passes
+
+
+def test_exact_route_fetches_codes_and_equals_the_cli(cluster, hm3_dosages, cli_pca):
+    import dask.array as da
+
+    with distributed.Client(cluster):
+        r = strata.pca(da.from_array(hm3_dosages, chunks=(2500, 957)), k=4)
     np.testing.assert_array_equal(r.eigenvalues, cli_pca["eigenvalues"])
     np.testing.assert_array_equal(r.eigenvectors, cli_pca["eigenvectors"])
+
+
+def test_worker_errors_reach_the_caller(cluster):
+    import dask.array as da
+
+    with distributed.Client(cluster):
+        bad = da.from_array(np.full((100, 50), 7, dtype=np.int8), chunks=(50, 50))
+        with pytest.raises(ValueError, match="dosage"):
+            strata.pca(bad, k=2)

@@ -59,13 +59,34 @@ def test_progress_callback_sees_the_task(hm3_dosages):
     assert events[-1][1] > 0 and events[-1][1] == events[-1][2]
 
 
-def test_failing_progress_callback_cancels(hm3_dosages):
-    def boom(*e):
-        if e[0] == "update" or e[0] == "begin":
-            raise KeyError("stop")
+class _Stop(Exception):
+    pass
 
-    with pytest.raises(RuntimeError, match="ancel"):
-        strata.pca(hm3_dosages, k=2, progress=boom, method="exact")
+
+def test_progress_callback_exception_propagates(hm3_dosages):
+    """The callback's own exception leaves the call (it cancels the run), traceback included;
+    the context it ran on works again afterwards."""
+    import traceback
+
+    armed = [True]
+
+    def stop_once(*event):
+        if armed[0] and event[0] in ("begin", "update"):
+            armed[0] = False
+            raise _Stop("stop from the callback")
+
+    ctx = strata.Context(threads=2, progress=stop_once)
+    with pytest.raises(_Stop, match="stop from the callback") as info:
+        strata.pca(hm3_dosages, k=2, method="exact", context=ctx)
+    assert "stop_once" in [f.name for f in traceback.extract_tb(info.value.__traceback__)]
+    r = strata.pca(hm3_dosages[:3000], k=2, context=ctx)  # not left cancelled
+    assert r.eigenvalues.shape == (2,)
+
+    def interrupt(*event):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        strata.random.normal(shape=(400, 400), chunks=(100, 100)).sum().compute(progress=interrupt)
 
 
 def test_rss_bounded_over_100_calls(hm3_dosages):

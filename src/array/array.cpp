@@ -23,7 +23,26 @@ Result<HostArray> HostArray::allocate(Shape shape, DType dtype) {
   h.shape_ = std::move(shape);
   h.dtype_ = dtype.native();
   h.numel_ = n;
-  h.buffer_ = std::make_shared<Buffer>(std::move(buf));
+  auto owned = std::make_shared<Buffer>(std::move(buf));
+  h.data_ = owned->data();
+  h.owner_ = std::move(owned);
+  return h;
+}
+
+Result<HostArray> HostArray::wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> owner) {
+  if (dtype.type == ScalarType::Float16) return Status::Unsupported("float16 arrays cannot be computed on");
+  if (!owner) return Status::Invalid("HostArray::wrap: no owner");
+  for (int64_t s : shape) {
+    if (s < 0) return Status::Invalid("negative extent in shape ", shape_to_string(shape));
+  }
+  STRATA_ASSIGN_OR_RETURN(int64_t n, shape_numel(shape));
+  if (n > 0 && data == nullptr) return Status::Invalid("HostArray::wrap: null data for ", n, " elements");
+  HostArray h;
+  h.shape_ = std::move(shape);
+  h.dtype_ = dtype.native();
+  h.numel_ = n;
+  h.data_ = data;
+  h.owner_ = std::move(owner);
   return h;
 }
 

@@ -109,6 +109,7 @@ class TransposeNode final : public Node {
 class ZarrNode final : public Node {
  public:
   explicit ZarrNode(const io::ZarrArray& zarr);
+  const io::ZarrArray& zarr() const { return *zarr_; }
   Status read_box(const Box& box, void* out, EvalContext& ctx) const override;
   int64_t working_bytes(const Box& box) const override;
   std::string label() const override;

@@ -96,6 +96,7 @@ const Communicator& Context::communicator() const { return *s_->comm; }
 Context::Report Context::report() const { return Report(s_); }
 
 void Context::cancel() const { s_->cancelled.store(true); }
+void Context::reset_cancel() const { s_->cancelled.store(false); }
 bool Context::cancelled() const { return s_->cancelled.load(std::memory_order_relaxed); }
 Status Context::check_cancelled() const {
   return cancelled() ? Status::Cancelled("the computation was cancelled") : Status::OK();

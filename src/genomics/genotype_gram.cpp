@@ -20,6 +20,7 @@ constexpr int64_t kTileRows = 96;
 // Fixed (not derived from the thread count) so the summation order never changes.
 constexpr int64_t kGroupTiles = 32;
 constexpr int64_t kGroupRows = kGroupTiles * kTileRows;
+static_assert(kGroupRows == kGenotypeGramGroupVariants);
 // Samples per phase-2 slice (a multiple of 16).
 constexpr int64_t kSliceCols = 192;
 // Column blocks of the kernels: widths are padded to a multiple of this.
@@ -95,43 +96,46 @@ void find_missing(const uint8_t* row, int64_t n, int32_t row_in_group, MissingCa
     if (io::code_at(row, s) == io::kCodeMissing) out.emplace_back(row_in_group, static_cast<int32_t>(s));
 }
 
-class GenotypeGramOperator final : public linalg::GramOperator {
+// The per-group arithmetic every Gram product shares, whether the pass runs here or its groups
+// run where the codes are (remote workers): the standardization table of the rows it covers
+// and the fixed tile and slice partition. A group's contribution is computed by
+// group_partial() and added by accumulate(), in group order, in one place: the same bits
+// wherever the partials were computed.
+class GroupKernels {
  public:
-  GenotypeGramOperator(const Context& ctx, io::GenotypeViewPtr view, std::vector<float> luts,
-                       std::vector<LinearCode> linear, const GenotypeGramOptions& options)
-      : ctx_(ctx),
-        view_(std::move(view)),
-        luts_(std::move(luts)),
-        linear_(std::move(linear)),
-        m_(view_->num_variants()),
-        n_(view_->num_samples()),
-        n16_(round_up(n_, 16)),
-        n32_(round_up(n_, 32)),
-        stride_(io::packed_row_bytes(n_)),
-        options_(options) {}
+  GroupKernels(const Context& ctx, std::vector<float> luts, std::vector<LinearCode> linear, int64_t n,
+               Precision arithmetic)
+      : ctx_(ctx), luts_(std::move(luts)), linear_(std::move(linear)), n_(n), n16_(round_up(n, 16)),
+        n32_(round_up(n, 32)), stride_(io::packed_row_bytes(n)), arithmetic_(arithmetic) {}
 
-  Status load_resident() {
-    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((m_ + 1) * stride_ + kSlack));
-    resident_.prefault();
-    uint8_t* base = resident_.as<uint8_t>();
-    std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
-    return pool().parallel_for(ceil_div(m_, kGroupRows), [&](int64_t c) -> Status {
-      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, m_ - r0);
-      return view_->read_codes(r0, rows, 0, n_, base + r0 * stride_, stride_);
-    });
+  // What one pass multiplies: Q (gram) or X (project) prepared for the kernels.
+  struct Operand {
+    int64_t cols = 0, w = 0;
+    std::vector<float> qt;  // float32 path and project: w × n16, transposed
+    Int16Block qi;          // int16 and mixed gram
+  };
+
+  int64_t samples() const { return n_; }
+  int64_t stride() const { return stride_; }
+  Precision arithmetic() const { return arithmetic_; }
+
+  Operand gram_operand(const linalg::DenseMatrix& q) const {
+    Operand o;
+    o.cols = q.cols;
+    o.w = round_up(std::max<int64_t>(1, q.cols), kLanes);
+    if (arithmetic_ == Precision::Float32) o.qt = transposed_f32(q, o.w);
+    else o.qi = round_int16(q, n_, n32_, o.w);
+    return o;
+  }
+  Operand project_operand(const linalg::DenseMatrix& x) const {
+    Operand o;
+    o.cols = x.cols;
+    o.w = round_up(std::max<int64_t>(1, x.cols), kLanes);
+    o.qt = transposed_f32(x, o.w);
+    return o;
   }
 
-  bool resident() const { return !resident_.empty(); }
-  int64_t rows() const override { return m_; }
-  int64_t cols() const override { return n_; }
-  std::string describe() const override { return view_->describe() + " (standardized genotypes)"; }
-  bool single_precision() const override { return true; }
-  int64_t preferred_width() const override { return kLanes; }
-
-  bool rounds_operand() const override { return options_.arithmetic == Precision::Mixed; }
-
-  linalg::DenseMatrix operand(const linalg::DenseMatrix& q) const override {
-    if (!rounds_operand()) return q;
+  linalg::DenseMatrix rounded(const linalg::DenseMatrix& q) const {
     const Int16Block b = round_int16(q, n_, n_, q.cols);
     linalg::DenseMatrix out(q.rows, q.cols);
     for (int64_t j = 0; j < q.cols; ++j)
@@ -139,68 +143,138 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return out;
   }
 
-  Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
-    if (options_.arithmetic == Precision::Int16) return gram_int16(q, y);
-    const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
-    const bool mixed = options_.arithmetic == Precision::Mixed;
+  // Rows [g0, g0 + rows) of the table (at most kGroupRows) with codes `gcodes` (stride(), one
+  // spare row and kSlack bytes readable past them): its phase-2 sums and, for int16, the
+  // rounded A_g·Q̃ and missing calls that accumulate() turns into the centring and missing terms.
+  Status group_partial(const Operand& op, int64_t g0, int64_t rows, const uint8_t* gcodes,
+                       GenotypeGramPartial& out) const {
+    const int64_t w = op.w, tiles = ceil_div(rows, kTileRows);
     const backend::Backend& be = backend::of(ctx_);
-    const std::vector<float> qt = mixed ? std::vector<float>() : transposed_f32(q, w);
-    const Int16Block qi = mixed ? round_int16(q, n_, n32_, w) : Int16Block();
-    std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
-    std::vector<float> ytiles(static_cast<size_t>(kGroupRows * w));
-    STRATA_RETURN_NOT_OK(for_each_group(
-        // Phase 1: Y_t = A_t·Q for every tile of the group (mixed: exact integer sums of Q̃;
-        // phase 2 takes missing calls from the standardization table, so the tile's list of
-        // them is scratch).
-        [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
-          float* yt = ytiles.data() + t * kTileRows * w;
-          if (mixed) {
-            thread_local MissingCalls scratch;
-            double* tt = thread_buffer<double>(kTileRows * w);
-            tile_products_int16(be, qi, t, r0, rows, codes, w, tt, scratch);
-            for (int64_t i = 0; i < rows * w; ++i) yt[i] = static_cast<float>(tt[i]);
-            return Status::OK();
-          }
-          std::fill(yt, yt + rows * w, 0.0f);
-          be.codes_times({codes, rows, n16_, stride_}, luts_.data() + 4 * r0, qt.data(), n16_, w, yt);
-          return Status::OK();
-        },
-        // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
-        [&](int64_t g0, int64_t group_rows, int64_t, const uint8_t* gcodes) -> Status {
-          return for_each_slice([&](int64_t n0, int64_t len) -> Status {
-            float* acc = thread_buffer<float>(w * kSliceCols);
-            std::fill(acc, acc + w * kSliceCols, 0.0f);
-            be.codes_t_times({gcodes + n0 / 4, group_rows, len, stride_}, luts_.data() + 4 * g0, 0, len,
-                             ytiles.data(), w, acc, kSliceCols);
-            for (int64_t c = 0; c < w; ++c) {
-              double* zc = zt.data() + c * n16_ + n0;
-              const float* ac = acc + c * kSliceCols;
-              for (int64_t i = 0; i < len; ++i) zc[i] += static_cast<double>(ac[i]);
-            }
-            return Status::OK();
-          });
-        }));
-    y = linalg::DenseMatrix(n_, q.cols);
-    for (int64_t j = 0; j < q.cols; ++j) std::copy(zt.data() + j * n16_, zt.data() + j * n16_ + n_, y.col(j));
+    out.rows = rows;
+    out.z.resize(static_cast<size_t>(w * n16_));  // phase 2 writes every entry
+    out.missing.clear();
+    if (arithmetic_ == Precision::Int16) {
+      out.t.resize(static_cast<size_t>(rows * w));
+      // Scratch kept per thread across groups: fresh allocations of this size are mapped and
+      // page-faulted anew each time (measured ~7 % of a single-threaded pass).
+      // (References: lambdas on pool threads must see this thread's instances, not their own.)
+      thread_local std::vector<MissingCalls> missing_scratch;
+      thread_local std::vector<int16_t> wpairs_scratch;
+      std::vector<MissingCalls>& missing = missing_scratch;
+      std::vector<int16_t>& wpairs = wpairs_scratch;
+      missing.resize(static_cast<size_t>(tiles));
+      wpairs.resize(static_cast<size_t>((rows + 1) * w));
+      // Phase 1: T_t = A_t·Q̃ from exact integer sums.
+      STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
+        const int64_t r0 = t * kTileRows;
+        tile_products_int16(be, op.qi, t, g0 + r0, std::min(kTileRows, rows - r0), gcodes + r0 * stride_, w,
+                            out.t.data() + r0 * w, missing[static_cast<size_t>(t)]);
+        return Status::OK();
+      }));
+      std::vector<double> wscale(static_cast<size_t>(w));
+      round_group(g0, rows, w, out.t, wpairs, wscale);
+      // Phase 2: A_g[:, slice]ᵀ·T̃_g, exact within the group.
+      STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
+        int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
+        std::fill(acc, acc + w * kSliceCols, 0);
+        be.codes_t_times_i16({gcodes + n0 / 4, rows, len, stride_}, wpairs.data(), w, acc, kSliceCols);
+        for (int64_t c = 0; c < w; ++c) {
+          double* zc = out.z.data() + c * n16_ + n0;
+          for (int64_t i = 0; i < len; ++i) zc[i] = wscale[c] * static_cast<double>(acc[c * kSliceCols + i]);
+        }
+        return Status::OK();
+      }));
+      for (size_t t = 0; t < static_cast<size_t>(tiles); ++t)
+        for (const auto& [row, sample] : missing[t]) {
+          out.missing.push_back(row);
+          out.missing.push_back(sample);
+        }
+      return Status::OK();
+    }
+    // Float32 and mixed. Phase 1: Y_t = A_t·Q for every tile (mixed: exact integer sums of
+    // Q̃; phase 2 takes missing calls from the standardization table, so the tile's list of
+    // them is scratch).
+    const bool mixed = arithmetic_ == Precision::Mixed;
+    thread_local std::vector<float> ytiles_scratch;
+    std::vector<float>& ytiles = ytiles_scratch;  // a reference, for the pool threads' lambdas
+    ytiles.resize(static_cast<size_t>(rows * w));
+    STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
+      const int64_t r0 = t * kTileRows, tr = std::min(kTileRows, rows - r0);
+      float* yt = ytiles.data() + r0 * w;
+      const uint8_t* codes = gcodes + r0 * stride_;
+      if (mixed) {
+        thread_local MissingCalls scratch;
+        double* tt = thread_buffer<double>(kTileRows * w);
+        tile_products_int16(be, op.qi, t, g0 + r0, tr, codes, w, tt, scratch);
+        for (int64_t i = 0; i < tr * w; ++i) yt[i] = static_cast<float>(tt[i]);
+        return Status::OK();
+      }
+      std::fill(yt, yt + tr * w, 0.0f);
+      be.codes_times({codes, tr, n16_, stride_}, luts_.data() + 4 * (g0 + r0), op.qt.data(), n16_, w, yt);
+      return Status::OK();
+    }));
+    // Phase 2: (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
+    return for_each_slice([&](int64_t n0, int64_t len) -> Status {
+      float* acc = thread_buffer<float>(w * kSliceCols);
+      std::fill(acc, acc + w * kSliceCols, 0.0f);
+      be.codes_t_times({gcodes + n0 / 4, rows, len, stride_}, luts_.data() + 4 * g0, 0, len, ytiles.data(), w, acc,
+                       kSliceCols);
+      for (int64_t c = 0; c < w; ++c) {
+        double* zc = out.z.data() + c * n16_ + n0;
+        for (int64_t i = 0; i < len; ++i) zc[i] = static_cast<double>(acc[c * kSliceCols + i]);
+      }
+      return Status::OK();
+    });
+  }
+
+  // Adds group g0's partial to the pass's sums (zt: w × n16, bias: w), in group order.
+  Status accumulate(const Operand& op, int64_t g0, const GenotypeGramPartial& part, std::vector<double>& zt,
+                    std::vector<double>& bias) const {
+    const int64_t w = op.w, rows = part.rows;
+    const bool int16 = arithmetic_ == Precision::Int16;
+    if (static_cast<int64_t>(part.z.size()) != w * n16_ || (int16 && static_cast<int64_t>(part.t.size()) != rows * w) ||
+        g0 + rows > static_cast<int64_t>(linear_.size()) || part.missing.size() % 2 != 0)
+      return Status::Invalid("genotype gram: a partial of group at variant ", g0, " does not match the pass");
+    for (size_t i = 0; i < zt.size(); ++i) zt[i] += part.z[i];
+    if (!int16) return Status::OK();
+    for (size_t e = 0; e < part.missing.size(); e += 2) {
+      const int32_t row = part.missing[e], sample = part.missing[e + 1];
+      if (row < 0 || row >= rows || sample < 0 || sample >= n_)
+        return Status::Invalid("genotype gram: a missing call outside group at variant ", g0);
+      const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
+      for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * part.t[row * w + c];
+    }
+    for (int64_t c = 0; c < w; ++c)
+      for (int64_t i = 0; i < rows; ++i) bias[c] += linear_[static_cast<size_t>(g0 + i)].beta * part.t[i * w + c];
     return Status::OK();
   }
 
-  Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
-    const int64_t k = x.cols, w = round_up(std::max<int64_t>(1, k), kLanes);
-    const std::vector<float> xt = transposed_f32(x, w);
-    const backend::Backend& be = backend::of(ctx_);
-    return for_each_group(
-        [&](int64_t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
-          float* yt = thread_buffer<float>(kTileRows * w);
-          std::fill(yt, yt + rows * w, 0.0f);
-          be.codes_times({codes, rows, n16_, stride_}, luts_.data() + 4 * r0, xt.data(), n16_, w, yt);
-          std::vector<double> out(static_cast<size_t>(rows * k));
-          for (int64_t i = 0; i < rows; ++i)
-            for (int64_t j = 0; j < k; ++j) out[static_cast<size_t>(i * k + j)] = yt[i * w + j];
-          return sink(r0, rows, k, out.data());
-        },
-        [](int64_t, int64_t, int64_t, const uint8_t*) { return Status::OK(); });
+  // Y (n × cols) = Zᵀ + the centring bias.
+  linalg::DenseMatrix finish(const Operand& op, const std::vector<double>& zt, const std::vector<double>& bias) const {
+    linalg::DenseMatrix y(n_, op.cols);
+    for (int64_t j = 0; j < op.cols; ++j)
+      for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
+    return y;
   }
+
+  // Rows g0.. of A·X (rows × cols, row-major) into `out`.
+  Status project_group(const Operand& op, int64_t g0, int64_t rows, const uint8_t* gcodes,
+                       std::vector<double>& out) const {
+    const int64_t k = op.cols, w = op.w;
+    const backend::Backend& be = backend::of(ctx_);
+    out.assign(static_cast<size_t>(rows * k), 0.0);
+    return pool().parallel_for(ceil_div(rows, kTileRows), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kTileRows, tr = std::min(kTileRows, rows - r0);
+      float* yt = thread_buffer<float>(kTileRows * w);
+      std::fill(yt, yt + tr * w, 0.0f);
+      be.codes_times({gcodes + r0 * stride_, tr, n16_, stride_}, luts_.data() + 4 * (g0 + r0), op.qt.data(), n16_, w, yt);
+      for (int64_t i = 0; i < tr; ++i)
+        for (int64_t j = 0; j < k; ++j) out[static_cast<size_t>((r0 + i) * k + j)] = yt[i * w + j];
+      return Status::OK();
+    });
+  }
+
+  std::vector<double> zeros_zt(const Operand& op) const { return std::vector<double>(static_cast<size_t>(op.w * n16_), 0.0); }
 
  private:
   ThreadPool& pool() const { return ctx_.pool(); }
@@ -214,58 +288,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return out;
   }
 
-  // Y = AᵀA·Q with int16 operands (see Precision::Int16): Q is rounded per column,
-  // A_t·Q̃ summed exactly; A_t·Q̃ is rounded per group and column for Aᵀ·(A·Q̃). Centring,
-  // scaling and missing calls are applied outside the kernels from exact integer sums.
-  Status gram_int16(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const {
-    const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
-    const Int16Block qi = round_int16(q, n_, n32_, w);
-    const backend::Backend& be = backend::of(ctx_);
-    std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0), bias(static_cast<size_t>(w), 0.0);
-    std::vector<double> wscale(static_cast<size_t>(w));
-    std::vector<double> tg(static_cast<size_t>(kGroupRows * w));
-    std::vector<int16_t> wpairs(static_cast<size_t>((kGroupRows + 1) * w));
-    std::vector<MissingCalls> missing(static_cast<size_t>(kGroupTiles));
-    STRATA_RETURN_NOT_OK(for_each_group(
-        // Phase 1: T_t = A_t·Q̃ from exact integer sums.
-        [&](int64_t t, int64_t r0, int64_t rows, const uint8_t* codes) -> Status {
-          tile_products_int16(be, qi, t, r0, rows, codes, w, tg.data() + t * kTileRows * w,
-                              missing[static_cast<size_t>(t)]);
-          return Status::OK();
-        },
-        [&](int64_t g0, int64_t group_rows, int64_t tiles, const uint8_t* gcodes) -> Status {
-          round_group(g0, group_rows, w, tg, wpairs, wscale, bias);
-          // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·T̃_g)ᵀ, exact within the group.
-          STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
-            int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
-            std::fill(acc, acc + w * kSliceCols, 0);
-            be.codes_t_times_i16({gcodes + n0 / 4, group_rows, len, stride_}, wpairs.data(), w, acc, kSliceCols);
-            for (int64_t c = 0; c < w; ++c) {
-              double* zc = zt.data() + c * n16_ + n0;
-              const int32_t* ac = acc + c * kSliceCols;
-              for (int64_t i = 0; i < len; ++i) zc[i] += wscale[c] * static_cast<double>(ac[i]);
-            }
-            return Status::OK();
-          }));
-          for (int64_t t = 0; t < tiles; ++t)
-            for (const auto& [row, sample] : missing[static_cast<size_t>(t)]) {
-              const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
-              for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * tg[row * w + c];
-            }
-          return Status::OK();
-        }));
-    y = linalg::DenseMatrix(n_, q.cols);
-    for (int64_t j = 0; j < q.cols; ++j)
-      for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
-    return Status::OK();
-  }
-
   // Phase 1 of the integer path for one tile: T (rows × w, row-major) = A_t·Q̃ with A_t the
   // standardized rows r0.. (tile t of its group), from the exact integer sums of raw codes
   // plus the per-variant centring and missing-call terms; `miss` receives the tile's missing
   // calls.
-  void tile_products_int16(const backend::Backend& be, const Int16Block& qi, int64_t t, int64_t r0, int64_t rows, const uint8_t* codes, int64_t w,
-                           double* tt, MissingCalls& miss) const {
+  void tile_products_int16(const backend::Backend& be, const Int16Block& qi, int64_t t, int64_t r0, int64_t rows,
+                           const uint8_t* codes, int64_t w, double* tt, MissingCalls& miss) const {
     int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
     int64_t* msum = p + kTileRows * w;
     std::fill(p, p + rows * w, int64_t{0});
@@ -288,10 +316,9 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   }
 
   // Rounds α·T of a group per column to int16 pairs for phase 2 (scale in `wscale`); T̃ (what
-  // the integer product really multiplies) replaces T for the centring term, added to `bias`,
-  // and for the missing-call corrections.
+  // the integer product really multiplies) replaces T for the centring and missing-call terms.
   void round_group(int64_t g0, int64_t group_rows, int64_t w, std::vector<double>& tg, std::vector<int16_t>& wpairs,
-                   std::vector<double>& wscale, std::vector<double>& bias) const {
+                   std::vector<double>& wscale) const {
     for (int64_t c = 0; c < w; ++c) {
       double mx = 0.0;
       for (int64_t i = 0; i < group_rows; ++i)
@@ -304,17 +331,106 @@ class GenotypeGramOperator final : public linalg::GramOperator {
         const auto v = static_cast<int16_t>(std::lrint(lc.alpha * t * inv));
         wpairs[static_cast<size_t>((i / 2) * 2 * w + 2 * c + i % 2)] = v;
         if (lc.alpha != 0.0) t = wscale[c] * v / lc.alpha;
-        bias[c] += lc.beta * t;
       }
       if (group_rows % 2) wpairs[static_cast<size_t>((group_rows / 2) * 2 * w + 2 * c + 1)] = 0;
     }
   }
 
-  // The schedule every product shares, fixed by the shape (so the same bits for any thread
-  // count): groups of kGroupRows variants in order; per group, `tile(t, r0, rows, codes)` for
-  // its tiles in parallel, then `group(g0, group_rows, tiles, group_codes)`.
-  template <class TileFn, class GroupFn>
-  Status for_each_group(TileFn&& tile, GroupFn&& group) const {
+  // Phase 2's fixed sample slices, in parallel: fn(n0, len).
+  template <class SliceFn>
+  Status for_each_slice(SliceFn&& fn) const {
+    return pool().parallel_for(ceil_div(n16_, kSliceCols), [&](int64_t s) -> Status {
+      const int64_t n0 = s * kSliceCols;
+      return fn(n0, std::min(kSliceCols, n16_ - n0));
+    });
+  }
+
+  Context ctx_;  // a handle: the pool and backend the kernels run on
+  std::vector<float> luts_;
+  std::vector<LinearCode> linear_;
+  int64_t n_, n16_, n32_, stride_;
+  Precision arithmetic_;
+};
+
+// The standardization of the kept variants: float32 tables and the linear terms.
+Result<GroupKernels> make_kernels(const Context& ctx, const std::vector<genomics::VariantCounts>& counts,
+                                  const std::vector<int64_t>& kept, genomics::Standardization scale, int64_t n,
+                                  Precision arithmetic) {
+  if (arithmetic != Precision::Int16 && arithmetic != Precision::Float32 && arithmetic != Precision::Mixed) {
+    return Status::Invalid("genotype gram: precision ", precision_name(arithmetic), " is not one of int16, mixed or float32");
+  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<float> luts, kept_standardize_luts<float>(counts, kept, scale));
+  STRATA_ASSIGN_OR_RETURN(std::vector<double> luts64, kept_standardize_luts<double>(counts, kept, scale));
+  std::vector<LinearCode> linear(kept.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const double* l = &luts64[4 * i];
+    LinearCode& lc = linear[i];
+    lc.alpha = (l[2] - l[0]) / 2;
+    lc.beta = l[0];
+    lc.gamma = l[3] - 3 * lc.alpha - lc.beta;
+    lc.has_missing = counts[static_cast<size_t>(kept[i])].missing > 0;
+    if (std::fabs(l[1] - (lc.alpha + lc.beta)) > 1e-12 * (std::fabs(l[0]) + std::fabs(l[2]) + 1.0))
+      return Status::Invalid("genotype gram: standardization of variant ", kept[i], " is not linear in the dosage");
+  }
+  return GroupKernels(ctx, std::move(luts), std::move(linear), n, arithmetic);
+}
+
+class GenotypeGramOperator final : public linalg::GramOperator {
+ public:
+  GenotypeGramOperator(const Context& ctx, io::GenotypeViewPtr view, GroupKernels kernels)
+      : ctx_(ctx), view_(std::move(view)), kernels_(std::move(kernels)), m_(view_->num_variants()),
+        n_(view_->num_samples()), stride_(io::packed_row_bytes(n_)) {}
+
+  Status load_resident() {
+    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((m_ + 1) * stride_ + kSlack));
+    resident_.prefault();
+    uint8_t* base = resident_.as<uint8_t>();
+    std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
+    return pool().parallel_for(ceil_div(m_, kGroupRows), [&](int64_t c) -> Status {
+      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, m_ - r0);
+      return view_->read_codes(r0, rows, 0, n_, base + r0 * stride_, stride_);
+    });
+  }
+
+  bool resident() const { return !resident_.empty(); }
+  int64_t rows() const override { return m_; }
+  int64_t cols() const override { return n_; }
+  std::string describe() const override { return view_->describe() + " (standardized genotypes)"; }
+  bool single_precision() const override { return true; }
+  int64_t preferred_width() const override { return kLanes; }
+  bool rounds_operand() const override { return kernels_.arithmetic() == Precision::Mixed; }
+  linalg::DenseMatrix operand(const linalg::DenseMatrix& q) const override {
+    return rounds_operand() ? kernels_.rounded(q) : q;
+  }
+
+  Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
+    const GroupKernels::Operand op = kernels_.gram_operand(q);
+    std::vector<double> zt = kernels_.zeros_zt(op), bias(static_cast<size_t>(op.w), 0.0);
+    GenotypeGramPartial part;
+    STRATA_RETURN_NOT_OK(for_each_group([&](int64_t g0, int64_t rows, const uint8_t* gcodes) -> Status {
+      STRATA_RETURN_NOT_OK(kernels_.group_partial(op, g0, rows, gcodes, part));
+      return kernels_.accumulate(op, g0, part, zt, bias);
+    }));
+    y = kernels_.finish(op, zt, bias);
+    return Status::OK();
+  }
+
+  Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
+    const GroupKernels::Operand op = kernels_.project_operand(x);
+    std::vector<double> out;
+    return for_each_group([&](int64_t g0, int64_t rows, const uint8_t* gcodes) -> Status {
+      STRATA_RETURN_NOT_OK(kernels_.project_group(op, g0, rows, gcodes, out));
+      return sink(g0, rows, op.cols, out.data());
+    });
+  }
+
+ private:
+  ThreadPool& pool() const { return ctx_.pool(); }
+
+  // Groups of kGroupRows variants in order, fixed by the shape (so the same bits for any
+  // thread count): group(g0, rows, codes) once each.
+  template <class GroupFn>
+  Status for_each_group(GroupFn&& group) const {
     const int64_t groups = ceil_div(m_, kGroupRows);
     if (!resident()) ctx_.report().add_bytes_read(m_ * stride_);
     // Streaming: group g + 1 is read (on the engine's reader thread) while group g computes;
@@ -344,34 +460,95 @@ class GenotypeGramOperator final : public linalg::GramOperator {
                      },
         [&](int64_t g, int slot) -> Status {
           const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
-          const int64_t tiles = ceil_div(group_rows, kTileRows);
           const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : buffers[slot].data();
-          STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
-            const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
-            return tile(t, r0, rows, gcodes + t * kTileRows * stride_);
-          }));
-          return group(g0, group_rows, tiles, gcodes);
+          return group(g0, group_rows, gcodes);
         },
         o);
   }
 
-  // Phase 2's fixed sample slices, in parallel: fn(n0, len).
-  template <class SliceFn>
-  Status for_each_slice(SliceFn&& fn) const {
-    return pool().parallel_for(ceil_div(n16_, kSliceCols), [&](int64_t s) -> Status {
-      const int64_t n0 = s * kSliceCols;
-      return fn(n0, std::min(kSliceCols, n16_ - n0));
-    });
-  }
-
   Context ctx_;  // a handle: keeps the resources alive for the operator's passes
   io::GenotypeViewPtr view_;
-  std::vector<float> luts_;
-  std::vector<LinearCode> linear_;
-  int64_t m_, n_, n16_, n32_, stride_;
-  GenotypeGramOptions options_;
+  GroupKernels kernels_;
+  int64_t m_, n_, stride_;
   Buffer resident_;
 };
+
+// The operator whose groups run elsewhere (GenotypeGroupRunner): partials come back in group
+// order and are added here by the same GroupKernels as the local operator's.
+class RemoteGramOperator final : public linalg::GramOperator {
+ public:
+  RemoteGramOperator(const Context& ctx, GroupKernels kernels, int64_t m, std::shared_ptr<GenotypeGroupRunner> runner)
+      : ctx_(ctx), kernels_(std::move(kernels)), m_(m), runner_(std::move(runner)) {}
+
+  int64_t rows() const override { return m_; }
+  int64_t cols() const override { return kernels_.samples(); }
+  std::string describe() const override { return "remote genotypes (standardized)"; }
+  bool single_precision() const override { return true; }
+  int64_t preferred_width() const override { return kLanes; }
+  bool rounds_operand() const override { return kernels_.arithmetic() == Precision::Mixed; }
+  linalg::DenseMatrix operand(const linalg::DenseMatrix& q) const override {
+    return rounds_operand() ? kernels_.rounded(q) : q;
+  }
+
+  Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
+    const GroupKernels::Operand op = kernels_.gram_operand(q);
+    std::vector<double> zt = kernels_.zeros_zt(op), bias(static_cast<size_t>(op.w), 0.0);
+    int64_t next = 0;
+    STRATA_RETURN_NOT_OK(runner_->gram(q, [&](int64_t g, GenotypeGramPartial&& part) -> Status {
+      if (g != next || part.rows != std::min(kGroupRows, m_ - g * kGroupRows))
+        return Status::Invalid("genotype gram: group ", g, " came back out of order or with ", part.rows, " rows");
+      ++next;
+      STRATA_RETURN_NOT_OK(ctx_.check_cancelled());
+      ctx_.advance_progress(part.rows);
+      return kernels_.accumulate(op, g * kGroupRows, part, zt, bias);
+    }));
+    if (next != ceil_div(m_, kGroupRows)) return Status::Invalid("genotype gram: ", next, " groups came back");
+    y = kernels_.finish(op, zt, bias);
+    return Status::OK();
+  }
+
+  Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
+    int64_t next = 0;
+    STRATA_RETURN_NOT_OK(runner_->project(x, [&](int64_t g, std::vector<double>&& rows) -> Status {
+      const int64_t g0 = g * kGroupRows, n = std::min(kGroupRows, m_ - g0);
+      if (g != next || static_cast<int64_t>(rows.size()) != n * x.cols)
+        return Status::Invalid("genotype projection: group ", g, " came back out of order or with the wrong size");
+      ++next;
+      STRATA_RETURN_NOT_OK(ctx_.check_cancelled());
+      ctx_.advance_progress(n);
+      return sink(g0, n, x.cols, rows.data());
+    }));
+    if (next != ceil_div(m_, kGroupRows)) return Status::Invalid("genotype projection: ", next, " groups came back");
+    return Status::OK();
+  }
+
+ private:
+  Context ctx_;  // a handle: progress and cancellation between groups
+  GroupKernels kernels_;
+  int64_t m_;
+  std::shared_ptr<GenotypeGroupRunner> runner_;
+};
+
+// A worker's kernels over its group and its codes in a buffer the kernels may read past.
+struct GroupWork {
+  GroupKernels kernels;
+  std::vector<uint8_t> codes;
+};
+
+Result<GroupWork> group_work(const Context& ctx, const GenotypeGroup& g, genomics::Standardization scale,
+                             Precision arithmetic) {
+  if (g.rows < 1 || g.rows > kGroupRows || g.samples < 1 || static_cast<int64_t>(g.counts.size()) != g.rows ||
+      g.codes == nullptr)
+    return Status::Invalid("genotype group: ", g.rows, " rows (1 to ", kGroupRows, ") of ", g.samples,
+                           " samples with ", g.counts.size(), " counts");
+  std::vector<int64_t> all(static_cast<size_t>(g.rows));
+  for (int64_t i = 0; i < g.rows; ++i) all[static_cast<size_t>(i)] = i;
+  STRATA_ASSIGN_OR_RETURN(GroupKernels k, make_kernels(ctx, g.counts, all, scale, g.samples, arithmetic));
+  const int64_t stride = io::packed_row_bytes(g.samples);
+  std::vector<uint8_t> codes(static_cast<size_t>((g.rows + 1) * stride + kSlack), 0);
+  std::memcpy(codes.data(), g.codes, static_cast<size_t>(g.rows * stride));
+  return GroupWork{std::move(k), std::move(codes)};
+}
 
 }  // namespace
 
@@ -380,31 +557,48 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
                                                             std::vector<int64_t> kept, genomics::Standardization scale,
                                                             const GenotypeGramOptions& options) {
   if (!view) return Status::Invalid("genotype gram: no genotype view");
-  if (options.arithmetic != Precision::Int16 && options.arithmetic != Precision::Float32 &&
-      options.arithmetic != Precision::Mixed) {
-    return Status::Invalid("genotype gram: precision ", precision_name(options.arithmetic),
-                           " is not one of int16, mixed or float32");
-  }
-  STRATA_ASSIGN_OR_RETURN(std::vector<float> luts, kept_standardize_luts<float>(counts, kept, scale));
-  STRATA_ASSIGN_OR_RETURN(std::vector<double> luts64, kept_standardize_luts<double>(counts, kept, scale));
-  std::vector<LinearCode> linear(kept.size());
-  for (size_t i = 0; i < kept.size(); ++i) {
-    const double* l = &luts64[4 * i];
-    LinearCode& lc = linear[i];
-    lc.alpha = (l[2] - l[0]) / 2;
-    lc.beta = l[0];
-    lc.gamma = l[3] - 3 * lc.alpha - lc.beta;
-    lc.has_missing = counts[static_cast<size_t>(kept[i])].missing > 0;
-    if (std::fabs(l[1] - (lc.alpha + lc.beta)) > 1e-12 * (std::fabs(l[0]) + std::fabs(l[2]) + 1.0))
-      return Status::Invalid("genotype gram: standardization of variant ", kept[i], " is not linear in the dosage");
-  }
+  STRATA_ASSIGN_OR_RETURN(GroupKernels kernels,
+                          make_kernels(ctx, counts, kept, scale, view->num_samples(), options.arithmetic));
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
-  auto op = std::make_shared<GenotypeGramOperator>(ctx, std::move(sub), std::move(luts), std::move(linear), options);
+  auto op = std::make_shared<GenotypeGramOperator>(ctx, std::move(sub), std::move(kernels));
   const int64_t bytes = op->rows() * io::packed_row_bytes(op->cols());
   if (options.resident_bytes > 0 && bytes <= options.resident_bytes) {
     STRATA_RETURN_NOT_OK(op->load_resident());
   }
   return linalg::GramOperatorPtr(std::move(op));
+}
+
+Result<GenotypeGramPartial> genotype_gram_group(const Context& ctx, const GenotypeGroup& group,
+                                                genomics::Standardization scale, Precision arithmetic,
+                                                const linalg::DenseMatrix& q) {
+  if (q.rows != group.samples) return Status::Invalid("genotype group: Q has ", q.rows, " rows for ", group.samples, " samples");
+  STRATA_ASSIGN_OR_RETURN(GroupWork work, group_work(ctx, group, scale, arithmetic));
+  GenotypeGramPartial part;
+  STRATA_RETURN_NOT_OK(
+      work.kernels.group_partial(work.kernels.gram_operand(q), 0, group.rows, work.codes.data(), part));
+  return part;
+}
+
+Result<std::vector<double>> genotype_project_group(const Context& ctx, const GenotypeGroup& group,
+                                                   genomics::Standardization scale, const linalg::DenseMatrix& x) {
+  if (x.rows != group.samples) return Status::Invalid("genotype group: X has ", x.rows, " rows for ", group.samples, " samples");
+  STRATA_ASSIGN_OR_RETURN(GroupWork work, group_work(ctx, group, scale, Precision::Float32));
+  std::vector<double> out;
+  STRATA_RETURN_NOT_OK(work.kernels.project_group(work.kernels.project_operand(x), 0, group.rows, work.codes.data(), out));
+  return out;
+}
+
+Result<linalg::GramOperatorPtr> make_remote_genotype_gram_operator(const Context& ctx, int64_t samples,
+                                                                   const std::vector<genomics::VariantCounts>& counts,
+                                                                   std::vector<int64_t> kept,
+                                                                   genomics::Standardization scale,
+                                                                   const GenotypeGramOptions& options,
+                                                                   std::shared_ptr<GenotypeGroupRunner> runner) {
+  if (!runner) return Status::Invalid("genotype gram: no group runner");
+  STRATA_ASSIGN_OR_RETURN(GroupKernels kernels, make_kernels(ctx, counts, kept, scale, samples, options.arithmetic));
+  STRATA_RETURN_NOT_OK(runner->plan(kept, scale, options.arithmetic));
+  const auto m = static_cast<int64_t>(kept.size());
+  return linalg::GramOperatorPtr(std::make_shared<RemoteGramOperator>(ctx, std::move(kernels), m, std::move(runner)));
 }
 
 bool int16_kernels_vectorized(const Context& ctx) { return backend::of(ctx).fast_int16(); }

@@ -114,6 +114,26 @@ std::vector<int64_t> king_cutoff_removed(int64_t n, const std::vector<std::pair<
   return out;
 }
 
+Result<std::vector<double>> king_matrix(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& pass) {
+  const int64_t n = view.num_samples();
+  if (n < 2) return Status::InvalidData(view.describe(), ": ", n, " samples: kinship needs at least two (there is no pair)");
+  PairPassOptions o = pass;
+  o.king_only = true;
+  std::vector<double> k(static_cast<size_t>(n * n));
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, o, [&](const PairTile& pt) -> Status {
+    for (int64_t r = 0; r < pt.rows; ++r)
+      for (int64_t c = 0; c < pt.cols; ++c) {
+        const int64_t i = pt.row0 + r, j = pt.col0 + c;
+        if (j > i) continue;
+        const double v = king_kinship(pt.table(r, c));
+        k[static_cast<size_t>(i * n + j)] = v;
+        k[static_cast<size_t>(j * n + i)] = v;
+      }
+    return Status::OK();
+  }));
+  return k;
+}
+
 Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                       const KingOptions& options) {
   if (prefix.empty()) return Status::Invalid("king: no output prefix");

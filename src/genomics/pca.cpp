@@ -26,42 +26,54 @@ int64_t default_krylov_passes(const PcaParams& p, int64_t block_columns) {
   const int64_t columns = kPcaColumnsPerComponent * (p.k + std::max<int64_t>(0, p.oversampling));
   return (columns + block_columns - 1) / block_columns;
 }
-}  // namespace
 
-Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options) {
-  if (!view) return Status::Invalid("pca: no genotype view");
+using clock = std::chrono::steady_clock;
+double seconds_since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
+
+// Where the genotypes are: the codes here (a view), or elsewhere with a runner for the passes.
+struct PcaSource {
+  std::string description;
+  int64_t num_variants = 0, num_samples = 0;
+  std::function<Result<io::GenotypeViewPtr>()> view;
+  std::function<Result<linalg::GramOperatorPtr>(const std::vector<VariantCounts>&, std::vector<int64_t>,
+                                                const GenotypeGramOptions&)>
+      gram_operator;
+};
+
+Status validate(const PcaParams& options) {
   STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(options.filter));
   if (options.k < 1) return Status::Invalid("pca: k must be at least 1, got ", options.k);
   if (options.precision == Precision::Float64) {
     return Status::Invalid("pca: precision float64 is the exact method's (--method exact); the randomized genotype "
                            "products take auto, int16, mixed or float32");
   }
-  using clock = std::chrono::steady_clock;
-  auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
-  // One progress task over every pass, in variants. The SVD passes are estimated from the
-  // input's size now (so the bar does not run to 100 % on the counts pass) and corrected once
-  // the filters and the method are known.
-  const int64_t n_all = view->num_variants();
+  return Status::OK();
+}
+
+// The passes the progress bar expects before the route is known (from the input's size, so
+// the bar does not run to 100 % on the counts pass); corrected once it is.
+int64_t guessed_svd_units(const PcaSource& src, const PcaParams& options) {
+  const int64_t n_all = src.num_variants;
   const bool exact_guess = options.method == linalg::SvdMethod::Exact ||
                            (options.method == linalg::SvdMethod::Auto &&
-                            std::min(n_all, view->num_samples()) <= options.exact_max_dim);
+                            std::min(n_all, src.num_samples) <= options.exact_max_dim);
   const int64_t guessed_passes =
       exact_guess ? 2
       : options.iterations > 0
           ? options.iterations + 1
           : default_krylov_passes(options, options.block_columns > 0 ? options.block_columns : kPcaBlockColumns) + 1;
-  const int64_t guessed_svd_units = n_all * guessed_passes;
-  ProgressScope progress(ctx, "pca", n_all + guessed_svd_units, "variants");
-  const auto t0 = clock::now();
-  STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, *view));
+  return n_all * guessed_passes;
+}
+
+Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, const std::vector<VariantCounts>& counts,
+                                  const PcaParams& options, ProgressScope& progress, int64_t guessed_svd_units) {
   PcaResult out;
-  ctx.report().add_phase("variant counts", seconds_since(t0));
   genomics::VariantFilter filter = options.filter;
   // Zero-variance variants carry no information and would only change M.
   filter.drop_monomorphic = true;
   out.filter = genomics::apply_variant_filter(counts, filter);
   if (out.filter.kept.empty()) {
-    return Status::InvalidData(view->describe(), ": every variant was filtered out (", out.filter.dropped_missing,
+    return Status::InvalidData(src.description, ": every variant was filtered out (", out.filter.dropped_missing,
                            " by missingness, ", out.filter.dropped_monomorphic, " monomorphic, ",
                            out.filter.dropped_maf, " by MAF)");
   }
@@ -82,8 +94,8 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
               double(c.hom_alt) * lut[2] * lut[2] + double(c.missing) * lut[3] * lut[3];
   }
   out.grm_trace = sum_sq / m_scale;
-  if (!(sum_sq > 0.0)) return Status::InvalidData(view->describe(), ": the standardized genotypes are all zero (constant data)");
-  const int64_t n = view->num_samples();
+  if (!(sum_sq > 0.0)) return Status::InvalidData(src.description, ": the standardized genotypes are all zero (constant data)");
+  const int64_t n = src.num_samples;
   linalg::SvdMethod method = options.method;
   if (method == linalg::SvdMethod::Auto) {
     method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
@@ -126,6 +138,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     progress.add_total(-guessed_svd_units);  // the GRM pass (and loadings pass) report their own units
     out.method = linalg::SvdMethod::Exact;
     out.route = "grm";
+    STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
     STRATA_RETURN_NOT_OK(pca_by_grm(ctx, view, counts, options, out));
     ctx.report().add_phase("svd", seconds_since(t1));
     ++out.passes;  // the counts pass
@@ -134,9 +147,10 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   }
   if (exact_route == PcaRoute::Tsqr) {
     out.route = "tsqr";
-    STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
-    progress.add_total(2 * src->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, src, so));
+    STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
+    STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+    progress.add_total(2 * rows->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, rows, so));
     out.arithmetic = "float64";
   } else {
     out.route = exact_route == PcaRoute::Krylov                               ? "krylov-converged"
@@ -156,8 +170,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
                                                         : Precision::Int16;
     out.arithmetic = precision_name(go.arithmetic);
     const auto t_load = clock::now();
-    STRATA_ASSIGN_OR_RETURN(auto op,
-                            make_genotype_gram_operator(ctx, view, counts, out.variants_used, options.scale, go));
+    STRATA_ASSIGN_OR_RETURN(auto op, src.gram_operator(counts, out.variants_used, go));
     ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
     progress.add_total(m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0)) - guessed_svd_units);
@@ -174,6 +187,46 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   out.loadings = std::move(r.u);
   out.error_estimate = std::move(r.error_estimate);
   return out;
+}
+
+}  // namespace
+
+Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options) {
+  if (!view) return Status::Invalid("pca: no genotype view");
+  STRATA_RETURN_NOT_OK(validate(options));
+  PcaSource src;
+  src.description = view->describe();
+  src.num_variants = view->num_variants();
+  src.num_samples = view->num_samples();
+  src.view = [&view]() -> Result<io::GenotypeViewPtr> { return view; };
+  src.gram_operator = [&](const std::vector<VariantCounts>& counts, std::vector<int64_t> kept,
+                          const GenotypeGramOptions& go) {
+    return make_genotype_gram_operator(ctx, view, counts, std::move(kept), options.scale, go);
+  };
+  const int64_t guessed = guessed_svd_units(src, options);
+  ProgressScope progress(ctx, "pca", src.num_variants + guessed, "variants");
+  const auto t0 = clock::now();
+  STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, *view));
+  ctx.report().add_phase("variant counts", seconds_since(t0));
+  return pca_from_counts(ctx, src, counts, options, progress, guessed);
+}
+
+Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options) {
+  STRATA_RETURN_NOT_OK(validate(options));
+  if (!g.runner || !g.fetch) return Status::Invalid("pca: remote genotypes without a runner");
+  PcaSource src;
+  src.description = g.description;
+  src.num_variants = static_cast<int64_t>(g.counts.size());
+  src.num_samples = g.num_samples;
+  src.view = g.fetch;
+  src.gram_operator = [&](const std::vector<VariantCounts>& counts, std::vector<int64_t> kept,
+                          const GenotypeGramOptions& go) {
+    return make_remote_genotype_gram_operator(ctx, g.num_samples, counts, std::move(kept), options.scale, go, g.runner);
+  };
+  const int64_t guessed = guessed_svd_units(src, options);
+  ProgressScope progress(ctx, "pca", src.num_variants + guessed, "variants");
+  ctx.advance_progress(src.num_variants);  // the counts pass ran where the codes are
+  return pca_from_counts(ctx, src, g.counts, options, progress, guessed);
 }
 
 }  // namespace strata::genomics

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -48,11 +49,11 @@ struct Panel {
   int64_t block_rows(int64_t b) const { return std::min(kBlock, rows - b * kBlock); }
 };
 
-Status load_panel(const Context& ctx, const io::ZarrArray& array, const DistanceSpec& spec, int64_t row0,
+Status load_panel(const Context& ctx, const RowMatrix& array, const DistanceSpec& spec, int64_t row0,
                   int64_t rows, Panel& p) {
   const backend::Backend& be = backend::of(ctx);
-  const int64_t d = array.shape()[1];
-  const ScalarType type = array.dtype().type;
+  const int64_t d = array.cols;
+  const ScalarType type = array.dtype.type;
   p.row0 = row0;
   p.rows = rows;
   p.x.resize(static_cast<size_t>(rows * d));
@@ -61,10 +62,10 @@ Status load_panel(const Context& ctx, const io::ZarrArray& array, const Distance
     const int64_t g = std::min(kBlock, rows - r);
     double* dst = p.x.data() + r * d;
     if (type == ScalarType::Float64) {
-      STRATA_RETURN_NOT_OK(array.read_region({row0 + r, 0}, {g, d}, dst, &ctx.pool()));
+      STRATA_RETURN_NOT_OK(array.read(row0 + r, g, dst, &ctx.pool()));
     } else {
-      raw.resize(static_cast<size_t>(g * d * array.dtype().itemsize()));
-      STRATA_RETURN_NOT_OK(array.read_region({row0 + r, 0}, {g, d}, raw.data(), &ctx.pool()));
+      raw.resize(static_cast<size_t>(g * d * array.dtype.itemsize()));
+      STRATA_RETURN_NOT_OK(array.read(row0 + r, g, raw.data(), &ctx.pool()));
       be.ew_cast(type, ScalarType::Float64, raw.data(), dst, g * d);
     }
   }
@@ -315,15 +316,64 @@ Result<std::optional<io::ZarrArray>> open_row_matrix(const std::string& path) {
   return std::optional<io::ZarrArray>{std::move(*array)};
 }
 
-Status for_each_row_distance_band(const Context& ctx, const io::ZarrArray& array, const DistanceSpec& spec,
+RowMatrix RowMatrix::of(const io::ZarrArray& array) {
+  RowMatrix m;
+  m.rows = array.shape()[0];
+  m.cols = array.ndim() > 1 ? array.shape()[1] : 1;
+  m.dtype = array.dtype();
+  m.description = array.describe();
+  m.read = [array, cols = m.cols](int64_t row0, int64_t count, void* dst, ThreadPool* pool) {
+    return array.read_region({row0, 0}, {count, cols}, dst, pool);
+  };
+  return m;
+}
+
+Result<RowMatrix> RowMatrix::in_memory(const void* data, int64_t rows, int64_t cols, DType dtype) {
+  if (!(dtype.is_integer() || dtype.is_float()) || dtype.type == ScalarType::Float16)
+    return Status::InvalidData("dtype ", dtype.name(), " is not numeric: distances need an integer or float array");
+  if (rows < 2)
+    return Status::InvalidData(rows, rows == 1 ? " row" : " rows", ": distances need at least two rows (there is no pair)");
+  if (cols < 0 || (rows * cols > 0 && data == nullptr)) return Status::Invalid("row matrix: no data");
+  RowMatrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.dtype = dtype.native();
+  m.description = str_cat("a ", rows, " x ", cols, " ", dtype.name(), " array");
+  const int64_t row_bytes = cols * dtype.itemsize();
+  m.read = [p = static_cast<const uint8_t*>(data), row_bytes](int64_t row0, int64_t count, void* dst, ThreadPool*) {
+    if (count > 0) std::memcpy(dst, p + row0 * row_bytes, static_cast<size_t>(count * row_bytes));
+    return Status::OK();
+  };
+  return m;
+}
+
+Result<std::vector<double>> row_distance_matrix(const Context& ctx, const RowMatrix& matrix, const DistanceSpec& spec,
+                                                const RowDistanceOptions& options) {
+  const int64_t n = matrix.rows;
+  std::vector<double> d(static_cast<size_t>(n * n));
+  STRATA_RETURN_NOT_OK(for_each_row_distance_band(ctx, matrix, spec, options, [&](const RowDistanceBand& b) {
+    for (int64_t r = 0; r < b.rows; ++r) {
+      const int64_t i = b.row0 + r;
+      for (int64_t j = 0; j <= i; ++j) {
+        const double v = b.values[r * b.ld + j];
+        d[static_cast<size_t>(i * n + j)] = v;
+        d[static_cast<size_t>(j * n + i)] = v;
+      }
+    }
+    return Status::OK();
+  }));
+  return d;
+}
+
+Status for_each_row_distance_band(const Context& ctx, const RowMatrix& array, const DistanceSpec& spec,
                                   const RowDistanceOptions& options,
                                   const std::function<Status(const RowDistanceBand&)>& on_band) {
   if (spec.metric == DistanceMetric::Ibs || spec.metric == DistanceMetric::AlleleSharing)
-    return Status::Invalid("--metric ", distance_metric_name(spec), " needs genotype input; ", array.describe(),
+    return Status::Invalid("--metric ", distance_metric_name(spec), " needs genotype input; ", array.description,
                            " is a numeric array (rows are observations): use euclidean, sqeuclidean, cityblock, "
                            "chebyshev, minkowski:P, cosine, correlation or hamming");
-  const int64_t n = array.shape()[0], d = array.shape()[1];
-  const bool gram_nan_arrays = is_gram_metric(spec.metric) && array.dtype().is_float();
+  const int64_t n = array.rows, d = array.cols;
+  const bool gram_nan_arrays = is_gram_metric(spec.metric) && array.dtype.is_float();
   const int64_t row_bytes = d * 8 * (gram_nan_arrays ? 4 : 1);
   const int64_t padded_n = (n + kBlock - 1) / kBlock * kBlock;
   int64_t band = options.band > 0 ? (options.band + kBlock - 1) / kBlock * kBlock : 0;
@@ -334,7 +384,7 @@ Status for_each_row_distance_band(const Context& ctx, const io::ZarrArray& array
   band = std::min(band, padded_n);
   const int64_t need = band * (2 * row_bytes + 8 * n);
   if (band < kBlock || need > ctx.memory_budget())
-    return Status::OutOfMemory(array.describe(), ": ", kBlock, " rows of ", d, " coordinates and their distances need ",
+    return Status::OutOfMemory(array.description, ": ", kBlock, " rows of ", d, " coordinates and their distances need ",
                                format_bytes(kBlock * (2 * row_bytes + 8 * n)), ", more than the memory budget of ",
                                format_bytes(ctx.memory_budget()), " (raise --memory)");
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// HostArray: a dense, C-order, host-memory n-d array. It is what `compute()` returns and what
-/// `Array::from_host` wraps. Copies share the same memory (it is a handle).
+/// `Array::from_host` wraps. Copies share the same memory (it is a handle). The memory is either
+/// allocated (tracked) or someone else's, kept alive by an owner handle (`wrap`: a numpy array).
 
 #include <cstdint>
 #include <cstring>
@@ -30,6 +31,10 @@ class HostArray {
   static Result<HostArray> allocate(Shape shape, DType dtype);
   /// \brief Allocate an array filled with zeros.
   static Result<HostArray> zeros(Shape shape, DType dtype);
+  /// \brief A handle over `nbytes`-sized C-order memory owned elsewhere, not copied and not
+  /// tracked; `owner` is held (and so the memory kept alive) while any copy of the handle lives.
+  /// Lazy arrays only read it; the owner must not change it while a computation reads it.
+  static Result<HostArray> wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> owner);
   /// \brief Copy `values` (C order, numel == product of `shape`) into a new array of T's dtype.
   template <class T>
   static Result<HostArray> from_vector(const std::vector<T>& values, Shape shape) {
@@ -51,10 +56,10 @@ class HostArray {
   int64_t ndim() const { return static_cast<int64_t>(shape_.size()); }
   int64_t numel() const { return numel_; }
   int64_t nbytes() const { return numel_ * dtype_.itemsize(); }
-  bool empty_handle() const { return buffer_ == nullptr; }
+  bool empty_handle() const { return owner_ == nullptr; }
 
-  void* raw() { return buffer_ ? buffer_->data() : nullptr; }
-  const void* raw() const { return buffer_ ? buffer_->data() : nullptr; }
+  void* raw() { return data_; }
+  const void* raw() const { return data_; }
   /// Typed access; T must match dtype() (unchecked).
   template <class T> T* data() { return static_cast<T*>(raw()); }
   template <class T> const T* data() const { return static_cast<const T*>(raw()); }
@@ -68,7 +73,8 @@ class HostArray {
   Shape shape_;
   DType dtype_;
   int64_t numel_ = 0;
-  std::shared_ptr<Buffer> buffer_;
+  std::shared_ptr<void> owner_;  // a Buffer, or what keeps wrapped memory alive
+  void* data_ = nullptr;
 };
 
 template <class T>

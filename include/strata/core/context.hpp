@@ -126,6 +126,9 @@ class Context {
 
   /// \brief Ask running computations to stop: they return Cancelled at the next block.
   void cancel() const;
+  /// \brief Clear an earlier cancel() so the context can run the next computation (bindings
+  /// reuse a context after a cancelled call).
+  void reset_cancel() const;
   bool cancelled() const;
   /// \brief Cancelled("…") once cancel() was called, OK otherwise.
   Status check_cancelled() const;

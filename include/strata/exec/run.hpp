@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "strata/array/array.hpp"
 #include "strata/exec/pass.hpp"
@@ -51,5 +52,22 @@ int64_t persisted_bytes(const Array& a);
 /// aligned to the Zarr chunks (or shards).
 Status to_zarr(const Context& ctx, const Array& a, const std::shared_ptr<io::Store>& store, const std::string& path,
                io::ZarrCreateOptions zarr_options = {}, const PassOptions& options = {});
+
+/// \brief Options of write_zarr().
+struct ZarrWriteOptions {
+  io::ZarrFormat format = io::ZarrFormat::V2;
+  Shape chunks;                               ///< empty = the array's chunks
+  std::string codec = "blosc:zstd:5:shuffle";  ///< io::parse_codec_spec ("none" = uncompressed)
+  std::vector<std::string> dimension_names;   ///< v3 dimension_names / v2 _ARRAY_DIMENSIONS
+  bool overwrite = false;                     ///< replace an existing Zarr store at the path
+};
+
+/// \brief Write `a` as a new Zarr store at the directory `path` (the array at its root),
+/// staged and committed as every strata output is (strata/core/output.hpp): the path is
+/// checked before the pass, an existing store is replaced only with `overwrite` (and only when
+/// it is a Zarr node), a Zarr store `a` reads is never replaced, and a failed or cancelled
+/// write leaves nothing behind.
+Status write_zarr(const Context& ctx, const Array& a, const std::string& path, const ZarrWriteOptions& options = {},
+                  const PassOptions& pass = {});
 
 }  // namespace strata

@@ -18,6 +18,8 @@
 /// from the view (out of core, memory independent of M).
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,5 +65,59 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
 
 /// \brief Whether the codes of the operator are held in memory (for reports and tests).
 bool genotype_gram_is_resident(const linalg::GramOperator& op);
+
+// ---- Passes whose groups run where the codes are (Dask workers) -------------------------------
+
+/// \brief Variants per group of the Gram products: the fixed unit of their summation order.
+inline constexpr int64_t kGenotypeGramGroupVariants = 3072;
+
+/// \brief What one group of variants adds to Y = AᵀA·Q, computed where its codes are by
+/// genotype_gram_group() and added on the driver, in group order, by the operator of
+/// make_remote_genotype_gram_operator(): the same bits as make_genotype_gram_operator()'s.
+struct GenotypeGramPartial {
+  int64_t rows = 0;              ///< variants of the group
+  std::vector<double> z;         ///< the group's sums, w × ⌈n/16⌉·16 (w = Q's columns rounded up to 8)
+  std::vector<double> t;         ///< int16: the group's A·Q̃ as rounded, rows × w
+  std::vector<int32_t> missing;  ///< int16: (row, sample) pairs of the group's missing calls
+};
+
+/// \brief One group's variants where their codes are: `rows` packed rows of `samples` codes at
+/// `codes` (io::packed_row_bytes(samples) bytes each), and their counts (one per row).
+struct GenotypeGroup {
+  const uint8_t* codes = nullptr;
+  int64_t rows = 0, samples = 0;
+  std::vector<VariantCounts> counts;
+};
+
+/// \brief The group's contribution to gram(q) (q: samples × w, float64) for `scale` and
+/// `arithmetic` (int16, mixed or float32, as the driver's operator).
+Result<GenotypeGramPartial> genotype_gram_group(const Context& ctx, const GenotypeGroup& group,
+                                                genomics::Standardization scale, Precision arithmetic,
+                                                const linalg::DenseMatrix& q);
+/// \brief The group's rows of A·X (rows × x.cols, row-major).
+Result<std::vector<double>> genotype_project_group(const Context& ctx, const GenotypeGroup& group,
+                                                   genomics::Standardization scale, const linalg::DenseMatrix& x);
+
+/// \brief Runs the groups of each pass where the codes are and hands their results back in
+/// ascending group order. Group g is kept[g·kGenotypeGramGroupVariants …] (at most that many).
+class GenotypeGroupRunner {
+ public:
+  virtual ~GenotypeGroupRunner() = default;
+  /// Once, before the passes: the variants used (ascending indices into the input).
+  virtual Status plan(const std::vector<int64_t>& kept, genomics::Standardization scale, Precision arithmetic) = 0;
+  virtual Status gram(const linalg::DenseMatrix& q,
+                      const std::function<Status(int64_t group, GenotypeGramPartial&&)>& add) = 0;
+  virtual Status project(const linalg::DenseMatrix& x,
+                         const std::function<Status(int64_t group, std::vector<double>&&)>& add) = 0;
+};
+
+/// \brief The operator over variants `kept` × `samples` whose groups run in `runner` (plan()
+/// is called here). Only the operand, the group sums and the dense work stay on this machine.
+Result<linalg::GramOperatorPtr> make_remote_genotype_gram_operator(const Context& ctx, int64_t samples,
+                                                                   const std::vector<genomics::VariantCounts>& counts,
+                                                                   std::vector<int64_t> kept,
+                                                                   genomics::Standardization scale,
+                                                                   const GenotypeGramOptions& options,
+                                                                   std::shared_ptr<GenotypeGroupRunner> runner);
 
 }  // namespace strata::genomics

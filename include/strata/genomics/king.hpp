@@ -40,6 +40,12 @@ namespace strata::genomics {
 /// \brief The KING-robust kinship of a pair's table (NaN or −inf where plink2 prints them).
 double king_kinship(const PairTable& t);
 
+/// \brief The N × N KING-robust kinship matrix of `view`'s samples (row-major, symmetric). The
+/// diagonal is the estimator applied to a sample with itself: 0.5, NaN for a sample with no
+/// heterozygous call. InvalidData for fewer than two samples.
+Result<std::vector<double>> king_matrix(const Context& ctx, const io::GenotypeView& view,
+                                        const PairPassOptions& pass = {});
+
 /// \brief Options of run_king_to_files().
 struct KingOptions {
   bool table = false;             ///< write `P.kin0` instead of `P.king` + `P.king.id`

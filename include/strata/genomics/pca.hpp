@@ -12,6 +12,8 @@
 /// linalg convention (largest-magnitude entry positive).
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -117,6 +119,21 @@ struct PcaResult {
 /// Phases ("variant counts", "load codes", "svd", "products") go to ctx.report(); progress is
 /// one task over all passes, in variants.
 Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options);
+
+/// \brief Genotypes whose codes are held elsewhere (Dask workers), for pca_remote().
+struct RemoteGenotypes {
+  int64_t num_samples = 0;
+  std::string description;                       ///< for messages
+  std::vector<VariantCounts> counts;             ///< of every variant, computed where the codes are
+  std::shared_ptr<GenotypeGroupRunner> runner;   ///< the randomized routes' passes
+  /// The codes on this machine, for the routes that need them here (exact: GRM, TSQR).
+  std::function<Result<io::GenotypeViewPtr>()> fetch;
+};
+
+/// \brief pca() of genotypes held elsewhere: the randomized and converged-Krylov routes run
+/// every genotype pass through `g.runner` (group partials added here in order: the same bits
+/// as pca() of the same genotypes); the GRM and TSQR routes fetch the codes first.
+Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options);
 
 /// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a
 /// float32 RowBlockSource: blocks are decoded from 2-bit codes through one 4-entry table per

@@ -25,6 +25,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "strata/core/context.hpp"
 #include "strata/genomics/distance.hpp"
@@ -49,6 +50,21 @@ struct RowDistanceBand {
   int64_t ld = 0;
 };
 
+/// \brief A 2-D numeric matrix read in whole rows: a Zarr array, or memory (the bindings'
+/// numpy arrays). The distances read it only through `read`.
+struct RowMatrix {
+  int64_t rows = 0, cols = 0;
+  DType dtype;
+  std::string description;  ///< for messages
+  /// Rows [row0, row0 + count) as C-order values of `dtype` into `dst`.
+  std::function<Status(int64_t row0, int64_t count, void* dst, ThreadPool* pool)> read;
+
+  static RowMatrix of(const io::ZarrArray& array);
+  /// \brief A C-order rows × cols array at `data` (not copied: the caller keeps it alive and
+  /// unchanged during the call). InvalidData for a non-numeric dtype or fewer than two rows.
+  static Result<RowMatrix> in_memory(const void* data, int64_t rows, int64_t cols, DType dtype);
+};
+
 /// \brief The array at `path` when `path` names a Zarr array that is not a 3-D genotype call
 /// array (nullopt otherwise: a genotype source). Errors (InvalidData naming the path) for an
 /// array that is not 2-D, not integer or float, or has fewer than two rows.
@@ -56,8 +72,18 @@ Result<std::optional<io::ZarrArray>> open_row_matrix(const std::string& path);
 
 /// \brief Run the distances of `array`'s rows and hand each band to `on_band`, serially, in
 /// row order. Invalid for ibs / allele-sharing; OutOfMemory when one block of rows does not fit.
-Status for_each_row_distance_band(const Context& ctx, const io::ZarrArray& array, const DistanceSpec& spec,
+Status for_each_row_distance_band(const Context& ctx, const RowMatrix& matrix, const DistanceSpec& spec,
                                   const RowDistanceOptions& options,
                                   const std::function<Status(const RowDistanceBand&)>& on_band);
+inline Status for_each_row_distance_band(const Context& ctx, const io::ZarrArray& array, const DistanceSpec& spec,
+                                         const RowDistanceOptions& options,
+                                         const std::function<Status(const RowDistanceBand&)>& on_band) {
+  return for_each_row_distance_band(ctx, RowMatrix::of(array), spec, options, on_band);
+}
+
+/// \brief The rows × rows distance matrix (row-major, symmetric, zero diagonal except where a
+/// row has no observed coordinate: NaN), as `strata distance` writes it for a numeric array.
+Result<std::vector<double>> row_distance_matrix(const Context& ctx, const RowMatrix& matrix, const DistanceSpec& spec,
+                                                const RowDistanceOptions& options = {});
 
 }  // namespace strata::genomics

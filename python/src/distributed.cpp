@@ -1,0 +1,246 @@
+// strata.pca on a dask.distributed cluster: the worker tasks' kernels (a group's partial Gram
+// product, its projection rows, code counts) and the driver's PCA whose passes call back into
+// Python to run those tasks (python/strata/_dask.py).
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "common.hpp"
+#include "pca_common.hpp"
+#include "strata/genomics/genotype_gram.hpp"
+#include "strata/genomics/pca.hpp"
+#include "strata/io/genotype_dosage.hpp"
+
+namespace strata::python {
+namespace {
+
+using Codes = nb::ndarray<const uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Counts = nb::ndarray<const int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Matrix = nb::ndarray<const double, nb::ndim<2>, nb::device::cpu>;
+using Doubles = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
+using Ints = nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+std::vector<genomics::VariantCounts> counts_of(const Counts& c) {
+  if (c.shape(1) != 4) throw StatusError(Status::Invalid("counts must be (variants, 4): hom_ref, het, hom_alt, missing"));
+  std::vector<genomics::VariantCounts> out(c.shape(0));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t* r = c.data() + 4 * i;
+    out[i] = {r[0], r[1], r[2], r[3]};
+  }
+  return out;
+}
+
+linalg::DenseMatrix dense_of(const Matrix& a) {
+  linalg::DenseMatrix m(static_cast<int64_t>(a.shape(0)), static_cast<int64_t>(a.shape(1)));
+  for (int64_t j = 0; j < m.cols; ++j)
+    for (int64_t i = 0; i < m.rows; ++i) m(i, j) = a.data()[i * a.stride(0) + j * a.stride(1)];
+  return m;
+}
+
+nb::ndarray<nb::numpy, double> to_numpy_f(const linalg::DenseMatrix& m) {
+  std::vector<double> d = m.data;
+  return column_major_array(std::move(d), m.rows, m.cols);
+}
+
+genomics::GenotypeGroup group_of(const Codes& codes, const Counts& counts, int64_t samples) {
+  if (static_cast<int64_t>(codes.shape(1)) != io::packed_row_bytes(samples))
+    throw StatusError(Status::Invalid("packed rows have ", codes.shape(1), " bytes, expected ",
+                                      io::packed_row_bytes(samples), " for ", samples, " samples"));
+  genomics::GenotypeGroup g;
+  g.codes = codes.data();
+  g.rows = static_cast<int64_t>(codes.shape(0));
+  g.samples = samples;
+  g.counts = counts_of(counts);
+  return g;
+}
+
+const char* scale_name(genomics::Standardization s) {
+  switch (s) {
+    case genomics::Standardization::Binom2: return "binom2";
+    case genomics::Standardization::Binom: return "binom";
+    case genomics::Standardization::Center: return "center";
+    default: return "none";
+  }
+}
+
+template <class T>
+std::vector<T> copy_of(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>& a) {
+  const T* p = a.data();
+  return std::vector<T>(p, p + a.size());
+}
+
+// The runner of the driver's passes: Python callables (plan, gram, project) that run the
+// groups as Dask tasks and return their results in group order. Called with the GIL released
+// by the library's thread; a Python exception is kept and raised from strata.pca.
+class PyGroupRunner final : public genomics::GenotypeGroupRunner {
+ public:
+  PyGroupRunner(nb::object plan, nb::object gram, nb::object project)
+      : plan_(std::move(plan)), gram_(std::move(gram)), project_(std::move(project)) {}
+  ~PyGroupRunner() override {
+    nb::gil_scoped_acquire gil;
+    plan_.reset();
+    gram_.reset();
+    project_.reset();
+    error_.reset();
+  }
+
+  Status plan(const std::vector<int64_t>& kept, genomics::Standardization scale, Precision arithmetic) override {
+    return call([&] {
+      std::vector<int64_t> k = kept;
+      int64_t* p = k.data();
+      const size_t n = k.size();
+      plan_(owned_array<int64_t>(std::move(k), p, {n}), scale_name(scale),
+            precision_name(arithmetic));
+    });
+  }
+  Status gram(const linalg::DenseMatrix& q,
+              const std::function<Status(int64_t, genomics::GenotypeGramPartial&&)>& add) override {
+    Status st;
+    Status ran = call([&] {
+      nb::list parts = nb::cast<nb::list>(gram_(to_numpy_f(q)));
+      for (size_t g = 0; g < parts.size() && st.ok(); ++g) {
+        nb::tuple t = nb::cast<nb::tuple>(parts[g]);
+        genomics::GenotypeGramPartial p;
+        p.rows = nb::cast<int64_t>(t[0]);
+        p.z = copy_of(nb::cast<Doubles>(t[1]));
+        p.t = copy_of(nb::cast<Doubles>(t[2]));
+        p.missing = copy_of(nb::cast<nb::ndarray<const int32_t, nb::c_contig, nb::device::cpu>>(t[3]));
+        nb::gil_scoped_release release;
+        st = add(static_cast<int64_t>(g), std::move(p));
+      }
+    });
+    return ran.ok() ? st : ran;
+  }
+  Status project(const linalg::DenseMatrix& x, const std::function<Status(int64_t, std::vector<double>&&)>& add) override {
+    Status st;
+    Status ran = call([&] {
+      nb::list parts = nb::cast<nb::list>(project_(to_numpy_f(x)));
+      for (size_t g = 0; g < parts.size() && st.ok(); ++g) {
+        std::vector<double> rows = copy_of(nb::cast<Doubles>(parts[g]));
+        nb::gil_scoped_release release;
+        st = add(static_cast<int64_t>(g), std::move(rows));
+      }
+    });
+    return ran.ok() ? st : ran;
+  }
+
+  // The Python exception a callable raised, if any (GIL held).
+  std::optional<nb::python_error> take_error() {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::optional<nb::python_error> e = std::move(error_);
+    error_.reset();
+    return e;
+  }
+
+ private:
+  template <class F>
+  Status call(F&& f) {
+    nb::gil_scoped_acquire gil;
+    try {
+      f();
+      return Status::OK();
+    } catch (nb::python_error& e) {
+      std::lock_guard<std::mutex> lk(mu_);
+      error_.emplace(std::move(e));
+      return Status::Cancelled("a distributed pass raised in Python");
+    } catch (const StatusError& e) {
+      return e.status();
+    } catch (const std::exception& e) {
+      return Status::Invalid("distributed pass: ", e.what());
+    }
+  }
+
+  nb::object plan_, gram_, project_;
+  std::mutex mu_;
+  std::optional<nb::python_error> error_;
+};
+
+}  // namespace
+
+void bind_distributed(nb::module_& m) {
+  m.def("code_counts", [](const Codes& codes, int64_t samples) {
+    // Per-variant counts of codes 0..3 of packed rows, as the PCA's counts pass takes them.
+    const int64_t rows = static_cast<int64_t>(codes.shape(0)), stride = io::packed_row_bytes(samples);
+    if (static_cast<int64_t>(codes.shape(1)) != stride)
+      throw StatusError(Status::Invalid("packed rows have ", codes.shape(1), " bytes, expected ", stride));
+    std::vector<int64_t> out(static_cast<size_t>(rows * 4), 0);
+    {
+      nb::gil_scoped_release release;
+      for (int64_t v = 0; v < rows; ++v)
+        for (int64_t j = 0; j < samples; ++j) ++out[static_cast<size_t>(4 * v + io::code_at(codes.data() + v * stride, j))];
+    }
+    int64_t* p = out.data();
+    return owned_array<int64_t>(std::move(out), p, {static_cast<size_t>(rows), 4});
+  });
+  m.def("gram_group", [](const PyContext& pc, const Codes& codes, const Counts& counts, int64_t samples,
+                         const std::string& scale, const std::string& arithmetic, const Matrix& q) {
+    const genomics::GenotypeGroup g = group_of(codes, counts, samples);
+    const auto s = take(genomics::parse_standardization(scale));
+    const Precision a = take(parse_precision(arithmetic));
+    const linalg::DenseMatrix qm = dense_of(q);
+    genomics::GenotypeGramPartial p =
+        released(pc, [&] { return genomics::genotype_gram_group(pc.ctx(), g, s, a, qm); });
+    const int64_t rows = p.rows;
+    double* z = p.z.data();
+    const size_t nz = p.z.size();
+    double* t = p.t.data();
+    const size_t nt = p.t.size();
+    int32_t* mi = p.missing.data();
+    const size_t nm = p.missing.size();
+    return nb::make_tuple(rows, owned_array<double>(std::move(p.z), z, {nz}), owned_array<double>(std::move(p.t), t, {nt}),
+                          owned_array<int32_t>(std::move(p.missing), mi, {nm}));
+  });
+  m.def("project_group", [](const PyContext& pc, const Codes& codes, const Counts& counts, int64_t samples,
+                            const std::string& scale, const Matrix& x) {
+    const genomics::GenotypeGroup g = group_of(codes, counts, samples);
+    const auto s = take(genomics::parse_standardization(scale));
+    const linalg::DenseMatrix xm = dense_of(x);
+    std::vector<double> rows = released(pc, [&] { return genomics::genotype_project_group(pc.ctx(), g, s, xm); });
+    double* p = rows.data();
+    const size_t n = rows.size();
+    return owned_array<double>(std::move(rows), p, {n});
+  });
+  m.def("pca_remote", [](const PyContext& pc, int64_t samples, const std::string& description, const Counts& counts,
+                         nb::object plan, nb::object gram, nb::object project, nb::object fetch, int64_t k,
+                         const std::string& method, const std::string& scale, double tolerance, int iterations,
+                         int64_t block, const std::string& precision, uint64_t seed, double maf, double geno,
+                         bool loadings) {
+    const genomics::PcaParams p =
+        pca_params(k, method, scale, tolerance, iterations, block, precision, seed, maf, geno, loadings);
+    auto runner = std::make_shared<PyGroupRunner>(std::move(plan), std::move(gram), std::move(project));
+    genomics::RemoteGenotypes g;
+    g.num_samples = samples;
+    g.description = description;
+    g.counts = counts_of(counts);
+    g.runner = runner;
+    // fetch() returns a strata._core.GenotypeView built from the workers' packed codes.
+    auto fetch_fn = std::make_shared<nb::object>(std::move(fetch));
+    std::shared_ptr<std::optional<nb::python_error>> fetch_error = std::make_shared<std::optional<nb::python_error>>();
+    g.fetch = [fetch_fn, fetch_error]() -> Result<io::GenotypeViewPtr> {
+      nb::gil_scoped_acquire gil;
+      try {
+        return nb::cast<const Genotypes&>((*fetch_fn)()).view;
+      } catch (nb::python_error& e) {
+        fetch_error->emplace(std::move(e));
+        return Status::Cancelled("fetching the codes raised in Python");
+      }
+    };
+    std::optional<Result<genomics::PcaResult>> r;
+    {
+      nb::gil_scoped_release release;
+      r.emplace(genomics::pca_remote(pc.ctx(), g, p));
+    }
+    g.fetch = nullptr;
+    raise_progress_error(pc);
+    if (auto e = runner->take_error()) throw std::move(*e);
+    if (*fetch_error) {
+      nb::python_error e = std::move(**fetch_error);
+      fetch_error->reset();
+      throw e;
+    }
+    return pca_dict(take(std::move(*r)));
+  });
+}
+
+}  // namespace strata::python

@@ -1,0 +1,69 @@
+"""strata.king, strata.grm and strata.pairwise_distance: N × N matrices as numpy arrays."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import _core
+from ._context import resolve
+
+
+def _genotypes(x):
+    from ._pca import as_genotypes
+
+    return as_genotypes(x)
+
+
+def king(x, *, threads=None, memory=None, progress=False, context=None) -> np.ndarray:
+    """KING-robust kinship of every pair of samples (``strata king``, plink2's
+    ``--make-king``), an (samples × samples) float64 array. ``x`` is what strata.pca takes
+    (a path, strata.Genotypes, (variants × samples) dosages, an sgkit Dataset). Each pair uses
+    the variants both samples have observed; the diagonal is 0.5 (NaN for a sample without a
+    heterozygous call)."""
+    g = _genotypes(x)
+    ctx = resolve(context, threads, memory, progress)
+    return _core.king(ctx._core, g._view)
+
+
+def grm(x, *, meanimpute: bool = False, maf: float = 0.0, geno: float = 1.0, threads=None, memory=None,
+        progress=False, context=None) -> np.ndarray:
+    """Genomic relationship matrix (``strata grm``, plink2's ``--make-rel``), (samples × samples)
+    float64: (1/M_ab) Σ x_a x_b with x = (g − 2f) / √(2f(1 − f)); M_ab = variants both samples
+    observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``."""
+    g = _genotypes(x)
+    ctx = resolve(context, threads, memory, progress)
+    out, _ = _core.grm(ctx._core, g._view, bool(meanimpute), float(maf), float(geno))
+    return out
+
+
+def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None, progress=False,
+                      context=None) -> np.ndarray:
+    """Distances between observations as ``strata distance --metric`` computes them, an
+    (observations × observations) float64 array. As sgkit's ``pairwise_distance``, a 2-D numeric
+    array (numpy, Dask, or a Zarr array path) has one observation per **row** (NaN = missing
+    coordinate); genotypes (a genotype path, strata.Genotypes, an sgkit Dataset) have the
+    samples as observations. Each pair uses the coordinates both have observed; on complete data
+    the values equal ``scipy.spatial.distance.pdist``'s. Metrics: euclidean, sqeuclidean,
+    cityblock, chebyshev, minkowski:P, cosine, correlation, hamming, and for genotypes ibs and
+    allele-sharing."""
+    from ._genotypes import Genotypes
+
+    ctx = resolve(context, threads, memory, progress)
+    metric = str(metric)
+    if isinstance(x, (str, os.PathLike)):
+        out = _core.zarr_row_distance(ctx._core, os.fspath(x), metric)
+        if out is not None:
+            return out
+        return _core.genotype_distance(ctx._core, _genotypes(x)._view, metric)
+    if isinstance(x, Genotypes) or (type(x).__name__ == "Dataset" and hasattr(x, "data_vars")):
+        return _core.genotype_distance(ctx._core, _genotypes(x)._view, metric)
+    if hasattr(x, "dask") and hasattr(x, "compute"):
+        x = x.compute()
+    a = np.asarray(x)
+    if a.ndim != 2:
+        raise ValueError(f"pairwise_distance takes a 2-D (observations x coordinates) array, got {a.ndim} dimensions")
+    if a.dtype.kind not in "iuf" or a.dtype == np.float16:
+        a = a.astype(np.float64)
+    a = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("="), copy=False))
+    return _core.row_distance(ctx._core, a, metric)

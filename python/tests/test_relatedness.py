@@ -1,0 +1,92 @@
+"""strata.king, strata.grm and strata.pairwise_distance against scipy and the CLI's outputs."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import strata
+
+scipy_distance = pytest.importorskip("scipy.spatial.distance")
+
+METRICS = ["euclidean", "sqeuclidean", "cityblock", "chebyshev", "minkowski:3", "cosine", "correlation", "hamming"]
+
+
+def _scipy(a, metric):
+    if metric.startswith("minkowski"):
+        return scipy_distance.squareform(scipy_distance.pdist(a, "minkowski", p=float(metric.split(":")[1])))
+    return scipy_distance.squareform(scipy_distance.pdist(a, metric))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_numeric_rows_match_scipy_pdist(metric):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((150, 37))
+    if metric == "hamming":
+        a = rng.integers(0, 3, size=(150, 37)).astype(np.float64)
+    d = strata.pairwise_distance(a, metric)
+    assert d.shape == (150, 150) and d.dtype == np.float64
+    np.testing.assert_allclose(d, _scipy(a, metric), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(strata.pairwise_distance(a.astype(np.float32), metric),
+                               _scipy(a.astype(np.float32).astype(np.float64), metric), rtol=1e-9, atol=1e-12)
+
+
+def test_integer_and_dask_rows_and_missing_values():
+    rng = np.random.default_rng(2)
+    a = rng.integers(-5, 5, size=(90, 20)).astype(np.int32)
+    np.testing.assert_allclose(strata.pairwise_distance(a), _scipy(a.astype(float), "euclidean"), rtol=1e-12)
+    da = pytest.importorskip("dask.array")
+    np.testing.assert_allclose(strata.pairwise_distance(da.from_array(a, chunks=(30, 20)), "cityblock"),
+                               _scipy(a.astype(float), "cityblock"), rtol=1e-12)
+    f = a.astype(np.float64)
+    f[3, 4] = np.nan
+    d = strata.pairwise_distance(f, "cityblock")
+    keep = ~np.isnan(f[3]) & ~np.isnan(f[7])  # each pair uses the coordinates both have
+    assert d[3, 7] == pytest.approx(np.abs(f[3, keep] - f[7, keep]).sum())
+    with pytest.raises(ValueError, match="genotype"):
+        strata.pairwise_distance(f, "ibs")
+    with pytest.raises(ValueError, match="metric|euclidean"):
+        strata.pairwise_distance(f, "nope")
+
+
+def test_genotype_distance_equals_the_cli(hapmap3, strata_cli, tmp_path, hm3_dosages):
+    zarr = pytest.importorskip("zarr")
+    for metric in ("ibs", "euclidean", "correlation"):
+        out = tmp_path / metric
+        subprocess.run([strata_cli, "distance", str(hapmap3), "--metric", metric, "--format", "zarr", "--out", str(out),
+                        "-q"], check=True)
+        want = zarr.open_group(str(out) + ".dist.zarr", mode="r")["distance"][...]
+        np.testing.assert_array_equal(strata.pairwise_distance(hapmap3, metric), want)
+        np.testing.assert_array_equal(strata.pairwise_distance(strata.open_genotypes(hapmap3), metric), want)
+    # samples are the observations of genotypes: complete dosages equal scipy on the transpose
+    sub = hm3_dosages[:4000]
+    complete = sub[(sub >= 0).all(axis=1)]
+    np.testing.assert_allclose(strata.pairwise_distance(strata.from_dosages(complete), "cityblock"),
+                               _scipy(complete.T.astype(float), "cityblock"), rtol=1e-12)
+
+
+def test_king_equals_the_cli(hapmap3, strata_cli, tmp_path):
+    out = tmp_path / "k"
+    subprocess.run([strata_cli, "king", str(hapmap3), "--out", str(out), "-q"], check=True)
+    k = strata.king(hapmap3)
+    n = k.shape[0]
+    lines = open(str(out) + ".king").read().splitlines()
+    assert len(lines) == n - 1
+    for i in (1, 2, n // 2, n - 1):
+        want = np.array([float(v) for v in lines[i - 1].split("\t")])
+        np.testing.assert_allclose(k[i, :i], want, rtol=5e-6, atol=1e-6)  # the file has 6 digits
+    np.testing.assert_array_equal(k, k.T)
+    assert np.nanmax(np.abs(np.diag(k) - 0.5)) == 0
+
+
+def test_grm_equals_the_cli(hapmap3, strata_cli, tmp_path):
+    zarr = pytest.importorskip("zarr")
+    out = tmp_path / "g"
+    subprocess.run([strata_cli, "grm", str(hapmap3), "--format", "zarr", "--out", str(out), "-q"], check=True)
+    want = zarr.open_group(str(out) + ".zarr", mode="r")["grm"][...]
+    got = strata.grm(hapmap3)
+    lower = np.tril_indices(got.shape[0])
+    np.testing.assert_array_equal(got[lower], want[lower])
+    np.testing.assert_array_equal(got, got.T)
+    assert strata.grm(strata.open_genotypes(hapmap3), meanimpute=True).shape == got.shape
+    with pytest.raises(ValueError):
+        strata.king(np.zeros((10, 1), dtype=np.int8))
