@@ -39,14 +39,14 @@ namespace {
 
 // Check the covariates alone (with the intercept) over a group's samples, as plink2 does
 // before a phenotype's scan: a failure stops the run.
-Status check_covariates(const Group& g, const std::vector<std::string>& names, const std::string& pheno,
+Status check_covariates(Group& g, const std::vector<std::string>& names, const std::string& pheno,
                         const GwasOptions& o) {
   const int64_t k = g.k, n = static_cast<int64_t>(g.samples.size());
-  std::vector<double> gram(static_cast<size_t>(k * k), 0.0);
+  g.cc.assign(static_cast<size_t>(k * k), 0.0);  // kept: the per-variant checks downdate it
   for (int64_t s = 0; s < n; ++s)
     for (int64_t i = 0; i < k; ++i)
-      for (int64_t j = 0; j < k; ++j) gram[i * k + j] += g.c[s * k + i] * g.c[s * k + j];
-  const Err e = check_corr_and_vif(gram, k, o.max_corr, o.max_vif);
+      for (int64_t j = 0; j < k; ++j) g.cc[i * k + j] += g.c[s * k + i] * g.c[s * k + j];
+  const Err e = check_corr_and_vif(g.cc, k, o.max_corr, o.max_vif, &g.cov_corr, &g.cov_vif);
   if (e == Err::Ok) return Status::OK();
   std::string list;
   for (const auto& x : names) list += (list.empty() ? "" : ", ") + x;
@@ -114,6 +114,12 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     co.names = o.covar_names;
     STRATA_ASSIGN_OR_RETURN(covar, read_sample_table(o.covar_path, samples, co));
   }
+  if (pheno.unknown_rows > 0)
+    m.warnings.push_back(std::to_string(pheno.unknown_rows) + " rows of " + o.pheno_path +
+                         " name samples the genotype input lacks (skipped)");
+  if (covar.unknown_rows > 0)
+    m.warnings.push_back(std::to_string(covar.unknown_rows) + " rows of " + o.covar_path +
+                         " name samples the genotype input lacks (skipped)");
   const int64_t n = samples.size();
   std::map<std::pair<bool, std::vector<int64_t>>, size_t> group_of;  // (logistic, samples) → group
   std::vector<std::vector<std::vector<double>>> group_y;
@@ -210,6 +216,8 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     STRATA_RETURN_NOT_OK(orthonormalize(ctx, g, group_y[gi]));
     g.col0 = col;
     col += g.width();
+    g.pos.assign(static_cast<size_t>(n), -1);
+    for (size_t i = 0; i < g.samples.size(); ++i) g.pos[g.samples[i]] = static_cast<int64_t>(i);
     ++m.linear_groups;
   }
   m.product_width = col;

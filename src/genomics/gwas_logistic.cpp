@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gwas_internal.hpp"
+#include "strata/backend/backend.hpp"
 
 namespace strata::genomics::gwas_detail {
 namespace {
@@ -49,53 +50,62 @@ std::vector<double> chol_inverse(const std::vector<double>& l, int64_t p) {
   return inv;
 }
 
-// The regression of one variant: X (n × p, row-major), y (0/1).
+// The regression of one variant: X (n × p, row-major), y (0/1), and scratch for the products
+// (run on the backend: BLAS is single-threaded per worker, so the bits do not depend on threads).
 struct Problem {
+  const backend::Backend* be = nullptr;
   int64_t n = 0, p = 0;
   std::vector<double> x, y;
+  std::vector<double> xw;  // n × p scratch
 };
 
-// Xᵀ·diag(w)·X into h (p × p, both triangles).
-void weighted_gram(const Problem& pr, const std::vector<double>& w, std::vector<double>& h) {
-  const int64_t p = pr.p;
-  h.assign(static_cast<size_t>(p * p), 0.0);
-  for (int64_t s = 0; s < pr.n; ++s) {
-    const double* xr = &pr.x[s * p];
-    const double ws = w[s];
-    for (int64_t i = 0; i < p; ++i) {
-      const double a = ws * xr[i];
-      for (int64_t j = 0; j <= i; ++j) h[i * p + j] += a * xr[j];
-    }
+// Xᵀ·diag(w)·X into h (p × p, both triangles): syrk of the rows scaled by √w.
+void weighted_gram(Problem& pr, const std::vector<double>& w, std::vector<double>& h) {
+  const int64_t p = pr.p, n = pr.n;
+  pr.xw.resize(static_cast<size_t>(n * p));
+  for (int64_t s = 0; s < n; ++s) {
+    const double r = std::sqrt(w[s]);
+    for (int64_t i = 0; i < p; ++i) pr.xw[s * p + i] = r * pr.x[s * p + i];
   }
+  h.assign(static_cast<size_t>(p * p), 0.0);
+  const Status st = pr.be->syrk(backend::Uplo::Lower, backend::Trans::Yes, 1.0,
+                                backend::row_major<const double>(pr.xw.data(), n, p), 0.0,
+                                backend::row_major(h.data(), p, p));
+  if (!st.ok()) h.assign(h.size(), std::nan(""));
   for (int64_t i = 0; i < p; ++i)
     for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
 }
 
+// out = X·coef (n) or Xᵀ·v (p).
+void x_times(const Problem& pr, const double* coef, double* out) {
+  (void)pr.be->gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(pr.x.data(), pr.n, pr.p),
+                    backend::col_major<const double>(coef, pr.p, 1), 0.0, backend::col_major(out, pr.n, 1));
+}
+void xt_times(const Problem& pr, const double* v, double* out) {
+  (void)pr.be->gemm(backend::Trans::Yes, backend::Trans::No, 1.0, backend::row_major<const double>(pr.x.data(), pr.n, pr.p),
+                    backend::col_major<const double>(v, pr.n, 1), 0.0, backend::col_major(out, pr.p, 1));
+}
+
 void probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
   prob.resize(static_cast<size_t>(pr.n));
-  for (int64_t s = 0; s < pr.n; ++s) {
-    double eta = 0.0;
-    for (int64_t i = 0; i < pr.p; ++i) eta += pr.x[s * pr.p + i] * coef[i];
-    prob[s] = 1.0 / (1.0 + std::exp(-eta));
-  }
+  x_times(pr, coef.data(), prob.data());
+  for (double& e : prob) e = 1.0 / (1.0 + std::exp(-e));
 }
 
 // plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
 // last iteration (evaluated before its update, as plink2 reports it).
-bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished) {
+bool newton(Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished) {
   const int64_t p = pr.p;
   coef.assign(static_cast<size_t>(p), 0.0);
-  std::vector<double> prob, v(static_cast<size_t>(pr.n)), h, grad(static_cast<size_t>(p));
+  std::vector<double> prob, v(static_cast<size_t>(pr.n)), resid(static_cast<size_t>(pr.n)), h,
+      grad(static_cast<size_t>(p));
   double min_delta = 1e9;
   for (int iteration = 0;; ++iteration) {
     probabilities(pr, coef, prob);
     for (int64_t s = 0; s < pr.n; ++s) v[s] = prob[s] * (1.0 - prob[s]);
     weighted_gram(pr, v, h);
-    for (int64_t i = 0; i < p; ++i) {
-      double g = 0.0;
-      for (int64_t s = 0; s < pr.n; ++s) g += pr.x[s * p + i] * (prob[s] - pr.y[s]);
-      grad[i] = g;
-    }
+    for (int64_t s = 0; s < pr.n; ++s) resid[s] = prob[s] - pr.y[s];
+    xt_times(pr, resid.data(), grad.data());
     if (!cholesky(h, p)) return false;
     chol_solve(h, p, grad.data());
     double delta = 0.0;
@@ -125,7 +135,7 @@ bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& c
 }
 
 // plink2's FirthRegression (a port of logistf without profile likelihood); false on failure.
-bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& cov, bool* unfinished) {
+bool firth(Problem& pr, std::vector<double>& beta, std::vector<double>& cov, bool* unfinished) {
   const int64_t p = pr.p, n = pr.n;
   beta.assign(static_cast<size_t>(p), 0.0);
   // plink2 stops at 25 iterations, a limit its single-precision arithmetic usually meets first;
@@ -134,7 +144,7 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
   constexpr int kMaxIter = 100;
   constexpr double kGconv = 1e-4, kXconv = 1e-4, kLconv = 1e-4, kMaxStep = 5.0;
   std::vector<double> prob, v(static_cast<size_t>(n)), h0, h, hdiag(static_cast<size_t>(n)),
-      ww(static_cast<size_t>(n)), ustar(static_cast<size_t>(p)), tmp(static_cast<size_t>(p));
+      ww(static_cast<size_t>(n)), ustar(static_cast<size_t>(p)), tmp(static_cast<size_t>(p)), z;
   double delta_max = 0.0, loglik_old = 0.0;
   for (int iter = 0;; ++iter) {
     probabilities(pr, beta, prob);
@@ -151,22 +161,21 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
     for (int64_t i = 0; i < p; ++i) logdet += 2.0 * std::log(h0[i * p + i]);
     loglik += 0.5 * logdet;
     const std::vector<double> h0inv = chol_inverse(h0, p);
+    // hᵢ = vᵢ·xᵢᵀH⁻¹xᵢ = vᵢ·‖L⁻¹xᵢ‖² with H = L·Lᵀ: Z = X·L⁻ᵀ by one triangular solve.
+    z.assign(pr.x.begin(), pr.x.end());
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = i + 1; j < p; ++j) h0[i * p + j] = 0.0;
+    if (!pr.be->trsm(backend::Side::Right, backend::Uplo::Lower, backend::Trans::Yes, 1.0,
+                     backend::row_major<const double>(h0.data(), p, p), backend::row_major(z.data(), n, p))
+             .ok())
+      return false;
     for (int64_t s = 0; s < n; ++s) {
-      const double* xr = &pr.x[s * p];
       double q = 0.0;
-      for (int64_t i = 0; i < p; ++i) {
-        double t = 0.0;
-        for (int64_t j = 0; j < p; ++j) t += h0inv[i * p + j] * xr[j];
-        q += xr[i] * t;
-      }
+      for (int64_t i = 0; i < p; ++i) q += z[s * p + i] * z[s * p + i];
       hdiag[s] = v[s] * q;
       ww[s] = (pr.y[s] - prob[s]) + hdiag[s] * (0.5 - prob[s]);
     }
-    for (int64_t i = 0; i < p; ++i) {
-      double u = 0.0;
-      for (int64_t s = 0; s < n; ++s) u += pr.x[s * p + i] * ww[s];
-      ustar[i] = u;
-    }
+    xt_times(pr, ww.data(), ustar.data());
     if (iter > 0) {
       double umax = 0.0;
       for (double u : ustar) umax = std::fmax(umax, std::fabs(u));
@@ -210,10 +219,11 @@ bool valid_covariance(const std::vector<double>& cov, int64_t p) {
 
 }  // namespace
 
-void logistic_fit(const Group& g, int pheno_in_group, const std::vector<double>& x, bool flip, const GwasOptions& o,
-                  Fit* out) {
+void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const std::vector<double>& x, bool flip,
+                  const GwasOptions& o, Fit* out) {
   const int64_t k = g.k, P = static_cast<int64_t>(g.phenos.size()), n_s = static_cast<int64_t>(g.samples.size());
   Problem pr;
+  pr.be = &backend::of(*ctx);
   pr.p = k + 1;
   // Rows of T: intercept, A1 dosage, covariates (plink2's predictor order).
   int64_t n_t = 0, c[3] = {0, 0, 0};
@@ -246,8 +256,27 @@ void logistic_fit(const Group& g, int pheno_in_group, const std::vector<double>&
     return;
   }
   {
-    std::vector<double> ones(static_cast<size_t>(n_t), 1.0), gram;
-    weighted_gram(pr, ones, gram);
+    // Gram of [intercept, x, covariates] over T from the covariates' Gram over S less the
+    // samples with a missing call, and the sums Cᵀx, Σx².
+    const int64_t p = pr.p;
+    std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0), gram(static_cast<size_t>(p * p));
+    double xx = 0.0;
+    for (int64_t s = 0; s < n_s; ++s) {
+      const double* c = &g.c[s * k];
+      if (std::isnan(x[s])) {
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
+        continue;
+      }
+      for (int64_t i = 0; i < k; ++i) cx[i] += c[i] * x[s];
+      xx += x[s] * x[s];
+    }
+    auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < k; ++j) gram[idx(i) * p + idx(j)] = cc[i * k + j];
+      gram[idx(i) * p + 1] = gram[1 * p + idx(i)] = cx[i];
+    }
+    gram[1 * p + 1] = xx;
     const Err e = check_corr_and_vif(gram, pr.p, o.max_corr, o.max_vif);
     if (e != Err::Ok) {
       f.err = e;

@@ -86,6 +86,13 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   if (o.ci < 0.0 || o.ci >= 1.0) return Status::Invalid("--ci must be in (0, 1), got ", o.ci);
   STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
   STRATA_ASSIGN_OR_RETURN(Model model, gwas_detail::build_model(ctx, view->samples(), o));
+  for (const auto& c : view->contigs())
+    if (c == "X" || c == "chrX" || c == "23" || c == "Y" || c == "chrY" || c == "24" || c == "XY" || c == "25") {
+      model.warnings.push_back("contig " + c +
+                               " is tested like an autosome (plink2 adds sex as a covariate on chrX and "
+                               "models haploid calls there; strata does not)");
+      break;
+    }
   const int64_t n = view->num_samples(), m = view->num_variants();
   const int64_t np = static_cast<int64_t>(model.phenotypes.size());
 
@@ -127,17 +134,25 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     summary.phenotypes.push_back(ps);
   }
 
-  // [Q | Y_r] of every linear group over all input samples (zero outside a group's samples).
+  // [Q | Y_r | 1_S] of every linear group over all input samples (zero outside a group's
+  // samples), and 1_S alone for the squared dosages' product.
   const int64_t w = model.product_width;
-  std::vector<double> wmat(static_cast<size_t>(n * w), 0.0);
-  for (const Group& g : model.groups) {
+  const int64_t nlin = model.linear_groups;
+  std::vector<double> wmat(static_cast<size_t>(n * w), 0.0), ind(static_cast<size_t>(n * nlin), 0.0);
+  std::vector<int64_t> lin_of(model.groups.size(), -1);
+  for (size_t gi = 0, li = 0; gi < model.groups.size(); ++gi) {
+    const Group& g = model.groups[gi];
     if (g.logistic) continue;
+    lin_of[gi] = static_cast<int64_t>(li);
     const int64_t P = static_cast<int64_t>(g.phenos.size());
     for (size_t i = 0; i < g.samples.size(); ++i) {
       double* row = &wmat[g.samples[i] * w + g.col0];
       for (int64_t t = 0; t < g.k; ++t) row[t] = g.q[i * g.k + t];
       for (int64_t j = 0; j < P; ++j) row[g.k + j] = g.y[i * P + j];
+      row[g.k + P] = 1.0;
+      ind[g.samples[i] * nlin + static_cast<int64_t>(li)] = 1.0;
     }
+    ++li;
   }
 
   const backend::Backend& be = backend::of(ctx);
@@ -147,7 +162,6 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   std::vector<std::vector<std::string>> texts(static_cast<size_t>(nblocks));
   std::vector<std::vector<int64_t>> block_errors(static_cast<size_t>(nblocks)), block_firth(static_cast<size_t>(nblocks));
   const auto& contigs = view->contigs();
-  static const double kLut[4] = {0.0, 1.0, 2.0, 0.0};
 
   auto work = [&](io::GenotypeBlock& b) -> Status {
     const int64_t rows = b.variant_count, bi = b.variant_start / block;
@@ -155,18 +169,26 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
     std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
     be.count_codes(codes, all_counts.data());
-    std::vector<double> prod;
+    // Products of the dosages (missing = 0) with [Q | Y_r | 1_S], and of the squared dosages
+    // with 1_S: every linear group's Qᵀg, gᵀy_r, Σ_S g and Σ_S g² (exact integer sums).
+    std::vector<double> prod, prod2;
     if (w > 0) {
-      std::vector<double> luts(static_cast<size_t>(4 * rows));
-      for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], kLut, sizeof kLut);
-      std::vector<double> dec(static_cast<size_t>(rows * n));
-      STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.data(), rows, n)));
-      prod.assign(static_cast<size_t>(rows * w), 0.0);
-      STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0,
-                                   backend::row_major<const double>(dec.data(), rows, n),
-                                   backend::row_major<const double>(wmat.data(), n, w), 0.0,
-                                   backend::row_major(prod.data(), rows, w)));
+      std::vector<double> luts(static_cast<size_t>(4 * rows)), dec(static_cast<size_t>(rows * n));
+      auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
+                         std::vector<double>& res) -> Status {
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
+        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.data(), rows, n)));
+        res.assign(static_cast<size_t>(rows * cols), 0.0);
+        return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.data(), rows, n),
+                       backend::row_major<const double>(rhs.data(), n, cols), 0.0,
+                       backend::row_major(res.data(), rows, cols));
+      };
+      static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
+      STRATA_RETURN_NOT_OK(product(kDosage, wmat, w, prod));
+      STRATA_RETURN_NOT_OK(product(kSquare, ind, nlin, prod2));
     }
+    gwas_detail::LinearScratch scratch;
+    std::vector<int64_t> row_missing;
     std::vector<std::string>& text = texts[bi];
     text.assign(static_cast<size_t>(np), std::string());
     block_errors[bi].assign(static_cast<size_t>(np), 0);
@@ -186,27 +208,44 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       const std::string& other = flip ? info.alt[r] : info.ref[r];
       lead += '\t' + a1;
       if (cols.extra.omitted) lead += '\t' + other;
-      for (const Group& g : model.groups) {
+      // Samples with a missing call in this row (a word scan, only when the row has any).
+      row_missing.clear();
+      if (all_counts[4 * r + 3] > 0)
+        for (int64_t byte = 0; byte < io::packed_row_bytes(b.sample_count); ++byte) {
+          const uint8_t x = row[byte];
+          if (((x & (x >> 1)) & 0x55) == 0) continue;
+          for (int t = 0; t < 4; ++t)
+            if (((x >> (2 * t)) & 3) == 3 && byte * 4 + t < b.sample_count) row_missing.push_back(byte * 4 + t);
+        }
+      for (size_t gi = 0; gi < model.groups.size(); ++gi) {
+        const Group& g = model.groups[gi];
         const int64_t ns = static_cast<int64_t>(g.samples.size()), P = static_cast<int64_t>(g.phenos.size());
         vd.flip = flip;
         vd.counts[0] = vd.counts[1] = vd.counts[2] = vd.counts[3] = 0;
         vd.missing.clear();
-        if (g.logistic) x.assign(static_cast<size_t>(ns), 0.0);
-        for (int64_t i = 0; i < ns; ++i) {
-          const uint8_t c = io::code_at(row, g.samples[i]);
-          ++vd.counts[c];
-          if (c == 3) vd.missing.push_back(i);
-          if (g.logistic) x[i] = c == 3 ? std::nan("") : (flip ? 2.0 - c : static_cast<double>(c));
-        }
-        // A1 counts over the regression samples (for CONST checks and A1_FREQ).
-        if (flip) std::swap(vd.counts[0], vd.counts[2]);
         fits.assign(static_cast<size_t>(P), Fit{});
         if (g.logistic) {
-          for (int64_t j = 0; j < P; ++j) gwas_detail::logistic_fit(g, static_cast<int>(j), x, flip, o, &fits[j]);
+          x.assign(static_cast<size_t>(ns), 0.0);
+          for (int64_t i = 0; i < ns; ++i) {
+            const uint8_t c = io::code_at(row, g.samples[i]);
+            ++vd.counts[c];
+            x[i] = c == 3 ? std::nan("") : (flip ? 2.0 - c : static_cast<double>(c));
+          }
+          if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
+          for (int64_t j = 0; j < P; ++j) gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, &fits[j]);
         } else {
-          const double sum_g2 = static_cast<double>(flip ? vd.counts[1] + 4 * vd.counts[0] : vd.counts[1] + 4 * vd.counts[2]);
-          // The product holds ALT dosages; the fit flips signs itself.
-          gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum_g2, o, fits.data());
+          for (int64_t s : row_missing)
+            if (g.pos[s] >= 0) vd.missing.push_back(g.pos[s]);
+          // ALT dosage counts over S from the exact sums Σg and Σg².
+          const double* pr = &prod[r * w + g.col0];
+          const int64_t sum_g = static_cast<int64_t>(std::llround(pr[g.k + P]));
+          const int64_t sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nlin + lin_of[gi]]));
+          vd.counts[3] = static_cast<int64_t>(vd.missing.size());
+          vd.counts[2] = (sum_g2 - sum_g) / 2;
+          vd.counts[1] = sum_g - 2 * vd.counts[2];
+          vd.counts[0] = ns - vd.counts[3] - vd.counts[1] - vd.counts[2];
+          gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data());
+          if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
         }
         const int64_t nt = ns - vd.counts[3];
         const double a1_freq = nt > 0 ? static_cast<double>(vd.counts[1] + 2 * vd.counts[2]) / (2.0 * nt) : std::nan("");

@@ -103,8 +103,11 @@ double normal_quantile(double p) {
   return x - u / (1 + x * u / 2);
 }
 
-Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_corr, double max_vif) {
+Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_corr, double max_vif,
+                       double* worst_corr, double* worst_vif) {
   const int64_t m = p - 1;  // predictors without the intercept
+  if (worst_corr) *worst_corr = 0.0;
+  if (worst_vif) *worst_vif = 1.0;
   if (m <= 0) return Err::Ok;
   const double n = gram[0];
   std::vector<double> corr(static_cast<size_t>(m * m)), inv_sd(static_cast<size_t>(m));
@@ -116,6 +119,7 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
     for (int64_t j = 0; j < i; ++j) {
       const double r = cov(i + 1, j + 1) * inv_sd[i] * inv_sd[j];
       if (std::fabs(r) > max_corr) return Err::CorrTooHigh;
+      if (worst_corr) *worst_corr = std::fmax(*worst_corr, std::fabs(r));
       corr[i * m + j] = corr[j * m + i] = r;
     }
     corr[i * m + i] = 1.0;
@@ -146,6 +150,7 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
     }
     if (!std::isfinite(vif)) return Err::VifInfinite;
     if (vif > max_vif) return Err::VifTooHigh;
+    if (worst_vif) *worst_vif = std::fmax(*worst_vif, vif);
   }
   return Err::Ok;
 }
