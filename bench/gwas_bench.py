@@ -2,7 +2,7 @@
 """GWAS benchmark: `strata gwas` vs `plink2 --glm hide-covar`, same run.
 
 Simulates a cohort with `strata simulate` (1 % missing calls), 10 covariates and phenotypes
-(fixed seed), then times (median of --repeats, alternating):
+(fixed seed; --patterns distinct sets of samples missing a phenotype), then times (median of --repeats, alternating):
   linear, 1 phenotype        strata gwas --pheno-name Q1          vs plink2 --glm --pheno-name Q1
   linear, --phenos phenotypes strata gwas (all Q*, one run)       vs plink2 --glm (all Q*, one run)
   logistic + Firth fallback  strata gwas --pheno-name B1          vs plink2 --glm --pheno-name B1
@@ -25,7 +25,7 @@ import bench_common  # noqa: E402
 timed = functools.partial(bench_common.timed, missing_rss=0)
 
 
-def write_tables(fam, pheno, covar, phenos, seed):
+def write_tables(fam, pheno, covar, phenos, patterns, seed):
     rng = random.Random(seed)
     rows = [line.split()[:2] for line in open(fam)]
     with open(pheno, "w") as ph, open(covar, "w") as cv:
@@ -37,7 +37,9 @@ def write_tables(fam, pheno, covar, phenos, seed):
             # ~10 % cases: rare variants then separate cases from controls (Firth fallback).
             eta = -2.2 + 0.3 * c[0]
             b = 2 if rng.random() < 1 / (1 + math.exp(-eta)) else 1
-            qs = ["NA" if (i + j) % 53 == 0 else repr(x) for j, x in enumerate(q)]
+            # Phenotype j is missing on the samples of pattern j mod `patterns` (one sample set per
+            # pattern: strata shares a pass and a covariate QR per sample set).
+            qs = ["NA" if (i + j % patterns) % 53 == 0 else repr(x) for j, x in enumerate(q)]
             ph.write(f"{fid} {iid} {' '.join(qs)} {'NA' if i % 61 == 0 else b}\n")
             cv.write(f"{fid} {iid} {' '.join(repr(x) for x in c)}\n")
 
@@ -64,6 +66,7 @@ def main():
     ap.add_argument("--samples", type=int, default=10000)
     ap.add_argument("--variants", type=int, default=100000)
     ap.add_argument("--phenos", type=int, default=100)
+    ap.add_argument("--patterns", type=int, default=1, help="distinct missing-phenotype patterns among the Q*")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--skip", action="append", default=[], help="linear1, linearN or logistic")
@@ -79,7 +82,7 @@ def main():
         subprocess.run([a.strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants),
                         "--missing", "0.01", "--out", data, "-q"], check=True)
     pheno, covar = os.path.join(work, "pheno.txt"), os.path.join(work, "covar.txt")
-    write_tables(data + ".fam", pheno, covar, a.phenos, 1)
+    write_tables(data + ".fam", pheno, covar, a.phenos, a.patterns, 1)
     th = str(a.threads)
     all_q = ",".join(f"Q{j + 1}" for j in range(a.phenos))
     cases = [
@@ -87,7 +90,8 @@ def main():
         ("linearN", all_q, "Q1.glm.linear", "BETA"),
         ("logistic", "B1", "B1.glm.logistic.hybrid", "OR"),
     ]
-    print(f"data: {a.samples} samples x {a.variants} variants (1 % missing calls), 10 covariates, threads {a.threads}")
+    print(f"data: {a.samples} samples x {a.variants} variants (1 % missing calls), 10 covariates, "
+          f"{a.phenos} phenotypes in {a.patterns} missing pattern(s), threads {a.threads}")
     print(f"{'case':>9s} {'strata s':>9s} {'plink2 s':>9s} {'ratio':>7s} {'strata RSS':>11s} {'plink2 RSS':>11s} "
           f"{'max rel diff':>13s}")
     for name, names, suffix, col in cases:

@@ -125,6 +125,9 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
   std::vector<std::vector<std::vector<double>>> group_y;
   for (size_t pi = 0; pi < pheno.columns.size(); ++pi) {
     const SampleColumn& col = pheno.columns[pi];
+    // The name becomes part of a file name (PREFIX.<PHENO>.glm.linear).
+    if (col.name.find('/') != std::string::npos || col.name == "." || col.name == "..")
+      return Status::InvalidData(o.pheno_path, ": phenotype name '", col.name, "' cannot be part of a file name");
     bool logistic = o.model == GwasModel::Logistic || (o.model == GwasModel::Auto && col.binary);
     if (o.model == GwasModel::Logistic && !col.binary)
       return Status::InvalidData("phenotype '", col.name, "' is not case/control (", o.zero_one_binary ? "0/1" : "1/2",

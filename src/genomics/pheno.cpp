@@ -111,6 +111,10 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
   if (options.names.empty()) {
     for (size_t i = 0; i < names.size(); ++i) pick.push_back(i);
   } else {
+    for (size_t i = 0; i < options.names.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (options.names[i] == options.names[j])
+          return Status::InvalidData(path, ": ", what, " column '", options.names[i], "' is asked for twice");
     for (const auto& want : options.names) {
       size_t k = names.size();
       for (size_t i = 0; i < names.size(); ++i)
