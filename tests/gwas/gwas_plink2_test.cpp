@@ -290,8 +290,9 @@ TEST_F(GwasPlink2, HapMap3LinearLogisticAndFirthFallbackMatchPlink2) {
 TEST_F(GwasPlink2, FirthModesAndConfidenceIntervalsMatchPlink2) {
   write_tables(bfile_);
   const auto missing = variants_with_missing(bfile_);
-  plink2(bfile_, "no-firth", "pn", "--ci 0.95");
-  strata(bfile_, "--pheno-name QT1,RARE --firth never --ci 0.95", "sn");
+  // With A1_FREQ (over each variant's regression samples: plink2's text exactly) and L95/U95.
+  plink2(bfile_, "no-firth cols=+a1freq", "pn", "--ci 0.95");
+  strata(bfile_, "--pheno-name QT1,RARE --firth never --ci 0.95 --cols a1freq", "sn");
   expect_linear_equal("sn.QT1.glm.linear", "pn.QT1.glm.linear");
   expect_logistic_close("sn.RARE.glm.logistic", "pn.RARE.glm.logistic", missing);
   EXPECT_NE(read_file(dir_.str("sn.RARE.glm.logistic")).find("SEPARATION,"), std::string::npos);
