@@ -50,51 +50,52 @@ std::vector<double> chol_inverse(const std::vector<double>& l, int64_t p) {
   return inv;
 }
 
-// The regression of one variant: X (n × p, row-major), y (0/1), and scratch for the products
-// (run on the backend: BLAS is single-threaded per worker, so the bits do not depend on threads).
+// The regression of one variant: X predictor-major (p rows of n: row 0 the intercept, row 1
+// the A1 dosage, then the covariates), y (0/1). Products run on the backend's weighted Gram
+// kernel (fixed summation order: the same bits on every CPU level and thread count).
 struct Problem {
   const backend::Backend* be = nullptr;
   int64_t n = 0, p = 0;
   std::vector<double> x, y;
-  std::vector<double> xw;  // n × p scratch
 };
 
-// Xᵀ·diag(w)·X into h (p × p, both triangles): syrk of the rows scaled by √w.
-void weighted_gram(Problem& pr, const std::vector<double>& w, std::vector<double>& h) {
-  const int64_t p = pr.p, n = pr.n;
-  pr.xw.resize(static_cast<size_t>(n * p));
-  for (int64_t s = 0; s < n; ++s) {
-    const double r = std::sqrt(w[s]);
-    for (int64_t i = 0; i < p; ++i) pr.xw[s * p + i] = r * pr.x[s * p + i];
-  }
+// h = X·diag(w)·Xᵀ (both triangles) and, with v, g = X·v.
+bool weighted_gram(const Problem& pr, const std::vector<double>& w, const double* v, std::vector<double>& h,
+                   double* g) {
+  const int64_t p = pr.p;
   h.assign(static_cast<size_t>(p * p), 0.0);
-  const Status st = pr.be->syrk(backend::Uplo::Lower, backend::Trans::Yes, 1.0,
-                                backend::row_major<const double>(pr.xw.data(), n, p), 0.0,
-                                backend::row_major(h.data(), p, p));
-  if (!st.ok()) h.assign(h.size(), std::nan(""));
+  if (!pr.be->weighted_gram(backend::row_major<const double>(pr.x.data(), p, pr.n), w.data(), v,
+                            backend::row_major(h.data(), p, p), g)
+           .ok())
+    return false;
   for (int64_t i = 0; i < p; ++i)
     for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
+  return true;
 }
 
-// out = X·coef (n) or Xᵀ·v (p).
-void x_times(const Problem& pr, const double* coef, double* out) {
-  (void)pr.be->gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(pr.x.data(), pr.n, pr.p),
-                    backend::col_major<const double>(coef, pr.p, 1), 0.0, backend::col_major(out, pr.n, 1));
-}
-void xt_times(const Problem& pr, const double* v, double* out) {
-  (void)pr.be->gemm(backend::Trans::Yes, backend::Trans::No, 1.0, backend::row_major<const double>(pr.x.data(), pr.n, pr.p),
-                    backend::col_major<const double>(v, pr.n, 1), 0.0, backend::col_major(out, pr.p, 1));
+// out = X·v (p sums over the observations).
+void x_times_obs(const Problem& pr, const double* v, double* out) {
+  for (int64_t i = 0; i < pr.p; ++i) {
+    const double* xi = &pr.x[i * pr.n];
+    double s = 0.0;
+    for (int64_t t = 0; t < pr.n; ++t) s += xi[t] * v[t];
+    out[i] = s;
+  }
 }
 
 void probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
-  prob.resize(static_cast<size_t>(pr.n));
-  x_times(pr, coef.data(), prob.data());
+  prob.assign(static_cast<size_t>(pr.n), 0.0);
+  for (int64_t i = 0; i < pr.p; ++i) {
+    const double* xi = &pr.x[i * pr.n];
+    const double c = coef[i];
+    for (int64_t t = 0; t < pr.n; ++t) prob[t] += c * xi[t];
+  }
   for (double& e : prob) e = 1.0 / (1.0 + std::exp(-e));
 }
 
 // plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
 // last iteration (evaluated before its update, as plink2 reports it).
-bool newton(Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished) {
+bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished) {
   const int64_t p = pr.p;
   coef.assign(static_cast<size_t>(p), 0.0);
   std::vector<double> prob, v(static_cast<size_t>(pr.n)), resid(static_cast<size_t>(pr.n)), h,
@@ -103,9 +104,8 @@ bool newton(Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bo
   for (int iteration = 0;; ++iteration) {
     probabilities(pr, coef, prob);
     for (int64_t s = 0; s < pr.n; ++s) v[s] = prob[s] * (1.0 - prob[s]);
-    weighted_gram(pr, v, h);
     for (int64_t s = 0; s < pr.n; ++s) resid[s] = prob[s] - pr.y[s];
-    xt_times(pr, resid.data(), grad.data());
+    if (!weighted_gram(pr, v, resid.data(), h, grad.data())) return false;
     if (!cholesky(h, p)) return false;
     chol_solve(h, p, grad.data());
     double delta = 0.0;
@@ -135,7 +135,7 @@ bool newton(Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bo
 }
 
 // plink2's FirthRegression (a port of logistf without profile likelihood); false on failure.
-bool firth(Problem& pr, std::vector<double>& beta, std::vector<double>& cov, bool* unfinished) {
+bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& cov, bool* unfinished) {
   const int64_t p = pr.p, n = pr.n;
   beta.assign(static_cast<size_t>(p), 0.0);
   // plink2 stops at 25 iterations, a limit its single-precision arithmetic usually meets first;
@@ -155,27 +155,28 @@ bool firth(Problem& pr, std::vector<double>& beta, std::vector<double>& cov, boo
       loglik += pr.y[s] > 0.5 ? std::log(pi) : std::log1p(-pi);
       v[s] = pi * (1.0 - pi);
     }
-    weighted_gram(pr, v, h0);
-    if (!cholesky(h0, p)) return false;
+    if (!weighted_gram(pr, v, nullptr, h0, nullptr) || !cholesky(h0, p)) return false;
     double logdet = 0.0;
     for (int64_t i = 0; i < p; ++i) logdet += 2.0 * std::log(h0[i * p + i]);
     loglik += 0.5 * logdet;
     const std::vector<double> h0inv = chol_inverse(h0, p);
     // hᵢ = vᵢ·xᵢᵀH⁻¹xᵢ = vᵢ·‖L⁻¹xᵢ‖² with H = L·Lᵀ: Z = X·L⁻ᵀ by one triangular solve.
+    // (X is predictor-major: the n × p observation-major matrix read column-major.)
     z.assign(pr.x.begin(), pr.x.end());
     for (int64_t i = 0; i < p; ++i)
       for (int64_t j = i + 1; j < p; ++j) h0[i * p + j] = 0.0;
     if (!pr.be->trsm(backend::Side::Right, backend::Uplo::Lower, backend::Trans::Yes, 1.0,
-                     backend::row_major<const double>(h0.data(), p, p), backend::row_major(z.data(), n, p))
+                     backend::row_major<const double>(h0.data(), p, p), backend::col_major(z.data(), n, p))
              .ok())
       return false;
+    for (int64_t s = 0; s < n; ++s) hdiag[s] = 0.0;
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t s = 0; s < n; ++s) hdiag[s] += z[i * n + s] * z[i * n + s];
     for (int64_t s = 0; s < n; ++s) {
-      double q = 0.0;
-      for (int64_t i = 0; i < p; ++i) q += z[s * p + i] * z[s * p + i];
-      hdiag[s] = v[s] * q;
+      hdiag[s] *= v[s];
       ww[s] = (pr.y[s] - prob[s]) + hdiag[s] * (0.5 - prob[s]);
     }
-    xt_times(pr, ww.data(), ustar.data());
+    x_times_obs(pr, ww.data(), ustar.data());
     if (iter > 0) {
       double umax = 0.0;
       for (double u : ustar) umax = std::fmax(umax, std::fabs(u));
@@ -191,8 +192,7 @@ bool firth(Problem& pr, std::vector<double>& beta, std::vector<double>& cov, boo
     }
     loglik_old = loglik;
     for (int64_t s = 0; s < n; ++s) ww[s] = (1.0 + hdiag[s]) * v[s];
-    weighted_gram(pr, ww, h);
-    if (!cholesky(h, p)) return false;
+    if (!weighted_gram(pr, ww, nullptr, h, nullptr) || !cholesky(h, p)) return false;
     tmp = ustar;
     chol_solve(h, p, tmp.data());
     delta_max = 0.0;
@@ -225,23 +225,26 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
   Problem pr;
   pr.be = &backend::of(*ctx);
   pr.p = k + 1;
-  // Rows of T: intercept, A1 dosage, covariates (plink2's predictor order).
+  // Observations T (S less missing calls); X rows: intercept, A1 dosage, covariates (plink2's
+  // predictor order).
   int64_t n_t = 0, c[3] = {0, 0, 0};
   double a1_sum = 0, a1_case_sum = 0, cases = 0;
-  for (int64_t s = 0; s < n_s; ++s) {
+  for (int64_t s = 0; s < n_s; ++s) n_t += std::isnan(x[s]) ? 0 : 1;
+  pr.x.assign(static_cast<size_t>(pr.p * n_t), 1.0);
+  pr.y.resize(static_cast<size_t>(n_t));
+  for (int64_t s = 0, t = 0; s < n_s; ++s) {
     if (std::isnan(x[s])) continue;
-    ++n_t;
     const double y = g.y[s * P + pheno_in_group];
-    pr.y.push_back(y);
-    pr.x.push_back(1.0);
-    pr.x.push_back(x[s]);
-    for (int64_t i = 1; i < k; ++i) pr.x.push_back(g.c[s * k + i]);
+    pr.y[t] = y;
+    pr.x[1 * n_t + t] = x[s];
+    for (int64_t i = 1; i < k; ++i) pr.x[(i + 1) * n_t + t] = g.c[s * k + i];
     c[static_cast<int>(x[s])] += 1;
     a1_sum += x[s];
     if (y > 0.5) {
       a1_case_sum += x[s];
       cases += 1;
     }
+    ++t;
   }
   pr.n = n_t;
   Fit& f = *out;
