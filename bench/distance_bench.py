@@ -5,7 +5,10 @@ Simulates a cohort with `strata simulate`, then on the same 0/1/2 dosages (sampl
   strata distance --metric euclidean  --format zarr   vs  sklearn pairwise_distances(euclidean, n_jobs=2)
   strata distance --metric cityblock  --format zarr   vs  scipy pdist(cityblock)
   strata distance --metric correlation --format zarr  vs  scipy pdist(correlation)
-  sgkit pairwise_distance euclidean where sgkit is importable (--sgkit-python, else skipped with the reason)
+  strata distance --metric euclidean|correlation  vs  sgkit pairwise_distance (the seed's map-reduce over
+    Dask chunks of 1,000 samples x 10,000 variants, threads scheduler with --threads workers) where sgkit
+    imports: --sgkit-python, else the checkout's .venv (scripts/install-python.sh); skipped with the reason
+    otherwise. sgkit's first call compiles its numba kernels: that is in its time, as a user sees it.
 With --float the same dosages (NaN for missing) are also written as a 2-D float64 Zarr array
 (rows = samples) and `strata distance ARRAY.zarr` (the numeric-array route: Gram products and
 direct kernels on doubles) runs against the same peers.
@@ -39,10 +42,12 @@ if metric == 'none':
 elif metric == 'euclidean':
     from sklearn.metrics import pairwise_distances
     d = pairwise_distances(x, metric='euclidean', n_jobs=2)
-elif metric == 'sgkit':
-    import dask.array as da
+elif metric.startswith('sgkit:'):
+    import dask, dask.array as da
     import sgkit.distance.api as sd
-    d = np.asarray(sd.pairwise_distance(da.from_array(x, chunks=(1000, x.shape[1])), metric='euclidean').compute())
+    dask.config.set(scheduler='threads', num_workers=int(sys.argv[4]))
+    xs = da.from_array(x, chunks=(1000, 10000))
+    d = np.asarray(sd.pairwise_distance(xs, metric=metric[6:]).compute())
 else:
     import scipy.spatial.distance as ssd
     d = ssd.squareform(ssd.pdist(x, metric))
@@ -56,6 +61,23 @@ elif out:
 '''
 
 
+SGKIT_METRICS = ("euclidean", "correlation")  # what sgkit.distance.api.pairwise_distance offers
+
+
+def find_sgkit(explicit):
+    """(python, "") for a python that imports sgkit, else ("", why not)."""
+    venv = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".venv", "bin", "python")
+    candidates = [explicit] if explicit else [venv]
+    for p in candidates:
+        if not os.path.exists(p):
+            continue
+        r = subprocess.run([p, "-c", "import sgkit, numpy, dask"], capture_output=True, text=True)
+        if r.returncode == 0:
+            return p, ""
+        return "", f"{p} cannot import sgkit: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else '?'}"
+    return "", f"no {candidates[0]} (scripts/install-python.sh makes the checkout's .venv; or pass --sgkit-python)"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=4000)
@@ -67,8 +89,8 @@ def main():
                                                       "tools", "cli", "strata"))
     ap.add_argument("--metrics", default="euclidean,cityblock,correlation")
     ap.add_argument("--float", action="store_true", help="also the float64 Zarr array route")
-    ap.add_argument("--sgkit-python", default="", help="a python with sgkit (default: /work/wt-py/.venv or "
-                    "../.venv when they import sgkit)")
+    ap.add_argument("--sgkit-python", default="", help="a python with sgkit and dask (default: the checkout's "
+                    ".venv, from scripts/install-python.sh)")
     a = ap.parse_args()
     import numpy as np
     import zarr
@@ -80,42 +102,36 @@ def main():
           f"peers median of {a.peer_runs}")
     print(f"{'input metric':20s} {'peer':22s} {'strata_s':>9s} {'peer_s':>9s} {'ratio':>7s} {'strata_RSS':>11s} "
           f"{'peer_RSS':>9s} {'max_abs':>9s} {'max_rel':>9s}")
-    peers = {"euclidean": "sklearn(n_jobs=2)", "cityblock": "scipy pdist", "correlation": "scipy pdist"}
+    peers = {"euclidean": "sklearn(n_jobs=2)", "cityblock": "scipy pdist", "correlation": "scipy pdist",
+             "sgkit:euclidean": "sgkit pairwise_dist", "sgkit:correlation": "sgkit pairwise_dist"}
     inputs = [("genotypes", prefix)]
     if a.float:
         array = os.path.join(tmp, "x.zarr")
         subprocess.run(["/usr/bin/python3", "-c", PEER, prefix, "none", array], check=True,
                        stdout=subprocess.DEVNULL)
         inputs.append(("float64 zarr", array))
+    sg, why = find_sgkit(a.sgkit_python)
     for (kind, source), metric in [(i, m) for i in inputs for m in a.metrics.split(",")]:
         out = os.path.join(tmp, "d_" + metric)
         sw, srss = median_run([a.strata, "distance", source, "-q", "--threads", str(a.threads), "--metric", metric,
                                "--format", "zarr", "--overwrite", "--out", out], a.runs, os.path.join(tmp, "s.log"))
-        peer_out = os.path.join(tmp, "peer_" + metric + ".npy")
-        pw, prss = median_run(["/usr/bin/python3", "-c", PEER, prefix, metric, peer_out], a.peer_runs,
-                              os.path.join(tmp, "p.log"))
         d = zarr.open_group(out + ".dist.zarr", mode="r")["distance"][:]
-        r = np.load(peer_out)
-        np.fill_diagonal(r, 0)
-        diff = np.abs(d - r)
-        rel = diff / np.maximum(np.abs(r), 1e-300)
-        print(f"{kind[:8] + ' ' + metric:20s} {peers.get(metric, '?'):22s} {sw:9.2f} {pw:9.2f} {pw / sw:6.1f}x "
-              f"{srss / 2**20:9.0f}MB {prss / 2**20:7.0f}MB {diff.max():9.2e} {rel[r != 0].max():9.2e}")
-        os.remove(peer_out)
-    sg = a.sgkit_python or next((p for p in ["/work/wt-py/.venv/bin/python",
-                                              os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                                           ".venv", "bin", "python")]
-                                  if os.path.exists(p) and subprocess.run([p, "-c", "import sgkit"],
-                                                                          capture_output=True).returncode == 0), "")
-    if sg:
-        out = os.path.join(tmp, "d_euclidean")
-        sw, _ = median_run([a.strata, "distance", prefix, "-q", "--threads", str(a.threads), "--metric", "euclidean",
-                            "--format", "zarr", "--overwrite", "--out", out], a.runs, os.path.join(tmp, "s.log"))
-        w, rss = median_run([sg, "-c", PEER, prefix, "sgkit", ""], a.peer_runs, os.path.join(tmp, "g.log"))
-        print(f"sgkit pairwise_distance euclidean ({sg}): {w:.2f} s, peak {rss / 2**20:.0f} MB; "
-              f"strata {sw:.2f} s -> {w / sw:.1f}x")
-    else:
-        print("sgkit: skipped (no python with sgkit: pass --sgkit-python)")
+        rows = [(metric, "/usr/bin/python3")]
+        if sg and kind == "genotypes" and metric in SGKIT_METRICS:
+            rows.append(("sgkit:" + metric, sg))
+        for peer, python in rows:
+            peer_out = os.path.join(tmp, "peer_" + metric + ".npy")
+            pw, prss = median_run([python, "-c", PEER, prefix, peer, peer_out, str(a.threads)], a.peer_runs,
+                                  os.path.join(tmp, "p.log"))
+            r = np.load(peer_out)
+            np.fill_diagonal(r, 0)
+            diff = np.abs(d - r)
+            rel = diff / np.maximum(np.abs(r), 1e-300)
+            print(f"{kind[:8] + ' ' + metric:20s} {peers.get(peer, '?'):22s} {sw:9.2f} {pw:9.2f} {pw / sw:6.1f}x "
+                  f"{srss / 2**20:9.0f}MB {prss / 2**20:7.0f}MB {diff.max():9.2e} {rel[r != 0].max():9.2e}")
+            os.remove(peer_out)
+    if not sg:
+        print(f"sgkit: skipped ({why})")
     subprocess.run(["rm", "-rf", tmp])
 
 

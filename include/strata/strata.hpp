@@ -39,6 +39,7 @@
 #include "strata/genomics/plot.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/row_distance.hpp"
+#include "strata/genomics/selection.hpp"
 #include "strata/genomics/simulate.hpp"
 #include "strata/io/codec.hpp"
 #include "strata/io/genotype.hpp"

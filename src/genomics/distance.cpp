@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "genomics/relatedness_internal.hpp"
+#include "genomics/row_spool.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/row_distance.hpp"
 #include "strata/io/store.hpp"
@@ -28,6 +29,15 @@ double seconds_since(clock_type::time_point t) {
 }
 
 // Shortest decimal that reads back to the same double ("nan", "inf" as such).
+void append_value(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  char buf[40];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
 void put_value(TextWriter& w, double v) {
   if (std::isnan(v)) return w.put("nan");
   char buf[40];
@@ -60,22 +70,31 @@ Status write_square(const std::string& path, const std::vector<double>& d, int64
   return w.close();
 }
 
-Status write_zarr(const std::string& path, const std::string& input, const std::string& metric,
-                  const std::vector<double>& d, int64_t n, int64_t chunk, const SampleIds& ids,
-                  const std::string& missing) {
-  STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(path, true));
+Result<io::ZarrArray> create_zarr(const std::shared_ptr<io::LocalStore>& store, int64_t n, int64_t chunk) {
   io::ZarrCreateOptions o;
   o.shape = {n, n};
   o.chunks = {std::min(n, chunk), std::min(n, chunk)};
   o.dtype = DType(ScalarType::Float64);
   o.dimension_names = {"samples_0", "samples_1"};
-  STRATA_ASSIGN_OR_RETURN(auto arr, io::ZarrArray::create(store, "distance", o));
-  STRATA_RETURN_NOT_OK(arr.write_region({0, 0}, {n, n}, d.data()));
+  return io::ZarrArray::create(store, "distance", o);
+}
+
+Status finish_zarr(const std::shared_ptr<io::LocalStore>& store, const std::string& input, const std::string& metric,
+                   const SampleIds& ids, const std::string& missing) {
   STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", ids.iid, "samples"));
   const std::string attrs = "{\"source\": \"" + input + "\", \"metric\": \"" + metric +
                             "\", \"missing\": \"" + missing + "\"}";
   STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, attrs));
   return io::zarr_consolidate(store, "");
+}
+
+Status write_zarr(const std::string& path, const std::string& input, const std::string& metric,
+                  const std::vector<double>& d, int64_t n, int64_t chunk, const SampleIds& ids,
+                  const std::string& missing) {
+  STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(path, true));
+  STRATA_ASSIGN_OR_RETURN(auto arr, create_zarr(store, n, chunk));
+  STRATA_RETURN_NOT_OK(arr.write_region({0, 0}, {n, n}, d.data()));
+  return finish_zarr(store, input, metric, ids, missing);
 }
 
 std::string json_escape(const std::string& s) {
@@ -141,6 +160,83 @@ Result<DistanceSummary> write_row_distances(const Context& ctx, const io::ZarrAr
   }
   if (options.format != DistanceFormat::Zarr) STRATA_RETURN_NOT_OK(write_dist_ids(id_path, ids));
   return s;
+}
+
+// The genotype outputs, streamed: triangle and square text row by row through a RowSpool
+// (square from full rows of tiles, unless the N × N matrix fits half the budget: then it is
+// held and mirrored, half the kernel work), Zarr chunk by chunk as tiles finish (each tile and
+// its mirror). Returns how the matrix was laid out ("streamed", "held").
+Result<std::string> write_genotype_distances(const Context& ctx, const io::GenotypeView& view, const std::string& input,
+                                             const std::string& dist_path, const SampleIds& ids,
+                                             const DistanceOptions& options, const std::string& spool_dir,
+                                             DistanceSummary* s) {
+  const int64_t n = view.num_samples();
+  const DistanceSpec& metric = options.metric;
+  PairPassOptions pass = options.pass;
+  if (options.format == DistanceFormat::Zarr) {
+    STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(dist_path, true));
+    const int64_t tile = pair_tile_size(n, pass);
+    STRATA_ASSIGN_OR_RETURN(io::ZarrArray arr, create_zarr(store, n, tile));
+    STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, pass));
+    s->sample_bands = plan.bands;
+    std::vector<double> v, mirror;
+    STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, [&](const PairTile& pt) -> Status {
+      v.assign(static_cast<size_t>(pt.rows * pt.cols), 0.0);
+      mirror.assign(v.size(), 0.0);
+      const bool diagonal = pt.row0 == pt.col0;
+      for (int64_t r = 0; r < pt.rows; ++r)
+        for (int64_t c = 0; c < (diagonal ? r + 1 : pt.cols); ++c) {
+          const double d = pair_distance(metric, pt.table(r, c));
+          v[static_cast<size_t>(r * pt.cols + c)] = d;
+          mirror[static_cast<size_t>(c * pt.rows + r)] = d;
+          if (diagonal) v[static_cast<size_t>(c * pt.cols + r)] = d;
+        }
+      STRATA_RETURN_NOT_OK(arr.write_region({pt.row0, pt.col0}, {pt.rows, pt.cols}, v.data()));
+      return diagonal ? Status::OK() : arr.write_region({pt.col0, pt.row0}, {pt.cols, pt.rows}, mirror.data());
+    }));
+    STRATA_RETURN_NOT_OK(finish_zarr(store, json_escape(input), distance_metric_name(metric), ids,
+                                     "each pair uses the variants both samples have observed"));
+    return std::string("streamed");
+  }
+  const bool square = options.format == DistanceFormat::Square;
+  if (square && n * n * 8 <= ctx.memory_budget() / 2 && !options.stream_square) {
+    pass.reserve_bytes += n * n * 8;
+    STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, pass));
+    s->sample_bands = plan.bands;
+    STRATA_ASSIGN_OR_RETURN(std::vector<double> d, distance_matrix(ctx, view, metric, pass));
+    STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
+    return std::string("held");
+  }
+  // Triangle: line i holds j < i (ibs, a similarity: j ≤ i). Square: every j, from full rows.
+  const bool with_diagonal = metric.metric == DistanceMetric::Ibs;
+  pass.full_rows = square;
+  const int64_t cap = options.spool_bytes > 0 ? options.spool_bytes : ctx.memory_budget() / 4;
+  pass.reserve_bytes += cap;
+  detail::RowSpool spool(spool_dir, cap);
+  STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, pass));
+  s->sample_bands = plan.bands;
+  STRATA_ASSIGN_OR_RETURN(TextWriter w, TextWriter::open(dist_path));
+  std::string text;
+  std::vector<uint32_t> ends;
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, [&](const PairTile& pt) -> Status {
+    text.clear();
+    ends.clear();
+    for (int64_t r = 0; r < pt.rows; ++r) {
+      const int64_t i = pt.row0 + r, last = square ? n : with_diagonal ? i + 1 : i;
+      const int64_t cols = std::min(pt.cols, last - pt.col0);
+      for (int64_t c = 0; c < cols; ++c) {
+        if (pt.col0 + c > 0) text += '\t';
+        append_value(text, pair_distance(metric, pt.table(r, c)));
+      }
+      if (pt.last_in_row && last > 0) text += '\n';
+      ends.push_back(static_cast<uint32_t>(text.size()));
+    }
+    STRATA_RETURN_NOT_OK(spool.add(pt.tile_row, std::move(text), std::move(ends)));
+    return pt.last_in_row ? spool.emit(pt.tile_row, w) : Status::OK();
+  }));
+  STRATA_RETURN_NOT_OK(w.close());
+  s->spilled_bytes = spool.spilled_bytes();
+  return std::string("streamed");
 }
 
 }  // namespace
@@ -252,6 +348,7 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
   OutputRules rules;
   rules.overwrite = options.overwrite;
   rules.inputs = input_paths(input);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   const bool zarr = options.format == DistanceFormat::Zarr;
   const std::string first = zarr ? prefix + ".dist.zarr" : prefix + ".dist";
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
@@ -264,61 +361,26 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
   }
   STRATA_ASSIGN_OR_RETURN(std::optional<io::ZarrArray> matrix, open_row_matrix(input));
   if (matrix) {
+    if (options.selection.any())
+      return Status::Invalid(input, ": sample and variant selection (--keep, --maf, ...) applies to genotype inputs, "
+                             "not to a numeric array");
     ctx.report().add_phase("open", seconds_since(t));
     STRATA_ASSIGN_OR_RETURN(DistanceSummary s, write_row_distances(ctx, *matrix, input, dist_path, id_path, options));
     STRATA_RETURN_NOT_OK(out->commit());
     s.files = out->final_paths();
     return s;
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, detail::open_pairwise_genotypes(input, "distances need"));
   DistanceSummary s;
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view,
+                          detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", &s.selection));
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
-  const int64_t n = s.num_samples;
-  const SampleIds ids = SampleIds::of(view->samples(), n);
+  const SampleIds ids = SampleIds::of(view->samples(), s.num_samples);
   ctx.report().add_phase("open", seconds_since(t));
 
-  if (options.format == DistanceFormat::Triangle) {
-    // Stream: each tile row's pairs (i, j < i) are written once its diagonal tile is done.
-    const bool diagonal = options.metric.metric == DistanceMetric::Ibs;
-    STRATA_ASSIGN_OR_RETURN(TextWriter w, TextWriter::open(dist_path));
-    std::vector<double> band;
-    int64_t band_row0 = 0, band_rows = 0;
-    STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, options.pass, [&](const PairTile& pt) -> Status {
-      if (pt.col0 == 0) {
-        band_row0 = pt.row0;
-        band_rows = pt.rows;
-        band.assign(static_cast<size_t>(pt.rows * (pt.row0 + pt.rows)), 0.0);
-      }
-      const int64_t width = band_row0 + band_rows;
-      for (int64_t r = 0; r < pt.rows; ++r)
-        for (int64_t c = 0; c < pt.cols; ++c)
-          band[static_cast<size_t>(r * width + pt.col0 + c)] = pair_distance(options.metric, pt.table(r, c));
-      if (!pt.last_in_row) return Status::OK();
-      for (int64_t r = 0; r < band_rows; ++r) {
-        const int64_t i = band_row0 + r, last = diagonal ? i + 1 : i;
-        if (last == 0) continue;
-        for (int64_t j = 0; j < last; ++j) {
-          if (j) w.put('\t');
-          put_value(w, band[static_cast<size_t>(r * width + j)]);
-        }
-        w.put('\n');
-        STRATA_RETURN_NOT_OK(w.maybe_flush());
-      }
-      return Status::OK();
-    }));
-    STRATA_RETURN_NOT_OK(w.close());
-  } else {
-    STRATA_ASSIGN_OR_RETURN(std::vector<double> d, distance_matrix(ctx, *view, options.metric, options.pass));
-    t = clock_type::now();
-    if (zarr) {
-      STRATA_RETURN_NOT_OK(write_zarr(dist_path, json_escape(input), distance_metric_name(options.metric), d, n,
-                                      pair_tile_size(n, options.pass), ids,
-                                      "each pair uses the variants both samples have observed"));
-    } else {
-      STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
-    }
-  }
+  STRATA_ASSIGN_OR_RETURN(s.layout, write_genotype_distances(ctx, *view, input, dist_path, ids, options,
+                                                              out->staging_dir(), &s));
+  t = clock_type::now();
   if (!zarr) STRATA_RETURN_NOT_OK(write_dist_ids(id_path, ids));
   STRATA_RETURN_NOT_OK(out->commit());
   s.files = out->final_paths();

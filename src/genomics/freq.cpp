@@ -46,6 +46,7 @@ class TextFile {
 Result<std::unique_ptr<OutputSet>> begin_outputs(const std::string& prefix, const FreqOptions& options) {
   OutputRules rules;
   if (!options.input.empty()) rules.inputs = input_paths(options.input);
+  for (const auto& f : options.protected_paths) rules.inputs.push_back(f);
   return OutputSet::begin(prefix + ".afreq", std::move(rules));
 }
 

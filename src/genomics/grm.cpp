@@ -10,6 +10,8 @@
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/pass_engine.hpp"
+#include "strata/core/shape.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/linalg/dense.hpp"
 
 namespace strata::genomics {
@@ -48,19 +50,36 @@ thread_local std::vector<float> tl_scratch;
 // tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
 constexpr int64_t kFloat32Run = 128;
 
+// s (rows × cols, ld cols) = float32 product of panel rows over [r0, r0 + rows) × [c0, c0 + cols).
+Status panel_product(const backend::Backend& be, const float* rows_ptr, int64_t kk, int64_t n, int64_t r0,
+                     int64_t rows, int64_t c0, int64_t cols, float* s, int64_t lds) {
+  return be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0f, backend::row_major(rows_ptr + r0, kk, rows, n),
+                 backend::row_major(rows_ptr + c0, kk, cols, n), 0.0f, backend::row_major(s, rows, cols, lds));
+}
+
+// Below this a diagonal tile is one product; above, its upper-right quarter is skipped (the
+// pass mirrors the lower half of diagonal tiles at the end).
+constexpr int64_t kSplitDiagonalRows = 64;
+
 Status add_product(const backend::Backend& be, const float* panel, int64_t k, int64_t n, const TileAccumulator& a,
                    double* acc, bool exact_diagonal) {
   const int64_t count = a.rows * a.cols;
   if (static_cast<int64_t>(tl_scratch.size()) < count) tl_scratch.resize(static_cast<size_t>(count));
   float* s = tl_scratch.data();
+  const bool diagonal = a.row0 == a.col0;
+  // Diagonal tiles: the top rows against the top columns, the bottom rows against all columns.
+  const int64_t top = diagonal && a.rows >= kSplitDiagonalRows ? a.rows / 2 / 16 * 16 : 0;
   for (int64_t k0 = 0; k0 < k; k0 += kFloat32Run) {
     const int64_t kk = std::min(kFloat32Run, k - k0);
     const float* rows = panel + k0 * n;
-    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0f,
-                                 backend::row_major(rows + a.row0, kk, a.rows, n),
-                                 backend::row_major(rows + a.col0, kk, a.cols, n), 0.0f,
-                                 backend::row_major(s, a.rows, a.cols)));
-    if (exact_diagonal && a.row0 == a.col0) {
+    if (top > 0) {
+      STRATA_RETURN_NOT_OK(panel_product(be, rows, kk, n, a.row0, top, a.col0, top, s, a.cols));
+      STRATA_RETURN_NOT_OK(
+          panel_product(be, rows, kk, n, a.row0 + top, a.rows - top, a.col0, a.cols, s + top * a.cols, a.cols));
+    } else {
+      STRATA_RETURN_NOT_OK(panel_product(be, rows, kk, n, a.row0, a.rows, a.col0, a.cols, s, a.cols));
+    }
+    if (exact_diagonal && diagonal) {
       for (int64_t i = 0; i < a.rows; ++i) {
         double sq = 0.0;
         for (int64_t r = 0; r < kk; ++r) {
@@ -71,7 +90,12 @@ Status add_product(const backend::Backend& be, const float* panel, int64_t k, in
         acc[i * a.cols + i] += sq;
       }
     }
-    for (int64_t i = 0; i < count; ++i) acc[i] += static_cast<double>(s[i]);
+    if (top > 0) {
+      for (int64_t i = 0; i < top; ++i) be.accumulate_f32(s + i * a.cols, acc + i * a.cols, top);
+      be.accumulate_f32(s + top * a.cols, acc + top * a.cols, (a.rows - top) * a.cols);
+    } else {
+      be.accumulate_f32(s, acc, count);
+    }
   }
   return Status::OK();
 }
@@ -171,16 +195,29 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   const backend::Backend& be = backend::of(ctx);
   Panels p;
   static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  const bool pipelined = pipelined_reads(ctx);
   auto read = [&](int64_t b, int slot) -> Status {
     const int64_t v0 = b * kGrmBlockVariants;
     const int64_t rows = std::min(kGrmBlockVariants, m - v0);
     auto& codes = p.codes[slot];
     codes.resize(static_cast<size_t>(rows * stride));
-    STRATA_RETURN_NOT_OK(sub->read_codes(v0, rows, 0, n, codes.data(), stride));
     p.values[slot].resize(static_cast<size_t>(rows * n));
     p.rows[slot] = rows;
-    STRATA_RETURN_NOT_OK(be.decode({codes.data(), rows, n, stride}, luts.data() + 4 * v0,
-                                   backend::row_major(p.values[slot].data(), rows, n)));
+    // Read and decode a run of rows; with no reader thread the workers share the block's runs
+    // (the panel is the same bits either way: each row decodes on its own).
+    auto read_rows = [&](int64_t r0, int64_t count) -> Status {
+      uint8_t* c = codes.data() + r0 * stride;
+      STRATA_RETURN_NOT_OK(sub->read_codes(v0 + r0, count, 0, n, c, stride));
+      return be.decode({c, count, n, stride}, luts.data() + 4 * (v0 + r0),
+                       backend::row_major(p.values[slot].data() + r0 * n, count, n));
+    };
+    if (pipelined) {
+      STRATA_RETURN_NOT_OK(read_rows(0, rows));
+    } else {
+      STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+        return read_rows(t * kFloat32Run, std::min(kFloat32Run, rows - t * kFloat32Run));
+      }));
+    }
     if (!pairwise) return Status::OK();
     // Only rows with missing calls add to the both-missing counts: gather them.
     auto& mc = p.mcodes[slot];

@@ -212,6 +212,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   OutputRules rules;
   rules.overwrite = options.overwrite;
   rules.inputs = input_paths(input);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   const GrmFormat format = options.format;
   const std::string first = format == GrmFormat::Rel      ? prefix + ".rel"
                             : format == GrmFormat::RelBin ? prefix + ".rel.bin"
@@ -230,7 +231,8 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
       STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".rel.id"));
     }
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
+  const io::GenotypeViewPtr view = sel.view;
   const int64_t n = view->num_samples();
   ctx.report().add_phase("open", seconds_since(t));
 

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "genomics/relatedness_internal.hpp"
+#include "genomics/row_spool.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -24,19 +25,17 @@ double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
 
-// One table row kept from a tile (pair (i, j), i implied by the row index of the tile).
-struct TableRow {
-  int64_t j = 0, nsnp = 0, hethet = 0, ibs0 = 0;
-  double kinship = 0;
-};
-
-// The pairs (i, j < i) a tile contributes, grouped by i.
-struct TileRows {
-  int64_t row0 = 0, rows = 0;
-  std::vector<int64_t> start;  // rows + 1 offsets into values / table
-  std::vector<double> values;  // triangle: φ in (i, j) order
-  std::vector<TableRow> table;  // table: kept rows in (i, j) order
-};
+// plink2's %g (6 significant digits), appended.
+void append_king_value(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  // to_chars with a precision formats exactly as printf's %g, several times faster.
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+  out.append(buf, end);
+}
 
 Status write_id_file(const std::string& path, const SampleIds& ids, const std::vector<int64_t>& samples) {
   STRATA_ASSIGN_OR_RETURN(TextWriter w, TextWriter::open(path));
@@ -59,11 +58,9 @@ double king_kinship(const PairTable& t) {
 }
 
 std::string format_king_value(double v) {
-  if (std::isnan(v)) return "nan";
-  // to_chars with a precision formats exactly as printf's %g, several times faster.
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
-  return std::string(buf, end);
+  std::string s;
+  append_king_value(s, v);
+  return s;
 }
 
 std::vector<int64_t> king_cutoff_removed(int64_t n, const std::vector<std::pair<int64_t, int64_t>>& edges) {
@@ -127,6 +124,7 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   auto t = clock_type::now();
   OutputRules rules;
   rules.inputs = input_paths(input);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
   std::string king_path, id_path, kin0_path, in_path, out_path;
@@ -141,8 +139,9 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     STRATA_ASSIGN_OR_RETURN(in_path, out->add_file(prefix + ".king.cutoff.in.id"));
     STRATA_ASSIGN_OR_RETURN(out_path, out->add_file(prefix + ".king.cutoff.out.id"));
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, detail::open_pairwise_genotypes(input, "kinship needs"));
   KingSummary s;
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view,
+                          detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", &s.selection));
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;
@@ -159,77 +158,60 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     kin0.put("\tNSNP\tHETHET\tIBS0\tKINSHIP\n");
   }
   std::vector<std::pair<int64_t, int64_t>> edges;
-  std::vector<TileRows> row_tiles;
-  std::string line;
-
-  auto write_tile_row = [&]() -> Status {
-    const int64_t row0 = row_tiles.front().row0, rows = row_tiles.front().rows;
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t i = row0 + r;
-      if (triangle && i > 0) {
-        bool first_value = true;
-        for (const TileRows& tr : row_tiles)
-          for (int64_t k = tr.start[static_cast<size_t>(r)]; k < tr.start[static_cast<size_t>(r) + 1]; ++k) {
-            if (!first_value) tri.put('\t');
-            first_value = false;
-            tri.put(format_king_value(tr.values[static_cast<size_t>(k)]));
-            ++s.pairs_written;
-          }
-        tri.put('\n');
-        STRATA_RETURN_NOT_OK(tri.maybe_flush());
-      }
-      if (table) {
-        const std::string id1 = ids.columns(i);
-        for (const TileRows& tr : row_tiles)
-          for (int64_t k = tr.start[static_cast<size_t>(r)]; k < tr.start[static_cast<size_t>(r) + 1]; ++k) {
-            const TableRow& row = tr.table[static_cast<size_t>(k)];
-            const double nsnp = static_cast<double>(row.nsnp);
-            line = id1;
-            line += '\t';
-            line += ids.columns(row.j);
-            line += '\t';
-            line += std::to_string(row.nsnp);
-            line += '\t';
-            line += format_king_value(static_cast<double>(row.hethet) / nsnp);
-            line += '\t';
-            line += format_king_value(static_cast<double>(row.ibs0) / nsnp);
-            line += '\t';
-            line += format_king_value(row.kinship);
-            line += '\n';
-            kin0.put(line);
-            ++s.pairs_written;
-          }
-        STRATA_RETURN_NOT_OK(kin0.maybe_flush());
-      }
-    }
-    row_tiles.clear();
-    return Status::OK();
-  };
-
   PairPassOptions pass = options.pass;
   pass.king_only = true;  // kinship reads five of the nine counts
+  // Rows of a tile row (of a band of them, with several bands) wait for the row's last tile.
+  const int64_t spool_cap = options.spool_bytes > 0 ? options.spool_bytes : ctx.memory_budget() / 4;
+  if (triangle || table) pass.reserve_bytes += spool_cap;
+  detail::RowSpool spool(out->staging_dir(), spool_cap);
+  STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, *view, pass));
+  s.sample_bands = plan.bands;
+  TextWriter& writer = triangle ? tri : kin0;
+  std::string text, id1;
+  std::vector<uint32_t> ends;
   STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, pass, [&](const PairTile& pt) -> Status {
-    TileRows tr;
-    tr.row0 = pt.row0;
-    tr.rows = pt.rows;
-    tr.start.reserve(static_cast<size_t>(pt.rows) + 1);
+    text.clear();
+    ends.clear();
     for (int64_t r = 0; r < pt.rows; ++r) {
-      tr.start.push_back(static_cast<int64_t>(triangle ? tr.values.size() : tr.table.size()));
       const int64_t i = pt.row0 + r;
       const int64_t cols = std::min(pt.cols, i - pt.col0);  // pairs j < i only
+      bool have_id = false;
       for (int64_t c = 0; c < cols; ++c) {
+        const int64_t j = pt.col0 + c;
         const PairTable tab = pt.table(r, c);
         const double phi = king_kinship(tab);
-        if (options.cutoff && phi > *options.cutoff) edges.emplace_back(i, pt.col0 + c);
-        if (triangle) tr.values.push_back(phi);
-        if (table && (!options.filter || phi >= *options.filter))
-          tr.table.push_back({pt.col0 + c, tab.both(), tab.c[1][1], tab.differ2(), phi});
+        if (options.cutoff && phi > *options.cutoff) edges.emplace_back(i, j);
+        if (triangle) {
+          if (j > 0) text += '\t';
+          append_king_value(text, phi);
+          ++s.pairs_written;
+        } else if (table && (!options.filter || phi >= *options.filter)) {
+          if (!have_id) id1 = ids.columns(i), have_id = true;
+          const int64_t nsnp = tab.both();
+          const auto both = static_cast<double>(nsnp);
+          text += id1;
+          text += '\t';
+          text += ids.columns(j);
+          text += '\t';
+          text += std::to_string(nsnp);
+          text += '\t';
+          append_king_value(text, static_cast<double>(tab.c[1][1]) / both);
+          text += '\t';
+          append_king_value(text, static_cast<double>(tab.differ2()) / both);
+          text += '\t';
+          append_king_value(text, phi);
+          text += '\n';
+          ++s.pairs_written;
+        }
       }
+      if (triangle && pt.last_in_row && i > 0) text += '\n';
+      ends.push_back(static_cast<uint32_t>(text.size()));
     }
-    tr.start.push_back(static_cast<int64_t>(triangle ? tr.values.size() : tr.table.size()));
-    row_tiles.push_back(std::move(tr));
-    return pt.last_in_row ? write_tile_row() : Status::OK();
+    if (!triangle && !table) return Status::OK();
+    STRATA_RETURN_NOT_OK(spool.add(pt.tile_row, std::move(text), std::move(ends)));
+    return pt.last_in_row ? spool.emit(pt.tile_row, writer) : Status::OK();
   }));
+  s.spilled_bytes = spool.spilled_bytes();
 
   t = clock_type::now();
   if (triangle) {

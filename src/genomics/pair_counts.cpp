@@ -1,6 +1,7 @@
-// The pair pass (strata/genomics/pair_counts.hpp): bit planes of every sample in one parallel
-// pass over the variants, then the lower triangle of tiles on the pass engine, each tile
-// computed whole (all variants) by one worker and committed in order.
+// The pair pass (strata/genomics/pair_counts.hpp): bit planes of every sample (or of two bands
+// of samples at a time) in parallel passes over the variants, then the tiles of each band pair
+// on the pass engine, each tile computed whole (all variants) by one worker and committed in
+// order.
 #include "strata/genomics/pair_counts.hpp"
 
 #include <algorithm>
@@ -79,86 +80,173 @@ int64_t pair_tile_size(int64_t n, const PairPassOptions& options) {
   return std::clamp<int64_t>((n + 7) / 8 * 8, 8, kDefaultTile);
 }
 
+Result<PairPassPlan> plan_pair_pass(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options) {
+  const int64_t n = view.num_samples(), m = view.num_variants();
+  const int64_t words = (m + kWordBits - 1) / kWordBits;
+  PairPassPlan plan;
+  plan.tile = pair_tile_size(n, options);
+  plan.plane_bytes_per_sample = backend::kCodePlaneCount * words * 8;
+  const int64_t fields = options.king_only ? backend::kKingCountFields : kPairCountFields;
+  const int64_t tile_bytes = fields * plan.tile * plan.tile * 8;
+  const int64_t all_planes = backend::CodePlanesView::buffer_words(n, words) * 8;
+  const int64_t avail = ctx.memory_budget() - options.reserve_bytes - 2 * tile_bytes;
+  int64_t band = n;
+  if (options.band > 0) {
+    band = (options.band + plan.tile - 1) / plan.tile * plan.tile;
+  } else if (all_planes > avail) {
+    // Two bands resident (the row band and the column band being streamed).
+    band = std::max<int64_t>(avail, 0) / (2 * plan.plane_bytes_per_sample) / plan.tile * plan.tile;
+    if (band < plan.tile)
+      return Status::OutOfMemory(view.describe(), ": the bit planes of two tiles of ", plan.tile, " samples x ", m,
+                                 " variants and their counts need ",
+                                 format_bytes(2 * plan.tile * plan.plane_bytes_per_sample + 2 * tile_bytes +
+                                              options.reserve_bytes),
+                                 ", more than the memory budget of ", format_bytes(ctx.memory_budget()),
+                                 " (raise --memory)");
+  }
+  plan.band = std::min(band, n);
+  plan.bands = (n + plan.band - 1) / plan.band;
+  return plan;
+}
+
+namespace {
+
+// One band pair of the pass: tile rows [r0, r1) against tile columns [c0, c1), only C ≤ R
+// when `triangle` (the diagonal band pair of the lower pass).
+struct BandPair {
+  int64_t band_i = 0, band_j = 0;
+  int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+  bool triangle = false;
+  int64_t count() const {
+    const int64_t rows = r1 - r0;
+    return triangle ? rows * (rows + 1) / 2 : rows * (c1 - c0);
+  }
+  // Tile k of the pair's row-major order.
+  std::pair<int64_t, int64_t> at(int64_t k) const {
+    if (!triangle) return {r0 + k / (c1 - c0), c0 + k % (c1 - c0)};
+    const auto [r, c] = lower_tile(k);
+    return {r0 + r, c0 + c};
+  }
+};
+
+std::vector<BandPair> band_pairs(int64_t n, const PairPassPlan& plan, bool full_rows) {
+  const int64_t per_side = (n + plan.tile - 1) / plan.tile, per_band = (plan.band + plan.tile - 1) / plan.tile;
+  auto first = [&](int64_t b) { return b * per_band; };
+  auto end = [&](int64_t b) { return std::min(per_side, (b + 1) * per_band); };
+  std::vector<BandPair> out;
+  for (int64_t i = 0; i < plan.bands; ++i)
+    for (int64_t j = 0; j < (full_rows ? plan.bands : i + 1); ++j)
+      out.push_back({i, j, first(i), end(i), first(j), end(j), !full_rows && i == j});
+  return out;
+}
+
+}  // namespace
+
 Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
                           const std::function<Status(const PairTile&)>& on_tile) {
   const backend::Backend& be = backend::of(ctx);
   const int64_t n = view.num_samples(), m = view.num_variants();
   const int64_t words = (m + kWordBits - 1) / kWordBits;
-  const int64_t plane_words = backend::CodePlanesView::buffer_words(n, words);
-  const int64_t plane_bytes = plane_words * 8;
-  const int64_t tile = pair_tile_size(n, options);
-  const int64_t per_side = (n + tile - 1) / tile;
-  const int64_t num_tiles = per_side * (per_side + 1) / 2;
+  STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, options));
+  const int64_t tile = plan.tile, per_side = (n + tile - 1) / tile;
   const int64_t fields = options.king_only ? backend::kKingCountFields : kPairCountFields;
   const int64_t tile_bytes = fields * tile * tile * 8;
-  if (plane_bytes + 2 * tile_bytes > ctx.memory_budget())
-    return Status::OutOfMemory(view.describe(), ": the bit planes of ", n, " samples x ", m, " variants need ",
-                               format_bytes(plane_bytes + 2 * tile_bytes), ", more than the memory budget of ",
-                               format_bytes(ctx.memory_budget()), " (raise --memory)");
+  const std::vector<BandPair> pairs = band_pairs(n, plan, options.full_rows);
+  int64_t loads = 0, num_tiles = 0;
+  for (const BandPair& bp : pairs) {
+    loads += (bp.band_j == 0 ? 1 : 0) + (bp.band_j != bp.band_i ? 1 : 0);
+    num_tiles += bp.count();
+  }
 
-  ProgressScope progress(ctx, options.label, m + num_tiles, "steps");
-  auto t0 = clock_type::now();
-  STRATA_ASSIGN_OR_RETURN(Buffer planes, Buffer::allocate(std::max<int64_t>(plane_bytes, 64)));
-  uint64_t* pl = planes.as<uint64_t>();
+  ProgressScope progress(ctx, options.label, loads * m + num_tiles, "steps");
+  // Slot 0 holds the row band's planes, slot 1 the column band's (several bands only).
+  const int64_t slot_words = backend::CodePlanesView::buffer_words(plan.band, words);
+  STRATA_ASSIGN_OR_RETURN(Buffer planes,
+                          Buffer::allocate(std::max<int64_t>((plan.bands > 1 ? 2 : 1) * slot_words * 8, 64)));
+  uint64_t* const slot[2] = {planes.as<uint64_t>(), planes.as<uint64_t>() + (plan.bands > 1 ? slot_words : 0)};
+  double plane_seconds = 0, count_seconds = 0;
   // Variant blocks are whole words, so every block writes its own words of the planes.
   const int64_t block = std::max<int64_t>(kWordBits, io::default_block_variants(view) / kWordBits * kWordBits);
-  STRATA_RETURN_NOT_OK(io::for_each_genotype_block(
-      ctx, view, block,
-      [&](io::GenotypeBlock& b) -> Status {
-        for (int64_t v = 0; v < b.variant_count; v += kWordBits) {
-          const backend::CodesView cv{b.row(v), std::min(kWordBits, b.variant_count - v), n, b.stride};
-          be.code_planes(cv, pl, words, (b.variant_start + v) / kWordBits);
-        }
-        return Status::OK();
-      },
-      nullptr, PassOptions{"bit planes", 0, 0, {}}));
-  ctx.report().add_phase("bit planes", seconds_since(t0));
-
-  t0 = clock_type::now();
-  const backend::CodePlanesView pv{pl, n, words};
-  std::mutex mu;
-  std::vector<std::vector<int64_t>> results(static_cast<size_t>(num_tiles));
-  auto tile_at = [&](int64_t t) {
-    const auto [r, c] = lower_tile(t);
-    PairTile pt;
-    pt.index = t;
-    pt.row0 = r * tile;
-    pt.rows = std::min(tile, n - pt.row0);
-    pt.col0 = c * tile;
-    pt.cols = std::min(tile, n - pt.col0);
-    pt.last_in_row = r == c;
-    pt.ldc = (pt.cols + 7) / 8 * 8;
-    pt.king_only = options.king_only;
-    return pt;
+  auto load_band = [&](int64_t b, uint64_t* dst) -> Status {
+    const auto t0 = clock_type::now();
+    const int64_t s0 = b * plan.band, count = std::min(plan.band, n - s0);  // s0: a multiple of 8
+    const Status st = io::for_each_genotype_block(
+        ctx, view, block,
+        [&](io::GenotypeBlock& gb) -> Status {
+          for (int64_t v = 0; v < gb.variant_count; v += kWordBits) {
+            const backend::CodesView cv{gb.row(v) + s0 / 4, std::min(kWordBits, gb.variant_count - v), count,
+                                        gb.stride};
+            be.code_planes(cv, dst, words, (gb.variant_start + v) / kWordBits);
+          }
+          return Status::OK();
+        },
+        nullptr, PassOptions{"bit planes", 0, 0, {}});
+    plane_seconds += seconds_since(t0);
+    return st;
   };
+
   PassOptions po;
   po.label = options.label;
   po.progress_units = [](int64_t) { return int64_t{1}; };
-  const Status st = run_blocks(
-      ctx, num_tiles, tile_bytes,
-      [&](int64_t t) -> Status {
-        const PairTile pt = tile_at(t);
-        std::vector<int64_t> acc(static_cast<size_t>(fields * pt.rows * pt.ldc), 0);
-        STRATA_RETURN_NOT_OK(options.king_only
-                                 ? be.pair_king_counts(pv, pt.row0, pt.rows, pt.col0, pt.cols, acc.data())
-                                 : be.pair_code_counts(pv, pt.row0, pt.rows, pt.col0, pt.cols, acc.data()));
-        std::lock_guard<std::mutex> lock(mu);
-        results[static_cast<size_t>(t)] = std::move(acc);
-        return Status::OK();
-      },
-      [&](int64_t t) -> Status {
-        std::vector<int64_t> acc;
-        {
+  std::mutex mu;
+  int64_t done = 0;  // tiles handed out before this band pair
+  for (const BandPair& bp : pairs) {
+    if (bp.band_j == 0) STRATA_RETURN_NOT_OK(load_band(bp.band_i, slot[0]));
+    const bool two = bp.band_j != bp.band_i;
+    if (two) STRATA_RETURN_NOT_OK(load_band(bp.band_j, slot[1]));
+    // The kernels see one planes view: the row band, then (two bands) the column band after
+    // slot 0's whole capacity, so local sample indices are shifted by these offsets.
+    const int64_t row_base = bp.band_i * plan.band;
+    const int64_t col_base = two ? bp.band_j * plan.band - plan.band : row_base;
+    const int64_t view_samples = two ? plan.band + std::min(plan.band, n - bp.band_j * plan.band)
+                                     : std::min(plan.band, n - row_base);
+    const backend::CodePlanesView pv{slot[0], view_samples, words};
+    auto tile_at = [&](int64_t k) {
+      const auto [r, c] = bp.at(k);
+      PairTile pt;
+      pt.index = done + k;
+      pt.tile_row = r;
+      pt.tile_col = c;
+      pt.row0 = r * tile;
+      pt.rows = std::min(tile, n - pt.row0);
+      pt.col0 = c * tile;
+      pt.cols = std::min(tile, n - pt.col0);
+      pt.last_in_row = options.full_rows ? c == per_side - 1 : r == c;
+      pt.ldc = (pt.cols + 7) / 8 * 8;
+      pt.king_only = options.king_only;
+      return pt;
+    };
+    std::vector<std::vector<int64_t>> results(static_cast<size_t>(bp.count()));
+    const auto t0 = clock_type::now();
+    STRATA_RETURN_NOT_OK(run_blocks(
+        ctx, bp.count(), tile_bytes,
+        [&](int64_t k) -> Status {
+          const PairTile pt = tile_at(k);
+          std::vector<int64_t> acc(static_cast<size_t>(fields * pt.rows * pt.ldc), 0);
+          const int64_t r0 = pt.row0 - row_base, c0 = pt.col0 - col_base;
+          STRATA_RETURN_NOT_OK(options.king_only ? be.pair_king_counts(pv, r0, pt.rows, c0, pt.cols, acc.data())
+                                                 : be.pair_code_counts(pv, r0, pt.rows, c0, pt.cols, acc.data()));
           std::lock_guard<std::mutex> lock(mu);
-          acc = std::move(results[static_cast<size_t>(t)]);
-        }
-        PairTile pt = tile_at(t);
-        pt.counts = acc.data();
-        return on_tile(pt);
-      },
-      po);
-  ctx.report().add_phase(options.label, seconds_since(t0));
-  return st;
+          results[static_cast<size_t>(k)] = std::move(acc);
+          return Status::OK();
+        },
+        [&](int64_t k) -> Status {
+          std::vector<int64_t> acc;
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            acc = std::move(results[static_cast<size_t>(k)]);
+          }
+          PairTile pt = tile_at(k);
+          pt.counts = acc.data();
+          return on_tile(pt);
+        },
+        po));
+    count_seconds += seconds_since(t0);
+    done += bp.count();
+  }
+  ctx.report().add_phase("bit planes", plane_seconds);
+  ctx.report().add_phase(options.label, count_seconds);
+  return Status::OK();
 }
 
 }  // namespace strata::genomics

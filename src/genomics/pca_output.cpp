@@ -13,6 +13,7 @@
 
 #include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/output.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/io/store.hpp"
@@ -162,7 +163,11 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
   io64.dtype = DType(ScalarType::Int64);
   io64.dimension_names = {"variants"};
   STRATA_ASSIGN_OR_RETURN(auto vi, io::ZarrArray::create(store, "variant_index", io64));
-  STRATA_RETURN_NOT_OK(vi.write_region({0}, {m}, r.variants_used.data()));
+  // Indices into the input, through the selection.
+  std::vector<int64_t> index = r.variants_used;
+  if (!s.selected_variants.empty())
+    for (int64_t& v : index) v = s.selected_variants[static_cast<size_t>(v)];
+  STRATA_RETURN_NOT_OK(vi.write_region({0}, {m}, index.data()));
   STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", sample_ids(samples, n), "samples"));
   STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "variant_id", variant_ids, "variants"));
   const nlohmann::json attrs = {
@@ -226,6 +231,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   rules.overwrite = options.overwrite;
   rules.inputs = input_paths(input);
   if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(prefix + ".eigenvec", std::move(rules)));
   STRATA_ASSIGN_OR_RETURN(const std::string vec, out->add_file(prefix + ".eigenvec"));
   STRATA_ASSIGN_OR_RETURN(const std::string val, out->add_file(prefix + ".eigenval"));
@@ -235,7 +241,10 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   if (options.write_plot) {
     STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
   }
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
+  const io::GenotypeViewPtr view = sel.view;
+  s.selection = std::move(sel.report);
+  if (options.selection.any()) s.selected_variants = std::move(sel.variants);
   s.num_samples = view->num_samples();
   s.num_variants_input = view->num_variants();
   // Labels first: a bad --pop-file should fail before the expensive passes.
@@ -252,27 +261,34 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
   // run must not survive beside the new outputs).
   const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
-  STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
-  STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
-  std::vector<std::string> variant_ids;
-  STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r, &variant_ids));
-  STRATA_RETURN_NOT_OK(write_zarr(zarr, input, options, s, view->samples(), variant_ids));
-  if (plot) {
-    PcaPlotData pd;
-    pd.num_samples = r.eigenvectors.rows;
-    pd.num_components = std::min<int64_t>(r.eigenvectors.cols, 4);
-    pd.scores.resize(static_cast<size_t>(pd.num_samples * pd.num_components));
-    for (int64_t i = 0; i < pd.num_samples; ++i)
-      for (int64_t j = 0; j < pd.num_components; ++j)
-        pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
-    pd.labels = std::move(labels);
-    pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
-    pd.title = "PCA of " + fs::path(input).filename().string();
-    STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
-    STRATA_RETURN_NOT_OK(write_text(svg, text));
-  } else if (options.write_plot) {
-    STRATA_RETURN_NOT_OK(write_text(svg, one_component_svg()));
-  }
+  // Two independent halves on the workers: the variant table and the Zarr store (which takes
+  // its variant IDs), and the sample-sized files.
+  auto variant_side = [&]() -> Status {
+    std::vector<std::string> variant_ids;
+    STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r, &variant_ids));
+    return write_zarr(zarr, input, options, s, view->samples(), variant_ids);
+  };
+  auto sample_side = [&]() -> Status {
+    STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
+    STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
+    if (plot) {
+      PcaPlotData pd;
+      pd.num_samples = r.eigenvectors.rows;
+      pd.num_components = std::min<int64_t>(r.eigenvectors.cols, 4);
+      pd.scores.resize(static_cast<size_t>(pd.num_samples * pd.num_components));
+      for (int64_t i = 0; i < pd.num_samples; ++i)
+        for (int64_t j = 0; j < pd.num_components; ++j)
+          pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
+      pd.labels = std::move(labels);
+      pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
+      pd.title = "PCA of " + fs::path(input).filename().string();
+      STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
+      return write_text(svg, text);
+    }
+    if (options.write_plot) return write_text(svg, one_component_svg());
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(2, [&](int64_t half) { return half == 0 ? variant_side() : sample_side(); }));
   STRATA_RETURN_NOT_OK(out->commit());
   s.files = out->final_paths();
   ctx.report().add_phase("write", seconds_since(t));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "strata/core/result.hpp"
+#include "strata/genomics/selection.hpp"
 #include "strata/io/genotype.hpp"
 
 namespace strata::genomics::detail {
@@ -32,8 +33,12 @@ struct SampleIds {
 
 // The genotypes of `input` for a pairwise command (`what`: "kinship needs", "distances need"): InvalidData
 // naming the input when it has fewer than two samples (there is no pair).
-inline Result<io::GenotypeViewPtr> open_pairwise_genotypes(const std::string& input, const char* what) {
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+inline Result<io::GenotypeViewPtr> open_pairwise_genotypes(const Context& ctx, const std::string& input,
+                                                          const SelectionOptions& selection, const char* what,
+                                                          SelectionReport* report) {
+  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, selection));
+  *report = std::move(sel.report);
+  io::GenotypeViewPtr view = std::move(sel.view);
   const int64_t n = view->num_samples();
   if (n < 2)
     return Status::InvalidData(input, ": ", n, n == 1 ? " sample" : " samples", ": ", what,

@@ -23,28 +23,62 @@ constexpr int64_t kDefaultBlock = 8;
 // n = 500; about even near n = 1,000).
 constexpr int64_t kDirectMaxOrder = 800;
 
-// y (n × w, col-major, ld n) = A·x for x (n × w, col-major), row slices in parallel.
-Status multiply(const Context& ctx, const double* a, int64_t n, const double* x, int64_t w, double* y) {
+// Rows of op(x) from r0 (op = transpose when `t`), and rows of c from r0.
+template <class T>
+backend::MatrixView<T> op_rows(backend::MatrixView<T> x, bool t, int64_t r0, int64_t rows) {
+  const bool along_ld = (x.layout == backend::Layout::RowMajor) != t;  // op rows are ld apart
+  backend::MatrixView<T> v = x;
+  v.data = x.data + (along_ld ? r0 * x.ld : r0);
+  (t ? v.cols : v.rows) = rows;
+  return v;
+}
+
+// c = α·op(a)·op(b) + β·c with c's rows in fixed slices on the Context's workers: each slice
+// is one backend product of its own, so the bits do not depend on the thread count.
+Status gemm_rows(const Context& ctx, backend::Trans ta, backend::Trans tb, double alpha,
+                 backend::MatrixView<const double> a, backend::MatrixView<const double> b, double beta,
+                 backend::MatrixView<double> c) {
   const backend::Backend& be = backend::of(ctx);
-  const int64_t slices = (n + kSliceRows - 1) / kSliceRows;
+  const int64_t slices = (c.rows + kSliceRows - 1) / kSliceRows;
+  const bool at = ta == backend::Trans::Yes;
   return ctx.pool().parallel_for(slices, [&](int64_t s) -> Status {
-    const int64_t r0 = s * kSliceRows, rows = std::min(kSliceRows, n - r0);
-    return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major(a + r0 * n, rows, n, n),
-                   backend::col_major(x, n, w, n), 0.0, backend::col_major(y + r0, rows, w, n));
+    const int64_t r0 = s * kSliceRows, rows = std::min(kSliceRows, c.rows - r0);
+    return be.gemm(ta, tb, alpha, op_rows(a, at, r0, rows), b, beta, op_rows(c, false, r0, rows));
   });
 }
 
+// y (n × w, col-major, ld n) = A·x for x (n × w, col-major).
+Status multiply(const Context& ctx, const double* a, int64_t n, const double* x, int64_t w, double* y) {
+  return gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0, backend::row_major(a, n, n, n),
+                   backend::col_major(x, n, w, n), 0.0, backend::col_major(y, n, w, n));
+}
+
 // w (n × b) −= K (n × c) · (Kᵀ·w), twice ("twice is enough").
-Status project_out(const backend::Backend& be, const double* k, int64_t n, int64_t c, double* w, int64_t b) {
+Status project_out(const Context& ctx, const double* k, int64_t n, int64_t c, double* w, int64_t b) {
   if (c == 0) return Status::OK();
   std::vector<double> h(static_cast<size_t>(c * b));
   for (int round = 0; round < 2; ++round) {
-    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0, backend::col_major(k, n, c, n),
-                                 backend::col_major(w, n, b, n), 0.0, backend::col_major(h.data(), c, b, c)));
-    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, -1.0, backend::col_major(k, n, c, n),
-                                 backend::col_major(h.data(), c, b, c), 1.0, backend::col_major(w, n, b, n)));
+    STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::Yes, backend::Trans::No, 1.0, backend::col_major(k, n, c, n),
+                                   backend::col_major(w, n, b, n), 0.0, backend::col_major(h.data(), c, b, c)));
+    STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, -1.0, backend::col_major(k, n, c, n),
+                                   backend::col_major(h.data(), c, b, c), 1.0, backend::col_major(w, n, b, n)));
   }
   return Status::OK();
+}
+
+// Basis columns at which to run the next Rayleigh–Ritz check. A check costs O(c³) (the
+// projected eigenproblem), as much as many blocks, so checks are spaced out: while no trend is
+// known the basis grows by half; then the residual's decay per column between the last two
+// checks predicts where it reaches the tolerance (Krylov convergence accelerates, so the
+// prediction errs late, and growth stays capped at half the basis).
+int64_t next_check_at(int64_t c, int64_t b, double worst, int64_t prev_c, double prev_worst, double tolerance) {
+  int64_t step = std::max<int64_t>(b, c / 2);
+  if (prev_c > 0 && prev_c < c && worst < prev_worst && worst > tolerance) {
+    const double rate = std::log(prev_worst / worst) / static_cast<double>(c - prev_c);
+    const double needed = std::log(worst / tolerance) / rate;
+    if (needed < static_cast<double>(step)) step = std::max<int64_t>(b, static_cast<int64_t>(std::ceil(needed)));
+  }
+  return c + (step + b - 1) / b * b;
 }
 
 // Sign convention of linalg: each column's largest-|·| entry positive.
@@ -62,7 +96,6 @@ void fix_signs(DenseMatrix& v) {
 
 Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64_t n, const TopEigenParams& p) {
   if (p.k < 1 || p.k >= n) return Status::Invalid("top_eigenpairs: k = ", p.k, " must be in [1, n) with n = ", n);
-  const backend::Backend& be = backend::of(ctx);
   if (n <= kDirectMaxOrder) {
     STRATA_ASSIGN_OR_RETURN(EighResult e, eigh_top(ctx, DenseMatrix::from_row_major(a, n, n), p.k));
     TopEigenResult out;
@@ -101,9 +134,9 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
       tcap = cap;
     }
     // New columns [tc, c): T[0:c, tc:c] = Kᵀ·AK[:, tc:c]; mirrored into the new rows.
-    STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0, backend::col_major(kb.data(), n, c, n),
-                                 backend::col_major(akb.data() + tc * n, n, c - tc, n), 0.0,
-                                 backend::col_major(tm.data() + tc * tcap, c, c - tc, tcap)));
+    STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::Yes, backend::Trans::No, 1.0,
+                                   backend::col_major(kb.data(), n, c, n), backend::col_major(akb.data() + tc * n, n, c - tc, n),
+                                   0.0, backend::col_major(tm.data() + tc * tcap, c, c - tc, tcap)));
     for (int64_t j = tc; j < c; ++j)
       for (int64_t i = 0; i < tc; ++i) tm[static_cast<size_t>(j + i * tcap)] = tm[static_cast<size_t>(i + j * tcap)];
     tc = c;
@@ -112,6 +145,8 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
   TopEigenResult out;
 
   int64_t next_check = std::max(c, 2 * p.k);
+  int64_t prev_c = 0;
+  double prev_worst = 0.0;
   for (;;) {
     STRATA_RETURN_NOT_OK(ctx.check_cancelled());
     const bool full = c >= n;
@@ -125,12 +160,12 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
         for (int64_t i = 0; i < j; ++i) t(i, j) = t(j, i) = 0.5 * (t(i, j) + t(j, i));
       STRATA_ASSIGN_OR_RETURN(EighResult e, eigh_top(ctx, t, p.k));
       DenseMatrix v(n, p.k), av(n, p.k);
-      STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::col_major(kb.data(), n, c, n),
-                                   backend::col_major(e.z.data.data(), c, p.k, c), 0.0,
-                                   backend::col_major(v.data.data(), n, p.k, n)));
-      STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::col_major(akb.data(), n, c, n),
-                                   backend::col_major(e.z.data.data(), c, p.k, c), 0.0,
-                                   backend::col_major(av.data.data(), n, p.k, n)));
+      STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0,
+                                     backend::col_major(kb.data(), n, c, n), backend::col_major(e.z.data.data(), c, p.k, c),
+                                     0.0, backend::col_major(v.data.data(), n, p.k, n)));
+      STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0,
+                                     backend::col_major(akb.data(), n, c, n), backend::col_major(e.z.data.data(), c, p.k, c),
+                                     0.0, backend::col_major(av.data.data(), n, p.k, n)));
       const double top = std::max(std::fabs(e.w[0]), 1e-300);
       out.residuals.assign(static_cast<size_t>(p.k), 0.0);
       double worst = 0.0;
@@ -152,18 +187,19 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
         out.complete = full;
         return out;
       }
-      // Checks cost O(n·c·k + c³): space them out as the basis grows.
-      next_check = c + std::max<int64_t>(b, c / 4 / b * b);
+      next_check = next_check_at(c, b, worst, prev_c, prev_worst, p.tolerance);
+      prev_c = c;
+      prev_worst = worst;
     }
     // Next block: A·(last block), orthogonal to the basis.
     const int64_t w = std::min(b, n - c);
     DenseMatrix nb(n, w);
     std::copy(akb.begin() + (c - b) * n, akb.begin() + (c - b) * n + w * n, nb.data.begin());
-    STRATA_RETURN_NOT_OK(project_out(be, kb.data(), n, c, nb.data.data(), w));
+    STRATA_RETURN_NOT_OK(project_out(ctx, kb.data(), n, c, nb.data.data(), w));
     STRATA_ASSIGN_OR_RETURN(const bool rank_deficient, orthonormalize(ctx, nb));
     if (rank_deficient) {
       // An invariant space was reached: the completed columns may hold old directions again.
-      STRATA_RETURN_NOT_OK(project_out(be, kb.data(), n, c, nb.data.data(), w));
+      STRATA_RETURN_NOT_OK(project_out(ctx, kb.data(), n, c, nb.data.data(), w));
       STRATA_RETURN_NOT_OK(orthonormalize(ctx, nb).status());
     }
     kb.insert(kb.end(), nb.data.begin(), nb.data.end());

@@ -5,11 +5,12 @@ namespace strata::backend::conformance {
 namespace {
 
 // ------------------------------------------------------------------------------------ BLAS
+// m × n results of inner dimension k, under every layout and transpose, with β = −0.5 and
+// β = 0 (C holding NaN, which β = 0 must ignore).
 template <class T>
-void check_gemm(const Backend& be) {
-  std::mt19937_64 rng(1);
+void check_gemm_shape(const Backend& be, int64_t m, int64_t n, int64_t k, T beta) {
+  std::mt19937_64 rng(static_cast<uint64_t>(1 + m * 131 + n * 17 + k));
   const double u = std::numeric_limits<T>::epsilon() / 2;
-  const int64_t m = 7, n = 5, k = 11;
   for (Layout la : kLayouts)
     for (Layout lb : kLayouts)
       for (Layout lc : kLayouts)
@@ -18,22 +19,36 @@ void check_gemm(const Backend& be) {
             const auto a = ta == Trans::No ? random_mat<T>(m, k, la, rng) : random_mat<T>(k, m, la, rng);
             const auto b = tb == Trans::No ? random_mat<T>(k, n, lb, rng) : random_mat<T>(n, k, lb, rng);
             auto c = random_mat<T>(m, n, lc, rng);
+            if (beta == T(0))
+              for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j) c.at(i, j) = std::numeric_limits<T>::quiet_NaN();
             const auto c0 = c;
-            const T alpha = static_cast<T>(0.75), beta = static_cast<T>(-0.5);
+            const T alpha = static_cast<T>(0.75);
             ASSERT_TRUE(be.gemm(ta, tb, alpha, a.cview(), b.cview(), beta, c.view()).ok());
             for (int64_t i = 0; i < m; ++i)
               for (int64_t j = 0; j < n; ++j) {
-                double ref = beta * static_cast<double>(c0.at(i, j)), mag = std::fabs(ref);
+                double ref = beta == T(0) ? 0.0 : beta * static_cast<double>(c0.at(i, j)), mag = std::fabs(ref);
                 for (int64_t p = 0; p < k; ++p) {
                   const double t = alpha * op_at(a, ta, i, p) * op_at(b, tb, p, j);
                   ref += t;
                   mag += std::fabs(t);
                 }
                 ASSERT_LE(std::fabs(c.at(i, j) - ref), (k + 2) * u * mag)
-                    << "layouts " << int(la) << int(lb) << int(lc) << " trans " << int(ta) << int(tb);
+                    << m << " x " << n << " x " << k << " layouts " << int(la) << int(lb) << int(lc) << " trans "
+                    << int(ta) << int(tb) << " beta " << beta;
               }
             ASSERT_TRUE(c.padding_intact());
           }
+}
+
+template <class T>
+void check_gemm(const Backend& be) {
+  check_gemm_shape<T>(be, 7, 5, 11, T(-0.5));
+  // Skinny shapes (≤ 8 columns, long inner dimension: the CPU backend's own kernels), with row
+  // counts that leave remainders of every row block.
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{37, 8, 130}, {29, 3, 70}, {17, 1, 64}, {5, 8, 200}})
+    for (T beta : {T(-0.5), T(0)}) check_gemm_shape<T>(be, m, n, k, beta);
+  std::mt19937_64 rng(1);
   // Shapes that do not fit are refused.
   auto a = random_mat<T>(3, 4, Layout::ColMajor, rng), b = random_mat<T>(3, 4, Layout::ColMajor, rng);
   auto c = random_mat<T>(3, 4, Layout::ColMajor, rng);

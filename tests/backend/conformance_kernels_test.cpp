@@ -204,6 +204,25 @@ TEST_P(Conformance, ElementwiseBinary) {
   EXPECT_EQ(o, (std::vector<int32_t>{2, 0, 8, 0}));  // negative integer exponents give 0 (1 for base 1)
 }
 
+TEST_P(Conformance, AccumulateF32) {
+  // Lengths with vector remainders; values spanning float32's range, subnormals and zeros.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t n : {0, 1, 7, 8, 9, 100}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    std::vector<double> acc(static_cast<size_t>(n) + 1, kPad), ref;
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>(u(rng) * std::ldexp(1.0, static_cast<int>(i % 40) - 20));
+      if (i % 13 == 5) x[i] = std::numeric_limits<float>::denorm_min();
+      acc[i] = u(rng) * 1e3;
+    }
+    ref = acc;
+    for (int64_t i = 0; i < n; ++i) ref[i] += static_cast<double>(x[i]);
+    be_->accumulate_f32(x.data(), acc.data(), n);
+    for (int64_t i = 0; i <= n; ++i) ASSERT_EQ(acc[i], ref[i]) << "n " << n << " i " << i;  // bits; padding untouched
+  }
+}
+
 TEST_P(Conformance, ElementwiseUnaryCastWhere) {
   const std::vector<double> a = {4.0, -2.5, 0.0, std::numeric_limits<double>::quiet_NaN(), 1e300, -1e300};
   const int64_t n = static_cast<int64_t>(a.size());

@@ -263,7 +263,7 @@ TEST_F(PcaPlink2, BadInputsFailCleanly) {
   const std::vector<Case> cases = {
       {dir_.str("miss") + " -k 8", "must be less than", 1},
       {dir_.str("const") + " -k 1", "filtered out", 1},
-      {dir_.str("miss") + " -k 1 --geno 0", "filtered out", 1},
+      {dir_.str("miss") + " -k 1 --geno 0", "no variants left after --geno", 1},
       {dir_.str("bad.zarr") + " -k 1", "bad.zarr", 1},
       {dir_.str("nonexistent") + " -k 1", "nonexistent", 1},
       {dir_.str("miss") + " -k 0", "-k", 2},

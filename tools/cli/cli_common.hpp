@@ -14,6 +14,7 @@
 
 #include "strata/core/context.hpp"
 #include "strata/core/status.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::cli {
 
@@ -46,6 +47,13 @@ void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cp
 
 /// Add --quiet, --threads and --report to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);
+
+/// Add plink2's sample and variant selection flags (--keep, --remove, --extract, --exclude,
+/// --chr, --from-bp, --to-bp, --mind, --geno, --hwe, --maf) to a computing subcommand;
+/// cli_selection.cpp. The library applies them (strata/genomics/selection.hpp).
+void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& selection);
+/// Log what the selection did (plink2's lines) and put it under "selection" in the report.
+void note_selection(CliState& state, const genomics::SelectionReport& report);
 
 // Parse-time validators with messages a person can read. CLI11 prints them as
 // "OPTION: MESSAGE", so MESSAGE reads "must be ..., got ...". Each also rejects text that is not

@@ -46,6 +46,7 @@ void register_convert(CLI::App& app, CliState& state) {
     std::string input, output, codec, multiallelic;
     int64_t variants_chunk = 0, samples_chunk = 0;
     bool overwrite = false;
+    genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -65,6 +66,7 @@ void register_convert(CLI::App& app, CliState& state) {
   cmd->add_flag("--overwrite", a->overwrite,
                 "Replace an existing Zarr store at OUTPUT (never an input); PLINK files are always replaced");
   add_common_options(cmd, state);
+  add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     state.run = [a, &state]() -> Status {
       STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
@@ -77,7 +79,11 @@ void register_convert(CLI::App& app, CliState& state) {
         STRATA_ASSIGN_OR_RETURN(o.multiallelic, parse_multiallelic(a->multiallelic));
         o.multiallelic_set = true;
       }
-      STRATA_ASSIGN_OR_RETURN(io::ConvertReport r, io::convert_genotypes(state.ctx(), a->input, a->output, o));
+      STRATA_RETURN_NOT_OK(genomics::validate_selection(a->selection));
+      STRATA_ASSIGN_OR_RETURN(genomics::SelectedConvert sc,
+                              genomics::convert_selected(state.ctx(), a->input, a->output, o, a->selection));
+      note_selection(state, sc.selection);
+      const io::ConvertReport& r = sc.convert;
       log_info("converted ", r.variants, " variants x ", r.samples, " samples to ", a->output);
       if (r.skipped > 0) {
         log_warning("skipped ", r.skipped, " multi-allelic sites (keep them as non-reference dosage with --multiallelic nonref)");
@@ -93,6 +99,7 @@ void register_convert(CLI::App& app, CliState& state) {
 void register_freq(CLI::App& app, CliState& state) {
   struct Args {
     std::string input, out, multiallelic = "nonref", array;
+    genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("freq", "Allele frequencies (.afreq) and variant missingness (.vmiss), as plink2 writes them");
@@ -102,17 +109,21 @@ void register_freq(CLI::App& app, CliState& state) {
       ->check(multiallelic_check());
   cmd->add_option("--array", a->array, "Zarr: path of the genotype array inside the store");
   add_common_options(cmd, state);
+  add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     state.run = [a, &state]() -> Status {
       io::GenotypeOpenOptions oo;
       STRATA_ASSIGN_OR_RETURN(oo.multiallelic, parse_multiallelic(a->multiallelic));
       oo.array = a->array;
-      STRATA_ASSIGN_OR_RETURN(auto view, io::open_genotypes(a->input, oo));
-      const io::SourceReport rep = view->report();
+      STRATA_RETURN_NOT_OK(genomics::validate_selection(a->selection));
+      STRATA_ASSIGN_OR_RETURN(auto sel, genomics::open_selected_genotypes(state.ctx(), a->input, a->selection, oo));
+      const io::SourceReport rep = sel.view->report();
       if (rep.skipped_sites > 0) log_warning("skipped ", rep.skipped_sites, " multi-allelic sites");
+      note_selection(state, sel.report);
       genomics::FreqOptions fo;
       fo.input = a->input;
-      return genomics::write_freq_files(state.ctx(), *view, a->out, fo);
+      fo.protected_paths = a->selection.files();
+      return genomics::write_freq_files(state.ctx(), *sel.view, a->out, fo);
     };
   });
 }

@@ -11,7 +11,7 @@ namespace {
 
 struct GrmArgs {
   std::string input, out, format = "rel", memory = "2G";
-  double maf = 0.0, geno = 1.0;
+  genomics::SelectionOptions selection;
   bool meanimpute = false, overwrite = false;
 };
 
@@ -20,9 +20,8 @@ Status run_grm(const GrmArgs& a, CliState& state) {
   genomics::GrmRunOptions o;
   STRATA_ASSIGN_OR_RETURN(o.format, genomics::parse_grm_format(a.format));
   o.grm.meanimpute = a.meanimpute;
-  o.grm.filter.min_maf = a.maf;
-  o.grm.filter.max_missing = a.geno;
-  STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(o.grm.filter));
+  o.selection = a.selection;
+  STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   o.overwrite = a.overwrite;
   STRATA_ASSIGN_OR_RETURN(genomics::GrmRunSummary s, genomics::run_grm_to_files(state.ctx(), a.input, a.out, o));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -50,6 +49,7 @@ Status run_grm(const GrmArgs& a, CliState& state) {
                   {"tile", i.tile},
                   {"wall_seconds", wall},
                   {"files", s.files}};
+  note_selection(state, s.selection);
   return Status::OK();
 }
 
@@ -74,15 +74,12 @@ void register_grm_commands(CLI::App& app, CliState& state) {
           },
           "rel|rel-bin|grm-bin|zarr", ""));
   cmd->add_flag("--meanimpute", a->meanimpute, "Divide every pair by M (plink2's meanimpute modifier)");
-  cmd->add_option("--maf", a->maf, "Drop variants with minor allele frequency below this")
-      ->check(real_in([](double v) { return v >= 0.0 && v <= 0.5; }, "a number from 0 to 0.5"));
-  cmd->add_option("--geno", a->geno, "Drop variants with a missing-call rate above this")
-      ->check(real_in([](double v) { return v >= 0.0 && v <= 1.0; }, "a number from 0 to 1"));
   cmd->add_option("--memory", a->memory,
                   "Memory budget, e.g. 2G (default 2G): tiles that do not fit run in bands, one pass each")
       ->check(memory_size());
   cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
   add_common_options(cmd, state);
+  add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state] { return run_grm(*a, state); };

@@ -83,7 +83,7 @@ struct PcaArgs {
   int64_t k = 0;
   std::string method = "auto";
   std::string scale = "binom2";
-  double maf = 0.0, geno = 1.0;
+  genomics::SelectionOptions selection;
   std::string memory = "2G";
   int iterations = -1;
   int64_t oversampling = 6;
@@ -103,9 +103,10 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   o.pca.k = a.k;
   STRATA_ASSIGN_OR_RETURN(o.pca.method, linalg::parse_svd_method(a.method));
   STRATA_ASSIGN_OR_RETURN(o.pca.scale, genomics::parse_standardization(a.scale));
-  o.pca.filter.min_maf = a.maf;
-  o.pca.filter.max_missing = a.geno;
-  STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(o.pca.filter));
+  // --maf/--geno are plink2's global filters: applied in the selection, before pca(). PCA still
+  // leaves monomorphic variants out of the products but counts them in M, as plink2 does.
+  o.selection = a.selection;
+  STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   o.pca.iterations = a.iterations;
   o.pca.oversampling = a.oversampling;
   o.pca.tolerance = a.tolerance;
@@ -162,6 +163,7 @@ Status run_pca(const PcaArgs& a, CliState& state) {
                   {"variance_ratio", s.variance_ratio},
                   {"error_estimate", res.error_estimate},
                   {"files", s.files}};
+  note_selection(state, s.selection);
   return Status::OK();
 }
 
@@ -212,10 +214,6 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   pca->add_option("--scale", pa->scale,
                   "binom2 ((g-2f)/sqrt(2f(1-f)), plink2's default), binom, center, or none")
       ->check(CLI::IsMember({"binom2", "binom", "center", "none"}));
-  pca->add_option("--maf", pa->maf, "Drop variants with minor allele frequency below this")
-      ->check(real_in([](double v) { return v >= 0.0 && v <= 0.5; }, "a number from 0 to 0.5"));
-  pca->add_option("--geno", pa->geno, "Drop variants with a missing-call rate above this")
-      ->check(real_in([](double v) { return v >= 0.0 && v <= 1.0; }, "a number from 0 to 1"));
   pca->add_option("--memory", pa->memory, "Memory budget, e.g. 2G (default 2G): the packed genotypes stay in memory across passes when "
                   "they fit, and are re-read from INPUT every pass otherwise")
       ->check(memory_size());
@@ -247,6 +245,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
   pca->add_flag("--overwrite", pa->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
   add_common_options(pca, state);
+  add_selection_options(pca, pa->selection);
   pca->callback([&state, pa] {
     // The budget sizes the Context (resident codes, block sizes); the validator checked the text.
     state.memory_budget = parse_memory_size(pa->memory).value_or(0);

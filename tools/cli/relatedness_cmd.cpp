@@ -12,14 +12,16 @@ namespace strata::cli {
 namespace {
 
 constexpr const char* kMemoryHelp =
-    "Memory budget, e.g. 2G (default: half the physical memory): the bit planes of every genotype (3 bits each) "
-    "must fit";
+    "Memory budget, e.g. 2G (default: half the physical memory). When the bit planes of every genotype (3 bits "
+    "each) do not fit, samples go in bands and the input is read once per band pair; pending output rows beyond "
+    "a quarter of the budget wait in a spill file beside the outputs";
 
 void register_king(CLI::App& app, CliState& state) {
   struct Args {
     std::string input, out, memory;
     bool table = false;
     std::optional<double> filter, cutoff;
+    genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -43,6 +45,7 @@ void register_king(CLI::App& app, CliState& state) {
       ->check(real_in([](double v) { return v >= 0.0; }, "a kinship of 0 or more"));
   cmd->add_option("--memory", a->memory, kMemoryHelp)->check(memory_size());
   add_common_options(cmd, state);
+  add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     if (!a->memory.empty()) state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state]() -> Status {
@@ -50,10 +53,15 @@ void register_king(CLI::App& app, CliState& state) {
       o.table = a->table;
       o.filter = a->filter;
       o.cutoff = a->cutoff;
+      o.selection = a->selection;
+      STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
       STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_king_to_files(state.ctx(), a->input, a->out, o));
+      note_selection(state, s.selection);
       state.report["samples"] = s.num_samples;
       state.report["variants"] = s.num_variants;
       state.report["pairs_written"] = s.pairs_written;
+      state.report["sample_bands"] = s.sample_bands;
+      state.report["spilled_bytes"] = s.spilled_bytes;
       if (a->cutoff) {
         state.report["cutoff_removed"] = s.cutoff_removed;
         log_info("--cutoff: ", s.cutoff_removed, " samples removed, ", s.num_samples - s.cutoff_removed, " kept");
@@ -67,6 +75,7 @@ void register_distance(CLI::App& app, CliState& state) {
   struct Args {
     std::string input, out, metric, format = "square", memory;
     bool overwrite = false;
+    genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -105,6 +114,7 @@ void register_distance(CLI::App& app, CliState& state) {
   cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.dist.zarr; files are always replaced");
   cmd->add_option("--memory", a->memory, kMemoryHelp)->check(memory_size());
   add_common_options(cmd, state);
+  add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     if (!a->memory.empty()) state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state]() -> Status {
@@ -112,10 +122,18 @@ void register_distance(CLI::App& app, CliState& state) {
       STRATA_ASSIGN_OR_RETURN(o.metric, genomics::parse_distance_metric(a->metric));
       STRATA_ASSIGN_OR_RETURN(o.format, genomics::parse_distance_format(a->format));
       o.overwrite = a->overwrite;
+      o.selection = a->selection;
+      STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
       STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_distance_to_files(state.ctx(), a->input, a->out, o));
+      note_selection(state, s.selection);
       state.report["samples"] = s.num_samples;
       state.report["variants"] = s.num_variants;
       state.report["metric"] = genomics::distance_metric_name(o.metric);
+      if (!s.layout.empty()) {
+        state.report["matrix"] = s.layout;
+        state.report["sample_bands"] = s.sample_bands;
+        state.report["spilled_bytes"] = s.spilled_bytes;
+      }
       return Status::OK();
     };
   });

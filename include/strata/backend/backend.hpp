@@ -267,6 +267,9 @@ class Backend {
   virtual void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const = 0;
   /// out[i] = a[i] converted; float → integer saturates, NaN → 0.
   virtual void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const = 0;
+  /// acc[i] += (double)x[i] for i < n: float32 partial sums joining float64 accumulators (the
+  /// GRM's runs). Exact conversion and one rounded add: the same bits on every backend.
+  virtual void accumulate_f32(const float* x, double* acc, int64_t n) const = 0;
   /// out[i] = cond[i] ? a[i] : b[i].
   virtual void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                         bool b_scalar, void* out, int64_t n) const = 0;

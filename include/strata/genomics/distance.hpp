@@ -33,7 +33,16 @@
 ///   the diagonal too, as plink 1.9's `.mibs`;
 /// - zarr: `P.dist.zarr` instead, a Zarr v2 group with `distance` (N × N float64, chunked by
 ///   tiles of samples) and `sample_id`.
-/// Triangle output streams tile rows as they finish; square and zarr hold the N × N matrix.
+/// Genotype input, memory bounded by the budget for any N (the pair pass goes in sample bands
+/// when the bit planes do not fit, pair_counts.hpp): triangle text streams rows as tile rows
+/// finish; zarr writes each tile as its chunk and the chunk's mirror as the tile finishes
+/// (chunks are tiles); square holds the N × N matrix (half the kernel work: the lower
+/// triangle, mirrored) only when it fits half the budget, and otherwise streams whole rows from
+/// a pass over full tile rows (both triangles computed: twice the kernel work, no N² memory).
+/// Rows waiting for their tile row go through a spool (a quarter of the budget in memory, the
+/// rest in a spill file in the staging directory). Every output is the same bytes either way
+/// and for any band, tile size and thread count (the Zarr chunking follows the tile size).
+/// A numeric array's square and zarr outputs still hold the matrix.
 ///
 /// A 2-D numeric Zarr array as input (rows = observations, NaN = missing): see
 /// strata/genomics/row_distance.hpp.
@@ -45,6 +54,7 @@
 
 #include "strata/core/context.hpp"
 #include "strata/genomics/pair_counts.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
@@ -95,10 +105,20 @@ struct DistanceOptions {
   bool overwrite = false;  ///< replace an existing `P.dist.zarr`
   PairPassOptions pass;
   int64_t row_band = 0;    ///< numeric array input: rows per band (row_distance.hpp; tests)
+  SelectionOptions selection;  ///< genotype input: samples and variants to use (plink2's --keep, --maf, …)
+  /// Bytes of pending text rows kept in memory before the rest goes to a spill file in the
+  /// staging directory; 0 = a quarter of the budget.
+  int64_t spool_bytes = 0;
+  /// Square genotype output: stream full rows even when the N × N matrix fits (tests).
+  bool stream_square = false;
 };
 
 struct DistanceSummary {
   int64_t num_samples = 0, num_variants = 0;
+  SelectionReport selection;  ///< what the selection removed
+  std::string layout;         ///< genotype input: "streamed", or "held" (square matrix in memory)
+  int64_t spilled_bytes = 0;  ///< pending text rows that went through the spill file
+  int64_t sample_bands = 1;   ///< bands of the pair pass (pair_counts.hpp; 1 = planes resident)
   std::vector<std::string> files;
 };
 

@@ -30,6 +30,8 @@ struct FreqOptions {
   bool vmiss = true;     ///< write PREFIX.vmiss
   /// The input the view was opened from: never replaced by an output.
   std::string input;
+  /// Other files the outputs must never replace (selection ID files).
+  std::vector<std::string> protected_paths;
 };
 
 /// \brief Count every variant of `view` in one pass and write the requested files, together,

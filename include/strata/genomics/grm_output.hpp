@@ -20,6 +20,7 @@
 
 #include "strata/core/result.hpp"
 #include "strata/genomics/grm.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
@@ -31,6 +32,8 @@ const char* grm_format_name(GrmFormat format);
 /// \brief Options of run_grm_to_files().
 struct GrmRunOptions {
   GrmParams grm;
+  /// Samples and variants to use (plink2's --keep, --maf, …), applied before the GRM.
+  SelectionOptions selection;
   GrmFormat format = GrmFormat::Rel;
   /// Replace an existing `P.zarr` (a Zarr store). Files are replaced without it.
   bool overwrite = false;
@@ -39,6 +42,7 @@ struct GrmRunOptions {
 /// \brief What run_grm_to_files() did.
 struct GrmRunSummary {
   GrmInfo info;
+  SelectionReport selection;       ///< what the selection removed
   std::vector<std::string> files;  ///< outputs written
 };
 

@@ -19,6 +19,12 @@
 /// `filter` keeps the table rows with φ ≥ MIN (`--king-table-filter`); rows are streamed as
 /// tiles finish, so memory does not grow with N². With `cutoff` alone only the two ID lists
 /// are written (as `plink2 --king-cutoff`).
+///
+/// Memory is bounded by the budget for any N: the pair pass goes in sample bands when the bit
+/// planes do not fit (pair_counts.hpp), and the formatted rows waiting for their tile row (a
+/// whole band of rows, with bands) stay in memory up to `spool_bytes` (a quarter of the budget)
+/// and go to a spill file in the output's staging directory beyond it. Every file is the same
+/// bytes for any band, tile size, thread count and spool size.
 
 #include <cstdint>
 #include <optional>
@@ -27,6 +33,7 @@
 
 #include "strata/core/context.hpp"
 #include "strata/genomics/pair_counts.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
@@ -38,7 +45,11 @@ struct KingOptions {
   bool table = false;             ///< write `P.kin0` instead of `P.king` + `P.king.id`
   std::optional<double> filter;   ///< table rows with kinship ≥ this only (implies `table`)
   std::optional<double> cutoff;   ///< write the `--king-cutoff` ID lists for this threshold
-  PairPassOptions pass;           ///< tile size (tests)
+  SelectionOptions selection;     ///< samples and variants to use (plink2's --keep, --maf, …)
+  PairPassOptions pass;           ///< tile size, band (tests)
+  /// Bytes of pending output rows kept in memory before the rest goes to a spill file in the
+  /// staging directory (several sample bands); 0 = a quarter of the budget.
+  int64_t spool_bytes = 0;
 };
 
 /// \brief What run_king_to_files() did.
@@ -46,6 +57,9 @@ struct KingSummary {
   int64_t num_samples = 0, num_variants = 0;
   int64_t pairs_written = 0;       ///< table rows or triangle values
   int64_t cutoff_removed = 0;      ///< samples in `P.king.cutoff.out.id`
+  SelectionReport selection;       ///< what the selection removed
+  int64_t spilled_bytes = 0;       ///< pending rows that went through the spill file
+  int64_t sample_bands = 1;        ///< bands of the pair pass (pair_counts.hpp; 1 = planes resident)
   std::vector<std::string> files;  ///< outputs written
 };
 

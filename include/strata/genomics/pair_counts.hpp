@@ -9,13 +9,22 @@
 /// pair_code_counts), so every count is exact and the same bits for any backend, thread count
 /// and tile size.
 ///
-/// The pass walks the lower triangle (pairs i > j, and the diagonal) in square tiles of
-/// samples, **row-major**: the tiles of the first tile row, then the second, each from column
-/// 0 up to the diagonal. A finished tile is handed to the caller in that order and then freed,
-/// so a caller writing pairs row by row (plink's `.king` triangle and `.kin0` order: sample i,
-/// then j < i) needs only one tile row in memory, and a caller keeping only some pairs needs
-/// memory independent of N². The bit planes of every sample and variant stay in memory (3 bits
-/// per genotype: 375 MB for 50,000 × 20,000).
+/// The pass walks tiles of samples **row-major**: the tiles of the first tile row, then the
+/// second, each from column 0 up to the diagonal (the lower triangle), or across the whole row
+/// with `full_rows`. A finished tile is handed to the caller and then freed; the tile that
+/// completes a tile row says so (`last_in_row`), and tile rows complete in order.
+///
+/// **Bands.** When the bit planes of every sample (3 bits per genotype: 375 MB for 50,000 ×
+/// 20,000) fit the Context's memory budget they are built once and stay resident, and tiles
+/// come in exactly the order above. Otherwise the samples are cut into bands of whole tiles
+/// sized from the budget: for row band I and each column band J (J ≤ I, or every J with
+/// `full_rows`) the planes of band I stay resident while band J's are built by another pass
+/// over the variants (re-read once per band pair), and the tiles of (I, J) follow row-major.
+/// So tiles of several tile rows of one band interleave, but a tile row's tiles still come in
+/// column order and the tile rows of a band still complete in order: a caller that keeps each
+/// tile row's pieces until `last_in_row` (genomics/row_spool.hpp bounds that memory) writes
+/// the same bytes for any band, tile size and thread count. Counts are exact integers either
+/// way.
 
 #include <cstdint>
 #include <functional>
@@ -61,15 +70,36 @@ struct PairPassOptions {
   /// Only the counts KING needs (backend pair_king_counts: 5 popcounts per word instead of
   /// 9); PairTile::table() is then exact only where from_king_fields() says.
   bool king_only = false;
+  /// Also the tiles above the diagonal (pairs j > i): each tile row then covers whole rows of
+  /// the N × N matrix (a square output streamed in row order).
+  bool full_rows = false;
+  /// Samples per band when the planes do not all fit (rounded up to whole tiles); 0 = from
+  /// the budget. Results do not depend on it; tests set it to force several bands.
+  int64_t band = 0;
+  /// Memory the caller holds beside the pass (its pending output): left out of the budget
+  /// when sizing the bands.
+  int64_t reserve_bytes = 0;
 };
 
+/// \brief How the pass will run for a view and options: tile side, samples per band and
+/// bands (1 = every sample's planes resident, one pass over the variants).
+struct PairPassPlan {
+  int64_t tile = 0, band = 0, bands = 1;
+  int64_t plane_bytes_per_sample = 0;
+};
+
+/// \brief The plan of for_each_pair_tile(); OutOfMemory (naming the need) when not even two
+/// tiles of samples' planes fit the budget.
+Result<PairPassPlan> plan_pair_pass(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options);
+
 /// \brief One finished tile: pairs (row0 + i, col0 + j) for i < rows, j < cols, with
-/// col0 ≤ row0 (a diagonal tile, col0 = row0, holds both orders of each pair and the
-/// diagonal itself).
+/// col0 ≤ row0 unless full_rows (a diagonal tile, col0 = row0, holds both orders of each pair
+/// and the diagonal itself; with king_only only j ≤ i there).
 struct PairTile {
   int64_t index = 0;               ///< position in the pass order
   int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
-  bool last_in_row = false;        ///< the diagonal tile: its tile row is complete
+  int64_t tile_row = 0, tile_col = 0;  ///< row0 and col0 in tiles
+  bool last_in_row = false;        ///< its tile row is complete (the diagonal tile, or the last with full_rows)
   const int64_t* counts = nullptr;  ///< field f of (i, j) at counts[(f·rows + i)·ldc + j]
   int64_t ldc = 0;
   bool king_only = false;           ///< KingCountField fields (PairPassOptions::king_only)
@@ -82,9 +112,9 @@ struct PairTile {
 };
 
 /// \brief Run the pass over `view` (all samples, all variants) and hand each finished tile to
-/// `on_tile`, serially, in the order of the file comment. OutOfMemory (naming the need) when
-/// the bit planes do not fit the Context's memory budget. Phases "bit planes" and "pair
-/// counts" go to ctx.report().
+/// `on_tile`, serially, in the order of the file comment. Memory: the planes of the whole
+/// view or of two bands, plus the tiles in flight, within the budget (less reserve_bytes).
+/// Phases "bit planes" and "pair counts" go to ctx.report().
 Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
                           const std::function<Status(const PairTile&)>& on_tile);
 

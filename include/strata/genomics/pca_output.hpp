@@ -25,12 +25,15 @@
 
 #include "strata/core/result.hpp"
 #include "strata/genomics/pca.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
 /// \brief Options of run_pca_to_files().
 struct PcaRunOptions {
   PcaParams pca;
+  /// Samples and variants to use (plink2's --keep, --maf, …), applied before pca().
+  SelectionOptions selection;
   /// Optional two-column file (IID POP, whitespace-separated; lines starting with '#' skipped)
   /// giving plot labels; samples not listed are "unknown".
   std::string pop_file;
@@ -43,7 +46,9 @@ struct PcaRunOptions {
 struct PcaRunSummary {
   PcaResult result;
   int64_t num_samples = 0;
-  int64_t num_variants_input = 0;
+  int64_t num_variants_input = 0;                      ///< variants after the selection
+  SelectionReport selection;                            ///< what the selection removed
+  std::vector<int64_t> selected_variants;               ///< input index of each selected variant (empty: all)
   std::vector<double> variance_ratio;                   ///< eigenvalue / GRM trace
   std::vector<std::string> files;                       ///< outputs written
 };

@@ -60,6 +60,12 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
 /// \brief Counts for each row of a block, on the backend of `ctx`.
 void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out);
 
+/// \brief Hardy–Weinberg exact test p-value of a biallelic variant's genotype counts, as plink2
+/// computes it for `--hardy`/`--hwe` (Wigginton, Cutler & Abecasis 2005; mid-p off): the
+/// probability, given the allele counts, of a heterozygote count at most as likely as the one
+/// observed. 1 when nothing is observed.
+double hwe_exact_p(int64_t het, int64_t hom1, int64_t hom2);
+
 /// \brief Variant filters, with PLINK semantics.
 struct VariantFilter {
   double min_maf = 0.0;         ///< `--maf`: drop variants with MAF < min_maf

@@ -168,6 +168,13 @@ bool is_plink_path(const std::string& path);
 /// \brief A view over the variants `kept` (ascending indices) of `base`.
 GenotypeViewPtr make_variant_subset(GenotypeViewPtr base, std::vector<int64_t> kept);
 
+/// \brief A view over samples `samples` × variants `variants` of `base` (both ascending and
+/// unique; a list naming every index leaves that axis as it is). Nothing is copied: reads
+/// take the covering sample range of the base rows and gather the kept codes. Invalid when
+/// an index list is out of range or not ascending.
+Result<GenotypeViewPtr> make_genotype_subset(GenotypeViewPtr base, std::vector<int64_t> samples,
+                                             std::vector<int64_t> variants);
+
 /// \brief An in-memory view over packed codes (num_variants rows of packed_row_bytes), for
 /// tests and small results. `variants` must have num_variants entries.
 Result<GenotypeViewPtr> make_memory_genotypes(std::vector<uint8_t> codes, int64_t num_variants,

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
@@ -46,6 +47,15 @@ struct ConvertReport {
 bool is_zarr_output(const std::string& path);
 /// \brief Whether `path` is a VCF/BCF file name (`.vcf`, `.vcf.gz`, `.vcf.bgz`, `.bcf`).
 bool is_vcf_path(const std::string& path);
+
+/// \brief How convert_genotypes opens a non-VCF input for `output`: multi-allelic sites skipped
+/// for `.bed` unless the caller chose otherwise.
+GenotypeOpenOptions convert_open_options(const std::string& output, const ConvertOptions& options);
+
+/// \brief Write an opened view to `output` (`.vcz`/`.zarr` or `.bed`), as convert_genotypes does
+/// after opening; `inputs` are paths the outputs must never replace.
+Result<ConvertReport> convert_view(const Context& ctx, const GenotypeViewPtr& view, const std::vector<std::string>& inputs,
+                                   const std::string& output, const ConvertOptions& options = {});
 
 /// \brief Convert `input` to `output` (see the table above).
 Result<ConvertReport> convert_genotypes(const Context& ctx, const std::string& input, const std::string& output,

@@ -30,6 +30,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
   if (WeightedGramFn f = weighted_gram_avx512()) k.weighted_gram = f;
+  k.skinny = skinny_gemm_avx512();
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;

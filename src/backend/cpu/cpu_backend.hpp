@@ -10,6 +10,7 @@
 #include "backend/cpu/pair_count_kernels.hpp"
 #include "backend/cpu/row_reduce_kernels.hpp"
 #include "backend/cpu/weighted_gram_kernels.hpp"
+#include "backend/cpu/skinny_gemm.hpp"
 #include "strata/backend/backend.hpp"
 
 namespace strata::backend::cpu {
@@ -24,6 +25,7 @@ struct KernelTable {
   const PairCountKernels* pairs = nullptr;
   RowReduceFn row_reduce = nullptr;
   WeightedGramFn weighted_gram = nullptr;
+  SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
 };
@@ -69,6 +71,7 @@ class CpuBackend final : public Backend {
                  int64_t n) const override;
   void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
   void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override;
+  void accumulate_f32(const float* x, double* acc, int64_t n) const override;
   void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                 bool b_scalar, void* out, int64_t n) const override;
   void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;

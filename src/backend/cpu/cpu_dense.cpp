@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cpu/cpu_backend.hpp"
@@ -44,8 +45,18 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
               ld_of(ldb), beta, c, ld_of(ldc));
 }
 
+// The skinny kernels' shapes (skinny_gemm.hpp): C column-major, op(B) read down columns.
+bool try_skinny(SkinnyGemmFn skinny, bool at, bool bt, int64_t m, int64_t n, int64_t k, double alpha,
+                MatrixView<const double> a, MatrixView<const double> b, double beta, MatrixView<double> c) {
+  if (!skinny || row_major(c) || bt != row_major(b)) return false;
+  // op(A)(i, p): rows contiguous when A is row-major untransposed or column-major transposed.
+  const bool rows = row_major(a) != at;
+  return skinny(rows, m, n, k, alpha, a.data, a.ld, b.data, b.ld, beta, c.data, c.ld);
+}
+
 template <class T>
-Status gemm_impl(Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> c) {
+Status gemm_impl(Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> c,
+                 SkinnyGemmFn skinny = nullptr) {
   STRATA_RETURN_NOT_OK(check("gemm", "a", a));
   STRATA_RETURN_NOT_OK(check("gemm", "b", b));
   STRATA_RETURN_NOT_OK(check("gemm", "c", c));
@@ -55,6 +66,9 @@ Status gemm_impl(Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<
   if (k != kb || c.rows != m || c.cols != n)
     return Status::Invalid("gemm: ", m, " x ", k, " times ", kb, " x ", n, " into ", c.rows, " x ", c.cols);
   if (m == 0 || n == 0) return Status::OK();
+  if constexpr (std::is_same_v<T, double>) {
+    if (try_skinny(skinny, at, bt, m, n, k, alpha, a, b, beta, c)) return Status::OK();
+  }
   // Operand x as BLAS sees it: transposed when its view is row-major.
   const bool ax = at != row_major(a), bx = bt != row_major(b);
   if (!row_major(c)) {
@@ -83,7 +97,7 @@ CpuBackend::CpuBackend(const KernelTable& k) : k_(k) {
 
 Status CpuBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
                         double beta, MatrixView<double> c) const {
-  return gemm_impl(ta, tb, alpha, a, b, beta, c);
+  return gemm_impl(ta, tb, alpha, a, b, beta, c, k_.skinny);
 }
 Status CpuBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b,
                         float beta, MatrixView<float> c) const {

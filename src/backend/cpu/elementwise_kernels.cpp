@@ -2,11 +2,16 @@
 // in the unsigned type), float maximum/minimum propagate NaN, float->integer casts saturate
 // (NaN -> 0) so no input can reach undefined behaviour.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "backend/cpu/cpu_backend.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 namespace strata::backend::cpu {
 namespace {
@@ -184,6 +189,24 @@ void CpuBackend::ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64
     }
   });
   (void)st;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+namespace {
+__attribute__((target("avx512f"))) void accumulate_f32_avx512(const float* x, double* acc, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm512_storeu_pd(acc + i, _mm512_add_pd(_mm512_loadu_pd(acc + i), _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(x + i))));
+  for (; i < n; ++i) acc[i] += static_cast<double>(x[i]);
+}
+}  // namespace
+#endif
+
+void CpuBackend::accumulate_f32(const float* x, double* acc, int64_t n) const {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (k_.isa >= CpuIsa::Avx512) return accumulate_f32_avx512(x, acc, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) acc[i] += static_cast<double>(x[i]);
 }
 
 void CpuBackend::ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const {

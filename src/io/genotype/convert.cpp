@@ -37,12 +37,23 @@ Result<ConvertReport> convert_genotypes(const Context& ctx, const std::string& i
   if (!to_zarr && !ends_with(output, ".bed"))
     return Status::Invalid("OUTPUT must end in .vcz or .zarr (VCF Zarr) or .bed (PLINK 1 fileset), got '", output, "'");
   if (is_vcf_path(input)) return convert_vcf(ctx, input, output, options);
+  STRATA_ASSIGN_OR_RETURN(GenotypeViewPtr view, open_genotypes(input, convert_open_options(output, options)));
+  return convert_view(ctx, view, input_paths(input), output, options);
+}
 
+GenotypeOpenOptions convert_open_options(const std::string& output, const ConvertOptions& options) {
   GenotypeOpenOptions oo;
   // A `.bim` cannot hold multi-allelic sites in a form plink2 reads: skip them by default.
   oo.multiallelic = options.multiallelic_set ? options.multiallelic
-                                             : (to_zarr ? MultiallelicMode::NonRefDosage : MultiallelicMode::Skip);
-  STRATA_ASSIGN_OR_RETURN(GenotypeViewPtr view, open_genotypes(input, oo));
+                                             : (is_zarr_output(output) ? MultiallelicMode::NonRefDosage : MultiallelicMode::Skip);
+  return oo;
+}
+
+Result<ConvertReport> convert_view(const Context& ctx, const GenotypeViewPtr& view, const std::vector<std::string>& inputs,
+                                   const std::string& output, const ConvertOptions& options) {
+  const bool to_zarr = is_zarr_output(output);
+  if (!to_zarr && !ends_with(output, ".bed"))
+    return Status::Invalid("OUTPUT must end in .vcz or .zarr (VCF Zarr) or .bed (PLINK 1 fileset), got '", output, "'");
   ProgressScope progress(ctx, "converting", view->num_variants(), "variants");
   if (to_zarr) {
     VczWriteOptions vo;
@@ -50,12 +61,12 @@ Result<ConvertReport> convert_genotypes(const Context& ctx, const std::string& i
     if (options.samples_chunk > 0) vo.samples_chunk = options.samples_chunk;
     vo.genotype_codec = options.genotype_codec;
     vo.overwrite = options.overwrite;
-    vo.inputs = input_paths(input);
+    vo.inputs = inputs;
     STRATA_RETURN_NOT_OK(write_vcf_zarr(ctx, *view, output, vo));
   } else {
     // Existing fileset files are replaced (strata/core/output.hpp), never the input's.
     PlinkWriteOptions po;
-    po.target.rules.inputs = input_paths(input);
+    po.target.rules.inputs = inputs;
     STRATA_RETURN_NOT_OK(write_plink(ctx, *view, output, po));
   }
   ConvertReport r;

@@ -1,0 +1,335 @@
+// select_genotypes: plink2's sample and variant filters, in its order, as index lists over the
+// source and one subset view (io::make_genotype_subset).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "strata/core/output.hpp"
+#include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
+
+namespace strata::genomics {
+namespace {
+
+std::vector<int64_t> iota_indices(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+  return v;
+}
+
+std::string plural(int64_t n, const char* one, const char* many) { return str_cat(n, " ", n == 1 ? one : many); }
+
+// Samples of `kept` listed (keep = true) or not listed in the files; unmatched IDs counted.
+Status filter_samples(const io::SampleInfo& info, const std::vector<std::string>& files, bool keep,
+                      std::vector<int64_t>& kept, int64_t& unmatched) {
+  std::unordered_set<std::string> listed;
+  for (const auto& f : files) {
+    STRATA_ASSIGN_OR_RETURN(auto keys, read_sample_id_file(f));
+    listed.insert(keys.begin(), keys.end());
+  }
+  std::unordered_set<std::string> seen;
+  std::vector<int64_t> out;
+  for (int64_t i : kept) {
+    std::string key = sample_key(info, i);
+    const bool in = listed.count(key) > 0;
+    if (in) seen.insert(std::move(key));
+    if (in == keep) out.push_back(i);
+  }
+  // IDs of samples removed by an earlier step still count as present in the data.
+  for (int64_t i = 0; i < info.size() && seen.size() < listed.size(); ++i) {
+    std::string key = sample_key(info, i);
+    if (listed.count(key)) seen.insert(std::move(key));
+  }
+  unmatched = static_cast<int64_t>(listed.size() - seen.size());
+  kept = std::move(out);
+  return Status::OK();
+}
+
+Status filter_variant_ids(const io::VariantInfo& info, const std::vector<std::string>& files, bool keep,
+                          std::vector<int64_t>& kept, int64_t& unmatched) {
+  std::unordered_set<std::string> listed;
+  for (const auto& f : files) {
+    STRATA_ASSIGN_OR_RETURN(auto ids, read_variant_id_file(f));
+    listed.insert(ids.begin(), ids.end());
+  }
+  std::unordered_set<std::string_view> present;
+  for (const auto& id : info.id)
+    if (listed.count(id)) present.insert(id);
+  unmatched = static_cast<int64_t>(listed.size() - present.size());
+  std::vector<int64_t> out;
+  for (int64_t i : kept)
+    if ((listed.count(info.id[static_cast<size_t>(i)]) > 0) == keep) out.push_back(i);
+  kept = std::move(out);
+  return Status::OK();
+}
+
+// Per-variant counts of `view` and, when `sample_missing` is given, per-sample missing counts.
+Status count_pass(const Context& ctx, const io::GenotypeView& view, std::vector<VariantCounts>& counts,
+                  std::vector<int64_t>* sample_missing) {
+  const int64_t n = view.num_samples();
+  counts.assign(static_cast<size_t>(view.num_variants()), VariantCounts{});
+  if (sample_missing) sample_missing->assign(static_cast<size_t>(n), 0);
+  const int64_t row = std::max<int64_t>(1, io::packed_row_bytes(n));
+  const int64_t fit = ctx.memory_budget() / (4 * row * std::max<int64_t>(1, pass_window(ctx, {})));
+  const int64_t block = std::max<int64_t>(1, std::min(io::default_block_variants(view), fit));
+  // Counts are integers: each block writes its own rows, and the per-sample sums run in block
+  // order, so the result is the same for any thread count.
+  return io::for_each_genotype_block(
+      ctx, view, block,
+      [&](io::GenotypeBlock& b) {
+        count_block(ctx, b, counts.data() + b.variant_start);
+        return Status::OK();
+      },
+      [&](io::GenotypeBlock& b) {
+        if (!sample_missing) return Status::OK();
+        int64_t* miss = sample_missing->data();
+        for (int64_t v = 0; v < b.variant_count; ++v) {
+          if (counts[static_cast<size_t>(b.variant_start + v)].missing == 0) continue;
+          const uint8_t* r = b.row(v);
+          for (int64_t w = 0; w * 8 < io::packed_row_bytes(n); ++w) {
+            uint64_t x = 0;
+            std::memcpy(&x, r + w * 8, static_cast<size_t>(std::min<int64_t>(8, io::packed_row_bytes(n) - w * 8)));
+            uint64_t m = x & (x >> 1) & 0x5555555555555555ull;  // code 3 = both bits set
+            while (m) {
+              const int64_t j = w * 32 + std::countr_zero(m) / 2;
+              if (j < n) ++miss[j];
+              m &= m - 1;
+            }
+          }
+        }
+        return Status::OK();
+      },
+      PassOptions{.label = "selection counts"});
+}
+
+// Indices of `base_idx` for which keep(i) (i indexes base_idx).
+template <class F>
+int64_t retain(std::vector<int64_t>& base_idx, F keep) {
+  std::vector<int64_t> out;
+  out.reserve(base_idx.size());
+  for (size_t i = 0; i < base_idx.size(); ++i)
+    if (keep(static_cast<int64_t>(i))) out.push_back(base_idx[i]);
+  const int64_t removed = static_cast<int64_t>(base_idx.size() - out.size());
+  base_idx = std::move(out);
+  return removed;
+}
+
+bool is_founder(const io::SampleInfo& s, int64_t i) {
+  const auto k = static_cast<size_t>(i);
+  const bool pat = k >= s.paternal_id.size() || s.paternal_id[k] == "0" || s.paternal_id[k].empty();
+  const bool mat = k >= s.maternal_id.size() || s.maternal_id[k] == "0" || s.maternal_id[k].empty();
+  return pat && mat;
+}
+
+}  // namespace
+
+std::string SelectionReport::to_json() const {
+  nlohmann::json j = {{"samples_input", samples_input},     {"variants_input", variants_input},
+                      {"samples", samples},                 {"variants", variants},
+                      {"removed_keep", removed_keep},       {"removed_remove", removed_remove},
+                      {"removed_mind", removed_mind},       {"removed_chr", removed_chr},
+                      {"removed_range", removed_range},     {"removed_extract", removed_extract},
+                      {"removed_exclude", removed_exclude}, {"removed_geno", removed_geno},
+                      {"removed_hwe", removed_hwe},         {"removed_maf", removed_maf},
+                      {"keep_unmatched", keep_unmatched},   {"remove_unmatched", remove_unmatched},
+                      {"extract_unmatched", extract_unmatched}, {"exclude_unmatched", exclude_unmatched},
+                      {"counting_passes", counting_passes}, {"messages", messages}};
+  return j.dump();
+}
+
+Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr source, const SelectionOptions& o) {
+  STRATA_RETURN_NOT_OK(validate_selection(o));
+  Selection sel;
+  SelectionReport& rep = sel.report;
+  const io::SampleInfo& info = source->samples();
+  rep.samples_input = source->num_samples();
+  rep.variants_input = source->num_variants();
+  sel.samples = iota_indices(rep.samples_input);
+  sel.variants = iota_indices(rep.variants_input);
+  auto& msg = rep.messages;
+  const std::string what = source->describe();
+  auto no_samples = [&](const char* step) {
+    return Status::InvalidData(what, ": no samples left after ", step, " (", rep.samples_input, " in the input)");
+  };
+  auto no_variants = [&](const char* step) {
+    return Status::InvalidData(what, ": no variants left after ", step, " (", rep.variants_input, " in the input)");
+  };
+
+  // 1. Samples by ID: --keep, then --remove.
+  if (!o.keep.empty()) {
+    const int64_t before = static_cast<int64_t>(sel.samples.size());
+    STRATA_RETURN_NOT_OK(filter_samples(info, o.keep, true, sel.samples, rep.keep_unmatched));
+    rep.removed_keep = before - static_cast<int64_t>(sel.samples.size());
+    if (rep.keep_unmatched > 0) msg.push_back(str_cat("--keep: ", plural(rep.keep_unmatched, "ID", "IDs"), " not in the data (ignored)."));
+    msg.push_back(str_cat("--keep: ", plural(static_cast<int64_t>(sel.samples.size()), "sample", "samples"), " remaining."));
+    if (sel.samples.empty()) return no_samples("--keep");
+  }
+  if (!o.remove.empty()) {
+    const int64_t before = static_cast<int64_t>(sel.samples.size());
+    STRATA_RETURN_NOT_OK(filter_samples(info, o.remove, false, sel.samples, rep.remove_unmatched));
+    rep.removed_remove = before - static_cast<int64_t>(sel.samples.size());
+    if (rep.remove_unmatched > 0)
+      msg.push_back(str_cat("--remove: ", plural(rep.remove_unmatched, "ID", "IDs"), " not in the data (ignored)."));
+    msg.push_back(str_cat("--remove: ", plural(static_cast<int64_t>(sel.samples.size()), "sample", "samples"), " remaining."));
+    if (sel.samples.empty()) return no_samples("--remove");
+  }
+
+  // 2. Variants from metadata: --chr, --from-bp/--to-bp, --extract, --exclude.
+  const bool by_metadata = !o.chr.empty() || !o.extract.empty() || !o.exclude.empty();
+  if (by_metadata && rep.variants_input > 0) {
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, source->variants(0, rep.variants_input));
+    const auto& contigs = source->contigs();
+    auto contig_name = [&](int64_t v) -> const std::string& {
+      static const std::string kNone = ".";
+      const int32_t c = vi.contig[static_cast<size_t>(v)];
+      return c >= 0 && c < static_cast<int32_t>(contigs.size()) ? contigs[static_cast<size_t>(c)] : kNone;
+    };
+    if (!o.chr.empty()) {
+      STRATA_ASSIGN_OR_RETURN(ChromosomeSet set, ChromosomeSet::parse(o.chr));
+      rep.removed_chr = retain(sel.variants, [&](int64_t i) { return set.contains(contig_name(sel.variants[static_cast<size_t>(i)])); });
+      msg.push_back(str_cat("--chr: ", plural(static_cast<int64_t>(sel.variants.size()), "variant", "variants"), " remaining."));
+      if (sel.variants.empty()) return no_variants("--chr");
+      if (o.from_bp || o.to_bp) {
+        // Positions are integers: a fractional bound rounds inwards.
+        const double lo = o.from_bp ? std::ceil(*o.from_bp) : -1e300, hi = o.to_bp ? std::floor(*o.to_bp) : 1e300;
+        rep.removed_range = retain(sel.variants, [&](int64_t i) {
+          const double p = static_cast<double>(vi.position[static_cast<size_t>(sel.variants[static_cast<size_t>(i)])]);
+          return p >= lo && p <= hi;
+        });
+        msg.push_back(str_cat("--from-bp/--to-bp: ", plural(static_cast<int64_t>(sel.variants.size()), "variant", "variants"),
+                              " remaining."));
+        if (sel.variants.empty()) return no_variants("--from-bp/--to-bp");
+      }
+    }
+    if (!o.extract.empty()) {
+      const int64_t before = static_cast<int64_t>(sel.variants.size());
+      STRATA_RETURN_NOT_OK(filter_variant_ids(vi, o.extract, true, sel.variants, rep.extract_unmatched));
+      rep.removed_extract = before - static_cast<int64_t>(sel.variants.size());
+      msg.push_back(str_cat("--extract: ", plural(static_cast<int64_t>(sel.variants.size()), "variant", "variants"), " remaining."));
+      if (sel.variants.empty()) return no_variants("--extract");
+    }
+    if (!o.exclude.empty()) {
+      const int64_t before = static_cast<int64_t>(sel.variants.size());
+      STRATA_RETURN_NOT_OK(filter_variant_ids(vi, o.exclude, false, sel.variants, rep.exclude_unmatched));
+      rep.removed_exclude = before - static_cast<int64_t>(sel.variants.size());
+      msg.push_back(str_cat("--exclude: ", plural(static_cast<int64_t>(sel.variants.size()), "variant", "variants"), " remaining."));
+      if (sel.variants.empty()) return no_variants("--exclude");
+    }
+  }
+
+  // 3. Counting filters: --mind on the variants left, then --geno, --hwe, --maf on the samples left.
+  if (o.mind || o.geno || o.hwe || o.maf) {
+    if (sel.variants.empty()) return no_variants("the variant filters");
+    std::vector<VariantCounts> counts;
+    std::vector<int64_t> miss;
+    STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
+    STRATA_RETURN_NOT_OK(count_pass(ctx, *view, counts, o.mind ? &miss : nullptr));
+    ++rep.counting_passes;
+    if (o.mind) {
+      const double m = static_cast<double>(sel.variants.size());
+      rep.removed_mind = retain(sel.samples, [&](int64_t i) { return !(double(miss[static_cast<size_t>(i)]) / m > *o.mind); });
+      msg.push_back(str_cat(plural(rep.removed_mind, "sample", "samples"), " removed due to missing genotype data (--mind)."));
+      if (sel.samples.empty()) return no_samples("--mind");
+      if (rep.removed_mind > 0 && (o.geno || o.hwe || o.maf)) {
+        STRATA_ASSIGN_OR_RETURN(view, io::make_genotype_subset(source, sel.samples, sel.variants));
+        STRATA_RETURN_NOT_OK(count_pass(ctx, *view, counts, nullptr));
+        ++rep.counting_passes;
+      }
+    }
+    // --hwe and --maf count founders only (plink2's default).
+    std::vector<VariantCounts> founder_counts;
+    const std::vector<VariantCounts>* fc = &counts;
+    if (o.hwe || o.maf) {
+      std::vector<int64_t> founders;
+      for (int64_t s : sel.samples)
+        if (is_founder(info, s)) founders.push_back(s);
+      if (founders.size() != sel.samples.size()) {
+        founder_counts.assign(counts.size(), VariantCounts{});
+        if (!founders.empty()) {
+          STRATA_ASSIGN_OR_RETURN(auto fview, io::make_genotype_subset(source, founders, sel.variants));
+          STRATA_RETURN_NOT_OK(count_pass(ctx, *fview, founder_counts, nullptr));
+          ++rep.counting_passes;
+        }
+        fc = &founder_counts;
+      }
+    }
+    // `keep` runs over positions of the current variant list; `pos` maps them to count rows.
+    std::vector<int64_t> pos = iota_indices(static_cast<int64_t>(sel.variants.size()));
+    auto apply = [&](auto keep) {
+      std::vector<int64_t> vars, p;
+      for (size_t i = 0; i < pos.size(); ++i)
+        if (keep(counts[static_cast<size_t>(pos[i])], (*fc)[static_cast<size_t>(pos[i])])) {
+          vars.push_back(sel.variants[i]);
+          p.push_back(pos[i]);
+        }
+      const int64_t removed = static_cast<int64_t>(sel.variants.size() - vars.size());
+      sel.variants = std::move(vars);
+      pos = std::move(p);
+      return removed;
+    };
+    if (o.geno) {
+      rep.removed_geno = apply([&](const VariantCounts& c, const VariantCounts&) {
+        return c.total() == 0 || !(double(c.missing) / double(c.total()) > *o.geno);
+      });
+      msg.push_back(str_cat("--geno: ", plural(rep.removed_geno, "variant", "variants"), " removed due to missing genotype data."));
+    }
+    if (o.hwe) {
+      rep.removed_hwe = apply([&](const VariantCounts&, const VariantCounts& f) {
+        return !(hwe_exact_p(f.het, f.hom_ref, f.hom_alt) < *o.hwe);
+      });
+      msg.push_back(str_cat("--hwe: ", plural(rep.removed_hwe, "variant", "variants"),
+                            " removed due to Hardy-Weinberg exact test (founders only)."));
+    }
+    if (o.maf) {
+      // No observed founder call: no frequency, kept (plink2 compares NaN, which is never below).
+      // From the minor allele count, one rounding: 4 of 20 alleles is exactly 0.2 (1 - 0.8 is not).
+      rep.removed_maf = apply([&](const VariantCounts&, const VariantCounts& f) {
+        const int64_t total = f.allele_count(), alt = f.alt_alleles();
+        return total == 0 || !(double(std::min(alt, total - alt)) / double(total) < *o.maf);
+      });
+      msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
+                            " removed due to allele frequency threshold(s)."));
+    }
+    if (sel.variants.empty()) return no_variants(o.maf ? "--maf" : o.hwe ? "--hwe" : o.geno ? "--geno" : "--mind");
+  }
+  rep.samples = static_cast<int64_t>(sel.samples.size());
+  rep.variants = static_cast<int64_t>(sel.variants.size());
+  if (o.any())
+    msg.push_back(str_cat(plural(rep.samples, "sample", "samples"), " and ", plural(rep.variants, "variant", "variants"),
+                          " remaining after selection."));
+  STRATA_ASSIGN_OR_RETURN(sel.view, io::make_genotype_subset(std::move(source), sel.samples, sel.variants));
+  return sel;
+}
+
+Result<Selection> open_selected_genotypes(const Context& ctx, const std::string& input, const SelectionOptions& options,
+                                          const io::GenotypeOpenOptions& open_options) {
+  STRATA_RETURN_NOT_OK(validate_selection(options));
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input, open_options));
+  return select_genotypes(ctx, std::move(view), options);
+}
+
+Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& input, const std::string& output,
+                                         const io::ConvertOptions& options, const SelectionOptions& selection) {
+  SelectedConvert r;
+  if (!selection.any()) {
+    STRATA_ASSIGN_OR_RETURN(r.convert, io::convert_genotypes(ctx, input, output, options));
+    return r;
+  }
+  STRATA_RETURN_NOT_OK(validate_selection(selection));
+  if (io::is_vcf_path(input))
+    return Status::Unsupported(input, ": sample and variant selection reads PLINK or Zarr genotypes; convert the VCF/BCF "
+                               "first (strata convert ", input, " OUT.vcz), then select from OUT.vcz");
+  STRATA_ASSIGN_OR_RETURN(Selection sel,
+                          open_selected_genotypes(ctx, input, selection, io::convert_open_options(output, options)));
+  r.selection = std::move(sel.report);
+  std::vector<std::string> inputs = input_paths(input);
+  for (const auto& f : selection.files()) inputs.push_back(f);
+  STRATA_ASSIGN_OR_RETURN(r.convert, io::convert_view(ctx, sel.view, inputs, output, options));
+  return r;
+}
+
+}  // namespace strata::genomics

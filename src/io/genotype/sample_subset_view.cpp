@@ -1,0 +1,118 @@
+// A view over a subset of a source's samples (and optionally variants): what --keep/--remove/
+// --mind leave. Nothing is copied: each read takes the covering sample range of the base rows
+// and gathers the kept codes into packed output rows.
+#include <algorithm>
+#include <vector>
+
+#include "io/genotype/codes_internal.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::io {
+namespace {
+
+SampleInfo subset_samples(const SampleInfo& s, const std::vector<int64_t>& kept) {
+  auto pick = [&](const auto& v) {
+    std::decay_t<decltype(v)> out;
+    if (v.empty()) return out;
+    out.reserve(kept.size());
+    for (int64_t i : kept) out.push_back(v[static_cast<size_t>(i)]);
+    return out;
+  };
+  SampleInfo o;
+  o.id = pick(s.id);
+  o.family_id = pick(s.family_id);
+  o.paternal_id = pick(s.paternal_id);
+  o.maternal_id = pick(s.maternal_id);
+  o.sex = pick(s.sex);
+  o.phenotype = pick(s.phenotype);
+  o.population = pick(s.population);
+  return o;
+}
+
+class SampleSubsetView final : public GenotypeView {
+ public:
+  SampleSubsetView(GenotypeViewPtr base, std::vector<int64_t> kept)
+      : base_(std::move(base)), kept_(std::move(kept)), samples_(subset_samples(base_->samples(), kept_)) {}
+  int64_t num_variants() const override { return base_->num_variants(); }
+  int64_t num_samples() const override { return static_cast<int64_t>(kept_.size()); }
+  std::string describe() const override { return base_->describe(); }
+  const SampleInfo& samples() const override { return samples_; }
+  const std::vector<std::string>& contigs() const override { return base_->contigs(); }
+  Result<VariantInfo> variants(int64_t start, int64_t count) const override { return base_->variants(start, count); }
+  int64_t variant_chunk() const override { return base_->variant_chunk(); }
+  SourceReport report() const override { return base_->report(); }
+
+  Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out, int64_t stride) const override {
+    if (v0 < 0 || nv < 0 || v0 + nv > num_variants() || s0 < 0 || ns < 0 || s0 + ns > num_samples())
+      return Status::Invalid(describe(), ": block [", v0, ", +", nv, ") x [", s0, ", +", ns,
+                             ") out of bounds of the selected samples (", num_variants(), " x ", num_samples(), ")");
+    if (stride < packed_row_bytes(ns)) return Status::Invalid("read_codes: stride too small");
+    if (nv == 0 || ns == 0) {
+      for (int64_t v = 0; v < nv; ++v) detail::pad_row(out + v * stride, ns);
+      return Status::OK();
+    }
+    const int64_t b0 = kept_[static_cast<size_t>(s0)];
+    const int64_t bn = kept_[static_cast<size_t>(s0 + ns - 1)] + 1 - b0;
+    // A contiguous run of kept samples is a plain sample range of the base.
+    if (bn == ns) return base_->read_codes(v0, nv, b0, ns, out, stride);
+    // Otherwise read the covering range in pieces of ~4 MiB and gather.
+    thread_local std::vector<uint8_t> raw;
+    const int64_t row = packed_row_bytes(bn);
+    const int64_t per_read = std::max<int64_t>(1, (int64_t{4} << 20) / row);
+    for (int64_t done = 0; done < nv;) {
+      const int64_t rows = std::min(per_read, nv - done);
+      raw.resize(static_cast<size_t>(rows * row));
+      STRATA_RETURN_NOT_OK(base_->read_codes(v0 + done, rows, b0, bn, raw.data(), row));
+      for (int64_t v = 0; v < rows; ++v) gather(raw.data() + v * row, s0, ns, b0, out + (done + v) * stride);
+      done += rows;
+    }
+    return Status::OK();
+  }
+
+ private:
+  // Codes of kept samples [s0, s0 + ns) from a row of base samples starting at b0.
+  void gather(const uint8_t* src, int64_t s0, int64_t ns, int64_t b0, uint8_t* dst) const {
+    const int64_t* idx = kept_.data() + s0;
+    int64_t j = 0;
+    for (; j + 4 <= ns; j += 4) {
+      uint32_t b = 0;
+      for (int k = 0; k < 4; ++k) b |= uint32_t{code_at(src, idx[j + k] - b0)} << (2 * k);
+      dst[j >> 2] = static_cast<uint8_t>(b);
+    }
+    if (j < ns) {
+      uint32_t b = 0xFF;  // trailing pairs stay missing
+      for (int k = 0; j + k < ns; ++k)
+        b = (b & ~(3u << (2 * k))) | (uint32_t{code_at(src, idx[j + k] - b0)} << (2 * k));
+      dst[j >> 2] = static_cast<uint8_t>(b);
+    }
+  }
+
+  GenotypeViewPtr base_;
+  std::vector<int64_t> kept_;
+  SampleInfo samples_;
+};
+
+bool is_identity(const std::vector<int64_t>& kept, int64_t n) {
+  return static_cast<int64_t>(kept.size()) == n;  // ascending and unique, so all of them
+}
+
+}  // namespace
+
+Result<GenotypeViewPtr> make_genotype_subset(GenotypeViewPtr base, std::vector<int64_t> samples,
+                                             std::vector<int64_t> variants) {
+  auto check = [](const std::vector<int64_t>& v, int64_t n, const char* what) -> Status {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] < 0 || v[i] >= n || (i > 0 && v[i] <= v[i - 1]))
+        return Status::Invalid("genotype subset: ", what, " indices must be ascending, unique and below ", n);
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(check(samples, base->num_samples(), "sample"));
+  STRATA_RETURN_NOT_OK(check(variants, base->num_variants(), "variant"));
+  GenotypeViewPtr view = std::move(base);
+  if (!is_identity(samples, view->num_samples()))
+    view = std::make_shared<SampleSubsetView>(std::move(view), std::move(samples));
+  if (!is_identity(variants, view->num_variants())) view = make_variant_subset(std::move(view), std::move(variants));
+  return view;
+}
+
+}  // namespace strata::io
