@@ -116,10 +116,10 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
   }
   if (pheno.unknown_rows > 0)
     m.warnings.push_back(std::to_string(pheno.unknown_rows) + " rows of " + o.pheno_path +
-                         " name samples the genotype input lacks (skipped)");
+                         " name samples not analysed (absent from the input or removed by the selection)");
   if (covar.unknown_rows > 0)
     m.warnings.push_back(std::to_string(covar.unknown_rows) + " rows of " + o.covar_path +
-                         " name samples the genotype input lacks (skipped)");
+                         " name samples not analysed (absent from the input or removed by the selection)");
   const int64_t n = samples.size();
   std::map<std::pair<bool, std::vector<int64_t>>, size_t> group_of;  // (logistic, samples) → group
   std::vector<std::vector<std::vector<double>>> group_y;

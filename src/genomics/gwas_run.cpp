@@ -18,6 +18,7 @@
 #include "strata/core/output.hpp"
 #include "strata/genomics/grm_output.hpp"
 #include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -84,7 +85,9 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   if (prefix.empty()) return Status::Invalid("gwas: no output prefix");
   if (o.pheno_path.empty()) return Status::Invalid("gwas: --pheno is required");
   if (o.ci < 0.0 || o.ci >= 1.0) return Status::Invalid("--ci must be in (0, 1), got ", o.ci);
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input));
+  STRATA_RETURN_NOT_OK(validate_selection(o.selection));
+  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, o.selection));
+  const io::GenotypeViewPtr view = sel.view;
   STRATA_ASSIGN_OR_RETURN(Model model, gwas_detail::build_model(ctx, view->samples(), o));
   for (const auto& c : view->contigs())
     if (c == "X" || c == "chrX" || c == "23" || c == "Y" || c == "chrY" || c == "24" || c == "XY" || c == "25") {
@@ -107,6 +110,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   rules.inputs = input_paths(input);
   rules.inputs.push_back(o.pheno_path);
   if (!o.covar_path.empty()) rules.inputs.push_back(o.covar_path);
+  for (const auto& f : o.selection.files()) rules.inputs.push_back(f);
   auto file_of = [&](const gwas_detail::Phenotype& p) {
     const char* ext = !p.logistic                     ? ".glm.linear"
                       : o.firth == FirthMode::Auto   ? ".glm.logistic.hybrid"
@@ -315,6 +319,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   STRATA_RETURN_NOT_OK(out->commit());
   summary.num_samples = n;
   summary.num_variants = m;
+  summary.selection = sel.report;
   summary.covariates = model.covariates;
   summary.warnings = model.warnings;
   summary.groups = model.linear_groups;

@@ -14,6 +14,7 @@ struct GwasArgs {
   std::string input, out, pheno, pheno_name, covar, covar_name, model = "auto", firth = "auto", cols;
   double ci = 0.0, vif = 50.0, max_corr = 0.999;
   bool zero_one = false;
+  genomics::SelectionOptions selection;
 };
 
 Status run_gwas(const GwasArgs& a, CliState& state) {
@@ -30,6 +31,8 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   o.ci = a.ci;
   o.max_vif = a.vif;
   o.max_corr = a.max_corr;
+  o.selection = a.selection;
+  STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   STRATA_ASSIGN_OR_RETURN(genomics::GwasRunSummary s, genomics::run_gwas_to_files(state.ctx(), a.input, a.out, o));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json phenos = nlohmann::json::array();
@@ -62,6 +65,7 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
                   {"samples", s.num_samples}, {"variants", s.num_variants}, {"covariates", s.covariates},
                   {"warnings", s.warnings}, {"linear_groups", s.groups}, {"phenotypes", phenos},
                   {"wall_seconds", wall},   {"files", s.files}};
+  note_selection(state, s.selection);
   return Status::OK();
 }
 
@@ -102,6 +106,7 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
   cmd->add_option("--max-corr", a->max_corr, "Predictor correlation limit (plink2 --max-corr, default 0.999)")
       ->check(real_in([](double v) { return v > 0.0 && v <= 1.0; }, "a number in (0, 1]"));
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
+  add_selection_options(cmd, a->selection);
   add_common_options(cmd, state);
   cmd->callback([a, &state] { state.run = [a, &state] { return run_gwas(*a, state); }; });
 }

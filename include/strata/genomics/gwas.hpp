@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "strata/core/result.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata {
 class Context;
@@ -69,6 +70,9 @@ struct GwasOptions {
   GwasColumns columns;
   double max_vif = 50.0;                 ///< plink2 `--vif`
   double max_corr = 0.999;               ///< plink2 `--max-corr`
+  /// `--keep/--remove/--extract/--exclude/--chr/--mind/--geno/--hwe/--maf`, applied first (A1
+  /// and everything after see only the selected samples and variants, as in plink2).
+  SelectionOptions selection;
 };
 
 /// \brief What one phenotype's run did.
@@ -84,7 +88,8 @@ struct GwasPhenotypeSummary {
 
 /// \brief What run_gwas_to_files() did.
 struct GwasRunSummary {
-  int64_t num_samples = 0, num_variants = 0;
+  int64_t num_samples = 0, num_variants = 0;  ///< after the selection
+  SelectionReport selection;                 ///< what the selection removed
   std::vector<std::string> covariates;       ///< used, in model order
   std::vector<std::string> warnings;         ///< e.g. constant covariates left out (as plink2 does)
   std::vector<GwasPhenotypeSummary> phenotypes;
