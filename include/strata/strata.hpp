@@ -31,6 +31,8 @@
 #include "strata/genomics/pair_counts.hpp"
 #include "strata/genomics/grm.hpp"
 #include "strata/genomics/grm_output.hpp"
+#include "strata/genomics/gwas.hpp"
+#include "strata/genomics/pheno.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/pca_output.hpp"

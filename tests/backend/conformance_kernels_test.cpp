@@ -415,6 +415,53 @@ TEST_P(Conformance, CodePlanesAndPairCounts) {
   EXPECT_EQ(be_->pair_king_counts({planes.data(), 9, 1}, 0, 9, 4, 5, out.data()).code(), StatusCode::Invalid);
 }
 
+// Weighted Gram products of a reweighted least-squares step against plain long-double loops,
+// predictor counts around the 4-row sweep and observation counts around the lane width. Every
+// CPU level must equal the portable kernel bit for bit.
+TEST_P(Conformance, WeightedGram) {
+  std::mt19937_64 rng(33);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  auto portable = *make_cpu_backend(CpuIsa::Portable);
+  for (auto [p, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {5, 8}, {12, 65}, {9, 300}}) {
+    const int64_t ldx = n + 3;
+    std::vector<double> x(static_cast<size_t>(p * ldx)), w(static_cast<size_t>(n)), v(static_cast<size_t>(n));
+    for (double& e : x) e = u01(rng) < 0.3 ? 2.0 : normal(rng);
+    for (double& e : w) e = u01(rng);
+    for (double& e : v) e = normal(rng);
+    const MatrixView<const double> xv{x.data(), p, n, ldx, Layout::RowMajor};
+    std::vector<double> h(static_cast<size_t>(p * (p + 1)), -7.0), hr(h), g(static_cast<size_t>(p)), gr(g);
+    ASSERT_TRUE(be_->weighted_gram(xv, w.data(), v.data(), {h.data(), p, p, p + 1, Layout::RowMajor}, g.data()).ok());
+    ASSERT_TRUE(portable->weighted_gram(xv, w.data(), v.data(), {hr.data(), p, p, p + 1, Layout::RowMajor}, gr.data()).ok());
+    for (int64_t i = 0; i < p; ++i) {
+      long double gi = 0;
+      for (int64_t s = 0; s < n; ++s) gi += (long double)v[s] * x[i * ldx + s];
+      ASSERT_EQ(g[i], gr[i]) << "g " << i << " p " << p << " n " << n;
+      ASSERT_NEAR(g[i], double(gi), 1e-12 * (1.0 + std::fabs(double(gi))));
+      for (int64_t j = 0; j < p; ++j) {
+        const size_t at = static_cast<size_t>(i * (p + 1) + j);
+        if (j > i) {
+          ASSERT_EQ(h[at], -7.0) << "upper triangle left alone";
+          continue;
+        }
+        long double e = 0;
+        for (int64_t s = 0; s < n; ++s) e += (long double)w[s] * x[i * ldx + s] * x[j * ldx + s];
+        ASSERT_EQ(h[at], hr[at]) << "h " << i << "," << j << " p " << p << " n " << n;
+        ASSERT_NEAR(h[at], double(e), 1e-12 * (1.0 + std::fabs(double(e))));
+      }
+    }
+    // Without the gradient the products are the same.
+    std::vector<double> h2(h.size(), -7.0);
+    ASSERT_TRUE(be_->weighted_gram(xv, w.data(), nullptr, {h2.data(), p, p, p + 1, Layout::RowMajor}, nullptr).ok());
+    ASSERT_EQ(h2, h);
+  }
+  std::vector<double> x(6), w(3), h(4);
+  EXPECT_EQ(be_->weighted_gram({x.data(), 2, 3, 3, Layout::ColMajor}, w.data(), nullptr,
+                               {h.data(), 2, 2, 2, Layout::RowMajor}, nullptr)
+                .code(),
+            StatusCode::Invalid);
+}
+
 // Row-pair reductions against plain loops, with NaN coordinates skipped pairwise, row counts
 // around the vector block (4 × 2) and coordinate counts around the lane width (8). Every CPU
 // level must equal the portable kernel bit for bit (same partial sums, same tree).

@@ -43,6 +43,7 @@ void register_genotype_commands(CLI::App& app, CliState& state);  // genotype_cm
 void register_linalg_commands(CLI::App& app, CliState& state);    // linalg_cmd.cpp: svd, pca
 void register_relatedness_commands(CLI::App& app, CliState& state);  // relatedness_cmd.cpp: king, distance
 void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp: grm
+void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cpp: gwas
 
 /// Add --quiet, --threads and --report to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);

@@ -301,6 +301,16 @@ class Backend {
   virtual Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
                                  MatrixView<double> out, int64_t* observed) const = 0;
 
+  /// The products of one iteratively reweighted least-squares step on predictor-major data:
+  /// x is p × n row-major (row i = predictor i over n observations); h(i, j) = Σ_s w[s]·x(i, s)·
+  /// x(j, s) for j ≤ i (the lower triangle of the p × p h; the upper is left alone) and, when
+  /// v and g are not null, g[i] = Σ_s v[s]·x(i, s). Each sum runs in 8 partials (observation s
+  /// into partial s mod 8, in order; w·x rounded first, then each product, then the add) added
+  /// in one fixed tree, so every implementation returns the same bits. Invalid for shapes or
+  /// layouts that do not fit.
+  virtual Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
+                               double* g) const = 0;
+
   // ---- random numbers --------------------------------------------------------------------------
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every
   /// backend).

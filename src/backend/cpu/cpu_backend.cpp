@@ -19,6 +19,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.i16 = gram_i16_portable();
   k.pairs = &pair_counts_portable();
   k.row_reduce = row_reduce_portable;
+  k.weighted_gram = weighted_gram_portable;
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (isa == CpuIsa::Avx2) {
@@ -28,6 +29,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
+  if (WeightedGramFn f = weighted_gram_avx512()) k.weighted_gram = f;
   k.skinny = skinny_gemm_avx512();
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
@@ -142,6 +144,16 @@ Status CpuBackend::row_pair_reduce(RowReduce op, double p, MatrixView<const doub
     return Status::Invalid("row_pair_reduce: rows ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols,
                            " into ", out.rows, " x ", out.cols, " (all row-major, same coordinates)");
   k_.row_reduce(op, p, a.data, a.ld, a.rows, b.data, b.ld, b.rows, a.cols, out.data, out.ld, observed);
+  return Status::OK();
+}
+
+Status CpuBackend::weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
+                                 double* g) const {
+  if (x.layout != Layout::RowMajor || h.layout != Layout::RowMajor || x.ld < x.cols || h.rows != x.rows ||
+      h.cols != x.rows || h.ld < h.cols || x.rows < 0 || x.cols < 0 || (v == nullptr) != (g == nullptr))
+    return Status::Invalid("weighted_gram: ", x.rows, " x ", x.cols, " predictors into ", h.rows, " x ", h.cols,
+                           " (row-major; v and g both given or both null)");
+  k_.weighted_gram(x.data, x.ld, x.rows, x.cols, w, v, h.data, h.ld, g);
   return Status::OK();
 }
 

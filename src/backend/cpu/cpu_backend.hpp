@@ -9,6 +9,7 @@
 #include "backend/cpu/gram_kernels.hpp"
 #include "backend/cpu/pair_count_kernels.hpp"
 #include "backend/cpu/row_reduce_kernels.hpp"
+#include "backend/cpu/weighted_gram_kernels.hpp"
 #include "backend/cpu/skinny_gemm.hpp"
 #include "strata/backend/backend.hpp"
 
@@ -23,6 +24,7 @@ struct KernelTable {
   GramI16Kernels i16{};
   const PairCountKernels* pairs = nullptr;
   RowReduceFn row_reduce = nullptr;
+  WeightedGramFn weighted_gram = nullptr;
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
@@ -80,6 +82,8 @@ class CpuBackend final : public Backend {
                           int64_t* counts) const override;
   Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
                          MatrixView<double> out, int64_t* observed) const override;
+  Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
+                       double* g) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:

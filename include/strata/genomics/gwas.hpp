@@ -1,0 +1,108 @@
+#pragma once
+/// \file
+/// `strata gwas`: per-variant association tests as plink2 `--glm hide-covar` (Debian's
+/// 2.00a3.5): one file per phenotype, `P.<PHENO>.glm.linear` (quantitative) or
+/// `P.<PHENO>.glm.logistic.hybrid` (case/control), with plink2's columns, A1 choice, sample
+/// handling, ERRCODEs and number formatting.
+///
+/// Model: phenotype ~ intercept + A1 dosage + covariates, over the samples with the phenotype
+/// and every covariate present, less (for each variant) the samples whose call is missing.
+/// A1 is the non-major allele over all samples of the input (REF is major unless
+/// ALT frequency > REF frequency, frequencies as plink2 rounds them).
+///
+/// Linear phenotypes share every pass: phenotypes with the same sample set form a group whose
+/// covariates are orthonormalized once (C = Q·R over the group's samples) and whose phenotypes
+/// are residualized (y_r = y − Q·Qᵀy); one product of each decoded genotype block with
+/// [Q | Y_r] per group gives every phenotype's statistics. A variant with missing calls is
+/// corrected exactly by downdating the covariate Gram with the missing samples' rows
+/// (A = I − Σ qᵢqᵢᵀ) — the fit is the one plink2 makes without those samples.
+///
+/// Logistic phenotypes run plink2's per-variant Newton iteration (start at 0, its stopping
+/// and failure rules) in double precision, with its Firth fallback (`FIRTH?` = Y) when the
+/// fit fails or an allele separates cases from controls.
+///
+/// \code
+/// genomics::GwasOptions o;
+/// o.pheno_path = "pheno.txt";
+/// o.covar_path = "covar.txt";
+/// STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_gwas_to_files(ctx, "cohort.bed", "out/assoc", o));
+/// \endcode
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/genomics/selection.hpp"
+
+namespace strata {
+class Context;
+}
+
+namespace strata::genomics {
+
+enum class GwasModel : uint8_t { Auto, Linear, Logistic };
+/// auto = plink2's `firth-fallback`; always = `firth`; never = `no-firth`.
+enum class FirthMode : uint8_t { Auto, Always, Never };
+
+Result<GwasModel> parse_gwas_model(const std::string& name);
+Result<FirthMode> parse_firth_mode(const std::string& name);
+
+/// \brief Extra output columns (plink2 column sets of newer versions; off by default).
+struct GwasColumns {
+  bool provisional_ref = false;  ///< `PROVISIONAL_REF?` (Y for PLINK 1 input: its REF is a guess)
+  bool omitted = false;          ///< `OMITTED`: the allele that is not A1
+  bool a1_freq = false;          ///< `A1_FREQ` over the variant's regression samples
+};
+/// \brief Parse a comma-separated list of provref, omitted, a1freq (Invalid otherwise).
+Result<GwasColumns> parse_gwas_columns(const std::string& list);
+
+/// \brief Options of run_gwas_to_files().
+struct GwasOptions {
+  std::string pheno_path;                ///< required
+  std::vector<std::string> pheno_names;  ///< `--pheno-name` (empty = every column)
+  std::string covar_path;                ///< optional
+  std::vector<std::string> covar_names;  ///< `--covar-name` (empty = every column)
+  GwasModel model = GwasModel::Auto;
+  FirthMode firth = FirthMode::Auto;
+  bool zero_one_binary = false;          ///< plink2 `--1`
+  double ci = 0.0;                       ///< `--ci`: adds L95/U95 when in (0, 1)
+  GwasColumns columns;
+  double max_vif = 50.0;                 ///< plink2 `--vif`
+  double max_corr = 0.999;               ///< plink2 `--max-corr`
+  /// `--keep/--remove/--extract/--exclude/--chr/--mind/--geno/--hwe/--maf`, applied first (A1
+  /// and everything after see only the selected samples and variants, as in plink2).
+  SelectionOptions selection;
+};
+
+/// \brief What one phenotype's run did.
+struct GwasPhenotypeSummary {
+  std::string name;
+  bool logistic = false;
+  int64_t samples = 0;            ///< with the phenotype and every covariate present
+  int64_t cases = 0, controls = 0;///< logistic only
+  int64_t errors = 0;             ///< variants with an ERRCODE other than '.'
+  int64_t firth = 0;              ///< variants fitted by Firth regression
+  std::string file;
+};
+
+/// \brief What run_gwas_to_files() did.
+struct GwasRunSummary {
+  int64_t num_samples = 0, num_variants = 0;  ///< after the selection
+  SelectionReport selection;                 ///< what the selection removed
+  std::vector<std::string> covariates;       ///< used, in model order
+  std::vector<std::string> warnings;         ///< e.g. constant covariates left out (as plink2 does)
+  std::vector<GwasPhenotypeSummary> phenotypes;
+  int64_t groups = 0;                        ///< distinct sample sets among linear phenotypes
+  std::vector<std::string> files;
+};
+
+/// \brief Run the association scan of `input` (anything io::open_genotypes() reads) and write
+/// one file per phenotype for `prefix`, all committed together (nothing is written on error).
+/// InvalidData for phenotypes that cannot be tested (all missing, one class only, non-binary
+/// values with a logistic model) and for collinear or too-correlated covariates (plink2's
+/// VIF_TOO_HIGH / CORR_TOO_HIGH refusal).
+Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
+                                         const GwasOptions& options);
+
+}  // namespace strata::genomics

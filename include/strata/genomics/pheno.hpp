@@ -1,0 +1,57 @@
+#pragma once
+/// \file
+/// Phenotype and covariate tables as plink2 reads them (`--pheno`, `--covar`): whitespace-
+/// separated, one row per sample, a header `#FID IID A B …` (or `FID IID …`, `#IID …`,
+/// `IID …`; a file without a header has FID and IID columns and takes the names PHENO1… /
+/// COVAR1…). `NA` and `-9` are missing. Rows are matched to the genotype input's samples by
+/// (FID, IID) when the file has FIDs, else by IID among the samples whose FID is 0 or absent
+/// (plink2 reads a missing FID column as FID 0); rows naming samples the input lacks are
+/// skipped and counted.
+///
+/// Phenotype columns are binary (case/control) when every non-missing value is 1 or 2
+/// (control/case; 0 is missing too), or, with `zero_one_binary` (plink2 `--1`), 0 or 1;
+/// otherwise quantitative. Binary values are stored 0 = control, 1 = case.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/result.hpp"
+#include "strata/io/genotype.hpp"
+
+namespace strata::genomics {
+
+/// \brief One column of a table, aligned to the genotype input's samples (NaN = missing or
+/// not in the file).
+struct SampleColumn {
+  std::string name;
+  bool binary = false;        ///< case/control (values 0/1); phenotypes only
+  std::vector<double> values; ///< one per genotype sample
+};
+
+/// \brief A phenotype or covariate table aligned to the genotype input's samples.
+struct SampleTable {
+  std::vector<SampleColumn> columns;
+  int64_t rows = 0;           ///< data rows in the file
+  int64_t matched_rows = 0;   ///< rows naming a sample of the input
+  int64_t unknown_rows = 0;   ///< rows naming samples the input lacks (skipped)
+};
+
+/// \brief How to read a table.
+struct SampleTableOptions {
+  bool phenotypes = true;       ///< phenotypes (binary detection, PHENO names) or covariates
+  bool zero_one_binary = false; ///< plink2 `--1`: binary phenotypes coded 0 = control, 1 = case
+  /// Columns to keep, in this order (plink2 `--pheno-name` / `--covar-name`); empty = all.
+  std::vector<std::string> names;
+};
+
+/// \brief Read `path` and align it to `samples`. Corrupt for malformed rows (wrong field
+/// count, non-numeric values), InvalidData for duplicate samples, unknown column names or a
+/// file none of whose rows names a sample of the input.
+Result<SampleTable> read_sample_table(const std::string& path, const io::SampleInfo& samples,
+                                      const SampleTableOptions& options);
+
+/// \brief Split a comma-separated list of names ("A,B" → {"A", "B"}); empty parts dropped.
+std::vector<std::string> split_names(const std::string& list);
+
+}  // namespace strata::genomics

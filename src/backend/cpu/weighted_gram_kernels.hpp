@@ -1,0 +1,20 @@
+#pragma once
+// Weighted Gram kernels of the CPU backend (strata/backend/backend.hpp, weighted_gram): the
+// products of one reweighted least-squares step on predictor-major rows. Every implementation
+// sums observation s into partial s mod 8, in order, and adds the eight partials in one fixed
+// tree, so they all return the same bits.
+
+#include <cstdint>
+
+namespace strata::backend::cpu {
+
+/// h[i·ldh + j] (j ≤ i) = Σ_s w[s]·x[i·ldx + s]·x[j·ldx + s]; g[i] = Σ_s v[s]·x[i·ldx + s] when v.
+using WeightedGramFn = void (*)(const double* x, int64_t ldx, int64_t p, int64_t n, const double* w, const double* v,
+                                double* h, int64_t ldh, double* g);
+
+void weighted_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, const double* w, const double* v,
+                            double* h, int64_t ldh, double* g);
+/// AVX-512 F kernel; nullptr when the CPU lacks AVX-512 F.
+WeightedGramFn weighted_gram_avx512();
+
+}  // namespace strata::backend::cpu

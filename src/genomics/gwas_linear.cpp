@@ -1,0 +1,150 @@
+// strata gwas, linear model: one variant's statistics for every phenotype of a group from the
+// block product [Qᵀg | gᵀY_r], corrected exactly for the variant's missing calls.
+//
+// With C = Q·R over the group's samples S, Q spans the covariates (intercept included), so the
+// fit over T = S \ M (M = samples with a missing call, coded 0 in the product) is a Schur
+// complement in Q coordinates:
+//   A = QᵀQ over T = I − Σ_{i∈M} qᵢqᵢᵀ,  b_g = Qᵀg (g is 0 on M),  b_y = −Σ_{i∈M} qᵢ y_r,i
+//   gg = Σg² − b_gᵀA⁻¹b_g,  gy = gᵀy_r − b_gᵀA⁻¹b_y,  yy = y_rᵀy_r − Σ_M y_r,i² − b_yᵀA⁻¹b_y
+//   β = gy/gg,  SE² = (yy − β·gy) / (|T| − k − 1) / gg
+// which is the least-squares fit plink2 makes on T.
+#include <cmath>
+
+#include "gwas_internal.hpp"
+
+namespace strata::genomics::gwas_detail {
+namespace {
+
+// Cholesky of the k × k symmetric positive definite `a` in place (lower); false if not PD.
+bool cholesky(std::vector<double>& a, int64_t k) {
+  for (int64_t j = 0; j < k; ++j) {
+    double s = a[j * k + j];
+    for (int64_t t = 0; t < j; ++t) s -= a[j * k + t] * a[j * k + t];
+    if (!(s > 0.0)) return false;
+    const double d = std::sqrt(s);
+    a[j * k + j] = d;
+    for (int64_t i = j + 1; i < k; ++i) {
+      double v = a[i * k + j];
+      for (int64_t t = 0; t < j; ++t) v -= a[i * k + t] * a[j * k + t];
+      a[i * k + j] = v / d;
+    }
+  }
+  return true;
+}
+
+// z = L⁻¹ b (forward substitution).
+void forward(const std::vector<double>& l, int64_t k, const double* b, double* z) {
+  for (int64_t i = 0; i < k; ++i) {
+    double v = b[i];
+    for (int64_t t = 0; t < i; ++t) v -= l[i * k + t] * z[t];
+    z[i] = v / l[i * k + i];
+  }
+}
+
+double dot(const double* a, const double* b, int64_t k) {
+  double s = 0.0;
+  for (int64_t i = 0; i < k; ++i) s += a[i] * b[i];
+  return s;
+}
+
+}  // namespace
+
+void linear_fits(const Group& g, const VariantData& v, const double* prod, double sum_g2, const GwasOptions& o,
+                 LinearScratch& w, Fit* out) {
+  const int64_t k = g.k, P = static_cast<int64_t>(g.phenos.size());
+  const int64_t n_s = static_cast<int64_t>(g.samples.size());
+  const int64_t miss = static_cast<int64_t>(v.missing.size());
+  const int64_t n_t = n_s - miss;
+  for (int64_t j = 0; j < P; ++j) {
+    out[j] = Fit{};
+    out[j].obs = n_t;
+  }
+  auto fail = [&](Err e) {
+    for (int64_t j = 0; j < P; ++j) out[j].err = e;
+  };
+  // plink2's order: too few samples, then a constant genotype column.
+  if (n_t <= k + 1) return fail(Err::SampleCtLtePredictorCt);
+  if (v.counts[0] == n_t || v.counts[1] == n_t || v.counts[2] == n_t) return fail(Err::ConstOmittedAllele);
+
+  const double* bg = prod;         // Qᵀg
+  const double* gy_raw = prod + k; // gᵀy_r per phenotype
+  w.zg.assign(bg, bg + k);
+  w.by.assign(static_cast<size_t>(k * P), 0.0);
+  w.yy_miss.assign(static_cast<size_t>(P), 0.0);
+  if (miss > 0) {
+    // A = I − Σ_M qᵢqᵢᵀ, factored; b_y = −Σ_M qᵢ y_r,i.
+    w.a.assign(static_cast<size_t>(k * k), 0.0);
+    for (int64_t i = 0; i < k; ++i) w.a[i * k + i] = 1.0;
+    for (int64_t s : v.missing) {
+      const double* q = &g.q[s * k];
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t t = 0; t <= i; ++t) w.a[i * k + t] -= q[i] * q[t];
+      for (int64_t j = 0; j < P; ++j) {
+        const double y = g.y[s * P + j];
+        for (int64_t i = 0; i < k; ++i) w.by[j * k + i] -= q[i] * y;
+        w.yy_miss[j] += y * y;
+      }
+    }
+    if (!cholesky(w.a, k)) return fail(Err::VifInfinite);
+    forward(w.a, k, bg, w.zg.data());
+  }
+  const double gg = sum_g2 - dot(w.zg.data(), w.zg.data(), k);
+  if (!(gg > 0.0)) return fail(Err::VifInfinite);
+
+  // max-corr / VIF check of [g, covariates] over T. gg is g's residual after the covariates,
+  // so VIF_g = (Σg² − (Σg)²/|T|) / gg exactly; each covariate's VIF with g added is at most its
+  // VIF without g times VIF_g, and |corr(g, c)|² ≤ 1 − 1/VIF_g. When these bounds (with the
+  // covariates' values over S, a factor 2 of room for the few missing samples) cannot reach
+  // the limits, the check cannot fail; otherwise run plink2's check on the Gram over T.
+  const double sum_g = static_cast<double>(v.counts[1] + 2 * v.counts[2]);  // ALT dosage, as sum_g2
+  const double sst = sum_g2 - sum_g * sum_g / static_cast<double>(n_t);
+  const double vif_g = sst / gg;
+  const bool few_missing = miss * 100 <= n_s;
+  const double room = miss == 0 ? 1.0 : 2.0;
+  const bool safe = few_missing && vif_g * g.cov_vif * room <= o.max_vif && g.cov_corr + (miss ? 0.01 : 0.0) <= o.max_corr &&
+                    std::sqrt(std::fmax(0.0, 1.0 - 1.0 / vif_g)) <= o.max_corr;
+  if (!safe) {
+    // Gram over T in covariate coordinates: CᵀC less the missing rows; Cᵀg = Rᵀ·Qᵀg (g is 0 on M).
+    w.cc.assign(g.cc.begin(), g.cc.end());
+    for (int64_t s : v.missing) {
+      const double* c = &g.c[s * k];
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t t = 0; t < k; ++t) w.cc[i * k + t] -= c[i] * c[t];
+    }
+    const int64_t p = k + 1;
+    w.gram.assign(static_cast<size_t>(p * p), 0.0);
+    auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };  // covariate column → predictor
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < k; ++j) w.gram[idx(i) * p + idx(j)] = w.cc[i * k + j];
+    for (int64_t i = 0; i < k; ++i) {
+      double s = 0.0;
+      for (int64_t t = 0; t <= i; ++t) s += g.r[t * k + i] * bg[t];
+      w.gram[idx(i) * p + 1] = w.gram[1 * p + idx(i)] = s;
+    }
+    w.gram[1 * p + 1] = sum_g2;
+    const Err e = check_corr_and_vif(w.gram, p, o.max_corr, o.max_vif);
+    if (e != Err::Ok) return fail(e);
+  }
+  const double df = static_cast<double>(n_t - k - 1);
+  w.zy.resize(static_cast<size_t>(k));
+  for (int64_t j = 0; j < P; ++j) {
+    double gy = gy_raw[j], yy = g.yy[j] - w.yy_miss[j];
+    if (miss > 0) {
+      forward(w.a, k, &w.by[j * k], w.zy.data());
+      gy -= dot(w.zg.data(), w.zy.data(), k);
+      yy -= dot(w.zy.data(), w.zy.data(), k);
+    }
+    const double beta = gy / gg;
+    double rss = yy - beta * gy;
+    if (rss < 0.0) rss = 0.0;
+    const double se = std::sqrt(rss / df / gg);
+    Fit& f = out[j];
+    f.beta = v.flip ? -beta : beta;
+    f.se = se;
+    f.stat = f.beta / se;
+    f.p = p_from_t(f.stat, df);
+    if (!std::isfinite(f.se) || !(se > 0.0)) f.err = Err::InvalidResult;
+  }
+}
+
+}  // namespace strata::genomics::gwas_detail

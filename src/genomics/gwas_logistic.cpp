@@ -1,0 +1,336 @@
+// strata gwas, logistic model: plink2's per-variant Newton iteration (start at 0, its stopping
+// and failure rules) and its Firth fallback, in double precision.
+#include <cmath>
+
+#include "gwas_internal.hpp"
+#include "strata/backend/backend.hpp"
+
+namespace strata::genomics::gwas_detail {
+namespace {
+
+// Cholesky (lower) of the p × p `a` in place; false if not positive definite.
+bool cholesky(std::vector<double>& a, int64_t p) {
+  for (int64_t j = 0; j < p; ++j) {
+    double s = a[j * p + j];
+    for (int64_t t = 0; t < j; ++t) s -= a[j * p + t] * a[j * p + t];
+    if (!(s > 0.0) || !std::isfinite(s)) return false;
+    const double d = std::sqrt(s);
+    a[j * p + j] = d;
+    for (int64_t i = j + 1; i < p; ++i) {
+      double v = a[i * p + j];
+      for (int64_t t = 0; t < j; ++t) v -= a[i * p + t] * a[j * p + t];
+      a[i * p + j] = v / d;
+    }
+  }
+  return true;
+}
+
+// Solve L·Lᵀ·x = b in place.
+void chol_solve(const std::vector<double>& l, int64_t p, double* b) {
+  for (int64_t i = 0; i < p; ++i) {
+    double v = b[i];
+    for (int64_t t = 0; t < i; ++t) v -= l[i * p + t] * b[t];
+    b[i] = v / l[i * p + i];
+  }
+  for (int64_t i = p - 1; i >= 0; --i) {
+    double v = b[i];
+    for (int64_t t = i + 1; t < p; ++t) v -= l[t * p + i] * b[t];
+    b[i] = v / l[i * p + i];
+  }
+}
+
+// The inverse of L·Lᵀ (full, row-major).
+std::vector<double> chol_inverse(const std::vector<double>& l, int64_t p) {
+  std::vector<double> inv(static_cast<size_t>(p * p)), e(static_cast<size_t>(p));
+  for (int64_t c = 0; c < p; ++c) {
+    for (int64_t i = 0; i < p; ++i) e[i] = i == c ? 1.0 : 0.0;
+    chol_solve(l, p, e.data());
+    for (int64_t i = 0; i < p; ++i) inv[i * p + c] = e[i];
+  }
+  return inv;
+}
+
+// The regression of one variant: X predictor-major (p rows of n: row 0 the intercept, row 1
+// the A1 dosage, then the covariates), y (0/1). Products run on the backend's weighted Gram
+// kernel (fixed summation order: the same bits on every CPU level and thread count).
+struct Problem {
+  const backend::Backend* be = nullptr;
+  int64_t n = 0, p = 0;
+  std::vector<double> x, y;
+};
+
+// h = X·diag(w)·Xᵀ (both triangles) and, with v, g = X·v.
+bool weighted_gram(const Problem& pr, const std::vector<double>& w, const double* v, std::vector<double>& h,
+                   double* g) {
+  const int64_t p = pr.p;
+  h.assign(static_cast<size_t>(p * p), 0.0);
+  if (!pr.be->weighted_gram(backend::row_major<const double>(pr.x.data(), p, pr.n), w.data(), v,
+                            backend::row_major(h.data(), p, p), g)
+           .ok())
+    return false;
+  for (int64_t i = 0; i < p; ++i)
+    for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
+  return true;
+}
+
+// out = X·v (p sums over the observations).
+void x_times_obs(const Problem& pr, const double* v, double* out) {
+  for (int64_t i = 0; i < pr.p; ++i) {
+    const double* xi = &pr.x[i * pr.n];
+    double s = 0.0;
+    for (int64_t t = 0; t < pr.n; ++t) s += xi[t] * v[t];
+    out[i] = s;
+  }
+}
+
+void probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
+  prob.assign(static_cast<size_t>(pr.n), 0.0);
+  for (int64_t i = 0; i < pr.p; ++i) {
+    const double* xi = &pr.x[i * pr.n];
+    const double c = coef[i];
+    for (int64_t t = 0; t < pr.n; ++t) prob[t] += c * xi[t];
+  }
+  for (double& e : prob) e = 1.0 / (1.0 + std::exp(-e));
+}
+
+// plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
+// last iteration (evaluated before its update, as plink2 reports it).
+bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished) {
+  const int64_t p = pr.p;
+  coef.assign(static_cast<size_t>(p), 0.0);
+  std::vector<double> prob, v(static_cast<size_t>(pr.n)), resid(static_cast<size_t>(pr.n)), h,
+      grad(static_cast<size_t>(p));
+  double min_delta = 1e9;
+  for (int iteration = 0;; ++iteration) {
+    probabilities(pr, coef, prob);
+    for (int64_t s = 0; s < pr.n; ++s) v[s] = prob[s] * (1.0 - prob[s]);
+    for (int64_t s = 0; s < pr.n; ++s) resid[s] = prob[s] - pr.y[s];
+    if (!weighted_gram(pr, v, resid.data(), h, grad.data())) return false;
+    if (!cholesky(h, p)) return false;
+    chol_solve(h, p, grad.data());
+    double delta = 0.0;
+    for (int64_t i = 0; i < p; ++i) {
+      delta += std::fabs(grad[i]);
+      coef[i] -= grad[i];
+    }
+    if (delta < min_delta) min_delta = delta;
+    if (std::isnan(delta)) return false;
+    if (iteration > 3) {
+      if ((delta > 20.0 && delta > 2 * min_delta) || (iteration > 6 && std::fabs(1.0 - delta) < 1e-3)) return false;
+      if (iteration > 13) {
+        for (double c : coef)
+          if (std::fabs(c) > 8e3) return false;
+        cov = chol_inverse(h, p);
+        *unfinished = true;
+        return true;
+      }
+    }
+    if (delta < 1e-4) {
+      for (double c : coef)
+        if (std::fabs(c) > 6e4) return false;
+      cov = chol_inverse(h, p);
+      return true;
+    }
+  }
+}
+
+// plink2's FirthRegression (a port of logistf without profile likelihood); false on failure.
+bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& cov, bool* unfinished) {
+  const int64_t p = pr.p, n = pr.n;
+  beta.assign(static_cast<size_t>(p), 0.0);
+  // plink2 stops at 25 iterations, a limit its single-precision arithmetic usually meets first;
+  // in double precision the fixed-point iteration of separated rare variants converges slowly
+  // (linearly, factor ~0.7) but steadily, so strata allows more before reporting UNFINISHED.
+  constexpr int kMaxIter = 100;
+  constexpr double kGconv = 1e-4, kXconv = 1e-4, kLconv = 1e-4, kMaxStep = 5.0;
+  std::vector<double> prob, v(static_cast<size_t>(n)), h0, h, hdiag(static_cast<size_t>(n)),
+      ww(static_cast<size_t>(n)), ustar(static_cast<size_t>(p)), tmp(static_cast<size_t>(p)), z;
+  double delta_max = 0.0, loglik_old = 0.0;
+  for (int iter = 0;; ++iter) {
+    probabilities(pr, beta, prob);
+    double loglik = 0.0;
+    for (int64_t s = 0; s < n; ++s) {
+      const double pi = prob[s];
+      if (pi <= 0.0 || pi >= 1.0) return false;
+      loglik += pr.y[s] > 0.5 ? std::log(pi) : std::log1p(-pi);
+      v[s] = pi * (1.0 - pi);
+    }
+    if (!weighted_gram(pr, v, nullptr, h0, nullptr) || !cholesky(h0, p)) return false;
+    double logdet = 0.0;
+    for (int64_t i = 0; i < p; ++i) logdet += 2.0 * std::log(h0[i * p + i]);
+    loglik += 0.5 * logdet;
+    const std::vector<double> h0inv = chol_inverse(h0, p);
+    // hᵢ = vᵢ·xᵢᵀH⁻¹xᵢ = vᵢ·‖L⁻¹xᵢ‖² with H = L·Lᵀ: Z = X·L⁻ᵀ by one triangular solve.
+    // (X is predictor-major: the n × p observation-major matrix read column-major.)
+    z.assign(pr.x.begin(), pr.x.end());
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = i + 1; j < p; ++j) h0[i * p + j] = 0.0;
+    if (!pr.be->trsm(backend::Side::Right, backend::Uplo::Lower, backend::Trans::Yes, 1.0,
+                     backend::row_major<const double>(h0.data(), p, p), backend::col_major(z.data(), n, p))
+             .ok())
+      return false;
+    for (int64_t s = 0; s < n; ++s) hdiag[s] = 0.0;
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t s = 0; s < n; ++s) hdiag[s] += z[i * n + s] * z[i * n + s];
+    for (int64_t s = 0; s < n; ++s) {
+      hdiag[s] *= v[s];
+      ww[s] = (pr.y[s] - prob[s]) + hdiag[s] * (0.5 - prob[s]);
+    }
+    x_times_obs(pr, ww.data(), ustar.data());
+    if (iter > 0) {
+      double umax = 0.0;
+      for (double u : ustar) umax = std::fmax(umax, std::fabs(u));
+      if (delta_max <= kXconv && umax < kGconv && loglik - loglik_old < kLconv) {
+        cov = h0inv;
+        return true;
+      }
+      if (iter > kMaxIter) {
+        cov = h0inv;
+        *unfinished = true;
+        return true;
+      }
+    }
+    loglik_old = loglik;
+    for (int64_t s = 0; s < n; ++s) ww[s] = (1.0 + hdiag[s]) * v[s];
+    if (!weighted_gram(pr, ww, nullptr, h, nullptr) || !cholesky(h, p)) return false;
+    tmp = ustar;
+    chol_solve(h, p, tmp.data());
+    delta_max = 0.0;
+    for (double d : tmp) delta_max = std::fmax(delta_max, std::fabs(d));
+    const double scale = delta_max > kMaxStep ? kMaxStep / delta_max : 1.0;
+    if (delta_max > kMaxStep) delta_max = kMaxStep;
+    for (int64_t i = 0; i < p; ++i) beta[i] += tmp[i] * scale;
+  }
+}
+
+// plink2's validParameters(): a usable covariance matrix.
+bool valid_covariance(const std::vector<double>& cov, int64_t p) {
+  std::vector<double> sd(static_cast<size_t>(p));
+  for (int64_t i = 0; i < p; ++i) {
+    const double d = cov[i * p + i];
+    if (i > 0 && (d < 1e-20 || !std::isfinite(d))) return false;
+    sd[i] = std::sqrt(d);
+  }
+  for (int64_t i = 1; i < p; ++i)
+    for (int64_t j = 0; j < i; ++j)
+      if (cov[i * p + j] > 0.99999 * sd[i] * sd[j]) return false;
+  return true;
+}
+
+}  // namespace
+
+void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const std::vector<double>& x, bool flip,
+                  const GwasOptions& o, Fit* out) {
+  const int64_t k = g.k, P = static_cast<int64_t>(g.phenos.size()), n_s = static_cast<int64_t>(g.samples.size());
+  Problem pr;
+  pr.be = &backend::of(*ctx);
+  pr.p = k + 1;
+  // Observations T (S less missing calls); X rows: intercept, A1 dosage, covariates (plink2's
+  // predictor order).
+  int64_t n_t = 0, c[3] = {0, 0, 0};
+  double a1_sum = 0, a1_case_sum = 0, cases = 0;
+  for (int64_t s = 0; s < n_s; ++s) n_t += std::isnan(x[s]) ? 0 : 1;
+  pr.x.assign(static_cast<size_t>(pr.p * n_t), 1.0);
+  pr.y.resize(static_cast<size_t>(n_t));
+  for (int64_t s = 0, t = 0; s < n_s; ++s) {
+    if (std::isnan(x[s])) continue;
+    const double y = g.y[s * P + pheno_in_group];
+    pr.y[t] = y;
+    pr.x[1 * n_t + t] = x[s];
+    for (int64_t i = 1; i < k; ++i) pr.x[(i + 1) * n_t + t] = g.c[s * k + i];
+    c[static_cast<int>(x[s])] += 1;
+    a1_sum += x[s];
+    if (y > 0.5) {
+      a1_case_sum += x[s];
+      cases += 1;
+    }
+    ++t;
+  }
+  pr.n = n_t;
+  Fit& f = *out;
+  f = Fit{};
+  f.obs = n_t;
+  if (n_t <= pr.p) {
+    f.err = Err::SampleCtLtePredictorCt;
+    return;
+  }
+  if (c[0] == n_t || c[1] == n_t || c[2] == n_t) {
+    f.err = Err::ConstOmittedAllele;
+    return;
+  }
+  {
+    // Gram of [intercept, x, covariates] over T from the covariates' Gram over S less the
+    // samples with a missing call, and the sums Cᵀx, Σx².
+    const int64_t p = pr.p;
+    std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0), gram(static_cast<size_t>(p * p));
+    double xx = 0.0;
+    for (int64_t s = 0; s < n_s; ++s) {
+      const double* c = &g.c[s * k];
+      if (std::isnan(x[s])) {
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
+        continue;
+      }
+      for (int64_t i = 0; i < k; ++i) cx[i] += c[i] * x[s];
+      xx += x[s] * x[s];
+    }
+    auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < k; ++j) gram[idx(i) * p + idx(j)] = cc[i * k + j];
+      gram[idx(i) * p + 1] = gram[1 * p + idx(i)] = cx[i];
+    }
+    gram[1 * p + 1] = xx;
+    const Err e = check_corr_and_vif(gram, pr.p, o.max_corr, o.max_vif);
+    if (e != Err::Ok) {
+      f.err = e;
+      return;
+    }
+  }
+  std::vector<double> coef, cov;
+  bool use_firth = o.firth == FirthMode::Always;
+  if (!use_firth) {
+    // An allele seen only in cases or only in controls: plink2 skips straight to Firth (or
+    // reports SEPARATION without it). Alleles in order: the other allele, then A1.
+    // x is the A1 dosage; plink2 checks the alleles in file order, REF then ALT1.
+    const double a1_total = a1_sum, a1_case = a1_case_sum;
+    const double other_total = 2.0 * static_cast<double>(n_t) - a1_total, other_case = 2.0 * cases - a1_case;
+    const double ref_total = flip ? a1_total : other_total, ref_case = flip ? a1_case : other_case;
+    const double alt_tot = flip ? other_total : a1_total, alt_cas = flip ? other_case : a1_case;
+    const double tot[2] = {ref_total, alt_tot}, cas[2] = {ref_case, alt_cas};
+    for (int a = 0; a < 2 && !use_firth; ++a) {
+      if (cas[a] == 0.0 || cas[a] == tot[a]) {
+        if (o.firth == FirthMode::Never) {
+          f.err = Err::Separation;
+          f.separation_allele = a == 0 ? 'R' : 'A';
+          return;
+        }
+        use_firth = true;
+      }
+    }
+    if (!use_firth && !newton(pr, coef, cov, &f.unfinished)) {
+      if (o.firth == FirthMode::Never) {
+        f.err = Err::LogisticConvergeFail;
+        return;
+      }
+      use_firth = true;
+    }
+  }
+  if (use_firth) {
+    f.firth = true;
+    f.unfinished = false;
+    if (!firth(pr, coef, cov, &f.unfinished)) {
+      f.err = Err::FirthConvergeFail;
+      return;
+    }
+  }
+  if (!valid_covariance(cov, pr.p)) {
+    f.err = Err::InvalidResult;
+    return;
+  }
+  f.beta = coef[1];
+  f.se = std::sqrt(cov[1 * pr.p + 1]);
+  f.stat = f.beta / f.se;
+  f.p = p_from_z(f.stat);
+}
+
+}  // namespace strata::genomics::gwas_detail

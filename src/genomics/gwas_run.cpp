@@ -1,0 +1,330 @@
+// strata gwas: the pass over the genotypes and plink2's output files.
+//
+// Blocks of variants are decoded to float64 dosages (missing = 0) once and multiplied by the
+// [Q | Y_r] columns of every linear group (backend gemm); per variant, each group's codes are
+// scanned for its counts and missing samples, then the fits run. A block's lines are formatted
+// on the workers and written in variant order, so the files are the same for any thread count.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "gwas_setup.hpp"
+#include "strata/backend/backend.hpp"
+#include "strata/core/context.hpp"
+#include "strata/core/output.hpp"
+#include "strata/genomics/grm_output.hpp"
+#include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
+
+namespace strata::genomics {
+namespace {
+
+using gwas_detail::Err;
+using gwas_detail::Fit;
+using gwas_detail::Group;
+using gwas_detail::Model;
+using gwas_detail::VariantData;
+
+void put(std::string& s, double x) {
+  char buf[32];
+  char* e = format_grm_value(x, buf);
+  s.append(buf, e);
+}
+
+// plink2's A1: REF is major unless ALT's frequency (1 − REF count · (1/obs), as plink2 rounds
+// it) is larger; A1 is the other allele.
+bool a1_is_ref(const int64_t* counts) {
+  const int64_t obs = 2 * (counts[0] + counts[1] + counts[2]);
+  if (obs == 0) return false;
+  const double ref_freq = static_cast<double>(2 * counts[0] + counts[1]) * (1.0 / static_cast<double>(obs));
+  const double alt_freq = 1.0 - ref_freq;
+  return alt_freq > ref_freq;
+}
+
+struct Columns {
+  bool firth_col = false, ci = false;
+  double z = 0;  // normal quantile for the CI
+  GwasColumns extra;
+};
+
+std::string header(bool logistic, const Columns& c) {
+  std::string h = "#CHROM\tPOS\tID\tREF\tALT";
+  if (c.extra.provisional_ref) h += "\tPROVISIONAL_REF?";
+  h += "\tA1";
+  if (c.extra.omitted) h += "\tOMITTED";
+  if (c.extra.a1_freq) h += "\tA1_FREQ";
+  if (logistic && c.firth_col) h += "\tFIRTH?";
+  h += logistic ? "\tTEST\tOBS_CT\tOR\tLOG(OR)_SE" : "\tTEST\tOBS_CT\tBETA\tSE";
+  if (c.ci) h += "\tL95\tU95";
+  h += logistic ? "\tZ_STAT\tP\tERRCODE\n" : "\tT_STAT\tP\tERRCODE\n";
+  return h;
+}
+
+// A staged text file of the set.
+struct OutFile {
+  std::FILE* f = nullptr;
+  std::string path;
+  ~OutFile() {
+    if (f) std::fclose(f);
+  }
+  Status write(const std::string& s) {
+    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size())
+      return Status::IOError(path, ": write failed: ", std::strerror(errno));
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
+                                         const GwasOptions& o) {
+  if (prefix.empty()) return Status::Invalid("gwas: no output prefix");
+  if (o.pheno_path.empty()) return Status::Invalid("gwas: --pheno is required");
+  if (o.ci < 0.0 || o.ci >= 1.0) return Status::Invalid("--ci must be in (0, 1), got ", o.ci);
+  STRATA_RETURN_NOT_OK(validate_selection(o.selection));
+  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, o.selection));
+  const io::GenotypeViewPtr view = sel.view;
+  STRATA_ASSIGN_OR_RETURN(Model model, gwas_detail::build_model(ctx, view->samples(), o));
+  for (const auto& c : view->contigs())
+    if (c == "X" || c == "chrX" || c == "23" || c == "Y" || c == "chrY" || c == "24" || c == "XY" || c == "25") {
+      model.warnings.push_back("contig " + c +
+                               " is tested like an autosome (plink2 adds sex as a covariate on chrX and "
+                               "models haploid calls there; strata does not)");
+      break;
+    }
+  const int64_t n = view->num_samples(), m = view->num_variants();
+  const int64_t np = static_cast<int64_t>(model.phenotypes.size());
+
+  Columns cols;
+  cols.firth_col = o.firth == FirthMode::Auto;
+  cols.ci = o.ci > 0.0;
+  cols.z = cols.ci ? gwas_detail::normal_quantile(0.5 + o.ci / 2) : 0.0;
+  cols.extra = o.columns;
+
+  // Declare every output before the pass.
+  OutputRules rules;
+  rules.inputs = input_paths(input);
+  rules.inputs.push_back(o.pheno_path);
+  if (!o.covar_path.empty()) rules.inputs.push_back(o.covar_path);
+  for (const auto& f : o.selection.files()) rules.inputs.push_back(f);
+  auto file_of = [&](const gwas_detail::Phenotype& p) {
+    const char* ext = !p.logistic                     ? ".glm.linear"
+                      : o.firth == FirthMode::Auto   ? ".glm.logistic.hybrid"
+                      : o.firth == FirthMode::Always ? ".glm.firth"
+                                                     : ".glm.logistic";
+    return prefix + "." + p.name + ext;
+  };
+  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(file_of(model.phenotypes[0]), std::move(rules)));
+  std::vector<OutFile> files(static_cast<size_t>(np));
+  GwasRunSummary summary;
+  for (int64_t j = 0; j < np; ++j) {
+    const auto& p = model.phenotypes[j];
+    files[j].path = file_of(p);
+    STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_file(files[j].path));
+    files[j].f = std::fopen(staged.c_str(), "wb");
+    if (!files[j].f) return Status::IOError(files[j].path, ": cannot create: ", std::strerror(errno));
+    STRATA_RETURN_NOT_OK(files[j].write(header(p.logistic, cols)));
+    GwasPhenotypeSummary ps;
+    ps.name = p.name;
+    ps.logistic = p.logistic;
+    ps.samples = p.samples;
+    ps.cases = p.cases;
+    ps.controls = p.controls;
+    ps.file = files[j].path;
+    summary.phenotypes.push_back(ps);
+  }
+
+  // [Q | Y_r | 1_S] of every linear group over all input samples (zero outside a group's
+  // samples), and 1_S alone for the squared dosages' product.
+  const int64_t w = model.product_width;
+  const int64_t nlin = model.linear_groups;
+  std::vector<double> wmat(static_cast<size_t>(n * w), 0.0), ind(static_cast<size_t>(n * nlin), 0.0);
+  std::vector<int64_t> lin_of(model.groups.size(), -1);
+  for (size_t gi = 0, li = 0; gi < model.groups.size(); ++gi) {
+    const Group& g = model.groups[gi];
+    if (g.logistic) continue;
+    lin_of[gi] = static_cast<int64_t>(li);
+    const int64_t P = static_cast<int64_t>(g.phenos.size());
+    for (size_t i = 0; i < g.samples.size(); ++i) {
+      double* row = &wmat[g.samples[i] * w + g.col0];
+      for (int64_t t = 0; t < g.k; ++t) row[t] = g.q[i * g.k + t];
+      for (int64_t j = 0; j < P; ++j) row[g.k + j] = g.y[i * P + j];
+      row[g.k + P] = 1.0;
+      ind[g.samples[i] * nlin + static_cast<int64_t>(li)] = 1.0;
+    }
+    ++li;
+  }
+
+  const backend::Backend& be = backend::of(ctx);
+  // Blocks of ~8 MiB of decoded dosages: the grid depends on the data only.
+  const int64_t block = std::max<int64_t>(16, (int64_t{8} << 20) / (8 * std::max<int64_t>(n, 1)));
+  const int64_t nblocks = (m + block - 1) / block;
+  std::vector<std::vector<std::string>> texts(static_cast<size_t>(nblocks));
+  std::vector<std::vector<int64_t>> block_errors(static_cast<size_t>(nblocks)), block_firth(static_cast<size_t>(nblocks));
+  const auto& contigs = view->contigs();
+
+  auto work = [&](io::GenotypeBlock& b) -> Status {
+    const int64_t rows = b.variant_count, bi = b.variant_start / block;
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view->variants(b.variant_start, rows));
+    backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
+    std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
+    be.count_codes(codes, all_counts.data());
+    // Products of the dosages (missing = 0) with [Q | Y_r | 1_S], and of the squared dosages
+    // with 1_S: every linear group's Qᵀg, gᵀy_r, Σ_S g and Σ_S g² (exact integer sums).
+    std::vector<double> prod, prod2;
+    if (w > 0) {
+      std::vector<double> luts(static_cast<size_t>(4 * rows)), dec(static_cast<size_t>(rows * n));
+      auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
+                         std::vector<double>& res) -> Status {
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
+        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.data(), rows, n)));
+        res.assign(static_cast<size_t>(rows * cols), 0.0);
+        return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.data(), rows, n),
+                       backend::row_major<const double>(rhs.data(), n, cols), 0.0,
+                       backend::row_major(res.data(), rows, cols));
+      };
+      static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
+      STRATA_RETURN_NOT_OK(product(kDosage, wmat, w, prod));
+      STRATA_RETURN_NOT_OK(product(kSquare, ind, nlin, prod2));
+    }
+    gwas_detail::LinearScratch scratch;
+    std::vector<int64_t> row_missing;
+    std::vector<std::string>& text = texts[bi];
+    text.assign(static_cast<size_t>(np), std::string());
+    block_errors[bi].assign(static_cast<size_t>(np), 0);
+    block_firth[bi].assign(static_cast<size_t>(np), 0);
+    std::vector<Fit> fits;
+    std::vector<double> x;
+    VariantData vd;
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint8_t* row = b.row(r);
+      const bool flip = a1_is_ref(&all_counts[4 * r]);
+      const int32_t ci = info.contig[r];
+      std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";
+      lead += '\t' + std::to_string(info.position[r]) + '\t' + info.id[r] + '\t' + info.ref[r] + '\t' +
+              (info.alt[r].empty() ? "." : info.alt[r]);
+      if (cols.extra.provisional_ref) lead += io::is_plink_path(input) ? "\tY" : "\tN";
+      const std::string& a1 = flip ? info.ref[r] : info.alt[r];
+      const std::string& other = flip ? info.alt[r] : info.ref[r];
+      lead += '\t' + a1;
+      if (cols.extra.omitted) lead += '\t' + other;
+      // Samples with a missing call in this row (a word scan, only when the row has any).
+      row_missing.clear();
+      if (all_counts[4 * r + 3] > 0)
+        for (int64_t byte = 0; byte < io::packed_row_bytes(b.sample_count); ++byte) {
+          const uint8_t x = row[byte];
+          if (((x & (x >> 1)) & 0x55) == 0) continue;
+          for (int t = 0; t < 4; ++t)
+            if (((x >> (2 * t)) & 3) == 3 && byte * 4 + t < b.sample_count) row_missing.push_back(byte * 4 + t);
+        }
+      for (size_t gi = 0; gi < model.groups.size(); ++gi) {
+        const Group& g = model.groups[gi];
+        const int64_t ns = static_cast<int64_t>(g.samples.size()), P = static_cast<int64_t>(g.phenos.size());
+        vd.flip = flip;
+        vd.counts[0] = vd.counts[1] = vd.counts[2] = vd.counts[3] = 0;
+        vd.missing.clear();
+        fits.assign(static_cast<size_t>(P), Fit{});
+        if (g.logistic) {
+          x.assign(static_cast<size_t>(ns), 0.0);
+          for (int64_t i = 0; i < ns; ++i) {
+            const uint8_t c = io::code_at(row, g.samples[i]);
+            ++vd.counts[c];
+            x[i] = c == 3 ? std::nan("") : (flip ? 2.0 - c : static_cast<double>(c));
+          }
+          if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
+          for (int64_t j = 0; j < P; ++j) gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, &fits[j]);
+        } else {
+          for (int64_t s : row_missing)
+            if (g.pos[s] >= 0) vd.missing.push_back(g.pos[s]);
+          // ALT dosage counts over S from the exact sums Σg and Σg².
+          const double* pr = &prod[r * w + g.col0];
+          const int64_t sum_g = static_cast<int64_t>(std::llround(pr[g.k + P]));
+          const int64_t sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nlin + lin_of[gi]]));
+          vd.counts[3] = static_cast<int64_t>(vd.missing.size());
+          vd.counts[2] = (sum_g2 - sum_g) / 2;
+          vd.counts[1] = sum_g - 2 * vd.counts[2];
+          vd.counts[0] = ns - vd.counts[3] - vd.counts[1] - vd.counts[2];
+          gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data());
+          if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
+        }
+        const int64_t nt = ns - vd.counts[3];
+        const double a1_freq = nt > 0 ? static_cast<double>(vd.counts[1] + 2 * vd.counts[2]) / (2.0 * nt) : std::nan("");
+        for (int64_t j = 0; j < P; ++j) {
+          const int pj = g.phenos[j];
+          const Fit& f = fits[j];
+          std::string& s = text[pj];
+          s += lead;
+          if (cols.extra.a1_freq) {
+            s += '\t';
+            put(s, a1_freq);
+          }
+          if (g.logistic && cols.firth_col) s += f.firth ? "\tY" : "\tN";
+          s += "\tADD\t" + std::to_string(f.obs);
+          const bool ok = f.err == Err::Ok;
+          if (ok) {
+            s += '\t';
+            put(s, g.logistic ? std::exp(f.beta) : f.beta);
+            s += '\t';
+            put(s, f.se);
+            if (cols.ci) {
+              const double lo = f.beta - cols.z * f.se, hi = f.beta + cols.z * f.se;
+              s += '\t';
+              put(s, g.logistic ? std::exp(lo) : lo);
+              s += '\t';
+              put(s, g.logistic ? std::exp(hi) : hi);
+            }
+            s += '\t';
+            put(s, f.stat);
+            s += '\t';
+            put(s, f.p);
+            s += f.unfinished ? "\tUNFINISHED\n" : "\t.\n";
+          } else {
+            s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA\t" : "\tNA\tNA\tNA\tNA\t";
+            s += gwas_detail::err_text(f.err);
+            if (f.err == Err::Separation) s += f.separation_allele == 'R' ? ",REF" : ",ALT1";
+            s += '\n';
+            ++block_errors[bi][pj];
+          }
+          if (f.firth) ++block_firth[bi][pj];
+        }
+      }
+    }
+    return Status::OK();
+  };
+  auto in_order = [&](io::GenotypeBlock& b) -> Status {
+    const int64_t bi = b.variant_start / block;
+    for (int64_t j = 0; j < np; ++j) {
+      STRATA_RETURN_NOT_OK(files[j].write(texts[bi][j]));
+      summary.phenotypes[j].errors += block_errors[bi][j];
+      summary.phenotypes[j].firth += block_firth[bi][j];
+    }
+    texts[bi].clear();
+    texts[bi].shrink_to_fit();
+    return Status::OK();
+  };
+  {
+    ProgressScope progress(ctx, "gwas", m, "variants");
+    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *view, block, work, in_order));
+  }
+  for (auto& f : files) {
+    const bool bad = std::fflush(f.f) != 0 || std::ferror(f.f);
+    const int rc = std::fclose(f.f);
+    f.f = nullptr;
+    if (bad || rc != 0) return Status::IOError(f.path, ": write failed: ", std::strerror(errno));
+  }
+  STRATA_RETURN_NOT_OK(out->commit());
+  summary.num_samples = n;
+  summary.num_variants = m;
+  summary.selection = sel.report;
+  summary.covariates = model.covariates;
+  summary.warnings = model.warnings;
+  summary.groups = model.linear_groups;
+  for (const auto& f : files) summary.files.push_back(f.path);
+  return summary;
+}
+
+}  // namespace strata::genomics

@@ -1,0 +1,184 @@
+// Phenotype / covariate tables as plink2 reads them (see pheno.hpp).
+#include "strata/genomics/pheno.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+namespace strata::genomics {
+namespace {
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> f;
+  std::istringstream ss(line);
+  for (std::string x; ss >> x;) f.push_back(std::move(x));
+  return f;
+}
+
+bool is_missing_token(const std::string& s) { return s == "NA" || s == "na" || s == "nan" || s == "NaN" || s == "-9"; }
+
+// A value as plink2 parses it: NA/-9 missing (NaN); anything else must be a finite number.
+bool parse_value(const std::string& s, double* out) {
+  if (is_missing_token(s)) {
+    *out = std::nan("");
+    return true;
+  }
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) return false;
+  // plink2 reads "-9.0" as missing as well.
+  *out = v == -9.0 ? std::nan("") : v;
+  return true;
+}
+
+// Binary when every non-missing value is a case/control code; recode to 0/1 (NaN missing).
+void classify_binary(SampleColumn& c, bool zero_one) {
+  bool any = false;
+  for (double v : c.values) {
+    if (std::isnan(v)) continue;
+    const bool ok = zero_one ? (v == 0.0 || v == 1.0) : (v == 0.0 || v == 1.0 || v == 2.0);
+    if (!ok) return;
+    any = true;
+  }
+  if (!any) return;  // all missing: left quantitative, refused later as all-missing
+  c.binary = true;
+  for (double& v : c.values) {
+    if (std::isnan(v)) continue;
+    if (zero_one) continue;                     // already 0/1
+    v = v == 0.0 ? std::nan("") : v - 1.0;      // 1/2 → 0/1, 0 missing
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : list) {
+    if (ch == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+Result<SampleTable> read_sample_table(const std::string& path, const io::SampleInfo& samples,
+                                      const SampleTableOptions& options) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError(path, ": cannot open");
+  const char* what = options.phenotypes ? "phenotype" : "covariate";
+  std::string line;
+  int64_t line_no = 0;
+  // First non-empty line: header or data.
+  std::vector<std::string> first;
+  while (first.empty() && std::getline(in, line)) {
+    ++line_no;
+    first = fields_of(line);
+  }
+  if (first.empty()) return Status::InvalidData(path, ": empty ", what, " file");
+  bool has_fid = true, header = true;
+  if (first[0] == "#FID" || first[0] == "FID") {
+    if (first.size() < 2 || first[1] != "IID")
+      return Status::Corrupt(path, " line ", line_no, ": header must start with FID IID or IID");
+  } else if (first[0] == "#IID" || first[0] == "IID") {
+    has_fid = false;
+  } else {
+    header = false;
+  }
+  const size_t id_cols = has_fid ? 2 : 1;
+  std::vector<std::string> names;
+  if (header) {
+    names.assign(first.begin() + static_cast<long>(id_cols), first.end());
+  } else {
+    for (size_t i = 2; i < first.size(); ++i)
+      names.push_back((options.phenotypes ? "PHENO" : "COVAR") + std::to_string(i - 1));
+  }
+  if (names.empty()) return Status::InvalidData(path, ": no ", what, " columns");
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (names[i] == names[j]) return Status::InvalidData(path, ": column '", names[i], "' appears twice");
+
+  // Selected columns (file order unless names are given).
+  std::vector<size_t> pick;
+  if (options.names.empty()) {
+    for (size_t i = 0; i < names.size(); ++i) pick.push_back(i);
+  } else {
+    for (size_t i = 0; i < options.names.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (options.names[i] == options.names[j])
+          return Status::InvalidData(path, ": ", what, " column '", options.names[i], "' is asked for twice");
+    for (const auto& want : options.names) {
+      size_t k = names.size();
+      for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == want) k = i;
+      if (k == names.size()) return Status::InvalidData(path, ": no ", what, " column named '", want, "'");
+      pick.push_back(k);
+    }
+  }
+
+  // Sample lookup by FID+IID or IID.
+  const int64_t n = samples.size();
+  std::unordered_map<std::string, int64_t> index;
+  index.reserve(static_cast<size_t>(n) * 2);
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string fid = i < static_cast<int64_t>(samples.family_id.size()) ? samples.family_id[i] : "0";
+    // Without a FID column plink2 takes FID 0: only samples without a family ID match.
+    if (!has_fid && !(fid.empty() || fid == "0")) continue;
+    index.emplace(has_fid ? fid + '\t' + samples.id[i] : samples.id[i], i);
+  }
+
+  SampleTable t;
+  t.columns.resize(pick.size());
+  for (size_t c = 0; c < pick.size(); ++c) {
+    t.columns[c].name = names[pick[c]];
+    t.columns[c].values.assign(static_cast<size_t>(n), std::nan(""));
+  }
+  std::vector<char> seen(static_cast<size_t>(n), 0);
+  auto take_row = [&](const std::vector<std::string>& f) -> Status {
+    if (f.size() != id_cols + names.size())
+      return Status::Corrupt(path, " line ", line_no, ": ", f.size(), " fields, expected ", id_cols + names.size());
+    ++t.rows;
+    const std::string key = has_fid ? f[0] + '\t' + f[1] : f[0];
+    auto it = index.find(key);
+    if (it == index.end()) {
+      ++t.unknown_rows;
+      return Status::OK();
+    }
+    const int64_t s = it->second;
+    if (seen[s]) return Status::InvalidData(path, " line ", line_no, ": sample '", f[id_cols - 1], "' appears twice");
+    seen[s] = 1;
+    ++t.matched_rows;
+    for (size_t c = 0; c < pick.size(); ++c) {
+      double v;
+      const std::string& tok = f[id_cols + pick[c]];
+      if (!parse_value(tok, &v))
+        return Status::Corrupt(path, " line ", line_no, ": ", what, " '", names[pick[c]], "' value '", tok,
+                               "' is not a number (missing is NA or -9)");
+      t.columns[c].values[s] = v;
+    }
+    return Status::OK();
+  };
+  if (!header) STRATA_RETURN_NOT_OK(take_row(first));
+  while (std::getline(in, line)) {
+    ++line_no;
+    auto f = fields_of(line);
+    if (f.empty()) continue;
+    STRATA_RETURN_NOT_OK(take_row(f));
+  }
+  if (t.matched_rows == 0)
+    return Status::InvalidData(path, ": none of its ", t.rows, " rows names a sample of the genotype input",
+                               has_fid ? " (matched on FID and IID)" : " (matched on IID, FID 0 as plink2 does)");
+  if (options.phenotypes)
+    for (auto& c : t.columns) classify_binary(c, options.zero_one_binary);
+  return t;
+}
+
+}  // namespace strata::genomics
