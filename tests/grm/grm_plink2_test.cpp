@@ -25,17 +25,7 @@ const char* kPlink2 = "/usr/bin/plink2";
 std::string cli() { return strata::testing::strata_cli_path(); }
 
 // The lower triangle of a .rel file as text fields, row by row.
-std::vector<std::vector<std::string>> rel_fields(const std::string& path) {
-  std::vector<std::vector<std::string>> out;
-  std::istringstream ss(read_file(path));
-  for (std::string line; std::getline(ss, line);) {
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    for (std::string x; std::getline(ls, x, '\t');) f.push_back(x);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
+std::vector<std::vector<std::string>> rel_fields(const std::string& path) { return strata::testing::read_rows(path); }
 
 template <class T>
 std::vector<T> read_binary(const std::string& path) {

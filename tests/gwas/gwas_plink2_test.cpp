@@ -33,18 +33,8 @@ const char* kPlink2 = "/usr/bin/plink2";
 std::string cli() { return strata::testing::strata_cli_path(); }
 
 using Table = std::vector<std::vector<std::string>>;
+Table read_table(const std::string& path) { return strata::testing::read_rows(path); }
 
-Table read_table(const std::string& path) {
-  Table t;
-  std::istringstream ss(read_file(path));
-  for (std::string line; std::getline(ss, line);) {
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    for (std::string x; std::getline(ls, x, '\t');) f.push_back(x);
-    t.push_back(std::move(f));
-  }
-  return t;
-}
 
 // One unit in the 6th significant digit of a printed value.
 double last_digit(double x) { return x == 0 ? 1e-300 : std::pow(10.0, std::floor(std::log10(std::fabs(x))) - 5); }

@@ -19,18 +19,8 @@ using strata::testing::TempDir;
 
 const char* kPlink2 = "/usr/bin/plink2";
 std::string cli() { return strata::testing::strata_cli_path(); }
+std::vector<std::vector<std::string>> rows_of(const std::string& text) { return strata::testing::split_rows(text); }
 
-std::vector<std::vector<std::string>> rows_of(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream ss(text);
-  for (std::string line; std::getline(ss, line);) {
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    for (std::string t; std::getline(ls, t, '\t');) f.push_back(t);
-    rows.push_back(f);
-  }
-  return rows;
-}
 
 class KingPlink2 : public ::testing::Test {
  protected:

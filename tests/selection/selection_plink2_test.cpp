@@ -27,18 +27,8 @@ using strata::testing::write_file;
 
 const char* kPlink2 = "/usr/bin/plink2";
 std::string cli() { return strata::testing::strata_cli_path(); }
+std::vector<std::vector<std::string>> table(const std::string& path) { return strata::testing::read_rows(path, ' '); }
 
-std::vector<std::vector<std::string>> table(const std::string& path) {
-  std::vector<std::vector<std::string>> out;
-  std::istringstream ss(read_file(path));
-  for (std::string line; std::getline(ss, line);) {
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    for (std::string x; ls >> x;) f.push_back(x);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
 
 // Column `c` of every row of a whitespace table (from row `skip`).
 std::vector<std::string> column(const std::string& path, size_t c, size_t skip = 0) {

@@ -90,6 +90,22 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+std::vector<std::vector<std::string>> split_rows(const std::string& text, char sep) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream ss(text);
+  for (std::string line; std::getline(ss, line);) {
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    if (sep == ' ') {
+      for (std::string x; ls >> x;) f.push_back(x);
+    } else {
+      for (std::string x; std::getline(ls, x, sep);) f.push_back(x);
+    }
+    rows.push_back(std::move(f));
+  }
+  return rows;
+}
+
 void write_file(const std::string& path, const std::string& contents) {
   std::ofstream f(path, std::ios::binary);
   f << contents;

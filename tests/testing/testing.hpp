@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "strata/core/result.hpp"
 
@@ -60,6 +61,13 @@ std::string source_dir();
 
 /// \brief Read a whole file into a string (empty on failure).
 std::string read_file(const std::string& path);
+/// \brief Lines of `text` split into fields at `sep` (tab by default), or at runs of whitespace
+/// when `sep` is ' '.
+std::vector<std::vector<std::string>> split_rows(const std::string& text, char sep = '\t');
+/// \brief split_rows() of a whole file.
+inline std::vector<std::vector<std::string>> read_rows(const std::string& path, char sep = '\t') {
+  return split_rows(read_file(path), sep);
+}
 /// \brief Write a string to a file.
 void write_file(const std::string& path, const std::string& contents);
 
