@@ -23,6 +23,7 @@ struct CliState {
   int threads = 0;              ///< 0 = all cores
   int64_t memory_budget = 0;    ///< --memory where a command has it (0 = the library default)
   std::string report_path;      ///< --report run.json
+  std::string endpoint_url;     ///< --endpoint-url for s3:// (exported as AWS_ENDPOINT_URL)
   /// The resources of the run, made by main() after parsing (threads, budget, progress bar).
   std::optional<Context> context;
   const Context& ctx() const { return *context; }
@@ -43,8 +44,10 @@ void register_linalg_commands(CLI::App& app, CliState& state);    // linalg_cmd.
 void register_relatedness_commands(CLI::App& app, CliState& state);  // relatedness_cmd.cpp: king, distance
 void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp: grm
 
-/// Add --quiet, --threads and --report to a computing subcommand.
+/// Add --quiet, --threads, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);
+/// Add --endpoint-url alone (commands without the other common options, e.g. zarr info).
+void add_endpoint_option(CLI::App* cmd, CliState& state);
 
 // Parse-time validators with messages a person can read. CLI11 prints them as
 // "OPTION: MESSAGE", so MESSAGE reads "must be ..., got ...". Each also rejects text that is not

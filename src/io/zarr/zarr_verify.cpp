@@ -35,7 +35,13 @@ Result<std::vector<int64_t>> list_stored_objects(const Impl& a) {
     STRATA_ASSIGN_OR_RETURN(auto size, a.store->size(a.object_key(Shape{})));
     return size ? std::vector<int64_t>{0} : std::vector<int64_t>{};
   }
-  return list_stored_chunks(*a.store, a.path, a.outer, a.meta.separator, a.meta.key_encoding == KeyEncoding::Default);
+  auto listed =
+      list_stored_chunks(*a.store, a.path, a.outer, a.meta.separator, a.meta.key_encoding == KeyEncoding::Default);
+  if (listed.ok() || listed.status().code() != StatusCode::Unsupported) return listed;
+  // A store that cannot list (plain HTTP): every key of the grid, missing ones found on reading.
+  std::vector<int64_t> all(static_cast<size_t>(a.outer.num_chunks()));
+  for (int64_t i = 0; i < a.outer.num_chunks(); ++i) all[static_cast<size_t>(i)] = i;
+  return all;
 }
 
 Result<std::vector<int64_t>> list_stored_chunks(const Store& store, const std::string& path, const ChunkGrid& g,
