@@ -14,9 +14,12 @@ std::string scheme_of(std::string_view path) {
   const size_t colon = path.find("://");
   if (colon == std::string_view::npos || colon == 0) return "";
   std::string s(path.substr(0, colon));
+  // RFC 3986: a letter, then letters, digits, '+', '-', '.' ("s3", "gs", "https").
+  if (!std::isalpha(static_cast<unsigned char>(s[0]))) return "";
   for (char& c : s) {
-    if (!std::isalpha(static_cast<unsigned char>(c))) return "";
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto u = static_cast<unsigned char>(c);
+    if (!std::isalnum(u) && c != '+' && c != '-' && c != '.') return "";
+    c = static_cast<char>(std::tolower(u));
   }
   return s;
 }

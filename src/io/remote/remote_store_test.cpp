@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "io/remote/object_store_internal.hpp"
+#include "strata/io/remote.hpp"
 #include "testing/testing.hpp"
 
 namespace strata::io::remote {
@@ -183,6 +184,14 @@ TEST(RemoteStore, ListingPagesAndGcsToken) {
   EXPECT_THAT(f.t->seen[1].url, ::testing::HasSubstr("continuation-token=t%261"));
   EXPECT_EQ(f.t->header(0, "Authorization"), "Bearer ya29.secret");
   STRATA_EXPECT_STATUS(store->set("x", {}), StatusCode::Unsupported, "read-only");
+}
+
+TEST(RemoteStore, UrlSchemes) {
+  for (const char* url : {"s3://b/p", "gs://b", "http://h/x", "HTTPS://h/x", "gcs://b/p"})
+    EXPECT_TRUE(is_remote_url(url)) << url;
+  for (const char* path : {"cohort.vcz", "/data/s3://x", "./a://b", "3s://x", "://x", "s 3://x"})
+    EXPECT_FALSE(is_remote_url(path)) << path;
+  STRATA_EXPECT_STATUS(open_store("ftp://h/x"), StatusCode::Unsupported, "unknown URL scheme 'ftp'");
 }
 
 }  // namespace
