@@ -63,6 +63,7 @@ class HttpClient {
   /// Retried on retryable transport failures, 5xx, 429 and 408 (up to max_attempts, exponential
   /// backoff with jitter); any other status is returned for the store to interpret.
   Result<HttpResponse> send(const HttpRequest& req) const;
+  int max_in_flight() const { return options_.max_connections; }
 
  private:
   std::shared_ptr<HttpTransport> transport_;

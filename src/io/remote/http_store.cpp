@@ -7,6 +7,7 @@ namespace {
 class HttpStore final : public ObjectStore {
  public:
   using ObjectStore::ObjectStore;
+  bool can_list() const override { return false; }
   static std::shared_ptr<HttpStore> make(std::shared_ptr<HttpClient> c, std::string base, std::string authority,
                                          std::string root, std::string describe) {
     return std::shared_ptr<HttpStore>(

@@ -94,11 +94,13 @@ class MetadataCacheStore final : public Store {
   Result<std::vector<std::string>> list_dir(const std::string& prefix) const override {
     auto listed = inner_->list_dir(prefix);
     if (listed.ok() || listed.status().code() != StatusCode::Unsupported || !consolidated_) return listed;
-    // No listing (plain HTTP): the children that consolidated metadata names.
+    // No listing (plain HTTP): the children that consolidated metadata names, for walking
+    // groups. Inside an array it knows no chunks, so the store's own answer stands.
     STRATA_RETURN_NOT_OK(detail::check_key(prefix, true));
     const std::string p = prefix.empty() ? "" : prefix + "/";
     std::vector<std::string> names;
     std::lock_guard lock(mu_);
+    if (!is_group_node(p)) return listed;
     for (const auto& [k, v] : cache_) {
       if (!v || k.size() <= p.size() || k.compare(0, p.size(), p) != 0) continue;
       const std::string rest = k.substr(p.size());
@@ -109,8 +111,25 @@ class MetadataCacheStore final : public Store {
     return names;
   }
   std::string describe() const override { return inner_->describe(); }
+  std::vector<Result<std::optional<Bytes>>> get_many(const std::vector<std::string>& keys,
+                                                     int64_t max_bytes) const override {
+    return inner_->get_many(keys, max_bytes);  // chunks: metadata is read one key at a time
+  }
+  int concurrency() const override { return inner_->concurrency(); }
+  bool can_list() const override { return inner_->can_list(); }
 
  private:
+  // Whether the cache holds group metadata at `p` ("" or "a/b/"); mu_ held. Only groups are
+  // listed from consolidated metadata: it names no chunks.
+  bool is_group_node(const std::string& p) const {
+    auto v2 = cache_.find(p + ".zgroup");
+    if (v2 != cache_.end() && v2->second) return true;
+    auto v3 = cache_.find(p + "zarr.json");
+    if (v3 == cache_.end() || !v3->second) return false;
+    auto doc = json::parse(v3->second->begin(), v3->second->end(), nullptr, false);
+    return doc.is_object() && doc.value("node_type", json()) == "group";
+  }
+
   Result<std::optional<Bytes>> fetch(const std::string& key) const {
     {
       std::lock_guard lock(mu_);

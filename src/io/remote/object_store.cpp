@@ -3,7 +3,10 @@
 #include "io/remote/object_store_internal.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <system_error>
+#include <thread>
 
 #include "io/remote/sigv4_internal.hpp"
 #include "io/zarr/store_key_internal.hpp"
@@ -162,6 +165,28 @@ Result<std::optional<Bytes>> ObjectStore::get_range(const std::string& key, int6
     return Status::Corrupt(what, ": range ", range.substr(6), " returned ", resp.body.size(), " bytes, expected ", n,
                            " (the object is shorter)");
   return std::optional<Bytes>(std::move(resp.body));
+}
+
+std::vector<Result<std::optional<Bytes>>> ObjectStore::get_many(const std::vector<std::string>& keys,
+                                                                int64_t max_bytes) const {
+  std::vector<Result<std::optional<Bytes>>> out(keys.size(), Result<std::optional<Bytes>>(std::optional<Bytes>()));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < keys.size();) out[i] = get_at_most(keys[i], max_bytes);
+  };
+  // Blocking requests on short-lived threads; the client's pool bounds what is in flight.
+  std::vector<std::thread> threads;
+  const size_t want = std::min(keys.size(), static_cast<size_t>(std::max(1, concurrency())));
+  for (size_t t = 1; t < want; ++t) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: the rest are read by those that started
+    }
+  }
+  work();
+  for (auto& t : threads) t.join();
+  return out;
 }
 
 Status ObjectStore::set(const std::string& key, std::span<const uint8_t>) {

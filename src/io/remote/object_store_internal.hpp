@@ -37,6 +37,9 @@ class ObjectStore : public Store {
   Status erase(const std::string& key) override;
   Result<std::vector<std::string>> list_dir(const std::string& prefix) const override;
   std::string describe() const override { return describe_; }
+  std::vector<Result<std::optional<Bytes>>> get_many(const std::vector<std::string>& keys,
+                                                     int64_t max_bytes) const override;
+  int concurrency() const override { return client_->max_in_flight(); }
 
  protected:
   /// `base_url` = scheme://authority; `root_path` = encoded path of the store's prefix ("" or

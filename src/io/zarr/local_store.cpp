@@ -173,6 +173,14 @@ Result<std::optional<Bytes>> Store::get_at_most(const std::string& key, int64_t 
   return v;
 }
 
+std::vector<Result<std::optional<Bytes>>> Store::get_many(const std::vector<std::string>& keys,
+                                                          int64_t max_bytes) const {
+  std::vector<Result<std::optional<Bytes>>> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) out.push_back(get_at_most(k, max_bytes));
+  return out;
+}
+
 Status Store::erase_prefix(const std::string& prefix) {
   if (!prefix.empty()) STRATA_RETURN_NOT_OK(erase(prefix));
   STRATA_ASSIGN_OR_RETURN(auto children, list_dir(prefix));
