@@ -2,6 +2,10 @@
 // else (chunks, shards) goes to the remote store.
 #include "io/remote/metadata_cache_store_internal.hpp"
 
+#include <cstdlib>
+
+#include "io/remote/chunk_cache_internal.hpp"
+
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -18,6 +22,15 @@ bool is_metadata_key(const std::string& key) {
   const size_t slash = key.rfind('/');
   const std::string_view name = slash == std::string::npos ? std::string_view(key) : std::string_view(key).substr(slash + 1);
   return name == ".zarray" || name == ".zgroup" || name == ".zattrs" || name == "zarr.json" || name == ".zmetadata";
+}
+
+// STRATA_REMOTE_CACHE_BYTES (default 256 MiB, 0 = off): remote objects kept for re-reads.
+int64_t chunk_cache_bytes() {
+  const char* v = std::getenv("STRATA_REMOTE_CACHE_BYTES");
+  if (!v || !*v) return int64_t{256} << 20;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  return *end == '\0' && x >= 0 ? x : int64_t{256} << 20;
 }
 
 Bytes to_bytes(const json& j) {
@@ -60,11 +73,11 @@ class MetadataCacheStore final : public Store {
   bool consolidated() const { return consolidated_; }
 
   Result<std::optional<Bytes>> get(const std::string& key) const override {
-    if (!is_metadata_key(key)) return inner_->get(key);
+    if (!is_metadata_key(key)) return get_object(key, -1);
     return fetch(key);
   }
   Result<std::optional<Bytes>> get_at_most(const std::string& key, int64_t max_bytes) const override {
-    if (!is_metadata_key(key)) return inner_->get_at_most(key, max_bytes);
+    if (!is_metadata_key(key)) return get_object(key, max_bytes);
     STRATA_ASSIGN_OR_RETURN(auto v, fetch(key));
     if (v && static_cast<int64_t>(v->size()) > max_bytes)
       return Status::Corrupt(describe(), "/", key, ": object of ", v->size(), " bytes exceeds the ", max_bytes,
@@ -113,12 +126,44 @@ class MetadataCacheStore final : public Store {
   std::string describe() const override { return inner_->describe(); }
   std::vector<Result<std::optional<Bytes>>> get_many(const std::vector<std::string>& keys,
                                                      int64_t max_bytes) const override {
-    return inner_->get_many(keys, max_bytes);  // chunks: metadata is read one key at a time
+    std::vector<Result<std::optional<Bytes>>> out(keys.size(), Result<std::optional<Bytes>>(std::optional<Bytes>()));
+    std::vector<std::string> misses;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (auto hit = chunks_.find(keys[i])) {
+        out[i] = checked_size(keys[i], std::move(*hit), max_bytes);
+      } else {
+        misses.push_back(keys[i]);
+        where.push_back(i);
+      }
+    }
+    if (misses.empty()) return out;
+    auto got = inner_->get_many(misses, max_bytes);
+    for (size_t j = 0; j < misses.size(); ++j) {
+      if (got[j].ok()) chunks_.put(misses[j], *got[j]);
+      out[where[j]] = std::move(got[j]);
+    }
+    return out;
   }
   int concurrency() const override { return inner_->concurrency(); }
   bool can_list() const override { return inner_->can_list(); }
 
  private:
+  // Chunks and shards through the LRU; a cached object larger than `max_bytes` is refused as
+  // the store would refuse it.
+  Result<std::optional<Bytes>> get_object(const std::string& key, int64_t max_bytes) const {
+    if (auto hit = chunks_.find(key)) return checked_size(key, std::move(*hit), max_bytes);
+    auto v = max_bytes < 0 ? inner_->get(key) : inner_->get_at_most(key, max_bytes);
+    if (v.ok()) chunks_.put(key, *v);
+    return v;
+  }
+  Result<std::optional<Bytes>> checked_size(const std::string& key, std::optional<Bytes> v, int64_t max_bytes) const {
+    if (v && max_bytes >= 0 && static_cast<int64_t>(v->size()) > max_bytes)
+      return Status::Corrupt(describe(), "/", key, ": object of ", v->size(), " bytes exceeds the ", max_bytes,
+                             "-byte limit for it");
+    return v;
+  }
+
   // Whether the cache holds group metadata at `p` ("" or "a/b/"); mu_ held. Only groups are
   // listed from consolidated metadata: it names no chunks.
   bool is_group_node(const std::string& p) const {
@@ -145,6 +190,7 @@ class MetadataCacheStore final : public Store {
   }
 
   std::shared_ptr<Store> inner_;
+  mutable ChunkCache chunks_{chunk_cache_bytes()};
   mutable std::mutex mu_;
   mutable std::map<std::string, std::optional<Bytes>> cache_;
   bool consolidated_ = false;

@@ -1,5 +1,6 @@
 // SHA-256/HMAC against FIPS 180-4 and RFC 4231 vectors; SigV4 against AWS's published S3
 // examples (Signature Version 4 documentation, "Examples: Signature Calculations").
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "io/remote/sha256_internal.hpp"
@@ -50,6 +51,9 @@ TEST(SigV4, AwsExampleGetObjectWithRange) {
                {"x-amz-date", "20130524T000000Z"}};
   r.payload_sha256_hex = kEmptyHash;
   const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+  EXPECT_EQ(s.string_to_sign,
+            "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
+            "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
   EXPECT_EQ(s.canonical_request,
             "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
             "x-amz-content-sha256:" + kEmptyHash + "\nx-amz-date:20130524T000000Z\n\n"
@@ -72,6 +76,20 @@ TEST(SigV4, AwsExampleListObjects) {
   r.payload_sha256_hex = kEmptyHash;
   const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
   EXPECT_EQ(s.signature, "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+}
+
+TEST(SigV4, AwsExampleGetBucketLifecycle) {
+  SigV4Request r;
+  r.method = "GET";
+  r.path = "/";
+  r.query = {{"lifecycle", ""}};
+  r.headers = {{"Host", "examplebucket.s3.amazonaws.com"},
+               {"x-amz-content-sha256", kEmptyHash},
+               {"x-amz-date", "20130524T000000Z"}};
+  r.payload_sha256_hex = kEmptyHash;
+  const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+  EXPECT_THAT(s.canonical_request, ::testing::StartsWith("GET\n/\nlifecycle=\nhost:"));
+  EXPECT_EQ(s.signature, "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
 }
 
 TEST(SigV4, AwsExamplePutObject) {
