@@ -2,6 +2,7 @@
 // between requests; TLS peer and host verification stay on.
 #include <curl/curl.h>
 
+#include <cctype>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
