@@ -32,6 +32,17 @@ if(STRATA_ENABLE_HTSLIB)
   endif()
 endif()
 
+# libcurl for http(s)://, s3:// and gs:// stores; without it those schemes are Unsupported.
+set(STRATA_HAVE_CURL 0)
+if(STRATA_ENABLE_CURL)
+  find_package(CURL)
+  if(CURL_FOUND)
+    set(STRATA_HAVE_CURL 1)
+  else()
+    message(WARNING "libcurl not found: Zarr over http(s)://, s3:// and gs:// disabled")
+  endif()
+endif()
+
 if(STRATA_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)

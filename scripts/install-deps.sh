@@ -12,6 +12,9 @@ BUILD_PKGS=(
   libblosc-dev libzstd-dev liblz4-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev
   libhts-dev
+  # libcurl for Zarr over http(s)/s3/gs. The GnuTLS flavour: libhts-dev depends on it, and
+  # libcurl4-openssl-dev conflicts with it (installing that one would remove htslib).
+  libcurl4-gnutls-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # Oracles used by tests and benchmarks (Debian's python, plink2, bcftools).

@@ -48,6 +48,7 @@
 #include "strata/io/genotype_dosage.hpp"
 #include "strata/io/npy.hpp"
 #include "strata/io/plink.hpp"
+#include "strata/io/remote.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/vcf.hpp"
 #include "strata/io/vcf_zarr.hpp"

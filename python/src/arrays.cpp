@@ -11,6 +11,7 @@
 #include "strata/array/ops.hpp"
 #include "strata/exec/run.hpp"
 #include "strata/io/store.hpp"
+#include "strata/io/remote.hpp"
 #include "strata/io/zarr.hpp"
 
 namespace strata::python {
@@ -41,9 +42,8 @@ Array from_buffer(const Buffer& a, const std::string& dtype, const Shape& chunks
 
 Array from_zarr(const std::string& path) {
   return released([&]() -> Result<Array> {
-    STRATA_ASSIGN_OR_RETURN(io::ZarrLocation loc, io::resolve_zarr_location(path));
-    STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(loc.store_root));
-    auto z = io::ZarrArray::open(store, loc.node_path);
+    STRATA_ASSIGN_OR_RETURN(io::StoreLocation loc, io::open_zarr_location(path));
+    auto z = io::ZarrArray::open(loc.store, loc.node_path);
     if (!z.ok()) return z.status().with_context(path);
     return Array::from_zarr(*z).checked();
   });

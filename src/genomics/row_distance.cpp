@@ -13,6 +13,7 @@
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/pass_engine.hpp"
+#include "strata/io/remote.hpp"
 #include "strata/io/store.hpp"
 
 namespace strata::genomics {
@@ -291,11 +292,10 @@ class BlockPairKernel {
 
 Result<std::optional<io::ZarrArray>> open_row_matrix(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec)) return std::optional<io::ZarrArray>{};
-  auto loc = io::resolve_zarr_location(path);
+  if (!io::is_remote_url(path) && !std::filesystem::is_directory(path, ec)) return std::optional<io::ZarrArray>{};
+  auto loc = io::open_zarr_location(path);
   if (!loc.ok()) return std::optional<io::ZarrArray>{};
-  STRATA_ASSIGN_OR_RETURN(auto local, io::LocalStore::open(loc->store_root));
-  std::shared_ptr<io::Store> store = local;
+  std::shared_ptr<io::Store> store = loc->store;
   auto info = io::zarr_node_info(store, loc->node_path);
   if (!info.ok() || info->kind != io::NodeKind::Array) return std::optional<io::ZarrArray>{};
   auto array = io::ZarrArray::open(store, loc->node_path);

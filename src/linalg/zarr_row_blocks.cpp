@@ -7,6 +7,7 @@
 
 #include "strata/core/shape.hpp"
 #include "strata/io/store.hpp"
+#include "strata/io/remote.hpp"
 #include "strata/io/zarr.hpp"
 #include "strata/linalg/row_blocks.hpp"
 
@@ -107,9 +108,8 @@ Result<RowBlockSourcePtr> make_zarr_source(const io::ZarrArray& array) {
 }
 
 Result<RowBlockSourcePtr> open_zarr_source(const std::string& path) {
-  STRATA_ASSIGN_OR_RETURN(io::ZarrLocation loc, io::resolve_zarr_location(path));
-  STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(loc.store_root));
-  auto array = io::ZarrArray::open(store, loc.node_path);
+  STRATA_ASSIGN_OR_RETURN(io::StoreLocation loc, io::open_zarr_location(path));
+  auto array = io::ZarrArray::open(loc.store, loc.node_path);
   if (!array.ok()) return array.status().with_context(path);
   return make_zarr_source(*array);
 }

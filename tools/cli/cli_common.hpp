@@ -24,6 +24,7 @@ struct CliState {
   int threads = 0;              ///< 0 = all cores
   int64_t memory_budget = 0;    ///< --memory where a command has it (0 = the library default)
   std::string report_path;      ///< --report run.json
+  std::string endpoint_url;     ///< --endpoint-url for s3:// (exported as AWS_ENDPOINT_URL)
   /// The resources of the run, made by main() after parsing (threads, budget, progress bar).
   std::optional<Context> context;
   const Context& ctx() const { return *context; }
@@ -45,8 +46,10 @@ void register_relatedness_commands(CLI::App& app, CliState& state);  // relatedn
 void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp: grm
 void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cpp: gwas
 
-/// Add --quiet, --threads and --report to a computing subcommand.
+/// Add --quiet, --threads, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);
+/// Add --endpoint-url alone (commands without the other common options, e.g. zarr info).
+void add_endpoint_option(CLI::App* cmd, CliState& state);
 
 /// Add plink2's sample and variant selection flags (--keep, --remove, --extract, --exclude,
 /// --chr, --from-bp, --to-bp, --mind, --geno, --hwe, --maf) to a computing subcommand;

@@ -18,6 +18,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/output.hpp"
+#include "strata/io/remote.hpp"
 #include "terminal_progress.hpp"
 
 namespace strata::cli {
@@ -30,6 +31,18 @@ void add_common_options(CLI::App* cmd, CliState& state) {
                   "Write a JSON run report (time per phase, bytes, peak memory); an existing file there is replaced "
                   "only when it is a strata run report")
       ->check(non_empty_path());
+  add_endpoint_option(cmd, state);
+}
+
+void add_endpoint_option(CLI::App* cmd, CliState& state) {
+  cmd->add_option("--endpoint-url", state.endpoint_url,
+                  "S3-compatible service for s3:// paths (default: $AWS_ENDPOINT_URL, else AWS)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0 ? std::string()
+                                                                             : "must be an http:// or https:// URL";
+          },
+          "URL", ""));
 }
 
 // A file at the report path is replaced only when it is an earlier run report (a JSON object
@@ -75,6 +88,13 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
   j["seconds"] = seconds;
   // The backend that ran the operations, with its instruction set ("cpu-avx512-vnni").
   j["backend"] = backend::of(state.ctx()).name();
+  // Remote stores: requests, retries, bytes and time spent in requests (process-wide tally).
+  const io::NetworkCounters net = io::network_counters();
+  if (net.requests > 0) {
+    j["network"] = {{"requests", net.requests},        {"retries", net.retries},
+                    {"bytes_received", net.bytes_received}, {"bytes_sent", net.bytes_sent},
+                    {"wait_seconds", net.wait_seconds}};
+  }
   // What the engine recorded: passes, blocks, bytes read, phases, peaks, backend, threads.
   const nlohmann::json run = nlohmann::json::parse(state.ctx().report().to_json());
   for (const auto& [key, value] : run.items()) {
@@ -165,6 +185,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!state.run) return 0;
+  // The stores read the endpoint from the environment, like AWS's own tools.
+  if (!state.endpoint_url.empty()) ::setenv("AWS_ENDPOINT_URL", state.endpoint_url.c_str(), 1);
   {
     // The workers start now: a process limit fails here, with its reason.
     ContextOptions co;

@@ -78,6 +78,7 @@ void register_zarr_commands(CLI::App& app, CliState& state) {
   auto* info = zarr->add_subcommand("info", "Tree of groups and arrays: shape, dtype, chunks, shards, codecs, sizes");
   info->add_option("PATH", args->path, "Store, group or array (store.zarr/a/b)")->required();
   info->add_flag("--json", args->json, "Print JSON instead of a tree");
+  add_endpoint_option(info, state);
   info->callback([&state, args] { state.run = [args] { return run_info(*args); }; });
 
   auto* exp = zarr->add_subcommand("export", "Write a whole array to a NumPy .npy file (C order)");
@@ -88,7 +89,7 @@ void register_zarr_commands(CLI::App& app, CliState& state) {
 
   auto* imp = zarr->add_subcommand("import", "Create a Zarr array from a NumPy .npy file");
   imp->add_option("IN", args->file, "Input .npy file")->required();
-  imp->add_option("PATH", args->path, "New array (a directory; may be inside an existing store)")->required();
+  imp->add_option("PATH", args->path, "New array: a directory (may be inside an existing store) or an s3:// URL")->required();
   imp->add_option("--chunks", args->chunks, "Chunk shape, e.g. 1000,1000 (default: ~1M elements per chunk)");
   imp->add_option("--codec", args->codec,
                   "none | zstd:LEVEL | lz4 | zlib:LEVEL | gzip:LEVEL | blosc:CNAME:LEVEL:SHUFFLE "

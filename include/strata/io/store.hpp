@@ -56,6 +56,19 @@ class Store {
   /// \brief Remove `prefix` itself and every key below it ("" = the whole store). Missing
   /// prefixes are fine. The default walks list_dir() and erases key by key.
   virtual Status erase_prefix(const std::string& prefix);
+
+  /// \brief get_at_most() of several keys, one result per key. Remote stores have up to
+  /// concurrency() requests in flight; the default reads one after another.
+  virtual std::vector<Result<std::optional<Bytes>>> get_many(const std::vector<std::string>& keys,
+                                                             int64_t max_bytes) const;
+
+  /// \brief How many reads are worth having in flight at once: 1 where a read costs little
+  /// besides its bytes (local files), more where each waits on a network round trip.
+  virtual int concurrency() const { return 1; }
+
+  /// \brief Whether list_dir() can enumerate chunks (false for plain HTTP: verify and info then
+  /// probe every key of the chunk grid, and an absent key is a missing chunk).
+  virtual bool can_list() const { return true; }
 };
 
 /// \brief A directory on the local file system. Only regular files (or symlinks to them) are

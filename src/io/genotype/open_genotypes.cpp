@@ -3,13 +3,14 @@
 
 #include "io/genotype/sources_internal.hpp"
 #include "strata/io/plink.hpp"
+#include "strata/io/remote.hpp"
 
 namespace strata::io {
 
 Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOpenOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return detail::open_zarr_genotypes(path, options);
+  if (is_remote_url(path) || fs::is_directory(path, ec)) return detail::open_zarr_genotypes(path, options);
   if (is_plink_path(path)) {
     STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
     GenotypeViewPtr view = bed;

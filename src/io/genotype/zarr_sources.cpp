@@ -10,6 +10,7 @@
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/sources_internal.hpp"
 #include "io/genotype/zarr_meta_internal.hpp"
+#include "strata/io/remote.hpp"
 #include "strata/io/zarr.hpp"
 
 namespace strata::io::detail {
@@ -286,9 +287,8 @@ Result<GenotypeViewPtr> open_array(const std::shared_ptr<Store>& store, const st
 }  // namespace
 
 Result<GenotypeViewPtr> open_zarr_genotypes(const std::string& path, const GenotypeOpenOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(ZarrLocation loc, resolve_zarr_location(path));
-  STRATA_ASSIGN_OR_RETURN(auto local, LocalStore::open(loc.store_root));
-  std::shared_ptr<Store> store = local;
+  STRATA_ASSIGN_OR_RETURN(StoreLocation loc, open_zarr_location(path));
+  std::shared_ptr<Store> store = loc.store;
   const std::string node = join_path(loc.node_path, options.array);
   STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo info, zarr_node_info(store, node));
   if (info.kind == NodeKind::Missing) {

@@ -15,10 +15,13 @@
 #include <filesystem>
 #include <system_error>
 
+#include "io/zarr/store_key_internal.hpp"
 #include "strata/io/store.hpp"
 
 namespace strata::io {
 namespace {
+
+using detail::check_key;
 
 namespace fs = std::filesystem;
 
@@ -29,28 +32,6 @@ std::string errno_text(int e) { return std::error_code(e, std::generic_category(
 
 Status io_error(const std::string& path, std::string_view what, int e) {
   return Status::IOError(path, ": ", what, ": ", errno_text(e));
-}
-
-// Keys are relative '/'-separated paths; reject anything that could leave the root.
-Status check_key(const std::string& key, bool allow_empty) {
-  if (key.empty()) {
-    if (allow_empty) return Status::OK();
-    return Status::Invalid("empty store key");
-  }
-  if (key.front() == '/') return Status::Invalid("store key '", key, "' is absolute");
-  if (key.find('\0') != std::string::npos) return Status::Invalid("store key contains a NUL byte");
-  size_t pos = 0;
-  while (pos <= key.size()) {
-    size_t slash = key.find('/', pos);
-    if (slash == std::string::npos) slash = key.size();
-    std::string_view part(key.data() + pos, slash - pos);
-    if (part.empty() && slash != key.size())
-      return Status::Invalid("store key '", key, "' has an empty path component");
-    if (part == "." || part == "..")
-      return Status::Invalid("store key '", key, "' contains '", part, "'");
-    pos = slash + 1;
-  }
-  return Status::OK();
 }
 
 // Read exactly `n` bytes at `offset`; returns the number read (short only at end of file).
@@ -190,6 +171,14 @@ Result<std::optional<Bytes>> Store::get_at_most(const std::string& key, int64_t 
   STRATA_ASSIGN_OR_RETURN(auto v, get(key));
   if (v && static_cast<int64_t>(v->size()) > max_bytes) return too_large(what, static_cast<int64_t>(v->size()), max_bytes);
   return v;
+}
+
+std::vector<Result<std::optional<Bytes>>> Store::get_many(const std::vector<std::string>& keys,
+                                                          int64_t max_bytes) const {
+  std::vector<Result<std::optional<Bytes>>> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) out.push_back(get_at_most(k, max_bytes));
+  return out;
 }
 
 Status Store::erase_prefix(const std::string& prefix) {

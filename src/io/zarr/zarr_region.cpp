@@ -70,30 +70,50 @@ Result<std::span<uint8_t>> chunk_scratch(int64_t n) {
 Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool* pool) {
   const auto chunks = a.grid.chunks_in(start, count);
   const int64_t isz = a.itemsize();
-  return parallel_for(pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) -> Status {
+  auto place = [&](int64_t i, const std::string& key, const std::optional<Bytes>& v) -> Status {
     const Shape& ci = chunks[i];
     const Shape origin = a.grid.chunk_origin(ci);
     const Overlap ov = overlap(start, count, origin, a.grid.chunk_extent(ci));
-    const std::string key = a.object_key(ci);
-    auto v = a.store->get_at_most(key, a.max_object_nbytes());
-    if (!v.ok()) return a.chunk_error(key, v.status());
-    if (!*v) {
+    if (!v) {
       fill_box(out, count, minus(ov.lo, start), ov.size(), a.meta.fill);
       return Status::OK();
     }
     // Whole, contiguous chunks decode straight into the output.
     if (ov.covers(origin, a.meta.chunks)) {
       if (auto off = contiguous_offset(count, minus(ov.lo, start), ov.size(), isz)) {
-        Status st = a.meta.pipeline->decode(**v, std::span<uint8_t>(out + *off, a.chunk_nbytes()));
+        Status st = a.meta.pipeline->decode(*v, std::span<uint8_t>(out + *off, a.chunk_nbytes()));
         return st.ok() ? st : a.chunk_error(key, st);
       }
     }
     STRATA_ASSIGN_OR_RETURN(std::span<uint8_t> buf, chunk_scratch(a.chunk_nbytes()));
-    Status st = a.meta.pipeline->decode(**v, buf);
+    Status st = a.meta.pipeline->decode(*v, buf);
     if (!st.ok()) return a.chunk_error(key, st);
     copy_box(buf.data(), a.meta.chunks, minus(ov.lo, origin), out, count, minus(ov.lo, start), ov.size(), isz);
     return Status::OK();
-  });
+  };
+  const int fan_out = a.store->concurrency();
+  if (fan_out <= 1) {
+    return parallel_for(pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) -> Status {
+      const std::string key = a.object_key(chunks[i]);
+      auto v = a.store->get_at_most(key, a.max_object_nbytes());
+      if (!v.ok()) return a.chunk_error(key, v.status());
+      return place(i, key, *v);
+    });
+  }
+  // Remote stores: fetch a batch of chunks with many requests in flight, then decode it on the
+  // workers; a batch holds at most 4 × fan_out encoded chunks.
+  const int64_t batch = 4 * static_cast<int64_t>(fan_out);
+  for (int64_t b0 = 0; b0 < static_cast<int64_t>(chunks.size()); b0 += batch) {
+    const int64_t n = std::min<int64_t>(batch, static_cast<int64_t>(chunks.size()) - b0);
+    std::vector<std::string> keys(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) keys[i] = a.object_key(chunks[b0 + i]);
+    auto got = a.store->get_many(keys, a.max_object_nbytes());
+    STRATA_RETURN_NOT_OK(parallel_for(pool, n, [&](int64_t i) -> Status {
+      if (!got[i].ok()) return a.chunk_error(keys[i], got[i].status());
+      return place(b0 + i, keys[i], *got[i]);
+    }));
+  }
+  return Status::OK();
 }
 
 Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool* pool) {

@@ -3,6 +3,7 @@
 #include "strata/io/zarr_strings.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <charconv>
 
 #include "io/codecs/codec_json_internal.hpp"
@@ -99,8 +100,14 @@ struct ZarrStringArray::Impl {
     return k.empty() ? "0" : k;
   }
   // Decoded items of one chunk; errors are bare (no chunk name). nullopt = not stored.
-  Result<std::optional<std::vector<std::string>>> decode(const Shape& index) const {
-    STRATA_ASSIGN_OR_RETURN(auto raw, store->get(detail::join_key(path, suffix(index))));
+  Result<std::optional<std::vector<std::string>>> decode(const Shape& index,
+                                                         std::optional<Bytes>* fetched = nullptr) const {
+    std::optional<Bytes> raw;
+    if (fetched) {
+      raw = std::move(*fetched);
+    } else {
+      STRATA_ASSIGN_OR_RETURN(raw, store->get(detail::join_key(path, suffix(index))));
+    }
     if (!raw) return std::optional<std::vector<std::string>>();
     Bytes data;
     if (compressor) {
@@ -269,17 +276,32 @@ Result<ZarrArray::VerifyReport> ZarrStringArray::verify() const {
     for (; list_missing && next < end && r.missing.size() < kMaxMissingNames; ++next)
       r.missing.push_back(a.suffix(a.grid.unravel(next)));
   };
-  for (int64_t lin : stored) {
-    note_missing_before(lin);
-    next = lin + 1;
-    const Shape index = a.grid.unravel(lin);
-    auto items = a.decode(index);
-    if (items.ok() && *items) {
-      ++r.chunks_ok;
-    } else if (items.ok()) {
-      ++r.chunks_missing;  // removed between listing and reading
-    } else {
-      r.corrupt.emplace_back(a.suffix(index), items.status().message());
+  // Remote stores fetch batches of chunks with many requests in flight; local ones read each.
+  const size_t batch = a.store->concurrency() > 1 ? 4 * static_cast<size_t>(a.store->concurrency()) : 1;
+  for (size_t b0 = 0; b0 < stored.size(); b0 += batch) {
+    const size_t n = std::min(batch, stored.size() - b0);
+    std::vector<Result<std::optional<Bytes>>> got;
+    if (batch > 1) {
+      std::vector<std::string> keys(n);
+      for (size_t i = 0; i < n; ++i) keys[i] = detail::join_key(a.path, a.suffix(a.grid.unravel(stored[b0 + i])));
+      got = a.store->get_many(keys, std::numeric_limits<int64_t>::max());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t lin = stored[b0 + i];
+      note_missing_before(lin);
+      next = lin + 1;
+      const Shape index = a.grid.unravel(lin);
+      Result<std::optional<std::vector<std::string>>> items = std::optional<std::vector<std::string>>();
+      if (batch > 1 && !got[i].ok()) items = got[i].status();
+      else items = batch > 1 ? a.decode(index, &*got[i]) : a.decode(index);
+      if (items.ok() && *items) {
+        ++r.chunks_ok;
+      } else if (items.ok()) {
+        ++r.chunks_missing;  // not stored (removed since listing, or a store that cannot list)
+        if (list_missing && r.missing.size() < kMaxMissingNames) r.missing.push_back(a.suffix(index));
+      } else {
+        r.corrupt.emplace_back(a.suffix(index), items.status().message());
+      }
     }
   }
   note_missing_before(r.chunks_total);

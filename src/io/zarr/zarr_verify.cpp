@@ -38,8 +38,24 @@ Result<std::vector<int64_t>> list_stored_objects(const Impl& a) {
   return list_stored_chunks(*a.store, a.path, a.outer, a.meta.separator, a.meta.key_encoding == KeyEncoding::Default);
 }
 
+namespace {
+Result<std::vector<int64_t>> list_chunks_by_listing(const Store& store, const std::string& path, const ChunkGrid& g,
+                                                    char separator, bool default_encoding);
+}  // namespace
+
 Result<std::vector<int64_t>> list_stored_chunks(const Store& store, const std::string& path, const ChunkGrid& g,
                                                 char separator, bool default_encoding) {
+  auto listed = list_chunks_by_listing(store, path, g, separator, default_encoding);
+  if (listed.ok() || listed.status().code() != StatusCode::Unsupported) return listed;
+  // A store that cannot list (plain HTTP): every key of the grid; missing ones show on reading.
+  std::vector<int64_t> all(static_cast<size_t>(g.num_chunks()));
+  for (int64_t i = 0; i < g.num_chunks(); ++i) all[static_cast<size_t>(i)] = i;
+  return all;
+}
+
+namespace {
+Result<std::vector<int64_t>> list_chunks_by_listing(const Store& store, const std::string& path, const ChunkGrid& g,
+                                                    char separator, bool default_encoding) {
   const Shape& grid = g.grid_shape();
   const size_t nd = grid.size();
   std::vector<int64_t> out;
@@ -88,6 +104,7 @@ Result<std::vector<int64_t>> list_stored_chunks(const Store& store, const std::s
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+}  // namespace
 
 }  // namespace detail
 
@@ -127,16 +144,20 @@ struct ObjectReport {
   std::vector<std::pair<std::string, std::string>> corrupt;
 };
 
-ObjectReport verify_plain(const Impl& a, int64_t linear) {
+// `fetched`: the object already read (remote stores fetch batches), else read here.
+using Fetched = Result<std::optional<Bytes>>;
+
+ObjectReport verify_plain(const Impl& a, int64_t linear, Fetched* fetched) {
   ObjectReport r;
   const std::string key = detail::chunk_key_suffix(a.meta, a.grid.unravel(linear));
   const std::string store_key = detail::join_key(a.path, key);
-  auto v = a.store->get_at_most(store_key, a.max_object_nbytes());
+  auto v = fetched ? std::move(*fetched) : a.store->get_at_most(store_key, a.max_object_nbytes());
   if (!v.ok()) {
     r.corrupt.emplace_back(key, v.status().message());
     r.corrupt_chunks = 1;
     return r;
   }
+  if (!*v && !a.store->can_list()) return r;  // every grid key was probed: absent is missing
   if (!*v) {  // listed at a full chunk key but not a value: a directory where a chunk belongs
     r.corrupt.emplace_back(key, "is a directory, not a chunk");
     r.corrupt_chunks = 1;
@@ -161,12 +182,12 @@ int64_t inner_chunks_in_shard(const Impl& a, const Shape& shard) {
   return n;
 }
 
-ObjectReport verify_shard(const Impl& a, int64_t linear) {
+ObjectReport verify_shard(const Impl& a, int64_t linear, Fetched* fetched) {
   const detail::ShardingSpec& spec = *a.meta.sharding;
   ObjectReport r;
   const Shape shard = a.outer.unravel(linear);
   const std::string key = detail::chunk_key_suffix(a.meta, shard);
-  auto v = a.store->get_at_most(detail::join_key(a.path, key), a.max_object_nbytes());
+  auto v = fetched ? std::move(*fetched) : a.store->get_at_most(detail::join_key(a.path, key), a.max_object_nbytes());
   if (!v.ok()) {
     r.corrupt.emplace_back(key, v.status().message());
     r.corrupt_chunks = inner_chunks_in_shard(a, shard);
@@ -228,10 +249,24 @@ Result<ZarrArray::VerifyReport> ZarrArray::verify(ThreadPool* pool) const {
   const Impl& a = *impl_;
   STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> stored, detail::list_stored_objects(a));
   std::vector<ObjectReport> reports(stored.size());
-  STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(stored.size()), [&](int64_t i) -> Status {
-    reports[i] = a.sharded() ? verify_shard(a, stored[i]) : verify_plain(a, stored[i]);
+  auto check = [&](int64_t i, Fetched* got) {
+    reports[i] = a.sharded() ? verify_shard(a, stored[i], got) : verify_plain(a, stored[i], got);
     return Status::OK();
-  }));
+  };
+  const int fan_out = a.store->concurrency();
+  if (fan_out <= 1) {
+    STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(stored.size()), [&](int64_t i) { return check(i, nullptr); }));
+  } else {
+    // Remote stores: many objects in flight per batch, checked on the workers as a batch lands.
+    const int64_t batch = 4 * static_cast<int64_t>(fan_out);
+    for (int64_t b0 = 0; b0 < static_cast<int64_t>(stored.size()); b0 += batch) {
+      const int64_t n = std::min<int64_t>(batch, static_cast<int64_t>(stored.size()) - b0);
+      std::vector<std::string> keys(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) keys[i] = a.object_key(a.outer.unravel(stored[b0 + i]));
+      auto got = a.store->get_many(keys, a.max_object_nbytes());
+      STRATA_RETURN_NOT_OK(parallel_for(pool, n, [&](int64_t i) { return check(b0 + i, &got[i]); }));
+    }
+  }
   VerifyReport out;
   out.chunks_total = a.grid.num_chunks();
   int64_t corrupt_chunks = 0;

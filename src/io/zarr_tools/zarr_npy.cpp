@@ -6,6 +6,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/npy.hpp"
+#include "strata/io/remote.hpp"
 
 namespace strata::io {
 using zarr_tools_internal::open_location;
@@ -49,11 +50,25 @@ Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const st
   const NpyHeader& h = r.header();
   DType dtype = h.dtype.native();
   // Checked before any work: an existing store needs --overwrite, the input is never replaced.
-  OutputRules rules;
-  rules.overwrite = opt.overwrite;
-  rules.inputs = {npy_path};
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(zarr_path, std::move(rules)));
-  STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(zarr_path));
+  // Local stores are staged and committed atomically; remote ones are written in place (each
+  // object PUT is atomic, the store as a whole is not).
+  std::unique_ptr<OutputSet> out;
+  std::shared_ptr<Store> store;
+  if (is_remote_url(zarr_path)) {
+    STRATA_ASSIGN_OR_RETURN(store, open_store(zarr_path));
+    STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo existing, zarr_node_info(store, ""));
+    if (existing.kind != NodeKind::Missing && !opt.overwrite)
+      return Status::AlreadyExists(zarr_path, " holds a Zarr ", existing.kind == NodeKind::Array ? "array" : "group",
+                                   "; pass --overwrite to replace it");
+    if (existing.kind != NodeKind::Missing) STRATA_RETURN_NOT_OK(store->erase_prefix(""));
+  } else {
+    OutputRules rules;
+    rules.overwrite = opt.overwrite;
+    rules.inputs = {npy_path};
+    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(zarr_path, std::move(rules)));
+    STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(zarr_path));
+    STRATA_ASSIGN_OR_RETURN(store, open_store(staged, true));
+  }
   ZarrCreateOptions co;
   co.format = opt.format;
   co.shape = h.shape;
@@ -80,7 +95,6 @@ Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const st
   co.fill_value = dtype.is_float() ? ZarrFillValue("NaN") : ZarrFillValue(0);
   if (dtype.is_bool()) co.fill_value = false;
 
-  STRATA_ASSIGN_OR_RETURN(auto store, LocalStore::open(staged, true));
   STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::create(store, "", co));
   const int64_t itemsize = dtype.itemsize();
   if (h.shape.empty()) {
@@ -104,7 +118,7 @@ Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const st
       ctx.advance_progress(n);
     }
   }
-  return out->commit();
+  return out ? out->commit() : Status::OK();
 }
 
 }  // namespace strata::io

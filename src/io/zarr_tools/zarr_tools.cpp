@@ -13,6 +13,7 @@
 
 #include "strata/core/buffer.hpp"
 #include "strata/io/npy.hpp"
+#include "strata/io/remote.hpp"
 #include "strata/io/zarr_strings.hpp"
 
 namespace strata::io {
@@ -21,9 +22,8 @@ namespace fs = std::filesystem;
 namespace zarr_tools_internal {
 
 Result<Opened> open_location(const std::string& path) {
-  STRATA_ASSIGN_OR_RETURN(ZarrLocation loc, resolve_zarr_location(path));
-  STRATA_ASSIGN_OR_RETURN(auto store, LocalStore::open(loc.store_root));
-  return Opened{store, loc.node_path};
+  STRATA_ASSIGN_OR_RETURN(StoreLocation loc, open_zarr_location(path));
+  return Opened{loc.store, loc.node_path};
 }
 
 int64_t slab_rows(const Shape& shape, int64_t chunk_rows, int64_t itemsize, int64_t slab_bytes) {
