@@ -8,7 +8,7 @@
 include(CMakePackageConfigHelpers)
 
 set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/strata)
-set(_strata_areas strata_base strata_backend strata_io strata_array strata_exec strata_linalg strata_genomics)
+set(_strata_areas strata_base strata_dist strata_backend strata_io strata_array strata_exec strata_linalg strata_genomics)
 
 install(TARGETS strata_core ${_strata_areas}
         EXPORT strataTargets

@@ -10,6 +10,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/core/tree_sum.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -108,16 +109,29 @@ class GenotypeGramOperator final : public linalg::GramOperator {
         n16_(round_up(n_, 16)),
         n32_(round_up(n_, 32)),
         stride_(io::packed_row_bytes(n_)),
-        options_(options) {}
+        options_(options) {
+    // Under MPI each rank owns a contiguous range of whole groups (the group grid is fixed by
+    // the data) and reads only those variants; partials combine in a tree over the groups.
+    const Communicator& comm = ctx_.communicator();
+    const auto [first, count] = rank_range(ceil_div(m_, kGroupRows), 1, comm.rank(), comm.size());
+    group0_ = first;
+    groups_ = count;
+    row0_ = std::min(m_, group0_ * kGroupRows);
+    own_rows_ = std::min(m_, (group0_ + groups_) * kGroupRows) - row0_;
+  }
 
+  int64_t own_bytes() const { return own_rows_ * stride_; }
+
+  // This rank's rows [row0_, row0_ + own_rows_) into memory.
   Status load_resident() {
-    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((m_ + 1) * stride_ + kSlack));
+    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((own_rows_ + 1) * stride_ + kSlack));
     resident_.prefault();
     uint8_t* base = resident_.as<uint8_t>();
-    std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
-    return pool().parallel_for(ceil_div(m_, kGroupRows), [&](int64_t c) -> Status {
-      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, m_ - r0);
-      return view_->read_codes(r0, rows, 0, n_, base + r0 * stride_, stride_);
+    std::fill(base + own_rows_ * stride_, base + (own_rows_ + 1) * stride_ + kSlack, uint8_t{0});
+    ctx_.report().add_bytes_read(own_rows_ * stride_);
+    return pool().parallel_for(groups_, [&](int64_t c) -> Status {
+      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, own_rows_ - r0);
+      return view_->read_codes(row0_ + r0, rows, 0, n_, base + r0 * stride_, stride_);
     });
   }
 
@@ -146,7 +160,9 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const backend::Backend& be = backend::of(ctx_);
     const std::vector<float> qt = mixed ? std::vector<float>() : transposed_f32(q, w);
     const Int16Block qi = mixed ? round_int16(q, n_, n32_, w) : Int16Block();
-    std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0);
+    // Each group's Zᵀ contribution is its own partial, summed in the fixed tree over groups.
+    TreeSum tree(w * n16_);
+    std::vector<double> zt;
     std::vector<float> ytiles(static_cast<size_t>(kGroupRows * w));
     STRATA_RETURN_NOT_OK(for_each_group(
         // Phase 1: Y_t = A_t·Q for every tile of the group (mixed: exact integer sums of Q̃;
@@ -165,9 +181,10 @@ class GenotypeGramOperator final : public linalg::GramOperator {
           be.codes_times({codes, rows, n16_, stride_}, luts_.data() + 4 * r0, qt.data(), n16_, w, yt);
           return Status::OK();
         },
-        // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
+        // Phase 2: Zᵀ_g[:, slice] = (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
         [&](int64_t g0, int64_t group_rows, int64_t, const uint8_t* gcodes) -> Status {
-          return for_each_slice([&](int64_t n0, int64_t len) -> Status {
+          zt.assign(static_cast<size_t>(w * n16_), 0.0);
+          STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
             float* acc = thread_buffer<float>(w * kSliceCols);
             std::fill(acc, acc + w * kSliceCols, 0.0f);
             be.codes_t_times({gcodes + n0 / 4, group_rows, len, stride_}, luts_.data() + 4 * g0, 0, len,
@@ -178,14 +195,47 @@ class GenotypeGramOperator final : public linalg::GramOperator {
               for (int64_t i = 0; i < len; ++i) zc[i] += static_cast<double>(ac[i]);
             }
             return Status::OK();
-          });
+          }));
+          tree.push(g0 / kGroupRows, std::move(zt));
+          return Status::OK();
         }));
+    STRATA_RETURN_NOT_OK(tree.combine(ctx_.communicator(), &zt));
     y = linalg::DenseMatrix(n_, q.cols);
     for (int64_t j = 0; j < q.cols; ++j) std::copy(zt.data() + j * n16_, zt.data() + j * n16_ + n_, y.col(j));
     return Status::OK();
   }
 
   Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
+    const Communicator& comm = ctx_.communicator();
+    if (comm.size() == 1) return project_own(x, sink);
+    // Under MPI each rank projects its rows; rank 0 receives them all, in rank order (= row
+    // order), and hands them to `sink`. Rows are independent, so the bits equal one rank's.
+    const int64_t k = x.cols;
+    std::vector<double> mine(static_cast<size_t>(own_rows_ * k));
+    STRATA_RETURN_NOT_OK(project_own(x, [&](int64_t r0, int64_t rows, int64_t cols, const double* d) -> Status {
+      std::copy(d, d + rows * cols, mine.begin() + (r0 - row0_) * k);
+      return Status::OK();
+    }));
+    std::vector<std::string> parts;
+    STRATA_RETURN_NOT_OK(comm.gather(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)),
+                                     &parts));
+    if (comm.rank() != 0) return Status::OK();
+    int64_t r0 = 0;
+    for (const std::string& p : parts) {
+      const int64_t rows = k > 0 ? static_cast<int64_t>(p.size() / sizeof(double)) / k : 0;
+      if (r0 + rows > m_) return Status::CommError("projection: the ranks sent more than ", m_, " rows");
+      std::vector<double> d(static_cast<size_t>(rows * k));
+      std::memcpy(d.data(), p.data(), d.size() * sizeof(double));
+      if (rows > 0) STRATA_RETURN_NOT_OK(sink(r0, rows, k, d.data()));
+      r0 += rows;
+    }
+    if (r0 != m_) return Status::CommError("projection: the ranks sent ", r0, " rows of ", m_);
+    return Status::OK();
+  }
+
+ private:
+  // Rows of A·X for this rank's variants.
+  Status project_own(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const {
     const int64_t k = x.cols, w = round_up(std::max<int64_t>(1, k), kLanes);
     const std::vector<float> xt = transposed_f32(x, w);
     const backend::Backend& be = backend::of(ctx_);
@@ -202,7 +252,6 @@ class GenotypeGramOperator final : public linalg::GramOperator {
         [](int64_t, int64_t, int64_t, const uint8_t*) { return Status::OK(); });
   }
 
- private:
   ThreadPool& pool() const { return ctx_.pool(); }
 
   // w × n16 row-major float copy of the transpose of a column-major n × c matrix; columns
@@ -221,7 +270,10 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const int64_t w = round_up(std::max<int64_t>(1, q.cols), kLanes);
     const Int16Block qi = round_int16(q, n_, n32_, w);
     const backend::Backend& be = backend::of(ctx_);
-    std::vector<double> zt(static_cast<size_t>(w * n16_), 0.0), bias(static_cast<size_t>(w), 0.0);
+    // Each group's partial is [Zᵀ_g | bias_g], summed in the fixed tree over groups.
+    const int64_t zsize = w * n16_;
+    TreeSum tree(zsize + w);
+    std::vector<double> part;
     std::vector<double> wscale(static_cast<size_t>(w));
     std::vector<double> tg(static_cast<size_t>(kGroupRows * w));
     std::vector<int16_t> wpairs(static_cast<size_t>((kGroupRows + 1) * w));
@@ -234,14 +286,16 @@ class GenotypeGramOperator final : public linalg::GramOperator {
           return Status::OK();
         },
         [&](int64_t g0, int64_t group_rows, int64_t tiles, const uint8_t* gcodes) -> Status {
-          round_group(g0, group_rows, w, tg, wpairs, wscale, bias);
+          part.assign(static_cast<size_t>(zsize + w), 0.0);
+          double* zt = part.data();
+          round_group(g0, group_rows, w, tg, wpairs, wscale, zt + zsize);
           // Phase 2: Zᵀ[:, slice] += (A_g[:, slice]ᵀ·T̃_g)ᵀ, exact within the group.
           STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
             int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
             std::fill(acc, acc + w * kSliceCols, 0);
             be.codes_t_times_i16({gcodes + n0 / 4, group_rows, len, stride_}, wpairs.data(), w, acc, kSliceCols);
             for (int64_t c = 0; c < w; ++c) {
-              double* zc = zt.data() + c * n16_ + n0;
+              double* zc = zt + c * n16_ + n0;
               const int32_t* ac = acc + c * kSliceCols;
               for (int64_t i = 0; i < len; ++i) zc[i] += wscale[c] * static_cast<double>(ac[i]);
             }
@@ -250,13 +304,16 @@ class GenotypeGramOperator final : public linalg::GramOperator {
           for (int64_t t = 0; t < tiles; ++t)
             for (const auto& [row, sample] : missing[static_cast<size_t>(t)]) {
               const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
-              for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * tg[row * w + c];
+              for (int64_t c = 0; c < w; ++c) zt[c * n16_ + sample] += gamma * tg[row * w + c];
             }
+          tree.push(g0 / kGroupRows, std::move(part));
           return Status::OK();
         }));
+    STRATA_RETURN_NOT_OK(tree.combine(ctx_.communicator(), &part));
+    const double* bias = part.data() + zsize;
     y = linalg::DenseMatrix(n_, q.cols);
     for (int64_t j = 0; j < q.cols; ++j)
-      for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
+      for (int64_t i = 0; i < n_; ++i) y(i, j) = part[static_cast<size_t>(j * n16_ + i)] + bias[j];
     return Status::OK();
   }
 
@@ -291,7 +348,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // the integer product really multiplies) replaces T for the centring term, added to `bias`,
   // and for the missing-call corrections.
   void round_group(int64_t g0, int64_t group_rows, int64_t w, std::vector<double>& tg, std::vector<int16_t>& wpairs,
-                   std::vector<double>& wscale, std::vector<double>& bias) const {
+                   std::vector<double>& wscale, double* bias) const {
     for (int64_t c = 0; c < w; ++c) {
       double mx = 0.0;
       for (int64_t i = 0; i < group_rows; ++i)
@@ -315,8 +372,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // its tiles in parallel, then `group(g0, group_rows, tiles, group_codes)`.
   template <class TileFn, class GroupFn>
   Status for_each_group(TileFn&& tile, GroupFn&& group) const {
-    const int64_t groups = ceil_div(m_, kGroupRows);
-    if (!resident()) ctx_.report().add_bytes_read(m_ * stride_);
+    if (!resident()) ctx_.report().add_bytes_read(own_rows_ * stride_);
     // Streaming: group g + 1 is read (on the engine's reader thread) while group g computes;
     // a group is read whole before its kernels run, because kernels read a few bytes past a
     // tile's last row, into the next tile (multiplied by zeros, but it must not race with that
@@ -328,12 +384,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const bool pipelined = pipelined_reads(ctx_);
     PassOptions o;
     o.label = "genotype gram";
-    o.progress_units = [&](int64_t g) { return std::min(kGroupRows, m_ - g * kGroupRows); };
+    o.progress_units = [&](int64_t i) { return std::min(kGroupRows, m_ - (group0_ + i) * kGroupRows); };
     return run_pipelined(
-        ctx_, groups,
+        ctx_, groups_,
         resident() ? std::function<Status(int64_t, int)>()
-                   : [&](int64_t g, int slot) -> Status {
-                       const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+                   : [&](int64_t i, int slot) -> Status {
+                       const int64_t g0 = (group0_ + i) * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
                        uint8_t* dst = buffers[slot].data();
                        if (pipelined) return view_->read_codes(g0, group_rows, 0, n_, dst, stride_);
                        // No reader thread: the workers read the group's tiles in parallel.
@@ -342,10 +398,11 @@ class GenotypeGramOperator final : public linalg::GramOperator {
                          return view_->read_codes(r0, rows, 0, n_, dst + t * kTileRows * stride_, stride_);
                        });
                      },
-        [&](int64_t g, int slot) -> Status {
-          const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+        [&](int64_t i, int slot) -> Status {
+          const int64_t g0 = (group0_ + i) * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
           const int64_t tiles = ceil_div(group_rows, kTileRows);
-          const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : buffers[slot].data();
+          const uint8_t* gcodes =
+              resident() ? resident_.as<uint8_t>() + (g0 - row0_) * stride_ : buffers[slot].data();
           STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
             const int64_t r0 = g0 + t * kTileRows, rows = std::min(kTileRows, m_ - r0);
             return tile(t, r0, rows, gcodes + t * kTileRows * stride_);
@@ -370,6 +427,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   std::vector<LinearCode> linear_;
   int64_t m_, n_, n16_, n32_, stride_;
   GenotypeGramOptions options_;
+  int64_t group0_ = 0, groups_ = 0;    // this rank's groups
+  int64_t row0_ = 0, own_rows_ = 0;    // and their variants
   Buffer resident_;
 };
 
@@ -398,9 +457,21 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
     if (std::fabs(l[1] - (lc.alpha + lc.beta)) > 1e-12 * (std::fabs(l[0]) + std::fabs(l[2]) + 1.0))
       return Status::Invalid("genotype gram: standardization of variant ", kept[i], " is not linear in the dosage");
   }
+  if (ctx.communicator().size() > 1) {
+    // Every rank repeats the small dense work of the solver on the combined products, so all
+    // must compute it to the same bits: the same backend (instruction set) on every rank.
+    std::vector<std::string> names;
+    const std::string mine = backend::of(ctx).name();
+    STRATA_RETURN_NOT_OK(ctx.communicator().allgather(mine, &names));
+    for (size_t r = 0; r < names.size(); ++r)
+      if (names[r] != mine)
+        return Status::Unsupported("genotype gram: rank ", r, " runs backend ", names[r], " and rank ",
+                                   ctx.communicator().rank(), " ", mine,
+                                   "; distributed PCA needs the same backend on every rank");
+  }
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
   auto op = std::make_shared<GenotypeGramOperator>(ctx, std::move(sub), std::move(luts), std::move(linear), options);
-  const int64_t bytes = op->rows() * io::packed_row_bytes(op->cols());
+  const int64_t bytes = op->own_bytes();
   if (options.resident_bytes > 0 && bytes <= options.resident_bytes) {
     STRATA_RETURN_NOT_OK(op->load_resident());
   }

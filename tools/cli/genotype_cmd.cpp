@@ -114,6 +114,7 @@ void register_freq(CLI::App& app, CliState& state) {
       fo.input = a->input;
       return genomics::write_freq_files(state.ctx(), *view, a->out, fo);
     };
+    state.distributed = true;
   });
 }
 
