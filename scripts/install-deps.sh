@@ -13,7 +13,7 @@ BUILD_PKGS=(
   nlohmann-json3-dev libcli11-dev
   libhts-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev  # mpirun -n P strata …; without it strata builds single-process
 )
 # Oracles used by tests and benchmarks (Debian's python, plink2, bcftools).
 ORACLE_PKGS=(

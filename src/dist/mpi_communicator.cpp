@@ -149,6 +149,13 @@ class MpiCommunicator final : public Communicator {
     Clock::time_point t0_;
   };
 
+  // STRATA_FAULT_MPI_STALL_RANK=r (tests only): rank r hangs at its first gather, as a rank
+  // stuck in a loop or a dead host would; the others must stop within the deadline.
+  void stall_for_tests() const {
+    const char* e = std::getenv("STRATA_FAULT_MPI_STALL_RANK");
+    if (e && *e && std::atoi(e) == rank_) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+
   Status usable(const char* what) const {
     if (agreed_failure_) return *agreed_failure_;
     if (broken_) return Status::CommError(what, ": an earlier collective on rank ", rank_, " did not finish");
@@ -244,6 +251,7 @@ class MpiCommunicator final : public Communicator {
   }
 
   Status gather_impl(const std::string& mine, std::vector<std::string>* all, bool everyone) const {
+    stall_for_tests();
     std::lock_guard<std::mutex> lk(mu_);
     const char* what = everyone ? "allgather" : "gather";
     STRATA_RETURN_NOT_OK(usable(what));

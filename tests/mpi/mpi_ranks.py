@@ -9,7 +9,8 @@ data is absent. Cases:
                 simulated cohort: every output, Zarr included, the same bytes as one process
   pca-hapmap3   randomized PCA of HapMap3 (/work/shared/data), the same
   pca-exact     exact PCA and a command not distributed yet (grm): rank 0 runs them alone
-  failure       a rank given an unreadable input: every rank exits non-zero, no output left
+  failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
+                every rank exits non-zero (within the deadline), no output left
 """
 import argparse
 import json
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 SKIP = 77
 RANKS = (1, 2, 3, 4)
@@ -184,6 +186,19 @@ def case_failure(strata, tmp):
         print(f"FAILED: mid-run failure: exit {p.returncode}, left {os.listdir(d)}\n{p.stderr[-2000:]}")
         sys.exit(1)
     print(f"ok: pca: rank 1 fails mid-run → exit {p.returncode}, no outputs; stderr: "
+          f"{p.stderr.strip().splitlines()[0]}")
+    # A rank that hangs: the others stop within the deadline (5 s for the collective, 5 s for
+    # the agreement the hung rank never joins), then MPI_Abort ends the hung one too.
+    d = os.path.join(tmp, "fail-hang")
+    os.makedirs(d)
+    t0 = time.monotonic()
+    p = run(mpirun() + ["-n", "3", strata, "freq", prefix, "--out", os.path.join(d, "o"), "-q", "--threads", "1"],
+            expect_ok=False, env={"STRATA_MPI_TIMEOUT": "5", "STRATA_FAULT_MPI_STALL_RANK": "2"})
+    secs = time.monotonic() - t0
+    if p.returncode == 0 or "did not answer within 5 s" not in p.stderr or secs > 60 or os.listdir(d):
+        print(f"FAILED: a hung rank: exit {p.returncode} after {secs:.1f} s, left {os.listdir(d)}\n{p.stderr[-2000:]}")
+        sys.exit(1)
+    print(f"ok: freq: rank 2 hangs → exit {p.returncode} after {secs:.1f} s, no outputs; stderr: "
           f"{p.stderr.strip().splitlines()[0]}")
 
 
