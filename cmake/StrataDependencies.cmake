@@ -53,3 +53,12 @@ endif()
 
 set(STRATA_HAVE_CUDA 0)
 set(STRATA_HAVE_MPI 0)
+# MPI (Debian's OpenMPI): `mpirun -n P strata …`. Without it the CLI is single-process.
+if(STRATA_ENABLE_MPI)
+  find_package(MPI COMPONENTS C)
+  if(MPI_C_FOUND)
+    set(STRATA_HAVE_MPI 1)
+  else()
+    message(STATUS "MPI not found: strata builds single-process (scripts/install-deps.sh installs OpenMPI)")
+  endif()
+endif()

@@ -8,7 +8,7 @@
 include(CMakePackageConfigHelpers)
 
 set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/strata)
-set(_strata_areas strata_base strata_backend strata_io strata_array strata_exec strata_linalg strata_genomics)
+set(_strata_areas strata_base strata_dist strata_backend strata_io strata_array strata_exec strata_linalg strata_genomics)
 
 install(TARGETS strata_core ${_strata_areas}
         EXPORT strataTargets
@@ -34,6 +34,7 @@ endforeach()
 install(EXPORT strataTargets NAMESPACE strata:: FILE strataTargets.cmake
         DESTINATION ${STRATA_INSTALL_CMAKEDIR})
 set(STRATA_BLA_VENDOR ${BLA_VENDOR})
+set(STRATA_MPI_LIBRARIES "${MPI_C_LIBRARIES}")
 get_filename_component(STRATA_LAPACKE_DIR ${LAPACKE_LIBRARY} DIRECTORY)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/strataConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/strataConfig.cmake

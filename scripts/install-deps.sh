@@ -16,6 +16,7 @@ BUILD_PKGS=(
   # libcurl4-openssl-dev conflicts with it (installing that one would remove htslib).
   libcurl4-gnutls-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  openmpi-bin libopenmpi-dev  # mpirun -n P strata …; without it strata builds single-process
 )
 # Oracles used by tests and benchmarks (Debian's python, plink2, bcftools).
 ORACLE_PKGS=(

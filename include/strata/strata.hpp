@@ -22,6 +22,8 @@
 #include "strata/core/shape.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/core/tree_sum.hpp"
+#include "strata/dist/mpi.hpp"
 #include "strata/exec/pass.hpp"
 #include "strata/exec/run.hpp"
 #include "strata/genomics/freq.hpp"

@@ -23,12 +23,7 @@ int64_t half_physical_memory() {
   return static_cast<int64_t>(pages) * page / 2;
 }
 
-class SingleProcess final : public Communicator {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  Status allreduce_sum(double*, int64_t) const override { return Status::OK(); }
-};
+class SingleProcess final : public Communicator {};
 
 }  // namespace
 
@@ -38,6 +33,29 @@ const char* backend_name(BackendKind kind) {
       return "cpu";
   }
   return "unknown";
+}
+
+// The single process: every collective is a copy of this rank's data.
+Status Communicator::allreduce_sum(double*, int64_t) const { return Status::OK(); }
+Status Communicator::allreduce_sum(int64_t*, int64_t) const { return Status::OK(); }
+Status Communicator::broadcast(std::string&, int) const { return Status::OK(); }
+Status Communicator::gather(const std::string& mine, std::vector<std::string>* all) const {
+  if (all) *all = {mine};
+  return Status::OK();
+}
+Status Communicator::allgather(const std::string& mine, std::vector<std::string>* all) const {
+  return gather(mine, all);
+}
+Status Communicator::barrier() const { return Status::OK(); }
+Status Communicator::agree(const Status& local) const { return local; }
+
+std::pair<int64_t, int64_t> rank_range(int64_t total, int64_t block, int rank, int size) {
+  if (total <= 0 || size <= 0) return {0, 0};
+  block = std::max<int64_t>(1, block);
+  const int64_t blocks = (total + block - 1) / block;
+  const int64_t b0 = blocks * rank / size, b1 = blocks * (rank + 1) / size;
+  const int64_t first = std::min(total, b0 * block);
+  return {first, std::min(total, b1 * block) - first};
 }
 
 std::shared_ptr<const Communicator> single_process_communicator() {
@@ -92,7 +110,12 @@ int Context::threads() const { return s_->pool->size(); }
 int64_t Context::memory_budget() const { return s_->memory_budget; }
 BackendKind Context::backend() const { return s_->backend; }
 const std::shared_ptr<const backend::Backend>& Context::backend_impl() const { return s_->backend_impl; }
-const Communicator& Context::communicator() const { return *s_->comm; }
+const Communicator& Context::communicator() const { return comm_ ? *comm_ : *s_->comm; }
+Context Context::local() const {
+  Context c(s_);
+  c.comm_ = single_process_communicator();
+  return c;
+}
 Context::Report Context::report() const { return Report(s_); }
 
 void Context::cancel() const { s_->cancelled.store(true); }

@@ -436,3 +436,12 @@ Status write_file_atomically(const std::string& final_path, std::string_view con
 }
 
 }  // namespace strata
+
+namespace strata {
+
+Status agree_and_commit(const Context& ctx, OutputSet* out, const Status& written) {
+  STRATA_RETURN_NOT_OK(ctx.communicator().agree(written));
+  return out ? out->commit() : Status::OK();
+}
+
+}  // namespace strata

@@ -96,7 +96,7 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vecto
   }
   if (options.afreq) STRATA_RETURN_NOT_OK(afreq.close());
   if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.close());
-  return out.commit();
+  return Status::OK();
 }
 
 }  // namespace
@@ -110,17 +110,28 @@ std::string format_plink_float(double value) {
 
 Status write_freq_files(const Context& ctx, const io::GenotypeView& view, const std::string& prefix,
                         const FreqOptions& options) {
-  // Outputs are checked before the counting pass.
-  STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
+  // Under MPI rank 0 alone writes; every rank counts its part of the variants. Outputs are
+  // checked before the counting pass, and every rank learns whether they can be written.
+  const bool writer = ctx.communicator().rank() == 0;
+  std::unique_ptr<OutputSet> out;
+  Status st;
+  if (writer) {
+    auto begun = begin_outputs(prefix, options);
+    if (begun.ok()) out = std::move(*begun);
+    st = begun.status();
+  }
+  STRATA_RETURN_NOT_OK(ctx.communicator().agree(st));
   ProgressScope progress(ctx, "counting", view.num_variants(), "variants");
   STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, view));
-  return write_into(*out, view, counts, prefix, options);
+  if (writer) st = write_into(*out, view, counts, prefix, options);
+  return agree_and_commit(ctx, out.get(), st);
 }
 
 Status write_freq_files(const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
                         const std::string& prefix, const FreqOptions& options) {
   STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
-  return write_into(*out, view, counts, prefix, options);
+  STRATA_RETURN_NOT_OK(write_into(*out, view, counts, prefix, options));
+  return out->commit();
 }
 
 }  // namespace strata::genomics

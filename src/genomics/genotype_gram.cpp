@@ -10,6 +10,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/core/tree_sum.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -99,8 +100,9 @@ void find_missing(const uint8_t* row, int64_t n, int32_t row_in_group, MissingCa
 // The per-group arithmetic every Gram product shares, whether the pass runs here or its groups
 // run where the codes are (remote workers): the standardization table of the rows it covers
 // and the fixed tile and slice partition. A group's contribution is computed by
-// group_partial() and added by accumulate(), in group order, in one place: the same bits
-// wherever the partials were computed.
+// group_partial() and made a dense vector [Zᵀ_g | bias_g] by dense_partial(), in one place;
+// the pass sums those in the fixed tree over groups (core/tree_sum.hpp): the same bits
+// wherever the partials were computed and however the groups are split across ranks.
 class GroupKernels {
  public:
   GroupKernels(const Context& ctx, std::vector<float> luts, std::vector<LinearCode> linear, int64_t n,
@@ -227,35 +229,40 @@ class GroupKernels {
     });
   }
 
-  // Adds group g0's partial to the pass's sums (zt: w × n16, bias: w), in group order.
-  Status accumulate(const Operand& op, int64_t g0, const GenotypeGramPartial& part, std::vector<double>& zt,
-                    std::vector<double>& bias) const {
-    const int64_t w = op.w, rows = part.rows;
+  // Group g0's partial as one dense vector: Zᵀ_g (w × n16) with its missing-call terms, then
+  // its centring bias (w).
+  Result<std::vector<double>> dense_partial(const Operand& op, int64_t g0, const GenotypeGramPartial& part) const {
+    const int64_t w = op.w, rows = part.rows, zsize = w * n16_;
     const bool int16 = arithmetic_ == Precision::Int16;
-    if (static_cast<int64_t>(part.z.size()) != w * n16_ || (int16 && static_cast<int64_t>(part.t.size()) != rows * w) ||
+    if (static_cast<int64_t>(part.z.size()) != zsize || (int16 && static_cast<int64_t>(part.t.size()) != rows * w) ||
         g0 + rows > static_cast<int64_t>(linear_.size()) || part.missing.size() % 2 != 0)
       return Status::Invalid("genotype gram: a partial of group at variant ", g0, " does not match the pass");
-    for (size_t i = 0; i < zt.size(); ++i) zt[i] += part.z[i];
-    if (!int16) return Status::OK();
+    std::vector<double> out(static_cast<size_t>(zsize + w), 0.0);
+    std::copy(part.z.begin(), part.z.end(), out.begin());
+    if (!int16) return out;
     for (size_t e = 0; e < part.missing.size(); e += 2) {
       const int32_t row = part.missing[e], sample = part.missing[e + 1];
       if (row < 0 || row >= rows || sample < 0 || sample >= n_)
         return Status::Invalid("genotype gram: a missing call outside group at variant ", g0);
       const double gamma = linear_[static_cast<size_t>(g0 + row)].gamma;
-      for (int64_t c = 0; c < w; ++c) zt[static_cast<size_t>(c * n16_ + sample)] += gamma * part.t[row * w + c];
+      for (int64_t c = 0; c < w; ++c) out[static_cast<size_t>(c * n16_ + sample)] += gamma * part.t[row * w + c];
     }
+    double* bias = out.data() + zsize;
     for (int64_t c = 0; c < w; ++c)
       for (int64_t i = 0; i < rows; ++i) bias[c] += linear_[static_cast<size_t>(g0 + i)].beta * part.t[i * w + c];
-    return Status::OK();
+    return out;
   }
 
-  // Y (n × cols) = Zᵀ + the centring bias.
-  linalg::DenseMatrix finish(const Operand& op, const std::vector<double>& zt, const std::vector<double>& bias) const {
+  // Y (n × cols) = Zᵀ + the centring bias, from the summed dense partials.
+  linalg::DenseMatrix finish(const Operand& op, const std::vector<double>& total) const {
     linalg::DenseMatrix y(n_, op.cols);
+    const double* bias = total.data() + op.w * n16_;
     for (int64_t j = 0; j < op.cols; ++j)
-      for (int64_t i = 0; i < n_; ++i) y(i, j) = zt[static_cast<size_t>(j * n16_ + i)] + bias[j];
+      for (int64_t i = 0; i < n_; ++i) y(i, j) = total[static_cast<size_t>(j * n16_ + i)] + bias[j];
     return y;
   }
+
+  int64_t partial_width(const Operand& op) const { return op.w * n16_ + op.w; }
 
   // Rows g0.. of A·X (rows × cols, row-major) into `out`.
   Status project_group(const Operand& op, int64_t g0, int64_t rows, const uint8_t* gcodes,
@@ -273,8 +280,6 @@ class GroupKernels {
       return Status::OK();
     });
   }
-
-  std::vector<double> zeros_zt(const Operand& op) const { return std::vector<double>(static_cast<size_t>(op.w * n16_), 0.0); }
 
  private:
   ThreadPool& pool() const { return ctx_.pool(); }
@@ -379,16 +384,29 @@ class GenotypeGramOperator final : public linalg::GramOperator {
  public:
   GenotypeGramOperator(const Context& ctx, io::GenotypeViewPtr view, GroupKernels kernels)
       : ctx_(ctx), view_(std::move(view)), kernels_(std::move(kernels)), m_(view_->num_variants()),
-        n_(view_->num_samples()), stride_(io::packed_row_bytes(n_)) {}
+        n_(view_->num_samples()), stride_(io::packed_row_bytes(n_)) {
+    // Under MPI each rank owns a contiguous range of whole groups (the group grid is fixed by
+    // the data) and reads only those variants; partials combine in a tree over the groups.
+    const Communicator& comm = ctx_.communicator();
+    const auto [first, count] = rank_range(ceil_div(m_, kGroupRows), 1, comm.rank(), comm.size());
+    group0_ = first;
+    groups_ = count;
+    row0_ = std::min(m_, group0_ * kGroupRows);
+    own_rows_ = std::min(m_, (group0_ + groups_) * kGroupRows) - row0_;
+  }
 
+  int64_t own_bytes() const { return own_rows_ * stride_; }
+
+  // This rank's rows [row0_, row0_ + own_rows_) into memory.
   Status load_resident() {
-    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((m_ + 1) * stride_ + kSlack));
+    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((own_rows_ + 1) * stride_ + kSlack));
     resident_.prefault();
     uint8_t* base = resident_.as<uint8_t>();
-    std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
-    return pool().parallel_for(ceil_div(m_, kGroupRows), [&](int64_t c) -> Status {
-      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, m_ - r0);
-      return view_->read_codes(r0, rows, 0, n_, base + r0 * stride_, stride_);
+    std::fill(base + own_rows_ * stride_, base + (own_rows_ + 1) * stride_ + kSlack, uint8_t{0});
+    ctx_.report().add_bytes_read(own_rows_ * stride_);
+    return pool().parallel_for(groups_, [&](int64_t c) -> Status {
+      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, own_rows_ - r0);
+      return view_->read_codes(row0_ + r0, rows, 0, n_, base + r0 * stride_, stride_);
     });
   }
 
@@ -405,17 +423,51 @@ class GenotypeGramOperator final : public linalg::GramOperator {
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
     const GroupKernels::Operand op = kernels_.gram_operand(q);
-    std::vector<double> zt = kernels_.zeros_zt(op), bias(static_cast<size_t>(op.w), 0.0);
+    TreeSum tree(kernels_.partial_width(op));
     GenotypeGramPartial part;
     STRATA_RETURN_NOT_OK(for_each_group([&](int64_t g0, int64_t rows, const uint8_t* gcodes) -> Status {
       STRATA_RETURN_NOT_OK(kernels_.group_partial(op, g0, rows, gcodes, part));
-      return kernels_.accumulate(op, g0, part, zt, bias);
+      STRATA_ASSIGN_OR_RETURN(std::vector<double> dense, kernels_.dense_partial(op, g0, part));
+      tree.push(g0 / kGroupRows, std::move(dense));
+      return Status::OK();
     }));
-    y = kernels_.finish(op, zt, bias);
+    std::vector<double> total;
+    STRATA_RETURN_NOT_OK(tree.combine(ctx_.communicator(), &total));
+    y = kernels_.finish(op, total);
     return Status::OK();
   }
 
   Status project(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const override {
+    const Communicator& comm = ctx_.communicator();
+    if (comm.size() == 1) return project_own(x, sink);
+    // Under MPI each rank projects its rows; rank 0 receives them all, in rank order (= row
+    // order), and hands them to `sink`. Rows are independent, so the bits equal one rank's.
+    const int64_t k = x.cols;
+    std::vector<double> mine(static_cast<size_t>(own_rows_ * k));
+    STRATA_RETURN_NOT_OK(project_own(x, [&](int64_t r0, int64_t rows, int64_t cols, const double* d) -> Status {
+      std::copy(d, d + rows * cols, mine.begin() + (r0 - row0_) * k);
+      return Status::OK();
+    }));
+    std::vector<std::string> parts;
+    STRATA_RETURN_NOT_OK(comm.gather(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)),
+                                     &parts));
+    if (comm.rank() != 0) return Status::OK();
+    int64_t r0 = 0;
+    for (const std::string& p : parts) {
+      const int64_t rows = k > 0 ? static_cast<int64_t>(p.size() / sizeof(double)) / k : 0;
+      if (r0 + rows > m_) return Status::CommError("projection: the ranks sent more than ", m_, " rows");
+      std::vector<double> d(static_cast<size_t>(rows * k));
+      std::memcpy(d.data(), p.data(), d.size() * sizeof(double));
+      if (rows > 0) STRATA_RETURN_NOT_OK(sink(r0, rows, k, d.data()));
+      r0 += rows;
+    }
+    if (r0 != m_) return Status::CommError("projection: the ranks sent ", r0, " rows of ", m_);
+    return Status::OK();
+  }
+
+ private:
+  // Rows of A·X for this rank's variants.
+  Status project_own(const linalg::DenseMatrix& x, const linalg::FactorSink& sink) const {
     const GroupKernels::Operand op = kernels_.project_operand(x);
     std::vector<double> out;
     return for_each_group([&](int64_t g0, int64_t rows, const uint8_t* gcodes) -> Status {
@@ -424,15 +476,13 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     });
   }
 
- private:
   ThreadPool& pool() const { return ctx_.pool(); }
 
-  // Groups of kGroupRows variants in order, fixed by the shape (so the same bits for any
+  // This rank's groups of kGroupRows variants in order, fixed by the shape (so the same bits for any
   // thread count): group(g0, rows, codes) once each.
   template <class GroupFn>
   Status for_each_group(GroupFn&& group) const {
-    const int64_t groups = ceil_div(m_, kGroupRows);
-    if (!resident()) ctx_.report().add_bytes_read(m_ * stride_);
+    if (!resident()) ctx_.report().add_bytes_read(own_rows_ * stride_);
     // Streaming: group g + 1 is read (on the engine's reader thread) while group g computes;
     // a group is read whole before its kernels run, because kernels read a few bytes past a
     // tile's last row, into the next tile (multiplied by zeros, but it must not race with that
@@ -444,12 +494,12 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const bool pipelined = pipelined_reads(ctx_);
     PassOptions o;
     o.label = "genotype gram";
-    o.progress_units = [&](int64_t g) { return std::min(kGroupRows, m_ - g * kGroupRows); };
+    o.progress_units = [&](int64_t i) { return std::min(kGroupRows, m_ - (group0_ + i) * kGroupRows); };
     return run_pipelined(
-        ctx_, groups,
+        ctx_, groups_,
         resident() ? std::function<Status(int64_t, int)>()
-                   : [&](int64_t g, int slot) -> Status {
-                       const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+                   : [&](int64_t i, int slot) -> Status {
+                       const int64_t g0 = (group0_ + i) * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
                        uint8_t* dst = buffers[slot].data();
                        if (pipelined) return view_->read_codes(g0, group_rows, 0, n_, dst, stride_);
                        // No reader thread: the workers read the group's tiles in parallel.
@@ -458,9 +508,10 @@ class GenotypeGramOperator final : public linalg::GramOperator {
                          return view_->read_codes(r0, rows, 0, n_, dst + t * kTileRows * stride_, stride_);
                        });
                      },
-        [&](int64_t g, int slot) -> Status {
-          const int64_t g0 = g * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
-          const uint8_t* gcodes = resident() ? resident_.as<uint8_t>() + g0 * stride_ : buffers[slot].data();
+        [&](int64_t i, int slot) -> Status {
+          const int64_t g0 = (group0_ + i) * kGroupRows, group_rows = std::min(kGroupRows, m_ - g0);
+          const uint8_t* gcodes =
+              resident() ? resident_.as<uint8_t>() + (g0 - row0_) * stride_ : buffers[slot].data();
           return group(g0, group_rows, gcodes);
         },
         o);
@@ -470,6 +521,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   io::GenotypeViewPtr view_;
   GroupKernels kernels_;
   int64_t m_, n_, stride_;
+  int64_t group0_ = 0, groups_ = 0;  // this rank's groups
+  int64_t row0_ = 0, own_rows_ = 0;  // and their variants
   Buffer resident_;
 };
 
@@ -492,7 +545,7 @@ class RemoteGramOperator final : public linalg::GramOperator {
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
     const GroupKernels::Operand op = kernels_.gram_operand(q);
-    std::vector<double> zt = kernels_.zeros_zt(op), bias(static_cast<size_t>(op.w), 0.0);
+    TreeSum tree(kernels_.partial_width(op));
     int64_t next = 0;
     STRATA_RETURN_NOT_OK(runner_->gram(q, [&](int64_t g, GenotypeGramPartial&& part) -> Status {
       if (g != next || part.rows != std::min(kGroupRows, m_ - g * kGroupRows))
@@ -500,10 +553,14 @@ class RemoteGramOperator final : public linalg::GramOperator {
       ++next;
       STRATA_RETURN_NOT_OK(ctx_.check_cancelled());
       ctx_.advance_progress(part.rows);
-      return kernels_.accumulate(op, g * kGroupRows, part, zt, bias);
+      STRATA_ASSIGN_OR_RETURN(std::vector<double> dense, kernels_.dense_partial(op, g * kGroupRows, part));
+      tree.push(g, std::move(dense));
+      return Status::OK();
     }));
     if (next != ceil_div(m_, kGroupRows)) return Status::Invalid("genotype gram: ", next, " groups came back");
-    y = kernels_.finish(op, zt, bias);
+    std::vector<double> total;
+    STRATA_RETURN_NOT_OK(tree.combine(*single_process_communicator(), &total));
+    y = kernels_.finish(op, total);
     return Status::OK();
   }
 
@@ -559,9 +616,21 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
   if (!view) return Status::Invalid("genotype gram: no genotype view");
   STRATA_ASSIGN_OR_RETURN(GroupKernels kernels,
                           make_kernels(ctx, counts, kept, scale, view->num_samples(), options.arithmetic));
+  if (ctx.communicator().size() > 1) {
+    // Every rank repeats the small dense work of the solver on the combined products, so all
+    // must compute it to the same bits: the same backend (instruction set) on every rank.
+    std::vector<std::string> names;
+    const std::string mine = backend::of(ctx).name();
+    STRATA_RETURN_NOT_OK(ctx.communicator().allgather(mine, &names));
+    for (size_t r = 0; r < names.size(); ++r)
+      if (names[r] != mine)
+        return Status::Unsupported("genotype gram: rank ", r, " runs backend ", names[r], " and rank ",
+                                   ctx.communicator().rank(), " ", mine,
+                                   "; distributed PCA needs the same backend on every rank");
+  }
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
   auto op = std::make_shared<GenotypeGramOperator>(ctx, std::move(sub), std::move(kernels));
-  const int64_t bytes = op->rows() * io::packed_row_bytes(op->cols());
+  const int64_t bytes = op->own_bytes();
   if (options.resident_bytes > 0 && bytes <= options.resident_bytes) {
     STRATA_RETURN_NOT_OK(op->load_resident());
   }

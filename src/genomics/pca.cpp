@@ -130,6 +130,17 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   }
   const auto t1 = clock::now();
   linalg::SvdResult r;
+  // The GRM and TSQR routes are not distributed yet: under MPI rank 0 runs them alone (on a
+  // single-process view of the context) and the other ranks return the statistics only.
+  const Communicator& comm = ctx.communicator();
+  const bool exact_alone = comm.size() > 1 && (exact_route == PcaRoute::Grm || exact_route == PcaRoute::Tsqr);
+  if (exact_alone && comm.rank() != 0) {
+    progress.add_total(-guessed_svd_units);
+    out.method = linalg::SvdMethod::Exact;
+    out.route = exact_route == PcaRoute::Grm ? "grm" : "tsqr";
+    return out;
+  }
+  const Context exact_ctx = exact_alone ? ctx.local() : ctx;
   if (exact_route == PcaRoute::Grm) {
     if (options.scale != genomics::Standardization::Binom2) {
       return Status::Invalid("pca: the GRM route standardizes as plink2 (--scale binom2); use the TSQR route for --scale ",
@@ -139,7 +150,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     out.method = linalg::SvdMethod::Exact;
     out.route = "grm";
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
-    STRATA_RETURN_NOT_OK(pca_by_grm(ctx, view, counts, options, out));
+    STRATA_RETURN_NOT_OK(pca_by_grm(exact_ctx, view, counts, options, out));
     ctx.report().add_phase("svd", seconds_since(t1));
     ++out.passes;  // the counts pass
     out.converged = true;
@@ -148,9 +159,10 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   if (exact_route == PcaRoute::Tsqr) {
     out.route = "tsqr";
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
-    STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+    STRATA_ASSIGN_OR_RETURN(auto rows,
+                            make_standardized_source(exact_ctx, view, counts, out.variants_used, options.scale));
     progress.add_total(2 * rows->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, rows, so));
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(exact_ctx, rows, so));
     out.arithmetic = "float64";
   } else {
     out.route = exact_route == PcaRoute::Krylov                               ? "krylov-converged"

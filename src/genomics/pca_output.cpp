@@ -226,32 +226,43 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   if (prefix.empty()) return Status::Invalid("pca: no output prefix");
   PcaRunSummary s;
   auto t = clock_type::now();
-  // Every output is declared (and checked against the inputs and what exists) before the passes.
-  OutputRules rules;
-  rules.overwrite = options.overwrite;
-  rules.inputs = input_paths(input);
-  if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
-  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(prefix + ".eigenvec", std::move(rules)));
-  STRATA_ASSIGN_OR_RETURN(const std::string vec, out->add_file(prefix + ".eigenvec"));
-  STRATA_ASSIGN_OR_RETURN(const std::string val, out->add_file(prefix + ".eigenval"));
-  STRATA_ASSIGN_OR_RETURN(const std::string var, out->add_file(prefix + ".eigenvec.var"));
-  STRATA_ASSIGN_OR_RETURN(const std::string zarr, out->add_directory(prefix + ".zarr"));
-  std::string svg;
-  if (options.write_plot) {
-    STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
-  }
-  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
-  const io::GenotypeViewPtr view = sel.view;
-  s.selection = std::move(sel.report);
-  if (options.selection.any()) s.selected_variants = std::move(sel.variants);
+  // Under MPI rank 0 alone declares and writes the outputs; every rank opens the input and
+  // runs the passes on its part. The ranks agree after this setup and before the commit.
+  const bool writer = ctx.communicator().rank() == 0;
+  std::unique_ptr<OutputSet> out;
+  std::string vec, val, var, zarr, svg;
+  io::GenotypeViewPtr view;
+  std::vector<std::string> labels;
+  Status st = [&]() -> Status {
+    if (writer) {
+      // Every output is declared (and checked against the inputs and what exists) before the passes.
+      OutputRules rules;
+      rules.overwrite = options.overwrite;
+      rules.inputs = input_paths(input);
+      if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
+      for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+      STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(prefix + ".eigenvec", std::move(rules)));
+      STRATA_ASSIGN_OR_RETURN(vec, out->add_file(prefix + ".eigenvec"));
+      STRATA_ASSIGN_OR_RETURN(val, out->add_file(prefix + ".eigenval"));
+      STRATA_ASSIGN_OR_RETURN(var, out->add_file(prefix + ".eigenvec.var"));
+      STRATA_ASSIGN_OR_RETURN(zarr, out->add_directory(prefix + ".zarr"));
+      if (options.write_plot) {
+        STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
+      }
+    }
+    STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
+    view = sel.view;
+    s.selection = std::move(sel.report);
+    if (options.selection.any()) s.selected_variants = std::move(sel.variants);
+    // Labels first: a bad --pop-file should fail before the expensive passes.
+    if (writer && options.write_plot) {
+      STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file));
+    }
+    return Status::OK();
+  }();
+  STRATA_RETURN_NOT_OK(ctx.communicator().agree(st));
   s.num_samples = view->num_samples();
   s.num_variants_input = view->num_variants();
-  // Labels first: a bad --pop-file should fail before the expensive passes.
-  std::vector<std::string> labels;
-  if (options.write_plot) {
-    STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file));
-  }
   ctx.report().add_phase("open", seconds_since(t));
   STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
@@ -288,9 +299,9 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     if (options.write_plot) return write_text(svg, one_component_svg());
     return Status::OK();
   };
-  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(2, [&](int64_t half) { return half == 0 ? variant_side() : sample_side(); }));
-  STRATA_RETURN_NOT_OK(out->commit());
-  s.files = out->final_paths();
+  if (writer) st = ctx.pool().parallel_for(2, [&](int64_t half) { return half == 0 ? variant_side() : sample_side(); });
+  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), st));
+  if (writer) s.files = out->final_paths();
   ctx.report().add_phase("write", seconds_since(t));
   return s;
 }

@@ -2,6 +2,8 @@
 // lookup tables.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 
 #include <vector>
 
@@ -25,6 +27,8 @@ void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* 
 }
 
 namespace {
+// The block grid ranks split the counts pass on.
+constexpr int64_t kCountRankBlock = 4096;
 // Counts are integers, so the block height changes nothing but memory: a few blocks of the
 // window fit the budget.
 int64_t count_block_variants(const Context& ctx, const GenotypeView& view) {
@@ -35,16 +39,39 @@ int64_t count_block_variants(const Context& ctx, const GenotypeView& view) {
 }  // namespace
 
 Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view) {
-  std::vector<VariantCounts> counts(static_cast<size_t>(view.num_variants()));
+  const Communicator& comm = ctx.communicator();
+  const int64_t m = view.num_variants();
+  // Under MPI each rank counts its contiguous part (whole 4,096-variant blocks: a grid fixed
+  // by the data, so every rank computes the same split) and the parts go to every rank in
+  // rank order. Counts are integers: the same bytes for any split.
+  const auto [first, count] = rank_range(m, kCountRankBlock, comm.rank(), comm.size());
+  std::vector<VariantCounts> counts(static_cast<size_t>(comm.size() == 1 ? m : count));
+  VariantCounts* base = counts.data() - (comm.size() == 1 ? 0 : first);
   // Each block writes its own rows of `counts`, so the result does not depend on threads.
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
-      ctx, view, count_block_variants(ctx, view),
+      ctx, view, first, count, count_block_variants(ctx, view),
       [&](GenotypeBlock& b) {
-        count_block(ctx, b, counts.data() + b.variant_start);
+        count_block(ctx, b, base + b.variant_start);
         return Status::OK();
       },
       nullptr, PassOptions{.label = "variant counts"}));
-  return counts;
+  if (comm.size() == 1) return counts;
+  static_assert(sizeof(VariantCounts) == 4 * sizeof(int64_t), "VariantCounts travels as four int64");
+  std::vector<std::string> parts;
+  STRATA_RETURN_NOT_OK(comm.allgather(
+      std::string(reinterpret_cast<const char*>(counts.data()), counts.size() * sizeof(VariantCounts)), &parts));
+  size_t bytes = 0;
+  for (const std::string& p : parts) bytes += p.size();
+  if (bytes != static_cast<size_t>(m) * sizeof(VariantCounts))
+    return Status::CommError("variant counts: the ranks' parts hold ", bytes / sizeof(VariantCounts),
+                             " variants, the input ", m);
+  std::vector<VariantCounts> all(static_cast<size_t>(m));
+  char* dst = reinterpret_cast<char*>(all.data());
+  for (const std::string& p : parts) {
+    std::memcpy(dst, p.data(), p.size());
+    dst += p.size();
+  }
+  return all;
 }
 
 Status validate_variant_filter(const VariantFilter& f) {

@@ -32,6 +32,9 @@ struct CliState {
   /// (staged before the command runs, so an unwritable report fails before any output).
   nlohmann::json report;
   std::function<Status()> run;  ///< set by the chosen subcommand's callback
+  /// Set by commands whose library entry point splits its work across MPI ranks; the others
+  /// run on rank 0 alone under mpirun.
+  bool distributed = false;
 };
 
 /// Exit code for a failed status: 2 for usage-like errors (Invalid), 1 otherwise.

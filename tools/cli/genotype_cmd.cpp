@@ -125,6 +125,7 @@ void register_freq(CLI::App& app, CliState& state) {
       fo.protected_paths = a->selection.files();
       return genomics::write_freq_files(state.ctx(), *sel.view, a->out, fo);
     };
+    state.distributed = true;
   });
 }
 

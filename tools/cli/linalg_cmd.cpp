@@ -250,6 +250,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
     // The budget sizes the Context (resident codes, block sizes); the validator checked the text.
     state.memory_budget = parse_memory_size(pa->memory).value_or(0);
     state.run = [pa, &state] { return run_pca(*pa, state); };
+    state.distributed = true;  // genomics::run_pca_to_files splits its passes across MPI ranks
   });
 }
 

@@ -17,8 +17,10 @@
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
+#include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/remote.hpp"
+#include "strata/dist/mpi.hpp"
 #include "terminal_progress.hpp"
 
 namespace strata::cli {
@@ -76,8 +78,39 @@ nlohmann::json given_parameters(const CLI::App& app) {
   return p;
 }
 
+// Runs the chosen command. Commands that do not split their work across ranks yet run on rank 0
+// alone, on a single-process view of the context; the other ranks wait at the agreement.
+Status run_command(CliState& state, bool root) {
+  const Communicator& comm = state.ctx().communicator();
+  if (comm.size() == 1 || state.distributed) return state.run();
+  if (!root) return Status::OK();
+  log_warning("this command is not distributed yet: rank 0 of ", comm.size(), " runs it alone");
+  Context whole = state.ctx();  // (emplace would destroy the context it copies from)
+  state.context.emplace(whole.local());
+  const Status st = state.run();
+  state.context.emplace(std::move(whole));  // the report and the agreement need every rank
+  return st;
+}
+
+// Per-rank figures for the report (collective): bytes read, bytes sent, time communicating.
+Status gather_rank_reports(const CliState& state, double seconds, nlohmann::json* ranks) {
+  const Communicator& comm = state.ctx().communicator();
+  const CommStats cs = comm.stats();
+  const RunReport run = state.ctx().report().snapshot();
+  const nlohmann::json mine = {{"rank", comm.rank()},           {"seconds", seconds},
+                               {"bytes_read", run.bytes_read},  {"bytes_sent", cs.bytes_sent},
+                               {"collectives", cs.collectives}, {"comm_seconds", cs.seconds},
+                               {"threads", run.threads}};
+  std::vector<std::string> all;
+  STRATA_RETURN_NOT_OK(comm.gather(mine.dump(), &all));
+  *ranks = nlohmann::json::array();
+  for (const std::string& a : all) ranks->push_back(nlohmann::json::parse(a, nullptr, false));
+  return Status::OK();
+}
+
 // The run report: what the command put in state.report plus the fields every report has.
-std::string report_text(const CliState& state, const CLI::App& app, int argc, char** argv, double seconds) {
+std::string report_text(const CliState& state, const CLI::App& app, int argc, char** argv, double seconds,
+                        const nlohmann::json& ranks) {
   nlohmann::json j = state.report.is_object() ? state.report : nlohmann::json::object();
   j["parameters"] = given_parameters(app);
   std::string cmd;
@@ -95,6 +128,9 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
                     {"bytes_received", net.bytes_received}, {"bytes_sent", net.bytes_sent},
                     {"wait_seconds", net.wait_seconds}};
   }
+  // The ranks of an MPI run (one entry for a single process): what each read, sent and waited.
+  j["ranks"] = state.ctx().communicator().size();
+  j["per_rank"] = ranks;
   // What the engine recorded: passes, blocks, bytes read, phases, peaks, backend, threads.
   const nlohmann::json run = nlohmann::json::parse(state.ctx().report().to_json());
   for (const auto& [key, value] : run.items()) {
@@ -187,26 +223,45 @@ int main(int argc, char** argv) {
   if (!state.run) return 0;
   // The stores read the endpoint from the environment, like AWS's own tools.
   if (!state.endpoint_url.empty()) ::setenv("AWS_ENDPOINT_URL", state.endpoint_url.c_str(), 1);
+  // Under mpirun: MPI starts here and its communicator goes into the Context. Only rank 0
+  // prints (progress, warnings, tables) and writes (the commands' OutputSets, the report).
+  std::shared_ptr<const Communicator> comm = single_process_communicator();
+  if (dist::launched_by_mpi()) {
+    auto started = dist::start_mpi(&argc, &argv);
+    if (!started.ok()) {
+      std::fprintf(stderr, "strata: error: %s\n", started.status().message().c_str());
+      return 1;
+    }
+    comm = *started;
+  }
+  const bool root = comm->rank() == 0;
+  if (!root) {
+    set_log_level(LogLevel::Off);
+    if (!std::freopen("/dev/null", "w", stdout)) return 1;
+  }
   {
     // The workers start now: a process limit fails here, with its reason.
     ContextOptions co;
     co.threads = state.threads;
     co.memory_budget = state.memory_budget;
-    co.progress = cli::make_terminal_progress(state.quiet);
+    co.progress = cli::make_terminal_progress(state.quiet || !root);
+    co.communicator = comm;
     Result<Context> made = Context::make(co);
     if (!made.ok()) {
       std::fprintf(stderr, "strata: error: %s\n", made.status().message().c_str());
+      dist::finish_mpi(*comm, 1);
       return 1;
     }
     state.context.emplace(std::move(*made));
   }
-  Status st;
+  Status st, local;
+  bool agreed = false;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     // The report is staged first: a report that cannot be written fails before any output.
     std::optional<AtomicFile> report;
-    if (!state.report_path.empty()) st = cli::check_report_target(state.report_path);
-    if (st.ok() && !state.report_path.empty()) {
+    if (root && !state.report_path.empty()) st = cli::check_report_target(state.report_path);
+    if (root && st.ok() && !state.report_path.empty()) {
       auto r = AtomicFile::begin(state.report_path);
       if (!r.ok()) {
         st = r.status().with_context("--report");
@@ -214,13 +269,22 @@ int main(int argc, char** argv) {
         report.emplace(std::move(*r));
       }
     }
-    if (st.ok()) st = state.run();
-    if (st.ok() && report) {
+    if (st.ok()) st = cli::run_command(state, root);
+    local = st;
+    // Error agreement: the first error of any rank becomes every rank's.
+    st = comm->agree(st);
+    agreed = true;
+    if (st.ok() && !state.report_path.empty()) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::ofstream f(report->path(), std::ios::binary);
-      f << cli::report_text(state, app, argc, argv, secs);
-      f.close();
-      st = f ? report->commit() : Status::IOError(state.report_path, ": cannot write the report");
+      nlohmann::json ranks;
+      st = cli::gather_rank_reports(state, secs, &ranks);  // collective
+      if (st.ok() && report) {
+        std::ofstream f(report->path(), std::ios::binary);
+        f << cli::report_text(state, app, argc, argv, secs, ranks);
+        f.close();
+        st = f ? report->commit() : Status::IOError(state.report_path, ": cannot write the report");
+      }
+      st = comm->agree(st);
     }
   } catch (const std::bad_alloc&) {
     st = Status::OutOfMemory("out of memory (an allocation failed)");
@@ -229,9 +293,21 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     st = Status::Internal("unexpected exception: ", e.what());
   }
-  if (!st.ok()) {
-    std::fprintf(stderr, "strata: error: %s\n", st.message().c_str());
-    return cli::exit_code_for(st);
+  if (!agreed) {  // the command threw
+    local = st;
+    st = comm->agree(st);
   }
-  return 0;
+  const int code = cli::exit_code_for(st);
+  if (!st.ok()) {
+    // Rank 0 prints the agreed error; another rank prints its own only when that was a different one.
+    if (root) {
+      std::fprintf(stderr, "strata: error: %s\n", st.message().c_str());
+    } else if (!local.ok() && st.message().find(local.message()) == std::string::npos &&
+               local.message().find(st.message()) == std::string::npos) {  // not a peer's failure seen here
+      std::fprintf(stderr, "strata: error: rank %d: %s\n", comm->rank(), local.message().c_str());
+    }
+  }
+  state.context.reset();
+  dist::finish_mpi(*comm, code);
+  return code;
 }

@@ -22,6 +22,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "strata/core/report.hpp"
 #include "strata/core/result.hpp"
@@ -52,17 +54,51 @@ class ProgressSink {
 enum class BackendKind : uint8_t { Cpu };
 const char* backend_name(BackendKind kind);
 
-/// \brief How the ranks of a distributed run talk. Single process today; MPI plugs in here.
+/// \brief What a communicator did so far (the report's "mpi" section).
+struct CommStats {
+  int64_t collectives = 0;       ///< collectives run (data and agreement)
+  int64_t bytes_sent = 0;        ///< bytes this rank contributed to them
+  double seconds = 0.0;          ///< time inside them (waiting for peers included)
+};
+
+/// \brief How the ranks of a distributed run talk (docs/architecture.md, "Distributed runs").
+/// Every collective is deterministic: the same inputs give the same bits on every rank, and
+/// floating-point sums are taken in a fixed order (rank order). A collective that cannot finish
+/// (a peer failed, died or hangs past the deadline) returns an error naming the collective and
+/// the rank; it never waits forever. All ranks must call the same collectives in the same order.
+/// The base implementation is the single process (rank 0 of 1): collectives are copies.
 class Communicator {
  public:
   virtual ~Communicator() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
-  /// Element-wise sum of `data` across ranks, in rank order (deterministic), result on every rank.
-  virtual Status allreduce_sum(double* data, int64_t n) const = 0;
+  virtual int rank() const { return 0; }
+  virtual int size() const { return 1; }
+  /// \brief Element-wise sum of `data` across ranks, added in rank order (0, 1, …), result on
+  /// every rank: the same bits for the same rank count.
+  virtual Status allreduce_sum(double* data, int64_t n) const;
+  /// \brief Element-wise integer sum across ranks (exact), result on every rank.
+  virtual Status allreduce_sum(int64_t* data, int64_t n) const;
+  /// \brief Root's `bytes` on every rank (resized there).
+  virtual Status broadcast(std::string& bytes, int root = 0) const;
+  /// \brief Every rank's `mine`, in rank order, on rank 0 (`all` is untouched elsewhere).
+  virtual Status gather(const std::string& mine, std::vector<std::string>* all) const;
+  /// \brief Every rank's `mine`, in rank order, on every rank.
+  virtual Status allgather(const std::string& mine, std::vector<std::string>* all) const;
+  virtual Status barrier() const;
+  /// \brief Error agreement: every rank passes its own status and gets the same one back —
+  /// OK when every rank was OK, else the first error (lowest rank with an error of its own,
+  /// before ranks that only saw a peer fail), its message prefixed with the rank. Once a
+  /// failure is agreed, later calls return it without communicating (the ranks may have
+  /// reached different agreement points).
+  virtual Status agree(const Status& local) const;
+  virtual CommStats stats() const { return {}; }
 };
 /// \brief The communicator of one process (rank 0 of 1; reductions are no-ops).
 std::shared_ptr<const Communicator> single_process_communicator();
+
+/// \brief The first `count` of `total` items split across `size` ranks in contiguous ranges of
+/// whole blocks of `block` items: rank r owns blocks [B·r/size, B·(r+1)/size) of the B blocks.
+/// Returns {first item, items}.
+std::pair<int64_t, int64_t> rank_range(int64_t total, int64_t block, int rank, int size);
 
 /// \brief Resources of a Context.
 struct ContextOptions {
@@ -99,6 +135,9 @@ class Context {
   /// ContextOptions::backend_impl (may be null); algorithms use backend::of(ctx).
   const std::shared_ptr<const backend::Backend>& backend_impl() const;
   const Communicator& communicator() const;
+  /// \brief This context with the single-process communicator (same threads, budget, report,
+  /// progress): work one rank does alone.
+  Context local() const;
 
   /// \brief The report computations on this context add to (thread-safe accessors).
   class Report {
@@ -141,6 +180,7 @@ class Context {
   explicit Context(std::shared_ptr<State> state) : s_(std::move(state)) {}
   friend class ProgressScope;
   std::shared_ptr<State> s_;
+  std::shared_ptr<const Communicator> comm_;  ///< overrides the state's (local())
 };
 
 /// \brief One progress task over the passes of an algorithm. The outermost scope on a Context

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/context.hpp"
 #include "strata/core/result.hpp"
 
 namespace strata {
@@ -85,6 +86,12 @@ class OutputSet {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// \brief The commit point of a distributed command (only rank 0 holds `out`; null elsewhere):
+/// every rank passes the status of its own work, the ranks agree (Communicator::agree), and
+/// rank 0 commits only when every rank succeeded — a failure on any rank leaves no output. The
+/// agreed status is returned on every rank. Single process: `written`, then commit.
+Status agree_and_commit(const Context& ctx, OutputSet* out, const Status& written);
 
 /// \brief A single-file output written through its own OutputSet: `path()` is where to write,
 /// commit() moves it into place.

@@ -208,6 +208,13 @@ Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int
                                const std::function<Status(GenotypeBlock&)>& in_order,
                                const PassOptions& options = {});
 
+/// \brief The same pass over variants [first, first + count) only (a rank's part of a
+/// distributed pass): blocks start at `first`.
+Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int64_t first, int64_t count,
+                               int64_t block_variants, const std::function<Status(GenotypeBlock&)>& work,
+                               const std::function<Status(GenotypeBlock&)>& in_order,
+                               const PassOptions& options = {});
+
 /// \brief Block height giving about `target_bytes` of codes per block (at least 1).
 int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes = 8 << 20);
 

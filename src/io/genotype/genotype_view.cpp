@@ -57,23 +57,32 @@ int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes) {
 Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int64_t block_variants,
                                const std::function<Status(GenotypeBlock&)>& work,
                                const std::function<Status(GenotypeBlock&)>& in_order, const PassOptions& options) {
+  return for_each_genotype_block(ctx, view, 0, view.num_variants(), block_variants, work, in_order, options);
+}
+
+Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int64_t first, int64_t count,
+                               int64_t block_variants, const std::function<Status(GenotypeBlock&)>& work,
+                               const std::function<Status(GenotypeBlock&)>& in_order, const PassOptions& options) {
   if (block_variants <= 0) return Status::Invalid("block_variants must be positive");
-  const int64_t m = view.num_variants();
-  const int64_t nblocks = (m + block_variants - 1) / block_variants;
+  if (first < 0 || count < 0 || first + count > view.num_variants())
+    return Status::Invalid("genotype pass: variants [", first, ", ", first + count, ") outside the ",
+                           view.num_variants(), " of ", view.describe());
+  const int64_t end = first + count;
+  const int64_t nblocks = (count + block_variants - 1) / block_variants;
   // Block i lives in slot i % window until it is committed: the engine never runs more than
   // `window` blocks ahead of the oldest uncommitted one.
   PassOptions o = options;
   o.window = pass_window(ctx, options);
   if (o.label.empty()) o.label = "genotype pass";
-  o.progress_units = [&](int64_t i) { return std::min(block_variants, m - i * block_variants); };
+  o.progress_units = [&](int64_t i) { return std::min(block_variants, end - first - i * block_variants); };
   std::vector<GenotypeBlock> slots(static_cast<size_t>(std::min(o.window, std::max<int64_t>(nblocks, 1))));
   const int64_t stride = packed_row_bytes(view.num_samples());
   // A block larger than the whole budget still runs (one at a time) rather than failing.
   return run_blocks(
       ctx, nblocks, std::min(block_variants * stride, ctx.memory_budget()),
       [&](int64_t i) -> Status {
-        const int64_t v0 = i * block_variants;
-        const int64_t nv = std::min(block_variants, m - v0);
+        const int64_t v0 = first + i * block_variants;
+        const int64_t nv = std::min(block_variants, end - v0);
         GenotypeBlock& b = slots[static_cast<size_t>(i % o.window)];
         b.variant_start = v0;
         b.variant_count = nv;

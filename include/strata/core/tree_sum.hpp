@@ -1,0 +1,61 @@
+#pragma once
+/// \file
+/// TreeSum: the sum of per-block partials (float64 vectors) over a global grid of blocks in a
+/// fixed binary tree, so that the bits do not depend on how the blocks are split across ranks.
+///
+/// The tree is fixed by the number of blocks B alone: node (level l, index i) covers blocks
+/// [i·2^l, (i+1)·2^l) and is the sum left + right of its two halves; the blocks [0, B) are
+/// covered by the maximal aligned nodes (the binary digits of B), which are added right to left
+/// at the end. A rank that owns a contiguous range of blocks combines, in that same tree, every
+/// node inside its range; combine() sends the few maximal nodes of each rank's range (at most
+/// 2·log₂B of them) to rank 0, which finishes the same tree and broadcasts the root. So one
+/// rank and P ranks give the same bits, for any P (docs/architecture.md, "Distributed runs").
+///
+/// \code
+/// TreeSum sum(width);
+/// for (int64_t b = first; b < first + count; ++b) sum.push(b, partial_of(b));  // in order
+/// std::vector<double> total;
+/// STRATA_RETURN_NOT_OK(sum.combine(ctx.communicator(), &total));
+/// \endcode
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/context.hpp"
+
+namespace strata {
+
+class TreeSum {
+ public:
+  /// Partials of `width` elements.
+  explicit TreeSum(int64_t width) : width_(width) {}
+
+  /// \brief Add the partial of block `block`. A rank's blocks are pushed in increasing,
+  /// contiguous order. Sibling nodes are combined as soon as both exist, so at most
+  /// log₂(blocks) + 1 partials are held.
+  void push(int64_t block, std::vector<double> partial);
+
+  /// \brief The sum over every block of every rank, on every rank (collective: every rank of
+  /// `comm` calls it, also ranks that pushed nothing). An empty grid sums to zeros.
+  Status combine(const Communicator& comm, std::vector<double>* total);
+
+  /// Partials held now (for tests of the memory bound).
+  int64_t held() const { return static_cast<int64_t>(stack_.size()); }
+
+ private:
+  struct Node {
+    int level = 0;
+    int64_t index = 0;
+    std::vector<double> sum;
+  };
+  void push_node(Node node);
+  std::vector<double> fold() const;
+  static std::string encode(const std::vector<Node>& nodes, int64_t width);
+  static Status decode(const std::string& bytes, int64_t width, int rank, std::vector<Node>* out);
+
+  int64_t width_;
+  std::vector<Node> stack_;
+};
+
+}  // namespace strata

@@ -1,0 +1,114 @@
+// TreeSum: per-block partials summed in a tree fixed by the block grid (see tree_sum.hpp).
+#include "strata/core/tree_sum.hpp"
+
+#include <cstring>
+
+namespace strata {
+namespace {
+
+void add_into(std::vector<double>& left, const std::vector<double>& right) {
+  // left + right, element by element (addition is commutative, so only the grouping matters).
+  for (size_t i = 0; i < left.size(); ++i) left[i] += right[i];
+}
+
+}  // namespace
+
+void TreeSum::push(int64_t block, std::vector<double> partial) {
+  partial.resize(static_cast<size_t>(width_), 0.0);
+  push_node(Node{0, block, std::move(partial)});
+}
+
+void TreeSum::push_node(Node node) {
+  stack_.push_back(std::move(node));
+  // A right child (odd index) whose left sibling is on top of the stack completes its parent.
+  while (stack_.size() >= 2) {
+    Node& right = stack_.back();
+    Node& left = stack_[stack_.size() - 2];
+    if (left.level != right.level || (right.index & 1) == 0 || left.index != right.index - 1) break;
+    add_into(left.sum, right.sum);
+    left.index >>= 1;
+    left.level += 1;
+    stack_.pop_back();
+    // `left` is now the parent: it may complete a node one level up in turn.
+  }
+}
+
+std::vector<double> TreeSum::fold() const {
+  if (stack_.empty()) return std::vector<double>(static_cast<size_t>(width_), 0.0);
+  // The maximal nodes of [0, B) from the largest (left) to the smallest: added right to left.
+  std::vector<double> acc = stack_.back().sum;
+  for (size_t j = stack_.size() - 1; j-- > 0;) {
+    std::vector<double> left = stack_[j].sum;
+    add_into(left, acc);
+    acc = std::move(left);
+  }
+  return acc;
+}
+
+std::string TreeSum::encode(const std::vector<Node>& nodes, int64_t width) {
+  const size_t per = sizeof(int32_t) + sizeof(int64_t) + static_cast<size_t>(width) * sizeof(double);
+  std::string out(nodes.size() * per, '\0');
+  char* p = out.data();
+  for (const Node& n : nodes) {
+    const auto level = static_cast<int32_t>(n.level);
+    std::memcpy(p, &level, sizeof level);
+    std::memcpy(p + sizeof level, &n.index, sizeof n.index);
+    std::memcpy(p + sizeof level + sizeof n.index, n.sum.data(), static_cast<size_t>(width) * sizeof(double));
+    p += per;
+  }
+  return out;
+}
+
+Status TreeSum::decode(const std::string& bytes, int64_t width, int rank, std::vector<Node>* out) {
+  const size_t per = sizeof(int32_t) + sizeof(int64_t) + static_cast<size_t>(width) * sizeof(double);
+  if (bytes.size() % per != 0)
+    return Status::CommError("tree sum: rank ", rank, " sent ", bytes.size(), " bytes, not whole nodes of ", per);
+  for (const char* p = bytes.data(); p < bytes.data() + bytes.size(); p += per) {
+    Node n;
+    int32_t level = 0;
+    std::memcpy(&level, p, sizeof level);
+    std::memcpy(&n.index, p + sizeof level, sizeof n.index);
+    n.level = level;
+    n.sum.resize(static_cast<size_t>(width));
+    std::memcpy(n.sum.data(), p + sizeof level + sizeof n.index, static_cast<size_t>(width) * sizeof(double));
+    out->push_back(std::move(n));
+  }
+  return Status::OK();
+}
+
+Status TreeSum::combine(const Communicator& comm, std::vector<double>* total) {
+  if (comm.size() == 1) {
+    *total = fold();
+    return Status::OK();
+  }
+  std::vector<std::string> parts;
+  STRATA_RETURN_NOT_OK(comm.gather(encode(stack_, width_), &parts));
+  std::string root;
+  if (comm.rank() == 0) {
+    // The ranks' nodes, in rank order, tile [0, B) left to right: finish the same tree.
+    TreeSum all(width_);
+    int64_t next = 0;
+    for (size_t r = 0; r < parts.size(); ++r) {
+      std::vector<Node> nodes;
+      STRATA_RETURN_NOT_OK(decode(parts[r], width_, static_cast<int>(r), &nodes));
+      for (Node& n : nodes) {
+        if (n.level < 0 || n.level > 62 || (n.index << n.level) != next)
+          return Status::CommError("tree sum: rank ", r, " sent block ", n.index << n.level, " where block ", next,
+                                   " was expected (ranks must own contiguous ranges in rank order)");
+        next += int64_t{1} << n.level;
+        all.push_node(std::move(n));
+      }
+    }
+    const std::vector<double> sum = all.fold();
+    root.assign(reinterpret_cast<const char*>(sum.data()), sum.size() * sizeof(double));
+  }
+  STRATA_RETURN_NOT_OK(comm.broadcast(root, 0));
+  if (root.size() != static_cast<size_t>(width_) * sizeof(double))
+    return Status::CommError("tree sum: the broadcast sum has ", root.size(), " bytes, expected ",
+                             width_ * static_cast<int64_t>(sizeof(double)));
+  total->resize(static_cast<size_t>(width_));
+  std::memcpy(total->data(), root.data(), root.size());
+  return Status::OK();
+}
+
+}  // namespace strata

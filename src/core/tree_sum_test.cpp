@@ -1,0 +1,108 @@
+// TreeSum: the same bits for any split of the block grid across ranks, emulated in one process.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "strata/core/tree_sum.hpp"
+#include "testing/testing.hpp"
+
+namespace strata {
+namespace {
+
+// Rank `rank` of `size`: gather() deposits this rank's bytes in `parts` and, on rank 0, returns
+// them all; broadcast() is a no-op (rank 0 holds the sum; other ranks are not checked).
+class RecordingComm final : public Communicator {
+ public:
+  RecordingComm(int rank, int size, std::vector<std::string>* parts) : rank_(rank), size_(size), parts_(parts) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  Status gather(const std::string& mine, std::vector<std::string>* all) const override {
+    (*parts_)[static_cast<size_t>(rank_)] = mine;
+    if (rank_ == 0) *all = *parts_;
+    return Status::OK();
+  }
+  Status broadcast(std::string&, int) const override { return Status::OK(); }
+
+ private:
+  int rank_, size_;
+  std::vector<std::string>* parts_;
+};
+
+std::vector<double> partial(int64_t block, int64_t width) {
+  std::mt19937_64 rng(static_cast<uint64_t>(block) * 7919 + 1);
+  std::uniform_real_distribution<double> u(-1e3, 1e3);
+  std::vector<double> v(static_cast<size_t>(width));
+  for (double& x : v) x = u(rng) * std::pow(10.0, static_cast<double>(block % 7));  // mixed magnitudes
+  return v;
+}
+
+std::vector<double> sum_with_ranks(int64_t blocks, int64_t width, int ranks) {
+  std::vector<std::string> parts(static_cast<size_t>(ranks));
+  std::vector<double> total;
+  // Ranks 1.. first (their parts are recorded), rank 0 last (it combines).
+  for (int r = ranks - 1; r >= 0; --r) {
+    const auto [first, count] = rank_range(blocks, 1, r, ranks);
+    TreeSum t(width);
+    for (int64_t b = first; b < first + count; ++b) t.push(b, partial(b, width));
+    RecordingComm comm(r, ranks, &parts);
+    std::vector<double> out;
+    if (r == 0) {
+      EXPECT_TRUE(t.combine(comm, &total).ok());
+    } else {
+      (void)t.combine(comm, &out);  // the no-op broadcast leaves it without a sum
+    }
+  }
+  return total;
+}
+
+TEST(TreeSum, SameBitsForAnyRankCount) {
+  const int64_t width = 5;
+  for (int64_t blocks : {1, 2, 3, 5, 7, 8, 13, 16, 31, 33, 64, 100}) {
+    TreeSum one(width);
+    for (int64_t b = 0; b < blocks; ++b) one.push(b, partial(b, width));
+    EXPECT_LE(one.held(), 8);  // log2(blocks) + 1
+    std::vector<double> ref;
+    ASSERT_TRUE(one.combine(*single_process_communicator(), &ref).ok());
+    for (int ranks = 1; ranks <= 6; ++ranks) {
+      const std::vector<double> got = sum_with_ranks(blocks, width, ranks);
+      ASSERT_EQ(got.size(), ref.size());
+      EXPECT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * sizeof(double)))
+          << blocks << " blocks on " << ranks << " ranks";
+    }
+  }
+}
+
+TEST(TreeSum, IsTheFixedTree) {
+  // Four blocks: (b0 + b1) + (b2 + b3) = (1e16) + (-1e16) = 0, where a left fold gives 1.
+  TreeSum t(1);
+  t.push(0, {1.0});
+  t.push(1, {1e16});
+  t.push(2, {-1e16});
+  t.push(3, {1.0});
+  std::vector<double> s;
+  ASSERT_TRUE(t.combine(*single_process_communicator(), &s).ok());
+  EXPECT_EQ(s[0], 0.0);
+  TreeSum e(3);
+  ASSERT_TRUE(e.combine(*single_process_communicator(), &s).ok());
+  EXPECT_EQ(s, std::vector<double>(3, 0.0));  // an empty grid sums to zeros
+}
+
+TEST(RankRange, TilesWholeBlocksInRankOrder) {
+  for (int64_t total : {0, 1, 4095, 4096, 4097, 100000}) {
+    for (int size = 1; size <= 5; ++size) {
+      int64_t next = 0;
+      for (int r = 0; r < size; ++r) {
+        const auto [first, count] = rank_range(total, 4096, r, size);
+        EXPECT_EQ(first, next);
+        if (first + count < total) {
+          EXPECT_EQ((first + count) % 4096, 0);
+        }
+        next = first + count;
+      }
+      EXPECT_EQ(next, total);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,391 @@
+// strata::Communicator over MPI (see strata/dist/mpi.hpp). Collectives run on a duplicate of
+// MPI_COMM_WORLD; a second duplicate carries the control traffic: failure notices (point to
+// point) and the error agreement.
+// The C API only: OpenMPI's deprecated C++ bindings would need libmpi_cxx.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "strata/dist/mpi.hpp"
+
+namespace strata::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kFailTag = 7001;
+// Largest piece one MPI call moves (MPI counts are int).
+constexpr int64_t kMaxPiece = int64_t{1} << 30;
+
+double timeout_seconds() {
+  const char* e = std::getenv("STRATA_MPI_TIMEOUT");
+  if (e && *e) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end && *end == '\0' && v > 0) return v;
+  }
+  return 600.0;
+}
+
+std::string mpi_error(int rc) {
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, buf, &len);
+  return std::string(buf, static_cast<size_t>(len));
+}
+
+class MpiCommunicator final : public Communicator {
+ public:
+  explicit MpiCommunicator(double timeout) : timeout_(timeout) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &data_);
+    MPI_Comm_dup(MPI_COMM_WORLD, &ctl_);
+    MPI_Comm_set_errhandler(data_, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(ctl_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(data_, &rank_);
+    MPI_Comm_size(data_, &size_);
+    heard_from_.assign(static_cast<size_t>(size_), 0);
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  Status allreduce_sum(double* data, int64_t n) const override {
+    // Gathered on rank 0 and added there in rank order: the same bits for the same rank count.
+    std::string mine(reinterpret_cast<const char*>(data), static_cast<size_t>(n) * sizeof(double));
+    std::vector<std::string> all;
+    STRATA_RETURN_NOT_OK(gather(mine, &all));
+    std::string sum;
+    if (rank_ == 0) {
+      std::vector<double> acc(static_cast<size_t>(n), 0.0);
+      for (int r = 0; r < size_; ++r) {
+        if (all[static_cast<size_t>(r)].size() != mine.size())
+          return Status::CommError("allreduce: rank ", r, " sent ", all[static_cast<size_t>(r)].size(),
+                                   " bytes, expected ", mine.size());
+        const auto* p = reinterpret_cast<const double*>(all[static_cast<size_t>(r)].data());
+        if (r == 0) std::copy(p, p + n, acc.begin());
+        else for (int64_t i = 0; i < n; ++i) acc[static_cast<size_t>(i)] += p[i];
+      }
+      sum.assign(reinterpret_cast<const char*>(acc.data()), mine.size());
+    }
+    STRATA_RETURN_NOT_OK(broadcast(sum, 0));
+    if (sum.size() != mine.size()) return Status::CommError("allreduce: the broadcast sum has the wrong size");
+    std::memcpy(data, sum.data(), sum.size());
+    return Status::OK();
+  }
+
+  Status allreduce_sum(int64_t* data, int64_t n) const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    STRATA_RETURN_NOT_OK(usable("allreduce (int64)"));
+    Timer t(*this, n * 8);
+    for (int64_t done = 0; done < n;) {
+      const int64_t piece = std::min(n - done, kMaxPiece / 8);
+      MPI_Request req;
+      STRATA_RETURN_NOT_OK(check(MPI_Iallreduce(MPI_IN_PLACE, data + done, static_cast<int>(piece), MPI_INT64_T,
+                                                MPI_SUM, data_, &req), "allreduce (int64)"));
+      STRATA_RETURN_NOT_OK(wait(&req, "allreduce (int64)", true));
+      done += piece;
+    }
+    return Status::OK();
+  }
+
+  Status broadcast(std::string& bytes, int root) const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    return broadcast_locked(bytes, root, data_, "broadcast", true);
+  }
+
+  Status gather(const std::string& mine, std::vector<std::string>* all) const override {
+    return gather_impl(mine, all, false);
+  }
+  Status allgather(const std::string& mine, std::vector<std::string>* all) const override {
+    return gather_impl(mine, all, true);
+  }
+
+  Status barrier() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    STRATA_RETURN_NOT_OK(usable("barrier"));
+    Timer t(*this, 0);
+    MPI_Request req;
+    STRATA_RETURN_NOT_OK(check(MPI_Ibarrier(data_, &req), "barrier"));
+    return wait(&req, "barrier", true);
+  }
+
+  Status agree(const Status& local) const override;
+
+  CommStats stats() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    return stats_;
+  }
+
+  // Whether some rank left a collective unfinished (known after a failed agreement).
+  bool must_abort() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return broken_ || any_broken_;
+  }
+
+  void free_comms() {
+    MPI_Comm_free(&data_);
+    MPI_Comm_free(&ctl_);
+  }
+
+ private:
+  // Adds one collective's time and bytes to the stats.
+  struct Timer {
+    Timer(const MpiCommunicator& c, int64_t bytes) : c_(c), t0_(Clock::now()) {
+      c_.stats_.collectives += 1;
+      c_.stats_.bytes_sent += bytes;
+    }
+    ~Timer() { c_.stats_.seconds += std::chrono::duration<double>(Clock::now() - t0_).count(); }
+    const MpiCommunicator& c_;
+    Clock::time_point t0_;
+  };
+
+  // STRATA_FAULT_MPI_STALL_RANK=r (tests only): rank r hangs at its first gather, as a rank
+  // stuck in a loop or a dead host would; the others must stop within the deadline.
+  void stall_for_tests() const {
+    const char* e = std::getenv("STRATA_FAULT_MPI_STALL_RANK");
+    if (e && *e && std::atoi(e) == rank_) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+
+  Status usable(const char* what) const {
+    if (agreed_failure_) return *agreed_failure_;
+    if (broken_) return Status::CommError(what, ": an earlier collective on rank ", rank_, " did not finish");
+    return Status::OK();
+  }
+
+  Status check(int rc, const char* what) const {
+    if (rc == MPI_SUCCESS) return Status::OK();
+    broken_ = true;
+    return Status::CommError(what, " on rank ", rank_, ": ", mpi_error(rc));
+  }
+
+  // Polls `req` until it completes, a peer reports a failure (`watch`: data collectives) or the
+  // deadline passes. Anything but completion leaves the collective unfinished (broken_).
+  Status wait(MPI_Request* req, const char* what, bool watch) const {
+    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_);
+    for (int spins = 0;; ++spins) {
+      int done = 0;
+      STRATA_RETURN_NOT_OK(check(MPI_Test(req, &done, MPI_STATUS_IGNORE), what));
+      if (done) return Status::OK();
+      if (watch) {
+        std::optional<Status> peer = poll_failure();
+        if (peer) {
+          broken_ = true;
+          learned_from_peer_ = true;
+          return Status::CommError(what, " on rank ", rank_, " stopped: ", peer->message());
+        }
+      }
+      if (Clock::now() > deadline) {
+        broken_ = true;
+        return Status::CommError(what, " on rank ", rank_, ": the other ranks did not answer within ", timeout_,
+                                 " s (a rank hangs or died; STRATA_MPI_TIMEOUT sets the limit)");
+      }
+      // Spin briefly (collectives of small state finish in microseconds), then back off to 1 ms.
+      if (spins > 200) std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, spins - 200)));
+    }
+  }
+
+  // A failure notice from a peer, if one arrived: "rank r: message" with the peer's code.
+  std::optional<Status> poll_failure() const {
+    int has = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kFailTag, ctl_, &has, &st) != MPI_SUCCESS || !has) return std::nullopt;
+    return receive_failure(st.MPI_SOURCE);
+  }
+
+  std::optional<Status> receive_failure(int source) const {
+    MPI_Status st;
+    MPI_Probe(source, kFailTag, ctl_, &st);
+    int len = 0;
+    MPI_Get_count(&st, MPI_CHAR, &len);
+    std::string buf(static_cast<size_t>(std::max(len, 0)), '\0');
+    MPI_Recv(buf.data(), len, MPI_CHAR, source, kFailTag, ctl_, MPI_STATUS_IGNORE);
+    heard_from_[static_cast<size_t>(source)] = 1;
+    int32_t code = static_cast<int32_t>(StatusCode::CommError);
+    if (buf.size() >= sizeof code) std::memcpy(&code, buf.data(), sizeof code);
+    const std::string msg = buf.size() >= sizeof code ? buf.substr(sizeof code) : std::string();
+    return Status(static_cast<StatusCode>(code), str_cat("rank ", source, ": ", msg));
+  }
+
+  // Tells every peer that this rank failed, so those waiting in a collective stop at once.
+  void notify(const Status& st) const {
+    if (notified_) return;
+    notified_ = true;
+    const auto code = static_cast<int32_t>(st.code());
+    notice_.assign(reinterpret_cast<const char*>(&code), sizeof code);
+    notice_ += st.message();
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      MPI_Request req;
+      if (MPI_Isend(notice_.data(), static_cast<int>(notice_.size()), MPI_CHAR, r, kFailTag, ctl_, &req) == MPI_SUCCESS)
+        sends_.push_back(req);
+    }
+  }
+
+  // `watch`: a data collective (stops on a peer's failure notice, refused once this rank left a
+  // collective unfinished); otherwise the agreement's own broadcast, which runs regardless.
+  Status broadcast_locked(std::string& bytes, int root, MPI_Comm comm, const char* what, bool watch) const {
+    if (watch) STRATA_RETURN_NOT_OK(usable(what));
+    Timer t(*this, rank_ == root ? static_cast<int64_t>(bytes.size()) : 0);
+    int64_t size = static_cast<int64_t>(bytes.size());
+    MPI_Request req;
+    STRATA_RETURN_NOT_OK(check(MPI_Ibcast(&size, 1, MPI_INT64_T, root, comm, &req), what));
+    STRATA_RETURN_NOT_OK(wait(&req, what, watch));
+    if (rank_ != root) bytes.resize(static_cast<size_t>(size));
+    for (int64_t done = 0; done < size;) {
+      const int64_t piece = std::min(size - done, kMaxPiece);
+      STRATA_RETURN_NOT_OK(check(MPI_Ibcast(bytes.data() + done, static_cast<int>(piece), MPI_BYTE, root, comm, &req), what));
+      STRATA_RETURN_NOT_OK(wait(&req, what, watch));
+      done += piece;
+    }
+    return Status::OK();
+  }
+
+  Status gather_impl(const std::string& mine, std::vector<std::string>* all, bool everyone) const {
+    stall_for_tests();
+    std::lock_guard<std::mutex> lk(mu_);
+    const char* what = everyone ? "allgather" : "gather";
+    STRATA_RETURN_NOT_OK(usable(what));
+    Timer t(*this, static_cast<int64_t>(mine.size()));
+    // Every rank learns every size, so all make the same decision about the limits.
+    int64_t my_size = static_cast<int64_t>(mine.size());
+    std::vector<int64_t> sizes(static_cast<size_t>(size_));
+    MPI_Request req;
+    STRATA_RETURN_NOT_OK(check(MPI_Iallgather(&my_size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, data_, &req), what));
+    STRATA_RETURN_NOT_OK(wait(&req, what, true));
+    int64_t total = 0;
+    for (int64_t s : sizes) total += s;
+    if (total > INT_MAX)
+      return Status::CommError(what, ": ", total, " bytes in all is more than one MPI call moves (2 GiB)");
+    std::vector<int> counts(static_cast<size_t>(size_)), displs(static_cast<size_t>(size_));
+    for (int r = 0, off = 0; r < size_; ++r) {
+      counts[static_cast<size_t>(r)] = static_cast<int>(sizes[static_cast<size_t>(r)]);
+      displs[static_cast<size_t>(r)] = off;
+      off += counts[static_cast<size_t>(r)];
+    }
+    const bool receives = everyone || rank_ == 0;
+    std::string joined(receives ? static_cast<size_t>(total) : 0, '\0');
+    const int rc = everyone ? MPI_Iallgatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, joined.data(),
+                                              counts.data(), displs.data(), MPI_BYTE, data_, &req)
+                            : MPI_Igatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, joined.data(),
+                                           counts.data(), displs.data(), MPI_BYTE, 0, data_, &req);
+    STRATA_RETURN_NOT_OK(check(rc, what));
+    STRATA_RETURN_NOT_OK(wait(&req, what, true));
+    if (receives && all) {
+      all->assign(static_cast<size_t>(size_), std::string());
+      for (int r = 0; r < size_; ++r)
+        (*all)[static_cast<size_t>(r)] = joined.substr(static_cast<size_t>(displs[static_cast<size_t>(r)]),
+                                                       static_cast<size_t>(counts[static_cast<size_t>(r)]));
+    }
+    return Status::OK();
+  }
+
+  mutable std::mutex mu_;
+  MPI_Comm data_ = MPI_COMM_NULL, ctl_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  double timeout_;
+  mutable CommStats stats_;
+  mutable bool broken_ = false;             // a collective of this rank did not finish
+  mutable bool any_broken_ = false;         // some rank's did not (agreed)
+  mutable bool learned_from_peer_ = false;  // this rank's error is a peer's failure notice
+  mutable bool notified_ = false;
+  mutable std::string notice_;
+  mutable std::vector<MPI_Request> sends_;
+  mutable std::vector<char> heard_from_;
+  mutable std::optional<Status> agreed_failure_;
+};
+
+// The agreement: every rank's (kind, broken, code, length) to every rank; the first rank with an
+// error of its own (else the first that saw a peer fail) broadcasts its message. Ranks then
+// collect the notices still in flight, so MPI can finalize cleanly when nothing was left
+// unfinished.
+Status MpiCommunicator::agree(const Status& local) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (agreed_failure_) return *agreed_failure_;
+  Timer t(*this, 16);
+  const int32_t kind = local.ok() ? 0 : (learned_from_peer_ ? 2 : 1);
+  if (kind == 1) notify(local);
+  const int32_t mine[4] = {kind, broken_ ? 1 : 0, static_cast<int32_t>(local.code()),
+                           static_cast<int32_t>(std::min<size_t>(local.message().size(), 1 << 20))};
+  std::vector<int32_t> all(static_cast<size_t>(4 * size_));
+  MPI_Request req;
+  auto fail = [&](Status st) {
+    broken_ = true;
+    any_broken_ = true;
+    agreed_failure_ = local.ok() ? st : Status(local.code(), str_cat("rank ", rank_, ": ", local.message()));
+    return *agreed_failure_;
+  };
+  Status st = check(MPI_Iallgather(mine, 4, MPI_INT32_T, all.data(), 4, MPI_INT32_T, ctl_, &req), "error agreement");
+  if (st.ok()) st = wait(&req, "error agreement", false);
+  if (!st.ok()) return fail(st);
+  int chosen = -1;
+  for (int want = 1; want <= 2 && chosen < 0; ++want)
+    for (int r = 0; r < size_ && chosen < 0; ++r)
+      if (all[static_cast<size_t>(4 * r)] == want) chosen = r;
+  for (int r = 0; r < size_; ++r) any_broken_ = any_broken_ || all[static_cast<size_t>(4 * r + 1)] != 0;
+  if (chosen < 0) return Status::OK();
+  std::string msg = rank_ == chosen ? local.message().substr(0, 1 << 20) : std::string();
+  st = broadcast_locked(msg, chosen, ctl_, "error agreement", false);
+  if (!st.ok()) return fail(st);
+  // Receive the notices not yet read and complete ours, so no message is left in flight.
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_ || all[static_cast<size_t>(4 * r)] != 1 || heard_from_[static_cast<size_t>(r)]) continue;
+    receive_failure(r);
+  }
+  for (MPI_Request& s : sends_) {
+    if (!wait(&s, "error agreement", false).ok()) any_broken_ = true;
+  }
+  sends_.clear();
+  agreed_failure_ = Status(static_cast<StatusCode>(all[static_cast<size_t>(4 * chosen + 2)]),
+                           str_cat("rank ", chosen, ": ", msg));
+  return *agreed_failure_;
+}
+
+}  // namespace
+
+bool mpi_available() { return true; }
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+Result<std::shared_ptr<const Communicator>> start_mpi(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    const int rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS) return Status::CommError("MPI_Init_thread failed: ", mpi_error(rc));
+    if (provided < MPI_THREAD_FUNNELED)
+      return Status::CommError("MPI offers no thread support (strata runs worker threads beside MPI)");
+  }
+  return std::shared_ptr<const Communicator>(std::make_shared<MpiCommunicator>(timeout_seconds()));
+}
+
+void finish_mpi(const Communicator& comm, int exit_code) {
+  auto* mpi = dynamic_cast<const MpiCommunicator*>(&comm);
+  if (!mpi) return;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (mpi->must_abort()) {
+    // A collective is still posted somewhere: MPI_Finalize could wait on it forever.
+    if (mpi->rank() != 0) std::this_thread::sleep_for(std::chrono::seconds(10));  // rank 0 aborts first
+    MPI_Abort(MPI_COMM_WORLD, exit_code == 0 ? 1 : exit_code);
+    _exit(exit_code == 0 ? 1 : exit_code);
+  }
+  const_cast<MpiCommunicator*>(mpi)->free_comms();
+  MPI_Finalize();
+}
+
+}  // namespace strata::dist

@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""strata under mpirun: the same outputs for any number of ranks (issue 16).
+
+Each case runs the single-process CLI once and `mpirun -n P strata …` for P = 1..4, then
+compares every output file byte for byte. Exit 77 (skip, with the reason) when mpirun or the
+data is absent. Cases:
+  freq          .afreq/.vmiss of a simulated cohort; the report's bytes read per rank tile the .bed
+  pca-sim       randomized PCA (int16 and float32 products, and a converged --tolerance run) of a
+                simulated cohort: every output, Zarr included, the same bytes as one process
+  pca-hapmap3   randomized PCA of HapMap3 (/work/shared/data), the same
+  pca-exact     exact PCA and a command not distributed yet (grm): rank 0 runs them alone
+  failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
+                every rank exits non-zero (within the deadline), no output left
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+RANKS = (1, 2, 3, 4)
+
+
+def mpirun():
+    exe = shutil.which("mpirun")
+    if not exe:
+        print("SKIP: mpirun not found (scripts/install-deps.sh installs openmpi-bin)")
+        sys.exit(SKIP)
+    extra = ["--oversubscribe", "--bind-to", "none"]
+    if os.geteuid() == 0:
+        extra.append("--allow-run-as-root")
+    return [exe] + extra
+
+
+def run(cmd, expect_ok=True, env=None):
+    e = dict(os.environ, OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_vader_single_copy_mechanism="none",
+             STRATA_MPI_TIMEOUT="120")
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=600)
+    if expect_ok and p.returncode != 0:
+        print("FAILED:", " ".join(cmd), "\nexit", p.returncode, "\n", p.stdout[-3000:], p.stderr[-3000:])
+        sys.exit(1)
+    return p
+
+
+def files_under(root, prefix):
+    """Every output file of PREFIX (files and the insides of PREFIX.zarr), relative paths."""
+    out = {}
+    base = os.path.basename(prefix)
+    for name in os.listdir(root):
+        if not name.startswith(base) or name.endswith(".json"):
+            continue
+        path = os.path.join(root, name)
+        if os.path.isdir(path):
+            for d, _, fs in os.walk(path):
+                for f in fs:
+                    p = os.path.join(d, f)
+                    out[os.path.relpath(p, root)] = open(p, "rb").read()
+        else:
+            out[name] = open(path, "rb").read()
+    return out
+
+
+def same_outputs(ref, got, what):
+    if set(ref) != set(got):
+        print(f"FAILED: {what}: files differ: {sorted(set(ref) ^ set(got))}")
+        sys.exit(1)
+    bad = [k for k in ref if ref[k] != got[k]]
+    if bad:
+        print(f"FAILED: {what}: not the same bytes: {bad}")
+        sys.exit(1)
+
+
+def compare_ranks(strata, tmp, name, args, ranks=RANKS, threads="1"):
+    """Single process, then mpirun -n P for each P: all outputs byte-identical. Returns reports."""
+    ref_dir = os.path.join(tmp, f"{name}-ref")
+    os.makedirs(ref_dir)
+    run([strata] + args + ["--out", os.path.join(ref_dir, "o"), "--threads", threads, "-q"])
+    ref = files_under(ref_dir, "o")
+    if not ref:
+        print(f"FAILED: {name}: the single-process run wrote nothing")
+        sys.exit(1)
+    reports = {}
+    for p in ranks:
+        d = os.path.join(tmp, f"{name}-{p}")
+        os.makedirs(d)
+        rep = os.path.join(d, "report.json")
+        run(mpirun() + ["-n", str(p), strata] + args +
+            ["--out", os.path.join(d, "o"), "--threads", threads, "-q", "--report", rep])
+        same_outputs(ref, files_under(d, "o"), f"{name} with {p} ranks")
+        reports[p] = json.load(open(rep))
+        if reports[p].get("ranks") != p or len(reports[p].get("per_rank", [])) != p:
+            print(f"FAILED: {name}: the report of {p} ranks says ranks={reports[p].get('ranks')}")
+            sys.exit(1)
+        leftovers = [f for f in os.listdir(d) if f.startswith(".strata-stage")]
+        if leftovers:
+            print(f"FAILED: {name}: staging left behind: {leftovers}")
+            sys.exit(1)
+    print(f"ok: {name}: {len(ref)} files the same bytes for 1 process and {', '.join(map(str, ranks))} ranks")
+    return reports
+
+
+def simulate(strata, tmp, name, samples, variants, missing="0.01"):
+    prefix = os.path.join(tmp, name)
+    run([strata, "simulate", "--samples", str(samples), "--variants", str(variants), "--missing", missing,
+         "--seed", "7", "--out", prefix, "-q"])
+    return prefix
+
+
+def case_freq(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 301, 20011)
+    reports = compare_ranks(strata, tmp, "freq", ["freq", prefix])
+    stride = (301 + 3) // 4
+    total = 20011 * stride
+    for p, rep in reports.items():
+        per = [r["bytes_read"] for r in rep["per_rank"]]
+        if sum(per) != total or (p > 1 and max(per) >= total):
+            print(f"FAILED: freq with {p} ranks read {per} bytes per rank; the .bed holds {total}")
+            sys.exit(1)
+        print(f"ok: freq {p} ranks: bytes read per rank {per} (codes: {total})")
+
+
+def case_pca_sim(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 400, 25000)
+    common = ["pca", prefix, "-k", "4", "--method", "randomized"]
+    for precision in ("int16", "float32"):
+        reports = compare_ranks(strata, tmp, f"pca-{precision}", common + ["--precision", precision])
+        for p, rep in reports.items():
+            per = [r["bytes_read"] for r in rep["per_rank"]]
+            if p > 1 and max(per) >= 2 * 25000 * 100:  # counts pass + codes: no rank reads it all twice
+                print(f"FAILED: pca with {p} ranks read {per} bytes per rank")
+                sys.exit(1)
+            print(f"ok: pca-{precision} {p} ranks: bytes read per rank {per}, sent "
+                  f"{[r['bytes_sent'] for r in rep['per_rank']]}")
+    compare_ranks(strata, tmp, "pca-tolerance", common + ["--tolerance", "1e-4"], ranks=(2, 3))
+
+
+def case_pca_hapmap3(strata, tmp, data):
+    bed = os.path.join(data, "hapmap3", "HM3_thinned_autosomal_overlap")
+    if not os.path.exists(bed + ".bed"):
+        print(f"SKIP: {bed}.bed not found (set STRATA_SHARED_DATA)")
+        sys.exit(SKIP)
+    compare_ranks(strata, tmp, "pca-hapmap3", ["pca", bed, "-k", "10", "--method", "randomized"], threads="2")
+
+
+def case_pca_exact(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 200, 3000)
+    compare_ranks(strata, tmp, "pca-exact", ["pca", prefix, "-k", "3", "--method", "exact"], ranks=(2, 3))
+    compare_ranks(strata, tmp, "grm", ["grm", prefix], ranks=(2,))
+
+
+def case_failure(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 100, 5000)
+    missing = os.path.join(tmp, "nowhere", "absent")
+    for cmd in (["freq"], ["pca", "-k", "2", "--method", "randomized"]):
+        d = os.path.join(tmp, f"fail-{cmd[0]}")
+        os.makedirs(d)
+        out = ["--out", os.path.join(d, "o"), "-q", "--threads", "1"]
+        # MPMD: rank 1 (of 3) is given an input it cannot read; ranks 0 and 2 the good one.
+        bad = cmd[:1] + [missing] + cmd[1:]
+        good = cmd[:1] + [prefix] + cmd[1:]
+        p = run(mpirun() + ["-n", "1", strata] + good + out + [":", "-n", "1", strata] + bad + out +
+                [":", "-n", "1", strata] + good + out, expect_ok=False, env={"STRATA_MPI_TIMEOUT": "60"})
+        if p.returncode == 0 or "rank 1" not in p.stderr or "absent" not in p.stderr:
+            print(f"FAILED: {cmd[0]}: a rank without its input: exit {p.returncode}\n{p.stderr[-2000:]}")
+            sys.exit(1)
+        left = os.listdir(d)
+        if left:
+            print(f"FAILED: {cmd[0]}: outputs left after a failed run: {left}")
+            sys.exit(1)
+        print(f"ok: {cmd[0]}: a rank without its input → exit {p.returncode}, no outputs; "
+              f"stderr: {p.stderr.strip().splitlines()[0] if p.stderr.strip() else ''}")
+    # Mid-run: rank 1 (of 3) fails after the counts pass (k too large for the data) while the
+    # others wait in the next collective: they stop at once, every rank exits non-zero.
+    d = os.path.join(tmp, "fail-midrun")
+    os.makedirs(d)
+    args = ["pca", prefix, "--method", "randomized", "--out", os.path.join(d, "o"), "-q", "--threads", "1"]
+    p = run(mpirun() + ["-n", "1", strata] + args + ["-k", "3", ":", "-n", "1", strata] + args + ["-k", "500", ":",
+                                                                                                  "-n", "1", strata] +
+            args + ["-k", "3"], expect_ok=False, env={"STRATA_MPI_TIMEOUT": "60"})
+    if p.returncode == 0 or "rank 1: pca: k = 500" not in p.stderr or os.listdir(d):
+        print(f"FAILED: mid-run failure: exit {p.returncode}, left {os.listdir(d)}\n{p.stderr[-2000:]}")
+        sys.exit(1)
+    print(f"ok: pca: rank 1 fails mid-run → exit {p.returncode}, no outputs; stderr: "
+          f"{p.stderr.strip().splitlines()[0]}")
+    # A rank that hangs: the others stop within the deadline (5 s for the collective, 5 s for
+    # the agreement the hung rank never joins), then MPI_Abort ends the hung one too.
+    d = os.path.join(tmp, "fail-hang")
+    os.makedirs(d)
+    t0 = time.monotonic()
+    p = run(mpirun() + ["-n", "3", strata, "freq", prefix, "--out", os.path.join(d, "o"), "-q", "--threads", "1"],
+            expect_ok=False, env={"STRATA_MPI_TIMEOUT": "5", "STRATA_FAULT_MPI_STALL_RANK": "2"})
+    secs = time.monotonic() - t0
+    if p.returncode == 0 or "did not answer within 5 s" not in p.stderr or secs > 60 or os.listdir(d):
+        print(f"FAILED: a hung rank: exit {p.returncode} after {secs:.1f} s, left {os.listdir(d)}\n{p.stderr[-2000:]}")
+        sys.exit(1)
+    print(f"ok: freq: rank 2 hangs → exit {p.returncode} after {secs:.1f} s, no outputs; stderr: "
+          f"{p.stderr.strip().splitlines()[0]}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--strata", required=True)
+    ap.add_argument("--case", required=True,
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "failure"])
+    ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
+    a = ap.parse_args()
+    mpirun()  # skips when absent
+    probe = run([a.strata, "--version"])
+    with tempfile.TemporaryDirectory(prefix="strata-mpi-") as tmp:
+        # A build without MPI refuses mpirun: skip, saying so.
+        p = run(mpirun() + ["-n", "1", a.strata, "freq", os.path.join(tmp, "x"), "--out", os.path.join(tmp, "y")],
+                expect_ok=False)
+        if "built without MPI" in p.stderr:
+            print("SKIP: this strata was built without MPI")
+            sys.exit(SKIP)
+        del probe
+        if a.case == "freq":
+            case_freq(a.strata, tmp)
+        elif a.case == "pca-sim":
+            case_pca_sim(a.strata, tmp)
+        elif a.case == "pca-hapmap3":
+            case_pca_hapmap3(a.strata, tmp, a.data)
+        elif a.case == "pca-exact":
+            case_pca_exact(a.strata, tmp)
+        else:
+            case_failure(a.strata, tmp)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
