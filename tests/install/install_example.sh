@@ -21,6 +21,8 @@ pkg=$(dirname "$(find "$prefix" -name strataConfig.cmake -print -quit)")
 [[ -f $pkg/strataConfig.cmake && -f $pkg/strataConfigVersion.cmake && -f $pkg/strataTargets.cmake ]] \
   || fail "CMake package files missing under $prefix"
 [[ -f $prefix/include/strata/core/config.hpp ]] || fail "generated config.hpp not installed"
+# libcurl is dlopen'ed at run time, so a consumer links no CURL target.
+if grep -l 'CURL::' "$pkg"/strata*.cmake; then fail "installed package names a CURL target"; fi
 
 # Installed headers are the public API: no third-party JSON, and the umbrella names them all.
 if grep -rlE '#\s*include\s*[<"]nlohmann/' "$prefix/include"; then fail "installed headers above include nlohmann"; fi

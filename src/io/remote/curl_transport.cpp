@@ -1,6 +1,9 @@
 // HttpTransport on libcurl: a bounded pool of easy handles, each keeping its connection alive
-// between requests; TLS peer and host verification stay on.
+// between requests; TLS peer and host verification stay on. libcurl is loaded with dlopen on
+// first use, not linked: its ~27 dependent shared libraries doubled every strata's start-up.
+// <curl/curl.h> is for types and constants only; every call goes through CurlApi.
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include <cctype>
 #include <condition_variable>
@@ -12,6 +15,80 @@
 
 namespace strata::io::remote {
 namespace {
+
+// Debian's libcurl3-gnutls (the flavour built against) first, then the OpenSSL libcurl4.
+const std::vector<std::string> kCurlLibraries = {"libcurl-gnutls.so.4", "libcurl.so.4"};
+
+struct CurlApi {
+  CURLcode (*global_init)(long) = nullptr;
+  CURL* (*easy_init)() = nullptr;
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
+  CURLcode (*easy_perform)(CURL*) = nullptr;
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
+  void (*easy_reset)(CURL*) = nullptr;
+  void (*easy_cleanup)(CURL*) = nullptr;
+  const char* (*easy_strerror)(CURLcode) = nullptr;
+  curl_slist* (*slist_append)(curl_slist*, const char*) = nullptr;
+  void (*slist_free_all)(curl_slist*) = nullptr;
+};
+
+template <typename F>
+bool bind(void* lib, const char* name, F& fn, std::string& missing) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn) missing += str_cat(missing.empty() ? "" : ", ", name);
+  return fn != nullptr;
+}
+
+// Loads the first of `names` that opens and binds every entry point. The handle is never
+// closed: easy handles and libcurl's global state live until exit.
+Status load_curl(const std::vector<std::string>& names, CurlApi& api) {
+  std::string tried;
+  for (const auto& name : names) {
+    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      tried += str_cat(tried.empty() ? "" : "; ", e ? e : name);
+      continue;
+    }
+    CurlApi a;
+    std::string missing;
+    bind(lib, "curl_global_init", a.global_init, missing);
+    bind(lib, "curl_easy_init", a.easy_init, missing);
+    bind(lib, "curl_easy_setopt", a.easy_setopt, missing);
+    bind(lib, "curl_easy_perform", a.easy_perform, missing);
+    bind(lib, "curl_easy_getinfo", a.easy_getinfo, missing);
+    bind(lib, "curl_easy_reset", a.easy_reset, missing);
+    bind(lib, "curl_easy_cleanup", a.easy_cleanup, missing);
+    bind(lib, "curl_easy_strerror", a.easy_strerror, missing);
+    bind(lib, "curl_slist_append", a.slist_append, missing);
+    bind(lib, "curl_slist_free_all", a.slist_free_all, missing);
+    if (missing.empty()) {
+      api = a;
+      return Status::OK();
+    }
+    tried += str_cat(tried.empty() ? "" : "; ", name, " lacks ", missing);
+    dlclose(lib);
+  }
+  std::string files;
+  for (const auto& name : names) files += str_cat(files.empty() ? "" : ", ", name);
+  return Status::Unsupported("http(s)://, s3:// and gs:// need libcurl at run time, which could not be loaded (tried ",
+                             files, ": ", tried, "); install libcurl3-gnutls or libcurl4 (Debian/Ubuntu)");
+}
+
+CurlApi g_curl;
+
+// Loaded and initialised once per process; the outcome (either way) is kept.
+const Status& curl_ready() {
+  static std::once_flag once;
+  static Status status;
+  std::call_once(once, [] {
+    status = load_curl(kCurlLibraries, g_curl);
+    if (!status.ok()) return;
+    const CURLcode init = g_curl.global_init(CURL_GLOBAL_DEFAULT);
+    if (init != CURLE_OK) status = Status::IOError("libcurl initialisation failed: ", g_curl.easy_strerror(init));
+  });
+  return status;
+}
 
 constexpr size_t kErrorExcerptBytes = 4096;
 
@@ -94,7 +171,7 @@ class CurlTransport final : public HttpTransport {
  public:
   explicit CurlTransport(const HttpClientOptions& o) : o_(o) {}
   ~CurlTransport() override {
-    for (CURL* h : free_) curl_easy_cleanup(h);
+    for (CURL* h : free_) g_curl.easy_cleanup(h);
   }
 
   Result<HttpResponse> perform(const HttpRequest& req, bool& retryable) override {
@@ -116,7 +193,7 @@ class CurlTransport final : public HttpTransport {
     }
     ++created_;
     lock.unlock();
-    CURL* h = curl_easy_init();
+    CURL* h = g_curl.easy_init();
     if (!h) {
       std::lock_guard relock(mu_);
       --created_;
@@ -132,45 +209,45 @@ class CurlTransport final : public HttpTransport {
 
   Result<HttpResponse> run(CURL* h, const HttpRequest& req, bool& retryable) {
     // reset() keeps the handle's live connections (keep-alive) and drops the options.
-    curl_easy_reset(h);
+    g_curl.easy_reset(h);
     HttpResponse resp;
     Transfer t{&req, &resp};
     char err[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
-    for (const auto& [k, v] : req.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
-    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip on PUT
-    curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, err);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.stall_timeout_s));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, static_cast<long>(o_.total_timeout_s));
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    for (const auto& [k, v] : req.headers) headers = g_curl.slist_append(headers, (k + ": " + v).c_str());
+    headers = g_curl.slist_append(headers, "Expect:");  // no 100-continue round trip on PUT
+    g_curl.easy_setopt(h, CURLOPT_URL, req.url.c_str());
+    g_curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    g_curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    g_curl.easy_setopt(h, CURLOPT_ERRORBUFFER, err);
+    g_curl.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    g_curl.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    g_curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    g_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
+    g_curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    g_curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.stall_timeout_s));
+    g_curl.easy_setopt(h, CURLOPT_TIMEOUT, static_cast<long>(o_.total_timeout_s));
+    g_curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    g_curl.easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    g_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    g_curl.easy_setopt(h, CURLOPT_WRITEDATA, &t);
     if (req.method == "HEAD") {
-      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+      g_curl.easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (req.method == "PUT") {
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.empty() ? "" : reinterpret_cast<const char*>(req.body.data()));
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+      g_curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+      g_curl.easy_setopt(h, CURLOPT_POSTFIELDS, req.body.empty() ? "" : reinterpret_cast<const char*>(req.body.data()));
+      g_curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
     } else if (req.method != "GET") {
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+      g_curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
     }
     if (req.method == "GET" || req.method == "HEAD") {
       // Public HTTP hosts redirect; signed requests are never redirected by S3 for GET.
-      curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-      curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-      curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+      g_curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+      g_curl.easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+      g_curl.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     }
-    const CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(headers);
+    const CURLcode rc = g_curl.easy_perform(h);
+    g_curl.slist_free_all(headers);
     const std::string where = req.method + " " + url_for_message(req.url);
     if (t.too_large) {
       retryable = false;
@@ -180,10 +257,10 @@ class CurlTransport final : public HttpTransport {
     }
     if (rc != CURLE_OK) {
       retryable = retryable_code(rc);
-      return Status::IOError(where, ": ", err[0] ? err : curl_easy_strerror(rc));
+      return Status::IOError(where, ": ", err[0] ? err : g_curl.easy_strerror(rc));
     }
     long code = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    g_curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     resp.status = code;
     if (code < 300 && req.method != "HEAD") {
       const auto got = static_cast<int64_t>(resp.body.size());
@@ -208,9 +285,13 @@ class CurlTransport final : public HttpTransport {
 
 }  // namespace
 
+Status probe_curl_library(const std::vector<std::string>& names) {
+  CurlApi unused;
+  return load_curl(names, unused);
+}
+
 Result<std::shared_ptr<HttpTransport>> make_curl_transport(const HttpClientOptions& options) {
-  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (init != CURLE_OK) return Status::IOError("libcurl initialisation failed: ", curl_easy_strerror(init));
+  STRATA_RETURN_NOT_OK(curl_ready());
   return std::shared_ptr<HttpTransport>(std::make_shared<CurlTransport>(options));
 }
 

@@ -52,8 +52,13 @@ struct HttpClientOptions {
 };
 
 /// libcurl's transport (keep-alive pool of easy handles, TLS verification on); Unsupported
-/// when strata was built without libcurl.
+/// when strata was built without libcurl or libcurl cannot be loaded at run time.
 Result<std::shared_ptr<HttpTransport>> make_curl_transport(const HttpClientOptions& options);
+
+/// libcurl is dlopen'ed on first use (linking it costs every process ~27 shared libraries at
+/// start-up): tries each of `names` in order, OK when one loads and has every entry point used.
+/// Unsupported (naming the files tried and the package) otherwise. Not cached; for tests.
+Status probe_curl_library(const std::vector<std::string>& names);
 
 /// Retries, backoff and counters around a transport. Thread-safe.
 class HttpClient {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "io/remote/object_store_internal.hpp"
+#include "strata/core/config.hpp"
 #include "strata/io/remote.hpp"
 #include "testing/testing.hpp"
 
@@ -193,6 +194,19 @@ TEST(RemoteStore, UrlSchemes) {
     EXPECT_FALSE(is_remote_url(path)) << path;
   STRATA_EXPECT_STATUS(open_store("ftp://h/x"), StatusCode::Unsupported, "unknown URL scheme 'ftp'");
 }
+
+#if STRATA_HAVE_CURL
+// A machine without libcurl's runtime package gets Unsupported naming what to install, not a crash.
+TEST(RemoteStore, CurlLoadedAtRunTime) {
+  STRATA_EXPECT_STATUS(probe_curl_library({"libstrata-no-such-curl.so.4"}), StatusCode::Unsupported,
+                       "tried libstrata-no-such-curl.so.4");
+  STRATA_EXPECT_STATUS(probe_curl_library({"libstrata-no-such-curl.so.4"}), StatusCode::Unsupported,
+                       "install libcurl3-gnutls or libcurl4");
+  // A library that opens but is not libcurl is skipped for the next name.
+  STRATA_EXPECT_STATUS(probe_curl_library({"libz.so.1"}), StatusCode::Unsupported, "libz.so.1 lacks curl_global_init");
+  STRATA_EXPECT_OK(probe_curl_library({"libstrata-no-such-curl.so.4", "libcurl-gnutls.so.4", "libcurl.so.4"}));
+}
+#endif
 
 }  // namespace
 }  // namespace strata::io::remote
