@@ -68,6 +68,10 @@ struct VariantData {
 };
 
 // Two-sided P of a Student t statistic with `df` degrees of freedom, of a standard normal z.
+/// Cholesky (lower) of the p × p symmetric `a` (row-major) in place; false if it is not
+/// positive definite or not finite. For the small per-variant systems of the fits.
+bool cholesky(std::vector<double>& a, int64_t p);
+
 double p_from_t(double t, double df);
 double p_from_z(double z);
 // Standard normal quantile (for --ci).

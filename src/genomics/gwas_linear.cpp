@@ -15,23 +15,6 @@
 namespace strata::genomics::gwas_detail {
 namespace {
 
-// Cholesky of the k × k symmetric positive definite `a` in place (lower); false if not PD.
-bool cholesky(std::vector<double>& a, int64_t k) {
-  for (int64_t j = 0; j < k; ++j) {
-    double s = a[j * k + j];
-    for (int64_t t = 0; t < j; ++t) s -= a[j * k + t] * a[j * k + t];
-    if (!(s > 0.0)) return false;
-    const double d = std::sqrt(s);
-    a[j * k + j] = d;
-    for (int64_t i = j + 1; i < k; ++i) {
-      double v = a[i * k + j];
-      for (int64_t t = 0; t < j; ++t) v -= a[i * k + t] * a[j * k + t];
-      a[i * k + j] = v / d;
-    }
-  }
-  return true;
-}
-
 // z = L⁻¹ b (forward substitution).
 void forward(const std::vector<double>& l, int64_t k, const double* b, double* z) {
   for (int64_t i = 0; i < k; ++i) {

@@ -8,23 +8,6 @@
 namespace strata::genomics::gwas_detail {
 namespace {
 
-// Cholesky (lower) of the p × p `a` in place; false if not positive definite.
-bool cholesky(std::vector<double>& a, int64_t p) {
-  for (int64_t j = 0; j < p; ++j) {
-    double s = a[j * p + j];
-    for (int64_t t = 0; t < j; ++t) s -= a[j * p + t] * a[j * p + t];
-    if (!(s > 0.0) || !std::isfinite(s)) return false;
-    const double d = std::sqrt(s);
-    a[j * p + j] = d;
-    for (int64_t i = j + 1; i < p; ++i) {
-      double v = a[i * p + j];
-      for (int64_t t = 0; t < j; ++t) v -= a[i * p + t] * a[j * p + t];
-      a[i * p + j] = v / d;
-    }
-  }
-  return true;
-}
-
 // Solve L·Lᵀ·x = b in place.
 void chol_solve(const std::vector<double>& l, int64_t p, double* b) {
   for (int64_t i = 0; i < p; ++i) {

@@ -155,4 +155,20 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
   return Err::Ok;
 }
 
+bool cholesky(std::vector<double>& a, int64_t p) {
+  for (int64_t j = 0; j < p; ++j) {
+    double s = a[j * p + j];
+    for (int64_t t = 0; t < j; ++t) s -= a[j * p + t] * a[j * p + t];
+    if (!(s > 0.0) || !std::isfinite(s)) return false;
+    const double d = std::sqrt(s);
+    a[j * p + j] = d;
+    for (int64_t i = j + 1; i < p; ++i) {
+      double v = a[i * p + j];
+      for (int64_t t = 0; t < j; ++t) v -= a[i * p + t] * a[j * p + t];
+      a[i * p + j] = v / d;
+    }
+  }
+  return true;
+}
+
 }  // namespace strata::genomics::gwas_detail
