@@ -27,9 +27,10 @@ Status RowSpool::add(int64_t tile_row, std::string text, std::vector<uint32_t> e
 Status RowSpool::spill() {
   if (fd_ < 0) {
     // Unlinked at once: the file goes away with the process, whatever happens.
-    std::string path = (dir_.empty() ? std::string(".") : dir_) + "/pair-spool-XXXXXX";
-    fd_ = ::mkstemp(path.data());
-    if (fd_ < 0) return Status::IOError("cannot create a spill file in ", dir_, ": ", std::strerror(errno));
+    const std::string dir = dir_.empty() ? std::string(".") : dir_;
+    std::string path = dir + "/pair-spool-XXXXXX";  // mkostemp's template: it fills the Xs
+    fd_ = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd_ < 0) return Status::IOError("cannot create a spill file in ", dir, ": ", std::strerror(errno));
     ::unlink(path.c_str());
   }
   for (auto& [tile_row, parts] : rows_)
@@ -40,7 +41,7 @@ Status RowSpool::spill() {
       while (left > 0) {
         const ssize_t w = ::pwrite(fd_, data, static_cast<size_t>(left), static_cast<off_t>(at));
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return Status::IOError("cannot write the spill file in ", dir_, " (disk full?)");
+        if (w <= 0) return Status::IOError("cannot write the spill file in ", dir_.empty() ? "." : dir_, " (disk full?)");
         data += w, at += w, left -= w;
       }
       p.offset = file_size_;

@@ -256,6 +256,38 @@ TEST_P(Conformance, ThinQr) {
       }
 }
 
+// V·diag(λ)·Vᵀ (V column-major n × n) in the lower triangle of an n × n matrix of layout l; the
+// upper triangle, which the solvers must not read, holds 1e30.
+Mat<double> lower_from_spectrum(const std::vector<double>& v, const std::vector<double>& lambda, int64_t n, Layout l) {
+  Mat<double> a(n, n, l);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < n; ++p) s += v[i + p * n] * lambda[p] * v[j + p * n];
+      a.at(i, j) = j <= i ? s : 1e30;
+    }
+  return a;
+}
+
+// The first `count` columns of z are orthonormal eigenvectors of the symmetric matrix whose
+// lower triangle is `lower`, for the eigenvalues w.
+void expect_eigenpairs(const Mat<double>& lower, const Mat<double>& z, const std::vector<double>& w, int64_t count) {
+  const int64_t n = lower.rows;
+  const auto sym = [&](int64_t i, int64_t j) { return i >= j ? lower.at(i, j) : lower.at(j, i); };
+  for (int64_t k = 0; k < count; ++k)
+    for (int64_t i = 0; i < n; ++i) {
+      double av = 0;
+      for (int64_t p = 0; p < n; ++p) av += sym(i, p) * z.at(p, k);
+      ASSERT_NEAR(av, w[k] * z.at(i, k), 1e-12 * 40);
+    }
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t j = 0; j < count; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < n; ++p) s += z.at(p, i) * z.at(p, j);
+      ASSERT_NEAR(s, i == j ? 1.0 : 0.0, 1e-12);
+    }
+}
+
 TEST_P(Conformance, SymmetricEigen) {
   std::mt19937_64 rng(6);
   const int64_t n = 9;
@@ -263,33 +295,13 @@ TEST_P(Conformance, SymmetricEigen) {
   const std::vector<double> v = orthonormal(n, n, rng);
   for (Layout l : kLayouts)
     for (bool vectors : {true, false}) {
-      Mat<double> a(n, n, l);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double s = 0;
-          for (int64_t p = 0; p < n; ++p) s += v[i + p * n] * lambda[p] * v[j + p * n];
-          a.at(i, j) = s;
-        }
-      for (int64_t i = 0; i < n; ++i)  // the upper triangle is never read
-        for (int64_t j = i + 1; j < n; ++j) a.at(i, j) = 1e30;
+      Mat<double> a = lower_from_spectrum(v, lambda, n, l);
       const auto a0 = a;
       std::vector<double> w(static_cast<size_t>(n));
       ASSERT_TRUE(be_->syev(a.view(), w.data(), vectors).ok());
       for (int64_t k = 0; k < n; ++k) ASSERT_NEAR(w[k], lambda[k], 1e-12 * 40) << k;
       if (!vectors) continue;
-      const auto sym = [&](int64_t i, int64_t j) { return i >= j ? a0.at(i, j) : a0.at(j, i); };
-      for (int64_t k = 0; k < n; ++k)
-        for (int64_t i = 0; i < n; ++i) {
-          double av = 0;
-          for (int64_t p = 0; p < n; ++p) av += sym(i, p) * a.at(p, k);
-          ASSERT_NEAR(av, w[k] * a.at(i, k), 1e-12 * 40);
-        }
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double s = 0;
-          for (int64_t p = 0; p < n; ++p) s += a.at(p, i) * a.at(p, j);
-          ASSERT_NEAR(s, i == j ? 1.0 : 0.0, 1e-12);
-        }
+      expect_eigenpairs(a0, a, w, n);  // syev leaves the eigenvectors in a
       ASSERT_TRUE(a.padding_intact());
     }
 }
@@ -301,33 +313,13 @@ TEST_P(Conformance, SymmetricEigenTop) {
   const std::vector<double> v = orthonormal(n, n, rng);
   for (Layout l : kLayouts)
     for (Layout lz : kLayouts) {
-      Mat<double> a(n, n, l);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) {
-          double s = 0;
-          for (int64_t p = 0; p < n; ++p) s += v[i + p * n] * lambda[p] * v[j + p * n];
-          a.at(i, j) = s;
-        }
-      for (int64_t i = 0; i < n; ++i)  // the upper triangle is never read
-        for (int64_t j = i + 1; j < n; ++j) a.at(i, j) = 1e30;
+      Mat<double> a = lower_from_spectrum(v, lambda, n, l);
       const auto a0 = a;
       Mat<double> z(n, count, lz);
       std::vector<double> w(static_cast<size_t>(count));
       ASSERT_TRUE(be_->syev_top(a.view(), count, w.data(), z.view()).ok());
       for (int64_t k = 0; k < count; ++k) ASSERT_NEAR(w[k], lambda[n - count + k], 1e-12 * 40) << k;
-      const auto sym = [&](int64_t i, int64_t j) { return i >= j ? a0.at(i, j) : a0.at(j, i); };
-      for (int64_t k = 0; k < count; ++k)
-        for (int64_t i = 0; i < n; ++i) {
-          double av = 0;
-          for (int64_t p = 0; p < n; ++p) av += sym(i, p) * z.at(p, k);
-          ASSERT_NEAR(av, w[k] * z.at(i, k), 1e-12 * 40);
-        }
-      for (int64_t i = 0; i < count; ++i)
-        for (int64_t j = 0; j < count; ++j) {
-          double s = 0;
-          for (int64_t p = 0; p < n; ++p) s += z.at(p, i) * z.at(p, j);
-          ASSERT_NEAR(s, i == j ? 1.0 : 0.0, 1e-12);
-        }
+      expect_eigenpairs(a0, z, w, count);
       ASSERT_TRUE(z.padding_intact());
     }
   Mat<double> a(4, 4, Layout::ColMajor), z(4, 5, Layout::ColMajor);

@@ -15,16 +15,12 @@
 #define STRATA_ROW_REDUCE_X86 1
 #endif
 
+#include "backend/cpu/lane_sum.hpp"
+
 namespace strata::backend::cpu {
 namespace {
 
-constexpr int kLanes = 8;
-
-// The fixed tree both kernels use: halves of 4, then of 2, then the last pair.
-inline double tree_sum(const double s[kLanes]) {
-  const double h0 = s[0] + s[4], h1 = s[1] + s[5], h2 = s[2] + s[6], h3 = s[3] + s[7];
-  return (h0 + h2) + (h1 + h3);
-}
+constexpr int kLanes = kSumLanes;
 
 template <RowReduce Op>
 inline double term(double x, double y, double p) {
@@ -61,7 +57,7 @@ void portable_op(double p, const double* a, int64_t lda, int64_t rows, const dou
         for (double v : s) m = v > m ? v : m;
         out[i * ldo + j] = m;
       } else {
-        out[i * ldo + j] = tree_sum(s);
+        out[i * ldo + j] = lane_tree_sum(s);
       }
       if (observed) observed[i * ldo + j] = n;
     }
@@ -132,7 +128,7 @@ STRATA_AVX512F void block(const double* a, int64_t lda, const double* b, int64_t
         for (double v : s) m = v > m ? v : m;
         out[r * ldo + c] = m;
       } else {
-        out[r * ldo + c] = tree_sum(s);
+        out[r * ldo + c] = lane_tree_sum(s);
       }
       if constexpr (Count) {
         alignas(64) int64_t n[kLanes];

@@ -16,16 +16,12 @@
 #define STRATA_WGRAM_X86 1
 #endif
 
+#include "backend/cpu/lane_sum.hpp"
+
 namespace strata::backend::cpu {
 namespace {
 
-constexpr int kLanes = 8;
-
-// The fixed tree: halves of 4, then of 2, then the last pair.
-inline double tree_sum(const double s[kLanes]) {
-  const double h0 = s[0] + s[4], h1 = s[1] + s[5], h2 = s[2] + s[6], h3 = s[3] + s[7];
-  return (h0 + h2) + (h1 + h3);
-}
+constexpr int kLanes = kSumLanes;
 
 }  // namespace
 
@@ -42,7 +38,7 @@ void weighted_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
         const double t = xw[s] * xj[s];
         acc[s % kLanes] = acc[s % kLanes] + t;
       }
-      h[i * ldh + j] = tree_sum(acc);
+      h[i * ldh + j] = lane_tree_sum(acc);
     }
     if (v) {
       double acc[kLanes] = {};
@@ -50,7 +46,7 @@ void weighted_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
         const double t = v[s] * xi[s];
         acc[s % kLanes] = acc[s % kLanes] + t;
       }
-      g[i] = tree_sum(acc);
+      g[i] = lane_tree_sum(acc);
     }
   }
 }
@@ -63,7 +59,7 @@ namespace {
 STRATA_AVX512F inline double vtree(__m512d a) {
   alignas(64) double s[kLanes];
   _mm512_store_pd(s, a);
-  return tree_sum(s);
+  return lane_tree_sum(s);
 }
 
 STRATA_AVX512F inline __mmask8 live_mask(int64_t left) {
