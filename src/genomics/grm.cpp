@@ -25,13 +25,41 @@ double seconds_since(clock_type::time_point t) {
 // Lower-triangle tile (R, C), R ≥ C, is upper tile (C, R) of SymmetricTiles' row-major order.
 int64_t upper_index(int64_t per_side, int64_t i, int64_t j) { return i * per_side - i * (i - 1) / 2 + (j - i); }
 
-// The two panels of one variant block: standardized values (rows × n) and, for pairwise
-// counts, the missing indicators of the block's rows that have missing calls (mrows × n).
+// Panels are packed for the backend's fused tile kernel (Backend::gram_panels_f32): a block's
+// rows go in runs of kFloat32Run variants, and each run holds the samples in groups of 32, group
+// g a run × 32 row-major block. Samples past n are zero.
+constexpr int64_t kGroup = kGrmSampleGroup;
+
+// Variants a float32 product sums before its partial sums go to float64. Off the diagonal
+// partial sums wander near zero and 128 keeps the GRM within ~5e-8 of a float64 sum (512: ~1e-7
+// on HapMap3) for ~2 % of the pass in extra adds; the diagonal's only grow (Σ x²), so diagonal
+// tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
+constexpr int64_t kFloat32Run = 128;
+
+// The two panels of one variant block: standardized values and, for pairwise counts, the
+// missing indicators of the block's rows that have missing calls (both packed as above).
 struct Panels {
   std::vector<float> values[2], missing[2];
   int64_t rows[2] = {0, 0}, mrows[2] = {0, 0};
   std::vector<uint8_t> codes[2], mcodes[2];
 };
+
+// Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
+// the packed panel `out` of padded width npad.
+Status decode_run(const backend::Backend& be, const uint8_t* codes, int64_t stride, int64_t r0, int64_t count,
+                  int64_t n, int64_t npad, const float* luts, float* out) {
+  float* run = out + r0 * npad;
+  for (int64_t g0 = 0; g0 < n; g0 += kGroup) {
+    const int64_t cnt = std::min(kGroup, n - g0);
+    float* dst = run + g0 * count;
+    // 32 samples are 8 bytes of a packed row.
+    STRATA_RETURN_NOT_OK(be.decode({codes + r0 * stride + g0 / 4, count, cnt, stride}, luts,
+                                   backend::row_major(dst, count, cnt, kGroup)));
+    if (cnt < kGroup)
+      for (int64_t r = 0; r < count; ++r) std::fill(dst + r * kGroup + cnt, dst + (r + 1) * kGroup, 0.0f);
+  }
+  return Status::OK();
+}
 
 // Accumulators of one tile (lower orientation: rows from tile R, cols from tile C).
 struct TileAccumulator {
@@ -41,63 +69,30 @@ struct TileAccumulator {
   double* b() { return both_missing.as<double>(); }
 };
 
-// The largest float32 scratch a tile needs, per worker thread.
-thread_local std::vector<float> tl_scratch;
-
-// Variants a float32 product sums before its partial sums go to float64. Off the diagonal
-// partial sums wander near zero and 128 keeps the GRM within ~5e-8 of a float64 sum (512: ~1e-7
-// on HapMap3) for ~2 % of the pass in extra adds; the diagonal's only grow (Σ x²), so diagonal
-// tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
-constexpr int64_t kFloat32Run = 128;
-
-// s (rows × cols, ld cols) = float32 product of panel rows over [r0, r0 + rows) × [c0, c0 + cols).
-Status panel_product(const backend::Backend& be, const float* rows_ptr, int64_t kk, int64_t n, int64_t r0,
-                     int64_t rows, int64_t c0, int64_t cols, float* s, int64_t lds) {
-  return be.gemm(backend::Trans::Yes, backend::Trans::No, 1.0f, backend::row_major(rows_ptr + r0, kk, rows, n),
-                 backend::row_major(rows_ptr + c0, kk, cols, n), 0.0f, backend::row_major(s, rows, cols, lds));
-}
-
-// Below this a diagonal tile is one product; above, its upper-right quarter is skipped (the
-// pass mirrors the lower half of diagonal tiles at the end).
-constexpr int64_t kSplitDiagonalRows = 64;
-
-Status add_product(const backend::Backend& be, const float* panel, int64_t k, int64_t n, const TileAccumulator& a,
-                   double* acc, bool exact_diagonal) {
-  const int64_t count = a.rows * a.cols;
-  if (static_cast<int64_t>(tl_scratch.size()) < count) tl_scratch.resize(static_cast<size_t>(count));
-  float* s = tl_scratch.data();
+// acc += the tile's product over the k packed rows of `panel`, one float32 run at a time.
+// Diagonal tiles compute their lower half only (mirrored at the end of the pass); with
+// exact_diagonal their diagonal is an exact float64 sum of squares instead.
+void add_product(const backend::Backend& be, const float* panel, int64_t k, int64_t npad, const TileAccumulator& a,
+                 double* acc, bool exact_diagonal) {
   const bool diagonal = a.row0 == a.col0;
-  // Diagonal tiles: the top rows against the top columns, the bottom rows against all columns.
-  const int64_t top = diagonal && a.rows >= kSplitDiagonalRows ? a.rows / 2 / 16 * 16 : 0;
+  const int mode = !diagonal ? 0 : exact_diagonal ? 2 : 1;
   for (int64_t k0 = 0; k0 < k; k0 += kFloat32Run) {
     const int64_t kk = std::min(kFloat32Run, k - k0);
-    const float* rows = panel + k0 * n;
-    if (top > 0) {
-      STRATA_RETURN_NOT_OK(panel_product(be, rows, kk, n, a.row0, top, a.col0, top, s, a.cols));
-      STRATA_RETURN_NOT_OK(
-          panel_product(be, rows, kk, n, a.row0 + top, a.rows - top, a.col0, a.cols, s + top * a.cols, a.cols));
-    } else {
-      STRATA_RETURN_NOT_OK(panel_product(be, rows, kk, n, a.row0, a.rows, a.col0, a.cols, s, a.cols));
-    }
-    if (exact_diagonal && diagonal) {
-      for (int64_t i = 0; i < a.rows; ++i) {
-        double sq = 0.0;
-        for (int64_t r = 0; r < kk; ++r) {
-          const double x = rows[r * n + a.row0 + i];
-          sq += x * x;
+    const float* run = panel + k0 * npad;
+    be.gram_panels_f32(run + a.row0 * kk, run + a.col0 * kk, kk, a.rows, a.cols, mode, acc, a.cols);
+    if (mode != 2) continue;
+    for (int64_t g0 = 0; g0 < a.rows; g0 += kGroup) {
+      const float* grp = run + (a.row0 + g0) * kk;
+      const int64_t cnt = std::min(kGroup, a.rows - g0);
+      double sq[kGroup] = {};
+      for (int64_t r = 0; r < kk; ++r)
+        for (int64_t l = 0; l < kGroup; ++l) {
+          const double x = grp[r * kGroup + l];
+          sq[l] += x * x;
         }
-        s[i * a.cols + i] = 0.0f;
-        acc[i * a.cols + i] += sq;
-      }
-    }
-    if (top > 0) {
-      for (int64_t i = 0; i < top; ++i) be.accumulate_f32(s + i * a.cols, acc + i * a.cols, top);
-      be.accumulate_f32(s + top * a.cols, acc + top * a.cols, (a.rows - top) * a.cols);
-    } else {
-      be.accumulate_f32(s, acc, count);
+      for (int64_t l = 0; l < cnt; ++l) acc[(g0 + l) * a.cols + g0 + l] += sq[l];
     }
   }
-  return Status::OK();
 }
 
 // Mirror the lower half of a diagonal tile onto its upper half (exact symmetry whatever order
@@ -165,15 +160,16 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   const bool pairwise = info.pairwise_counts;
 
   const io::GenotypeViewPtr sub = io::make_variant_subset(view, kept);
-  const int64_t tile = params.tile > 0 ? params.tile : grm_tile_for(n);
+  const int64_t tile = grm_tile(n, params.tile);
   info.tile = tile;
   const SymmetricTiles tiles = SymmetricTiles::make(n, tile);
   const int64_t per_side = tiles.per_side;
   const int64_t num_blocks = (m + kGrmBlockVariants - 1) / kGrmBlockVariants;
   const int64_t stride = io::packed_row_bytes(n);
+  const int64_t npad = ceil_div(n, kGroup) * kGroup;  // packed panel width
 
   // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
-  const int64_t panel_bytes = 2 * kGrmBlockVariants * n * 4 * (pairwise ? 2 : 1);
+  const int64_t panel_bytes = 2 * kGrmBlockVariants * npad * 4 * (pairwise ? 2 : 1);
   const int64_t acc_per_value = pairwise ? 16 : 8;
   const int64_t room = std::max<int64_t>(0, ctx.memory_budget() / 2 - panel_bytes);
   std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
@@ -201,18 +197,19 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     const int64_t rows = std::min(kGrmBlockVariants, m - v0);
     auto& codes = p.codes[slot];
     codes.resize(static_cast<size_t>(rows * stride));
-    p.values[slot].resize(static_cast<size_t>(rows * n));
+    p.values[slot].resize(static_cast<size_t>(rows * npad));
     p.rows[slot] = rows;
     // Read and decode a run of rows; with no reader thread the workers share the block's runs
     // (the panel is the same bits either way: each row decodes on its own).
     auto read_rows = [&](int64_t r0, int64_t count) -> Status {
       uint8_t* c = codes.data() + r0 * stride;
       STRATA_RETURN_NOT_OK(sub->read_codes(v0 + r0, count, 0, n, c, stride));
-      return be.decode({c, count, n, stride}, luts.data() + 4 * (v0 + r0),
-                       backend::row_major(p.values[slot].data() + r0 * n, count, n));
+      return decode_run(be, codes.data(), stride, r0, count, n, npad, luts.data() + 4 * (v0 + r0),
+                        p.values[slot].data());
     };
     if (pipelined) {
-      STRATA_RETURN_NOT_OK(read_rows(0, rows));
+      for (int64_t r0 = 0; r0 < rows; r0 += kFloat32Run)
+        STRATA_RETURN_NOT_OK(read_rows(r0, std::min(kFloat32Run, rows - r0)));
     } else {
       STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
         return read_rows(t * kFloat32Run, std::min(kFloat32Run, rows - t * kFloat32Run));
@@ -232,8 +229,12 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     if (mrows == 0) return Status::OK();
     std::vector<float> lut4(static_cast<size_t>(4 * mrows));
     for (int64_t r = 0; r < mrows; ++r) std::memcpy(lut4.data() + 4 * r, kMissingLut, sizeof(kMissingLut));
-    p.missing[slot].resize(static_cast<size_t>(mrows * n));
-    return be.decode({mc.data(), mrows, n, stride}, lut4.data(), backend::row_major(p.missing[slot].data(), mrows, n));
+    p.missing[slot].resize(static_cast<size_t>(mrows * npad));
+    for (int64_t r0 = 0; r0 < mrows; r0 += kFloat32Run) {
+      STRATA_RETURN_NOT_OK(decode_run(be, mc.data(), stride, r0, std::min(kFloat32Run, mrows - r0), n, npad,
+                                      lut4.data() + 4 * r0, p.missing[slot].data()));
+    }
+    return Status::OK();
   };
 
   const auto t_pass = clock_type::now();
@@ -267,10 +268,8 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
         ctx, tiles, indices, num_blocks, read,
         [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
           TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
-          STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], n, a, a.s(), true));
-          if (pairwise && p.mrows[slot] > 0) {
-            STRATA_RETURN_NOT_OK(add_product(be, p.missing[slot].data(), p.mrows[slot], n, a, a.b(), false));
-          }
+          add_product(be, p.values[slot].data(), p.rows[slot], npad, a, a.s(), true);
+          if (pairwise && p.mrows[slot] > 0) add_product(be, p.missing[slot].data(), p.mrows[slot], npad, a, a.b(), false);
           return Status::OK();
         },
         po));

@@ -240,7 +240,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   std::shared_ptr<io::LocalStore> store;
   io::ZarrArray grm_array, count_array;
   bool count_array_made = false;
-  const int64_t tile = options.grm.tile > 0 ? options.grm.tile : grm_tile_for(n);
+  const int64_t tile = grm_tile(n, options.grm.tile);
   if (format != GrmFormat::Zarr) {
     STRATA_ASSIGN_OR_RETURN(main_file, PositionalFile::open(main_path));
     if (format == GrmFormat::GrmBin) {

@@ -223,6 +223,44 @@ TEST_P(Conformance, AccumulateF32) {
   }
 }
 
+TEST_P(Conformance, GramPanelsF32) {
+  // Group-packed panels (groups of 32 samples, kk × 32 each); tiles with partial groups and
+  // row blocks; the three modes. Every entry: one float FMA per k in order, then one add.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  for (int64_t kk : {1, 5, 128}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}, {37, 37}, {64, 64}, {70, 45}, {128, 128}}) {
+      for (int mode : {0, 1, 2}) {
+        if (mode != 0 && rows != cols) continue;
+        const int64_t ga = (rows + 31) / 32, gb = (cols + 31) / 32;
+        std::vector<float> a(static_cast<size_t>(ga * kk * 32), 0.0f), b(static_cast<size_t>(gb * kk * 32), 0.0f);
+        auto at = [&](std::vector<float>& p, int64_t k, int64_t i) -> float& {
+          return p[static_cast<size_t>((i / 32) * kk * 32 + k * 32 + i % 32)];
+        };
+        for (int64_t k = 0; k < kk; ++k) {
+          for (int64_t i = 0; i < rows; ++i) at(a, k, i) = u(rng);
+          for (int64_t j = 0; j < cols; ++j) at(b, k, j) = mode == 0 ? u(rng) : at(a, k, j);
+        }
+        const int64_t ld = cols + 3;
+        std::vector<double> acc(static_cast<size_t>(rows * ld), kPad), ref;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) acc[static_cast<size_t>(i * ld + j)] = double(u(rng)) * 10.0;
+        ref = acc;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) {
+            if ((mode == 1 && j > i) || (mode == 2 && j >= i)) continue;
+            float s = 0.0f;
+            for (int64_t k = 0; k < kk; ++k) s = std::fma(at(a, k, i), at(b, k, j), s);
+            ref[static_cast<size_t>(i * ld + j)] += static_cast<double>(s);
+          }
+        be_->gram_panels_f32(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld);
+        for (size_t e = 0; e < acc.size(); ++e)
+          ASSERT_EQ(acc[e], ref[e]) << "kk " << kk << " " << rows << "x" << cols << " mode " << mode << " entry " << e;
+      }
+    }
+  }
+}
+
 TEST_P(Conformance, ElementwiseUnaryCastWhere) {
   const std::vector<double> a = {4.0, -2.5, 0.0, std::numeric_limits<double>::quiet_NaN(), 1e300, -1e300};
   const int64_t n = static_cast<int64_t>(a.size());

@@ -270,6 +270,14 @@ class Backend {
   /// acc[i] += (double)x[i] for i < n: float32 partial sums joining float64 accumulators (the
   /// GRM's runs). Exact conversion and one rounded add: the same bits on every backend.
   virtual void accumulate_f32(const float* x, double* acc, int64_t n) const = 0;
+  /// The GRM's tile step: acc[i·ldacc + j] += (double)(Σ_{k<kk} a(k, i)·b(k, j)) for i < rows,
+  /// j < cols, where each sum is one float32 fused multiply-add per k in k order (so the same
+  /// bits on every backend). a and b are group-packed panels: samples in groups of 32, group g
+  /// a kk × 32 row-major block at offset g·kk·32 (a, b point at the tile's first group; entries
+  /// of samples past the real ones must be zero). mode 0: every entry; 1: only j ≤ i; 2: only
+  /// j < i (a diagonal tile; the other entries are left as they were).
+  virtual void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                               double* acc, int64_t ldacc) const = 0;
   /// out[i] = cond[i] ? a[i] : b[i].
   virtual void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                         bool b_scalar, void* out, int64_t n) const = 0;

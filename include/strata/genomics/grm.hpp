@@ -47,6 +47,15 @@ inline constexpr int64_t kGrmDefaultTile = 256;
 /// \brief The default tile for n samples: kGrmDefaultTile, halved below 4 tiles a side so that
 /// both workers of a small cohort get several tiles. (Zarr output chunks are one tile.)
 inline int64_t grm_tile_for(int64_t n) { return n < 4 * kGrmDefaultTile ? kGrmDefaultTile / 2 : kGrmDefaultTile; }
+/// \brief Samples per sample group of the tile kernel (Backend::gram_panels_f32): tile sides
+/// are multiples of it.
+inline constexpr int64_t kGrmSampleGroup = 32;
+/// \brief The tile side a pass uses: `requested` rounded up to a whole sample group, or
+/// grm_tile_for(n) when it is 0.
+inline int64_t grm_tile(int64_t n, int64_t requested) {
+  if (requested <= 0) return grm_tile_for(n);
+  return (requested + kGrmSampleGroup - 1) / kGrmSampleGroup * kGrmSampleGroup;
+}
 
 /// \brief Parameters of compute_grm().
 struct GrmParams {
@@ -54,7 +63,8 @@ struct GrmParams {
   bool meanimpute = false;
   /// `--maf`, `--geno` (plink2's semantics); monomorphic variants are kept and counted in M.
   VariantFilter filter;
-  /// Samples per tile side (0 = grm_tile_for(n)). Results are the same bits for any value.
+  /// Samples per tile side (0 = grm_tile_for(n)), rounded up to a multiple of kGrmSampleGroup.
+  /// Results are the same bits for any value.
   int64_t tile = 0;
 };
 

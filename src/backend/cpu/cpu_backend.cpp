@@ -20,8 +20,10 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.pairs = &pair_counts_portable();
   k.row_reduce = row_reduce_portable;
   k.weighted_gram = weighted_gram_portable;
+  k.gram_panels = gram_panels_portable;
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
+  if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
   if (isa == CpuIsa::Avx2) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
     return k;
@@ -31,6 +33,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
   if (WeightedGramFn f = weighted_gram_avx512()) k.weighted_gram = f;
   k.skinny = skinny_gemm_avx512();
+  if (GramPanelsFn f = gram_panels_avx512()) k.gram_panels = f;
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;

@@ -7,6 +7,7 @@
 #include "backend/cpu/decode_kernels.hpp"
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
+#include "backend/cpu/gram_panel_kernels.hpp"
 #include "backend/cpu/pair_count_kernels.hpp"
 #include "backend/cpu/row_reduce_kernels.hpp"
 #include "backend/cpu/weighted_gram_kernels.hpp"
@@ -26,6 +27,7 @@ struct KernelTable {
   RowReduceFn row_reduce = nullptr;
   WeightedGramFn weighted_gram = nullptr;
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
+  GramPanelsFn gram_panels = nullptr;
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
 };
@@ -72,6 +74,10 @@ class CpuBackend final : public Backend {
   void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
   void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override;
   void accumulate_f32(const float* x, double* acc, int64_t n) const override;
+  void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                       int64_t ldacc) const override {
+    k_.gram_panels(a, b, kk, rows, cols, mode, acc, ldacc);
+  }
   void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                 bool b_scalar, void* out, int64_t n) const override;
   void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;

@@ -12,6 +12,9 @@
 
 #include "backend/cpu/cpu_backend.hpp"
 
+// OpenBLAS internal (exported by its pthread and OpenMP builds; absent from others).
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
 namespace strata::backend::cpu {
 namespace {
 
@@ -92,7 +95,14 @@ char uplo_char(Uplo u) { return u == Uplo::Upper ? 'U' : 'L'; }
 
 CpuBackend::CpuBackend(const KernelTable& k) : k_(k) {
   static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  std::call_once(once, [] {
+    openblas_set_num_threads(1);
+    // The executor owns parallelism, so BLAS runs on one thread per call. OpenBLAS's pthread
+    // build still starts a server thread per core at load, and each spins on sched_yield for
+    // ~2^28 cycles before sleeping: on a 2-core machine that steals most of a core from the
+    // first 0.1 s of every run. Stop those threads; a threaded call would restart them.
+    if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+  });
 }
 
 Status CpuBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,

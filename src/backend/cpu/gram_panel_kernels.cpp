@@ -1,0 +1,139 @@
+// Fused GRM tile kernels: register blocks of 8 rows × 32 columns of the tile, one float32
+// FMA chain per entry over the run, flushed once into the float64 accumulators. The panels
+// are packed by sample groups of 32 (group g: kk × 32 floats, row-major), so every step reads
+// 32 contiguous column values and 8 row values of one variant, and a tile needs no copies.
+#include "backend/cpu/gram_panel_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
+#endif
+#include <immintrin.h>
+#define STRATA_X86 1
+#endif
+
+namespace strata::backend::cpu {
+namespace {
+
+constexpr int64_t kGroup = 32;  // samples per packed group = columns per register block
+constexpr int64_t kRows = 8;    // rows per register block
+
+// Columns of row i (tile coordinates) the mode asks for: the whole tile, j ≤ i or j < i.
+inline int64_t column_limit(int mode, int64_t i, int64_t cols) {
+  return mode == 0 ? cols : std::min(cols, mode == 1 ? i + 1 : i);
+}
+
+// The blocks of the tile: column groups outside, row blocks inside (the column group's
+// kk × 32 panel stays in L1 while the row blocks stream past it). On diagonal tiles blocks
+// wholly above the diagonal are skipped: row blocks start at the column group's first row.
+// (Plain loops, not a lambda: lambdas do not inherit a function's target attribute.)
+inline int64_t first_row_block(int mode, int64_t j0) { return mode == 0 ? 0 : j0 / kRows * kRows; }
+
+inline const float* row_block(const float* a, int64_t kk, int64_t i0) {
+  return a + (i0 / kGroup) * kk * kGroup + i0 % kGroup;
+}
+
+// The reference formulation, compiled for any CPU: std::fma keeps each step one rounding.
+#define STRATA_GRAM_PANELS_BODY                                                                   \
+  for (int64_t j0 = 0; j0 < cols; j0 += kGroup)                                                   \
+    for (int64_t i0 = first_row_block(mode, j0); i0 < rows; i0 += kRows) {                        \
+    const float* ap = row_block(a, kk, i0);                                                       \
+    const float* bp = b + (j0 / kGroup) * kk * kGroup;                                            \
+    float c[kRows][kGroup] = {};                                                                  \
+    for (int64_t k = 0; k < kk; ++k)                                                              \
+      for (int64_t r = 0; r < kRows; ++r)                                                         \
+        for (int64_t j = 0; j < kGroup; ++j) c[r][j] = std::fma(ap[k * kGroup + r], bp[k * kGroup + j], c[r][j]); \
+    for (int64_t r = 0; r < kRows && i0 + r < rows; ++r) {                                        \
+      const int64_t lim = column_limit(mode, i0 + r, cols) - j0;                                  \
+      double* out = acc + (i0 + r) * ldacc + j0;                                                  \
+      for (int64_t j = 0; j < std::min<int64_t>(lim, kGroup); ++j) out[j] += static_cast<double>(c[r][j]); \
+    }                                                                                             \
+  }
+
+}  // namespace
+
+void gram_panels_portable(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                          double* acc, int64_t ldacc) {
+  STRATA_GRAM_PANELS_BODY
+}
+
+#ifdef STRATA_X86
+namespace {
+__attribute__((target("avx2,fma"))) void gram_panels_avx2_impl(const float* a, const float* b, int64_t kk,
+                                                                int64_t rows, int64_t cols, int mode, double* acc,
+                                                                int64_t ldacc) {
+  STRATA_GRAM_PANELS_BODY
+}
+
+// Adds the 16 floats of v (columns j0 + h·16 …) to out as doubles, columns below lim only.
+__attribute__((target("avx512f"))) inline void flush16(__m512 v, double* out, int64_t lim) {
+  if (lim <= 0) return;
+  const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+  const __m512d hi = _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(3, 2, 3, 2))));
+  const __mmask8 mlo = lim >= 8 ? __mmask8(0xFF) : __mmask8((1u << lim) - 1);
+  _mm512_mask_storeu_pd(out, mlo, _mm512_add_pd(_mm512_maskz_loadu_pd(mlo, out), lo));
+  if (lim <= 8) return;
+  const int64_t l2 = lim - 8;
+  const __mmask8 mhi = l2 >= 8 ? __mmask8(0xFF) : __mmask8((1u << l2) - 1);
+  _mm512_mask_storeu_pd(out + 8, mhi, _mm512_add_pd(_mm512_maskz_loadu_pd(mhi, out + 8), hi));
+}
+
+__attribute__((target("avx512f"))) void gram_panels_avx512_impl(const float* a, const float* b, int64_t kk,
+                                                                  int64_t rows, int64_t cols, int mode, double* acc,
+                                                                  int64_t ldacc) {
+  for (int64_t j0 = 0; j0 < cols; j0 += kGroup)
+    for (int64_t i0 = first_row_block(mode, j0); i0 < rows; i0 += kRows) {
+    const float* ap = row_block(a, kk, i0);
+    const float* bp = b + (j0 / kGroup) * kk * kGroup;
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+    __m512 d0 = c0, d1 = c0, d2 = c0, d3 = c0, d4 = c0, d5 = c0, d6 = c0, d7 = c0;
+    for (int64_t k = 0; k < kk; ++k) {
+      const float* ak = ap + k * kGroup;
+      const __m512 b0 = _mm512_loadu_ps(bp + k * kGroup), b1 = _mm512_loadu_ps(bp + k * kGroup + 16);
+      __m512 x = _mm512_set1_ps(ak[0]);
+      c0 = _mm512_fmadd_ps(x, b0, c0), d0 = _mm512_fmadd_ps(x, b1, d0);
+      x = _mm512_set1_ps(ak[1]);
+      c1 = _mm512_fmadd_ps(x, b0, c1), d1 = _mm512_fmadd_ps(x, b1, d1);
+      x = _mm512_set1_ps(ak[2]);
+      c2 = _mm512_fmadd_ps(x, b0, c2), d2 = _mm512_fmadd_ps(x, b1, d2);
+      x = _mm512_set1_ps(ak[3]);
+      c3 = _mm512_fmadd_ps(x, b0, c3), d3 = _mm512_fmadd_ps(x, b1, d3);
+      x = _mm512_set1_ps(ak[4]);
+      c4 = _mm512_fmadd_ps(x, b0, c4), d4 = _mm512_fmadd_ps(x, b1, d4);
+      x = _mm512_set1_ps(ak[5]);
+      c5 = _mm512_fmadd_ps(x, b0, c5), d5 = _mm512_fmadd_ps(x, b1, d5);
+      x = _mm512_set1_ps(ak[6]);
+      c6 = _mm512_fmadd_ps(x, b0, c6), d6 = _mm512_fmadd_ps(x, b1, d6);
+      x = _mm512_set1_ps(ak[7]);
+      c7 = _mm512_fmadd_ps(x, b0, c7), d7 = _mm512_fmadd_ps(x, b1, d7);
+    }
+    const __m512 cs[kRows] = {c0, c1, c2, c3, c4, c5, c6, c7}, ds[kRows] = {d0, d1, d2, d3, d4, d5, d6, d7};
+    for (int64_t r = 0; r < kRows && i0 + r < rows; ++r) {
+      const int64_t lim = std::min<int64_t>(column_limit(mode, i0 + r, cols) - j0, kGroup);
+      double* out = acc + (i0 + r) * ldacc + j0;
+      flush16(cs[r], out, lim);
+      flush16(ds[r], out + 16, lim - 16);
+    }
+  }
+}
+}  // namespace
+
+GramPanelsFn gram_panels_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok ? gram_panels_avx2_impl : nullptr;
+}
+GramPanelsFn gram_panels_avx512() {
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok ? gram_panels_avx512_impl : nullptr;
+}
+#else
+GramPanelsFn gram_panels_avx2() { return nullptr; }
+GramPanelsFn gram_panels_avx512() { return nullptr; }
+#endif
+
+#undef STRATA_GRAM_PANELS_BODY
+
+}  // namespace strata::backend::cpu

@@ -1,0 +1,22 @@
+#pragma once
+// The GRM's fused tile kernel (strata/backend/backend.hpp, gram_panels_f32): float32 products
+// of two group-packed panels summed over one run of variants, joined to float64 accumulators.
+// Every implementation forms each entry as one float32 fused multiply-add per variant, in
+// variant order, then one exact conversion and one rounded float64 add: the same bits.
+
+#include <cstdint>
+
+namespace strata::backend::cpu {
+
+/// See Backend::gram_panels_f32 (mode: 0 whole tile, 1 j ≤ i, 2 j < i).
+using GramPanelsFn = void (*)(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                              double* acc, int64_t ldacc);
+
+void gram_panels_portable(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                          double* acc, int64_t ldacc);
+/// AVX2 + FMA kernel; nullptr when the CPU lacks them.
+GramPanelsFn gram_panels_avx2();
+/// AVX-512 F kernel; nullptr when the CPU lacks AVX-512 F.
+GramPanelsFn gram_panels_avx512();
+
+}  // namespace strata::backend::cpu
