@@ -187,11 +187,10 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, *view, pass));
   s.sample_bands = plan.bands;
   TextWriter& writer = triangle ? tri : kin0;
-  std::string text, id1;
-  std::vector<uint32_t> ends;
-  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, pass, [&](const PairTile& pt) -> Status {
-    text.clear();
-    ends.clear();
+  // Tiles are formatted on the workers (prepare); the in-order commit only queues the bytes.
+  auto prepare = [&](const PairTile& pt, PreparedTile& out) -> Status {
+    std::string& text = out.text;
+    std::string id1;
     for (int64_t r = 0; r < pt.rows; ++r) {
       const int64_t i = pt.row0 + r;
       const int64_t cols = std::min(pt.cols, i - pt.col0);  // pairs j < i only
@@ -200,11 +199,11 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
         const int64_t j = pt.col0 + c;
         const PairTable tab = pt.table(r, c);
         const double phi = king_kinship(tab);
-        if (options.cutoff && phi > *options.cutoff) edges.emplace_back(i, j);
+        if (options.cutoff && phi > *options.cutoff) out.pairs.emplace_back(i, j);
         if (triangle) {
           if (j > 0) text += '\t';
           append_king_value(text, phi);
-          ++s.pairs_written;
+          ++out.count;
         } else if (table && (!options.filter || phi >= *options.filter)) {
           if (!have_id) id1 = ids.columns(i), have_id = true;
           const int64_t nsnp = tab.both();
@@ -221,16 +220,22 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
           text += '\t';
           append_king_value(text, phi);
           text += '\n';
-          ++s.pairs_written;
+          ++out.count;
         }
       }
       if (triangle && pt.last_in_row && i > 0) text += '\n';
-      ends.push_back(static_cast<uint32_t>(text.size()));
+      out.ends.push_back(static_cast<uint32_t>(text.size()));
     }
+    return Status::OK();
+  };
+  auto commit = [&](const PairTile& pt, PreparedTile& done) -> Status {
+    edges.insert(edges.end(), done.pairs.begin(), done.pairs.end());
+    s.pairs_written += done.count;
     if (!triangle && !table) return Status::OK();
-    STRATA_RETURN_NOT_OK(spool.add(pt.tile_row, std::move(text), std::move(ends)));
+    STRATA_RETURN_NOT_OK(spool.add(pt.tile_row, std::move(done.text), std::move(done.ends)));
     return pt.last_in_row ? spool.emit(pt.tile_row, writer) : Status::OK();
-  }));
+  };
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, pass, prepare, commit));
   s.spilled_bytes = spool.spilled_bytes();
 
   t = clock_type::now();

@@ -144,6 +144,13 @@ std::vector<BandPair> band_pairs(int64_t n, const PairPassPlan& plan, bool full_
 
 Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
                           const std::function<Status(const PairTile&)>& on_tile) {
+  return for_each_pair_tile(ctx, view, options, nullptr,
+                            [&](const PairTile& pt, PreparedTile&) -> Status { return on_tile(pt); });
+}
+
+Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
+                          const std::function<Status(const PairTile&, PreparedTile&)>& prepare,
+                          const std::function<Status(const PairTile&, PreparedTile&)>& commit) {
   const backend::Backend& be = backend::of(ctx);
   const int64_t n = view.num_samples(), m = view.num_variants();
   const int64_t words = (m + kWordBits - 1) / kWordBits;
@@ -216,29 +223,38 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
       pt.king_only = options.king_only;
       return pt;
     };
-    std::vector<std::vector<int64_t>> results(static_cast<size_t>(bp.count()));
+    struct Finished {
+      std::vector<int64_t> counts;
+      PreparedTile prepared;
+    };
+    std::vector<Finished> results(static_cast<size_t>(bp.count()));
     const auto t0 = clock_type::now();
     STRATA_RETURN_NOT_OK(run_blocks(
         ctx, bp.count(), tile_bytes,
         [&](int64_t k) -> Status {
-          const PairTile pt = tile_at(k);
-          std::vector<int64_t> acc(static_cast<size_t>(fields * pt.rows * pt.ldc), 0);
+          PairTile pt = tile_at(k);
+          Finished f;
+          f.counts.assign(static_cast<size_t>(fields * pt.rows * pt.ldc), 0);
           const int64_t r0 = pt.row0 - row_base, c0 = pt.col0 - col_base;
-          STRATA_RETURN_NOT_OK(options.king_only ? be.pair_king_counts(pv, r0, pt.rows, c0, pt.cols, acc.data())
-                                                 : be.pair_code_counts(pv, r0, pt.rows, c0, pt.cols, acc.data()));
+          STRATA_RETURN_NOT_OK(options.king_only ? be.pair_king_counts(pv, r0, pt.rows, c0, pt.cols, f.counts.data())
+                                                 : be.pair_code_counts(pv, r0, pt.rows, c0, pt.cols, f.counts.data()));
+          if (prepare) {
+            pt.counts = f.counts.data();
+            STRATA_RETURN_NOT_OK(prepare(pt, f.prepared));
+          }
           std::lock_guard<std::mutex> lock(mu);
-          results[static_cast<size_t>(k)] = std::move(acc);
+          results[static_cast<size_t>(k)] = std::move(f);
           return Status::OK();
         },
         [&](int64_t k) -> Status {
-          std::vector<int64_t> acc;
+          Finished f;
           {
             std::lock_guard<std::mutex> lock(mu);
-            acc = std::move(results[static_cast<size_t>(k)]);
+            f = std::move(results[static_cast<size_t>(k)]);
           }
           PairTile pt = tile_at(k);
-          pt.counts = acc.data();
-          return on_tile(pt);
+          pt.counts = f.counts.data();
+          return commit(pt, f.prepared);
         },
         po));
     count_seconds += seconds_since(t0);

@@ -28,6 +28,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "strata/backend/backend.hpp"
 #include "strata/core/context.hpp"
@@ -117,6 +120,23 @@ struct PairTile {
 /// Phases "bit planes" and "pair counts" go to ctx.report().
 Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
                           const std::function<Status(const PairTile&)>& on_tile);
+
+/// \brief What a tile's parallel step leaves for the in-order commit (see the overload of
+/// for_each_pair_tile() with `prepare`).
+struct PreparedTile {
+  std::string text;                                ///< the tile's formatted output
+  std::vector<uint32_t> ends;                      ///< end of each tile row's part of text
+  std::vector<std::pair<int64_t, int64_t>> pairs;  ///< pairs the caller collects, in order
+  int64_t count = 0;                               ///< a tally of the caller's
+};
+
+/// \brief As above, with the per-tile work split in two: `prepare` runs on the worker that
+/// computed the tile, right after its counts (in parallel, any order; formatting text there
+/// keeps it off the serial commit), and `commit` gets the tile and what prepare left, serially
+/// in the pass order.
+Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
+                          const std::function<Status(const PairTile&, PreparedTile&)>& prepare,
+                          const std::function<Status(const PairTile&, PreparedTile&)>& commit);
 
 /// \brief The tile side the pass uses for `n` samples under `options`.
 int64_t pair_tile_size(int64_t n, const PairPassOptions& options);

@@ -247,12 +247,13 @@ STRATA_VPOPCNT inline void king_block_avx512(const uint64_t* planes, int64_t wor
     b += kPlanes * kLanes;
 #pragma GCC unroll 4
     for (int r = 0; r < RA; ++r) {
-      const uint64_t sh = a[r][0], st = a[r][kLanes], so = a[r][2 * kLanes];
+      // Broadcasts straight from memory (a load each), and the row's hom-ref word as a vector
+      // op: a scalar and/not/or would route every word through general registers.
+      const __m512i ah = _mm512_set1_epi64(static_cast<long long>(a[r][0]));
+      const __m512i at = _mm512_set1_epi64(static_cast<long long>(a[r][kLanes]));
+      const __m512i ao = _mm512_set1_epi64(static_cast<long long>(a[r][2 * kLanes]));
       a[r] += kPlanes * kLanes;
-      const __m512i ah = _mm512_set1_epi64(static_cast<long long>(sh));
-      const __m512i at = _mm512_set1_epi64(static_cast<long long>(st));
-      const __m512i ao = _mm512_set1_epi64(static_cast<long long>(so));
-      const __m512i ar = _mm512_set1_epi64(static_cast<long long>(so & ~(sh | st)));
+      const __m512i ar = _mm512_ternarylogic_epi64(ao, ah, at, 0x10);  // ao & ~(ah | at)
       __m512i* c = acc[r];
       c[kKingBoth] = _mm512_add_epi64(c[kKingBoth], _mm512_popcnt_epi64(_mm512_and_si512(ao, bo)));
       c[kKingHetHet] = _mm512_add_epi64(c[kKingHetHet], _mm512_popcnt_epi64(_mm512_and_si512(ah, bh)));
