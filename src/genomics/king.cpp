@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "genomics/relatedness_internal.hpp"
@@ -142,26 +143,36 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   const bool table = options.table || options.filter.has_value();
   const bool triangle = !table && !options.cutoff;
   auto t = clock_type::now();
-  OutputRules rules;
-  rules.inputs = input_paths(input);
-  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
-  const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
+  // Under MPI every rank computes and formats its share of the tiles; rank 0 alone declares,
+  // writes and commits the outputs, after every rank agrees.
+  const Communicator& comm = ctx.communicator();
+  const bool writer = comm.rank() == 0;
+  std::unique_ptr<OutputSet> out;
   std::string king_path, id_path, kin0_path, in_path, out_path;
-  if (triangle) {
-    STRATA_ASSIGN_OR_RETURN(king_path, out->add_file(prefix + ".king"));
-    STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".king.id"));
-  }
-  if (table) {
-    STRATA_ASSIGN_OR_RETURN(kin0_path, out->add_file(prefix + ".kin0"));
-  }
-  if (options.cutoff) {
-    STRATA_ASSIGN_OR_RETURN(in_path, out->add_file(prefix + ".king.cutoff.in.id"));
-    STRATA_ASSIGN_OR_RETURN(out_path, out->add_file(prefix + ".king.cutoff.out.id"));
-  }
+  auto declare = [&]() -> Status {
+    OutputRules rules;
+    rules.inputs = input_paths(input);
+    for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+    const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
+    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(first, std::move(rules)));
+    if (triangle) {
+      STRATA_ASSIGN_OR_RETURN(king_path, out->add_file(prefix + ".king"));
+      STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".king.id"));
+    }
+    if (table) {
+      STRATA_ASSIGN_OR_RETURN(kin0_path, out->add_file(prefix + ".kin0"));
+    }
+    if (options.cutoff) {
+      STRATA_ASSIGN_OR_RETURN(in_path, out->add_file(prefix + ".king.cutoff.in.id"));
+      STRATA_ASSIGN_OR_RETURN(out_path, out->add_file(prefix + ".king.cutoff.out.id"));
+    }
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
   KingSummary s;
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view,
-                          detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", &s.selection));
+  auto opened = detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", &s.selection);
+  STRATA_RETURN_NOT_OK(comm.agree(opened.status()));
+  const io::GenotypeViewPtr view = std::move(*opened);
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;
@@ -169,10 +180,10 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   ctx.report().add_phase("open", seconds_since(t));
 
   TextWriter tri, kin0;
-  if (triangle) {
+  if (writer && triangle) {
     STRATA_ASSIGN_OR_RETURN(tri, TextWriter::open(king_path));
   }
-  if (table) {
+  if (writer && table) {
     STRATA_ASSIGN_OR_RETURN(kin0, TextWriter::open(kin0_path));
     kin0.put(ids.has_fid ? "#FID1\tIID1\tFID2\tIID2" : "#IID1\tIID2");
     kin0.put("\tNSNP\tHETHET\tIBS0\tKINSHIP\n");
@@ -183,10 +194,11 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   // Rows of a tile row (of a band of them, with several bands) wait for the row's last tile.
   const int64_t spool_cap = options.spool_bytes > 0 ? options.spool_bytes : ctx.memory_budget() / 4;
   if (triangle || table) pass.reserve_bytes += spool_cap;
-  detail::RowSpool spool(out->staging_dir(), spool_cap);
+  std::optional<detail::RowSpool> spool;  // rank 0's (the staging directory is its)
+  if (writer) spool.emplace(out->staging_dir(), spool_cap);
   STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, *view, pass));
   s.sample_bands = plan.bands;
-  TextWriter& writer = triangle ? tri : kin0;
+  TextWriter& text_out = triangle ? tri : kin0;
   // Tiles are formatted on the workers (prepare); the in-order commit only queues the bytes.
   auto prepare = [&](const PairTile& pt, PreparedTile& out) -> Status {
     std::string& text = out.text;
@@ -232,37 +244,40 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     edges.insert(edges.end(), done.pairs.begin(), done.pairs.end());
     s.pairs_written += done.count;
     if (!triangle && !table) return Status::OK();
-    STRATA_RETURN_NOT_OK(spool.add(pt.tile_row, std::move(done.text), std::move(done.ends)));
-    return pt.last_in_row ? spool.emit(pt.tile_row, writer) : Status::OK();
+    STRATA_RETURN_NOT_OK(spool->add(pt.tile_row, std::move(done.text), std::move(done.ends)));
+    return pt.last_in_row ? spool->emit(pt.tile_row, text_out) : Status::OK();
   };
   STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, pass, prepare, commit));
-  s.spilled_bytes = spool.spilled_bytes();
+  s.spilled_bytes = spool ? spool->spilled_bytes() : 0;
 
   t = clock_type::now();
-  if (triangle) {
-    STRATA_RETURN_NOT_OK(tri.close());
-    std::vector<int64_t> all(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
-    STRATA_RETURN_NOT_OK(write_id_file(id_path, ids, all));
-  }
-  if (table) STRATA_RETURN_NOT_OK(kin0.close());
-  if (options.cutoff) {
-    const std::vector<int64_t> removed = king_cutoff_removed(n, edges);
-    std::vector<int64_t> kept;
-    size_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      if (k < removed.size() && removed[k] == i) {
-        ++k;
-      } else {
-        kept.push_back(i);
-      }
+  auto finish = [&]() -> Status {
+    if (triangle) {
+      STRATA_RETURN_NOT_OK(tri.close());
+      std::vector<int64_t> all(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
+      STRATA_RETURN_NOT_OK(write_id_file(id_path, ids, all));
     }
-    s.cutoff_removed = static_cast<int64_t>(removed.size());
-    STRATA_RETURN_NOT_OK(write_id_file(in_path, ids, kept));
-    STRATA_RETURN_NOT_OK(write_id_file(out_path, ids, removed));
-  }
-  STRATA_RETURN_NOT_OK(out->commit());
-  s.files = out->final_paths();
+    if (table) STRATA_RETURN_NOT_OK(kin0.close());
+    if (options.cutoff) {
+      const std::vector<int64_t> removed = king_cutoff_removed(n, edges);
+      std::vector<int64_t> kept;
+      size_t k = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (k < removed.size() && removed[k] == i) {
+          ++k;
+        } else {
+          kept.push_back(i);
+        }
+      }
+      s.cutoff_removed = static_cast<int64_t>(removed.size());
+      STRATA_RETURN_NOT_OK(write_id_file(in_path, ids, kept));
+      STRATA_RETURN_NOT_OK(write_id_file(out_path, ids, removed));
+    }
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? finish() : Status::OK()));
+  if (out) s.files = out->final_paths();
   ctx.report().add_phase("write", seconds_since(t));
   return s;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -140,6 +141,67 @@ std::vector<BandPair> band_pairs(int64_t n, const PairPassPlan& plan, bool full_
   return out;
 }
 
+// Prepared tiles cross ranks as bytes: per tile the text, the row ends, the pairs and the tally.
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+void put_all(std::string& out, const std::vector<T>& v) {
+  put(out, static_cast<uint64_t>(v.size()));
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+void serialize(const PreparedTile& t, std::string& out) {
+  put(out, static_cast<uint64_t>(t.text.size()));
+  out += t.text;
+  put_all(out, t.ends);
+  std::vector<int64_t> flat;
+  flat.reserve(2 * t.pairs.size());
+  for (const auto& [i, j] : t.pairs) flat.insert(flat.end(), {i, j});
+  put_all(out, flat);
+  put(out, t.count);
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& s) : s_(s) {}
+  template <class T>
+  Status get(T& v) {
+    if (s_.size() - at_ < sizeof v) return Status::CommError("pair pass: a rank sent a truncated tile");
+    std::memcpy(&v, s_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return Status::OK();
+  }
+  template <class T>
+  Status get_all(std::vector<T>& v) {
+    uint64_t n = 0;
+    STRATA_RETURN_NOT_OK(get(n));
+    if (n > (s_.size() - at_) / sizeof(T)) return Status::CommError("pair pass: a rank sent a truncated tile");
+    v.resize(n);
+    std::memcpy(v.data(), s_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+    return Status::OK();
+  }
+  Status tile(PreparedTile& t) {
+    uint64_t n = 0;
+    STRATA_RETURN_NOT_OK(get(n));
+    if (n > s_.size() - at_) return Status::CommError("pair pass: a rank sent a truncated tile");
+    t.text.assign(s_.data() + at_, n);
+    at_ += n;
+    STRATA_RETURN_NOT_OK(get_all(t.ends));
+    std::vector<int64_t> flat;
+    STRATA_RETURN_NOT_OK(get_all(flat));
+    t.pairs.clear();
+    for (size_t k = 0; k + 1 < flat.size(); k += 2) t.pairs.emplace_back(flat[k], flat[k + 1]);
+    return get(t.count);
+  }
+
+ private:
+  const std::string& s_;
+  size_t at_ = 0;
+};
+
 }  // namespace
 
 Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
@@ -197,6 +259,49 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
   po.progress_units = [](int64_t) { return int64_t{1}; };
   std::mutex mu;
   int64_t done = 0;  // tiles handed out before this band pair
+  // Under MPI, with a prepare step, the tiles of each band pair go round by round: each rank
+  // computes and prepares the next few tiles of its own, rank 0 gathers what every rank
+  // prepared and commits all of them in the pass order. Every rank holds the planes (each
+  // tile needs every variant of its samples); only prepared output crosses ranks.
+  const Communicator& comm = ctx.communicator();
+  const bool split = prepare && comm.size() > 1;
+  const int64_t per_rank = std::max<int64_t>(1, 2 * ctx.threads());  // tiles per rank and round
+  auto split_tiles = [&](int64_t count, const auto& tile_at,
+                         const std::function<Status(const PairTile&, std::vector<int64_t>&)>& kernel) -> Status {
+    for (int64_t t0 = 0; t0 < count; t0 += per_rank * comm.size()) {
+      const int64_t mine0 = std::min(count, t0 + comm.rank() * per_rank);
+      const int64_t mine = std::min(count, mine0 + per_rank) - mine0;
+      std::vector<PreparedTile> prepared(static_cast<size_t>(mine));
+      STRATA_RETURN_NOT_OK(run_blocks(
+          ctx, mine, tile_bytes,
+          [&](int64_t k) -> Status {
+            PairTile pt = tile_at(mine0 + k);
+            std::vector<int64_t> counts(static_cast<size_t>(fields * pt.rows * pt.ldc), 0);
+            STRATA_RETURN_NOT_OK(kernel(pt, counts));
+            pt.counts = counts.data();
+            return prepare(pt, prepared[static_cast<size_t>(k)]);  // own slot: no lock
+          },
+          [](int64_t) { return Status::OK(); }, po));
+      std::string bytes;
+      for (const PreparedTile& p : prepared) serialize(p, bytes);
+      prepared.clear();
+      std::vector<std::string> all;
+      STRATA_RETURN_NOT_OK(comm.gather(bytes, &all));
+      if (comm.rank() != 0) continue;
+      for (int r = 0; r < comm.size(); ++r) {
+        const int64_t first = std::min(count, t0 + r * per_rank), n = std::min(count, first + per_rank) - first;
+        Reader in(all[static_cast<size_t>(r)]);
+        for (int64_t k = 0; k < n; ++k) {
+          PreparedTile p;
+          STRATA_RETURN_NOT_OK(in.tile(p));
+          PairTile pt = tile_at(first + k);  // counts stay with the rank that computed them
+          STRATA_RETURN_NOT_OK(commit(pt, p));
+        }
+        all[static_cast<size_t>(r)].clear();
+      }
+    }
+    return Status::OK();
+  };
   for (const BandPair& bp : pairs) {
     if (bp.band_j == 0) STRATA_RETURN_NOT_OK(load_band(bp.band_i, slot[0]));
     const bool two = bp.band_j != bp.band_i;
@@ -223,12 +328,22 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
       pt.king_only = options.king_only;
       return pt;
     };
+    const auto t0 = clock_type::now();
+    if (split) {
+      STRATA_RETURN_NOT_OK(split_tiles(bp.count(), tile_at, [&](const PairTile& pt, std::vector<int64_t>& counts) {
+        const int64_t r0 = pt.row0 - row_base, c0 = pt.col0 - col_base;
+        return options.king_only ? be.pair_king_counts(pv, r0, pt.rows, c0, pt.cols, counts.data())
+                                 : be.pair_code_counts(pv, r0, pt.rows, c0, pt.cols, counts.data());
+      }));
+      count_seconds += seconds_since(t0);
+      done += bp.count();
+      continue;
+    }
     struct Finished {
       std::vector<int64_t> counts;
       PreparedTile prepared;
     };
     std::vector<Finished> results(static_cast<size_t>(bp.count()));
-    const auto t0 = clock_type::now();
     STRATA_RETURN_NOT_OK(run_blocks(
         ctx, bp.count(), tile_bytes,
         [&](int64_t k) -> Status {

@@ -9,6 +9,8 @@ data is absent. Cases:
                 simulated cohort: every output, Zarr included, the same bytes as one process
   pca-hapmap3   randomized PCA of HapMap3 (/work/shared/data), the same
   pca-exact     exact PCA and a command not distributed yet (grm): rank 0 runs them alone
+  king          KING tiles shared across ranks: the triangle, the filtered table with --cutoff
+                lists, a budget small enough to spill the row spool, and HapMap3 when present
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
                 every rank exits non-zero (within the deadline), no output left
 """
@@ -153,10 +155,23 @@ def case_pca_exact(strata, tmp):
     compare_ranks(strata, tmp, "grm", ["grm", prefix], ranks=(2,))
 
 
+def case_king(strata, tmp, data):
+    prefix = simulate(strata, tmp, "sim", 700, 6000)
+    compare_ranks(strata, tmp, "king", ["king", prefix])
+    compare_ranks(strata, tmp, "king-table", ["king", prefix, "--table", "--filter", "0.01", "--cutoff", "0.04"],
+                  ranks=(2, 3))
+    compare_ranks(strata, tmp, "king-spill", ["king", prefix, "--table", "--memory", "9M"], ranks=(2,))
+    bed = os.path.join(data, "hapmap3", "HM3_thinned_autosomal_overlap")
+    if os.path.exists(bed + ".bed"):
+        compare_ranks(strata, tmp, "king-hapmap3", ["king", bed], ranks=(2, 3), threads="2")
+    else:
+        print(f"skipped the HapMap3 case: {bed}.bed not found")
+
+
 def case_failure(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 100, 5000)
     missing = os.path.join(tmp, "nowhere", "absent")
-    for cmd in (["freq"], ["pca", "-k", "2", "--method", "randomized"]):
+    for cmd in (["freq"], ["pca", "-k", "2", "--method", "randomized"], ["king", "--table"]):
         d = os.path.join(tmp, f"fail-{cmd[0]}")
         os.makedirs(d)
         out = ["--out", os.path.join(d, "o"), "-q", "--threads", "1"]
@@ -206,7 +221,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "failure"])
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "failure"])
     ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
     a = ap.parse_args()
     mpirun()  # skips when absent
@@ -227,6 +242,8 @@ def main():
             case_pca_hapmap3(a.strata, tmp, a.data)
         elif a.case == "pca-exact":
             case_pca_exact(a.strata, tmp)
+        elif a.case == "king":
+            case_king(a.strata, tmp, a.data)
         else:
             case_failure(a.strata, tmp)
     return 0

@@ -68,6 +68,7 @@ void register_king(CLI::App& app, CliState& state) {
       }
       return Status::OK();
     };
+    state.distributed = true;  // genomics::run_king_to_files shares the tiles across MPI ranks
   });
 }
 

@@ -133,7 +133,10 @@ struct PreparedTile {
 /// \brief As above, with the per-tile work split in two: `prepare` runs on the worker that
 /// computed the tile, right after its counts (in parallel, any order; formatting text there
 /// keeps it off the serial commit), and `commit` gets the tile and what prepare left, serially
-/// in the pass order.
+/// in the pass order. Under MPI (a communicator of several ranks) the ranks share the tiles:
+/// each computes and prepares its share, round by round, and rank 0 alone commits every tile,
+/// in the same order, with `counts` null (they stay on the rank that computed them). Every
+/// rank builds the planes (reads the whole input); the prepared bytes are what crosses ranks.
 Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, const PairPassOptions& options,
                           const std::function<Status(const PairTile&, PreparedTile&)>& prepare,
                           const std::function<Status(const PairTile&, PreparedTile&)>& commit);
