@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 
 #include "genomics/relatedness_internal.hpp"
 #include "genomics/row_spool.hpp"
@@ -162,27 +164,39 @@ Result<DistanceSummary> write_row_distances(const Context& ctx, const io::ZarrAr
   return s;
 }
 
+// Raw doubles carried in a PreparedTile's bytes (tiles computed on another rank arrive so).
+void append_doubles(std::string& out, const std::vector<double>& v) {
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+}
+const double* doubles_at(const std::string& bytes, size_t index) {
+  return reinterpret_cast<const double*>(bytes.data()) + index;
+}
+
 // The genotype outputs, streamed: triangle and square text row by row through a RowSpool
 // (square from full rows of tiles, unless the N × N matrix fits half the budget: then it is
 // held and mirrored, half the kernel work), Zarr chunk by chunk as tiles finish (each tile and
-// its mirror). Returns how the matrix was laid out ("streamed", "held").
+// its mirror). Each tile's values are formed where it was computed (the pass's prepare step;
+// under MPI the ranks share the tiles) and written by rank 0 alone (`writer`), in pass order.
+// Returns how the matrix was laid out ("streamed", "held").
 Result<std::string> write_genotype_distances(const Context& ctx, const io::GenotypeView& view, const std::string& input,
                                              const std::string& dist_path, const SampleIds& ids,
                                              const DistanceOptions& options, const std::string& spool_dir,
-                                             DistanceSummary* s) {
+                                             bool writer, DistanceSummary* s) {
   const int64_t n = view.num_samples();
   const DistanceSpec& metric = options.metric;
   PairPassOptions pass = options.pass;
   if (options.format == DistanceFormat::Zarr) {
-    STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(dist_path, true));
-    const int64_t tile = pair_tile_size(n, pass);
-    STRATA_ASSIGN_OR_RETURN(io::ZarrArray arr, create_zarr(store, n, tile));
+    std::shared_ptr<io::LocalStore> store;
+    std::optional<io::ZarrArray> arr;
+    if (writer) {
+      STRATA_ASSIGN_OR_RETURN(store, io::LocalStore::open(dist_path, true));
+      STRATA_ASSIGN_OR_RETURN(arr, create_zarr(store, n, pair_tile_size(n, pass)));
+    }
     STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, pass));
     s->sample_bands = plan.bands;
-    std::vector<double> v, mirror;
-    STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, [&](const PairTile& pt) -> Status {
-      v.assign(static_cast<size_t>(pt.rows * pt.cols), 0.0);
-      mirror.assign(v.size(), 0.0);
+    // Bytes: the tile (rows × cols) and, off the diagonal, its mirror (cols × rows).
+    auto prepare = [&](const PairTile& pt, PreparedTile& out) -> Status {
+      std::vector<double> v(static_cast<size_t>(pt.rows * pt.cols), 0.0), mirror(v.size(), 0.0);
       const bool diagonal = pt.row0 == pt.col0;
       for (int64_t r = 0; r < pt.rows; ++r)
         for (int64_t c = 0; c < (diagonal ? r + 1 : pt.cols); ++c) {
@@ -191,11 +205,21 @@ Result<std::string> write_genotype_distances(const Context& ctx, const io::Genot
           mirror[static_cast<size_t>(c * pt.rows + r)] = d;
           if (diagonal) v[static_cast<size_t>(c * pt.cols + r)] = d;
         }
-      STRATA_RETURN_NOT_OK(arr.write_region({pt.row0, pt.col0}, {pt.rows, pt.cols}, v.data()));
-      return diagonal ? Status::OK() : arr.write_region({pt.col0, pt.row0}, {pt.cols, pt.rows}, mirror.data());
-    }));
-    STRATA_RETURN_NOT_OK(finish_zarr(store, json_escape(input), distance_metric_name(metric), ids,
-                                     "each pair uses the variants both samples have observed"));
+      append_doubles(out.text, v);
+      if (!diagonal) append_doubles(out.text, mirror);
+      return Status::OK();
+    };
+    auto commit = [&](const PairTile& pt, PreparedTile& done) -> Status {
+      const size_t cells = static_cast<size_t>(pt.rows * pt.cols);
+      STRATA_RETURN_NOT_OK(arr->write_region({pt.row0, pt.col0}, {pt.rows, pt.cols}, doubles_at(done.text, 0)));
+      if (pt.row0 == pt.col0) return Status::OK();
+      return arr->write_region({pt.col0, pt.row0}, {pt.cols, pt.rows}, doubles_at(done.text, cells));
+    };
+    STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, prepare, commit));
+    if (writer) {
+      STRATA_RETURN_NOT_OK(finish_zarr(store, json_escape(input), distance_metric_name(metric), ids,
+                                       "each pair uses the variants both samples have observed"));
+    }
     return std::string("streamed");
   }
   const bool square = options.format == DistanceFormat::Square;
@@ -204,7 +228,7 @@ Result<std::string> write_genotype_distances(const Context& ctx, const io::Genot
     STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, pass));
     s->sample_bands = plan.bands;
     STRATA_ASSIGN_OR_RETURN(std::vector<double> d, distance_matrix(ctx, view, metric, pass));
-    STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
+    if (writer) STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
     return std::string("held");
   }
   // Triangle: line i holds j < i (ibs, a similarity: j ≤ i). Square: every j, from full rows.
@@ -212,30 +236,36 @@ Result<std::string> write_genotype_distances(const Context& ctx, const io::Genot
   pass.full_rows = square;
   const int64_t cap = options.spool_bytes > 0 ? options.spool_bytes : ctx.memory_budget() / 4;
   pass.reserve_bytes += cap;
-  detail::RowSpool spool(spool_dir, cap);
+  std::optional<detail::RowSpool> spool;
+  TextWriter w;
+  if (writer) {
+    spool.emplace(spool_dir, cap);
+    STRATA_ASSIGN_OR_RETURN(w, TextWriter::open(dist_path));
+  }
   STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, pass));
   s->sample_bands = plan.bands;
-  STRATA_ASSIGN_OR_RETURN(TextWriter w, TextWriter::open(dist_path));
-  std::string text;
-  std::vector<uint32_t> ends;
-  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, [&](const PairTile& pt) -> Status {
-    text.clear();
-    ends.clear();
+  auto prepare = [&](const PairTile& pt, PreparedTile& out) -> Status {
     for (int64_t r = 0; r < pt.rows; ++r) {
       const int64_t i = pt.row0 + r, last = square ? n : with_diagonal ? i + 1 : i;
       const int64_t cols = std::min(pt.cols, last - pt.col0);
       for (int64_t c = 0; c < cols; ++c) {
-        if (pt.col0 + c > 0) text += '\t';
-        append_value(text, pair_distance(metric, pt.table(r, c)));
+        if (pt.col0 + c > 0) out.text += '\t';
+        append_value(out.text, pair_distance(metric, pt.table(r, c)));
       }
-      if (pt.last_in_row && last > 0) text += '\n';
-      ends.push_back(static_cast<uint32_t>(text.size()));
+      if (pt.last_in_row && last > 0) out.text += '\n';
+      out.ends.push_back(static_cast<uint32_t>(out.text.size()));
     }
-    STRATA_RETURN_NOT_OK(spool.add(pt.tile_row, std::move(text), std::move(ends)));
-    return pt.last_in_row ? spool.emit(pt.tile_row, w) : Status::OK();
-  }));
-  STRATA_RETURN_NOT_OK(w.close());
-  s->spilled_bytes = spool.spilled_bytes();
+    return Status::OK();
+  };
+  auto commit = [&](const PairTile& pt, PreparedTile& done) -> Status {
+    STRATA_RETURN_NOT_OK(spool->add(pt.tile_row, std::move(done.text), std::move(done.ends)));
+    return pt.last_in_row ? spool->emit(pt.tile_row, w) : Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, prepare, commit));
+  if (writer) {
+    STRATA_RETURN_NOT_OK(w.close());
+    s->spilled_bytes = spool->spilled_bytes();
+  }
   return std::string("streamed");
 }
 
@@ -326,18 +356,28 @@ double pair_distance(const DistanceSpec& spec, const PairTable& t) {
 Result<std::vector<double>> distance_matrix(const Context& ctx, const io::GenotypeView& view, const DistanceSpec& spec,
                                             const PairPassOptions& pass) {
   const int64_t n = view.num_samples();
-  std::vector<double> d(static_cast<size_t>(n * n));
-  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, [&](const PairTile& pt) -> Status {
+  std::vector<double> d(static_cast<size_t>(ctx.communicator().rank() == 0 ? n * n : 0));
+  // Bytes: the tile's values row-major (on a diagonal tile the upper half is not used).
+  auto prepare = [&](const PairTile& pt, PreparedTile& out) -> Status {
+    std::vector<double> v(static_cast<size_t>(pt.rows * pt.cols), 0.0);
+    for (int64_t r = 0; r < pt.rows; ++r)
+      for (int64_t c = 0; c < pt.cols && pt.col0 + c <= pt.row0 + r; ++c)
+        v[static_cast<size_t>(r * pt.cols + c)] = pair_distance(spec, pt.table(r, c));
+    append_doubles(out.text, v);
+    return Status::OK();
+  };
+  auto commit = [&](const PairTile& pt, PreparedTile& done) -> Status {
     for (int64_t r = 0; r < pt.rows; ++r)
       for (int64_t c = 0; c < pt.cols; ++c) {
         const int64_t i = pt.row0 + r, j = pt.col0 + c;
         if (j > i) continue;
-        const double v = pair_distance(spec, pt.table(r, c));
+        const double v = *doubles_at(done.text, static_cast<size_t>(r * pt.cols + c));
         d[static_cast<size_t>(i * n + j)] = v;
         d[static_cast<size_t>(j * n + i)] = v;
       }
     return Status::OK();
-  }));
+  };
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, pass, prepare, commit));
   return d;
 }
 
@@ -345,45 +385,58 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
                                               const DistanceOptions& options) {
   if (prefix.empty()) return Status::Invalid("distance: no output prefix");
   auto t = clock_type::now();
-  OutputRules rules;
-  rules.overwrite = options.overwrite;
-  rules.inputs = input_paths(input);
-  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+  // Under MPI the ranks share the genotype tiles; rank 0 alone declares, writes and commits
+  // the outputs (and computes a numeric array's distances alone), after every rank agrees.
+  const Communicator& comm = ctx.communicator();
+  const bool writer = comm.rank() == 0;
   const bool zarr = options.format == DistanceFormat::Zarr;
-  const std::string first = zarr ? prefix + ".dist.zarr" : prefix + ".dist";
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
+  std::unique_ptr<OutputSet> out;
   std::string dist_path, id_path;
-  if (zarr) {
-    STRATA_ASSIGN_OR_RETURN(dist_path, out->add_directory(prefix + ".dist.zarr"));
-  } else {
-    STRATA_ASSIGN_OR_RETURN(dist_path, out->add_file(prefix + ".dist"));
-    STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".dist.id"));
-  }
-  STRATA_ASSIGN_OR_RETURN(std::optional<io::ZarrArray> matrix, open_row_matrix(input));
-  if (matrix) {
-    if (options.selection.any())
-      return Status::Invalid(input, ": sample and variant selection (--keep, --maf, ...) applies to genotype inputs, "
-                             "not to a numeric array");
-    ctx.report().add_phase("open", seconds_since(t));
-    STRATA_ASSIGN_OR_RETURN(DistanceSummary s, write_row_distances(ctx, *matrix, input, dist_path, id_path, options));
-    STRATA_RETURN_NOT_OK(out->commit());
-    s.files = out->final_paths();
+  auto declare = [&]() -> Status {
+    OutputRules rules;
+    rules.overwrite = options.overwrite;
+    rules.inputs = input_paths(input);
+    for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(zarr ? prefix + ".dist.zarr" : prefix + ".dist", std::move(rules)));
+    if (zarr) {
+      STRATA_ASSIGN_OR_RETURN(dist_path, out->add_directory(prefix + ".dist.zarr"));
+    } else {
+      STRATA_ASSIGN_OR_RETURN(dist_path, out->add_file(prefix + ".dist"));
+      STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".dist.id"));
+    }
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
+  auto opened = open_row_matrix(input);
+  STRATA_RETURN_NOT_OK(comm.agree(opened.status()));
+  if (const std::optional<io::ZarrArray>& matrix = *opened) {
+    DistanceSummary s;
+    auto rows_alone = [&]() -> Status {
+      if (options.selection.any())
+        return Status::Invalid(input, ": sample and variant selection (--keep, --maf, ...) applies to genotype inputs, "
+                               "not to a numeric array");
+      ctx.report().add_phase("open", seconds_since(t));
+      STRATA_ASSIGN_OR_RETURN(s, write_row_distances(ctx.local(), *matrix, input, dist_path, id_path, options));
+      return Status::OK();
+    };
+    STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? rows_alone() : Status::OK()));
+    if (out) s.files = out->final_paths();
     return s;
   }
   DistanceSummary s;
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view,
-                          detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", &s.selection));
-  s.num_samples = view->num_samples();
-  s.num_variants = view->num_variants();
-  const SampleIds ids = SampleIds::of(view->samples(), s.num_samples);
+  auto view = detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", &s.selection);
+  STRATA_RETURN_NOT_OK(comm.agree(view.status()));
+  s.num_samples = (*view)->num_samples();
+  s.num_variants = (*view)->num_variants();
+  const SampleIds ids = SampleIds::of((*view)->samples(), s.num_samples);
   ctx.report().add_phase("open", seconds_since(t));
 
-  STRATA_ASSIGN_OR_RETURN(s.layout, write_genotype_distances(ctx, *view, input, dist_path, ids, options,
-                                                              out->staging_dir(), &s));
+  STRATA_ASSIGN_OR_RETURN(s.layout, write_genotype_distances(ctx, **view, input, dist_path, ids, options,
+                                                              writer ? out->staging_dir() : std::string(), writer, &s));
   t = clock_type::now();
-  if (!zarr) STRATA_RETURN_NOT_OK(write_dist_ids(id_path, ids));
-  STRATA_RETURN_NOT_OK(out->commit());
-  s.files = out->final_paths();
+  const Status written = writer && !zarr ? write_dist_ids(id_path, ids) : Status::OK();
+  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), written));
+  if (out) s.files = out->final_paths();
   ctx.report().add_phase("write", seconds_since(t));
   return s;
 }

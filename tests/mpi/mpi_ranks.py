@@ -11,6 +11,8 @@ data is absent. Cases:
   pca-exact     exact PCA and a command not distributed yet (grm): rank 0 runs them alone
   king          KING tiles shared across ranks: the triangle, the filtered table with --cutoff
                 lists, a budget small enough to spill the row spool, and HapMap3 when present
+  distance      genotype distances shared across ranks in every layout (square held and
+                streamed, triangle, Zarr), and a numeric array (rank 0 alone)
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
                 every rank exits non-zero (within the deadline), no output left
 """
@@ -18,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -168,6 +171,32 @@ def case_king(strata, tmp, data):
         print(f"skipped the HapMap3 case: {bed}.bed not found")
 
 
+def case_distance(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 600, 4000)
+    compare_ranks(strata, tmp, "distance-square", ["distance", prefix, "--metric", "euclidean"])
+    wide = simulate(strata, tmp, "wide", 1000, 2000)  # its 8 MB matrix is over half of 15M: streamed rows
+    reports = compare_ranks(strata, tmp, "distance-streamed",
+                            ["distance", wide, "--metric", "cityblock", "--memory", "15M"], ranks=(2, 3))
+    if any(r.get("matrix") != "streamed" for r in reports.values()):
+        print(f"FAILED: distance-streamed: layouts {[r.get('matrix') for r in reports.values()]}")
+        sys.exit(1)
+    compare_ranks(strata, tmp, "distance-triangle", ["distance", prefix, "--metric", "ibs", "--format", "triangle"],
+                  ranks=(2, 3))
+    compare_ranks(strata, tmp, "distance-zarr", ["distance", prefix, "--metric", "correlation", "--format", "zarr"],
+                  ranks=(2, 3))
+    # A 2-D numeric array (rows = observations): written as .npy by hand (float64, C order).
+    npy = os.path.join(tmp, "rows.npy")
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (300, 20), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(npy, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+        f.write(struct.pack("<6000d", *[(i * 7919 + j * 104729) % 1000 / 100.0
+                                        for i in range(300) for j in range(20)]))
+    arr = os.path.join(tmp, "rows.zarr")
+    run([strata, "zarr", "import", npy, arr, "--chunks", "100,20", "-q"])
+    compare_ranks(strata, tmp, "distance-array", ["distance", arr, "--metric", "euclidean"], ranks=(2,))
+
+
 def case_failure(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 100, 5000)
     missing = os.path.join(tmp, "nowhere", "absent")
@@ -221,7 +250,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "failure"])
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "failure"])
     ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
     a = ap.parse_args()
     mpirun()  # skips when absent
@@ -244,6 +273,8 @@ def main():
             case_pca_exact(a.strata, tmp)
         elif a.case == "king":
             case_king(a.strata, tmp, a.data)
+        elif a.case == "distance":
+            case_distance(a.strata, tmp)
         else:
             case_failure(a.strata, tmp)
     return 0

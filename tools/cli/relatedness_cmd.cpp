@@ -137,6 +137,7 @@ void register_distance(CLI::App& app, CliState& state) {
       }
       return Status::OK();
     };
+    state.distributed = true;  // genomics::run_distance_to_files shares the tiles across MPI ranks
   });
 }
 
