@@ -102,6 +102,41 @@ void symmetrize(double* v, int64_t n) {
     for (int64_t j = 0; j < i; ++j) v[j * n + i] = v[i * n + j];
 }
 
+// Rank 0 receives every rank's raw tile sums (tile k of the band from rank k mod P, sums then
+// both-missing counts, in order) into the accumulators it did not compute; others send theirs.
+Status gather_tiles(const Communicator& comm, std::vector<TileAccumulator>& acc, bool pairwise) {
+  const int ranks = comm.size(), rank = comm.rank();
+  std::string mine;
+  for (size_t k = static_cast<size_t>(rank); k < acc.size(); k += static_cast<size_t>(ranks)) {
+    TileAccumulator& a = acc[k];
+    mine.append(a.sum.as<char>(), static_cast<size_t>(a.rows * a.cols * 8));
+    if (pairwise) mine.append(a.both_missing.as<char>(), static_cast<size_t>(a.rows * a.cols * 8));
+    if (rank != 0) a = TileAccumulator{a.row0, a.rows, a.col0, a.cols, Buffer(), Buffer()};  // sent: free it
+  }
+  std::vector<std::string> all;
+  STRATA_RETURN_NOT_OK(comm.gather(mine, &all));
+  if (rank != 0) return Status::OK();
+  for (int r = 1; r < ranks; ++r) {
+    const std::string& bytes = all[static_cast<size_t>(r)];
+    size_t at = 0;
+    for (size_t k = static_cast<size_t>(r); k < acc.size(); k += static_cast<size_t>(ranks)) {
+      TileAccumulator& a = acc[k];
+      const auto cells = static_cast<size_t>(a.rows * a.cols * 8);
+      if (bytes.size() < at + cells * (pairwise ? 2 : 1))
+        return Status::CommError("grm: rank ", r, " sent ", bytes.size(), " bytes of tile sums, fewer than its tiles hold");
+      STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::allocate(static_cast<int64_t>(cells)));
+      std::memcpy(a.sum.as<char>(), bytes.data() + at, cells);
+      at += cells;
+      if (pairwise) {
+        STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::allocate(static_cast<int64_t>(cells)));
+        std::memcpy(a.both_missing.as<char>(), bytes.data() + at, cells);
+        at += cells;
+      }
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view, const GrmParams& params,
@@ -239,24 +274,34 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
 
   const auto t_pass = clock_type::now();
   std::vector<double> missing_per_sample(static_cast<size_t>(pairwise ? n : 0), 0.0);
+  // Under MPI the ranks share each band's tiles (tile k of the band on rank k mod P); every
+  // rank streams all the variants for its own. A tile sums the same blocks in the same order
+  // wherever it runs, so the GRM is the same bits for any rank count. Rank 0 gathers the raw
+  // sums and finishes, normalizes and sinks every tile, in order; the other ranks sink nothing.
+  const Communicator& comm = ctx.communicator();
+  const int ranks = comm.size(), rank = comm.rank();
   for (const auto& [r0, r1] : bands) {
     // Tiles of the band: lower rows R in [r0, r1), columns C ≤ R, row-major.
-    std::vector<int64_t> indices;
+    std::vector<int64_t> indices, mine;
     std::vector<TileAccumulator> acc;
     std::vector<int64_t> slot_of(static_cast<size_t>(tiles.count), -1);
     for (int64_t r = r0; r < r1; ++r) {
       for (int64_t c = 0; c <= r; ++c) {
         const int64_t u = upper_index(per_side, c, r);
+        const bool own = static_cast<int64_t>(acc.size()) % ranks == rank;
         slot_of[static_cast<size_t>(u)] = static_cast<int64_t>(acc.size());
         indices.push_back(u);
+        if (own) mine.push_back(u);
         TileAccumulator a;
         a.row0 = r * tile;
         a.rows = std::min(tile, n - a.row0);
         a.col0 = c * tile;
         a.cols = std::min(tile, n - a.col0);
-        STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::zeros(a.rows * a.cols * 8));
-        if (pairwise) {
-          STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::zeros(a.rows * a.cols * 8));
+        if (own) {
+          STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::zeros(a.rows * a.cols * 8));
+          if (pairwise) {
+            STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::zeros(a.rows * a.cols * 8));
+          }
         }
         acc.push_back(std::move(a));
       }
@@ -264,15 +309,22 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     PassOptions po;
     po.label = "grm";
     po.progress_units = [&](int64_t b) { return std::min(kGrmBlockVariants, m - b * kGrmBlockVariants); };
-    STRATA_RETURN_NOT_OK(run_symmetric_tiles(
-        ctx, tiles, indices, num_blocks, read,
-        [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
-          TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
-          add_product(be, p.values[slot].data(), p.rows[slot], npad, a, a.s(), true);
-          if (pairwise && p.mrows[slot] > 0) add_product(be, p.missing[slot].data(), p.mrows[slot], npad, a, a.b(), false);
-          return Status::OK();
-        },
-        po));
+    if (!mine.empty()) {
+      STRATA_RETURN_NOT_OK(run_symmetric_tiles(
+          ctx, tiles, mine, num_blocks, read,
+          [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
+            TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
+            add_product(be, p.values[slot].data(), p.rows[slot], npad, a, a.s(), true);
+            if (pairwise && p.mrows[slot] > 0)
+              add_product(be, p.missing[slot].data(), p.mrows[slot], npad, a, a.b(), false);
+            return Status::OK();
+          },
+          po));
+    }
+    if (ranks > 1) {
+      STRATA_RETURN_NOT_OK(gather_tiles(comm, acc, pairwise));
+      if (rank != 0) continue;
+    }
     // Missing calls per sample (the diagonal of the both-missing counts) of this band's rows;
     // columns of earlier bands were recorded by their own diagonal tiles.
     for (auto& a : acc) {

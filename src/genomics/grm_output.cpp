@@ -209,30 +209,40 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
                                        const GrmRunOptions& options) {
   if (prefix.empty()) return Status::Invalid("grm: no output prefix");
   auto t = clock_type::now();
-  OutputRules rules;
-  rules.overwrite = options.overwrite;
-  rules.inputs = input_paths(input);
-  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+  // Under MPI the ranks share the GRM's tiles (compute_grm); rank 0 alone declares, writes and
+  // commits the outputs, after every rank agrees.
+  const Communicator& comm = ctx.communicator();
+  const bool writer = comm.rank() == 0;
   const GrmFormat format = options.format;
   const std::string first = format == GrmFormat::Rel      ? prefix + ".rel"
                             : format == GrmFormat::RelBin ? prefix + ".rel.bin"
                             : format == GrmFormat::GrmBin ? prefix + ".grm.bin"
                                                           : prefix + ".zarr";
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(first, std::move(rules)));
+  std::unique_ptr<OutputSet> out;
   std::string main_path, count_path, id_path;
-  if (format == GrmFormat::Zarr) {
-    STRATA_ASSIGN_OR_RETURN(main_path, out->add_directory(first));
-  } else {
-    STRATA_ASSIGN_OR_RETURN(main_path, out->add_file(first));
-    if (format == GrmFormat::GrmBin) {
-      STRATA_ASSIGN_OR_RETURN(count_path, out->add_file(prefix + ".grm.N.bin"));
-      STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".grm.id"));
+  auto declare = [&]() -> Status {
+    OutputRules rules;
+    rules.overwrite = options.overwrite;
+    rules.inputs = input_paths(input);
+    for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(first, std::move(rules)));
+    if (format == GrmFormat::Zarr) {
+      STRATA_ASSIGN_OR_RETURN(main_path, out->add_directory(first));
     } else {
-      STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".rel.id"));
+      STRATA_ASSIGN_OR_RETURN(main_path, out->add_file(first));
+      if (format == GrmFormat::GrmBin) {
+        STRATA_ASSIGN_OR_RETURN(count_path, out->add_file(prefix + ".grm.N.bin"));
+        STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".grm.id"));
+      } else {
+        STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".rel.id"));
+      }
     }
-  }
-  STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
-  const io::GenotypeViewPtr view = sel.view;
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
+  auto selected = open_selected_genotypes(ctx, input, options.selection);
+  STRATA_RETURN_NOT_OK(comm.agree(selected.status()));
+  const io::GenotypeViewPtr view = selected->view;
   const int64_t n = view->num_samples();
   ctx.report().add_phase("open", seconds_since(t));
 
@@ -241,22 +251,26 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   io::ZarrArray grm_array, count_array;
   bool count_array_made = false;
   const int64_t tile = grm_tile(n, options.grm.tile);
-  if (format != GrmFormat::Zarr) {
-    STRATA_ASSIGN_OR_RETURN(main_file, PositionalFile::open(main_path));
-    if (format == GrmFormat::GrmBin) {
-      STRATA_ASSIGN_OR_RETURN(count_file, PositionalFile::open(count_path));
+  auto open_outputs = [&]() -> Status {
+    if (format != GrmFormat::Zarr) {
+      STRATA_ASSIGN_OR_RETURN(main_file, PositionalFile::open(main_path));
+      if (format == GrmFormat::GrmBin) {
+        STRATA_ASSIGN_OR_RETURN(count_file, PositionalFile::open(count_path));
+      }
+    } else if (n >= 2) {
+      STRATA_ASSIGN_OR_RETURN(store, io::LocalStore::open(main_path, true));
+      io::ZarrCreateOptions zo;
+      zo.shape = {n, n};
+      zo.chunks = {std::min(tile, n), std::min(tile, n)};
+      zo.dtype = DType(ScalarType::Float64);
+      zo.dimension_names = {"samples_0", "samples_1"};
+      auto codec = io::parse_codec_spec("blosc:zstd:3:shuffle", 8);
+      if (codec.ok()) zo.compressor = std::shared_ptr<const io::BytesCodec>(std::move(*codec));
+      STRATA_ASSIGN_OR_RETURN(grm_array, io::ZarrArray::create(store, "grm", zo));
     }
-  } else if (n >= 2) {
-    STRATA_ASSIGN_OR_RETURN(store, io::LocalStore::open(main_path, true));
-    io::ZarrCreateOptions zo;
-    zo.shape = {n, n};
-    zo.chunks = {std::min(tile, n), std::min(tile, n)};
-    zo.dtype = DType(ScalarType::Float64);
-    zo.dimension_names = {"samples_0", "samples_1"};
-    auto codec = io::parse_codec_spec("blosc:zstd:3:shuffle", 8);
-    if (codec.ok()) zo.compressor = std::shared_ptr<const io::BytesCodec>(std::move(*codec));
-    STRATA_ASSIGN_OR_RETURN(grm_array, io::ZarrArray::create(store, "grm", zo));
-  }
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(comm.agree(writer ? open_outputs() : Status::OK()));
 
   // Text: one tile row of the lower triangle is buffered (rows × its width), then emitted.
   std::vector<double> band_rows;
@@ -352,35 +366,38 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   STRATA_ASSIGN_OR_RETURN(s.info, compute_grm(ctx, view, options.grm, sink));
   t = clock_type::now();
   const io::SampleInfo& samples = view->samples();
-  if (format == GrmFormat::GrmBin && !s.info.pairwise_counts) {
-    // Every pair observed all M variants: the counts file is M repeated.
-    const int64_t cells = n * (n + 1) / 2, chunk = int64_t{1} << 16;
-    std::vector<float> fill(static_cast<size_t>(std::min(cells, chunk)), static_cast<float>(s.info.grm_variants));
-    for (int64_t c0 = 0; c0 < cells; c0 += chunk) {
-      const int64_t len = std::min(chunk, cells - c0);
-      STRATA_RETURN_NOT_OK(count_file.write_at(fill.data(), len * 4, c0 * 4));
+  auto finish = [&]() -> Status {
+    if (format == GrmFormat::GrmBin && !s.info.pairwise_counts) {
+      // Every pair observed all M variants: the counts file is M repeated.
+      const int64_t cells = n * (n + 1) / 2, chunk = int64_t{1} << 16;
+      std::vector<float> fill(static_cast<size_t>(std::min(cells, chunk)), static_cast<float>(s.info.grm_variants));
+      for (int64_t c0 = 0; c0 < cells; c0 += chunk) {
+        const int64_t len = std::min(chunk, cells - c0);
+        STRATA_RETURN_NOT_OK(count_file.write_at(fill.data(), len * 4, c0 * 4));
+      }
     }
-  }
-  if (format == GrmFormat::Zarr) {
-    std::vector<std::string> ids = samples.id;
-    STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", ids, "samples"));
-    const nlohmann::json attrs = {{"source", input},
-                                  {"definition", "plink2 --make-rel: mean of products of standardized genotypes "
-                                                 "(g - 2f) / sqrt(2f(1 - f)) over variants both samples observe"},
-                                  {"meanimpute", options.grm.meanimpute},
-                                  {"num_samples", n},
-                                  {"grm_variants", s.info.grm_variants},
-                                  {"pairwise_counts", s.info.pairwise_counts}};
-    STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, io::detail::dump_compact(attrs)));
-    STRATA_RETURN_NOT_OK(io::zarr_consolidate(store, ""));
-  } else {
-    STRATA_RETURN_NOT_OK(main_file.close());
-    if (format == GrmFormat::GrmBin) STRATA_RETURN_NOT_OK(count_file.close());
-    STRATA_RETURN_NOT_OK(write_text_file(id_path, format == GrmFormat::GrmBin ? grm_id_text(samples)
-                                                                               : rel_id_text(samples)));
-  }
-  STRATA_RETURN_NOT_OK(out->commit());
-  s.files = out->final_paths();
+    if (format == GrmFormat::Zarr) {
+      std::vector<std::string> ids = samples.id;
+      STRATA_RETURN_NOT_OK(io::write_zarr_strings(store, "sample_id", ids, "samples"));
+      const nlohmann::json attrs = {{"source", input},
+                                    {"definition", "plink2 --make-rel: mean of products of standardized genotypes "
+                                                   "(g - 2f) / sqrt(2f(1 - f)) over variants both samples observe"},
+                                    {"meanimpute", options.grm.meanimpute},
+                                    {"num_samples", n},
+                                    {"grm_variants", s.info.grm_variants},
+                                    {"pairwise_counts", s.info.pairwise_counts}};
+      STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2, io::detail::dump_compact(attrs)));
+      STRATA_RETURN_NOT_OK(io::zarr_consolidate(store, ""));
+    } else {
+      STRATA_RETURN_NOT_OK(main_file.close());
+      if (format == GrmFormat::GrmBin) STRATA_RETURN_NOT_OK(count_file.close());
+      STRATA_RETURN_NOT_OK(write_text_file(id_path, format == GrmFormat::GrmBin ? grm_id_text(samples)
+                                                                                 : rel_id_text(samples)));
+    }
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? finish() : Status::OK()));
+  if (out) s.files = out->final_paths();
   ctx.report().add_phase("write", seconds_since(t));
   return s;
 }

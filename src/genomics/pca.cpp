@@ -130,10 +130,11 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   }
   const auto t1 = clock::now();
   linalg::SvdResult r;
-  // The GRM and TSQR routes are not distributed yet: under MPI rank 0 runs them alone (on a
-  // single-process view of the context) and the other ranks return the statistics only.
+  // The TSQR route is not distributed yet: under MPI rank 0 runs it alone (on a single-process
+  // view of the context) and the other ranks return the statistics only. The GRM route shares
+  // its tile pass across ranks (pca_by_grm).
   const Communicator& comm = ctx.communicator();
-  const bool exact_alone = comm.size() > 1 && (exact_route == PcaRoute::Grm || exact_route == PcaRoute::Tsqr);
+  const bool exact_alone = comm.size() > 1 && exact_route == PcaRoute::Tsqr;
   if (exact_alone && comm.rank() != 0) {
     progress.add_total(-guessed_svd_units);
     out.method = linalg::SvdMethod::Exact;
@@ -150,7 +151,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     out.method = linalg::SvdMethod::Exact;
     out.route = "grm";
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
-    STRATA_RETURN_NOT_OK(pca_by_grm(exact_ctx, view, counts, options, out));
+    STRATA_RETURN_NOT_OK(pca_by_grm(ctx, view, counts, options, out));
     ctx.report().add_phase("svd", seconds_since(t1));
     ++out.passes;  // the counts pass
     out.converged = true;

@@ -66,8 +66,14 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   GrmParams gp;
   gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
   gp.filter = options.filter;
-  STRATA_ASSIGN_OR_RETURN(Buffer gbuf, Buffer::allocate(n * n * 8));
-  gbuf.prefault();
+  // Under MPI the ranks share the GRM's tiles; rank 0 receives them all and alone runs the
+  // eigensolve and the loadings (on a single-process view of the context).
+  const bool root = ctx.communicator().rank() == 0;
+  Buffer gbuf;
+  if (root) {
+    STRATA_ASSIGN_OR_RETURN(gbuf, Buffer::allocate(n * n * 8));
+    gbuf.prefault();
+  }
   double* g = gbuf.as<double>();
   STRATA_ASSIGN_OR_RETURN(GrmInfo info, compute_grm(ctx, view, counts, gp, [&](const GrmTile& tl) -> Status {
                             // The lower triangle row by row; mirrored once at the end.
@@ -76,21 +82,25 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
                                         g + (tl.row0 + r) * n + tl.col0);
                             return Status::OK();
                           }));
+  if (info.grm_variants != out.grm_variants) {
+    return Status::Internal("pca: the GRM counted M = ", info.grm_variants, " variants, the PCA ", out.grm_variants);
+  }
+  ctx.report().add_phase("grm pass", seconds_since(t));
+  out.passes = 1 + info.bands;
+  out.arithmetic = "float32 products, float64 sums";
+  if (!root) return Status::OK();
   // Upper = lower, in 64 × 64 blocks (a column-wise copy would miss the cache on every entry).
   constexpr int64_t kB = 64;
   for (int64_t i0 = 0; i0 < n; i0 += kB)
     for (int64_t j0 = 0; j0 <= i0; j0 += kB)
       for (int64_t i = i0; i < std::min(n, i0 + kB); ++i)
         for (int64_t j = j0; j < std::min(i, j0 + kB); ++j) g[j * n + i] = g[i * n + j];
-  if (info.grm_variants != out.grm_variants) {
-    return Status::Internal("pca: the GRM counted M = ", info.grm_variants, " variants, the PCA ", out.grm_variants);
-  }
-  ctx.report().add_phase("grm pass", seconds_since(t));
+  const Context alone = ctx.local();
   t = clock_type::now();
   linalg::TopEigenParams tp;
   tp.k = options.k;
   tp.seed = options.seed;
-  STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(ctx, g, n, tp));
+  STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(alone, g, n, tp));
   gbuf = Buffer();
   ctx.report().add_phase("eigensolve", seconds_since(t));
   out.eigenvalues = e.values;
@@ -98,13 +108,11 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   out.error_estimate = e.residuals;
   out.max_error_estimate = *std::max_element(e.residuals.begin(), e.residuals.end());
   out.stop = e.complete ? "complete" : "residual";
-  out.passes = 1 + info.bands;
-  out.arithmetic = "float32 products, float64 sums";
   if (!options.compute_loadings) return Status::OK();
 
   // Loadings u_j = X·v_j / s_j with s_j = √(λ_j·M): one pass over the standardized rows.
   t = clock_type::now();
-  STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+  STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(alone, view, counts, out.variants_used, options.scale));
   const int64_t m = src->rows(), k = options.k;
   const int64_t rows_per = std::max<int64_t>(1, kLoadingsBlockBytes / (8 * std::max<int64_t>(1, n)));
   const int64_t blocks = (m + rows_per - 1) / rows_per;
@@ -114,8 +122,8 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
     const double s = std::sqrt(std::max(0.0, out.eigenvalues[static_cast<size_t>(j)]) * double(out.grm_variants));
     inv_s[static_cast<size_t>(j)] = s > 0 ? 1.0 / s : 0.0;
   }
-  const backend::Backend& be = backend::of(ctx);
-  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(blocks, [&](int64_t b) -> Status {
+  const backend::Backend& be = backend::of(alone);
+  STRATA_RETURN_NOT_OK(alone.pool().parallel_for(blocks, [&](int64_t b) -> Status {
     const int64_t r0 = b * rows_per, rows = std::min(rows_per, m - r0);
     std::vector<double>& x = tl_rows;
     std::vector<double>& u = tl_products;
@@ -130,7 +138,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
         out.loadings(r0 + i, j) = u[static_cast<size_t>(j * rows + i)] * inv_s[static_cast<size_t>(j)];
     return Status::OK();
   }));
-  ctx.report().add_phase("loadings", seconds_since(t));
+  alone.report().add_phase("loadings", seconds_since(t));
   ++out.passes;
   return Status::OK();
 }

@@ -8,7 +8,8 @@ data is absent. Cases:
   pca-sim       randomized PCA (int16 and float32 products, and a converged --tolerance run) of a
                 simulated cohort: every output, Zarr included, the same bytes as one process
   pca-hapmap3   randomized PCA of HapMap3 (/work/shared/data), the same
-  pca-exact     exact PCA and a command not distributed yet (grm): rank 0 runs them alone
+  pca-exact     exact PCA (the GRM route: tiles shared across ranks, eigensolve on rank 0) and
+                `strata grm` in every format, in bands and with pairwise counts
   king          KING tiles shared across ranks: the triangle, the filtered table with --cutoff
                 lists, a budget small enough to spill the row spool, and HapMap3 when present
   distance      genotype distances shared across ranks in every layout (square held and
@@ -154,8 +155,17 @@ def case_pca_hapmap3(strata, tmp, data):
 
 def case_pca_exact(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 200, 3000)
-    compare_ranks(strata, tmp, "pca-exact", ["pca", prefix, "-k", "3", "--method", "exact"], ranks=(2, 3))
-    compare_ranks(strata, tmp, "grm", ["grm", prefix], ranks=(2,))
+    reports = compare_ranks(strata, tmp, "pca-exact", ["pca", prefix, "-k", "3", "--method", "exact"])
+    if any(r.get("route") != "grm" for r in reports.values()):
+        print(f"FAILED: pca-exact: routes {[r.get('route') for r in reports.values()]}")
+        sys.exit(1)
+    compare_ranks(strata, tmp, "grm", ["grm", prefix])
+    for fmt in ("rel-bin", "grm-bin", "zarr"):
+        compare_ranks(strata, tmp, f"grm-{fmt}", ["grm", prefix, "--format", fmt], ranks=(3,))
+    reports = compare_ranks(strata, tmp, "grm-bands", ["grm", prefix, "--meanimpute", "--memory", "1M"], ranks=(2, 3))
+    if any(r.get("bands", 1) < 2 for r in reports.values()):
+        print(f"FAILED: grm-bands: bands {[r.get('bands') for r in reports.values()]}")
+        sys.exit(1)
 
 
 def case_king(strata, tmp, data):

@@ -83,6 +83,7 @@ void register_grm_commands(CLI::App& app, CliState& state) {
   cmd->callback([a, &state] {
     state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state] { return run_grm(*a, state); };
+    state.distributed = true;  // genomics::compute_grm shares the tiles across MPI ranks
   });
 }
 
