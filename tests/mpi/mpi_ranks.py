@@ -12,6 +12,10 @@ data is absent. Cases:
                 `strata grm` in every format, in bands and with pairwise counts
   king          KING tiles shared across ranks: the triangle, the filtered table with --cutoff
                 lists, a budget small enough to spill the row spool, and HapMap3 when present
+  hosts         ranks on two and three hosts: network namespaces made here (a bridge, a veth
+                pair and an address each; OpenMPI over TCP on those addresses only, its launch agent
+                entering the namespace instead of ssh): KING, GRM, exact and randomized PCA the same
+                bytes as one process. Skips, saying why, where namespaces cannot be made
   distance      genotype distances shared across ranks in every layout (square held and
                 streamed, triangle, Zarr), and a numeric array (rank 0 alone)
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
@@ -81,8 +85,9 @@ def same_outputs(ref, got, what):
         sys.exit(1)
 
 
-def compare_ranks(strata, tmp, name, args, ranks=RANKS, threads="1"):
-    """Single process, then mpirun -n P for each P: all outputs byte-identical. Returns reports."""
+def compare_ranks(strata, tmp, name, args, ranks=RANKS, threads="1", launcher=None):
+    """Single process, then mpirun -n P for each P: all outputs byte-identical. Returns reports.
+    `launcher(P)`: the mpirun command line for P ranks (default: P ranks on this host)."""
     ref_dir = os.path.join(tmp, f"{name}-ref")
     os.makedirs(ref_dir)
     run([strata] + args + ["--out", os.path.join(ref_dir, "o"), "--threads", threads, "-q"])
@@ -95,7 +100,7 @@ def compare_ranks(strata, tmp, name, args, ranks=RANKS, threads="1"):
         d = os.path.join(tmp, f"{name}-{p}")
         os.makedirs(d)
         rep = os.path.join(d, "report.json")
-        run(mpirun() + ["-n", str(p), strata] + args +
+        run((launcher(p) if launcher else mpirun() + ["-n", str(p)]) + [strata] + args +
             ["--out", os.path.join(d, "o"), "--threads", threads, "-q", "--report", rep])
         same_outputs(ref, files_under(d, "o"), f"{name} with {p} ranks")
         reports[p] = json.load(open(rep))
@@ -207,6 +212,95 @@ def case_distance(strata, tmp):
     compare_ranks(strata, tmp, "distance-array", ["distance", arr, "--metric", "euclidean"], ranks=(2,))
 
 
+class Hosts:
+    """`count` hosts: network namespaces on a bridge (10.98.x.0/24), torn down on exit."""
+
+    def __init__(self, tmp, count):
+        self.tmp, self.count = tmp, count
+        tag = f"{os.getpid() % 100000}"
+        self.bridge = f"stbr{tag}"
+        self.names = [f"st{tag}h{i}" for i in range(count)]
+        self.net = f"10.98.{os.getpid() % 250}"
+        self.addrs = [f"{self.net}.{11 + i}" for i in range(count)]
+        self.made = []
+
+    def _ip(self, *args, ns=None):
+        cmd = (["ip", "netns", "exec", ns] if ns else []) + ["ip"] + list(args)
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise OSError(f"{' '.join(cmd)}: {p.stderr.strip()}")
+
+    def __enter__(self):
+        if not shutil.which("ip"):
+            raise OSError("ip (iproute2) not found")
+        self._ip("link", "add", self.bridge, "type", "bridge")
+        self.made.append(("link", self.bridge))
+        self._ip("addr", "add", f"{self.net}.1/24", "dev", self.bridge)
+        self._ip("link", "set", self.bridge, "up")
+        for i, (ns, addr) in enumerate(zip(self.names, self.addrs)):
+            self._ip("netns", "add", ns)
+            self.made.append(("netns", ns))
+            veth = f"{self.bridge}v{i}"
+            self._ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            self._ip("link", "set", veth, "master", self.bridge)
+            self._ip("link", "set", veth, "up")
+            self._ip("addr", "add", f"{addr}/24", "dev", "eth0", ns=ns)
+            self._ip("link", "set", "eth0", "up", ns=ns)
+            self._ip("link", "set", "lo", "up", ns=ns)
+        # OpenMPI starts its daemons through this agent instead of ssh: it enters the host's namespace.
+        self.agent = os.path.join(self.tmp, "netns-agent")
+        # Each host gets its own session directory (they share /tmp and the hostname).
+        cases = ""
+        for a, n in zip(self.addrs, self.names):
+            d = os.path.join(self.tmp, n)
+            os.makedirs(d, exist_ok=True)
+            cases += f"  {a}) ns={n}; dir={d} ;;\n"
+        with open(self.agent, "w") as f:
+            f.write(f"#!/bin/sh\nhost=\"$1\"; shift\ncase \"$host\" in\n{cases}  *) echo \"unknown host $host\" >&2; "
+                    f"exit 1 ;;\nesac\nexport TMPDIR=\"$dir\" OMPI_MCA_orte_tmpdir_base=\"$dir\"\n"
+                    f"exec ip netns exec \"$ns\" /bin/sh -c \"$*\"\n")
+        os.chmod(self.agent, 0o755)
+        self.hostfile = os.path.join(self.tmp, "hostfile")
+        with open(self.hostfile, "w") as f:
+            f.write("".join(f"{a} slots=1\n" for a in self.addrs))
+        return self
+
+    def launcher(self, ranks):
+        net = f"{self.net}.0/24"
+        return mpirun() + ["--hostfile", self.hostfile, "-n", str(ranks), "--mca", "plm_rsh_agent", self.agent,
+                           "--mca", "oob_tcp_if_include", net, "--mca", "btl_tcp_if_include", net,
+                           "--mca", "btl", "self,tcp"]
+
+    def __exit__(self, *exc):
+        for kind, name in reversed(self.made):
+            subprocess.run(["ip", kind, "del", name] if kind == "netns" else ["ip", "link", "del", name],
+                           capture_output=True)
+        return False
+
+
+def case_hosts(strata, tmp):
+    os.environ["PMIX_MCA_gds"] = "hash"  # PMIx's shared-memory store warns across namespaces
+    try:
+        hosts = Hosts(tmp, 3).__enter__()
+    except OSError as e:
+        print(f"SKIP: cannot make network namespaces here ({e})")
+        sys.exit(SKIP)
+    try:
+        prefix = simulate(strata, tmp, "sim", 500, 6000)
+        for name, args in (("hosts-king", ["king", prefix, "--table"]), ("hosts-grm", ["grm", prefix]),
+                           ("hosts-pca-exact", ["pca", prefix, "-k", "4", "--method", "exact"]),
+                           ("hosts-pca-randomized", ["pca", prefix, "-k", "4", "--method", "randomized"])):
+            reports = compare_ranks(strata, tmp, name, args, ranks=(2, 3), launcher=hosts.launcher)
+            for p, rep in reports.items():
+                sent = [r["bytes_sent"] for r in rep["per_rank"]]
+                if min(sent) <= 0:
+                    print(f"FAILED: {name} on {p} hosts: a rank sent nothing over the network: {sent}")
+                    sys.exit(1)
+            print(f"ok: {name}: bytes sent per rank over TCP on 3 hosts {[r['bytes_sent'] for r in reports[3]['per_rank']]}")
+    finally:
+        hosts.__exit__(None, None, None)
+
+
 def case_failure(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 100, 5000)
     missing = os.path.join(tmp, "nowhere", "absent")
@@ -260,7 +354,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "failure"])
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "hosts", "failure"])
     ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
     a = ap.parse_args()
     mpirun()  # skips when absent
@@ -285,6 +379,8 @@ def main():
             case_king(a.strata, tmp, a.data)
         elif a.case == "distance":
             case_distance(a.strata, tmp)
+        elif a.case == "hosts":
+            case_hosts(a.strata, tmp)
         else:
             case_failure(a.strata, tmp)
     return 0
