@@ -121,7 +121,7 @@ def main():
             run([a.strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants), "--pops", "3",
                  "--fst", "0.05", "--seed", "7", "--out", prefix, "-q"])
             rows["pca"] = compare(a.strata, tmp, "pca randomized -k 10", ["pca", prefix, "-k", "10", "--method",
-                                                                         "randomized"], a.repeats)
+                                                                         "randomized", "--overwrite"], a.repeats)
             if "sgkit" not in a.skip:
                 sgkit_pca(prefix, rows["pca"]["ranks_2x1_s"])
         if "tiles" not in a.skip:
@@ -129,7 +129,7 @@ def main():
             run([a.strata, "simulate", "--samples", str(a.tile_samples), "--variants", str(a.tile_variants),
                  "--seed", "7", "--out", tp, "-q"])
             for name, args in (("king", ["king", tp]), ("grm", ["grm", tp]),
-                               ("pca exact (grm route)", ["pca", tp, "-k", "10", "--method", "exact"])):
+                               ("pca exact (grm route)", ["pca", tp, "-k", "10", "--method", "exact", "--overwrite"])):
                 compare(a.strata, tmp, name, args, a.repeats)
 
 

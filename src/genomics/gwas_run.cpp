@@ -118,16 +118,16 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
                                                      : ".glm.logistic";
     return prefix + "." + p.name + ext;
   };
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(file_of(model.phenotypes[0]), std::move(rules)));
+  // Under MPI the ranks share the variants (block-cyclic rounds, below); rank 0 alone
+  // declares, writes and commits the outputs, after every rank agrees.
+  const Communicator& comm = ctx.communicator();
+  const bool writer = comm.rank() == 0;
+  std::unique_ptr<OutputSet> out;
   std::vector<OutFile> files(static_cast<size_t>(np));
   GwasRunSummary summary;
   for (int64_t j = 0; j < np; ++j) {
     const auto& p = model.phenotypes[j];
     files[j].path = file_of(p);
-    STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_file(files[j].path));
-    files[j].f = std::fopen(staged.c_str(), "wb");
-    if (!files[j].f) return Status::IOError(files[j].path, ": cannot create: ", std::strerror(errno));
-    STRATA_RETURN_NOT_OK(files[j].write(header(p.logistic, cols)));
     GwasPhenotypeSummary ps;
     ps.name = p.name;
     ps.logistic = p.logistic;
@@ -137,6 +137,17 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     ps.file = files[j].path;
     summary.phenotypes.push_back(ps);
   }
+  auto declare = [&]() -> Status {
+    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(file_of(model.phenotypes[0]), std::move(rules)));
+    for (int64_t j = 0; j < np; ++j) {
+      STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_file(files[j].path));
+      files[j].f = std::fopen(staged.c_str(), "wb");
+      if (!files[j].f) return Status::IOError(files[j].path, ": cannot create: ", std::strerror(errno));
+      STRATA_RETURN_NOT_OK(files[j].write(header(model.phenotypes[j].logistic, cols)));
+    }
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
 
   // [Q | Y_r | 1_S] of every linear group over all input samples (zero outside a group's
   // samples), and 1_S alone for the squared dosages' product.
@@ -166,10 +177,11 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   std::vector<std::vector<std::string>> texts(static_cast<size_t>(nblocks));
   std::vector<std::vector<int64_t>> block_errors(static_cast<size_t>(nblocks)), block_firth(static_cast<size_t>(nblocks));
   const auto& contigs = view->contigs();
+  io::GenotypeViewPtr cur = view;  // the view a pass reads: all variants, or a rank's blocks of a round
 
   auto work = [&](io::GenotypeBlock& b) -> Status {
     const int64_t rows = b.variant_count, bi = b.variant_start / block;
-    STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view->variants(b.variant_start, rows));
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, cur->variants(b.variant_start, rows));
     backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
     std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
     be.count_codes(codes, all_counts.data());
@@ -306,24 +318,79 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     texts[bi].shrink_to_fit();
     return Status::OK();
   };
-  {
+  auto written = [&]() -> Status {
+    for (auto& f : files) {
+      const bool bad = std::fflush(f.f) != 0 || std::ferror(f.f);
+      const int rc = std::fclose(f.f);
+      f.f = nullptr;
+      if (bad || rc != 0) return Status::IOError(f.path, ": write failed: ", std::strerror(errno));
+    }
+    return Status::OK();
+  };
+  if (comm.size() == 1) {
     ProgressScope progress(ctx, "gwas", m, "variants");
     STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *view, block, work, in_order));
+  } else {
+    // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
+    // thread), reading only those; rank 0 gathers every rank's lines and writes them in block
+    // order. A variant's statistics depend on its own row only: the same bytes for any P.
+    ProgressScope progress(ctx, "gwas", m, "variants");  // this rank's passes add its own variants
+    const int64_t per_rank = std::max<int64_t>(1, 4 * ctx.threads());
+    for (int64_t t0 = 0; t0 < nblocks; t0 += per_rank * comm.size()) {
+      const int64_t b0 = std::min(nblocks, t0 + comm.rank() * per_rank), b1 = std::min(nblocks, b0 + per_rank);
+      std::string bytes;
+      if (b1 > b0) {
+        std::vector<int64_t> kept;
+        for (int64_t v = b0 * block; v < std::min(m, b1 * block); ++v) kept.push_back(v);
+        cur = io::make_variant_subset(view, std::move(kept));
+        STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
+                                                         [](io::GenotypeBlock&) { return Status::OK(); }));
+        for (int64_t bi = 0; bi < b1 - b0; ++bi)
+          for (int64_t j = 0; j < np; ++j) {
+            const std::string& tx = texts[bi][j];
+            const uint64_t len = tx.size();
+            const int64_t counts[2] = {block_errors[bi][j], block_firth[bi][j]};
+            bytes.append(reinterpret_cast<const char*>(&len), sizeof len);
+            bytes += tx;
+            bytes.append(reinterpret_cast<const char*>(counts), sizeof counts);
+          }
+      }
+      std::vector<std::string> all;
+      STRATA_RETURN_NOT_OK(comm.gather(bytes, &all));
+      const int64_t round_variants = std::min(m, (t0 + per_rank * comm.size()) * block) - t0 * block;
+      ctx.advance_progress(round_variants - (std::min(m, b1 * block) - std::min(m, b0 * block)));  // the others'
+
+      if (!writer) continue;
+      for (const std::string& part : all) {
+        size_t at = 0;
+        while (at < part.size()) {
+          for (int64_t j = 0; j < np; ++j) {
+            uint64_t len = 0;
+            int64_t counts[2] = {0, 0};
+            if (part.size() - at < sizeof len) return Status::CommError("gwas: a rank sent truncated results");
+            std::memcpy(&len, part.data() + at, sizeof len);
+            at += sizeof len;
+            if (part.size() - at < len + sizeof counts) return Status::CommError("gwas: a rank sent truncated results");
+            STRATA_RETURN_NOT_OK(files[j].write(part.substr(at, len)));
+            at += len;
+            std::memcpy(counts, part.data() + at, sizeof counts);
+            at += sizeof counts;
+            summary.phenotypes[j].errors += counts[0];
+            summary.phenotypes[j].firth += counts[1];
+          }
+        }
+      }
+    }
   }
-  for (auto& f : files) {
-    const bool bad = std::fflush(f.f) != 0 || std::ferror(f.f);
-    const int rc = std::fclose(f.f);
-    f.f = nullptr;
-    if (bad || rc != 0) return Status::IOError(f.path, ": write failed: ", std::strerror(errno));
-  }
-  STRATA_RETURN_NOT_OK(out->commit());
+  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? written() : Status::OK()));
   summary.num_samples = n;
   summary.num_variants = m;
   summary.selection = sel.report;
   summary.covariates = model.covariates;
   summary.warnings = model.warnings;
   summary.groups = model.linear_groups;
-  for (const auto& f : files) summary.files.push_back(f.path);
+  if (writer)
+    for (const auto& f : files) summary.files.push_back(f.path);
   return summary;
 }
 

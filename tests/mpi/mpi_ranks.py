@@ -16,6 +16,8 @@ data is absent. Cases:
                 pair and an address each; OpenMPI over TCP on those addresses only, its launch agent
                 entering the namespace instead of ssh): KING, GRM, exact and randomized PCA the same
                 bytes as one process. Skips, saying why, where namespaces cannot be made
+  gwas          linear (3 phenotypes, two missing patterns) and logistic with Firth fallback:
+                variants shared block-cyclically, every .glm file the same bytes
   distance      genotype distances shared across ranks in every layout (square held and
                 streamed, triangle, Zarr), and a numeric array (rank 0 alone)
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
@@ -301,6 +303,34 @@ def case_hosts(strata, tmp):
         hosts.__exit__(None, None, None)
 
 
+def case_gwas(strata, tmp):
+    # 2,000 samples: 524-variant blocks, so 6,000 variants are 12 blocks spread over the ranks.
+    prefix = simulate(strata, tmp, "sim", 2000, 6000)
+    rng = __import__("random").Random(5)
+    fam = [line.split()[:2] for line in open(prefix + ".fam")]
+    pheno, covar = os.path.join(tmp, "pheno.txt"), os.path.join(tmp, "covar.txt")
+    with open(pheno, "w") as ph, open(covar, "w") as cv:
+        ph.write("#FID IID Q1 Q2 Q3 B1\n")
+        cv.write("#FID IID C1 C2\n")
+        for i, (fid, iid) in enumerate(fam):
+            q = [f"{rng.gauss(0, 1):.6f}" for _ in range(3)]
+            if i % 17 == 3:
+                q[1] = "NA"
+            b = "2" if rng.random() < 0.15 else "1"
+            ph.write(f"{fid} {iid} {' '.join(q)} {b}\n")
+            cv.write(f"{fid} {iid} {rng.gauss(0, 1):.5f} {rng.randint(20, 70)}\n")
+    common = ["gwas", prefix, "--pheno", pheno, "--covar", covar]
+    compare_ranks(strata, tmp, "gwas-linear", common + ["--pheno-name", "Q1,Q2,Q3"])
+    reports = compare_ranks(strata, tmp, "gwas-logistic", common + ["--pheno-name", "B1", "--ci", "0.95"],
+                            ranks=(2, 3))
+    for p, rep in reports.items():
+        per = [r["bytes_read"] for r in rep["per_rank"]]
+        if min(per) <= 0 or max(per) >= 6000 * 500:
+            print(f"FAILED: gwas with {p} ranks read {per} bytes per rank (the .bed holds {6000 * 500})")
+            sys.exit(1)
+        print(f"ok: gwas-logistic {p} ranks: bytes read per rank {per}")
+
+
 def case_failure(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 100, 5000)
     missing = os.path.join(tmp, "nowhere", "absent")
@@ -354,7 +384,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "hosts", "failure"])
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "gwas", "hosts", "failure"])
     ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
     a = ap.parse_args()
     mpirun()  # skips when absent
@@ -379,6 +409,8 @@ def main():
             case_king(a.strata, tmp, a.data)
         elif a.case == "distance":
             case_distance(a.strata, tmp)
+        elif a.case == "gwas":
+            case_gwas(a.strata, tmp)
         elif a.case == "hosts":
             case_hosts(a.strata, tmp)
         else:

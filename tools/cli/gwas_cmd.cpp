@@ -108,7 +108,9 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
   add_selection_options(cmd, a->selection);
   add_common_options(cmd, state);
-  cmd->callback([a, &state] { state.run = [a, &state] { return run_gwas(*a, state); }; });
+  cmd->callback([a, &state] { state.run = [a, &state] { return run_gwas(*a, state); };
+    state.distributed = true;  // genomics::run_gwas_to_files shares the variants across MPI ranks
+  });
 }
 
 }  // namespace strata::cli
