@@ -130,18 +130,9 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   }
   const auto t1 = clock::now();
   linalg::SvdResult r;
-  // The TSQR route is not distributed yet: under MPI rank 0 runs it alone (on a single-process
-  // view of the context) and the other ranks return the statistics only. The GRM route shares
-  // its tile pass across ranks (pca_by_grm).
-  const Communicator& comm = ctx.communicator();
-  const bool exact_alone = comm.size() > 1 && exact_route == PcaRoute::Tsqr;
-  if (exact_alone && comm.rank() != 0) {
-    progress.add_total(-guessed_svd_units);
-    out.method = linalg::SvdMethod::Exact;
-    out.route = exact_route == PcaRoute::Grm ? "grm" : "tsqr";
-    return out;
-  }
-  const Context exact_ctx = exact_alone ? ctx.local() : ctx;
+  // Under MPI every route shares its passes across ranks: the GRM route its tiles
+  // (pca_by_grm), TSQR its row blocks (linalg::svd_exact), the randomized routes their Gram
+  // groups (the genotype Gram operator).
   if (exact_route == PcaRoute::Grm) {
     if (options.scale != genomics::Standardization::Binom2) {
       return Status::Invalid("pca: the GRM route standardizes as plink2 (--scale binom2); use the TSQR route for --scale ",
@@ -161,9 +152,9 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     out.route = "tsqr";
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
     STRATA_ASSIGN_OR_RETURN(auto rows,
-                            make_standardized_source(exact_ctx, view, counts, out.variants_used, options.scale));
+                            make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
     progress.add_total(2 * rows->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(exact_ctx, rows, so));
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, rows, so));
     out.arithmetic = "float64";
   } else {
     out.route = exact_route == PcaRoute::Krylov                               ? "krylov-converged"

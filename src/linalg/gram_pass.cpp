@@ -1,5 +1,7 @@
-// Y = AᵀA·Q in one pass on the pass engine: per block Z_b = A_bᵀ·(A_b·Q) in parallel, then
-// Y += Z_b in block order.
+// Y = AᵀA·Q in one pass on the pass engine: per block Z_b = A_bᵀ·(A_b·Q) in parallel, summed
+// in the fixed binary tree of core/tree_sum.hpp over the block grid. Under MPI each rank takes
+// a contiguous range of blocks and the ranks complete the same tree: Y is the same bits for
+// any thread and rank count.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -8,6 +10,7 @@
 #include "linalg/dense_internal.hpp"
 #include "linalg/gram_pass_internal.hpp"
 #include "strata/core/shape.hpp"
+#include "strata/core/tree_sum.hpp"
 
 namespace strata::linalg {
 namespace {
@@ -28,8 +31,12 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
   PassEnv env = options;
   // A block in flight holds its rows, A_b·Q and Z_b.
   env.extra_bytes_per_block = (n * w + plan.block_rows * w) * static_cast<int64_t>(sizeof(T));
-  return run_blocks(
-      plan, env,
+  const Communicator& comm = options.ctx->communicator();
+  const auto [first, count] = comm.size() > 1 ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
+                                              : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  TreeSum tree(n * w);
+  STRATA_RETURN_NOT_OK(run_block_range(
+      plan, env, first, count,
       [&](int64_t b) -> Status {
         const int64_t rows = plan.count(b);
         STRATA_ASSIGN_OR_RETURN(auto la, scratch.acquire(rows * n * static_cast<int64_t>(sizeof(T))));
@@ -46,14 +53,18 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
         return Status::OK();
       },
       [&](int64_t b) -> Status {
-        // float64 accumulation across blocks, in block order: the same bits for any thread count.
+        // Partials join the tree in block order, in float64.
         auto& z = zs[static_cast<size_t>(b % window)];
         const T* zb = z->template as<T>();
-        double* yd = y.data.data();
-        for (int64_t i = 0; i < n * w; ++i) yd[i] += static_cast<double>(zb[i]);
+        tree.push(b, std::vector<double>(zb, zb + n * w));
         z.reset();
         return Status::OK();
-      });
+      }));
+  std::vector<double> total;
+  STRATA_RETURN_NOT_OK(tree.combine(comm, &total));
+  if (static_cast<int64_t>(total.size()) != n * w) return Status::Internal("gram pass: the tree summed ", total.size(), " values");
+  y.data = std::move(total);
+  return Status::OK();
 }
 
 }  // namespace

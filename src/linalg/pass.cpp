@@ -60,10 +60,19 @@ void ScratchPool::release(std::unique_ptr<Buffer> buf) {
 
 Status run_blocks(const BlockPlan& plan, const PassEnv& env, const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& in_order) {
+  return run_block_range(plan, env, 0, plan.num_blocks, work, in_order);
+}
+
+Status run_block_range(const BlockPlan& plan, const PassEnv& env, int64_t first, int64_t count,
+                       const std::function<Status(int64_t)>& work, const std::function<Status(int64_t)>& in_order) {
   PassOptions o = env.pass;
-  o.progress_units = [&plan](int64_t i) { return plan.count(i); };
+  o.progress_units = [&plan, first](int64_t i) { return plan.count(first + i); };
   const int64_t bytes = plan.block_rows * plan.bytes_per_row + env.extra_bytes_per_block;
-  return strata::run_blocks(*env.ctx, plan.num_blocks, std::min(bytes, env.ctx->memory_budget()), work, in_order, o);
+  std::function<Status(int64_t)> commit;
+  if (in_order) commit = [&](int64_t i) { return in_order(first + i); };
+  return strata::run_blocks(
+      *env.ctx, count, std::min(bytes, env.ctx->memory_budget()), [&](int64_t i) { return work(first + i); }, commit,
+      o);
 }
 
 }  // namespace strata::linalg

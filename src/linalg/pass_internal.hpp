@@ -74,5 +74,8 @@ class ScratchPool {
 Status run_blocks(const BlockPlan& plan, const PassEnv& options,
                   const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& in_order);
+/// As run_blocks() over blocks [first, first + count) only (a rank's share under MPI).
+Status run_block_range(const BlockPlan& plan, const PassEnv& options, int64_t first, int64_t count,
+                       const std::function<Status(int64_t)>& work, const std::function<Status(int64_t)>& in_order);
 
 }  // namespace strata::linalg

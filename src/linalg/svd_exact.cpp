@@ -21,7 +21,10 @@ Result<SvdResult> svd_exact_tall(const RowBlockSource& source, int64_t k, bool c
                                  const PassEnv& options, bool rescaled) {
   const int64_t n = source.cols();
   STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_tsqr(source, options));
-  const bool keep_q = compute_u && static_cast<double>(plan.num_blocks) * 2.0 * n * n * 8.0 <= kTreeQBudget;
+  // Under MPI the block tree's Qs would stay on the ranks that made them: U comes from the
+  // projection A·V·Σ⁻¹ (each rank its own blocks) whatever the condition.
+  const bool keep_q = compute_u && options.ctx->communicator().size() == 1 &&
+                      static_cast<double>(plan.num_blocks) * 2.0 * n * n * 8.0 <= kTreeQBudget;
   TsqrStats stats;
   ScratchPool scratch;
   STRATA_ASSIGN_OR_RETURN(RTree tree, tsqr_r_pass(source, plan, options, keep_q, scratch, &stats));

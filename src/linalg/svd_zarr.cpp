@@ -47,29 +47,39 @@ Status write_in_memory(const Outputs& o, const SvdResult& r) {
   return Status::OK();
 }
 
+// Under MPI every rank runs the passes (each its share of the blocks); rank 0 alone holds the
+// output store (`tmp` is empty elsewhere) and receives the streamed factors.
 Result<SvdResult> run_into(const Context& ctx, const RowBlockSourcePtr& src, const std::string& tmp, const SvdParams& options,
                            const SvdZarrOptions& zo, int64_t k, const std::string& input) {
-  STRATA_ASSIGN_OR_RETURN(auto store, io::LocalStore::open(tmp, true));
-  STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2));
+  const bool writer = ctx.communicator().rank() == 0;
+  std::shared_ptr<io::LocalStore> store;
   Outputs o;
   o.rows = src->rows();
   o.cols = src->cols();
   o.k = k;
-  const int64_t target = int64_t{1} << 20;
-  STRATA_ASSIGN_OR_RETURN(o.u, create_array(store, "U", {o.rows, k}, {std::clamp<int64_t>(target / k, 1, o.rows), k}, zo.codec));
-  STRATA_ASSIGN_OR_RETURN(o.s, create_array(store, "S", {k}, {k}, zo.codec));
-  STRATA_ASSIGN_OR_RETURN(o.vt, create_array(store, "Vt", {k, o.cols}, {k, std::clamp<int64_t>(target / k, 1, o.cols)}, zo.codec));
+  auto create = [&]() -> Status {
+    STRATA_ASSIGN_OR_RETURN(store, io::LocalStore::open(tmp, true));
+    STRATA_RETURN_NOT_OK(io::zarr_create_group(store, "", io::ZarrFormat::V2));
+    const int64_t target = int64_t{1} << 20;
+    STRATA_ASSIGN_OR_RETURN(o.u, create_array(store, "U", {o.rows, k}, {std::clamp<int64_t>(target / k, 1, o.rows), k}, zo.codec));
+    STRATA_ASSIGN_OR_RETURN(o.s, create_array(store, "S", {k}, {k}, zo.codec));
+    STRATA_ASSIGN_OR_RETURN(o.vt, create_array(store, "Vt", {k, o.cols}, {k, std::clamp<int64_t>(target / k, 1, o.cols)}, zo.codec));
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(ctx.communicator().agree(writer ? create() : Status::OK()));
 
   // Blocks of the streamed factor need not align with output chunks: writes are serialized so
   // partly covered chunks are merged safely.
   auto mu = std::make_shared<std::mutex>();
   SvdParams opt = options;
   opt.k = k;
-  opt.u_sink = [&o, mu](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
+  opt.u_sink = [&o, mu, writer](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
+    if (!writer) return Status::OK();
     std::lock_guard<std::mutex> lk(*mu);
     return o.u.write_region({r0, 0}, {n, kk}, blk);
   };
-  opt.v_sink = [&o, mu](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
+  opt.v_sink = [&o, mu, writer](int64_t r0, int64_t n, int64_t kk, const double* blk) -> Status {
+    if (!writer) return Status::OK();
     std::vector<double> t(static_cast<size_t>(n * kk));
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < kk; ++j) t[static_cast<size_t>(j * n + i)] = blk[i * kk + j];
@@ -77,6 +87,7 @@ Result<SvdResult> run_into(const Context& ctx, const RowBlockSourcePtr& src, con
     return o.vt.write_region({0, r0}, {kk, n}, t.data());
   };
   STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(ctx, src, opt));
+  if (!writer) return r;
   STRATA_RETURN_NOT_OK(write_in_memory(o, r));
   nlohmann::json attrs = {
       {"source", input},
@@ -106,14 +117,22 @@ Result<SvdResult> svd_to_zarr(const Context& ctx, const std::string& input, cons
   STRATA_RETURN_NOT_OK(io::parse_codec_spec(zarr_options.codec, 8).status());
   // The output is checked before the passes: an existing store needs overwrite, and the input
   // (or a store holding it) is never replaced.
-  OutputRules rules;
-  rules.overwrite = zarr_options.overwrite;
-  rules.inputs = {input};
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(output, std::move(rules)));
-  STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(output));
+  // Under MPI rank 0 alone declares and commits it, after every rank agrees.
+  const Communicator& comm = ctx.communicator();
+  std::unique_ptr<OutputSet> out;
+  std::string staged;
+  auto declare = [&]() -> Status {
+    OutputRules rules;
+    rules.overwrite = zarr_options.overwrite;
+    rules.inputs = {input};
+    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(output, std::move(rules)));
+    STRATA_ASSIGN_OR_RETURN(staged, out->add_directory(output));
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(comm.agree(comm.rank() == 0 ? declare() : Status::OK()));
   Result<SvdResult> r = run_into(ctx, src, staged, options, zarr_options, k, input);
   if (!r.ok()) return r.status();
-  STRATA_RETURN_NOT_OK(out->commit());
+  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), Status::OK()));
   return r;
 }
 

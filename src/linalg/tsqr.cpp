@@ -30,6 +30,16 @@ Status RTree::push(DenseMatrix r) {
   return Status::OK();
 }
 
+Status RTree::push_node(int level, DenseMatrix r, int64_t leaves) {
+  if (keep_q_) return Status::Internal("tsqr: a subtree pushed into a tree that keeps its Qs");
+  stack_.push_back({level, -1, std::move(r)});
+  leaves_ += leaves;
+  while (stack_.size() >= 2 && stack_[stack_.size() - 1].level == stack_[stack_.size() - 2].level) {
+    STRATA_RETURN_NOT_OK(combine_top());
+  }
+  return Status::OK();
+}
+
 Status RTree::combine_top() {
   Entry bottom = std::move(stack_.back());
   stack_.pop_back();
@@ -134,15 +144,69 @@ Status factor_block(const backend::Backend& be, const RowBlockSource& source, co
 
 }  // namespace
 
+namespace {
+
+// A rank's share of the block tree under MPI: the R of every aligned subtree (2^level blocks
+// starting at a multiple of 2^level) that lies wholly in its range of blocks, combined as the
+// blocks commit. What is left, in order, are the range's maximal aligned subtrees.
+class AlignedStack {
+ public:
+  struct Node {
+    int level;
+    int64_t start;
+    DenseMatrix r;
+  };
+  AlignedStack(const backend::Backend& be, int64_t n) : be_(&be), n_(n) {}
+  Status push(int64_t block, DenseMatrix r) {
+    nodes_.push_back({0, block, std::move(r)});
+    while (nodes_.size() >= 2) {
+      const Node& a = nodes_[nodes_.size() - 2];
+      const Node& b = nodes_.back();
+      if (a.level != b.level || a.start % (int64_t{2} << a.level) != 0) break;
+      DenseMatrix r2(n_, n_);
+      STRATA_RETURN_NOT_OK(combine_qr(*be_, a.r.data.data(), b.r.data.data(), n_, r2.data.data(), nullptr));
+      Node up{a.level + 1, a.start, std::move(r2)};
+      nodes_.pop_back();
+      nodes_.back() = std::move(up);
+    }
+    return Status::OK();
+  }
+  std::string bytes() const {
+    std::string out;
+    for (const Node& nd : nodes_) {
+      const int64_t head[2] = {nd.level, nd.start};
+      out.append(reinterpret_cast<const char*>(head), sizeof head);
+      out.append(reinterpret_cast<const char*>(nd.r.data.data()), nd.r.data.size() * sizeof(double));
+    }
+    return out;
+  }
+
+ private:
+  const backend::Backend* be_;
+  int64_t n_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace
+
 Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                           bool keep_q, ScratchPool& scratch, TsqrStats* stats) {
   const int64_t n = source.cols();
   const backend::Backend& be = backend::of(*options.ctx);
+  const Communicator& comm = options.ctx->communicator();
+  // Under MPI each rank factors a contiguous range of blocks and its aligned subtrees; the
+  // ranks exchange those (allgather) and each completes the same tree: R is the same bits as
+  // one process's, on every rank. (The tree's Qs stay where they were made: no keep_q.)
+  const bool split = comm.size() > 1;
+  if (split && keep_q) return Status::Internal("tsqr: the Q-keeping tree is not distributed");
+  const auto [first, count] = split ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
+                                    : std::pair<int64_t, int64_t>{0, plan.num_blocks};
   RTree global(be, n, keep_q);
+  AlignedStack mine(be, n);
   std::vector<DenseMatrix> slots(static_cast<size_t>(plan.num_blocks));
   std::atomic<int64_t> leaves{0}, householder{0};
-  STRATA_RETURN_NOT_OK(run_blocks(
-      plan, options,
+  STRATA_RETURN_NOT_OK(run_block_range(
+      plan, options, first, count,
       [&](int64_t b) -> Status {
         RTree local(be, n, false);
         int64_t hh = 0;
@@ -154,10 +218,26 @@ Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, c
         return Status::OK();
       },
       [&](int64_t b) -> Status {
-        const Status st = global.push(std::move(slots[static_cast<size_t>(b)]));
+        const Status st = split ? mine.push(b, std::move(slots[static_cast<size_t>(b)]))
+                                : global.push(std::move(slots[static_cast<size_t>(b)]));
         slots[static_cast<size_t>(b)] = DenseMatrix();
         return st;
       }));
+  if (split) {
+    std::vector<std::string> all;
+    STRATA_RETURN_NOT_OK(comm.allgather(mine.bytes(), &all));
+    const size_t node_bytes = 2 * sizeof(int64_t) + static_cast<size_t>(n * n) * sizeof(double);
+    for (const std::string& part : all) {
+      if (part.size() % node_bytes != 0) return Status::CommError("tsqr: a rank sent ", part.size(), " bytes of R factors");
+      for (size_t at = 0; at < part.size(); at += node_bytes) {
+        int64_t head[2];
+        std::memcpy(head, part.data() + at, sizeof head);
+        DenseMatrix r(n, n);
+        std::memcpy(r.data.data(), part.data() + at + sizeof head, static_cast<size_t>(n * n) * sizeof(double));
+        STRATA_RETURN_NOT_OK(global.push_node(static_cast<int>(head[0]), std::move(r), int64_t{1} << head[0]));
+      }
+    }
+  }
   if (stats) {
     stats->blocks = plan.num_blocks;
     stats->leaves = leaves.load();
@@ -202,8 +282,18 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
                        const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols(), k = x.cols;
   const backend::Backend& be = backend::of(*options.ctx);
-  return run_blocks(
-      plan, options,
+  // Under MPI each rank projects its range of blocks (the one its R pass read) and rank 0
+  // gathers the rows and hands every block to the sink, in order; other ranks sink nothing.
+  const Communicator& comm = options.ctx->communicator();
+  const bool split = comm.size() > 1;
+  const auto [first, count] = split ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
+                                    : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  std::string mine;  // this rank's blocks of A·X, in order (split only)
+  if (split && count > 0)
+    mine.resize(static_cast<size_t>((plan.start(first + count - 1) + plan.count(first + count - 1) - plan.start(first)) *
+                                    k * 8));
+  STRATA_RETURN_NOT_OK(run_block_range(
+      plan, options, first, count,
       [&](int64_t b) -> Status {
         const int64_t rows = plan.count(b);
         STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
@@ -221,9 +311,30 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
                                        backend::row_major<const double>(a, rows, n), view(x), 0.0,
                                        backend::row_major(out, rows, k)));
         }
-        return sink(plan.start(b), rows, k, out);
+        if (!split) return sink(plan.start(b), rows, k, out);
+        // Blocks of a range finish in any order: place each at its offset in the range.
+        const size_t at = static_cast<size_t>((plan.start(b) - plan.start(first)) * k * 8);
+        std::memcpy(mine.data() + at, out, static_cast<size_t>(rows * k * 8));
+        return Status::OK();
       },
-      nullptr);
+      nullptr));
+  if (!split) return Status::OK();
+  std::vector<std::string> all;
+  STRATA_RETURN_NOT_OK(comm.gather(mine, &all));
+  if (comm.rank() != 0) return Status::OK();
+  for (int r = 0; r < comm.size(); ++r) {
+    const auto [f, c] = rank_range(plan.num_blocks, 1, r, comm.size());
+    const std::string& part = all[static_cast<size_t>(r)];
+    size_t at = 0;
+    for (int64_t b = f; b < f + c; ++b) {
+      const int64_t rows = plan.count(b);
+      if (part.size() < at + static_cast<size_t>(rows * k * 8))
+        return Status::CommError("svd: rank ", r, " sent ", part.size(), " bytes of projected rows, fewer than its blocks hold");
+      STRATA_RETURN_NOT_OK(sink(plan.start(b), rows, k, reinterpret_cast<const double*>(part.data() + at)));
+      at += static_cast<size_t>(rows * k * 8);
+    }
+  }
+  return Status::OK();
 }
 
 FactorSink matrix_sink(DenseMatrix& out) {

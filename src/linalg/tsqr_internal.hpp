@@ -20,6 +20,10 @@ class RTree {
   RTree(const backend::Backend& be, int64_t n, bool keep_q) : be_(&be), n_(n), keep_q_(keep_q) {}
 
   Status push(DenseMatrix r);
+  /// Push the R of a whole aligned subtree of 2^level leaves (built elsewhere, e.g. on another
+  /// rank); pushed in leaf order they give the same tree, and the same bits, as the leaves.
+  /// Not with keep_q (the subtree's Qs are not here).
+  Status push_node(int level, DenseMatrix r, int64_t leaves);
   /// The root R (zero when nothing was pushed). Call once, after the last push.
   Result<DenseMatrix> finish();
   int64_t leaves() const { return leaves_; }

@@ -8,7 +8,8 @@ data is absent. Cases:
   pca-sim       randomized PCA (int16 and float32 products, and a converged --tolerance run) of a
                 simulated cohort: every output, Zarr included, the same bytes as one process
   pca-hapmap3   randomized PCA of HapMap3 (/work/shared/data), the same
-  pca-exact     exact PCA (the GRM route: tiles shared across ranks, eigensolve on rank 0) and
+  pca-exact     exact PCA (the GRM route: tiles shared across ranks, eigensolve on rank 0; the
+                TSQR route: row blocks shared, R factors of aligned subtrees exchanged) and
                 `strata grm` in every format, in bands and with pairwise counts
   king          KING tiles shared across ranks: the triangle, the filtered table with --cutoff
                 lists, a budget small enough to spill the row spool, and HapMap3 when present
@@ -18,6 +19,9 @@ data is absent. Cases:
                 bytes as one process. Skips, saying why, where namespaces cannot be made
   gwas          linear (3 phenotypes, two missing patterns) and logistic with Firth fallback:
                 variants shared block-cyclically, every .glm file the same bytes
+  svd           `strata svd` of a tall (several row blocks) and a short-and-fat Zarr array, exact
+                (TSQR: R factors of aligned subtrees exchanged) and randomized (Gram partials in
+                the fixed tree), U/S/Vt the same bytes
   distance      genotype distances shared across ranks in every layout (square held and
                 streamed, triangle, Zarr), and a numeric array (rank 0 alone)
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
@@ -166,6 +170,13 @@ def case_pca_exact(strata, tmp):
     if any(r.get("route") != "grm" for r in reports.values()):
         print(f"FAILED: pca-exact: routes {[r.get('route') for r in reports.values()]}")
         sys.exit(1)
+    # The TSQR route (--scale center): 30,000 variants are several row blocks of R factors.
+    wide = simulate(strata, tmp, "tsqr", 150, 30000)
+    reports = compare_ranks(strata, tmp, "pca-tsqr", ["pca", wide, "-k", "3", "--method", "exact", "--scale", "center"],
+                            ranks=(2, 3))
+    if any(r.get("route") != "tsqr" for r in reports.values()):
+        print(f"FAILED: pca-tsqr: routes {[r.get('route') for r in reports.values()]}")
+        sys.exit(1)
     compare_ranks(strata, tmp, "grm", ["grm", prefix])
     for fmt in ("rel-bin", "grm-bin", "zarr"):
         compare_ranks(strata, tmp, f"grm-{fmt}", ["grm", prefix, "--format", fmt], ranks=(3,))
@@ -201,14 +212,9 @@ def case_distance(strata, tmp):
                   ranks=(2, 3))
     compare_ranks(strata, tmp, "distance-zarr", ["distance", prefix, "--metric", "correlation", "--format", "zarr"],
                   ranks=(2, 3))
-    # A 2-D numeric array (rows = observations): written as .npy by hand (float64, C order).
+    # A 2-D numeric array (rows = observations), written as .npy by hand (float64, C order).
     npy = os.path.join(tmp, "rows.npy")
-    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (300, 20), }"
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(npy, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
-        f.write(struct.pack("<6000d", *[(i * 7919 + j * 104729) % 1000 / 100.0
-                                        for i in range(300) for j in range(20)]))
+    write_npy(npy, 300, 20, lambda i, j: (i * 7919 + j * 104729) % 1000 / 100.0)
     arr = os.path.join(tmp, "rows.zarr")
     run([strata, "zarr", "import", npy, arr, "--chunks", "100,20", "-q"])
     compare_ranks(strata, tmp, "distance-array", ["distance", arr, "--metric", "euclidean"], ranks=(2,))
@@ -303,6 +309,29 @@ def case_hosts(strata, tmp):
         hosts.__exit__(None, None, None)
 
 
+def write_npy(path, rows, cols, value):
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+        for i in range(rows):
+            f.write(struct.pack(f"<{cols}d", *[value(i, j) for j in range(cols)]))
+
+
+def case_svd(strata, tmp):
+    rng = __import__("random").Random(9)
+    tall, fat = os.path.join(tmp, "tall.npy"), os.path.join(tmp, "fat.npy")
+    # 120,000 x 24 doubles: 16 MiB row blocks hold 87,381 rows, so two blocks (and ranks) share it.
+    write_npy(tall, 120_000, 24, lambda i, j: rng.gauss(0, 1) * (24 - j))
+    write_npy(fat, 12, 30_000, lambda i, j: rng.gauss(0, 1) * (12 - i))
+    for name, npy, chunks in (("tall", tall, "20000,24"), ("fat", fat, "12,5000")):
+        arr = os.path.join(tmp, name + ".zarr")
+        run([strata, "zarr", "import", npy, arr, "--chunks", chunks, "-q"])
+        for method in ("exact", "randomized"):
+            compare_ranks(strata, tmp, f"svd-{name}-{method}", ["svd", arr, "-k", "4", "--method", method],
+                          ranks=(2, 3))
+
+
 def case_gwas(strata, tmp):
     # 2,000 samples: 524-variant blocks, so 6,000 variants are 12 blocks spread over the ranks.
     prefix = simulate(strata, tmp, "sim", 2000, 6000)
@@ -384,7 +413,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "gwas", "hosts", "failure"])
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "gwas", "svd", "hosts", "failure"])
     ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
     a = ap.parse_args()
     mpirun()  # skips when absent
@@ -409,6 +438,8 @@ def main():
             case_king(a.strata, tmp, a.data)
         elif a.case == "distance":
             case_distance(a.strata, tmp)
+        elif a.case == "svd":
+            case_svd(a.strata, tmp)
         elif a.case == "gwas":
             case_gwas(a.strata, tmp)
         elif a.case == "hosts":

@@ -193,7 +193,10 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   svd->add_option("--out", args->out, "Output Zarr group (U, S, Vt)")->required()->check(non_empty_path());
   svd->add_flag("--overwrite", args->overwrite, "Replace --out if it is an existing Zarr store (never an input)");
   add_common_options(svd, state);
-  svd->callback([&state, args] { state.run = [args, &state] { return run_svd(*args, state); }; });
+  svd->callback([&state, args] {
+    state.run = [args, &state] { return run_svd(*args, state); };
+    state.distributed = true;  // linalg::svd_to_zarr shares the row blocks of every pass across MPI ranks
+  });
 
   auto pa = std::make_shared<PcaArgs>();
   auto* pca = app.add_subcommand(
