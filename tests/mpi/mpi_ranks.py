@@ -113,6 +113,10 @@ def compare_ranks(strata, tmp, name, args, ranks=RANKS, threads="1", launcher=No
         if reports[p].get("ranks") != p or len(reports[p].get("per_rank", [])) != p:
             print(f"FAILED: {name}: the report of {p} ranks says ranks={reports[p].get('ranks')}")
             sys.exit(1)
+        for r in reports[p]["per_rank"]:
+            if r.get("bytes_sent_per_pass", -1) * r.get("passes", 0) > r["bytes_sent"] or "comm_seconds_per_pass" not in r:
+                print(f"FAILED: {name}: per-pass communication missing or wrong in {r}")
+                sys.exit(1)
         leftovers = [f for f in os.listdir(d) if f.startswith(".strata-stage")]
         if leftovers:
             print(f"FAILED: {name}: staging left behind: {leftovers}")

@@ -97,9 +97,20 @@ Status gather_rank_reports(const CliState& state, double seconds, nlohmann::json
   const Communicator& comm = state.ctx().communicator();
   const CommStats cs = comm.stats();
   const RunReport run = state.ctx().report().snapshot();
-  const nlohmann::json mine = {{"rank", comm.rank()},           {"seconds", seconds},
-                               {"bytes_read", run.bytes_read},  {"bytes_sent", cs.bytes_sent},
-                               {"collectives", cs.collectives}, {"comm_seconds", cs.seconds},
+  // Per pass over the data: the command's own pass count when it reports one, else the engine's.
+  int64_t passes = run.passes;
+  if (state.report.is_object() && state.report.contains("passes") && state.report["passes"].is_number_integer())
+    passes = state.report["passes"].get<int64_t>();
+  passes = std::max<int64_t>(1, passes);
+  const nlohmann::json mine = {{"rank", comm.rank()},
+                               {"seconds", seconds},
+                               {"bytes_read", run.bytes_read},
+                               {"bytes_sent", cs.bytes_sent},
+                               {"collectives", cs.collectives},
+                               {"comm_seconds", cs.seconds},
+                               {"passes", passes},
+                               {"bytes_sent_per_pass", cs.bytes_sent / passes},
+                               {"comm_seconds_per_pass", cs.seconds / static_cast<double>(passes)},
                                {"threads", run.threads}};
   std::vector<std::string> all;
   STRATA_RETURN_NOT_OK(comm.gather(mine.dump(), &all));
