@@ -9,8 +9,10 @@ For each command (randomized PCA, and exact PCA / KING / GRM at --tile-samples) 
 wall seconds of both layouts (median of --repeats, alternating), their ratio, and from the
 2-rank run's report: passes, bytes each rank sent, seconds each rank spent in collectives, and
 bytes per pass per rank (what the scaling model in docs/scaling.md starts from). The peer row
-runs sgkit.pca (randomized, Dask arrays on a 2-worker LocalCluster) on the same dosages and
-prints strata's speedup over it. Outputs of the two layouts are compared byte for byte.
+runs sgkit.pca (randomized, its default n_iter = 0, Dask arrays on a 2-worker LocalCluster) on the
+same dosages, and strata at the same number of passes; both print the sine of the largest
+principal angle to strata's converged subspace (top 2 and top 10 PCs) and the speedups. Outputs of
+the two layouts are compared byte for byte.
 """
 import argparse
 import json
@@ -80,7 +82,27 @@ def compare(strata, tmp, name, args, repeats):
     return row
 
 
-def sgkit_pca(prefix, strata_seconds):
+def eigenvectors(path):
+    import numpy as np
+    return np.array([line.split()[2:] for line in open(path) if not line.startswith("#")], dtype=float)
+
+
+def subspace_sines(a, b, ks=(2, 10)):
+    """Largest principal-angle sine between the spans of the first k columns, for each k."""
+    import numpy as np
+    out = {}
+    for k in ks:
+        qa, _ = np.linalg.qr(a[:, :k])
+        qb, _ = np.linalg.qr(b[:, :k])
+        c = np.linalg.svd(qa.T @ qb, compute_uv=False)
+        out[f"top{k}"] = float(np.sqrt(max(0.0, 1.0 - min(c) ** 2)))
+    return out
+
+
+def sgkit_pca(strata, tmp, prefix, reference, strata_seconds):
+    """sgkit.pca (randomized, its default n_iter = 0: a sketch pass and a projection pass) on a
+    2-worker LocalCluster, and strata (2 ranks x 1 thread) at the same number of passes over
+    the genotypes; both subspaces against strata's converged default (`reference` eigenvectors)."""
     import numpy as np
     import sgkit
     import xarray as xr
@@ -97,10 +119,25 @@ def sgkit_pca(prefix, strata_seconds):
         ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), dosages)})
         ds = ds.chunk({"variants": 10_000, "samples": -1})
         t0 = time.monotonic()
-        sgkit.pca(ds, n_components=10, ploidy=2, algorithm="randomized", merge=False).compute()
+        res = sgkit.pca(ds, n_components=10, ploidy=2, algorithm="randomized", merge=False).compute()
         secs = time.monotonic() - t0
-    row = {"bench": "sgkit.pca randomized, LocalCluster 2 workers x 1 thread", "seconds": round(secs, 3),
-           "strata_2x1_seconds": strata_seconds, "speedup": round(secs / strata_seconds, 2)}
+    proj = np.asarray(res["sample_pca_projection"].values)
+    ref = eigenvectors(reference)
+    row = {"bench": "sgkit.pca randomized (n_iter=0), LocalCluster 2 workers x 1 thread", "seconds": round(secs, 3),
+           "vs_strata_converged": subspace_sines(proj, ref),
+           "speedup_of_strata_default": round(secs / strata_seconds, 2)}
+    print(json.dumps(row), flush=True)
+    # strata at sgkit's passes: one sketch pass and one projection pass (plus the counts pass).
+    d = os.path.join(tmp, "equal-passes")
+    os.makedirs(d, exist_ok=True)
+    times = [run(mpirun() + ["-n", "2", strata, "pca", prefix, "-k", "10", "--method", "randomized", "--iterations",
+                             "2", "--block", "24", "--out", os.path.join(d, "o"), "--threads", "1", "-q",
+                             "--overwrite", "--report", os.path.join(d, "r.json")]) for _ in range(3)]
+    t = statistics.median(times)
+    rep = json.load(open(os.path.join(d, "r.json")))
+    row = {"bench": "strata pca --iterations 2 --block 24, 2 ranks x 1 thread", "seconds": round(t, 3),
+           "passes": rep["passes"], "vs_strata_converged": subspace_sines(eigenvectors(os.path.join(d, "o.eigenvec")), ref),
+           "speedup_over_sgkit": round(secs / t, 2)}
     print(json.dumps(row), flush=True)
 
 
@@ -123,7 +160,8 @@ def main():
             rows["pca"] = compare(a.strata, tmp, "pca randomized -k 10", ["pca", prefix, "-k", "10", "--method",
                                                                          "randomized", "--overwrite"], a.repeats)
             if "sgkit" not in a.skip:
-                sgkit_pca(prefix, rows["pca"]["ranks_2x1_s"])
+                sgkit_pca(a.strata, tmp, prefix, os.path.join(tmp, "pca randomized -k 10-2x1", "o.eigenvec"),
+                          rows["pca"]["ranks_2x1_s"])
         if "tiles" not in a.skip:
             tp = os.path.join(tmp, "tiles")
             run([a.strata, "simulate", "--samples", str(a.tile_samples), "--variants", str(a.tile_variants),
