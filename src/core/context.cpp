@@ -47,6 +47,12 @@ Status Communicator::allgather(const std::string& mine, std::vector<std::string>
   return gather(mine, all);
 }
 Status Communicator::barrier() const { return Status::OK(); }
+Status Communicator::send(const std::string&, int dest) const {
+  return Status::Invalid("send to rank ", dest, ": a single process has no peers");
+}
+Status Communicator::recv(std::string*, int source) const {
+  return Status::Invalid("receive from rank ", source, ": a single process has no peers");
+}
 Status Communicator::agree(const Status& local) const { return local; }
 
 std::pair<int64_t, int64_t> rank_range(int64_t total, int64_t block, int rank, int size) {

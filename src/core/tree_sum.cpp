@@ -81,25 +81,42 @@ Status TreeSum::combine(const Communicator& comm, std::vector<double>* total) {
     *total = fold();
     return Status::OK();
   }
-  std::vector<std::string> parts;
-  STRATA_RETURN_NOT_OK(comm.gather(encode(stack_, width_), &parts));
-  std::string root;
-  if (comm.rank() == 0) {
-    // The ranks' nodes, in rank order, tile [0, B) left to right: finish the same tree.
-    TreeSum all(width_);
-    int64_t next = 0;
-    for (size_t r = 0; r < parts.size(); ++r) {
-      std::vector<Node> nodes;
-      STRATA_RETURN_NOT_OK(decode(parts[r], width_, static_cast<int>(r), &nodes));
-      for (Node& n : nodes) {
-        if (n.level < 0 || n.level > 62 || (n.index << n.level) != next)
-          return Status::CommError("tree sum: rank ", r, " sent block ", n.index << n.level, " where block ", next,
-                                   " was expected (ranks must own contiguous ranges in rank order)");
-        next += int64_t{1} << n.level;
-        all.push_node(std::move(n));
-      }
+  // Pairwise, log₂P rounds: in the round of distance d, rank r with r mod 2d = d sends its nodes
+  // to rank r − d, which pushes them after its own. Ranks own contiguous ranges in rank order,
+  // so each merge joins two adjacent ranges and combines exactly the tree nodes that span them;
+  // rank 0 ends with the maximal nodes of [0, B), as one process would, folds them and
+  // broadcasts the sum. No rank receives more than log₂P messages.
+  const int rank = comm.rank(), size = comm.size();
+  for (int d = 1; d < size; d *= 2) {
+    if (rank % (2 * d) == d) {
+      STRATA_RETURN_NOT_OK(comm.send(encode(stack_, width_), rank - d));
+      break;
     }
-    const std::vector<double> sum = all.fold();
+    if (rank % (2 * d) != 0 || rank + d >= size) continue;
+    std::string bytes;
+    STRATA_RETURN_NOT_OK(comm.recv(&bytes, rank + d));
+    std::vector<Node> nodes;
+    STRATA_RETURN_NOT_OK(decode(bytes, width_, rank + d, &nodes));
+    for (Node& n : nodes) {
+      if (n.level < 0 || n.level > 62)
+        return Status::CommError("tree sum: rank ", rank + d, " sent a node of level ", n.level);
+      const int64_t start = n.index << n.level;
+      if (!stack_.empty()) {
+        const Node& last = stack_.back();
+        const int64_t end = (last.index + 1) << last.level;
+        if (start != end)
+          return Status::CommError("tree sum: rank ", rank + d, " sent block ", start, " where block ", end,
+                                   " was expected (ranks must own contiguous ranges in rank order)");
+      }
+      push_node(std::move(n));
+    }
+  }
+  std::string root;
+  if (rank == 0) {
+    if (!stack_.empty() && (stack_.front().index << stack_.front().level) != 0)
+      return Status::CommError("tree sum: the ranks' blocks start at ", stack_.front().index << stack_.front().level,
+                               ", not 0");
+    const std::vector<double> sum = fold();
     root.assign(reinterpret_cast<const char*>(sum.data()), sum.size() * sizeof(double));
   }
   STRATA_RETURN_NOT_OK(comm.broadcast(root, 0));

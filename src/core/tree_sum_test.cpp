@@ -1,6 +1,7 @@
 // TreeSum: the same bits for any split of the block grid across ranks, emulated in one process.
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include "strata/core/tree_sum.hpp"
@@ -9,23 +10,34 @@
 namespace strata {
 namespace {
 
-// Rank `rank` of `size`: gather() deposits this rank's bytes in `parts` and, on rank 0, returns
-// them all; broadcast() is a no-op (rank 0 holds the sum; other ranks are not checked).
-class RecordingComm final : public Communicator {
+// Rank `rank` of `size` in one process: send() deposits bytes in a mailbox keyed by (from, to),
+// recv() takes them; broadcast() is a no-op (rank 0 holds the sum; other ranks are not checked).
+// The ranks run from the highest down, so every message is sent before it is received.
+class MailboxComm final : public Communicator {
  public:
-  RecordingComm(int rank, int size, std::vector<std::string>* parts) : rank_(rank), size_(size), parts_(parts) {}
+  using Mailbox = std::map<std::pair<int, int>, std::string>;
+  MailboxComm(int rank, int size, Mailbox* box) : rank_(rank), size_(size), box_(box) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  Status gather(const std::string& mine, std::vector<std::string>* all) const override {
-    (*parts_)[static_cast<size_t>(rank_)] = mine;
-    if (rank_ == 0) *all = *parts_;
+  Status send(const std::string& bytes, int dest) const override {
+    (*box_)[{rank_, dest}] = bytes;
+    ++sent_;
+    return Status::OK();
+  }
+  Status recv(std::string* bytes, int source) const override {
+    auto it = box_->find({source, rank_});
+    if (it == box_->end()) return Status::CommError("nothing from rank ", source);
+    *bytes = std::move(it->second);
+    box_->erase(it);
+    ++received_;
     return Status::OK();
   }
   Status broadcast(std::string&, int) const override { return Status::OK(); }
+  mutable int sent_ = 0, received_ = 0;
 
  private:
   int rank_, size_;
-  std::vector<std::string>* parts_;
+  Mailbox* box_;
 };
 
 std::vector<double> partial(int64_t block, int64_t width) {
@@ -36,22 +48,25 @@ std::vector<double> partial(int64_t block, int64_t width) {
   return v;
 }
 
-std::vector<double> sum_with_ranks(int64_t blocks, int64_t width, int ranks) {
-  std::vector<std::string> parts(static_cast<size_t>(ranks));
+std::vector<double> sum_with_ranks(int64_t blocks, int64_t width, int ranks, int* rank0_received = nullptr) {
+  MailboxComm::Mailbox box;
   std::vector<double> total;
-  // Ranks 1.. first (their parts are recorded), rank 0 last (it combines).
+  // Ranks from the highest down (rank 0 last: it combines).
   for (int r = ranks - 1; r >= 0; --r) {
     const auto [first, count] = rank_range(blocks, 1, r, ranks);
     TreeSum t(width);
     for (int64_t b = first; b < first + count; ++b) t.push(b, partial(b, width));
-    RecordingComm comm(r, ranks, &parts);
+    MailboxComm comm(r, ranks, &box);
     std::vector<double> out;
     if (r == 0) {
       EXPECT_TRUE(t.combine(comm, &total).ok());
+      if (rank0_received) *rank0_received = comm.received_;
     } else {
       (void)t.combine(comm, &out);  // the no-op broadcast leaves it without a sum
+      EXPECT_EQ(comm.sent_, 1) << "rank " << r;
     }
   }
+  EXPECT_TRUE(box.empty());  // every message was received
   return total;
 }
 
@@ -69,6 +84,17 @@ TEST(TreeSum, SameBitsForAnyRankCount) {
       EXPECT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * sizeof(double)))
           << blocks << " blocks on " << ranks << " ranks";
     }
+  }
+}
+
+TEST(TreeSum, RankZeroHearsFromLogTwoOfTheRanks) {
+  // Pairwise merging: rank 0 receives ceil(log2 P) messages, not P - 1.
+  for (int ranks : {2, 3, 4, 5, 8, 9, 16}) {
+    int received = 0;
+    (void)sum_with_ranks(40, 3, ranks, &received);
+    int expect = 0;
+    while ((1 << expect) < ranks) ++expect;
+    EXPECT_EQ(received, expect) << ranks << " ranks";
   }
 }
 

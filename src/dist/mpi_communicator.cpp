@@ -24,6 +24,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kFailTag = 7001;
+constexpr int kDataTag = 7002;  // point-to-point data on the data communicator
 // Largest piece one MPI call moves (MPI counts are int).
 constexpr int64_t kMaxPiece = int64_t{1} << 30;
 
@@ -105,6 +106,44 @@ class MpiCommunicator final : public Communicator {
 
   Status gather(const std::string& mine, std::vector<std::string>* all) const override {
     return gather_impl(mine, all, false);
+  }
+  Status send(const std::string& bytes, int dest) const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    STRATA_RETURN_NOT_OK(usable("send"));
+    if (dest < 0 || dest >= size_ || dest == rank_) return Status::Invalid("send: no rank ", dest, " to send to");
+    Timer t(*this, static_cast<int64_t>(bytes.size()));
+    int64_t size = static_cast<int64_t>(bytes.size());
+    MPI_Request req;
+    STRATA_RETURN_NOT_OK(check(MPI_Isend(&size, 1, MPI_INT64_T, dest, kDataTag, data_, &req), "send"));
+    STRATA_RETURN_NOT_OK(wait(&req, "send", true));
+    for (int64_t done = 0; done < size;) {
+      const int64_t piece = std::min(size - done, kMaxPiece);
+      STRATA_RETURN_NOT_OK(check(MPI_Isend(bytes.data() + done, static_cast<int>(piece), MPI_BYTE, dest, kDataTag, data_,
+                                           &req), "send"));
+      STRATA_RETURN_NOT_OK(wait(&req, "send", true));
+      done += piece;
+    }
+    return Status::OK();
+  }
+  Status recv(std::string* bytes, int source) const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    STRATA_RETURN_NOT_OK(usable("receive"));
+    if (source < 0 || source >= size_ || source == rank_) return Status::Invalid("receive: no rank ", source);
+    Timer t(*this, 0);
+    int64_t size = 0;
+    MPI_Request req;
+    STRATA_RETURN_NOT_OK(check(MPI_Irecv(&size, 1, MPI_INT64_T, source, kDataTag, data_, &req), "receive"));
+    STRATA_RETURN_NOT_OK(wait(&req, "receive", true));
+    if (size < 0) return Status::CommError("receive: rank ", source, " announced ", size, " bytes");
+    bytes->resize(static_cast<size_t>(size));
+    for (int64_t done = 0; done < size;) {
+      const int64_t piece = std::min(size - done, kMaxPiece);
+      STRATA_RETURN_NOT_OK(check(MPI_Irecv(bytes->data() + done, static_cast<int>(piece), MPI_BYTE, source, kDataTag,
+                                           data_, &req), "receive"));
+      STRATA_RETURN_NOT_OK(wait(&req, "receive", true));
+      done += piece;
+    }
+    return Status::OK();
   }
   Status allgather(const std::string& mine, std::vector<std::string>* all) const override {
     return gather_impl(mine, all, true);

@@ -84,6 +84,10 @@ class Communicator {
   /// \brief Every rank's `mine`, in rank order, on every rank.
   virtual Status allgather(const std::string& mine, std::vector<std::string>* all) const;
   virtual Status barrier() const;
+  /// \brief Point to point: `bytes` to rank `dest`, received there by recv() from this rank,
+  /// in the order sent. The single-process communicator has no peers (Invalid).
+  virtual Status send(const std::string& bytes, int dest) const;
+  virtual Status recv(std::string* bytes, int source) const;
   /// \brief Error agreement: every rank passes its own status and gets the same one back —
   /// OK when every rank was OK, else the first error (lowest rank with an error of its own,
   /// before ranks that only saw a peer fail), its message prefixed with the rank. Once a

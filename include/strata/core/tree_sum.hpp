@@ -7,9 +7,12 @@
 /// [i·2^l, (i+1)·2^l) and is the sum left + right of its two halves; the blocks [0, B) are
 /// covered by the maximal aligned nodes (the binary digits of B), which are added right to left
 /// at the end. A rank that owns a contiguous range of blocks combines, in that same tree, every
-/// node inside its range; combine() sends the few maximal nodes of each rank's range (at most
-/// 2·log₂B of them) to rank 0, which finishes the same tree and broadcasts the root. So one
-/// rank and P ranks give the same bits, for any P (docs/architecture.md, "Distributed runs").
+/// node inside its range; combine() merges adjacent ranges pairwise in log₂P rounds (rank r
+/// sends its maximal nodes, at most 2·log₂B of them, to rank r − d in the round of distance d;
+/// the receiver pushes them after its own, combining the nodes that span both ranges), so rank
+/// 0 finishes the same tree, receiving log₂P messages rather than P − 1, and broadcasts the
+/// root. One rank and P ranks give the same bits, for any P (docs/architecture.md,
+/// "Distributed runs").
 ///
 /// \code
 /// TreeSum sum(width);
