@@ -7,7 +7,7 @@ data is absent. Cases:
   freq          .afreq/.vmiss of a simulated cohort; the report's bytes read per rank tile the .bed
   pca-sim       randomized PCA (int16 and float32 products, and a converged --tolerance run) of a
                 simulated cohort: every output, Zarr included, the same bytes as one process
-  pca-hapmap3   randomized PCA of HapMap3 (/work/shared/data), the same
+  pca-hapmap3   randomized and exact PCA and the GRM of HapMap3 (/work/shared/data), the same
   pca-exact     exact PCA (the GRM route: tiles shared across ranks, eigensolve on rank 0; the
                 TSQR route: row blocks shared, R factors of aligned subtrees exchanged) and
                 `strata grm` in every format, in bands and with pairwise counts
@@ -166,6 +166,8 @@ def case_pca_hapmap3(strata, tmp, data):
         print(f"SKIP: {bed}.bed not found (set STRATA_SHARED_DATA)")
         sys.exit(SKIP)
     compare_ranks(strata, tmp, "pca-hapmap3", ["pca", bed, "-k", "10", "--method", "randomized"], threads="2")
+    compare_ranks(strata, tmp, "pca-exact-hapmap3", ["pca", bed, "-k", "10", "--method", "exact"], ranks=(2, 3))
+    compare_ranks(strata, tmp, "grm-hapmap3", ["grm", bed, "--format", "grm-bin"], ranks=(2, 3, 4))
 
 
 def case_pca_exact(strata, tmp):
