@@ -145,12 +145,11 @@ TEST(Glm, UnpenalizedSolversMatchReferenceFit) {
 }
 
 TEST(Glm, SameBitsForAnyThreadsBudgetAndSourceBlocks) {
-  const Data d = make_data(GlmFamily::Logistic, 50000, 7, 3);  // 2.8 MB: several 16 MiB blocks? no: one
   GlmParams p;
   p.solver = GlmSolver::Lbfgs;
   p.intercept = true;
-  // Small blocks force a many-block grid through the plan's fixed block bytes: use a tall
-  // matrix instead, so the grid has several blocks (16 MiB / 64 bytes per row = 262,144 rows).
+  // Tall enough for several row blocks (16 MiB / 64 bytes per row = 262,144 rows); the
+  // source's preferred block heights (1000, 77777) must not change the grid.
   const Data tall = make_data(GlmFamily::Logistic, 600000, 7, 5);
   auto a = fit(make_test_context(1), tall, p, 1000);
   auto b = fit(make_test_context(2), tall, p, 77777);
@@ -165,8 +164,6 @@ TEST(Glm, SameBitsForAnyThreadsBudgetAndSourceBlocks) {
   EXPECT_EQ(a->coef, c->coef);
   EXPECT_EQ(a->se, c->se);
   EXPECT_EQ(a->passes, c->passes);
-  auto small = fit(test_ctx(), d, p);
-  STRATA_ASSERT_OK(small.status());
 }
 
 TEST(Glm, LassoMeetsItsOptimalityConditions) {
