@@ -165,21 +165,25 @@ def suite_daskglm(strata, d):
         b = np.asarray(algorithms.lbfgs(X, y, family=family, normalize=False))
         check(f"{fam}: dask-glm lbfgs vs strata lbfgs (defaults)", b, t[:, 0], 1e-3)
         # Penalized (normalize=False: strata penalizes X's own scale): dask-glm's admm (tight
-        # abstol/reltol; its default 1e-4/1e-2 stop ~2e-3 away) and proximal_grad against a
-        # tightly converged strata proximal gradient.
+        # abstol/reltol) and proximal_grad against a tightly converged strata proximal gradient.
         lam = 5.0
         for reg in ["l1", "l2"]:
             t, _ = run(strata, d, xp, yn, "--family", fam, "--solver", "proximal-gradient", "--penalty", reg,
                        "--lambda", str(lam), "--max-iter", "20000", "--tol", "1e-15")
-            b = np.asarray(algorithms.admm(X, y, family=family, regularizer=reg, lamduh=lam, normalize=False,
-                                           abstol=1e-9, reltol=1e-9, max_iter=1000))
             scale = max(1.0, np.abs(t[:, 0]).max())  # bounds relative to the largest coefficient
-            check(f"{fam}: dask-glm admm {reg} vs strata optimum (/ max|coef| {scale:.3g})", b / scale,
-                  t[:, 0] / scale, 5e-4)  # dask-glm's local scipy solves stop at pgtol 1e-5
-            b = np.asarray(algorithms.proximal_grad(X, y, family=family, regularizer=reg, lamduh=lam,
-                                                    normalize=False, max_iter=1000))
+            if reg == "l2":
+                # admm on the numpy arrays (one consensus block, like strata's grid at this size;
+                # on the Dask chunks a call takes ~70 s of task overhead). With l1 at rho = 1 it
+                # stays ~4e-3 away after 500 iterations, so l1 admm is checked against
+                # scikit-learn (sklearn suite) instead.
+                b = np.asarray(algorithms.admm(xn, yn, family=family, regularizer=reg, lamduh=lam, normalize=False,
+                                               abstol=1e-9, reltol=1e-9, max_iter=500))
+                check(f"{fam}: dask-glm admm {reg} vs strata optimum (/ max|coef| {scale:.3g})", b / scale,
+                      t[:, 0] / scale, 5e-4)
             # dask-glm's proximal_grad accepts a step when the smooth loss alone decreases, which
             # need not descend on the penalized objective: it stops farther away.
+            b = np.asarray(algorithms.proximal_grad(X, y, family=family, regularizer=reg, lamduh=lam,
+                                                    normalize=False, max_iter=1000))
             check(f"{fam}: dask-glm proximal_grad {reg} vs strata optimum (/ max|coef|)", b / scale,
                   t[:, 0] / scale, 5e-3)
 
