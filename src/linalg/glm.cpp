@@ -3,6 +3,7 @@
 #include "strata/linalg/glm.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -134,7 +135,14 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
     if (p.family == GlmFamily::Poisson && v < 0.0)
       return Status::InvalidData("y: the poisson family needs responses ≥ 0, found ", v, " at row ", i);
   }
+  auto t0 = std::chrono::steady_clock::now();
+  auto phase = [&](const char* name) {  // seconds since the last phase, to the report
+    const auto t1 = std::chrono::steady_clock::now();
+    ctx.report().add_phase(name, std::chrono::duration<double>(t1 - t0).count());
+    t0 = t1;
+  };
   STRATA_ASSIGN_OR_RETURN(auto d, glm_detail::GlmData::make(ctx, x, y, p.intercept, p.family));
+  phase("glm load");
   GlmResult res;
   res.rows = d->rows();
   res.block_rows = d->plan().block_rows;
@@ -149,6 +157,7 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
     case GlmSolver::ProximalGradient: STRATA_RETURN_NOT_OK(glm_detail::solve_proximal_gradient(*d, p, &res)); break;
     case GlmSolver::Admm: STRATA_RETURN_NOT_OK(glm_detail::solve_admm(*d, p, &res)); break;
   }
+  phase("glm solver");
   for (double c : res.coef)
     if (!std::isfinite(c))
       return Status::InvalidData(glm_solver_name(p.solver), " diverged (non-finite coefficients after ",
@@ -160,6 +169,7 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
     STRATA_RETURN_NOT_OK(d->evaluate(res.coef, glm_detail::kLoss, &e));
     res.objective = e.loss + glm_detail::penalty_value(p, res.coef);
   }
+  phase("glm statistics");
   if (!res.converged)
     res.warnings.push_back(std::string(glm_solver_name(p.solver)) + " stopped after " +
                            std::to_string(res.iterations) + " iterations without meeting its tolerance");

@@ -71,6 +71,7 @@ class GlmData {
  private:
   GlmData(const Context& ctx, const RowBlockSource& x) : ctx_(ctx), x_(x) {}
   Status load(int64_t b, ScratchPool& scratch, std::optional<ScratchPool::Lease>& lease, const double** rows);
+  Status load_resident();
 
   Context ctx_;
   const RowBlockSource& x_;
@@ -79,8 +80,8 @@ class GlmData {
   bool intercept_ = false, resident_ = false;
   GlmFamily family_ = GlmFamily::Logistic;
   BlockPlan plan_;
-  std::vector<Buffer> blocks_;  // resident decoded blocks (filled by the first pass)
-  std::vector<char> loaded_;
+  Buffer resident_rows_;            // resident: all rows, row-major n × p
+  const double* resident_base_ = nullptr;  // resident_rows_, or the source's own memory
   ScratchPool scratch_;
   int64_t passes_ = 0;
   std::unique_ptr<ProgressScope> progress_;

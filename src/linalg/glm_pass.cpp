@@ -16,6 +16,15 @@ namespace {
 // rows) read it from cache.
 int64_t sub_rows(int64_t p) { return std::max<int64_t>(16, (int64_t{32} << 10) / std::max<int64_t>(1, p)); }
 
+// Spread n rows of `cols` values to rows of cols + 1 in place (last row first), ones appended:
+// the intercept's column.
+void append_ones(double* buf, int64_t n, int64_t cols) {
+  for (int64_t i = n - 1; i >= 0; --i) {
+    std::memmove(buf + i * (cols + 1), buf + i * cols, static_cast<size_t>(cols) * sizeof(double));
+    buf[i * (cols + 1) + cols] = 1.0;
+  }
+}
+
 }  // namespace
 
 double row_terms(GlmFamily f, const double* eta, const double* y, int64_t n, double* r, double* w) {
@@ -110,38 +119,51 @@ Result<std::unique_ptr<GlmData>> GlmData::make(const Context& ctx, const RowBloc
   STRATA_ASSIGN_OR_RETURN(d->plan_, plan_blocks(x, env, row_bytes));
   STRATA_ASSIGN_OR_RETURN(int64_t all_bytes, checked_mul(row_bytes, x.rows()));
   d->resident_ = all_bytes <= ctx.memory_budget() / 2;
-  if (d->resident_) {
-    d->blocks_.resize(static_cast<size_t>(d->plan_.num_blocks));
-    d->loaded_.assign(static_cast<size_t>(d->plan_.num_blocks), 0);
-  }
   d->progress_ = std::make_unique<ProgressScope>(d->ctx_, "glm", 0, "rows");
+  if (d->resident_) STRATA_RETURN_NOT_OK(d->load_resident());
   return d;
+}
+
+// Resident X: one load pass in units of whole storage chunks (each stored chunk is read and
+// decoded once, straight into place), or no copy at all when the source is row-major float64
+// memory and no intercept column is appended.
+Status GlmData::load_resident() {
+  if (!intercept_) {
+    resident_base_ = x_.direct_rows(0, plan_.rows);
+    if (resident_base_) return Status::OK();
+  }
+  STRATA_ASSIGN_OR_RETURN(resident_rows_, Buffer::allocate(plan_.rows * p_ * 8));
+  double* base = resident_rows_.as<double>();
+  const int64_t chunk = x_.preferred_block_rows() > 0 ? x_.preferred_block_rows() : plan_.block_rows;
+  const int64_t unit = std::max<int64_t>(1, plan_.block_rows / chunk) * chunk;
+  const int64_t units = ceil_div(plan_.rows, unit);
+  progress_->add_total(plan_.rows);
+  PassOptions o;
+  o.label = "glm load";
+  o.progress_units = [&](int64_t u) { return std::min(unit, plan_.rows - u * unit); };
+  return strata::run_blocks(
+      ctx_, units, 0,
+      [&](int64_t u) -> Status {
+        const int64_t row0 = u * unit, n = std::min(unit, plan_.rows - row0);
+        double* buf = base + row0 * p_;
+        STRATA_RETURN_NOT_OK(x_.read_block(row0, n, buf));
+        if (intercept_) append_ones(buf, n, cols_);
+        return Status::OK();
+      },
+      [](int64_t) { return Status::OK(); }, o);
 }
 
 Status GlmData::load(int64_t b, ScratchPool& scratch, std::optional<ScratchPool::Lease>& lease, const double** rows) {
   const int64_t n = plan_.count(b), row0 = plan_.start(b);
-  if (resident_ && loaded_[static_cast<size_t>(b)]) {
-    *rows = blocks_[static_cast<size_t>(b)].as<double>();
+  if (resident_) {
+    *rows = resident_base_ ? resident_base_ + row0 * p_ : resident_rows_.as<double>() + row0 * p_;
     return Status::OK();
   }
-  double* buf = nullptr;
-  if (resident_) {
-    STRATA_ASSIGN_OR_RETURN(blocks_[static_cast<size_t>(b)], Buffer::allocate(n * p_ * 8));
-    buf = blocks_[static_cast<size_t>(b)].as<double>();
-  } else {
-    STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(n * p_ * 8));
-    lease.emplace(std::move(l));
-    buf = lease->as<double>();
-  }
+  STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(n * p_ * 8));
+  lease.emplace(std::move(l));
+  double* buf = lease->as<double>();
   STRATA_RETURN_NOT_OK(x_.read_block(row0, n, buf));
-  if (intercept_) {
-    // Spread rows of cols_ to rows of p_ = cols_ + 1 in place (last row first), ones appended.
-    for (int64_t i = n - 1; i >= 0; --i) {
-      std::memmove(buf + i * p_, buf + i * cols_, static_cast<size_t>(cols_) * sizeof(double));
-      buf[i * p_ + cols_] = 1.0;
-    }
-  }
-  if (resident_) loaded_[static_cast<size_t>(b)] = 1;
+  if (intercept_) append_ones(buf, n, cols_);
   *rows = buf;
   return Status::OK();
 }
