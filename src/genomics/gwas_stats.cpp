@@ -44,28 +44,10 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
   }
   // Cholesky, then the diagonal of the inverse (the VIFs).
   std::vector<double> l(corr);
-  for (int64_t j = 0; j < m; ++j) {
-    double s = l[j * m + j];
-    for (int64_t k = 0; k < j; ++k) s -= l[j * m + k] * l[j * m + k];
-    if (!(s > 0.0)) return Err::VifInfinite;
-    const double d = std::sqrt(s);
-    l[j * m + j] = d;
-    for (int64_t i = j + 1; i < m; ++i) {
-      double t = l[i * m + j];
-      for (int64_t k = 0; k < j; ++k) t -= l[i * m + k] * l[j * m + k];
-      l[i * m + j] = t / d;
-    }
-  }
-  // VIF_i = ‖L⁻¹ e_i‖² summed over rows: column i of L⁻¹ by forward substitution.
-  std::vector<double> z(static_cast<size_t>(m));
+  if (!cholesky(l, m)) return Err::VifInfinite;
+  const std::vector<double> vifs = linalg::cholesky_inverse_diagonal(l, m);
   for (int64_t i = 0; i < m; ++i) {
-    double vif = 0.0;
-    for (int64_t r = 0; r < m; ++r) {
-      double t = r == i ? 1.0 : 0.0;
-      for (int64_t k = i; k < r; ++k) t -= l[r * m + k] * z[k];
-      z[r] = r < i ? 0.0 : t / l[r * m + r];
-      vif += z[r] * z[r];
-    }
+    const double vif = vifs[i];
     if (!std::isfinite(vif)) return Err::VifInfinite;
     if (vif > max_vif) return Err::VifTooHigh;
     if (worst_vif) *worst_vif = std::fmax(*worst_vif, vif);

@@ -71,16 +71,9 @@ Status wald_statistics(glm_detail::GlmData& d, GlmResult* res) {
     res->warnings.push_back("the information matrix XᵀWX is singular or not finite: SE, STAT and P are NA");
     return Status::OK();
   }
-  // diag((LLᵀ)⁻¹)_j = ‖L⁻¹e_j‖².
-  std::vector<double> z(static_cast<size_t>(p));
+  const std::vector<double> var = cholesky_inverse_diagonal(h, p);
   for (int64_t j = 0; j < p; ++j) {
-    double v = 0;
-    for (int64_t r = j; r < p; ++r) {
-      double t = r == j ? 1.0 : 0.0;
-      for (int64_t k = j; k < r; ++k) t -= h[r * p + k] * z[k];
-      z[r] = t / h[r * p + r];
-      v += z[r] * z[r];
-    }
+    const double v = var[j];
     const double se = std::sqrt(v * scale);
     res->se[j] = se;
     res->stat[j] = res->coef[j] / se;

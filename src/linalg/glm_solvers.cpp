@@ -31,6 +31,23 @@ double loss_at(const GlmData& d, const std::vector<double>& eta) {
   return loss;
 }
 
+// The end of a gradient-descent or proximal-gradient iteration (dask-glm's rules): log it, stop
+// when the step vanished or the relative decrease df is below tol, else grow the step by 1.25
+// and backtrack by halves from now on. True = stop.
+bool end_iteration(GlmResult* res, int64_t k, double obj, double df, double tol, int64_t passes, double& step,
+                   double& backtrack) {
+  res->iterations = k + 1;
+  res->log.push_back(GlmIteration{k + 1, obj, df, step, passes});
+  if (step == 0) return true;
+  if (df < tol) {
+    res->converged = true;
+    return true;
+  }
+  step *= 1.25;
+  backtrack = 0.5;
+  return false;
+}
+
 }  // namespace
 
 // Newton from β = 0: step = H⁻¹g (lstsq when H is singular), stop when max |Δβ| ≤ tol.
@@ -115,15 +132,7 @@ Status solve_gradient_descent(GlmData& d, const GlmParams& p, GlmResult* res) {
     for (int64_t i = 0; i < np; ++i) beta[i] = obeta[i] - step * e.grad[i];
     for (size_t i = 0; i < eta.size(); ++i) eta[i] = oeta[i] - step * xg[i];
     const double df = (lf - func) / std::max(func, lf);
-    res->iterations = k + 1;
-    res->log.push_back(GlmIteration{k + 1, func, df, step, d.passes() - passes0});
-    if (step == 0) break;
-    if (df < p.tol) {
-      res->converged = true;
-      break;
-    }
-    step *= 1.25;
-    backtrack = 0.5;
+    if (end_iteration(res, k, func, df, p.tol, d.passes() - passes0, step, backtrack)) break;
   }
   res->coef = beta;
   return Status::OK();
@@ -163,14 +172,7 @@ Status solve_proximal_gradient(GlmData& d, const GlmParams& p, GlmResult* res) {
     const double df = (obj - cand_obj) / std::max({std::fabs(obj), std::fabs(cand_obj), 1e-300});
     cur = std::move(cand);
     obj = cand_obj;
-    res->iterations = k + 1;
-    res->log.push_back(GlmIteration{k + 1, obj, df, step, d.passes() - passes0});
-    if (df < p.tol) {
-      res->converged = true;
-      break;
-    }
-    step *= 1.25;
-    backtrack = 0.5;
+    if (end_iteration(res, k, obj, df, p.tol, d.passes() - passes0, step, backtrack)) break;
   }
   res->coef = beta;
   return Status::OK();

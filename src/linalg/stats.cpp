@@ -103,4 +103,19 @@ bool cholesky(std::vector<double>& a, int64_t p) {
   return true;
 }
 
+std::vector<double> cholesky_inverse_diagonal(const std::vector<double>& l, int64_t p) {
+  std::vector<double> diag(static_cast<size_t>(p)), z(static_cast<size_t>(p));
+  for (int64_t j = 0; j < p; ++j) {
+    double v = 0.0;  // column j of L⁻¹ by forward substitution (entries above j are zero)
+    for (int64_t r = j; r < p; ++r) {
+      double t = r == j ? 1.0 : 0.0;
+      for (int64_t k = j; k < r; ++k) t -= l[r * p + k] * z[k];
+      z[r] = t / l[r * p + r];
+      v += z[r] * z[r];
+    }
+    diag[j] = v;
+  }
+  return diag;
+}
+
 }  // namespace strata::linalg

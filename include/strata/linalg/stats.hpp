@@ -19,5 +19,8 @@ double normal_quantile(double p);
 /// \brief Cholesky (lower) of the p × p symmetric `a` (row-major, lower triangle read) in
 /// place; false if it is not positive definite or not finite.
 bool cholesky(std::vector<double>& a, int64_t p);
+/// \brief The diagonal of (L·Lᵀ)⁻¹ from the factor cholesky() left in `l`: entry j = ‖L⁻¹e_j‖²
+/// (variances of a fit, VIFs of a correlation matrix).
+std::vector<double> cholesky_inverse_diagonal(const std::vector<double>& l, int64_t p);
 
 }  // namespace strata::linalg
