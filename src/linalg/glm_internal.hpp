@@ -70,7 +70,6 @@ class GlmData {
 
  private:
   GlmData(const Context& ctx, const RowBlockSource& x) : ctx_(ctx), x_(x) {}
-  Status load(int64_t b, ScratchPool& scratch, std::optional<ScratchPool::Lease>& lease, const double** rows);
   Status load_resident();
 
   Context ctx_;
@@ -78,6 +77,7 @@ class GlmData {
   std::vector<double> y_;
   int64_t cols_ = 0, p_ = 0;
   bool intercept_ = false, resident_ = false;
+  int64_t group_ = 1;  // blocks per work item (streamed: per read)
   GlmFamily family_ = GlmFamily::Logistic;
   BlockPlan plan_;
   Buffer resident_rows_;            // resident: all rows, row-major n × p

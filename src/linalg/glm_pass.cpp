@@ -119,6 +119,15 @@ Result<std::unique_ptr<GlmData>> GlmData::make(const Context& ctx, const RowBloc
   STRATA_ASSIGN_OR_RETURN(d->plan_, plan_blocks(x, env, row_bytes));
   STRATA_ASSIGN_OR_RETURN(int64_t all_bytes, checked_mul(row_bytes, x.rows()));
   d->resident_ = all_bytes <= ctx.memory_budget() / 2;
+  if (!d->resident_) {
+    // Streamed: read units of several blocks, so a stored chunk taller than a block is read
+    // (and decoded) about once per pass rather than once per block it overlaps; as many as the
+    // budget allows with two units per worker in flight.
+    const int64_t chunk = std::max<int64_t>(1, x.preferred_block_rows());
+    const int64_t block_bytes = d->plan_.block_rows * row_bytes;
+    const int64_t fit = ctx.memory_budget() / std::max<int64_t>(1, 2 * ctx.threads() * block_bytes);
+    d->group_ = std::clamp<int64_t>(fit, 1, std::max<int64_t>(1, 2 * ceil_div(chunk, d->plan_.block_rows)));
+  }
   d->progress_ = std::make_unique<ProgressScope>(d->ctx_, "glm", 0, "rows");
   if (d->resident_) STRATA_RETURN_NOT_OK(d->load_resident());
   return d;
@@ -153,47 +162,57 @@ Status GlmData::load_resident() {
       [](int64_t) { return Status::OK(); }, o);
 }
 
-Status GlmData::load(int64_t b, ScratchPool& scratch, std::optional<ScratchPool::Lease>& lease, const double** rows) {
-  const int64_t n = plan_.count(b), row0 = plan_.start(b);
-  if (resident_) {
-    *rows = resident_base_ ? resident_base_ + row0 * p_ : resident_rows_.as<double>() + row0 * p_;
-    return Status::OK();
-  }
-  STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(n * p_ * 8));
-  lease.emplace(std::move(l));
-  double* buf = lease->as<double>();
-  STRATA_RETURN_NOT_OK(x_.read_block(row0, n, buf));
-  if (intercept_) append_ones(buf, n, cols_);
-  *rows = buf;
-  return Status::OK();
-}
-
 Status GlmData::pass(const std::string& label, int64_t width, const BlockFn& fn, std::vector<double>* total) {
   ++passes_;
   progress_->add_total(plan_.rows);
   PassOptions o;
   o.label = label;
-  PassEnv env(ctx_, o);
+  // Work items are units of group_ consecutive blocks (one read each when streamed); every
+  // block's partial is computed alone and pushed in block order, so the sums do not depend on
+  // the grouping.
+  const int64_t g = group_, units = ceil_div(plan_.num_blocks, g);
   const int64_t window = std::max<int64_t>(1, pass_window(ctx_, o));
-  std::vector<std::vector<double>> slots(static_cast<size_t>(window));
-  TreeSum sum(std::max<int64_t>(width, 0));
-  env.extra_bytes_per_block = width * 8 + sub_rows(p_) * (p_ + 3) * 8;
-  STRATA_RETURN_NOT_OK(run_blocks(
-      plan_, env,
-      [&](int64_t b) -> Status {
+  const int64_t w = std::max<int64_t>(width, 0);
+  std::vector<std::vector<std::vector<double>>> slots(static_cast<size_t>(window));
+  TreeSum sum(w);
+  const int64_t unit_bytes = (resident_ ? 0 : g * plan_.block_rows * p_ * 8) + g * w * 8 + sub_rows(p_) * (p_ + 3) * 8;
+  o.progress_units = [&](int64_t u) {
+    const int64_t b0 = u * g, b1 = std::min(plan_.num_blocks, b0 + g);
+    return plan_.start(b1 - 1) + plan_.count(b1 - 1) - plan_.start(b0);
+  };
+  STRATA_RETURN_NOT_OK(strata::run_blocks(
+      ctx_, units, std::min(unit_bytes, ctx_.memory_budget()),
+      [&](int64_t u) -> Status {
+        const int64_t b0 = u * g, b1 = std::min(plan_.num_blocks, b0 + g);
+        const int64_t row0 = plan_.start(b0), rows = plan_.start(b1 - 1) + plan_.count(b1 - 1) - row0;
         std::optional<ScratchPool::Lease> lease;
-        const double* rows = nullptr;
-        STRATA_RETURN_NOT_OK(load(b, scratch_, lease, &rows));
-        std::vector<double> part(static_cast<size_t>(std::max<int64_t>(width, 0)), 0.0);
-        STRATA_RETURN_NOT_OK(fn(b, rows, plan_.count(b), plan_.start(b), part.data()));
-        slots[static_cast<size_t>(b % window)] = std::move(part);
+        const double* x = nullptr;
+        if (resident_) {
+          x = (resident_base_ ? resident_base_ : resident_rows_.as<double>()) + row0 * p_;
+        } else {
+          STRATA_ASSIGN_OR_RETURN(auto l, scratch_.acquire(rows * p_ * 8));
+          lease.emplace(std::move(l));
+          double* buf = lease->as<double>();
+          STRATA_RETURN_NOT_OK(x_.read_block(row0, rows, buf));
+          if (intercept_) append_ones(buf, rows, cols_);
+          x = buf;
+        }
+        auto& parts = slots[static_cast<size_t>(u % window)];
+        parts.assign(static_cast<size_t>(b1 - b0), std::vector<double>(static_cast<size_t>(w), 0.0));
+        for (int64_t b = b0; b < b1; ++b)
+          STRATA_RETURN_NOT_OK(fn(b, x + (plan_.start(b) - row0) * p_, plan_.count(b), plan_.start(b),
+                                  parts[static_cast<size_t>(b - b0)].data()));
         return Status::OK();
       },
-      [&](int64_t b) -> Status {
-        if (width > 0) sum.push(b, std::move(slots[static_cast<size_t>(b % window)]));
+      [&](int64_t u) -> Status {
+        auto& parts = slots[static_cast<size_t>(u % window)];
+        if (w > 0)
+          for (size_t i = 0; i < parts.size(); ++i) sum.push(u * g + static_cast<int64_t>(i), std::move(parts[i]));
+        parts.clear();
         return Status::OK();
-      }));
-  if (width > 0 && total) return sum.combine(ctx_.communicator(), total);
+      },
+      o));
+  if (w > 0 && total) return sum.combine(ctx_.communicator(), total);
   return Status::OK();
 }
 
