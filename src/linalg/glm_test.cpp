@@ -154,6 +154,12 @@ TEST(Glm, SameBitsForAnyThreadsBudgetAndSourceBlocks) {
   auto a = fit(make_test_context(1), tall, p, 1000);
   auto b = fit(make_test_context(2), tall, p, 77777);
   auto c = fit(make_test_context(2, int64_t{8} << 20), tall, p);  // X does not fit: streamed
+  // Streamed in units of two blocks (the budget holds two per worker; 300,000-row "chunks").
+  auto e = fit(make_test_context(1, int64_t{64} << 20), tall, p, 300000);
+  STRATA_ASSERT_OK(e.status());
+  EXPECT_FALSE(e->resident);
+  EXPECT_EQ(a->coef, e->coef);
+  EXPECT_EQ(a->se, e->se);
   STRATA_ASSERT_OK(a.status());
   STRATA_ASSERT_OK(b.status());
   STRATA_ASSERT_OK(c.status());
