@@ -140,5 +140,6 @@ void bind_distributed(nb::module_& m);
 void bind_relatedness(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_arrays(nb::module_& m);
+void bind_glm(nb::module_& m);
 
 }  // namespace strata::python

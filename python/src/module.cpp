@@ -54,6 +54,7 @@ NB_MODULE(_core, m) {
   bind_context(m);
   bind_genotypes(m);
   bind_linalg(m);
+  bind_glm(m);
   bind_arrays(m);
   bind_relatedness(m);
   bind_distributed(m);

@@ -4,6 +4,7 @@
     g = strata.open_genotypes("cohort.bed")          # (variants, samples) int8 duck array
     r = strata.pca(g, k=10)                          # or a path, numpy/Dask dosages, sgkit Dataset
     u, s, vt = strata.svd(x, k=20)
+    fit = strata.glm(x, y, family="logistic", solver="lbfgs")   # numpy or a Zarr path, out of core
     k = strata.king(g); d = strata.pairwise_distance(g, "ibs")   # (samples, samples) numpy
     strata.asarray(numpy_array)                      # wraps the numpy memory, no copy
     x = strata.random.normal(10, 1, shape=(40000, 40000), chunks=(10000, 10000), seed=0)
@@ -17,11 +18,13 @@ from . import random
 from ._array import Array, asarray, open_zarr
 from ._context import Context
 from ._genotypes import Genotypes, from_dosages, open_genotypes
+from ._glm import GlmResult, glm
 from ._linalg import qr, svd
 from ._pca import PcaResult, pca, pca_dataset
 from ._relatedness import grm, king, pairwise_distance
 
 __version__ = _core.__version__
 
-__all__ = ["Array", "Context", "Genotypes", "PcaResult", "asarray", "from_dosages", "grm", "king", "open_genotypes",
+__all__ = ["Array", "Context", "Genotypes", "GlmResult", "PcaResult", "asarray", "from_dosages", "glm", "grm", "king",
+           "open_genotypes",
            "open_zarr", "pairwise_distance", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

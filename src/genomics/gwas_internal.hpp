@@ -7,6 +7,7 @@
 
 #include "strata/core/result.hpp"
 #include "strata/genomics/gwas.hpp"
+#include "strata/linalg/stats.hpp"
 
 namespace strata {
 class Context;
@@ -67,15 +68,11 @@ struct VariantData {
   std::vector<int64_t> missing; // positions in S with a missing call
 };
 
-// Two-sided P of a Student t statistic with `df` degrees of freedom, of a standard normal z.
-/// Cholesky (lower) of the p × p symmetric `a` (row-major) in place; false if it is not
-/// positive definite or not finite. For the small per-variant systems of the fits.
-bool cholesky(std::vector<double>& a, int64_t p);
-
-double p_from_t(double t, double df);
-double p_from_z(double z);
-// Standard normal quantile (for --ci).
-double normal_quantile(double p);
+// P-values, the normal quantile and the small Cholesky live in linalg (shared with strata glm).
+using linalg::cholesky;
+using linalg::normal_quantile;
+using linalg::p_from_t;
+using linalg::p_from_z;
 
 // plink2's max-corr and VIF check of the non-intercept predictors from their Gram matrix
 // (intercept first; `gram` p × p row-major over the regression samples). When it passes, the

@@ -48,6 +48,7 @@ void register_linalg_commands(CLI::App& app, CliState& state);    // linalg_cmd.
 void register_relatedness_commands(CLI::App& app, CliState& state);  // relatedness_cmd.cpp: king, distance
 void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp: grm
 void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cpp: gwas
+void register_glm_commands(CLI::App& app, CliState& state);       // glm_cmd.cpp: glm
 
 /// Add --quiet, --threads, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);

@@ -211,6 +211,7 @@ int main(int argc, char** argv) {
   cli::register_relatedness_commands(app, state);
   cli::register_grm_commands(app, state);
   cli::register_gwas_commands(app, state);
+  cli::register_glm_commands(app, state);
   cli::register_bench_commands(app, state);
 
   try {

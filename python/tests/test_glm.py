@@ -1,0 +1,58 @@
+"""strata.glm against statsmodels / scikit-learn, numpy and Zarr input, errors."""
+import numpy as np
+import pytest
+
+import strata
+
+
+def _data(n=800, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, p))
+    eta = x @ (rng.standard_normal(p) * 0.5) + 0.2
+    return x, (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(float)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_logistic_matches_statsmodels(solver):
+    sm = pytest.importorskip("statsmodels.api")
+    x, y = _data()
+    kw = dict(tol=1e-9, ftol=0.0) if solver == "lbfgs" else {}
+    r = strata.glm(x, y, "logistic", solver, intercept=True, threads=2, **kw)
+    ref = sm.Logit(y, np.column_stack([x, np.ones(len(x))])).fit(disp=0, tol=1e-12)
+    assert r.converged and r.has_stats and not r.t_stat
+    assert r.terms == ["x0", "x1", "x2", "x3", "intercept"]
+    np.testing.assert_allclose(r.coef, ref.params, atol=1e-6)
+    np.testing.assert_allclose(r.se, ref.bse, rtol=1e-5)
+    np.testing.assert_allclose(r.p, ref.pvalues, rtol=1e-5)
+
+
+def test_zarr_input_gives_the_numpy_bits(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    x, y = _data(n=3000)
+    z = zarr.open_array(str(tmp_path / "x.zarr"), mode="w", shape=x.shape, chunks=(123, 4), dtype="f8")
+    z[:] = x
+    np.save(tmp_path / "y.npy", y)
+    a = strata.glm(x, y, "logistic", "lbfgs")
+    b = strata.glm(str(tmp_path / "x.zarr"), str(tmp_path / "y.npy"), "logistic", "lbfgs", threads=1)
+    assert np.array_equal(a.coef, b.coef) and a.log == b.log
+
+
+def test_l2_matches_sklearn():
+    lm = pytest.importorskip("sklearn.linear_model")
+    x, y = _data(seed=3)
+    r = strata.glm(x, y, "logistic", "lbfgs", penalty="l2", lam=10.0, tol=1e-9, ftol=0.0)
+    ref = lm.LogisticRegression(C=0.1, fit_intercept=False, tol=1e-12, max_iter=10000).fit(x, y)
+    np.testing.assert_allclose(r.coef, ref.coef_[0], atol=1e-6)
+    assert not r.has_stats and np.isnan(r.se).all()
+
+
+def test_bad_input_raises_value_error():
+    x, y = _data(n=50)
+    with pytest.raises(ValueError, match="unknown solver"):
+        strata.glm(x, y, "logistic", "sgd")
+    with pytest.raises(ValueError, match="unpenalized"):
+        strata.glm(x, y, "logistic", "newton", penalty="l1")
+    with pytest.raises(ValueError, match="0/1"):
+        strata.glm(x, y * 2, "logistic", "newton")
+    with pytest.raises(ValueError, match="49 values"):
+        strata.glm(x, y[:-1], "logistic", "newton")

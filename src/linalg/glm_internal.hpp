@@ -1,0 +1,122 @@
+#pragma once
+// Internals of strata glm: the family's row terms, the block kernel, the data (X's fixed row
+// blocks, resident or streamed, and y) with its passes, the L-BFGS core and the solvers.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "linalg/pass_internal.hpp"
+#include "strata/core/buffer.hpp"
+#include "strata/linalg/glm.hpp"
+
+namespace strata::backend {
+class Backend;
+}
+
+namespace strata::linalg::glm_detail {
+
+/// What a block evaluation sums.
+enum Want : unsigned { kLoss = 1, kGrad = 2, kHess = 4 };
+
+/// Sum of the family's loss over n rows at linear predictors eta; r[i] = ∂loss/∂η and, when
+/// w is not null, w[i] = ∂²loss/∂η² (dask-glm's scaling: normal (y − η)², so r = 2(η − y), w = 2).
+double row_terms(GlmFamily f, const double* eta, const double* y, int64_t n, double* r, double* w);
+
+/// Over the rows of one block (row-major rows × p at x, responses y): adds the loss to *loss,
+/// Xᵀr to grad (p) and XᵀWX to the lower triangle of hess (p × p column-major) as asked.
+/// The linear predictor is X·beta, or eta_in when given; eta_out (rows) receives it. Rows run
+/// in fixed sub-blocks in order, so the sums do not depend on anything but the block.
+Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, const double* y, int64_t rows, int64_t p,
+                  const double* beta, unsigned want, double* loss, double* grad, double* hess,
+                  const double* eta_in = nullptr, double* eta_out = nullptr);
+
+/// Totals of one evaluation.
+struct Eval {
+  double loss = 0;
+  std::vector<double> grad;  // p
+  std::vector<double> hess;  // p × p, both triangles
+};
+
+/// X (with the intercept column appended when asked) in a fixed grid of row blocks, and y.
+class GlmData {
+ public:
+  static Result<std::unique_ptr<GlmData>> make(const Context& ctx, const RowBlockSource& x, std::span<const double> y,
+                                               bool intercept, GlmFamily family);
+  int64_t rows() const { return plan_.rows; }
+  int64_t p() const { return p_; }
+  const BlockPlan& plan() const { return plan_; }
+  bool resident() const { return resident_; }
+  int64_t passes() const { return passes_; }
+  const double* y() const { return y_.data(); }
+  const Context& ctx() const { return ctx_; }
+  GlmFamily family() const { return family_; }
+
+  /// One pass: fn(b, rows of block b (row-major count × p), count, row0, partial) for every
+  /// block in parallel; the `width`-element partials are summed in the fixed tree into *total
+  /// (null / width 0: nothing summed).
+  using BlockFn = std::function<Status(int64_t b, const double* x, int64_t count, int64_t row0, double* partial)>;
+  Status pass(const std::string& label, int64_t width, const BlockFn& fn, std::vector<double>* total);
+
+  /// Loss, gradient and Hessian at beta (one pass); eta (n) is used instead of X·beta when given
+  /// and receives X·beta when eta_out is given.
+  Status evaluate(const std::vector<double>& beta, unsigned want, Eval* out, const std::vector<double>* eta_in = nullptr,
+                  std::vector<double>* eta_out = nullptr);
+  /// out = X·v (n values; one pass).
+  Status multiply(const std::vector<double>& v, std::vector<double>* out);
+
+ private:
+  GlmData(const Context& ctx, const RowBlockSource& x) : ctx_(ctx), x_(x) {}
+  Status load_resident();
+
+  Context ctx_;
+  const RowBlockSource& x_;
+  std::vector<double> y_;
+  int64_t cols_ = 0, p_ = 0;
+  bool intercept_ = false, resident_ = false;
+  int64_t group_ = 1;  // blocks per work item (streamed: per read)
+  GlmFamily family_ = GlmFamily::Logistic;
+  BlockPlan plan_;
+  Buffer resident_rows_;            // resident: all rows, row-major n × p
+  const double* resident_base_ = nullptr;  // resident_rows_, or the source's own memory
+  ScratchPool scratch_;
+  int64_t passes_ = 0;
+  std::unique_ptr<ProgressScope> progress_;
+};
+
+/// The penalty λ·R(β) and its proximal operator prox_{t·R} (t already includes λ).
+double penalty_value(const GlmParams& p, const std::vector<double>& beta);
+void penalty_prox(const GlmParams& p, double t, std::vector<double>& beta);
+
+/// L-BFGS (two-loop recursion, weak Wolfe line search) for smooth objectives: scipy's
+/// fmin_l_bfgs_b stopping rules without bounds (max |g| ≤ pgtol, relative decrease ≤ ftol).
+struct LbfgsOptions {
+  int64_t memory = 10;
+  double pgtol = 1e-5, ftol = 1e7 * 2.220446049250313e-16;
+  int64_t max_iter = 15000, max_evals = 15000;
+};
+struct LbfgsOutcome {
+  int64_t iterations = 0, evals = 0;
+  bool converged = false;
+  double f = 0;
+};
+using Objective = std::function<Status(const std::vector<double>& x, double* f, std::vector<double>* g)>;
+Result<LbfgsOutcome> lbfgs_minimize(const Objective& fg, std::vector<double>& x, const LbfgsOptions& o,
+                                    const std::function<void(const GlmIteration&)>& on_iteration = {});
+
+/// Solve h·s = g (h p × p symmetric, both triangles): Cholesky, or the minimum-norm least-squares
+/// solution (dask-glm's np.linalg.lstsq) when h is not positive definite.
+Result<std::vector<double>> solve_symmetric(const Context& ctx, std::vector<double> h, const std::vector<double>& g,
+                                            int64_t p);
+
+/// The solvers: fill res->coef, iterations, converged, log.
+Status solve_newton(GlmData& d, const GlmParams& p, GlmResult* res);
+Status solve_lbfgs(GlmData& d, const GlmParams& p, GlmResult* res);
+Status solve_gradient_descent(GlmData& d, const GlmParams& p, GlmResult* res);
+Status solve_proximal_gradient(GlmData& d, const GlmParams& p, GlmResult* res);
+Status solve_admm(GlmData& d, const GlmParams& p, GlmResult* res);
+
+}  // namespace strata::linalg::glm_detail

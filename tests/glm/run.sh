@@ -1,0 +1,11 @@
+#!/bin/sh
+# ctest entry for glm_oracle_test.py: runs it with the checkout's .venv (statsmodels,
+# scikit-learn, dask-glm, zarr); exits 77 (skipped, with the reason) when that environment or
+# an oracle is absent.
+src="$(cd "$(dirname "$0")/../.." && pwd)"
+py="${STRATA_VENV:-$src/.venv}/bin/python"
+if [ ! -x "$py" ]; then
+  echo "SKIP: no Python environment at $py (scripts/install-python.sh makes it)"
+  exit 77
+fi
+exec "$py" "$src/tests/glm/glm_oracle_test.py" "$@"

@@ -1,0 +1,138 @@
+// `strata glm`: a thin wrapper over strata/linalg/glm.hpp.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "strata/linalg/glm.hpp"
+
+namespace strata::cli {
+namespace {
+
+struct GlmArgs {
+  std::string x, y, out, family, solver, penalty = "none", memory = "2G";
+  linalg::GlmParams params;
+  bool lambda_given = false, alpha_given = false;
+};
+
+template <class F>
+CLI::Validator name_check(F parse, std::string names) {
+  return CLI::Validator(
+      [parse](std::string& s) -> std::string {
+        auto r = parse(s);
+        return r.ok() ? std::string() : r.status().message();
+      },
+      names, "");
+}
+
+Status run_glm(GlmArgs& a, CliState& state) {
+  const auto t0 = std::chrono::steady_clock::now();
+  linalg::GlmParams& p = a.params;
+  STRATA_ASSIGN_OR_RETURN(p.family, linalg::parse_glm_family(a.family));
+  STRATA_ASSIGN_OR_RETURN(p.solver, linalg::parse_glm_solver(a.solver));
+  STRATA_ASSIGN_OR_RETURN(p.penalty, linalg::parse_glm_penalty(a.penalty));
+  if (p.penalty == linalg::GlmPenalty::None && (a.lambda_given || a.alpha_given))
+    return Status::Invalid("--lambda and --alpha apply to penalized fits: add --penalty l1|l2|elastic-net");
+  if (a.alpha_given && p.penalty != linalg::GlmPenalty::ElasticNet)
+    return Status::Invalid("--alpha is the elastic net's l1 weight: it needs --penalty elastic-net");
+  STRATA_ASSIGN_OR_RETURN(linalg::GlmRunSummary s, linalg::run_glm_to_files(state.ctx(), a.x, a.y, a.out, p));
+  const linalg::GlmResult& f = s.fit;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& w : f.warnings) std::fprintf(stderr, "strata: warning: %s\n", w.c_str());
+  if (!state.quiet)
+    std::printf("%s %s%s: %lld rows x %zu coefficients, %lld iterations (%s), %lld passes over X (%s), objective "
+                "%.10g, %.2f s -> %s\n",
+                linalg::glm_family_name(p.family), linalg::glm_solver_name(p.solver),
+                p.penalty == linalg::GlmPenalty::None ? "" : (std::string(", ") + linalg::glm_penalty_name(p.penalty)).c_str(),
+                static_cast<long long>(f.rows), f.coef.size(), static_cast<long long>(f.iterations),
+                f.converged ? "converged" : "not converged", static_cast<long long>(f.passes),
+                f.resident ? "resident" : "streamed", f.objective, wall, s.files[0].c_str());
+  nlohmann::json log = nlohmann::json::array();
+  for (const auto& it : f.log)
+    log.push_back({{"iteration", it.iteration},
+                   {"objective", it.objective},
+                   {"change", it.change},
+                   {"step", it.step},
+                   {"passes", it.passes}});
+  state.report = {{"command", "glm"},
+                  {"x", a.x},
+                  {"y", a.y},
+                  {"output_prefix", a.out},
+                  {"family", linalg::glm_family_name(p.family)},
+                  {"solver", linalg::glm_solver_name(p.solver)},
+                  {"penalty", linalg::glm_penalty_name(p.penalty)},
+                  {"lambda", p.lambda},
+                  {"alpha", p.alpha},
+                  {"intercept", p.intercept},
+                  {"rows", f.rows},
+                  {"coefficients", f.coef.size()},
+                  {"iterations", f.iterations},
+                  {"converged", f.converged},
+                  {"objective", f.objective},
+                  {"passes_over_x", f.passes},
+                  {"resident", f.resident},
+                  {"block_rows", f.block_rows},
+                  {"blocks", f.blocks},
+                  {"iteration_log", log},
+                  {"warnings", f.warnings},
+                  {"wall_seconds", wall},
+                  {"files", s.files}};
+  return Status::OK();
+}
+
+}  // namespace
+
+void register_glm_commands(CLI::App& app, CliState& state) {
+  auto a = std::make_shared<GlmArgs>();
+  auto* cmd = app.add_subcommand(
+      "glm",
+      "Generalized linear model y ~ X on a chunked numeric array, dask-glm's families, solvers and penalties, out of "
+      "core: PREFIX.coef.tsv (#TERM COEF SE STAT P; Wald statistics for unpenalized fits)");
+  cmd->add_option("--x", a->x, "X: a 2-D numeric Zarr array (path or URL), rows = observations")
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_option("--y", a->y, "y: a .npy vector with one value per row of X")->required()->check(non_empty_path());
+  cmd->add_option("--family", a->family, "normal, logistic or poisson")
+      ->required()
+      ->check(name_check(linalg::parse_glm_family, "normal|logistic|poisson"));
+  cmd->add_option("--solver", a->solver, "newton, lbfgs, admm, gradient-descent or proximal-gradient")
+      ->required()
+      ->check(name_check(linalg::parse_glm_solver, "newton|lbfgs|admm|gradient-descent|proximal-gradient"));
+  cmd->add_option("--penalty", a->penalty, "none (default), l1, l2 or elastic-net: lambda·R(beta) added to the loss")
+      ->check(name_check(linalg::parse_glm_penalty, "none|l1|l2|elastic-net"));
+  cmd->add_option("--lambda", a->params.lambda, "Penalty weight (default 1)")
+      ->check(real_in([](double v) { return v >= 0; }, "a number ≥ 0"))
+      ->each([a](const std::string&) { a->lambda_given = true; });
+  cmd->add_option("--alpha", a->params.alpha, "Elastic net: weight of the l1 part, in [0, 1] (default 0.5)")
+      ->check(real_in([](double v) { return v >= 0 && v <= 1; }, "a number in [0, 1]"))
+      ->each([a](const std::string&) { a->alpha_given = true; });
+  cmd->add_flag("--intercept", a->params.intercept, "Append a column of ones (its coefficient is the last row)");
+  cmd->add_option("--max-iter", a->params.max_iter,
+                  "Iteration limit (default: newton 50, admm 250, the others 100 — dask-glm's)")
+      ->check(integer_in(1, 1000000000, "an integer of at least 1"));
+  cmd->add_option("--tol", a->params.tol,
+                  "Convergence tolerance (default: newton 1e-8 on max |step|, lbfgs 1e-4 on max |gradient|, "
+                  "gradient-descent 1e-14 and proximal-gradient 1e-8 on the relative decrease)")
+      ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
+  cmd->add_option("--ftol", a->params.ftol,
+                  "lbfgs: also stop when the relative decrease is at most this (default 2.22e-9, scipy's factr 1e7; "
+                  "0 = gradient test only)")
+      ->check(real_in([](double v) { return v >= 0; }, "a number ≥ 0"));
+  cmd->add_option("--rho", a->params.rho, "admm: augmented Lagrangian parameter (default 1)")
+      ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
+  cmd->add_option("--abstol", a->params.abstol, "admm: absolute tolerance (default 1e-4)")
+      ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
+  cmd->add_option("--reltol", a->params.reltol, "admm: relative tolerance (default 1e-2)")
+      ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
+  cmd->add_option("--memory", a->memory,
+                  "Memory budget, e.g. 2G (default 2G): decoded X stays in memory across passes when it fits half")
+      ->check(memory_size());
+  cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
+  add_common_options(cmd, state);
+  cmd->callback([a, &state] {
+    state.memory_budget = parse_memory_size(a->memory).value_or(0);
+    state.run = [a, &state] { return run_glm(*a, state); };
+  });
+}
+
+}  // namespace strata::cli
