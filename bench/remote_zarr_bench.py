@@ -1,26 +1,32 @@
 #!/usr/bin/env python3
-"""Remote Zarr reads: strata over HTTP (loopback server, injected latency per request) and S3
-(moto's server) against local disk, and zarr-python (fsspec HTTP / s3fs) reading the same arrays.
+"""Remote Zarr reads: strata over HTTP (loopback server) and S3 (moto's server behind a latency
+proxy), both with an injected latency per request, against local disk; and zarr-python +
+s3fs reading the same arrays through the same proxy.
 
-    .venv/bin/python bench/remote_zarr_bench.py --strata build/tools/cli/strata \
-        [--samples 2000] [--variants 20000] [--latency-ms 20] [--runs 1] [--skip pca]
+    .venv/bin/python bench/remote_zarr_bench.py --strata build/tools/cli/strata \\
+        [--samples 2000] [--variants 20000] [--cohort EXISTING.vcz] [--latency-ms 20] [--runs 3] \\
+        [--skip pca|http|s3|zarr-python|cache]
 
-Rows: strata zarr verify (decodes every chunk) and pca -k 10 of a simulated VCF Zarr cohort,
-local vs http(+latency) vs s3 (moto, no injected latency); zarr-python reading call_genotype
-whole over the same endpoints. Prints wall seconds and the request counts of strata's reports.
+Rows (median of --runs, min beside it): strata zarr verify (decodes every chunk of every array)
+and pca -k 10 of a simulated VCF Zarr cohort, local vs http and s3 (+latency); pca on s3 with a
+chunk cache a third of the store (STRATA_REMOTE_CACHE_BYTES) to show what re-reading costs;
+zarr-python + s3fs reading every array of the store, and call_genotype alone, through the proxy.
+Requests and MB are strata's reports (network) or the proxy's log (zarr-python). Ratios:
+remote / local for strata, zarr-python / strata for the peers.
 """
 import argparse
 import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "remote"))
+REMOTE = os.path.join(HERE, "..", "tests", "remote")
 
 
 def wall(cmd, env=None):
@@ -34,23 +40,53 @@ def wall(cmd, env=None):
     return dt
 
 
-def best(f, runs):
-    return min(f() for _ in range(runs))
+def timed(f, runs):
+    ts = [f() for _ in range(runs)]
+    return statistics.median(ts), min(ts)
+
+
+def show(name, med, best, requests="-", mb=None):
+    print("%-52s %8.2f s (min %6.2f)   requests %6s  MB %7s" %
+          (name, med, best, requests, "-" if mb is None else "%.1f" % mb), flush=True)
 
 
 def strata_row(name, strata, args, runs, env=None):
     rep = tempfile.mktemp(suffix=".json")
-    t = best(lambda: wall([strata, *args, "-q", "--report", rep], env), runs)
-    net = json.load(open(rep)).get("network", {})
-    print("%-44s %8.2f s   requests %6s  MB %7.1f" % (name, t, net.get("requests", "-"),
-                                                      net.get("bytes_received", 0) / 1e6), flush=True)
-    return t
+    med, best = timed(lambda: wall([strata, *args, "-q", "--report", rep], env), runs)
+    r = json.load(open(rep))
+    net = r.get("network", {})
+    ahead = r.get("engine", {}).get("read_ahead") or r.get("read_ahead")
+    extra = ""
+    if net.get("prefetched"):
+        extra = "   read ahead %d objects, %d hits, peak %.0f MB" % (
+            net["prefetched"], net.get("prefetch_hits", 0), net.get("prefetch_peak_bytes", 0) / 1e6)
+    if ahead:
+        extra += ", window %d blocks / %.0f MB" % (ahead["blocks"], ahead["bytes"] / 1e6)
+    show(name, med, best, net.get("requests", "-"), net.get("bytes_received", 0) / 1e6 if net else None)
+    if extra:
+        print(" " * 4 + extra.strip(), flush=True)
+    return med
 
 
-def py_row(name, code, runs, env=None):
-    t = best(lambda: wall([sys.executable, "-c", code], env), runs)
-    print("%-44s %8.2f s" % (name, t), flush=True)
-    return t
+def log_counts(log):
+    if not log or not os.path.exists(log):
+        return 0, 0
+    n = b = 0
+    with open(log) as f:
+        for line in f:
+            parts = line.split()
+            n += 1
+            b += int(parts[-1]) if parts and parts[-1].isdigit() else 0
+    return n, b
+
+
+def py_row(name, code, runs, env=None, log=None):
+    if log:
+        open(log, "w").close()
+    med, best = timed(lambda: wall([sys.executable, "-c", code], env), runs)
+    n, b = log_counts(log)
+    show(name, med, best, n // runs if log else "-", b / runs / 1e6 if log else None)
+    return med
 
 
 def free_port():
@@ -59,86 +95,132 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_port(port):
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    sys.exit("nothing listens on port %d" % port)
+
+
+def start(cmd, port_file=None):
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if port_file:
+        while not os.path.exists(port_file):
+            time.sleep(0.05)
+    return p
+
+
+# zarr-python reading arrays of the store `s` (a StoreLike): every array, or call_genotype.
+READ_ALL = ("g = zarr.open_group(s, mode='r', zarr_format=2)\n"
+            "for name, a in g.arrays(): a[...]\n")
+READ_GT = "zarr.open_group(s, mode='r', zarr_format=2)['call_genotype'][...]\n"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--strata", required=True)
     p.add_argument("--samples", type=int, default=2000)
     p.add_argument("--variants", type=int, default=20000)
+    p.add_argument("--cohort", help="an existing VCF Zarr store to use instead of simulating one")
     p.add_argument("--latency-ms", type=float, default=20.0)
-    p.add_argument("--runs", type=int, default=1)
-    p.add_argument("--skip", action="append", default=[], help="pca, s3, zarr-python")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--skip", action="append", default=[], help="pca, http, s3, zarr-python, cache")
     a = p.parse_args()
     strata = os.path.abspath(a.strata)
     tmp = tempfile.mkdtemp(prefix="strata-remote-bench-")
     root = os.path.join(tmp, "srv")
     os.makedirs(root)
-    wall([strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants), "--format", "vcz",
-          "--out", os.path.join(root, "cohort"), "-q"])
     local = os.path.join(root, "cohort.vcz")
-    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(local) for f in fs)
-    print("cohort %d samples x %d variants, VCF Zarr %.1f MB; latency %.0f ms per HTTP request" %
-          (a.samples, a.variants, size / 1e6, a.latency_ms))
-    port_file = os.path.join(tmp, "port")
-    srv = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "tests", "remote", "remote_server.py"),
-                            "--root", root, "--port-file", port_file, "--latency-ms", str(a.latency_ms)])
-    moto = None
+    if a.cohort:
+        os.symlink(os.path.abspath(a.cohort), local)
+    else:
+        wall([strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants), "--format", "vcz",
+              "--out", os.path.join(root, "cohort"), "-q"])
+    files = [os.path.join(d, f) for d, _, fs in os.walk(local, followlinks=True) for f in fs]
+    size = sum(os.path.getsize(f) for f in files)
+    load = os.getloadavg()
+    print("cohort %s: VCF Zarr %.1f MB in %d objects; latency %.0f ms per request; median of %d runs; "
+          "load average %.1f %.1f %.1f; %d CPUs" % (local if a.cohort else "%d samples x %d variants" %
+                                                    (a.samples, a.variants), size / 1e6, len(files), a.latency_ms,
+                                                    a.runs, *load, os.cpu_count()), flush=True)
+    procs = []
+    rows = {}
     try:
-        while not os.path.exists(port_file):
-            time.sleep(0.05)
-        http = "http://127.0.0.1:%s/cohort.vcz" % open(port_file).read()
-        strata_row("strata zarr verify, local", strata, ["zarr", "verify", local], a.runs)
-        strata_row("strata zarr verify, http +%gms" % a.latency_ms, strata, ["zarr", "verify", http], a.runs)
+        rows["verify local"] = strata_row("strata zarr verify, local", strata, ["zarr", "verify", local], a.runs)
+        out = os.path.join(tmp, "p")
+        pca = ["pca", "-k", "10", "--out", out, "--overwrite"]
         if "pca" not in a.skip:
-            out = os.path.join(tmp, "p")
-            strata_row("strata pca -k 10, local", strata, ["pca", local, "-k", "10", "--out", out, "--overwrite"],
-                       a.runs)
-            strata_row("strata pca -k 10, http +%gms" % a.latency_ms, strata,
-                       ["pca", http, "-k", "10", "--out", out, "--overwrite"], a.runs)
-        if "zarr-python" not in a.skip:
-            py_row("zarr-python read call_genotype, local",
-                   "import zarr; zarr.open_group(%r, mode='r')['call_genotype'][:]" % local, a.runs)
-            py_row("zarr-python read call_genotype, http +%gms" % a.latency_ms,
-                   "import zarr; s = zarr.storage.FsspecStore.from_url(%r, read_only=True); "
-                   "zarr.open_group(s, mode='r', zarr_format=2)['call_genotype'][:]" % http, a.runs)
+            rows["pca local"] = strata_row("strata pca -k 10, local", strata, pca[:1] + [local] + pca[1:], a.runs)
+        if "http" not in a.skip:
+            port_file = os.path.join(tmp, "http-port")
+            procs.append(start([sys.executable, os.path.join(REMOTE, "remote_server.py"), "--root", root,
+                                "--port-file", port_file, "--latency-ms", str(a.latency_ms)], port_file))
+            http = "http://127.0.0.1:%s/cohort.vcz" % open(port_file).read()
+            tag = "http +%gms" % a.latency_ms
+            rows["verify http"] = strata_row("strata zarr verify, " + tag, strata, ["zarr", "verify", http], a.runs)
+            if "pca" not in a.skip:
+                rows["pca http"] = strata_row("strata pca -k 10, " + tag, strata, pca[:1] + [http] + pca[1:], a.runs)
         if "s3" not in a.skip:
-            port = free_port()
-            moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            endpoint = "http://127.0.0.1:%d" % port
-            env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1",
-                   "AWS_ENDPOINT_URL": endpoint}
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), 0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            moto_port = free_port()
+            procs.append(start([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)]))
+            wait_port(moto_port)
+            moto = "http://127.0.0.1:%d" % moto_port
+            port_file, log = os.path.join(tmp, "proxy-port"), os.path.join(tmp, "proxy.log")
+            procs.append(start([sys.executable, os.path.join(REMOTE, "latency_proxy.py"), "--upstream", moto,
+                                "--port-file", port_file, "--latency-ms", str(a.latency_ms), "--log", log],
+                               port_file))
+            endpoint = "http://127.0.0.1:%s" % open(port_file).read()
             up = ("import boto3, os\n"
                   "c = boto3.client('s3', endpoint_url=%r, region_name='us-east-1', aws_access_key_id='bench',"
                   " aws_secret_access_key='bench')\n"
                   "c.create_bucket(Bucket='bench')\n"
                   "root = %r\n"
-                  "for d, _, fs in os.walk(root):\n"
+                  "for d, _, fs in os.walk(root, followlinks=True):\n"
                   "    for f in fs:\n"
                   "        full = os.path.join(d, f)\n"
-                  "        c.upload_file(full, 'bench', 'cohort.vcz/' + os.path.relpath(full, root))\n" % (endpoint, local))
+                  "        c.upload_file(full, 'bench', 'cohort.vcz/' + os.path.relpath(full, root))\n" % (moto, local))
             wall([sys.executable, "-c", up])
+            env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1",
+                   "AWS_ENDPOINT_URL": endpoint}
             s3 = "s3://bench/cohort.vcz"
-            strata_row("strata zarr verify, s3 (moto)", strata, ["zarr", "verify", s3], a.runs, env)
+            tag = "s3 (moto) +%gms" % a.latency_ms
+            rows["verify s3"] = strata_row("strata zarr verify, " + tag, strata, ["zarr", "verify", s3], a.runs, env)
             if "pca" not in a.skip:
-                strata_row("strata pca -k 10, s3 (moto)", strata,
-                           ["pca", s3, "-k", "10", "--out", os.path.join(tmp, "q"), "--overwrite"], a.runs, env)
+                rows["pca s3"] = strata_row("strata pca -k 10, " + tag, strata, pca[:1] + [s3] + pca[1:], a.runs, env)
+                if "cache" not in a.skip:
+                    small = dict(env, STRATA_REMOTE_CACHE_BYTES=str(size // 3))
+                    strata_row("strata pca -k 10, %s, cache %.0f MB" % (tag, size / 3e6), strata,
+                               pca[:1] + [s3] + pca[1:], a.runs, small)
             if "zarr-python" not in a.skip:
-                py_row("zarr-python + s3fs read call_genotype, s3",
-                       "import zarr, s3fs; fs = s3fs.S3FileSystem(key='bench', secret='bench', "
-                       "client_kwargs={'endpoint_url': %r, 'region_name': 'us-east-1'}, asynchronous=True); "
-                       "s = zarr.storage.FsspecStore(fs, path='bench/cohort.vcz', read_only=True); "
-                       "zarr.open_group(s, mode='r', zarr_format=2)['call_genotype'][:]" % endpoint, a.runs)
+                fs = ("import zarr, s3fs\n"
+                      "fs = s3fs.S3FileSystem(key='bench', secret='bench', asynchronous=True,"
+                      " client_kwargs={'endpoint_url': %r, 'region_name': 'us-east-1'})\n"
+                      "s = zarr.storage.FsspecStore(fs, path='bench/cohort.vcz', read_only=True)\n" % endpoint)
+                rows["py all s3"] = py_row("zarr-python + s3fs, every array, " + tag, fs + READ_ALL, a.runs, log=log)
+                rows["py gt s3"] = py_row("zarr-python + s3fs, call_genotype, " + tag, fs + READ_GT, a.runs, log=log)
+        if "zarr-python" not in a.skip:
+            rows["py all local"] = py_row("zarr-python, every array, local",
+                                          "import zarr\ns = %r\n" % local + READ_ALL, a.runs)
     finally:
-        srv.terminate()
-        if moto:
-            moto.terminate()
+        for proc in procs:
+            proc.terminate()
+            proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
+
+    def ratio(label, x, y):
+        if x in rows and y in rows:
+            print("%-52s %8.2fx" % (label, rows[x] / rows[y]))
+
+    print("ratios (medians):")
+    ratio("verify: http / local", "verify http", "verify local")
+    ratio("verify: s3 / local", "verify s3", "verify local")
+    ratio("pca: http / local", "pca http", "pca local")
+    ratio("pca: s3 / local", "pca s3", "pca local")
+    ratio("zarr-python + s3fs every array / strata verify s3", "py all s3", "verify s3")
+    ratio("zarr-python + s3fs call_genotype / strata verify s3", "py gt s3", "verify s3")
 
 
 if __name__ == "__main__":

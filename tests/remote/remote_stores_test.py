@@ -131,6 +131,9 @@ def write_served_stores(strata, root, tmp):
         "--zarr-format", "3", "--chunks", "3,5", "--shard", "9,10")
     run(strata, "simulate", "--samples", "60", "--variants", "500", "--format", "vcz", "--variants-chunk", "128",
         "--out", os.path.join(root, "cohort"), "-q")
+    # Several Gram groups (3,072 variants) of several chunks: passes read ahead over the network.
+    run(strata, "simulate", "--samples", "200", "--variants", "8000", "--format", "vcz", "--variants-chunk", "500",
+        "--out", os.path.join(root, "wide"), "-q")
     return arrays + ["st_v2.zarr", "st_v3.zarr"]
 
 
@@ -190,6 +193,17 @@ def test_http(strata):
         run(strata, "pca", base + "/cohort.vcz", "--out", rem, "-q", "-k", "3", "--method", "exact")
         check(open(loc + ".eigenval").read() == open(rem + ".eigenval").read(),
               "http: exact pca over HTTP equals the local run")
+        # Randomized pca reads ahead (the pass engine's window) and gives the local bits.
+        rep = os.path.join(tmp, "pca-report.json")
+        for where, out, extra in ((os.path.join(root, "wide.vcz"), loc, []),
+                                  (base + "/wide.vcz", rem, ["--report", rep])):
+            run(strata, "pca", where, "--out", out, "-q", "-k", "4", "--method", "randomized", "--overwrite", *extra)
+        same = all(open(loc + s, "rb").read() == open(rem + s, "rb").read()
+                   for s in (".eigenval", ".eigenvec", ".eigenvec.var"))
+        r = json.load(open(rep))
+        net, ahead = r.get("network", {}), r.get("read_ahead", {})
+        check(same and net.get("prefetch_hits", 0) > 0 and ahead.get("blocks", 0) > 0,
+              "http: randomized pca reads ahead and equals the local run bit for bit (%s, %s)" % (ahead, net))
     shutil.rmtree(tmp, ignore_errors=True)
 
 
