@@ -134,12 +134,13 @@ def main():
     root = os.path.join(tmp, "srv")
     os.makedirs(root)
     local = os.path.join(root, "cohort.vcz")
-    if a.cohort:
-        os.symlink(os.path.abspath(a.cohort), local)
+    if a.cohort:  # served from its own directory (the HTTP server follows no link out of its root)
+        local = os.path.abspath(a.cohort).rstrip("/")
+        root = os.path.dirname(local)
     else:
         wall([strata, "simulate", "--samples", str(a.samples), "--variants", str(a.variants), "--format", "vcz",
               "--out", os.path.join(root, "cohort"), "-q"])
-    files = [os.path.join(d, f) for d, _, fs in os.walk(local, followlinks=True) for f in fs]
+    files = [os.path.join(d, f) for d, _, fs in os.walk(local) for f in fs]
     size = sum(os.path.getsize(f) for f in files)
     load = os.getloadavg()
     print("cohort %s: VCF Zarr %.1f MB in %d objects; latency %.0f ms per request; median of %d runs; "
@@ -158,7 +159,7 @@ def main():
             port_file = os.path.join(tmp, "http-port")
             procs.append(start([sys.executable, os.path.join(REMOTE, "remote_server.py"), "--root", root,
                                 "--port-file", port_file, "--latency-ms", str(a.latency_ms)], port_file))
-            http = "http://127.0.0.1:%s/cohort.vcz" % open(port_file).read()
+            http = "http://127.0.0.1:%s/%s" % (open(port_file).read(), os.path.basename(local))
             tag = "http +%gms" % a.latency_ms
             rows["verify http"] = strata_row("strata zarr verify, " + tag, strata, ["zarr", "verify", http], a.runs)
             if "pca" not in a.skip:
@@ -178,7 +179,7 @@ def main():
                   " aws_secret_access_key='bench')\n"
                   "c.create_bucket(Bucket='bench')\n"
                   "root = %r\n"
-                  "for d, _, fs in os.walk(root, followlinks=True):\n"
+                  "for d, _, fs in os.walk(root):\n"
                   "    for f in fs:\n"
                   "        full = os.path.join(d, f)\n"
                   "        c.upload_file(full, 'bench', 'cohort.vcz/' + os.path.relpath(full, root))\n" % (moto, local))

@@ -13,11 +13,13 @@ import argparse
 import http.client
 import http.server
 import os
-import socketserver
 import sys
 import threading
 import time
 import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from remote_server import serve  # noqa: E402  (the same threaded server, backlog and port file)
 
 HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
 
@@ -62,7 +64,7 @@ def make_handler(args):
                         return
             self.send_response(r.status, r.reason)
             for k, v in r.getheaders():
-                if k.lower() not in HOP and k.lower() != "content-length":
+                if k.lower() not in HOP and k.lower() not in ("content-length", "server", "date"):
                     self.send_header(k, v)
             self.send_header("Content-Length", str(len(data) if self.command != "HEAD" else
                                                    int(r.getheader("Content-Length") or 0)))
@@ -77,15 +79,6 @@ def make_handler(args):
     return Handler
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 256
-
-    def handle_error(self, request, client_address):
-        pass
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--upstream", required=True)
@@ -94,16 +87,7 @@ def main():
     p.add_argument("--latency-ms", type=float, default=20.0)
     p.add_argument("--log")
     args = p.parse_args()
-    srv = Server(("127.0.0.1", args.port), make_handler(args))
-    port = srv.server_address[1]
-    if args.port_file:
-        tmp = args.port_file + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(str(port))
-        os.replace(tmp, args.port_file)
-    else:
-        print(port, flush=True)
-    srv.serve_forever()
+    serve(make_handler(args), args.port, args.port_file)
 
 
 if __name__ == "__main__":
