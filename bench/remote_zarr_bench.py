@@ -7,7 +7,8 @@ s3fs reading the same arrays through the same proxy.
         [--samples 2000] [--variants 20000] [--cohort EXISTING.vcz] [--latency-ms 20] [--runs 3] \\
         [--skip pca|http|s3|zarr-python|cache]
 
-Rows (median of --runs, min beside it): strata zarr verify (decodes every chunk of every array)
+Rows (median of --runs rounds, min beside it; each round runs every row once, so the load of a
+shared machine falls on all rows alike, and ratios are the median of per-round ratios): strata zarr verify (decodes every chunk of every array)
 and pca -k 10 of a simulated VCF Zarr cohort, local vs http and s3 (+latency); pca on s3 with a
 chunk cache a third of the store (STRATA_REMOTE_CACHE_BYTES) to show what re-reading costs;
 zarr-python + s3fs reading every array of the store, and call_genotype alone, through the proxy.
@@ -40,37 +41,48 @@ def wall(cmd, env=None):
     return dt
 
 
-def timed(f, runs):
-    ts = [f() for _ in range(runs)]
-    return statistics.median(ts), min(ts)
-
-
-def show(name, med, best, requests="-", mb=None):
+def show(name, times, requests="-", mb=None, extra=""):
     print("%-52s %8.2f s (min %6.2f)   requests %6s  MB %7s" %
-          (name, med, best, requests, "-" if mb is None else "%.1f" % mb), flush=True)
-
-
-def strata_row(name, strata, args, runs, env=None):
-    rep = tempfile.mktemp(suffix=".json")
-    med, best = timed(lambda: wall([strata, *args, "-q", "--report", rep], env), runs)
-    r = json.load(open(rep))
-    net = r.get("network", {})
-    ahead = r.get("engine", {}).get("read_ahead") or r.get("read_ahead")
-    extra = ""
-    if net.get("prefetched"):
-        extra = "   read ahead %d objects, %d hits, peak %.0f MB" % (
-            net["prefetched"], net.get("prefetch_hits", 0), net.get("prefetch_peak_bytes", 0) / 1e6)
-    if ahead:
-        extra += ", window %d blocks / %.0f MB" % (ahead["blocks"], ahead["bytes"] / 1e6)
-    show(name, med, best, net.get("requests", "-"), net.get("bytes_received", 0) / 1e6 if net else None)
+          (name, statistics.median(times), min(times), requests, "-" if mb is None else "%.1f" % mb), flush=True)
     if extra:
-        print(" " * 4 + extra.strip(), flush=True)
-    return med
+        print("    " + extra, flush=True)
+
+
+class Case:
+    """One row: a command timed once per round (rounds interleave every row, so load changes on
+    a shared machine fall on all of them alike); requests and MB from strata's report or from
+    the proxy's log."""
+
+    def __init__(self, key, name, cmd, env=None, report=False, log=None):
+        self.key, self.name, self.cmd, self.env, self.log = key, name, cmd, env, log
+        self.report = tempfile.mktemp(suffix=".json") if report else None
+        self.times, self.requests, self.mb, self.extra = [], "-", None, ""
+
+    def run(self):
+        if self.log:
+            open(self.log, "w").close()
+        cmd = self.cmd + (["-q", "--report", self.report] if self.report else [])
+        self.times.append(wall(cmd, self.env))
+        if self.report:
+            r = json.load(open(self.report))
+            net = r.get("network", {})
+            ahead = r.get("read_ahead")
+            if net:
+                self.requests, self.mb = net.get("requests", "-"), net.get("bytes_received", 0) / 1e6
+            parts = []
+            if net.get("prefetched"):
+                parts.append("read ahead %d objects, %d hits, peak %.0f MB held" % (
+                    net["prefetched"], net.get("prefetch_hits", 0), net.get("prefetch_peak_bytes", 0) / 1e6))
+            if ahead:
+                parts.append("pass window %d blocks / %.0f MB" % (ahead["blocks"], ahead["bytes"] / 1e6))
+            parts.append("peak RSS %.0f MB" % (r.get("peak_rss_bytes", 0) / 1e6))
+            self.extra = "; ".join(parts)
+        elif self.log:
+            n, b = log_counts(self.log)
+            self.requests, self.mb = n, b / 1e6
 
 
 def log_counts(log):
-    if not log or not os.path.exists(log):
-        return 0, 0
     n = b = 0
     with open(log) as f:
         for line in f:
@@ -78,15 +90,6 @@ def log_counts(log):
             n += 1
             b += int(parts[-1]) if parts and parts[-1].isdigit() else 0
     return n, b
-
-
-def py_row(name, code, runs, env=None, log=None):
-    if log:
-        open(log, "w").close()
-    med, best = timed(lambda: wall([sys.executable, "-c", code], env), runs)
-    n, b = log_counts(log)
-    show(name, med, best, n // runs if log else "-", b / runs / 1e6 if log else None)
-    return med
 
 
 def free_port():
@@ -148,22 +151,25 @@ def main():
                                                     (a.samples, a.variants), size / 1e6, len(files), a.latency_ms,
                                                     a.runs, *load, os.cpu_count()), flush=True)
     procs = []
-    rows = {}
+    cases = []
+
+    def strata_case(key, name, args, env=None):
+        cases.append(Case(key, name, [strata, *args], env, report=True))
+
+    pca = ["pca", "-k", "10", "--out", os.path.join(tmp, "p"), "--overwrite"]
     try:
-        rows["verify local"] = strata_row("strata zarr verify, local", strata, ["zarr", "verify", local], a.runs)
-        out = os.path.join(tmp, "p")
-        pca = ["pca", "-k", "10", "--out", out, "--overwrite"]
+        strata_case("verify local", "strata zarr verify, local", ["zarr", "verify", local])
         if "pca" not in a.skip:
-            rows["pca local"] = strata_row("strata pca -k 10, local", strata, pca[:1] + [local] + pca[1:], a.runs)
+            strata_case("pca local", "strata pca -k 10, local", pca[:1] + [local] + pca[1:])
         if "http" not in a.skip:
             port_file = os.path.join(tmp, "http-port")
             procs.append(start([sys.executable, os.path.join(REMOTE, "remote_server.py"), "--root", root,
                                 "--port-file", port_file, "--latency-ms", str(a.latency_ms)], port_file))
             http = "http://127.0.0.1:%s/%s" % (open(port_file).read(), os.path.basename(local))
             tag = "http +%gms" % a.latency_ms
-            rows["verify http"] = strata_row("strata zarr verify, " + tag, strata, ["zarr", "verify", http], a.runs)
+            strata_case("verify http", "strata zarr verify, " + tag, ["zarr", "verify", http])
             if "pca" not in a.skip:
-                rows["pca http"] = strata_row("strata pca -k 10, " + tag, strata, pca[:1] + [http] + pca[1:], a.runs)
+                strata_case("pca http", "strata pca -k 10, " + tag, pca[:1] + [http] + pca[1:])
         if "s3" not in a.skip:
             moto_port = free_port()
             procs.append(start([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)]))
@@ -188,40 +194,54 @@ def main():
                    "AWS_ENDPOINT_URL": endpoint}
             s3 = "s3://bench/cohort.vcz"
             tag = "s3 (moto) +%gms" % a.latency_ms
-            rows["verify s3"] = strata_row("strata zarr verify, " + tag, strata, ["zarr", "verify", s3], a.runs, env)
+            strata_case("verify s3", "strata zarr verify, " + tag, ["zarr", "verify", s3], env)
             if "pca" not in a.skip:
-                rows["pca s3"] = strata_row("strata pca -k 10, " + tag, strata, pca[:1] + [s3] + pca[1:], a.runs, env)
+                strata_case("pca s3", "strata pca -k 10, " + tag, pca[:1] + [s3] + pca[1:], env)
                 if "cache" not in a.skip:
                     small = dict(env, STRATA_REMOTE_CACHE_BYTES=str(size // 3))
-                    strata_row("strata pca -k 10, %s, cache %.0f MB" % (tag, size / 3e6), strata,
-                               pca[:1] + [s3] + pca[1:], a.runs, small)
+                    strata_case("pca s3 small cache", "strata pca -k 10, %s, cache %.0f MB" % (tag, size / 3e6),
+                                pca[:1] + [s3] + pca[1:], small)
             if "zarr-python" not in a.skip:
                 fs = ("import zarr, s3fs\n"
                       "fs = s3fs.S3FileSystem(key='bench', secret='bench', asynchronous=True,"
                       " client_kwargs={'endpoint_url': %r, 'region_name': 'us-east-1'})\n"
                       "s = zarr.storage.FsspecStore(fs, path='bench/cohort.vcz', read_only=True)\n" % endpoint)
-                rows["py all s3"] = py_row("zarr-python + s3fs, every array, " + tag, fs + READ_ALL, a.runs, log=log)
-                rows["py gt s3"] = py_row("zarr-python + s3fs, call_genotype, " + tag, fs + READ_GT, a.runs, log=log)
+                cases.append(Case("py all s3", "zarr-python + s3fs, every array, " + tag,
+                                  [sys.executable, "-c", fs + READ_ALL], log=log))
+                cases.append(Case("py gt s3", "zarr-python + s3fs, call_genotype, " + tag,
+                                  [sys.executable, "-c", fs + READ_GT], log=log))
         if "zarr-python" not in a.skip:
-            rows["py all local"] = py_row("zarr-python, every array, local",
-                                          "import zarr\ns = %r\n" % local + READ_ALL, a.runs)
+            cases.append(Case("py all local", "zarr-python, every array, local",
+                              [sys.executable, "-c", "import zarr\ns = %r\n" % local + READ_ALL]))
+        for r in range(a.runs):
+            for c in cases:
+                c.run()
+            print("round %d of %d done (load average %.1f)" % (r + 1, a.runs, os.getloadavg()[0]), flush=True)
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
 
+    for c in cases:
+        show(c.name, c.times, c.requests, c.mb, c.extra)
+    rows = {c.key: c.times for c in cases}
+
     def ratio(label, x, y):
         if x in rows and y in rows:
-            print("%-52s %8.2fx" % (label, rows[x] / rows[y]))
+            per_round = [p / q for p, q in zip(rows[x], rows[y])]
+            print("%-52s %6.2fx  (per round: %s)" % (label, statistics.median(per_round),
+                                                     " ".join("%.2f" % v for v in per_round)))
 
-    print("ratios (medians):")
+    print("ratios, median of the rounds' ratios (each round runs every row once):")
     ratio("verify: http / local", "verify http", "verify local")
     ratio("verify: s3 / local", "verify s3", "verify local")
     ratio("pca: http / local", "pca http", "pca local")
     ratio("pca: s3 / local", "pca s3", "pca local")
+    ratio("pca: s3 with the small cache / local", "pca s3 small cache", "pca local")
     ratio("zarr-python + s3fs every array / strata verify s3", "py all s3", "verify s3")
     ratio("zarr-python + s3fs call_genotype / strata verify s3", "py gt s3", "verify s3")
+    ratio("zarr-python every array local / strata verify local", "py all local", "verify local")
 
 
 if __name__ == "__main__":

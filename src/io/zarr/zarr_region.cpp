@@ -259,13 +259,19 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
 Status for_each_fetched_batch(const Store& store, const std::vector<std::string>& keys, int64_t max_bytes,
                               const std::function<Status(int64_t, std::vector<Result<std::optional<Bytes>>>&)>& batch) {
   const auto total = static_cast<int64_t>(keys.size());
-  const int64_t size = 4 * static_cast<int64_t>(std::max(1, store.concurrency()));
+  const int64_t size = std::max(1, store.concurrency());
+  int64_t hinted = size;  // keys [size, hinted) have been hinted
   for (int64_t b0 = 0; b0 < total; b0 += size) {
     const int64_t n = std::min(size, total - b0);
+    // The next kBatchesAhead batches are in flight (within the byte window) while this one
+    // is fetched and handled; the first batch is small so handling starts after one round.
+    const int64_t upto = std::min(total, b0 + n + kBatchesAhead * size);
+    if (hinted < upto) {
+      store.prefetch(std::vector<std::string>(keys.begin() + hinted, keys.begin() + upto), max_bytes,
+                     kBatchReadAheadBytes);
+      hinted = upto;
+    }
     auto got = store.get_many(std::vector<std::string>(keys.begin() + b0, keys.begin() + b0 + n), max_bytes);
-    if (b0 + n < total)
-      store.prefetch(std::vector<std::string>(keys.begin() + b0 + n, keys.begin() + std::min(total, b0 + n + size)),
-                     max_bytes, kBatchReadAheadBytes);
     STRATA_RETURN_NOT_OK(batch(b0, got));
   }
   return Status::OK();
