@@ -28,6 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REMOTE = os.path.join(HERE, "..", "tests", "remote")
+sys.path.insert(0, REMOTE)
+import remote_server  # noqa: E402  (wait_port)
 
 
 def wall(cmd, env=None):
@@ -99,13 +101,8 @@ def free_port():
 
 
 def wait_port(port):
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    sys.exit("nothing listens on port %d" % port)
+    if not remote_server.wait_port(port):
+        sys.exit("nothing listens on port %d" % port)
 
 
 def start(cmd, port_file=None):

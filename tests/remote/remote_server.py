@@ -16,6 +16,7 @@ Faults (applied to requests whose path contains --fault-match, default every pat
 import argparse
 import http.server
 import os
+import socket
 import socketserver
 import sys
 import threading
@@ -140,6 +141,18 @@ def main():
     p.add_argument("--log")
     args = p.parse_args()
     serve(make_handler(args), args.port, args.port_file)
+
+
+def wait_port(port, seconds=20.0):
+    """Wait until something accepts connections on 127.0.0.1:`port`; False after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
 
 
 def serve(handler, port, port_file):

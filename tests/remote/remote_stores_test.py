@@ -29,6 +29,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from remote_server import wait_port  # noqa: E402
 SKIP = 77
 
 
@@ -326,12 +328,7 @@ def gcs_emulator():
                              "-public-host", host, "-external-url", "http://" + host, "-log-level", "error"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_port(port)
         yield "http://" + host
     finally:
         proc.terminate()
