@@ -105,8 +105,9 @@ def wait_port(port):
         sys.exit("nothing listens on port %d" % port)
 
 
-def start(cmd, port_file=None):
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start(cmd, port_file=None, log=None):
+    err = open(log, "w") if log else subprocess.DEVNULL
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
     if port_file:
         while not os.path.exists(port_file):
             time.sleep(0.05)
@@ -127,6 +128,7 @@ def main():
     p.add_argument("--cohort", help="an existing VCF Zarr store to use instead of simulating one")
     p.add_argument("--latency-ms", type=float, default=20.0)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--moto-log", help="keep moto's stderr (tracebacks of its 500s) in this file")
     p.add_argument("--skip", action="append", default=[], help="pca, http, s3, zarr-python, cache")
     a = p.parse_args()
     strata = os.path.abspath(a.strata)
@@ -169,7 +171,8 @@ def main():
                 strata_case("pca http", "strata pca -k 10, " + tag, pca[:1] + [http] + pca[1:])
         if "s3" not in a.skip:
             moto_port = free_port()
-            procs.append(start([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)]))
+            procs.append(start([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)],
+                               log=a.moto_log))
             wait_port(moto_port)
             moto = "http://127.0.0.1:%d" % moto_port
             port_file, log = os.path.join(tmp, "proxy-port"), os.path.join(tmp, "proxy.log")
