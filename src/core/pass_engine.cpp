@@ -32,6 +32,30 @@ int64_t pass_window(const Context& ctx, const PassOptions& o) {
   return o.window > 0 ? o.window : 2 * effective_threads(ctx);
 }
 
+PassOptions::ReadAhead read_ahead_window(const Context& ctx, int64_t bytes_per_block) {
+  PassOptions::ReadAhead w;
+  const int64_t b = std::max<int64_t>(1, bytes_per_block);
+  w.blocks = std::min(kReadAheadBlocks, ctx.memory_budget() / 4 / b);
+  w.bytes = w.blocks * b;
+  return w;
+}
+
+ReadAheadHints::ReadAheadHints(const Context& ctx, const PassOptions& o, int64_t n)
+    : o_(o), n_(n), on_(o.prefetch && o.read_ahead.blocks > 0) {
+  if (!on_) return;
+  RunReport part;
+  part.read_ahead_blocks = o.read_ahead.blocks;
+  part.read_ahead_bytes = o.read_ahead.bytes;
+  ctx.report().merge(part);
+}
+
+void ReadAheadHints::starting(int64_t block) {
+  if (!on_) return;
+  std::lock_guard lock(mu_);
+  const int64_t upto = std::min(n_, block + 1 + o_.read_ahead.blocks);
+  for (; next_ < upto; ++next_) o_.prefetch(next_);
+}
+
 Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const std::function<Status(int64_t)>& work,
                   const std::function<Status(int64_t)>& commit, const PassOptions& options) {
   if (n <= 0) return Status::OK();
@@ -46,6 +70,9 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
   }
   const int64_t window = std::max<int64_t>(1, pass_window(ctx, options));
   const int64_t workers = std::min<int64_t>(effective_threads(ctx), n);
+  // Read-ahead holds its bytes out of the budget, as long as one block still fits beside it.
+  ReadAheadHints ahead(ctx, options, n);
+  const int64_t block_budget = std::max(bytes_per_block, budget - ahead.reserved());
 
   std::mutex mu;
   std::condition_variable cv;
@@ -69,7 +96,7 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
         std::unique_lock<std::mutex> lk(mu);
         cv.wait(lk, [&] {
           return next >= n || first_error != INT64_MAX ||
-                 (next < committed + window && in_use + bytes_per_block <= budget);
+                 (next < committed + window && in_use + bytes_per_block <= block_budget);
         });
         if (next >= n || first_error != INT64_MAX) return Status::OK();
         if (ctx.cancelled()) {
@@ -80,6 +107,7 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
         }
         i = next++;
         in_use += bytes_per_block;
+        ahead.starting(i);
       }
       Status st = guarded(work, i);
       std::unique_lock<std::mutex> lk(mu);
@@ -139,8 +167,10 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
     done.set_value(std::move(st));
     return done.get_future();
   };
+  ReadAheadHints ahead(ctx, options, n);
   auto start_read = [&](int64_t i) -> std::future<Status> {
     if (!read) return ready(Status::OK());  // nothing to read (resident data): no thread
+    ahead.starting(i);
     const int slot = static_cast<int>(i % 2);
     if (!overlap) return ready(guarded(read, i, slot));
     try {

@@ -33,6 +33,73 @@ TEST(PassEngine, CommitsInOrderForAnyThreadCount) {
   }
 }
 
+// Read-ahead: every block hinted once, in order, never more than the window ahead of the
+// newest block started, and the window recorded in the report; results unchanged.
+TEST(PassEngine, ReadAheadHintsEachBlockOnceWithinTheWindow) {
+  for (int threads : {1, 2, 3}) {
+    const Context ctx = testing::make_test_context(threads);
+    PassOptions o;
+    o.read_ahead = {3, 3000};
+    std::mutex mu;
+    std::vector<int64_t> hinted;
+    std::atomic<int64_t> newest{-1};
+    bool beyond = false;
+    o.prefetch = [&](int64_t i) {
+      std::lock_guard lock(mu);
+      hinted.push_back(i);
+      beyond = beyond || i > newest.load() + 1 + 3 + threads;
+    };
+    std::vector<int64_t> order;
+    STRATA_ASSERT_OK(run_blocks(
+        ctx, 40, 1000,
+        [&](int64_t i) {
+          int64_t seen = newest.load();
+          while (i > seen && !newest.compare_exchange_weak(seen, i)) {
+          }
+          return Status::OK();
+        },
+        [&](int64_t i) {
+          order.push_back(i);
+          return Status::OK();
+        },
+        o));
+    ASSERT_EQ(hinted.size(), 40u);
+    for (int64_t i = 0; i < 40; ++i) EXPECT_EQ(hinted[i], i);
+    EXPECT_FALSE(beyond);
+    for (int64_t i = 0; i < 40; ++i) EXPECT_EQ(order[i], i);
+    const RunReport r = ctx.report().snapshot();
+    EXPECT_EQ(r.read_ahead_blocks, 3);
+    EXPECT_EQ(r.read_ahead_bytes, 3000);
+    EXPECT_NE(r.to_json().find("\"read_ahead\""), std::string::npos);
+  }
+}
+
+TEST(PassEngine, ReadAheadInPipelinedPassesAndItsWindowFromTheBudget) {
+  const Context ctx = testing::make_test_context(1, /*memory_budget=*/int64_t{64} << 20);
+  // A quarter of the budget, at most kReadAheadBlocks blocks; none when a block is above it.
+  EXPECT_EQ(read_ahead_window(ctx, 1 << 20).blocks, kReadAheadBlocks);
+  EXPECT_EQ(read_ahead_window(ctx, 5 << 20).blocks, 3);
+  EXPECT_EQ(read_ahead_window(ctx, 5 << 20).bytes, 15 << 20);
+  EXPECT_EQ(read_ahead_window(ctx, 20 << 20).blocks, 0);
+  PassOptions o;
+  o.read_ahead = {2, 1};
+  std::vector<int64_t> hinted;
+  std::atomic<int64_t> last_read{-1};
+  o.prefetch = [&](int64_t i) {
+    EXPECT_LE(i, last_read.load() + 2 + 2);  // hinted as block last + 1 starts
+    hinted.push_back(i);
+  };
+  STRATA_ASSERT_OK(run_pipelined(
+      ctx, 10,
+      [&](int64_t i, int) {
+        last_read = i;
+        return Status::OK();
+      },
+      [](int64_t, int) { return Status::OK(); }, o));
+  ASSERT_EQ(hinted.size(), 10u);
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(hinted[i], i);
+}
+
 TEST(PassEngine, CancelledContextStopsWithCancelled) {
   const Context ctx = testing::make_test_context(2);
   std::atomic<int64_t> ran{0};

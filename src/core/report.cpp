@@ -28,6 +28,8 @@ RunReport& RunReport::operator+=(const RunReport& o) {
   memory_budget = std::max(memory_budget, o.memory_budget);
   peak_tracked_bytes = std::max(peak_tracked_bytes, o.peak_tracked_bytes);
   peak_rss_bytes = std::max(peak_rss_bytes, o.peak_rss_bytes);
+  read_ahead_blocks = std::max(read_ahead_blocks, o.read_ahead_blocks);
+  read_ahead_bytes = std::max(read_ahead_bytes, o.read_ahead_bytes);
   wall_seconds += o.wall_seconds;
   if (backend.empty()) backend = o.backend;
   for (const auto& [n, s] : o.phases) add_phase(n, s);
@@ -47,6 +49,7 @@ std::string RunReport::to_json() const {
   j["peak_tracked_bytes"] = peak_tracked_bytes;
   j["peak_rss_bytes"] = peak_rss_bytes;
   j["wall_seconds"] = wall_seconds;
+  if (read_ahead_blocks > 0) j["read_ahead"] = {{"blocks", read_ahead_blocks}, {"bytes", read_ahead_bytes}};
   nlohmann::json ph = nlohmann::json::array();
   for (const auto& [n, s] : phases) ph.push_back({{"name", n}, {"seconds", s}});
   j["phases"] = ph;

@@ -69,6 +69,8 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vecto
   std::string a, b;
   for (int64_t start = 0; start < m; start += step) {
     const int64_t n = std::min(step, m - start);
+    // A remote source fetches the next range's metadata while this one is formatted.
+    if (start + n < m) view.prefetch_variants(start + n, std::min(step, m - start - n), int64_t{64} << 20);
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(start, n));
     a.clear();
     b.clear();

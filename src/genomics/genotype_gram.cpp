@@ -404,7 +404,11 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     uint8_t* base = resident_.as<uint8_t>();
     std::fill(base + own_rows_ * stride_, base + (own_rows_ + 1) * stride_ + kSlack, uint8_t{0});
     ctx_.report().add_bytes_read(own_rows_ * stride_);
+    PassOptions o;  // a remote source fetches groups ahead of the workers reading them
+    io::set_genotype_read_ahead(ctx_, *view_, row0_, own_rows_, kGroupRows, o);
+    ReadAheadHints ahead(ctx_, o, groups_);
     return pool().parallel_for(groups_, [&](int64_t c) -> Status {
+      ahead.starting(c);
       const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, own_rows_ - r0);
       return view_->read_codes(row0_ + r0, rows, 0, n_, base + r0 * stride_, stride_);
     });
@@ -494,6 +498,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     const bool pipelined = pipelined_reads(ctx_);
     PassOptions o;
     o.label = "genotype gram";
+    if (!resident()) io::set_genotype_read_ahead(ctx_, *view_, row0_, own_rows_, kGroupRows, o);
     o.progress_units = [&](int64_t i) { return std::min(kGroupRows, m_ - (group0_ + i) * kGroupRows); };
     return run_pipelined(
         ctx_, groups_,

@@ -93,6 +93,8 @@ Status write_eigenval(const std::string& path, const std::vector<double>& values
   return check_stream(f, path);
 }
 
+constexpr int64_t kMetadataReadAhead = int64_t{64} << 20;
+
 // Variant metadata of the used variants, read in ranges of the input; also fills `ids`.
 Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view, const PcaResult& r,
                           std::vector<std::string>* ids) {
@@ -108,6 +110,9 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
   ids->reserve(static_cast<size_t>(m));
   for (int64_t i = 0; i < m;) {
     const int64_t start = used[static_cast<size_t>(i)];
+    const int64_t next = std::min(start + span, view.num_variants());
+    // A remote source fetches the next span's metadata while this one is formatted.
+    if (next < view.num_variants()) view.prefetch_variants(next, std::min(span, view.num_variants() - next), kMetadataReadAhead);
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo info,
                             view.variants(start, std::min(span, view.num_variants() - start)));
     for (; i < m && used[static_cast<size_t>(i)] < start + info.size(); ++i) {

@@ -16,6 +16,7 @@ Faults (applied to requests whose path contains --fault-match, default every pat
 import argparse
 import http.server
 import os
+import socket
 import socketserver
 import sys
 import threading
@@ -139,13 +140,31 @@ def main():
     p.add_argument("--fault-match")
     p.add_argument("--log")
     args = p.parse_args()
-    srv = Server(("127.0.0.1", args.port), make_handler(args))
+    serve(make_handler(args), args.port, args.port_file)
+
+
+def wait_port(port, seconds=20.0):
+    """Wait until something accepts connections on 127.0.0.1:`port`; False after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def serve(handler, port, port_file):
+    """Serve `handler` on 127.0.0.1:`port` (0 = any free port); the port chosen goes to
+    `port_file` (written atomically) or to stdout. Also used by latency_proxy.py."""
+    srv = Server(("127.0.0.1", port), handler)
     port = srv.server_address[1]
-    if args.port_file:
-        tmp = args.port_file + ".tmp"
+    if port_file:
+        tmp = port_file + ".tmp"
         with open(tmp, "w") as f:
             f.write(str(port))
-        os.replace(tmp, args.port_file)
+        os.replace(tmp, port_file)
     else:
         print(port, flush=True)
     srv.serve_forever()

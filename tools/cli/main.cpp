@@ -138,6 +138,11 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
     j["network"] = {{"requests", net.requests},        {"retries", net.retries},
                     {"bytes_received", net.bytes_received}, {"bytes_sent", net.bytes_sent},
                     {"wait_seconds", net.wait_seconds}};
+    if (net.prefetched > 0) {
+      j["network"]["prefetched"] = net.prefetched;
+      j["network"]["prefetch_hits"] = net.prefetch_hits;
+      j["network"]["prefetch_peak_bytes"] = net.prefetch_peak_bytes;
+    }
   }
   // The ranks of an MPI run (one entry for a single process): what each read, sent and waited.
   j["ranks"] = state.ctx().communicator().size();

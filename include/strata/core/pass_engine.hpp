@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,23 @@ struct PassOptions {
   int64_t block_rows = 0;
   /// Progress units of block i (rows, variants); null = 1 per block.
   std::function<int64_t(int64_t)> progress_units;
+  /// Read-ahead: `prefetch(i)` is called once per block, in increasing i, up to
+  /// `read_ahead.blocks` blocks before block i starts, so a remote source can have those
+  /// blocks' reads in flight (Store::prefetch) while earlier blocks decode and compute. It only
+  /// starts I/O and never waits for it; what it fetches never changes what a block reads.
+  /// Null or a zero window = no read-ahead.
+  std::function<void(int64_t)> prefetch;
+  struct ReadAhead {
+    int64_t blocks = 0;  ///< blocks hinted ahead of the newest started
+    int64_t bytes = 0;   ///< held for them, out of the memory budget the blocks share
+  } read_ahead;
 };
+
+/// \brief The read-ahead window for blocks of `bytes_per_block` (stored bytes a block reads):
+/// kReadAheadBlocks blocks, fewer when that would pass a quarter of ctx's memory budget (none
+/// when not even one fits). run_blocks takes its bytes out of the budget for blocks in flight.
+inline constexpr int64_t kReadAheadBlocks = 4;
+PassOptions::ReadAhead read_ahead_window(const Context& ctx, int64_t bytes_per_block);
 
 /// \brief Target bytes of one decoded block of a row-block pass (linalg). Fixed: block grids
 /// depend only on the data, never on the thread count, the storage chunking or the memory
@@ -39,6 +56,22 @@ inline constexpr int64_t kRowBlockBytes = int64_t{16} << 20;
 /// \brief Blocks a pass keeps in flight: options.window, or 2 per worker (1 when called from
 /// inside one of ctx's workers, where passes run inline).
 int64_t pass_window(const Context& ctx, const PassOptions& options);
+
+/// \brief The read-ahead of one pass (run_blocks and run_pipelined use it; loops of their own
+/// can too): starting(i) hints every block not yet hinted up to i + window, once each, in
+/// order. Records the window in ctx's report. Thread-safe.
+class ReadAheadHints {
+ public:
+  ReadAheadHints(const Context& ctx, const PassOptions& options, int64_t num_blocks);
+  void starting(int64_t block);
+  int64_t reserved() const { return on_ ? o_.read_ahead.bytes : 0; }
+
+ private:
+  const PassOptions& o_;
+  int64_t n_, next_ = 0;
+  bool on_;
+  std::mutex mu_;
+};
 
 /// \brief The engine: run `work(i)` for blocks i in [0, num_blocks) in parallel on `ctx`'s
 /// threads (claimed in order, each holding `bytes_per_block` of the budget while it runs) and

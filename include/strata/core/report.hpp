@@ -32,6 +32,8 @@ struct RunReport {
   int64_t memory_budget = 0;       ///< bytes allowed for blocks in flight
   int64_t peak_tracked_bytes = 0;  ///< high-water mark of tracked allocations during the run
   int64_t peak_rss_bytes = 0;      ///< process peak resident set size at the end
+  int64_t read_ahead_blocks = 0;   ///< largest read-ahead window of a pass (blocks; 0 = none)
+  int64_t read_ahead_bytes = 0;    ///< and the bytes it reserved from the budget
   double wall_seconds = 0.0;
   std::string backend;             ///< "cpu" (later "cuda")
   /// (phase name, seconds), in the order phases ran; repeated names are summed.

@@ -149,6 +149,20 @@ class GenotypeView {
 
   /// \brief Counts gathered while opening (multi-allelic, skipped, polyploid).
   virtual SourceReport report() const { return {}; }
+
+  /// \brief Whether the prefetch hints below do anything: the source waits on a network round
+  /// trip per read (a remote Zarr store), so passes should hint reads ahead of time.
+  virtual bool reads_ahead() const { return false; }
+  /// \brief Read-ahead hint: read_codes of variants [variant_start, +variant_count), all
+  /// samples, comes soon; a remote source starts fetching (at most `window_bytes` ahead).
+  /// Never blocks and never changes what a read returns.
+  virtual void prefetch_codes(int64_t variant_start, int64_t variant_count, int64_t window_bytes) const {
+    (void)variant_start, (void)variant_count, (void)window_bytes;
+  }
+  /// \brief The same for variants(start, count).
+  virtual void prefetch_variants(int64_t start, int64_t count, int64_t window_bytes) const {
+    (void)start, (void)count, (void)window_bytes;
+  }
 };
 
 using GenotypeViewPtr = std::shared_ptr<const GenotypeView>;
@@ -214,6 +228,14 @@ Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int
                                int64_t block_variants, const std::function<Status(GenotypeBlock&)>& work,
                                const std::function<Status(GenotypeBlock&)>& in_order,
                                const PassOptions& options = {});
+
+/// \brief Read-ahead for a pass over variants [first, first + count) in blocks of
+/// `block_variants` (block i starts at first + i × block_variants): when `view` reads ahead
+/// (a remote store), sets options.prefetch to hint block i's codes — or, with `with_variants`,
+/// its variant metadata — and options.read_ahead to read_ahead_window of a block's codes.
+/// `view` must outlive the pass. for_each_genotype_block does this itself.
+void set_genotype_read_ahead(const Context& ctx, const GenotypeView& view, int64_t first, int64_t count,
+                             int64_t block_variants, PassOptions& options, bool with_variants = false);
 
 /// \brief Block height giving about `target_bytes` of codes per block (at least 1).
 int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes = 8 << 20);

@@ -56,6 +56,9 @@ struct NetworkCounters {
   int64_t bytes_received = 0;
   int64_t bytes_sent = 0;
   double wait_seconds = 0.0;
+  int64_t prefetched = 0;           ///< objects fetched ahead of their read (Store::prefetch)
+  int64_t prefetch_hits = 0;        ///< reads answered by an object fetched ahead (or in flight)
+  int64_t prefetch_peak_bytes = 0;  ///< most bytes held or in flight ahead of reads at once
 };
 NetworkCounters network_counters();
 

@@ -62,6 +62,14 @@ class Store {
   virtual std::vector<Result<std::optional<Bytes>>> get_many(const std::vector<std::string>& keys,
                                                              int64_t max_bytes) const;
 
+  /// \brief Read-ahead hint: `keys` will be read soon (get_at_most / get_many with
+  /// `max_bytes`). Remote read views fetch them in the background and hold them until read,
+  /// with at most `window_bytes` held or in flight; elsewhere (local files) nothing happens.
+  /// Never blocks on I/O and never changes what a read returns.
+  virtual void prefetch(const std::vector<std::string>& keys, int64_t max_bytes, int64_t window_bytes) const {
+    (void)keys, (void)max_bytes, (void)window_bytes;
+  }
+
   /// \brief How many reads are worth having in flight at once: 1 where a read costs little
   /// besides its bytes (local files), more where each waits on a network round trip.
   virtual int concurrency() const { return 1; }

@@ -156,6 +156,11 @@ class ZarrArray {
   Status read_region(const Shape& start, const Shape& count, void* out,
                      ThreadPool* pool = nullptr) const;
 
+  /// \brief Read-ahead hint for a read_region of the box to come: remote stores start fetching
+  /// its chunks (Store::prefetch, at most `window_bytes` ahead). Sharded arrays: nothing yet
+  /// (their inner chunks are range reads). Out-of-bounds boxes are ignored.
+  void prefetch_region(const Shape& start, const Shape& count, int64_t window_bytes) const;
+
   /// \brief Write the box [start, start+count) from `data` (dense C order). Chunks (shards)
   /// partly covered are read, merged and rewritten. Encodes in parallel on `pool`.
   Status write_region(const Shape& start, const Shape& count, const void* data,

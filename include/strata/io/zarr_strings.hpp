@@ -57,6 +57,9 @@ class ZarrStringArray {
 
   /// \brief Rows [start, start + count), all columns, row-major (count × columns values).
   Result<std::vector<std::string>> read_rows(int64_t start, int64_t count) const;
+  /// \brief Read-ahead hint for read_rows(start, count) (Store::prefetch, at most
+  /// `window_bytes` ahead); out-of-range rows are ignored.
+  void prefetch_rows(int64_t start, int64_t count, int64_t window_bytes) const;
   /// \brief One chunk at its full chunk shape (edge padding included), C order. Returns
   /// whether it was stored (false = all "").
   Result<bool> read_chunk(const Shape& chunk_index, std::vector<std::string>& out) const;

@@ -54,6 +54,19 @@ int64_t default_block_variants(const GenotypeView& view, int64_t target_bytes) {
   return b;
 }
 
+void set_genotype_read_ahead(const Context& ctx, const GenotypeView& view, int64_t first, int64_t count,
+                             int64_t block_variants, PassOptions& options, bool with_variants) {
+  if (!view.reads_ahead() || block_variants <= 0) return;
+  options.read_ahead = read_ahead_window(ctx, std::min(block_variants, count) * packed_row_bytes(view.num_samples()));
+  const int64_t window = options.read_ahead.bytes;
+  options.prefetch = [&view, first, count, block_variants, window, with_variants](int64_t i) {
+    const int64_t v0 = first + i * block_variants, nv = std::min(block_variants, first + count - v0);
+    if (nv <= 0) return;
+    if (with_variants) view.prefetch_variants(v0, nv, window);
+    else view.prefetch_codes(v0, nv, window);
+  };
+}
+
 Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int64_t block_variants,
                                const std::function<Status(GenotypeBlock&)>& work,
                                const std::function<Status(GenotypeBlock&)>& in_order, const PassOptions& options) {
@@ -77,6 +90,7 @@ Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int
   o.progress_units = [&](int64_t i) { return std::min(block_variants, end - first - i * block_variants); };
   std::vector<GenotypeBlock> slots(static_cast<size_t>(std::min(o.window, std::max<int64_t>(nblocks, 1))));
   const int64_t stride = packed_row_bytes(view.num_samples());
+  set_genotype_read_ahead(ctx, view, first, count, block_variants, o);
   // A block larger than the whole budget still runs (one at a time) rather than failing.
   return run_blocks(
       ctx, nblocks, std::min(block_variants * stride, ctx.memory_budget()),
@@ -135,6 +149,21 @@ class SubsetView final : public GenotypeView {
     STRATA_RETURN_NOT_OK(check(v0, nv));
     return for_runs(v0, nv, [&](int64_t base0, int64_t n, int64_t offset) {
       return base_->read_codes(base0, n, s0, ns, out + offset * stride, stride);
+    });
+  }
+  bool reads_ahead() const override { return base_->reads_ahead(); }
+  void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    if (!check(v0, nv).ok()) return;
+    (void)for_runs(v0, nv, [&](int64_t base0, int64_t n, int64_t) {
+      base_->prefetch_codes(base0, n, window_bytes);
+      return Status::OK();
+    });
+  }
+  void prefetch_variants(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    if (!check(v0, nv).ok()) return;
+    (void)for_runs(v0, nv, [&](int64_t base0, int64_t n, int64_t) {
+      base_->prefetch_variants(base0, n, window_bytes);
+      return Status::OK();
     });
   }
 

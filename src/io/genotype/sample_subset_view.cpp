@@ -41,6 +41,14 @@ class SampleSubsetView final : public GenotypeView {
   Result<VariantInfo> variants(int64_t start, int64_t count) const override { return base_->variants(start, count); }
   int64_t variant_chunk() const override { return base_->variant_chunk(); }
   SourceReport report() const override { return base_->report(); }
+  // Read-ahead asks for every sample's chunks of the rows (a superset of what reads take).
+  bool reads_ahead() const override { return base_->reads_ahead(); }
+  void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    base_->prefetch_codes(v0, nv, window_bytes);
+  }
+  void prefetch_variants(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    base_->prefetch_variants(v0, nv, window_bytes);
+  }
 
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out, int64_t stride) const override {
     if (v0 < 0 || nv < 0 || v0 + nv > num_variants() || s0 < 0 || ns < 0 || s0 + ns > num_samples())

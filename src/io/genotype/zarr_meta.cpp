@@ -10,6 +10,7 @@ namespace strata::io::detail {
 namespace {
 
 constexpr int64_t kScanRows = 65536;
+constexpr int64_t kScanMetadataBytes = int64_t{64} << 20;  // read-ahead window of the scans
 
 std::string join_path(const std::string& a, const std::string& b) { return a.empty() ? b : a + "/" + b; }
 
@@ -118,6 +119,8 @@ Result<VariantMetadata> VariantMetadata::open(const std::shared_ptr<Store>& stor
     const size_t first_alt = md.alleles_ ? 1 : 0;
     for (int64_t r = 0; r < m; r += kScanRows) {
       const int64_t n = std::min(kScanRows, m - r);
+      // The next slice's chunks are fetched (remote stores) while this one is scanned.
+      if (r + n < m) a->prefetch_rows(r + n, std::min(kScanRows, m - r - n), kScanMetadataBytes);
       STRATA_ASSIGN_OR_RETURN(auto rows, a->read_rows(r, n));
       for (int64_t i = 0; i < n; ++i) {
         int64_t alts = 0;
@@ -134,6 +137,13 @@ Result<VariantMetadata> VariantMetadata::open(const std::shared_ptr<Store>& stor
     }
   }
   return md;
+}
+
+void VariantMetadata::prefetch(int64_t start, int64_t count, int64_t window_bytes) const {
+  for (const auto* a : {&position_, &contig_})
+    if (*a) (*a)->prefetch_region({start}, {count}, window_bytes);
+  for (const auto* a : {&id_, &alleles_, &ref_, &alt_})
+    if (*a) (*a)->prefetch_rows(start, count, window_bytes);
 }
 
 Result<VariantInfo> VariantMetadata::read(int64_t start, int64_t count) const {

@@ -24,6 +24,8 @@ class VariantMetadata {
                                       bool allel, int64_t num_variants, MultiallelicMode mode);
   const std::vector<std::string>& contigs() const { return contigs_; }
   Result<VariantInfo> read(int64_t start, int64_t count) const;
+  /// Read-ahead hint for read(start, count) (remote stores; see ZarrArray::prefetch_region).
+  void prefetch(int64_t start, int64_t count, int64_t window_bytes) const;
   SourceReport report() const { return report_; }
   /// Variants kept under MultiallelicMode::Skip (ascending).
   const std::vector<int64_t>& kept() const { return kept_; }

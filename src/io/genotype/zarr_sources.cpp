@@ -37,6 +37,13 @@ class CallsSource final : public GenotypeView {
     r.polyploid_calls = polyploid_.load();
     return r;
   }
+  bool reads_ahead() const override { return gt_.store()->concurrency() > 1; }
+  void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    gt_.prefetch_region({v0, 0, 0}, {nv, gt_.shape()[1], gt_.shape()[2]}, window_bytes);
+  }
+  void prefetch_variants(int64_t start, int64_t count, int64_t window_bytes) const override {
+    meta_.prefetch(start, count, window_bytes);
+  }
 
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
                     int64_t stride) const override {
@@ -99,6 +106,13 @@ class DosageSource final : public GenotypeView {
   Result<VariantInfo> variants(int64_t start, int64_t count) const override { return meta_.read(start, count); }
   int64_t variant_chunk() const override { return a_.chunk_grid().chunk_shape()[0]; }
   int64_t sample_chunk() const override { return a_.chunk_grid().chunk_shape()[1]; }
+  bool reads_ahead() const override { return a_.store()->concurrency() > 1; }
+  void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    a_.prefetch_region({v0, 0}, {nv, a_.shape()[1]}, window_bytes);
+  }
+  void prefetch_variants(int64_t start, int64_t count, int64_t window_bytes) const override {
+    meta_.prefetch(start, count, window_bytes);
+  }
 
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
                     int64_t stride) const override {
@@ -209,6 +223,19 @@ class ConcatView final : public GenotypeView {
                     int64_t stride) const override {
     return for_parts(v0, nv, [&](size_t k, int64_t local, int64_t n, int64_t offset) {
       return parts_[k]->read_codes(local, n, s0, ns, out + offset * stride, stride);
+    });
+  }
+  bool reads_ahead() const override { return parts_[0]->reads_ahead(); }
+  void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    (void)for_parts(v0, nv, [&](size_t k, int64_t local, int64_t n, int64_t) {
+      parts_[k]->prefetch_codes(local, n, window_bytes);
+      return Status::OK();
+    });
+  }
+  void prefetch_variants(int64_t v0, int64_t nv, int64_t window_bytes) const override {
+    (void)for_parts(v0, nv, [&](size_t k, int64_t local, int64_t n, int64_t) {
+      parts_[k]->prefetch_variants(local, n, window_bytes);
+      return Status::OK();
     });
   }
 

@@ -27,6 +27,12 @@ class ChunkCache {
     return it->second->second;
   }
 
+  /// Whether `key` is cached (its place in the LRU order unchanged).
+  bool contains(const std::string& key) {
+    std::lock_guard lock(mu_);
+    return index_.count(key) > 0;
+  }
+
   void put(const std::string& key, const std::optional<Bytes>& value) {
     const int64_t cost = cost_of(key, value);
     if (cap_ <= 0 || cost > cap_ / 4) return;  // one object never takes most of the cache

@@ -12,15 +12,13 @@
 
 namespace strata::io {
 namespace remote {
-namespace {
 
-struct Counters {
-  std::atomic<int64_t> requests{0}, retries{0}, bytes_received{0}, bytes_sent{0}, wait_ns{0};
-};
 Counters& counters() {
   static Counters c;
   return c;
 }
+
+namespace {
 
 bool retry_status(long s) { return s >= 500 || s == 429 || s == 408; }
 
@@ -123,6 +121,9 @@ NetworkCounters network_counters() {
   n.bytes_received = c.bytes_received.load();
   n.bytes_sent = c.bytes_sent.load();
   n.wait_seconds = static_cast<double>(c.wait_ns.load()) * 1e-9;
+  n.prefetched = c.prefetched.load();
+  n.prefetch_hits = c.prefetch_hits.load();
+  n.prefetch_peak_bytes = c.prefetch_peak_bytes.load();
   return n;
 }
 

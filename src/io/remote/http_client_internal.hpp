@@ -2,6 +2,7 @@
 // The HTTP layer under the remote stores: one attempt of a request (HttpTransport, libcurl in
 // curl_transport.cpp) and the client that retries attempts with backoff and counts traffic.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -74,6 +75,13 @@ class HttpClient {
   std::shared_ptr<HttpTransport> transport_;
   HttpClientOptions options_;
 };
+
+/// The process-wide tally behind io::network_counters().
+struct Counters {
+  std::atomic<int64_t> requests{0}, retries{0}, bytes_received{0}, bytes_sent{0}, wait_ns{0};
+  std::atomic<int64_t> prefetched{0}, prefetch_hits{0}, prefetch_peak_bytes{0};
+};
+Counters& counters();
 
 /// The client every remote store of this process shares (one keep-alive pool).
 Result<std::shared_ptr<HttpClient>> shared_http_client();

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "io/remote/chunk_cache_internal.hpp"
+#include "io/remote/prefetcher_internal.hpp"
 
 #include <map>
 #include <mutex>
@@ -40,7 +41,10 @@ Bytes to_bytes(const json& j) {
 
 class MetadataCacheStore final : public Store {
  public:
-  explicit MetadataCacheStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
+  explicit MetadataCacheStore(std::shared_ptr<Store> inner)
+      : inner_(std::move(inner)),
+        ahead_([s = inner_.get()](const std::string& key, int64_t max_bytes) { return s->get_at_most(key, max_bytes); },
+               inner_->concurrency()) {}
 
   // Loads consolidated metadata; a malformed document is ignored (the per-node files remain).
   Status load() {
@@ -138,12 +142,27 @@ class MetadataCacheStore final : public Store {
       }
     }
     if (misses.empty()) return out;
-    auto got = inner_->get_many(misses, max_bytes);
+    // Keys read ahead (held or in flight) are taken after the others have been asked for.
+    std::vector<std::string> now, later;
+    std::vector<size_t> where_now, where_later;
     for (size_t j = 0; j < misses.size(); ++j) {
-      if (got[j].ok()) chunks_.put(misses[j], *got[j]);
-      out[where[j]] = std::move(got[j]);
+      const bool ahead = ahead_.started(misses[j]);
+      (ahead ? later : now).push_back(misses[j]);
+      (ahead ? where_later : where_now).push_back(where[j]);
     }
+    auto got = inner_->get_many(now, max_bytes);
+    for (size_t j = 0; j < now.size(); ++j) {
+      if (got[j].ok()) chunks_.put(now[j], *got[j]);
+      out[where_now[j]] = std::move(got[j]);
+    }
+    for (size_t j = 0; j < later.size(); ++j) out[where_later[j]] = get_object(later[j], max_bytes);
     return out;
+  }
+  void prefetch(const std::vector<std::string>& keys, int64_t max_bytes, int64_t window_bytes) const override {
+    std::vector<std::string> wanted;
+    for (const auto& k : keys)
+      if (!is_metadata_key(k) && !chunks_.contains(k)) wanted.push_back(k);
+    ahead_.hint(wanted, max_bytes, window_bytes);
   }
   int concurrency() const override { return inner_->concurrency(); }
   bool can_list() const override { return inner_->can_list(); }
@@ -153,6 +172,11 @@ class MetadataCacheStore final : public Store {
   // the store would refuse it.
   Result<std::optional<Bytes>> get_object(const std::string& key, int64_t max_bytes) const {
     if (auto hit = chunks_.find(key)) return checked_size(key, std::move(*hit), max_bytes);
+    // Read ahead: a failed read-ahead is not the answer; the read below gives the store's own.
+    if (auto got = ahead_.take(key); got && got->ok()) {
+      chunks_.put(key, **got);
+      return checked_size(key, std::move(**got), max_bytes);
+    }
     auto v = max_bytes < 0 ? inner_->get(key) : inner_->get_at_most(key, max_bytes);
     if (v.ok()) chunks_.put(key, *v);
     return v;
@@ -191,6 +215,7 @@ class MetadataCacheStore final : public Store {
 
   std::shared_ptr<Store> inner_;
   mutable ChunkCache chunks_{chunk_cache_bytes()};
+  mutable Prefetcher ahead_;  // after inner_: its threads stop before the store they read goes
   mutable std::mutex mu_;
   mutable std::map<std::string, std::optional<Bytes>> cache_;
   bool consolidated_ = false;

@@ -244,6 +244,14 @@ Status ZarrArray::read_region(const Shape& start, const Shape& count, void* out,
   return detail::read_region_impl(*impl_, start, count, out, pool);
 }
 
+void ZarrArray::prefetch_region(const Shape& start, const Shape& count, int64_t window_bytes) const {
+  if (!impl_ || impl_->sharded() || impl_->store->concurrency() <= 1) return;
+  if (!detail::check_box(*impl_, start, count).ok()) return;
+  std::vector<std::string> keys;
+  for (const Shape& c : impl_->grid.chunks_in(start, count)) keys.push_back(impl_->object_key(c));
+  impl_->store->prefetch(keys, impl_->max_object_nbytes(), window_bytes);
+}
+
 Status ZarrArray::write_region(const Shape& start, const Shape& count, const void* data, ThreadPool* pool) const {
   if (!impl_) return not_open();
   STRATA_RETURN_NOT_OK(detail::check_box(*impl_, start, count));

@@ -69,6 +69,15 @@ Result<bool> read_inner_chunk(const Impl& a, const std::string& key, const Shard
 /// \brief Decode the chunk object stored under `key` (non-sharded arrays) into `out`.
 Result<bool> read_plain_chunk(const Impl& a, const std::string& key, std::span<uint8_t> out);
 
+/// \brief Remote stores (concurrency() > 1): `keys` fetched in batches of concurrency() with
+/// get_many, the next kBatchesAhead batches hinted (Store::prefetch, at most
+/// kBatchReadAheadBytes) so they are in flight while `batch(first, got)` handles the batch on
+/// hand (keys [first, first + got.size())). Stops at the first error `batch` returns.
+inline constexpr int64_t kBatchReadAheadBytes = int64_t{64} << 20;
+inline constexpr int64_t kBatchesAhead = 4;
+Status for_each_fetched_batch(const Store& store, const std::vector<std::string>& keys, int64_t max_bytes,
+                              const std::function<Status(int64_t, std::vector<Result<std::optional<Bytes>>>&)>& batch);
+
 /// \brief Region I/O (zarr_region.cpp).
 Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool* pool);
 Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool* pool);

@@ -100,20 +100,16 @@ Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, 
       return place(i, key, *v);
     });
   }
-  // Remote stores: fetch a batch of chunks with many requests in flight, then decode it on the
-  // workers; a batch holds at most 4 × fan_out encoded chunks.
-  const int64_t batch = 4 * static_cast<int64_t>(fan_out);
-  for (int64_t b0 = 0; b0 < static_cast<int64_t>(chunks.size()); b0 += batch) {
-    const int64_t n = std::min<int64_t>(batch, static_cast<int64_t>(chunks.size()) - b0);
-    std::vector<std::string> keys(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) keys[i] = a.object_key(chunks[b0 + i]);
-    auto got = a.store->get_many(keys, a.max_object_nbytes());
-    STRATA_RETURN_NOT_OK(parallel_for(pool, n, [&](int64_t i) -> Status {
-      if (!got[i].ok()) return a.chunk_error(keys[i], got[i].status());
-      return place(b0 + i, keys[i], *got[i]);
-    }));
-  }
-  return Status::OK();
+  // Remote stores: fetch a batch of chunks with many requests in flight (the next batch in
+  // flight meanwhile), then decode it on the workers.
+  std::vector<std::string> keys(chunks.size());
+  for (size_t i = 0; i < chunks.size(); ++i) keys[i] = a.object_key(chunks[i]);
+  return for_each_fetched_batch(*a.store, keys, a.max_object_nbytes(), [&](int64_t b0, auto& got) {
+    return parallel_for(pool, static_cast<int64_t>(got.size()), [&](int64_t i) -> Status {
+      if (!got[i].ok()) return a.chunk_error(keys[b0 + i], got[i].status());
+      return place(b0 + i, keys[b0 + i], *got[i]);
+    });
+  });
 }
 
 Status read_sharded_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool* pool) {
@@ -259,6 +255,27 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
 }
 
 }  // namespace
+
+Status for_each_fetched_batch(const Store& store, const std::vector<std::string>& keys, int64_t max_bytes,
+                              const std::function<Status(int64_t, std::vector<Result<std::optional<Bytes>>>&)>& batch) {
+  const auto total = static_cast<int64_t>(keys.size());
+  const int64_t size = std::max(1, store.concurrency());
+  int64_t hinted = size;  // keys [size, hinted) have been hinted
+  for (int64_t b0 = 0; b0 < total; b0 += size) {
+    const int64_t n = std::min(size, total - b0);
+    // The next kBatchesAhead batches are in flight (within the byte window) while this one
+    // is fetched and handled; the first batch is small so handling starts after one round.
+    const int64_t upto = std::min(total, b0 + n + kBatchesAhead * size);
+    if (hinted < upto) {
+      store.prefetch(std::vector<std::string>(keys.begin() + hinted, keys.begin() + upto), max_bytes,
+                     kBatchReadAheadBytes);
+      hinted = upto;
+    }
+    auto got = store.get_many(std::vector<std::string>(keys.begin() + b0, keys.begin() + b0 + n), max_bytes);
+    STRATA_RETURN_NOT_OK(batch(b0, got));
+  }
+  return Status::OK();
+}
 
 void fill_elements(std::span<uint8_t> dst, std::span<const uint8_t> fill) {
   if (dst.empty()) return;

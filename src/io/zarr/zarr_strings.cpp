@@ -219,6 +219,28 @@ Result<bool> ZarrStringArray::read_chunk(const Shape& index, std::vector<std::st
   return true;
 }
 
+namespace {
+
+// Chunk indices covering rows [start, start + count), all columns, in row-major order.
+std::vector<Shape> chunks_of_rows(const ChunkGrid& grid, int64_t start, int64_t count, int64_t cols) {
+  const Shape& cs = grid.chunk_shape();
+  const int64_t cr = cs[0], cc = cs.size() > 1 ? cs[1] : 1;
+  std::vector<Shape> out;
+  for (int64_t r0 = start / cr; r0 * cr < start + count; ++r0)
+    for (int64_t c0 = 0; c0 * cc < cols; ++c0) out.push_back(cs.size() > 1 ? Shape{r0, c0} : Shape{r0});
+  return out;
+}
+
+}  // namespace
+
+void ZarrStringArray::prefetch_rows(int64_t start, int64_t count, int64_t window_bytes) const {
+  if (!impl_ || impl_->store->concurrency() <= 1) return;
+  if (start < 0 || count <= 0 || count > shape()[0] - start) return;
+  std::vector<std::string> keys;
+  for (const Shape& index : chunks_of_rows(impl_->grid, start, count, columns())) keys.push_back(chunk_key(index));
+  impl_->store->prefetch(keys, std::numeric_limits<int64_t>::max(), window_bytes);
+}
+
 Result<std::vector<std::string>> ZarrStringArray::read_rows(int64_t start, int64_t count) const {
   if (!impl_) return Status::Invalid("the ZarrStringArray is not open");
   const Impl& a = *impl_;
@@ -229,20 +251,37 @@ Result<std::vector<std::string>> ZarrStringArray::read_rows(int64_t start, int64
   if (count == 0 || cols == 0) return out;
   const Shape& cs = a.grid.chunk_shape();
   const int64_t cr = cs[0], cc = cs.size() > 1 ? cs[1] : 1;
-  std::vector<std::string> items;
-  for (int64_t r0 = start / cr; r0 * cr < start + count; ++r0) {
-    for (int64_t c0 = 0; c0 * cc < cols; ++c0) {
-      Shape index = {r0};
-      if (cs.size() > 1) index.push_back(c0);
-      STRATA_RETURN_NOT_OK(read_chunk(index, items).status());
-      const int64_t rlo = std::max(start, r0 * cr), rhi = std::min(start + count, (r0 + 1) * cr);
-      const int64_t clo = c0 * cc, chi = std::min(cols, (c0 + 1) * cc);
-      for (int64_t r = rlo; r < rhi; ++r)
-        for (int64_t c = clo; c < chi; ++c)
-          out[static_cast<size_t>((r - start) * cols + c)] =
-              std::move(items[static_cast<size_t>((r - r0 * cr) * cc + (c - clo))]);
-    }
+  const std::vector<Shape> chunks = chunks_of_rows(a.grid, start, count, cols);
+  auto place = [&](const Shape& index, std::optional<Bytes>* fetched) -> Status {
+    auto decoded = a.decode(index, fetched);
+    if (!decoded.ok()) return a.chunk_error(index, decoded.status());
+    std::vector<std::string> items = *decoded ? std::move(**decoded)
+                                              : std::vector<std::string>(static_cast<size_t>(a.grid.chunk_numel()));
+    const int64_t r0 = index[0], c0 = cs.size() > 1 ? index[1] : 0;
+    const int64_t rlo = std::max(start, r0 * cr), rhi = std::min(start + count, (r0 + 1) * cr);
+    const int64_t clo = c0 * cc, chi = std::min(cols, (c0 + 1) * cc);
+    for (int64_t r = rlo; r < rhi; ++r)
+      for (int64_t c = clo; c < chi; ++c)
+        out[static_cast<size_t>((r - start) * cols + c)] =
+            std::move(items[static_cast<size_t>((r - r0 * cr) * cc + (c - clo))]);
+    return Status::OK();
+  };
+  if (a.store->concurrency() <= 1) {
+    for (const Shape& index : chunks) STRATA_RETURN_NOT_OK(place(index, nullptr));
+    return out;
   }
+  // Remote stores fetch batches of chunks with many requests in flight.
+  std::vector<std::string> keys;
+  for (const Shape& index : chunks) keys.push_back(chunk_key(index));
+  STRATA_RETURN_NOT_OK(detail::for_each_fetched_batch(
+      *a.store, keys, std::numeric_limits<int64_t>::max(), [&](int64_t b0, auto& got) -> Status {
+        for (size_t i = 0; i < got.size(); ++i) {
+          const Shape& index = chunks[static_cast<size_t>(b0) + i];
+          if (!got[i].ok()) return a.chunk_error(index, got[i].status());
+          STRATA_RETURN_NOT_OK(place(index, &*got[i]));
+        }
+        return Status::OK();
+      }));
   return out;
 }
 
@@ -276,33 +315,40 @@ Result<ZarrArray::VerifyReport> ZarrStringArray::verify() const {
     for (; list_missing && next < end && r.missing.size() < kMaxMissingNames; ++next)
       r.missing.push_back(a.suffix(a.grid.unravel(next)));
   };
-  // Remote stores fetch batches of chunks with many requests in flight; local ones read each.
-  const size_t batch = a.store->concurrency() > 1 ? 4 * static_cast<size_t>(a.store->concurrency()) : 1;
-  for (size_t b0 = 0; b0 < stored.size(); b0 += batch) {
-    const size_t n = std::min(batch, stored.size() - b0);
-    std::vector<Result<std::optional<Bytes>>> got;
-    if (batch > 1) {
-      std::vector<std::string> keys(n);
-      for (size_t i = 0; i < n; ++i) keys[i] = detail::join_key(a.path, a.suffix(a.grid.unravel(stored[b0 + i])));
-      got = a.store->get_many(keys, std::numeric_limits<int64_t>::max());
+  auto check = [&](int64_t lin, std::optional<Bytes>* fetched) {
+    note_missing_before(lin);
+    next = lin + 1;
+    const Shape index = a.grid.unravel(lin);
+    auto items = a.decode(index, fetched);
+    if (items.ok() && *items) {
+      ++r.chunks_ok;
+    } else if (items.ok()) {
+      ++r.chunks_missing;  // not stored (removed since listing, or a store that cannot list)
+      if (list_missing && r.missing.size() < kMaxMissingNames) r.missing.push_back(a.suffix(index));
+    } else {
+      r.corrupt.emplace_back(a.suffix(index), items.status().message());
     }
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t lin = stored[b0 + i];
-      note_missing_before(lin);
-      next = lin + 1;
-      const Shape index = a.grid.unravel(lin);
-      Result<std::optional<std::vector<std::string>>> items = std::optional<std::vector<std::string>>();
-      if (batch > 1 && !got[i].ok()) items = got[i].status();
-      else items = batch > 1 ? a.decode(index, &*got[i]) : a.decode(index);
-      if (items.ok() && *items) {
-        ++r.chunks_ok;
-      } else if (items.ok()) {
-        ++r.chunks_missing;  // not stored (removed since listing, or a store that cannot list)
-        if (list_missing && r.missing.size() < kMaxMissingNames) r.missing.push_back(a.suffix(index));
-      } else {
-        r.corrupt.emplace_back(a.suffix(index), items.status().message());
-      }
-    }
+  };
+  if (a.store->concurrency() <= 1) {
+    for (int64_t lin : stored) check(lin, nullptr);
+  } else {
+    // Remote stores fetch batches of chunks with many requests in flight.
+    std::vector<std::string> keys;
+    for (int64_t lin : stored) keys.push_back(detail::join_key(a.path, a.suffix(a.grid.unravel(lin))));
+    STRATA_RETURN_NOT_OK(detail::for_each_fetched_batch(
+        *a.store, keys, std::numeric_limits<int64_t>::max(), [&](int64_t b0, auto& got) -> Status {
+          for (size_t i = 0; i < got.size(); ++i) {
+            const int64_t lin = stored[static_cast<size_t>(b0) + i];
+            if (got[i].ok()) {
+              check(lin, &*got[i]);
+            } else {
+              note_missing_before(lin);
+              next = lin + 1;
+              r.corrupt.emplace_back(a.suffix(a.grid.unravel(lin)), got[i].status().message());
+            }
+          }
+          return Status::OK();
+        }));
   }
   note_missing_before(r.chunks_total);
   return r;

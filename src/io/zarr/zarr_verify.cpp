@@ -257,15 +257,13 @@ Result<ZarrArray::VerifyReport> ZarrArray::verify(ThreadPool* pool) const {
   if (fan_out <= 1) {
     STRATA_RETURN_NOT_OK(parallel_for(pool, static_cast<int64_t>(stored.size()), [&](int64_t i) { return check(i, nullptr); }));
   } else {
-    // Remote stores: many objects in flight per batch, checked on the workers as a batch lands.
-    const int64_t batch = 4 * static_cast<int64_t>(fan_out);
-    for (int64_t b0 = 0; b0 < static_cast<int64_t>(stored.size()); b0 += batch) {
-      const int64_t n = std::min<int64_t>(batch, static_cast<int64_t>(stored.size()) - b0);
-      std::vector<std::string> keys(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) keys[i] = a.object_key(a.outer.unravel(stored[b0 + i]));
-      auto got = a.store->get_many(keys, a.max_object_nbytes());
-      STRATA_RETURN_NOT_OK(parallel_for(pool, n, [&](int64_t i) { return check(b0 + i, &got[i]); }));
-    }
+    // Remote stores: many objects in flight per batch (the next batch in flight meanwhile),
+    // checked on the workers as a batch lands.
+    std::vector<std::string> keys(stored.size());
+    for (size_t i = 0; i < stored.size(); ++i) keys[i] = a.object_key(a.outer.unravel(stored[i]));
+    STRATA_RETURN_NOT_OK(detail::for_each_fetched_batch(*a.store, keys, a.max_object_nbytes(), [&](int64_t b0, auto& got) {
+      return parallel_for(pool, static_cast<int64_t>(got.size()), [&](int64_t i) { return check(b0 + i, &got[i]); });
+    }));
   }
   VerifyReport out;
   out.chunks_total = a.grid.num_chunks();
