@@ -12,6 +12,7 @@
 #include "strata/core/pass_engine.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/core/wire.hpp"
 #include "strata/linalg/dense.hpp"
 
 namespace strata::genomics {
@@ -106,31 +107,25 @@ void symmetrize(double* v, int64_t n) {
 // both-missing counts, in order) into the accumulators it did not compute; others send theirs.
 Status gather_tiles(const Communicator& comm, std::vector<TileAccumulator>& acc, bool pairwise) {
   const int ranks = comm.size(), rank = comm.rank();
-  std::string mine;
+  WireWriter mine;
   for (size_t k = static_cast<size_t>(rank); k < acc.size(); k += static_cast<size_t>(ranks)) {
     TileAccumulator& a = acc[k];
-    mine.append(a.sum.as<char>(), static_cast<size_t>(a.rows * a.cols * 8));
-    if (pairwise) mine.append(a.both_missing.as<char>(), static_cast<size_t>(a.rows * a.cols * 8));
+    mine.put_raw(a.s(), a.rows * a.cols);
+    if (pairwise) mine.put_raw(a.b(), a.rows * a.cols);
     if (rank != 0) a = TileAccumulator{a.row0, a.rows, a.col0, a.cols, Buffer(), Buffer()};  // sent: free it
   }
   std::vector<std::string> all;
-  STRATA_RETURN_NOT_OK(comm.gather(mine, &all));
+  STRATA_RETURN_NOT_OK(comm.gather(mine.bytes(), &all));
   if (rank != 0) return Status::OK();
   for (int r = 1; r < ranks; ++r) {
-    const std::string& bytes = all[static_cast<size_t>(r)];
-    size_t at = 0;
+    WireReader in(all[static_cast<size_t>(r)], str_cat("grm: rank ", r, "'s tile sums"));
     for (size_t k = static_cast<size_t>(r); k < acc.size(); k += static_cast<size_t>(ranks)) {
       TileAccumulator& a = acc[k];
-      const auto cells = static_cast<size_t>(a.rows * a.cols * 8);
-      if (bytes.size() < at + cells * (pairwise ? 2 : 1))
-        return Status::CommError("grm: rank ", r, " sent ", bytes.size(), " bytes of tile sums, fewer than its tiles hold");
-      STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::allocate(static_cast<int64_t>(cells)));
-      std::memcpy(a.sum.as<char>(), bytes.data() + at, cells);
-      at += cells;
+      STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::allocate(a.rows * a.cols * 8));
+      STRATA_RETURN_NOT_OK(in.get_raw(a.s(), a.rows * a.cols));
       if (pairwise) {
-        STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::allocate(static_cast<int64_t>(cells)));
-        std::memcpy(a.both_missing.as<char>(), bytes.data() + at, cells);
-        at += cells;
+        STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::allocate(a.rows * a.cols * 8));
+        STRATA_RETURN_NOT_OK(in.get_raw(a.b(), a.rows * a.cols));
       }
     }
   }

@@ -16,6 +16,7 @@
 #include "strata/backend/backend.hpp"
 #include "strata/core/context.hpp"
 #include "strata/core/output.hpp"
+#include "strata/core/wire.hpp"
 #include "strata/genomics/grm_output.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/selection.hpp"
@@ -338,7 +339,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     const int64_t per_rank = std::max<int64_t>(1, 4 * ctx.threads());
     for (int64_t t0 = 0; t0 < nblocks; t0 += per_rank * comm.size()) {
       const int64_t b0 = std::min(nblocks, t0 + comm.rank() * per_rank), b1 = std::min(nblocks, b0 + per_rank);
-      std::string bytes;
+      WireWriter mine;  // per block and phenotype: its lines, errors and Firth fits
       if (b1 > b0) {
         std::vector<int64_t> kept;
         for (int64_t v = b0 * block; v < std::min(m, b1 * block); ++v) kept.push_back(v);
@@ -347,36 +348,28 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
                                                          [](io::GenotypeBlock&) { return Status::OK(); }));
         for (int64_t bi = 0; bi < b1 - b0; ++bi)
           for (int64_t j = 0; j < np; ++j) {
-            const std::string& tx = texts[bi][j];
-            const uint64_t len = tx.size();
-            const int64_t counts[2] = {block_errors[bi][j], block_firth[bi][j]};
-            bytes.append(reinterpret_cast<const char*>(&len), sizeof len);
-            bytes += tx;
-            bytes.append(reinterpret_cast<const char*>(counts), sizeof counts);
+            mine.put_string(texts[bi][j]);
+            mine.put(block_errors[bi][j]);
+            mine.put(block_firth[bi][j]);
           }
       }
       std::vector<std::string> all;
-      STRATA_RETURN_NOT_OK(comm.gather(bytes, &all));
+      STRATA_RETURN_NOT_OK(comm.gather(mine.bytes(), &all));
       const int64_t round_variants = std::min(m, (t0 + per_rank * comm.size()) * block) - t0 * block;
       ctx.advance_progress(round_variants - (std::min(m, b1 * block) - std::min(m, b0 * block)));  // the others'
-
       if (!writer) continue;
-      for (const std::string& part : all) {
-        size_t at = 0;
-        while (at < part.size()) {
+      for (size_t r = 0; r < all.size(); ++r) {
+        WireReader in(all[r], str_cat("gwas: rank ", r, "'s results"));
+        std::string text;
+        while (!in.done()) {
           for (int64_t j = 0; j < np; ++j) {
-            uint64_t len = 0;
-            int64_t counts[2] = {0, 0};
-            if (part.size() - at < sizeof len) return Status::CommError("gwas: a rank sent truncated results");
-            std::memcpy(&len, part.data() + at, sizeof len);
-            at += sizeof len;
-            if (part.size() - at < len + sizeof counts) return Status::CommError("gwas: a rank sent truncated results");
-            STRATA_RETURN_NOT_OK(files[j].write(part.substr(at, len)));
-            at += len;
-            std::memcpy(counts, part.data() + at, sizeof counts);
-            at += sizeof counts;
-            summary.phenotypes[j].errors += counts[0];
-            summary.phenotypes[j].firth += counts[1];
+            int64_t errors = 0, firth = 0;
+            STRATA_RETURN_NOT_OK(in.get_string(text));
+            STRATA_RETURN_NOT_OK(in.get(errors));
+            STRATA_RETURN_NOT_OK(in.get(firth));
+            STRATA_RETURN_NOT_OK(files[j].write(text));
+            summary.phenotypes[j].errors += errors;
+            summary.phenotypes[j].firth += firth;
           }
         }
       }

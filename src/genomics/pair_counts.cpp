@@ -13,6 +13,7 @@
 
 #include "strata/core/buffer.hpp"
 #include "strata/core/pass_engine.hpp"
+#include "strata/core/wire.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -142,65 +143,25 @@ std::vector<BandPair> band_pairs(int64_t n, const PairPassPlan& plan, bool full_
 }
 
 // Prepared tiles cross ranks as bytes: per tile the text, the row ends, the pairs and the tally.
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <class T>
-void put_all(std::string& out, const std::vector<T>& v) {
-  put(out, static_cast<uint64_t>(v.size()));
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
-void serialize(const PreparedTile& t, std::string& out) {
-  put(out, static_cast<uint64_t>(t.text.size()));
-  out += t.text;
-  put_all(out, t.ends);
+void serialize(const PreparedTile& t, WireWriter& out) {
+  out.put_string(t.text);
+  out.put_vector(t.ends);
   std::vector<int64_t> flat;
   flat.reserve(2 * t.pairs.size());
   for (const auto& [i, j] : t.pairs) flat.insert(flat.end(), {i, j});
-  put_all(out, flat);
-  put(out, t.count);
+  out.put_vector(flat);
+  out.put(t.count);
 }
 
-class Reader {
- public:
-  explicit Reader(const std::string& s) : s_(s) {}
-  template <class T>
-  Status get(T& v) {
-    if (s_.size() - at_ < sizeof v) return Status::CommError("pair pass: a rank sent a truncated tile");
-    std::memcpy(&v, s_.data() + at_, sizeof v);
-    at_ += sizeof v;
-    return Status::OK();
-  }
-  template <class T>
-  Status get_all(std::vector<T>& v) {
-    uint64_t n = 0;
-    STRATA_RETURN_NOT_OK(get(n));
-    if (n > (s_.size() - at_) / sizeof(T)) return Status::CommError("pair pass: a rank sent a truncated tile");
-    v.resize(n);
-    std::memcpy(v.data(), s_.data() + at_, n * sizeof(T));
-    at_ += n * sizeof(T);
-    return Status::OK();
-  }
-  Status tile(PreparedTile& t) {
-    uint64_t n = 0;
-    STRATA_RETURN_NOT_OK(get(n));
-    if (n > s_.size() - at_) return Status::CommError("pair pass: a rank sent a truncated tile");
-    t.text.assign(s_.data() + at_, n);
-    at_ += n;
-    STRATA_RETURN_NOT_OK(get_all(t.ends));
-    std::vector<int64_t> flat;
-    STRATA_RETURN_NOT_OK(get_all(flat));
-    t.pairs.clear();
-    for (size_t k = 0; k + 1 < flat.size(); k += 2) t.pairs.emplace_back(flat[k], flat[k + 1]);
-    return get(t.count);
-  }
-
- private:
-  const std::string& s_;
-  size_t at_ = 0;
-};
+Status deserialize(WireReader& in, PreparedTile& t) {
+  STRATA_RETURN_NOT_OK(in.get_string(t.text));
+  STRATA_RETURN_NOT_OK(in.get_vector(t.ends));
+  std::vector<int64_t> flat;
+  STRATA_RETURN_NOT_OK(in.get_vector(flat));
+  t.pairs.clear();
+  for (size_t k = 0; k + 1 < flat.size(); k += 2) t.pairs.emplace_back(flat[k], flat[k + 1]);
+  return in.get(t.count);
+}
 
 }  // namespace
 
@@ -282,18 +243,18 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
             return prepare(pt, prepared[static_cast<size_t>(k)]);  // own slot: no lock
           },
           [](int64_t) { return Status::OK(); }, po));
-      std::string bytes;
-      for (const PreparedTile& p : prepared) serialize(p, bytes);
+      WireWriter out;
+      for (const PreparedTile& p : prepared) serialize(p, out);
       prepared.clear();
       std::vector<std::string> all;
-      STRATA_RETURN_NOT_OK(comm.gather(bytes, &all));
+      STRATA_RETURN_NOT_OK(comm.gather(out.bytes(), &all));
       if (comm.rank() != 0) continue;
       for (int r = 0; r < comm.size(); ++r) {
         const int64_t first = std::min(count, t0 + r * per_rank), n = std::min(count, first + per_rank) - first;
-        Reader in(all[static_cast<size_t>(r)]);
+        WireReader in(all[static_cast<size_t>(r)], str_cat("pair pass: rank ", r, "'s tiles"));
         for (int64_t k = 0; k < n; ++k) {
           PreparedTile p;
-          STRATA_RETURN_NOT_OK(in.tile(p));
+          STRATA_RETURN_NOT_OK(deserialize(in, p));
           PairTile pt = tile_at(first + k);  // counts stay with the rank that computed them
           STRATA_RETURN_NOT_OK(commit(pt, p));
         }

@@ -28,7 +28,7 @@ Status RowSpool::spill() {
   if (fd_ < 0) {
     // Unlinked at once: the file goes away with the process, whatever happens.
     const std::string dir = dir_.empty() ? std::string(".") : dir_;
-    std::string path = dir + "/pair-spool-XXXXXX";  // mkostemp's template: it fills the Xs
+    std::string path = dir + "/pair-spool-XXXXXX";  // mkostemp replaces the six X with a unique suffix
     fd_ = ::mkostemp(path.data(), O_CLOEXEC);
     if (fd_ < 0) return Status::IOError("cannot create a spill file in ", dir, ": ", std::strerror(errno));
     ::unlink(path.c_str());

@@ -11,6 +11,7 @@
 #include "linalg/tsqr_internal.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/shape.hpp"
+#include "strata/core/wire.hpp"
 
 namespace strata::linalg {
 namespace {
@@ -171,14 +172,15 @@ class AlignedStack {
     }
     return Status::OK();
   }
+  // Per node: level, first block, R (n × n).
   std::string bytes() const {
-    std::string out;
+    WireWriter out;
     for (const Node& nd : nodes_) {
-      const int64_t head[2] = {nd.level, nd.start};
-      out.append(reinterpret_cast<const char*>(head), sizeof head);
-      out.append(reinterpret_cast<const char*>(nd.r.data.data()), nd.r.data.size() * sizeof(double));
+      out.put(static_cast<int64_t>(nd.level));
+      out.put(nd.start);
+      out.put_raw(nd.r.data.data(), static_cast<int64_t>(nd.r.data.size()));
     }
-    return out;
+    return std::move(out.bytes());
   }
 
  private:
@@ -226,15 +228,16 @@ Result<RTree> tsqr_r_pass(const RowBlockSource& source, const BlockPlan& plan, c
   if (split) {
     std::vector<std::string> all;
     STRATA_RETURN_NOT_OK(comm.allgather(mine.bytes(), &all));
-    const size_t node_bytes = 2 * sizeof(int64_t) + static_cast<size_t>(n * n) * sizeof(double);
-    for (const std::string& part : all) {
-      if (part.size() % node_bytes != 0) return Status::CommError("tsqr: a rank sent ", part.size(), " bytes of R factors");
-      for (size_t at = 0; at < part.size(); at += node_bytes) {
-        int64_t head[2];
-        std::memcpy(head, part.data() + at, sizeof head);
+    for (size_t rank = 0; rank < all.size(); ++rank) {
+      WireReader in(all[rank], str_cat("tsqr: rank ", rank, "'s R factors"));
+      while (!in.done()) {
+        int64_t level = 0, start = 0;
         DenseMatrix r(n, n);
-        std::memcpy(r.data.data(), part.data() + at + sizeof head, static_cast<size_t>(n * n) * sizeof(double));
-        STRATA_RETURN_NOT_OK(global.push_node(static_cast<int>(head[0]), std::move(r), int64_t{1} << head[0]));
+        STRATA_RETURN_NOT_OK(in.get(level));
+        STRATA_RETURN_NOT_OK(in.get(start));
+        STRATA_RETURN_NOT_OK(in.get_raw(r.data.data(), n * n));
+        if (level < 0 || level > 62) return Status::CommError("tsqr: rank ", rank, " sent a subtree of level ", level);
+        STRATA_RETURN_NOT_OK(global.push_node(static_cast<int>(level), std::move(r), int64_t{1} << level));
       }
     }
   }
