@@ -23,6 +23,7 @@
 #include "strata/core/status.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/core/tree_sum.hpp"
+#include "strata/core/wire.hpp"
 #include "strata/dist/mpi.hpp"
 #include "strata/exec/pass.hpp"
 #include "strata/exec/run.hpp"
