@@ -69,21 +69,30 @@ std::vector<std::string> sample_ids(const io::SampleInfo& s, int64_t n) {
   return out;
 }
 
+// Appends "\tX" for each value of a row (the PCA's "%.9g" text).
+void append_values(std::string& line, const double* x, int64_t count, int64_t stride) {
+  char buf[32];
+  for (int64_t j = 0; j < count; ++j) {
+    line += '\t';
+    line += format_pca_value(x[j * stride], buf);
+  }
+}
+
 Status write_eigenvec(const std::string& path, const io::SampleInfo& s, const linalg::DenseMatrix& v) {
   const std::vector<std::string> ids = sample_ids(s, v.rows);
-  std::ofstream f(path);
-  f << "#FID\tIID";
-  for (int64_t j = 0; j < v.cols; ++j) f << "\tPC" << (j + 1);
-  f << '\n';
+  std::string text = "#FID\tIID";
+  for (int64_t j = 0; j < v.cols; ++j) text += "\tPC" + std::to_string(j + 1);
+  text += '\n';
   const bool has_fid = static_cast<int64_t>(s.family_id.size()) == v.rows;
   for (int64_t i = 0; i < v.rows; ++i) {
     const std::string& iid = ids[static_cast<size_t>(i)];
-    f << (has_fid ? s.family_id[static_cast<size_t>(i)] : iid) << '\t' << iid;
-    for (int64_t j = 0; j < v.cols; ++j) f << '\t' << format_pca_value(v(i, j));
-    f << '\n';
+    text += has_fid ? s.family_id[static_cast<size_t>(i)] : iid;
+    text += '\t';
+    text += iid;
+    append_values(text, v.data.data() + i, v.cols, v.rows);
+    text += '\n';
   }
-  f.close();
-  return check_stream(f, path);
+  return write_text(path, text);
 }
 
 Status write_eigenval(const std::string& path, const std::vector<double>& values) {
@@ -98,16 +107,17 @@ constexpr int64_t kMetadataReadAhead = int64_t{64} << 20;
 // Variant metadata of the used variants, read in ranges of the input; also fills `ids`.
 Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view, const PcaResult& r,
                           std::vector<std::string>* ids) {
-  std::ofstream f(path);
+  std::ofstream f(path, std::ios::binary);
   const int64_t k = static_cast<int64_t>(r.eigenvalues.size());
-  f << "#CHROM\tID\tREF\tALT";
-  for (int64_t j = 0; j < k; ++j) f << "\tPC" << (j + 1);
-  f << '\n';
+  std::string text = "#CHROM\tID\tREF\tALT";
+  for (int64_t j = 0; j < k; ++j) text += "\tPC" + std::to_string(j + 1);
+  text += '\n';
   const auto& used = r.variants_used;
   const int64_t m = static_cast<int64_t>(used.size());
   const bool have_loadings = r.loadings.rows == m && r.loadings.cols == k;
   const int64_t span = 65536;
   ids->reserve(static_cast<size_t>(m));
+  static const std::string dot = ".";
   for (int64_t i = 0; i < m;) {
     const int64_t start = used[static_cast<size_t>(i)];
     const int64_t next = std::min(start + span, view.num_variants());
@@ -118,18 +128,29 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
     for (; i < m && used[static_cast<size_t>(i)] < start + info.size(); ++i) {
       const auto v = static_cast<size_t>(used[static_cast<size_t>(i)] - start);
       const int32_t c = info.contig.empty() ? -1 : info.contig[v];
-      const std::string chrom =
-          c >= 0 && c < static_cast<int32_t>(view.contigs().size()) ? view.contigs()[static_cast<size_t>(c)] : ".";
-      const std::string id = info.id.empty() ? "." : info.id[v];
+      text += c >= 0 && c < static_cast<int32_t>(view.contigs().size()) ? view.contigs()[static_cast<size_t>(c)] : dot;
+      text += '\t';
+      const std::string& id = info.id.empty() ? dot : info.id[v];
       ids->push_back(id);
-      f << chrom << '\t' << id << '\t' << (info.ref.empty() ? "." : info.ref[v]) << '\t'
-        << (info.alt.empty() || info.alt[v].empty() ? "." : info.alt[v]);
-      char buf[32];
-      for (int64_t j = 0; j < k; ++j) f << '\t' << (have_loadings ? format_pca_value(r.loadings(i, j), buf) : "nan");
-      f << '\n';
+      text += id;
+      text += '\t';
+      text += info.ref.empty() ? dot : info.ref[v];
+      text += '\t';
+      text += info.alt.empty() || info.alt[v].empty() ? dot : info.alt[v];
+      if (have_loadings) {
+        append_values(text, r.loadings.data.data() + i, k, r.loadings.rows);
+      } else {
+        for (int64_t j = 0; j < k; ++j) text += "\tnan";
+      }
+      text += '\n';
     }
     if (info.size() == 0) return Status::IOError(view.describe(), ": no metadata for variant ", start);
+    if (text.size() > (size_t{4} << 20)) {  // bounded: written a few MB at a time
+      f.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
+    }
   }
+  f.write(text.data(), static_cast<std::streamsize>(text.size()));
   f.close();
   return check_stream(f, path);
 }
