@@ -25,10 +25,9 @@ constexpr int64_t kNarrowBlock = 4, kWideBlock = 8, kNarrowMaxOrder = 2500;
 // and Rayleigh–Ritz (c³) stay small. Measured on 1,000- and 2,000-sample GRMs: basis 80, keep
 // 24 (k = 10) was fastest (26 vs 45 ms, 0.15 vs 0.21 s without restarts).
 constexpr int64_t kRestartColumns = 80, kMinKeep = 24;
-// Up to this order LAPACK's dsyevr (tridiagonal reduction, (4/3)·n³) beats the Krylov
-// iteration, whose basis on a genotype spectrum grows to a large part of n (10 ms vs 86 ms at
-// n = 500; about even near n = 1,000).
-constexpr int64_t kDirectMaxOrder = 800;
+// Up to this order LAPACK's dsyevr (tridiagonal reduction, (4/3)·n³) is as fast as the
+// restarted Krylov iteration (both ~10 ms at n = 500 on a genotype GRM; 33 vs 21 ms at 800).
+constexpr int64_t kDirectMaxOrder = 500;
 
 // Rows of op(x) from r0 (op = transpose when `t`), and rows of c from r0.
 template <class T>

@@ -73,6 +73,20 @@ TEST(TopEigenpairs, LowRankReachesAnInvariantSpace) {
   for (int j = 0; j < 4; ++j) EXPECT_NEAR(r.values[static_cast<size_t>(j)], 5.0 - j, 1e-12);
 }
 
+TEST(TopEigenpairs, AToleranceOutOfReachFallsBackToTheDenseSolve) {
+  // Residuals of 1e-17 are below float64 rounding: the iteration stops after n products.
+  std::vector<double> w;
+  for (int i = 0; i < 600; ++i) w.push_back(1.0 - 1e-5 * i);
+  const auto a = with_spectrum(w, 5);
+  TopEigenParams p;
+  p.k = 5;
+  p.tolerance = 1e-17;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto r, top_eigenpairs(testing::make_test_context(2), a.data(), 600, p));
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.basis_columns, 600);
+  for (int j = 0; j < 5; ++j) EXPECT_NEAR(r.values[static_cast<size_t>(j)], w[static_cast<size_t>(j)], 1e-12);
+}
+
 TEST(TopEigenpairs, SameBitsForAnyThreadCountAndRefusesBadK) {
   std::vector<double> w;
   for (int i = 0; i < 900; ++i) w.push_back(3.0 / (1 + 0.1 * i));

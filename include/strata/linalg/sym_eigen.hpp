@@ -6,7 +6,7 @@
 /// residual ‖A·v − θ·v‖ is at most `tolerance`·θ. A spectrum that would need more products
 /// than n gets LAPACK's solve of the whole matrix instead (exact).
 /// Products A·Q run over fixed row slices on the Context's workers: the same bits for any
-/// thread count. Up to n = 800, LAPACK's dsyevr for the top k is cheaper and is used instead.
+/// thread count. Up to n = 500, LAPACK's dsyevr for the top k is cheaper and is used instead.
 
 #include <cstdint>
 #include <string>
