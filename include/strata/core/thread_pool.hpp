@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -47,6 +48,8 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::atomic<int64_t> queued_{0};      // tasks in queue_, read by spinning workers
+  std::atomic<bool> stopping_{false};  // stop_, read by spinning workers
 };
 
 /// \brief `pool->parallel_for(n, fn)`, or a serial loop in index order when `pool` is null
