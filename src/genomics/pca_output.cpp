@@ -105,8 +105,7 @@ Status write_eigenval(const std::string& path, const std::vector<double>& values
 constexpr int64_t kMetadataReadAhead = int64_t{64} << 20;
 
 // Variant metadata of the used variants, read in ranges of the input; also fills `ids`.
-Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view, const PcaResult& r,
-                          std::vector<std::string>* ids) {
+Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view, const PcaResult& r) {
   std::ofstream f(path, std::ios::binary);
   const int64_t k = static_cast<int64_t>(r.eigenvalues.size());
   std::string text = "#CHROM\tID\tREF\tALT";
@@ -116,7 +115,6 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
   const int64_t m = static_cast<int64_t>(used.size());
   const bool have_loadings = r.loadings.rows == m && r.loadings.cols == k;
   const int64_t span = 65536;
-  ids->reserve(static_cast<size_t>(m));
   static const std::string dot = ".";
   for (int64_t i = 0; i < m;) {
     const int64_t start = used[static_cast<size_t>(i)];
@@ -130,9 +128,7 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
       const int32_t c = info.contig.empty() ? -1 : info.contig[v];
       text += c >= 0 && c < static_cast<int32_t>(view.contigs().size()) ? view.contigs()[static_cast<size_t>(c)] : dot;
       text += '\t';
-      const std::string& id = info.id.empty() ? dot : info.id[v];
-      ids->push_back(id);
-      text += id;
+      text += info.id.empty() ? dot : info.id[v];
       text += '\t';
       text += info.ref.empty() ? dot : info.ref[v];
       text += '\t';
@@ -153,6 +149,21 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
   f.write(text.data(), static_cast<std::streamsize>(text.size()));
   f.close();
   return check_stream(f, path);
+}
+
+// IDs of the used variants ("." where the source has none), for the Zarr store.
+Result<std::vector<std::string>> used_variant_ids(const io::GenotypeView& view, const std::vector<int64_t>& used) {
+  std::vector<std::string> ids;
+  ids.reserve(used.size());
+  const int64_t span = 65536;
+  for (size_t i = 0; i < used.size();) {
+    const int64_t start = used[i];
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(start, std::min(span, view.num_variants() - start)));
+    if (info.size() == 0) return Status::IOError(view.describe(), ": no metadata for variant ", start);
+    for (; i < used.size() && used[i] < start + info.size(); ++i)
+      ids.push_back(info.id.empty() ? "." : info.id[static_cast<size_t>(used[i] - start)]);
+  }
+  return ids;
 }
 
 Result<io::ZarrArray> make_f64(const std::shared_ptr<io::Store>& store, const std::string& name, Shape shape,
@@ -298,14 +309,14 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
   // run must not survive beside the new outputs).
   const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
-  // Two independent halves on the workers: the variant table and the Zarr store (which takes
-  // its variant IDs), and the sample-sized files.
-  auto variant_side = [&]() -> Status {
-    std::vector<std::string> variant_ids;
-    STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r, &variant_ids));
-    return write_zarr(zarr, input, options, s, view->samples(), variant_ids);
-  };
+  // Two halves of about equal work on the workers: the variant table, and the sample-sized
+  // files plus the Zarr store (which reads the variant IDs itself).
+  auto variant_side = [&]() -> Status { return write_eigenvec_var(var, *view, r); };
   auto sample_side = [&]() -> Status {
+    STRATA_RETURN_NOT_OK([&]() -> Status {
+      STRATA_ASSIGN_OR_RETURN(std::vector<std::string> variant_ids, used_variant_ids(*view, r.variants_used));
+      return write_zarr(zarr, input, options, s, view->samples(), variant_ids);
+    }());
     STRATA_RETURN_NOT_OK(write_eigenvec(vec, view->samples(), r.eigenvectors));
     STRATA_RETURN_NOT_OK(write_eigenval(val, r.eigenvalues));
     if (plot) {

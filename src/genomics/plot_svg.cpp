@@ -1,3 +1,4 @@
+#include <charconv>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,10 +16,12 @@ constexpr const char* kPalette[] = {"#4477AA", "#EE6677", "#228833", "#CCBB44", 
                                     "#BBBBBB", "#000000", "#EE7733", "#0077BB", "#33BBEE", "#EE3377",
                                     "#CC3311", "#009988", "#882255", "#999933"};
 
+// printf's "%.*f" text (std::to_chars promises the same digits, several times faster: a plot
+// of a large cohort formats tens of thousands of coordinates).
 std::string fmt(double v, int prec = 1) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", prec, v);
-  return b;
+  char b[352];  // room for the longest fixed-notation double
+  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, prec);
+  return std::string(b, r.ptr);
 }
 
 std::string escape_xml(const std::string& s) {
@@ -78,7 +81,15 @@ void draw_panel(std::string& svg, const PcaPlotData& d, const Panel& p, int px, 
   for (int64_t i = 0; i < n; ++i) {
     double x = d.scores[i * k + px], y = d.scores[i * k + py];
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
-    groups[colour[i]] += str_cat("<circle cx=\"", fmt(sx(x)), "\" cy=\"", fmt(sy(y)), "\" r=\"", fmt(r), "\"/>");
+    // Appended piece by piece: one string stream per circle cost more than the numbers.
+    std::string& g = groups[colour[i]];
+    g += "<circle cx=\"";
+    g += fmt(sx(x));
+    g += "\" cy=\"";
+    g += fmt(sy(y));
+    g += "\" r=\"";
+    g += fmt(r);
+    g += "\"/>";
   }
   for (auto& [c, circles] : groups)
     svg += str_cat("<g fill=\"", kPalette[c % std::size(kPalette)], "\" fill-opacity=\"0.75\">", circles, "</g>\n");
