@@ -14,12 +14,12 @@ namespace {
 
 // Rows per slice of A·Q: fixed, so the products are the same bits for any thread count.
 constexpr int64_t kSliceRows = 256;
-// Krylov block. Every column costs about the same in the product A·K (the skinny kernels run
+// Krylov block. Every column costs about the same in the product A·Q (the skinny kernels run
 // 4 or 8 lanes per element of A at the same FMA rate), but narrower blocks need fewer columns
-// (on a 1,000-sample GRM: 166 at width 1, 272 at 4, 400 at 8) and so less orthogonalization.
-// Width 4 reads A twice as often as 8: right while A stays in cache, not once it streams from
-// memory (n² doubles beyond ~48 MB).
-constexpr int64_t kNarrowBlock = 4, kWideBlock = 8, kNarrowMaxOrder = 2500;
+// (on a 1,000-sample GRM: 166 at width 1, 272 at 4, 400 at 8) and so less orthogonalization;
+// width 1–2 leaves the product bound by reading A. With restarts, 4 was fastest at 1,000,
+// 2,000 and 5,000 samples (5,000: 0.89 s, 516 columns; width 8: 0.91 s, 968 columns).
+constexpr int64_t kDefaultBlock = 4;
 // Thick restart: the basis grows to kRestartColumns (or 3 × the kept columns) and restarts
 // from the kept top Ritz vectors plus the next block, so orthogonalization (n·c per column)
 // and Rayleigh–Ritz (c³) stay small. Measured on 1,000- and 2,000-sample GRMs: basis 80, keep
@@ -109,7 +109,7 @@ int64_t columns_to_converge(double worst, int64_t since, double prev_worst, doub
 Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64_t n, const TopEigenParams& p) {
   if (p.k < 1 || p.k >= n) return Status::Invalid("top_eigenpairs: k = ", p.k, " must be in [1, n) with n = ", n);
   if (n <= kDirectMaxOrder) return direct(ctx, a, n, p.k);
-  const int64_t b = std::min(n, p.block > 0 ? p.block : n <= kNarrowMaxOrder ? kNarrowBlock : kWideBlock);
+  const int64_t b = std::min(n, p.block > 0 ? p.block : kDefaultBlock);
   const int64_t keep = std::min(n, std::max(p.k + 2 * b, kMinKeep));
   const int64_t cmax = std::min(n, std::max(kRestartColumns, 3 * keep) / b * b + b);
   // Basis K and A·K (n × cmax each, column-major) and the restart's copies; T = Kᵀ·(A·K).

@@ -21,7 +21,7 @@ namespace strata::linalg {
 /// \brief Settings of top_eigenpairs().
 struct TopEigenParams {
   int64_t k = 10;              ///< pairs wanted (largest eigenvalues)
-  int64_t block = 0;           ///< Krylov block columns (0 = 4, or 8 for orders above 2,500)
+  int64_t block = 0;           ///< Krylov block columns (0 = 4)
   /// Bound on each pair's residual ‖A·v − θ·v‖ relative to its θ: eigenvectors are then
   /// within about tolerance / (relative gap) (5e-6 for gaps of 1e-3).
   double tolerance = 5e-9;
