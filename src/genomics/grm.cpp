@@ -194,12 +194,13 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   info.tile = tile;
   const SymmetricTiles tiles = SymmetricTiles::make(n, tile);
   const int64_t per_side = tiles.per_side;
-  const int64_t num_blocks = (m + kGrmBlockVariants - 1) / kGrmBlockVariants;
+  const int64_t block_variants = grm_block_variants(n);
+  const int64_t num_blocks = (m + block_variants - 1) / block_variants;
   const int64_t stride = io::packed_row_bytes(n);
   const int64_t npad = ceil_div(n, kGroup) * kGroup;  // packed panel width
 
   // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
-  const int64_t panel_bytes = 2 * kGrmBlockVariants * npad * 4 * (pairwise ? 2 : 1);
+  const int64_t panel_bytes = 2 * block_variants * npad * 4 * (pairwise ? 2 : 1);
   const int64_t acc_per_value = pairwise ? 16 : 8;
   const int64_t room = std::max<int64_t>(0, ctx.memory_budget() / 2 - panel_bytes);
   std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
@@ -223,8 +224,8 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
   const bool pipelined = pipelined_reads(ctx);
   auto read = [&](int64_t b, int slot) -> Status {
-    const int64_t v0 = b * kGrmBlockVariants;
-    const int64_t rows = std::min(kGrmBlockVariants, m - v0);
+    const int64_t v0 = b * block_variants;
+    const int64_t rows = std::min(block_variants, m - v0);
     auto& codes = p.codes[slot];
     codes.resize(static_cast<size_t>(rows * stride));
     p.values[slot].resize(static_cast<size_t>(rows * npad));
@@ -303,7 +304,7 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     }
     PassOptions po;
     po.label = "grm";
-    po.progress_units = [&](int64_t b) { return std::min(kGrmBlockVariants, m - b * kGrmBlockVariants); };
+    po.progress_units = [&](int64_t b) { return std::min(block_variants, m - b * block_variants); };
     if (!mine.empty()) {
       STRATA_RETURN_NOT_OK(run_symmetric_tiles(
           ctx, tiles, mine, num_blocks, read,

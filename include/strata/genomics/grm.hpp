@@ -11,7 +11,7 @@
 /// `.grm.N.bin` holds. Without missing calls the two agree.
 ///
 /// Computed as one symmetric tile pass (core/pass_engine.hpp, run_symmetric_tiles): variants
-/// stream in blocks of kGrmBlockVariants decoded to float32 standardized panels; each tile of
+/// stream in blocks of grm_block_variants(n) decoded to float32 standardized panels; each tile of
 /// the lower triangle accumulates panelᵀ·panel (the backend's gemm, exact products of the
 /// rounded panel summed in float32 within a block) into float64, blocks in order — the same
 /// bits for any thread count and tile size. Tiles that do not all fit the Context's memory
@@ -39,9 +39,15 @@
 
 namespace strata::genomics {
 
-/// \brief Variants per block of the GRM pass. Fixed (never from threads or the budget): it
-/// decides the float32 partial sums, so results depend on the data only.
-inline constexpr int64_t kGrmBlockVariants = 512;
+/// \brief Variants per block of the GRM pass for n samples: float32 panels of about 8 MiB,
+/// between 512 and 4,096 variants, a multiple of the 128-variant float32 run. From n alone
+/// (never threads or the budget); the float32 partial sums are per run, so the block height
+/// does not change the bits either. Small cohorts get tall blocks: fewer barriers per pass.
+inline int64_t grm_block_variants(int64_t n) {
+  const int64_t padded = (n + 31) / 32 * 32;
+  const int64_t fit = (int64_t{8} << 20) / (4 * (padded > 0 ? padded : 1)) / 128 * 128;
+  return fit < 512 ? 512 : fit > 4096 ? 4096 : fit;
+}
 /// \brief Samples per tile side of large cohorts unless GrmParams::tile says otherwise.
 inline constexpr int64_t kGrmDefaultTile = 256;
 /// \brief The default tile for n samples: kGrmDefaultTile, halved below 4 tiles a side so that
