@@ -27,6 +27,8 @@ constexpr int kFailTag = 7001;
 constexpr int kDataTag = 7002;  // point-to-point data on the data communicator
 // Largest piece one MPI call moves (MPI counts are int).
 constexpr int64_t kMaxPiece = int64_t{1} << 30;
+// How long a wait polls without sleeping (see MpiCommunicator::wait).
+constexpr std::chrono::microseconds kSpinWait{5000};
 
 double timeout_seconds() {
   const char* e = std::getenv("STRATA_MPI_TIMEOUT");
@@ -210,8 +212,10 @@ class MpiCommunicator final : public Communicator {
   // Polls `req` until it completes, a peer reports a failure (`watch`: data collectives) or the
   // deadline passes. Anything but completion leaves the collective unfinished (broken_).
   Status wait(MPI_Request* req, const char* what, bool watch) const {
-    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_);
-    for (int spins = 0;; ++spins) {
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration<double>(timeout_);
+    const auto spin_until = start + kSpinWait;
+    for (int sleeps = 0;;) {
       int done = 0;
       STRATA_RETURN_NOT_OK(check(MPI_Test(req, &done, MPI_STATUS_IGNORE), what));
       if (done) return Status::OK();
@@ -228,8 +232,12 @@ class MpiCommunicator final : public Communicator {
         return Status::CommError(what, " on rank ", rank_, ": the other ranks did not answer within ", timeout_,
                                  " s (a rank hangs or died; STRATA_MPI_TIMEOUT sets the limit)");
       }
-      // Spin briefly (collectives of small state finish in microseconds), then back off to 1 ms.
-      if (spins > 200) std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, spins - 200)));
+      // A message above the eager limit moves only while both ranks call into MPI: sleeping
+      // between tests stretched the PCA pass's tree-node transfer (1.3 MB) from ~0.3 ms to
+      // ~2.5 ms. So the first kSpinWait spins (yielding the core to any other runnable thread),
+      // and only longer waits (a peer still computing or writing) back off to sleeps of 1 ms.
+      if (Clock::now() < spin_until) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, ++sleeps)));
     }
   }
 
