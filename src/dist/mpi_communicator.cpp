@@ -56,11 +56,17 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_set_errhandler(ctl_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(data_, &rank_);
     MPI_Comm_size(data_, &size_);
+    MPI_Comm host;
+    if (MPI_Comm_split_type(data_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+      MPI_Comm_size(host, &on_host_);
+      MPI_Comm_free(&host);
+    }
     heard_from_.assign(static_cast<size_t>(size_), 0);
   }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int ranks_on_this_host() const override { return on_host_; }
 
   Status allreduce_sum(double* data, int64_t n) const override {
     // Gathered on rank 0 and added there in rank order: the same bits for the same rank count.
@@ -338,7 +344,7 @@ class MpiCommunicator final : public Communicator {
 
   mutable std::mutex mu_;
   MPI_Comm data_ = MPI_COMM_NULL, ctl_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, on_host_ = 1;
   double timeout_;
   mutable CommStats stats_;
   mutable bool broken_ = false;             // a collective of this rank did not finish
