@@ -143,7 +143,9 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
 }
 
 bool pipelined_reads(const Context& ctx) {
-  return ctx.threads() < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The ranks of a distributed run on this host share its hardware threads.
+  const int64_t busy = int64_t{ctx.threads()} * std::max(1, ctx.communicator().ranks_on_this_host());
+  return busy < static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(int64_t, int)>& read,

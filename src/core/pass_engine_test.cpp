@@ -1,9 +1,11 @@
 // The pass engine's schedulers: in-order commits for any thread count, the budget, errors,
 // cancellation, and the pipelined pass's overlap of reads with compute.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -180,6 +182,30 @@ TEST(PassEngine, PipelinedReadsRunInlineWithoutASpareHardwareThread) {
   const std::vector<std::pair<char, int64_t>> expected = {{'r', 0}, {'c', 0}, {'r', 1}, {'c', 1},
                                                           {'r', 2}, {'c', 2}, {'r', 3}, {'c', 3}};
   EXPECT_EQ(events, expected);
+}
+
+// Ranks of a distributed run on one host share its hardware threads: with as many ranks there as
+// hardware threads, a rank with one worker has none to spare for a reader.
+TEST(PassEngine, PipelinedReadsCountTheRanksOnThisHost) {
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  class HostRanks final : public Communicator {
+   public:
+    explicit HostRanks(int n) : n_(n) {}
+    int size() const override { return n_; }
+    int ranks_on_this_host() const override { return n_; }
+
+   private:
+    int n_;
+  };
+  ContextOptions o;
+  o.threads = 1;
+  o.communicator = std::make_shared<HostRanks>(hw);
+  const Context shared = *Context::make(o);
+  EXPECT_FALSE(pipelined_reads(shared));
+  if (hw >= 2) {
+    o.communicator = std::make_shared<HostRanks>(hw - 1);
+    EXPECT_TRUE(pipelined_reads(*Context::make(o)));
+  }
 }
 
 TEST(PassEngine, PipelinedWithoutReadsComputesEveryBlockInOrder) {

@@ -27,6 +27,8 @@ constexpr int kFailTag = 7001;
 constexpr int kDataTag = 7002;  // point-to-point data on the data communicator
 // Largest piece one MPI call moves (MPI counts are int).
 constexpr int64_t kMaxPiece = int64_t{1} << 30;
+// How long a wait polls without sleeping (see MpiCommunicator::wait).
+constexpr std::chrono::microseconds kSpinWait{5000};
 
 double timeout_seconds() {
   const char* e = std::getenv("STRATA_MPI_TIMEOUT");
@@ -54,11 +56,17 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_set_errhandler(ctl_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(data_, &rank_);
     MPI_Comm_size(data_, &size_);
+    MPI_Comm host;
+    if (MPI_Comm_split_type(data_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+      MPI_Comm_size(host, &on_host_);
+      MPI_Comm_free(&host);
+    }
     heard_from_.assign(static_cast<size_t>(size_), 0);
   }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int ranks_on_this_host() const override { return on_host_; }
 
   Status allreduce_sum(double* data, int64_t n) const override {
     // Gathered on rank 0 and added there in rank order: the same bits for the same rank count.
@@ -210,8 +218,10 @@ class MpiCommunicator final : public Communicator {
   // Polls `req` until it completes, a peer reports a failure (`watch`: data collectives) or the
   // deadline passes. Anything but completion leaves the collective unfinished (broken_).
   Status wait(MPI_Request* req, const char* what, bool watch) const {
-    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_);
-    for (int spins = 0;; ++spins) {
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration<double>(timeout_);
+    const auto spin_until = start + kSpinWait;
+    for (int sleeps = 0;;) {
       int done = 0;
       STRATA_RETURN_NOT_OK(check(MPI_Test(req, &done, MPI_STATUS_IGNORE), what));
       if (done) return Status::OK();
@@ -228,8 +238,12 @@ class MpiCommunicator final : public Communicator {
         return Status::CommError(what, " on rank ", rank_, ": the other ranks did not answer within ", timeout_,
                                  " s (a rank hangs or died; STRATA_MPI_TIMEOUT sets the limit)");
       }
-      // Spin briefly (collectives of small state finish in microseconds), then back off to 1 ms.
-      if (spins > 200) std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, spins - 200)));
+      // A message above the eager limit moves only while both ranks call into MPI: sleeping
+      // between tests stretched the PCA pass's tree-node transfer (1.3 MB) from ~0.3 ms to
+      // ~2.5 ms. So the first kSpinWait spins (yielding the core to any other runnable thread),
+      // and only longer waits (a peer still computing or writing) back off to sleeps of 1 ms.
+      if (Clock::now() < spin_until) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, ++sleeps)));
     }
   }
 
@@ -330,7 +344,7 @@ class MpiCommunicator final : public Communicator {
 
   mutable std::mutex mu_;
   MPI_Comm data_ = MPI_COMM_NULL, ctl_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, on_host_ = 1;
   double timeout_;
   mutable CommStats stats_;
   mutable bool broken_ = false;             // a collective of this rank did not finish
@@ -399,10 +413,27 @@ bool launched_by_mpi() {
   return false;
 }
 
+namespace {
+
+// Open MPI tries its matching-transport PML ("cm": PSM2 / OFI networks) before the default one;
+// on a host without such a network that probe alone took 0.2 s of MPI_Init (of 0.25 s; the
+// development VM, Open MPI 4.1). When every rank runs on this host (the launcher's local size
+// equals the world size) no network carries the traffic, so the probe is skipped — unless the
+// user chose a PML (OMPI_MCA_pml, which `mpirun --mca pml …` also sets).
+void skip_network_pml_probe_on_one_host() {
+  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!world || !local || std::strcmp(world, local) != 0 || std::getenv("OMPI_MCA_pml")) return;
+  setenv("OMPI_MCA_pml", "^cm", 0);
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Communicator>> start_mpi(int* argc, char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    skip_network_pml_probe_on_one_host();
     int provided = 0;
     const int rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     if (rc != MPI_SUCCESS) return Status::CommError("MPI_Init_thread failed: ", mpi_error(rc));

@@ -72,6 +72,8 @@ class Communicator {
   virtual ~Communicator() = default;
   virtual int rank() const { return 0; }
   virtual int size() const { return 1; }
+  /// \brief The ranks running on this host, this one included: they share its hardware threads.
+  virtual int ranks_on_this_host() const { return 1; }
   /// \brief Element-wise sum of `data` across ranks, added in rank order (0, 1, …), result on
   /// every rank: the same bits for the same rank count.
   virtual Status allreduce_sum(double* data, int64_t n) const;

@@ -92,7 +92,8 @@ Status run_blocks(const Context& ctx, int64_t num_blocks, int64_t bytes_per_bloc
 /// read called there may itself use ctx's workers); a null `read` (data already in memory)
 /// starts no thread at all. Advances ctx's progress by options.progress_units per block.
 /// \brief Whether run_pipelined overlaps reads with compute on ctx: only when a hardware thread
-/// is left over beside ctx's workers. Otherwise a CPU-bound reader (a page-cached .bed is
+/// is left over beside ctx's workers (and, in a distributed run, those of the other ranks on
+/// this host: Communicator::ranks_on_this_host). Otherwise a CPU-bound reader (a page-cached .bed is
 /// translated, not waited for) would preempt a worker between the compute's barriers, and the
 /// read is better split across the workers themselves.
 bool pipelined_reads(const Context& ctx);
