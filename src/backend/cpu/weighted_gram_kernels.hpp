@@ -17,4 +17,5 @@ void weighted_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
 /// AVX-512 F kernel; nullptr when the CPU lacks AVX-512 F.
 WeightedGramFn weighted_gram_avx512();
 
+
 }  // namespace strata::backend::cpu
