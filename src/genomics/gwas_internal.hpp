@@ -94,7 +94,8 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
 
 // Scratch buffers of logistic_fit(), reused across variants by one worker.
 struct LogisticScratch {
-  std::vector<double> x, y, prob, v, resid, h, grad;
+  std::vector<double> x, y, h, grad;
+  std::vector<int64_t> missing;  // positions in S of the variant's missing calls
 };
 
 // Logistic (with plink2's Firth fallback) of one phenotype of a logistic group; `x` holds the

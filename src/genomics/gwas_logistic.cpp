@@ -82,16 +82,18 @@ bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& c
             LogisticScratch& w) {
   const int64_t p = pr.p;
   coef.assign(static_cast<size_t>(p), 0.0);
-  std::vector<double>&prob = w.prob, &v = w.v, &resid = w.resid, &h = w.h, &grad = w.grad;
-  v.resize(static_cast<size_t>(pr.n));
-  resid.resize(static_cast<size_t>(pr.n));
+  std::vector<double>&h = w.h, &grad = w.grad;
   grad.resize(static_cast<size_t>(p));
   double min_delta = 1e9;
   for (int iteration = 0;; ++iteration) {
-    if (!probabilities(pr, coef, prob)) return false;
-    for (int64_t s = 0; s < pr.n; ++s) v[s] = prob[s] * (1.0 - prob[s]);
-    for (int64_t s = 0; s < pr.n; ++s) resid[s] = prob[s] - pr.y[s];
-    if (!weighted_gram(pr, v, resid.data(), h, grad.data())) return false;
+    // π, w = π(1 − π), r = π − y and H = X·diag(w)·Xᵀ, g = X·r in one backend step.
+    h.assign(static_cast<size_t>(p * p), 0.0);
+    if (!pr.be->logistic_gram(backend::row_major<const double>(pr.x, p, pr.n), coef.data(), pr.y,
+                              backend::row_major(h.data(), p, p), grad.data())
+             .ok())
+      return false;
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
     if (!cholesky(h, p)) return false;
     chol_solve(h, p, grad.data());
     double delta = 0.0;
@@ -189,6 +191,16 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
   }
 }
 
+// Σ_t a[t]·b[t] in 8 partial sums (t mod 8, in order) added in a fixed tree.
+double dot8(const double* a, const double* b, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += a[t + l] * b[t + l];
+  for (int l = 0; t < n; ++t, ++l) acc[l] += a[t] * b[t];
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
 // plink2's validParameters(): a usable covariance matrix.
 bool valid_covariance(const std::vector<double>& cov, int64_t p) {
   std::vector<double> sd(static_cast<size_t>(p));
@@ -224,9 +236,11 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
   pr.y = py;
   std::fill(px, px + n_t, 1.0);
   // The covariate rows: g.ct's rows less the missing calls, copied in runs.
+  scratch.missing.clear();
   for (int64_t s0 = 0, t0 = 0; s0 < n_s;) {
     int64_t s1 = s0;
     while (s1 < n_s && !std::isnan(x[s1])) ++s1;
+    if (s1 < n_s) scratch.missing.push_back(s1);
     if (s1 > s0)
       for (int64_t i = 1; i < k; ++i)
         std::memcpy(px + (i + 1) * n_t + t0, &g.ct[i * n_s + s0], static_cast<size_t>(s1 - s0) * sizeof(double));
@@ -240,10 +254,9 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     px[1 * n_t + t] = x[s];
     c[static_cast<int>(x[s])] += 1;
     a1_sum += x[s];
-    if (y > 0.5) {
-      a1_case_sum += x[s];
-      cases += 1;
-    }
+    const double is_case = y > 0.5 ? 1.0 : 0.0;  // adds 0 for a control: the sums over cases
+    a1_case_sum += x[s] * is_case;
+    cases += is_case;
     ++t;
   }
   pr.n = n_t;
@@ -263,17 +276,16 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     // samples with a missing call, and the sums Cᵀx, Σx².
     const int64_t p = pr.p;
     std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0), gram(static_cast<size_t>(p * p));
-    double xx = 0.0;
-    for (int64_t s = 0; s < n_s; ++s) {
+    for (int64_t s : scratch.missing) {
       const double* c = &g.c[s * k];
-      if (std::isnan(x[s])) {
-        for (int64_t i = 0; i < k; ++i)
-          for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
-        continue;
-      }
-      for (int64_t i = 0; i < k; ++i) cx[i] += c[i] * x[s];
-      xx += x[s] * x[s];
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
     }
+    // Cᵀx and Σx² over T from the rows of X (intercept, x, covariates).
+    const double* xrow = px + n_t;
+    cx[0] = dot8(px, xrow, n_t);
+    for (int64_t i = 1; i < k; ++i) cx[i] = dot8(px + (i + 1) * n_t, xrow, n_t);
+    const double xx = dot8(xrow, xrow, n_t);
     auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };
     for (int64_t i = 0; i < k; ++i) {
       for (int64_t j = 0; j < k; ++j) gram[idx(i) * p + idx(j)] = cc[i * k + j];

@@ -28,6 +28,7 @@ struct KernelTable {
   RowReduceFn row_reduce = nullptr;
   WeightedGramFn weighted_gram = nullptr;
   LinearPredictorFn linear_predictor = nullptr;
+  LogisticGramFn logistic_gram = nullptr;
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
   GramPanelsFn gram_panels = nullptr;
   bool vnni = false;
@@ -93,6 +94,8 @@ class CpuBackend final : public Backend {
   Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
                        double* g) const override;
   Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const override;
+  Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
+                       double* g) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:

@@ -85,17 +85,36 @@ STRATA_AVX512F inline __m512d neg(__m512d e) {
       _mm512_xor_si512(_mm512_castpd_si512(e), _mm512_set1_epi64(static_cast<int64_t>(0x8000000000000000ull))));
 }
 
+// Four vectors of observations at a time (independent chains for the sums and the exp), then
+// single masked vectors for the rest.
 STRATA_AVX512F void linear_predictor_avx512_impl(const double* x, int64_t ldx, int64_t p, int64_t n, const double* c,
                                                  bool logistic, double* out) {
   const __m512d one = _mm512_set1_pd(1.0);
-  for (int64_t s = 0; s < n; s += 8) {
+  auto finish = [&](__m512d e) STRATA_AVX512F {
+    return logistic ? _mm512_div_pd(one, _mm512_add_pd(one, exp_det_avx512(neg(e)))) : e;
+  };
+  int64_t s = 0;
+  for (; s + 32 <= n; s += 32) {
+    __m512d e0 = _mm512_setzero_pd(), e1 = e0, e2 = e0, e3 = e0;
+    for (int64_t i = 0; i < p; ++i) {
+      const __m512d ci = _mm512_set1_pd(c[i]);
+      const double* xi = x + i * ldx + s;
+      e0 = _mm512_add_pd(e0, _mm512_mul_pd(ci, _mm512_loadu_pd(xi)));
+      e1 = _mm512_add_pd(e1, _mm512_mul_pd(ci, _mm512_loadu_pd(xi + 8)));
+      e2 = _mm512_add_pd(e2, _mm512_mul_pd(ci, _mm512_loadu_pd(xi + 16)));
+      e3 = _mm512_add_pd(e3, _mm512_mul_pd(ci, _mm512_loadu_pd(xi + 24)));
+    }
+    _mm512_storeu_pd(out + s, finish(e0));
+    _mm512_storeu_pd(out + s + 8, finish(e1));
+    _mm512_storeu_pd(out + s + 16, finish(e2));
+    _mm512_storeu_pd(out + s + 24, finish(e3));
+  }
+  for (; s < n; s += 8) {
     const __mmask8 m = n - s >= 8 ? __mmask8(0xFF) : __mmask8((1u << (n - s)) - 1);
     __m512d e = _mm512_setzero_pd();
     for (int64_t i = 0; i < p; ++i)
       e = _mm512_add_pd(e, _mm512_mul_pd(_mm512_set1_pd(c[i]), _mm512_maskz_loadu_pd(m, x + i * ldx + s)));
-    if (logistic)
-      e = _mm512_div_pd(one, _mm512_add_pd(one, exp_det_avx512(neg(e))));
-    _mm512_mask_storeu_pd(out + s, m, e);
+    _mm512_mask_storeu_pd(out + s, m, finish(e));
   }
 }
 

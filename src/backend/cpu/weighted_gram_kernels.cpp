@@ -18,6 +18,7 @@
 #endif
 
 #include "backend/cpu/lane_sum.hpp"
+#include "backend/cpu/linear_predictor_kernels.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -50,6 +51,18 @@ void weighted_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
       g[i] = lane_tree_sum(acc);
     }
   }
+}
+
+void logistic_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, const double* c, const double* y,
+                            double* h, int64_t ldh, double* g) {
+  std::vector<double> w(static_cast<size_t>(n)), r(static_cast<size_t>(n));
+  linear_predictor_portable(x, ldx, p, n, c, true, w.data());
+  for (int64_t s = 0; s < n; ++s) {
+    const double pi = w[s];
+    w[s] = pi * (1.0 - pi);
+    r[s] = pi - y[s];
+  }
+  weighted_gram_portable(x, ldx, p, n, w.data(), r.data(), h, ldh, g);
 }
 
 #ifdef STRATA_WGRAM_X86
@@ -159,14 +172,18 @@ STRATA_AVX512F void grad_rows(const double* x, int64_t ldx, int64_t i0, int64_t 
 using GradFn = void (*)(const double*, int64_t, int64_t, int64_t, int64_t, int64_t, const double*, double*);
 constexpr GradFn kGrads[4] = {grad_rows<1>, grad_rows<2>, grad_rows<3>, grad_rows<4>};
 
-STRATA_AVX512F void weighted_gram_avx512_impl(const double* x, int64_t ldx, int64_t p, int64_t n, const double* w,
-                                              const double* v, double* h, int64_t ldh, double* g) {
-  // Blocks of 4 rows; the tile of blocks (I, J ≤ I) holds 16 pairs of 8 lanes.
-  const int64_t nb = (p + 3) / 4;
-  std::vector<double> acc(static_cast<size_t>(nb * (nb + 1) / 2 * 16 * kLanes), 0.0),
-      gacc(static_cast<size_t>(v ? p * kLanes : 0), 0.0);
-  for (int64_t s0 = 0; s0 < n; s0 += kChunk) {
-    const int64_t s1 = std::min(n, s0 + kChunk);
+// The sums of weighted_gram: 16 pairs × 8 lanes per tile of 4-row blocks (I, J ≤ I), 8 lanes
+// per row of g.
+struct GramSums {
+  int64_t p, nb;
+  std::vector<double> acc, gacc;
+  GramSums(int64_t rows, bool grad)
+      : p(rows), nb((rows + 3) / 4), acc(static_cast<size_t>(nb * (nb + 1) / 2 * 16 * kLanes), 0.0),
+        gacc(static_cast<size_t>(grad ? rows * kLanes : 0), 0.0) {}
+
+  // Observations [s0, s1) of every tile (and of g when v).
+  STRATA_AVX512F void add(const double* x, int64_t ldx, int64_t n, int64_t s0, int64_t s1, const double* w,
+                          const double* v) {
     for (int64_t bi = 0, t = 0; bi < nb; ++bi) {
       const int64_t ra = std::min<int64_t>(4, p - 4 * bi);
       for (int64_t bj = 0; bj <= bi; ++bj, ++t) {
@@ -176,13 +193,43 @@ STRATA_AVX512F void weighted_gram_avx512_impl(const double* x, int64_t ldx, int6
       if (v) kGrads[ra - 1](x, ldx, 4 * bi, s0, s1, n, v, &gacc[4 * bi * kLanes]);
     }
   }
-  for (int64_t bi = 0, t = 0; bi < nb; ++bi)
-    for (int64_t bj = 0; bj <= bi; ++bj, ++t)
-      for (int64_t r = 0; r < 4 && 4 * bi + r < p; ++r)
-        for (int64_t c = 0; c < 4 && 4 * bj + c <= 4 * bi + r; ++c)
-          h[(4 * bi + r) * ldh + 4 * bj + c] = lane_tree_sum(&acc[(t * 16 + r * 4 + c) * kLanes]);
-  if (v)
-    for (int64_t i = 0; i < p; ++i) g[i] = lane_tree_sum(&gacc[i * kLanes]);
+
+  void finish(double* h, int64_t ldh, double* g) const {
+    for (int64_t bi = 0, t = 0; bi < nb; ++bi)
+      for (int64_t bj = 0; bj <= bi; ++bj, ++t)
+        for (int64_t r = 0; r < 4 && 4 * bi + r < p; ++r)
+          for (int64_t c = 0; c < 4 && 4 * bj + c <= 4 * bi + r; ++c)
+            h[(4 * bi + r) * ldh + 4 * bj + c] = lane_tree_sum(&acc[(t * 16 + r * 4 + c) * kLanes]);
+    if (g)
+      for (int64_t i = 0; i < p; ++i) g[i] = lane_tree_sum(&gacc[i * kLanes]);
+  }
+};
+
+STRATA_AVX512F void weighted_gram_avx512_impl(const double* x, int64_t ldx, int64_t p, int64_t n, const double* w,
+                                              const double* v, double* h, int64_t ldh, double* g) {
+  GramSums sums(p, v != nullptr);
+  for (int64_t s0 = 0; s0 < n; s0 += kChunk) sums.add(x, ldx, n, s0, std::min(n, s0 + kChunk), w, v);
+  sums.finish(h, ldh, v ? g : nullptr);
+}
+
+// The fused step: per chunk the probabilities (the AVX-512 linear predictor on the chunk's
+// columns), w and r, then the chunk's products while its rows are still in L1.
+STRATA_AVX512F void logistic_gram_avx512_impl(const double* x, int64_t ldx, int64_t p, int64_t n, const double* c,
+                                              const double* y, double* h, int64_t ldh, double* g) {
+  static const LinearPredictorFn lp = linear_predictor_avx512();
+  GramSums sums(p, true);
+  std::vector<double> w(static_cast<size_t>(n)), r(static_cast<size_t>(n));
+  for (int64_t s0 = 0; s0 < n; s0 += kChunk) {
+    const int64_t s1 = std::min(n, s0 + kChunk);
+    lp(x + s0, ldx, p, s1 - s0, c, true, &w[s0]);
+    for (int64_t s = s0; s < s1; ++s) {
+      const double pi = w[s];
+      w[s] = pi * (1.0 - pi);
+      r[s] = pi - y[s];
+    }
+    sums.add(x, ldx, n, s0, s1, w.data(), r.data());
+  }
+  sums.finish(h, ldh, g);
 }
 
 }  // namespace
@@ -190,8 +237,12 @@ STRATA_AVX512F void weighted_gram_avx512_impl(const double* x, int64_t ldx, int6
 WeightedGramFn weighted_gram_avx512() {
   return __builtin_cpu_supports("avx512f") ? weighted_gram_avx512_impl : nullptr;
 }
+LogisticGramFn logistic_gram_avx512() {
+  return linear_predictor_avx512() ? logistic_gram_avx512_impl : nullptr;
+}
 #else
 WeightedGramFn weighted_gram_avx512() { return nullptr; }
+LogisticGramFn logistic_gram_avx512() { return nullptr; }
 #endif
 
 }  // namespace strata::backend::cpu
