@@ -214,6 +214,9 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
       g.y.assign(static_cast<size_t>(ns * P), 0.0);
       for (int64_t j = 0; j < P; ++j)
         for (int64_t s = 0; s < ns; ++s) g.y[s * P + j] = group_y[gi][j][s];
+      g.ct.assign(static_cast<size_t>(g.k * ns), 0.0);
+      for (int64_t s = 0; s < ns; ++s)
+        for (int64_t i = 0; i < g.k; ++i) g.ct[i * ns + s] = g.c[s * g.k + i];
       continue;
     }
     STRATA_RETURN_NOT_OK(orthonormalize(ctx, g, group_y[gi]));

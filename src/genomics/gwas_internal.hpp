@@ -38,6 +38,7 @@ struct Group {
   std::vector<int64_t> samples;  // input sample indices of S, ascending
   int64_t k = 0;                 // covariate columns including the intercept (column 0)
   std::vector<double> c;         // |S| × k covariates, row-major (values as plink2 holds them: float)
+  std::vector<double> ct;        // k × |S|: c transposed (logistic groups)
   std::vector<double> q;         // |S| × k, C = Q·R, QᵀQ = I (linear groups)
   std::vector<double> r;         // k × k upper triangle of R, row-major (linear groups)
   std::vector<double> cc;        // k × k CᵀC over S (the VIF check)
@@ -82,7 +83,7 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
 
 // Scratch buffers of linear_fits(), reused across variants by one worker.
 struct LinearScratch {
-  std::vector<double> a, by, yy_miss, zg, zy, cc, gram;
+  std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram;
 };
 
 // Linear statistics of one group and variant from the block product row `prod` (Qᵀg then
@@ -91,9 +92,15 @@ struct LinearScratch {
 void linear_fits(const Group& g, const VariantData& v, const double* prod, double sum_g2, const GwasOptions& o,
                  LinearScratch& scratch, Fit* out);
 
+// Scratch buffers of logistic_fit(), reused across variants by one worker.
+struct LogisticScratch {
+  std::vector<double> x, y, h, grad;
+  std::vector<int64_t> missing;  // positions in S of the variant's missing calls
+};
+
 // Logistic (with plink2's Firth fallback) of one phenotype of a logistic group; `x` holds the
 // A1 dosage of each sample of S (NaN for missing calls); `flip`: A1 is REF.
 void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const std::vector<double>& x, bool flip,
-                  const GwasOptions& o, Fit* out);
+                  const GwasOptions& o, LogisticScratch& scratch, Fit* out);
 
 }  // namespace strata::genomics::gwas_detail

@@ -52,21 +52,27 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   const double* bg = prod;         // Qᵀg
   const double* gy_raw = prod + k; // gᵀy_r per phenotype
   w.zg.assign(bg, bg + k);
-  w.by.assign(static_cast<size_t>(k * P), 0.0);
-  w.yy_miss.assign(static_cast<size_t>(P), 0.0);
   if (miss > 0) {
-    // A = I − Σ_M qᵢqᵢᵀ, factored; b_y = −Σ_M qᵢ y_r,i.
+    // A = I − Σ_M qᵢqᵢᵀ, factored; b_y = −Σ_M qᵢ y_r,i, held k × P (phenotype fastest) so each
+    // update below runs along the phenotypes; every element sees the same operations in the
+    // same order as a per-phenotype loop.
     w.a.assign(static_cast<size_t>(k * k), 0.0);
     for (int64_t i = 0; i < k; ++i) w.a[i * k + i] = 1.0;
+    w.by.assign(static_cast<size_t>(k * P), 0.0);
+    w.yy_miss.assign(static_cast<size_t>(P), 0.0);
+    double* by = w.by.data();
+    double* yy_miss = w.yy_miss.data();
     for (int64_t s : v.missing) {
       const double* q = &g.q[s * k];
       for (int64_t i = 0; i < k; ++i)
         for (int64_t t = 0; t <= i; ++t) w.a[i * k + t] -= q[i] * q[t];
-      for (int64_t j = 0; j < P; ++j) {
-        const double y = g.y[s * P + j];
-        for (int64_t i = 0; i < k; ++i) w.by[j * k + i] -= q[i] * y;
-        w.yy_miss[j] += y * y;
+      const double* y = &g.y[s * P];
+      for (int64_t i = 0; i < k; ++i) {
+        const double qi = q[i];
+        double* b = by + i * P;
+        for (int64_t j = 0; j < P; ++j) b[j] -= qi * y[j];
       }
+      for (int64_t j = 0; j < P; ++j) yy_miss[j] += y[j] * y[j];
     }
     if (!cholesky(w.a, k)) return fail(Err::VifInfinite);
     forward(w.a, k, bg, w.zg.data());
@@ -109,13 +115,37 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
     if (e != Err::Ok) return fail(e);
   }
   const double df = static_cast<double>(n_t - k - 1);
-  w.zy.resize(static_cast<size_t>(k));
+  if (miss > 0) {
+    // Z_y = L⁻¹·B_y for every phenotype at once (row i of Z_y from rows t < i), then
+    // gy −= z_gᵀz_y and yy −= z_yᵀz_y: the sums of forward() and dot() per phenotype.
+    w.zy.resize(static_cast<size_t>(k * P));
+    w.dots.assign(static_cast<size_t>(2 * P), 0.0);
+    double* zy = w.zy.data();
+    double* d_gy = w.dots.data();
+    double* d_yy = d_gy + P;
+    for (int64_t i = 0; i < k; ++i) {
+      double* z = zy + i * P;
+      const double* b = w.by.data() + i * P;
+      for (int64_t j = 0; j < P; ++j) z[j] = b[j];
+      for (int64_t t = 0; t < i; ++t) {
+        const double l = w.a[i * k + t];
+        const double* zt = zy + t * P;
+        for (int64_t j = 0; j < P; ++j) z[j] -= l * zt[j];
+      }
+      const double d = w.a[i * k + i], zgi = w.zg[i];
+      for (int64_t j = 0; j < P; ++j) {
+        z[j] = z[j] / d;
+        d_gy[j] += zgi * z[j];
+        d_yy[j] += z[j] * z[j];
+      }
+    }
+  }
   for (int64_t j = 0; j < P; ++j) {
-    double gy = gy_raw[j], yy = g.yy[j] - w.yy_miss[j];
+    double gy = gy_raw[j], yy = g.yy[j];
     if (miss > 0) {
-      forward(w.a, k, &w.by[j * k], w.zy.data());
-      gy -= dot(w.zg.data(), w.zy.data(), k);
-      yy -= dot(w.zy.data(), w.zy.data(), k);
+      yy -= w.yy_miss[j];
+      gy -= w.dots[j];
+      yy -= w.dots[P + j];
     }
     const double beta = gy / gg;
     double rss = yy - beta * gy;

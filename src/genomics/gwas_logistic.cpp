@@ -1,6 +1,8 @@
 // strata gwas, logistic model: plink2's per-variant Newton iteration (start at 0, its stopping
 // and failure rules) and its Firth fallback, in double precision.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "gwas_internal.hpp"
 #include "strata/backend/backend.hpp"
@@ -39,7 +41,8 @@ std::vector<double> chol_inverse(const std::vector<double>& l, int64_t p) {
 struct Problem {
   const backend::Backend* be = nullptr;
   int64_t n = 0, p = 0;
-  std::vector<double> x, y;
+  const double* x = nullptr;  // p × n
+  const double* y = nullptr;  // n
 };
 
 // h = X·diag(w)·Xᵀ (both triangles) and, with v, g = X·v.
@@ -47,7 +50,7 @@ bool weighted_gram(const Problem& pr, const std::vector<double>& w, const double
                    double* g) {
   const int64_t p = pr.p;
   h.assign(static_cast<size_t>(p * p), 0.0);
-  if (!pr.be->weighted_gram(backend::row_major<const double>(pr.x.data(), p, pr.n), w.data(), v,
+  if (!pr.be->weighted_gram(backend::row_major<const double>(pr.x, p, pr.n), w.data(), v,
                             backend::row_major(h.data(), p, p), g)
            .ok())
     return false;
@@ -59,36 +62,38 @@ bool weighted_gram(const Problem& pr, const std::vector<double>& w, const double
 // out = X·v (p sums over the observations).
 void x_times_obs(const Problem& pr, const double* v, double* out) {
   for (int64_t i = 0; i < pr.p; ++i) {
-    const double* xi = &pr.x[i * pr.n];
+    const double* xi = pr.x + i * pr.n;
     double s = 0.0;
     for (int64_t t = 0; t < pr.n; ++t) s += xi[t] * v[t];
     out[i] = s;
   }
 }
 
-void probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
-  prob.assign(static_cast<size_t>(pr.n), 0.0);
-  for (int64_t i = 0; i < pr.p; ++i) {
-    const double* xi = &pr.x[i * pr.n];
-    const double c = coef[i];
-    for (int64_t t = 0; t < pr.n; ++t) prob[t] += c * xi[t];
-  }
-  for (double& e : prob) e = 1.0 / (1.0 + std::exp(-e));
+// prob = 1 / (1 + exp(−Xᵀ·coef)) on the backend (same bits on every CPU level).
+bool probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
+  prob.resize(static_cast<size_t>(pr.n));
+  return pr.be->linear_predictor(backend::row_major<const double>(pr.x, pr.p, pr.n), coef.data(), true, prob.data())
+      .ok();
 }
 
 // plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
 // last iteration (evaluated before its update, as plink2 reports it).
-bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished) {
+bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished,
+            LogisticScratch& w) {
   const int64_t p = pr.p;
   coef.assign(static_cast<size_t>(p), 0.0);
-  std::vector<double> prob, v(static_cast<size_t>(pr.n)), resid(static_cast<size_t>(pr.n)), h,
-      grad(static_cast<size_t>(p));
+  std::vector<double>&h = w.h, &grad = w.grad;
+  grad.resize(static_cast<size_t>(p));
   double min_delta = 1e9;
   for (int iteration = 0;; ++iteration) {
-    probabilities(pr, coef, prob);
-    for (int64_t s = 0; s < pr.n; ++s) v[s] = prob[s] * (1.0 - prob[s]);
-    for (int64_t s = 0; s < pr.n; ++s) resid[s] = prob[s] - pr.y[s];
-    if (!weighted_gram(pr, v, resid.data(), h, grad.data())) return false;
+    // π, w = π(1 − π), r = π − y and H = X·diag(w)·Xᵀ, g = X·r in one backend step.
+    h.assign(static_cast<size_t>(p * p), 0.0);
+    if (!pr.be->logistic_gram(backend::row_major<const double>(pr.x, p, pr.n), coef.data(), pr.y,
+                              backend::row_major(h.data(), p, p), grad.data())
+             .ok())
+      return false;
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
     if (!cholesky(h, p)) return false;
     chol_solve(h, p, grad.data());
     double delta = 0.0;
@@ -130,7 +135,7 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
       ww(static_cast<size_t>(n)), ustar(static_cast<size_t>(p)), tmp(static_cast<size_t>(p)), z;
   double delta_max = 0.0, loglik_old = 0.0;
   for (int iter = 0;; ++iter) {
-    probabilities(pr, beta, prob);
+    if (!probabilities(pr, beta, prob)) return false;
     double loglik = 0.0;
     for (int64_t s = 0; s < n; ++s) {
       const double pi = prob[s];
@@ -145,7 +150,7 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
     const std::vector<double> h0inv = chol_inverse(h0, p);
     // hᵢ = vᵢ·xᵢᵀH⁻¹xᵢ = vᵢ·‖L⁻¹xᵢ‖² with H = L·Lᵀ: Z = X·L⁻ᵀ by one triangular solve.
     // (X is predictor-major: the n × p observation-major matrix read column-major.)
-    z.assign(pr.x.begin(), pr.x.end());
+    z.assign(pr.x, pr.x + p * n);
     for (int64_t i = 0; i < p; ++i)
       for (int64_t j = i + 1; j < p; ++j) h0[i * p + j] = 0.0;
     if (!pr.be->trsm(backend::Side::Right, backend::Uplo::Lower, backend::Trans::Yes, 1.0,
@@ -186,6 +191,16 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
   }
 }
 
+// Σ_t a[t]·b[t] in 8 partial sums (t mod 8, in order) added in a fixed tree.
+double dot8(const double* a, const double* b, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += a[t + l] * b[t + l];
+  for (int l = 0; t < n; ++t, ++l) acc[l] += a[t] * b[t];
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
 // plink2's validParameters(): a usable covariance matrix.
 bool valid_covariance(const std::vector<double>& cov, int64_t p) {
   std::vector<double> sd(static_cast<size_t>(p));
@@ -203,7 +218,7 @@ bool valid_covariance(const std::vector<double>& cov, int64_t p) {
 }  // namespace
 
 void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const std::vector<double>& x, bool flip,
-                  const GwasOptions& o, Fit* out) {
+                  const GwasOptions& o, LogisticScratch& scratch, Fit* out) {
   const int64_t k = g.k, P = static_cast<int64_t>(g.phenos.size()), n_s = static_cast<int64_t>(g.samples.size());
   Problem pr;
   pr.be = &backend::of(*ctx);
@@ -213,20 +228,35 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
   int64_t n_t = 0, c[3] = {0, 0, 0};
   double a1_sum = 0, a1_case_sum = 0, cases = 0;
   for (int64_t s = 0; s < n_s; ++s) n_t += std::isnan(x[s]) ? 0 : 1;
-  pr.x.assign(static_cast<size_t>(pr.p * n_t), 1.0);
-  pr.y.resize(static_cast<size_t>(n_t));
+  scratch.x.resize(static_cast<size_t>(pr.p * n_t));
+  scratch.y.resize(static_cast<size_t>(n_t));
+  double* px = scratch.x.data();
+  double* py = scratch.y.data();
+  pr.x = px;
+  pr.y = py;
+  std::fill(px, px + n_t, 1.0);
+  // The covariate rows: g.ct's rows less the missing calls, copied in runs.
+  scratch.missing.clear();
+  for (int64_t s0 = 0, t0 = 0; s0 < n_s;) {
+    int64_t s1 = s0;
+    while (s1 < n_s && !std::isnan(x[s1])) ++s1;
+    if (s1 < n_s) scratch.missing.push_back(s1);
+    if (s1 > s0)
+      for (int64_t i = 1; i < k; ++i)
+        std::memcpy(px + (i + 1) * n_t + t0, &g.ct[i * n_s + s0], static_cast<size_t>(s1 - s0) * sizeof(double));
+    t0 += s1 - s0;
+    s0 = s1 + 1;
+  }
   for (int64_t s = 0, t = 0; s < n_s; ++s) {
     if (std::isnan(x[s])) continue;
     const double y = g.y[s * P + pheno_in_group];
-    pr.y[t] = y;
-    pr.x[1 * n_t + t] = x[s];
-    for (int64_t i = 1; i < k; ++i) pr.x[(i + 1) * n_t + t] = g.c[s * k + i];
+    py[t] = y;
+    px[1 * n_t + t] = x[s];
     c[static_cast<int>(x[s])] += 1;
     a1_sum += x[s];
-    if (y > 0.5) {
-      a1_case_sum += x[s];
-      cases += 1;
-    }
+    const double is_case = y > 0.5 ? 1.0 : 0.0;  // adds 0 for a control: the sums over cases
+    a1_case_sum += x[s] * is_case;
+    cases += is_case;
     ++t;
   }
   pr.n = n_t;
@@ -246,17 +276,16 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     // samples with a missing call, and the sums Cᵀx, Σx².
     const int64_t p = pr.p;
     std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0), gram(static_cast<size_t>(p * p));
-    double xx = 0.0;
-    for (int64_t s = 0; s < n_s; ++s) {
+    for (int64_t s : scratch.missing) {
       const double* c = &g.c[s * k];
-      if (std::isnan(x[s])) {
-        for (int64_t i = 0; i < k; ++i)
-          for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
-        continue;
-      }
-      for (int64_t i = 0; i < k; ++i) cx[i] += c[i] * x[s];
-      xx += x[s] * x[s];
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
     }
+    // Cᵀx and Σx² over T from the rows of X (intercept, x, covariates).
+    const double* xrow = px + n_t;
+    cx[0] = dot8(px, xrow, n_t);
+    for (int64_t i = 1; i < k; ++i) cx[i] = dot8(px + (i + 1) * n_t, xrow, n_t);
+    const double xx = dot8(xrow, xrow, n_t);
     auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };
     for (int64_t i = 0; i < k; ++i) {
       for (int64_t j = 0; j < k; ++j) gram[idx(i) * p + idx(j)] = cc[i * k + j];
@@ -290,7 +319,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
         use_firth = true;
       }
     }
-    if (!use_firth && !newton(pr, coef, cov, &f.unfinished)) {
+    if (!use_firth && !newton(pr, coef, cov, &f.unfinished, scratch)) {
       if (o.firth == FirthMode::Never) {
         f.err = Err::LogisticConvergeFail;
         return;

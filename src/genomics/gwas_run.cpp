@@ -205,6 +205,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       STRATA_RETURN_NOT_OK(product(kSquare, ind, nlin, prod2));
     }
     gwas_detail::LinearScratch scratch;
+    gwas_detail::LogisticScratch lscratch;
     std::vector<int64_t> row_missing;
     std::vector<std::string>& text = texts[bi];
     text.assign(static_cast<size_t>(np), std::string());
@@ -249,7 +250,8 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
             x[i] = c == 3 ? std::nan("") : (flip ? 2.0 - c : static_cast<double>(c));
           }
           if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
-          for (int64_t j = 0; j < P; ++j) gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, &fits[j]);
+          for (int64_t j = 0; j < P; ++j)
+            gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, lscratch, &fits[j]);
         } else {
           for (int64_t s : row_missing)
             if (g.pos[s] >= 0) vd.missing.push_back(g.pos[s]);

@@ -461,7 +461,9 @@ TEST_P(Conformance, WeightedGram) {
   std::normal_distribution<double> normal(0.0, 2.0);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   auto portable = *make_cpu_backend(CpuIsa::Portable);
-  for (auto [p, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {5, 8}, {12, 65}, {9, 300}}) {
+  // Past 4-row blocks (edge tiles of 1–3 rows) and past the 256-observation chunks.
+  for (auto [p, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {5, 8}, {12, 65}, {9, 300}, {12, 256}, {12, 1031},
+                      {7, 777}, {13, 520}}) {
     const int64_t ldx = n + 3;
     std::vector<double> x(static_cast<size_t>(p * ldx)), w(static_cast<size_t>(n)), v(static_cast<size_t>(n));
     for (double& e : x) e = u01(rng) < 0.3 ? 2.0 : normal(rng);
@@ -497,6 +499,67 @@ TEST_P(Conformance, WeightedGram) {
   EXPECT_EQ(be_->weighted_gram({x.data(), 2, 3, 3, Layout::ColMajor}, w.data(), nullptr,
                                {h.data(), 2, 2, 2, Layout::RowMajor}, nullptr)
                 .code(),
+            StatusCode::Invalid);
+}
+
+// The linear predictor (and its logistic form) against long-double loops, predictor counts
+// 1–13 and observation counts around the lane width; every CPU level equals the portable kernel
+// bit for bit. Arguments far out, NaN and ±0 go through the logistic form too.
+TEST_P(Conformance, LinearPredictor) {
+  std::mt19937_64 rng(41);
+  std::normal_distribution<double> normal(0.0, 1.5);
+  auto portable = *make_cpu_backend(CpuIsa::Portable);
+  for (auto [p, n] : {std::pair<int64_t, int64_t>{1, 1}, {2, 7}, {5, 8}, {12, 65}, {13, 300}}) {
+    const int64_t ldx = n + 5;
+    std::vector<double> x(static_cast<size_t>(p * ldx)), c(static_cast<size_t>(p));
+    for (double& e : x) e = normal(rng);
+    for (double& e : c) e = normal(rng);
+    const MatrixView<const double> xv{x.data(), p, n, ldx, Layout::RowMajor};
+    for (bool logistic : {false, true}) {
+      std::vector<double> out(static_cast<size_t>(n) + 1, -7.0), ref(out);
+      ASSERT_TRUE(be_->linear_predictor(xv, c.data(), logistic, out.data()).ok());
+      ASSERT_TRUE(portable->linear_predictor(xv, c.data(), logistic, ref.data()).ok());
+      ASSERT_EQ(out[n], -7.0) << "past the end left alone";
+      for (int64_t s = 0; s < n; ++s) {
+        long double eta = 0;
+        for (int64_t i = 0; i < p; ++i) eta += (long double)c[i] * x[i * ldx + s];
+        const long double want = logistic ? 1.0L / (1.0L + std::exp(-eta)) : eta;
+        ASSERT_EQ(out[s], ref[s]) << "p " << p << " n " << n << " s " << s << " logistic " << logistic;
+        ASSERT_NEAR(out[s], double(want), 1e-13 * (1.0 + std::fabs(double(want))));
+      }
+    }
+  }
+  // exp: within 2 ulp of the long-double value over its whole range, overflow to 0 / 1 at the ends.
+  std::vector<double> t;
+  for (double v = -745.0; v <= 745.0; v += 0.37) t.push_back(v);
+  for (double v : {0.0, -0.0, 1e-300, -1e-300, 0.5, -0.5, 36.7, 37.5, 708.5, 709.7, 709.8, 800.0, -800.0, 1e308,
+                   -1e308, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
+    t.push_back(v);
+  t.push_back(std::nan(""));
+  const int64_t n = static_cast<int64_t>(t.size());
+  const double one = 1.0;
+  std::vector<double> out(static_cast<size_t>(n)), ref(out);
+  // p = 1, c = −1: out = 1 / (1 + exp(t)).
+  const double minus_one = -1.0;
+  ASSERT_TRUE(be_->linear_predictor({t.data(), 1, n, n, Layout::RowMajor}, &minus_one, true, out.data()).ok());
+  ASSERT_TRUE(portable->linear_predictor({t.data(), 1, n, n, Layout::RowMajor}, &minus_one, true, ref.data()).ok());
+  for (int64_t s = 0; s < n; ++s) {
+    const double v = t[static_cast<size_t>(s)];
+    if (std::isnan(v)) {
+      ASSERT_TRUE(std::isnan(out[s]) && std::isnan(ref[s]));
+      continue;
+    }
+    ASSERT_EQ(out[s], ref[s]) << v;
+    const long double e = std::exp((long double)v);
+    const double want = double(one / (1.0L + e));
+    if (v > 708.0 || v < -37.0) {
+      // exp's clamp below −708 only matters where 1 + e^v is 1 either way.
+      ASSERT_NEAR(out[s], want, 1e-300 + 1e-15 * want) << v;
+      continue;
+    }
+    ASSERT_NEAR(out[s], want, 4 * std::numeric_limits<double>::epsilon() * want) << v;
+  }
+  EXPECT_EQ(be_->linear_predictor({t.data(), 1, n, n, Layout::ColMajor}, &one, false, out.data()).code(),
             StatusCode::Invalid);
 }
 

@@ -319,6 +319,19 @@ class Backend {
   virtual Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
                                double* g) const = 0;
 
+  /// The linear predictor of predictor-major data: η_s = Σ_i c[i]·x(i, s) over the p = x.rows
+  /// predictors (x row-major p × n), summed from 0 in predictor order with each product rounded
+  /// before its add; out[s] = η_s, or with `logistic` 1 / (1 + exp(−η_s)) through the backend's
+  /// own exp (within ~2 ulp of e^x; arguments below −708 are taken as −708). Every
+  /// implementation returns the same bits. Invalid for a column-major x.
+  virtual Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const = 0;
+
+  /// The products of one Newton step of a logistic regression (x, h, g as weighted_gram; y the
+  /// 0/1 outcomes): π = linear_predictor(x, c, logistic), w = π·(1 − π), r = π − y, then
+  /// weighted_gram(x, w, r, h, g) — the same bits as those calls, in one sweep over x.
+  virtual Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
+                               double* g) const = 0;
+
   // ---- random numbers --------------------------------------------------------------------------
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every
   /// backend).

@@ -20,6 +20,8 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.pairs = &pair_counts_portable();
   k.row_reduce = row_reduce_portable;
   k.weighted_gram = weighted_gram_portable;
+  k.linear_predictor = linear_predictor_portable;
+  k.logistic_gram = logistic_gram_portable;
   k.gram_panels = gram_panels_portable;
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
@@ -32,6 +34,8 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
   if (WeightedGramFn f = weighted_gram_avx512()) k.weighted_gram = f;
+  if (LinearPredictorFn f = linear_predictor_avx512()) k.linear_predictor = f;
+  if (LogisticGramFn f = logistic_gram_avx512()) k.logistic_gram = f;
   k.skinny = skinny_gemm_avx512();
   if (GramPanelsFn f = gram_panels_avx512()) k.gram_panels = f;
   // Avx512 and Avx512Vnni
@@ -157,6 +161,23 @@ Status CpuBackend::weighted_gram(MatrixView<const double> x, const double* w, co
     return Status::Invalid("weighted_gram: ", x.rows, " x ", x.cols, " predictors into ", h.rows, " x ", h.cols,
                            " (row-major; v and g both given or both null)");
   k_.weighted_gram(x.data, x.ld, x.rows, x.cols, w, v, h.data, h.ld, g);
+  return Status::OK();
+}
+
+Status CpuBackend::linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const {
+  if (x.layout != Layout::RowMajor || x.ld < x.cols || x.rows < 0 || x.cols < 0)
+    return Status::Invalid("linear_predictor: ", x.rows, " x ", x.cols, " predictors (row-major)");
+  k_.linear_predictor(x.data, x.ld, x.rows, x.cols, c, logistic, out);
+  return Status::OK();
+}
+
+Status CpuBackend::logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
+                                 double* g) const {
+  if (x.layout != Layout::RowMajor || h.layout != Layout::RowMajor || x.ld < x.cols || h.rows != x.rows ||
+      h.cols != x.rows || h.ld < h.cols || x.rows < 0 || x.cols < 0)
+    return Status::Invalid("logistic_gram: ", x.rows, " x ", x.cols, " predictors into ", h.rows, " x ", h.cols,
+                           " (row-major)");
+  k_.logistic_gram(x.data, x.ld, x.rows, x.cols, c, y, h.data, h.ld, g);
   return Status::OK();
 }
 

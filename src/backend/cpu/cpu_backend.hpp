@@ -8,6 +8,7 @@
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
 #include "backend/cpu/gram_panel_kernels.hpp"
+#include "backend/cpu/linear_predictor_kernels.hpp"
 #include "backend/cpu/pair_count_kernels.hpp"
 #include "backend/cpu/row_reduce_kernels.hpp"
 #include "backend/cpu/weighted_gram_kernels.hpp"
@@ -26,6 +27,8 @@ struct KernelTable {
   const PairCountKernels* pairs = nullptr;
   RowReduceFn row_reduce = nullptr;
   WeightedGramFn weighted_gram = nullptr;
+  LinearPredictorFn linear_predictor = nullptr;
+  LogisticGramFn logistic_gram = nullptr;
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
   GramPanelsFn gram_panels = nullptr;
   bool vnni = false;
@@ -89,6 +92,9 @@ class CpuBackend final : public Backend {
   Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
                          MatrixView<double> out, int64_t* observed) const override;
   Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
+                       double* g) const override;
+  Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const override;
+  Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
                        double* g) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 

@@ -17,4 +17,15 @@ void weighted_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
 /// AVX-512 F kernel; nullptr when the CPU lacks AVX-512 F.
 WeightedGramFn weighted_gram_avx512();
 
+/// One logistic Newton step: π = 1 / (1 + exp(−Σ_i c[i]·x_i)) (linear_predictor), w = π·(1 − π),
+/// r = π − y, then weighted_gram(x, w, r): the same bits as those steps one after the other.
+using LogisticGramFn = void (*)(const double* x, int64_t ldx, int64_t p, int64_t n, const double* c, const double* y,
+                                double* h, int64_t ldh, double* g);
+
+void logistic_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, const double* c, const double* y,
+                            double* h, int64_t ldh, double* g);
+/// AVX-512 F kernel (chunks of observations through both steps); nullptr without AVX-512 F.
+LogisticGramFn logistic_gram_avx512();
+
+
 }  // namespace strata::backend::cpu
