@@ -424,6 +424,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   linalg::DenseMatrix operand(const linalg::DenseMatrix& q) const override {
     return rounds_operand() ? kernels_.rounded(q) : q;
   }
+  // Every rank runs every pass and gets the whole Y (the tree's root is broadcast).
+  const Communicator* ranks() const override { return &ctx_.communicator(); }
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
     const GroupKernels::Operand op = kernels_.gram_operand(q);

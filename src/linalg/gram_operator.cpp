@@ -37,6 +37,8 @@ class SourceGramOperator final : public GramOperator {
   Status project(const DenseMatrix& x, const FactorSink& sink) const override {
     return projection_pass(*source_, project_plan_, options_, x, scratch_, sink);
   }
+  // The gram pass shares its blocks across the context's ranks and gives each the whole Y.
+  const Communicator* ranks() const override { return &ctx_.communicator(); }
 
  private:
   RowBlockSourcePtr source_;

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
 #include "linalg/dense_internal.hpp"
 #include "linalg/svd_internal.hpp"
 #include "linalg/tsqr_internal.hpp"
+#include "strata/core/context.hpp"
 #include "strata/core/random.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -51,19 +53,53 @@ void append_cols(DenseMatrix& dst, const DenseMatrix& src) {
 using backend::col_major;
 using backend::Trans;
 
+// The dense work on the n-long state (n = op.cols()) shared by rows: fixed chunks of
+// kDenseRowChunk rows, contiguous ranges of them per rank (rank_range), so every chunk's
+// product is the same call wherever it runs. Without ranks (or with one) all chunks are here.
+struct RowShare {
+  const Communicator* comm = nullptr;
+  int rank = 0, size = 1;
+  explicit RowShare(const Communicator* c = nullptr) : comm(c) {
+    if (comm && comm->size() > 1) rank = comm->rank(), size = comm->size();
+  }
+  bool shared() const { return size > 1; }
+  // This rank's chunks [first, first + count) of the chunks of `rows`.
+  std::pair<int64_t, int64_t> chunks(int64_t rows) const {
+    return rank_range(std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk)), 1, rank, size);
+  }
+};
+
 // C (m × nc) = Aᵀ·B for A rows × m and B rows × nc (both ld rows): per fixed row chunk in
-// parallel, the partial products summed in chunk order.
-Status gemm_tn_rows(const Context& ctx, int64_t rows, int64_t m, int64_t nc, const double* a, const double* b,
-                    double* c) {
+// parallel, the partial products summed in chunk order. Shared: each rank makes its chunks'
+// partials, the ranks exchange them (allgather, rank order = chunk order) and every rank adds
+// all of them in chunk order, as one process would.
+Status gemm_tn_rows(const Context& ctx, const RowShare& share, int64_t rows, int64_t m, int64_t nc, const double* a,
+                    const double* b, double* c) {
   if (m == 0 || nc == 0) return Status::OK();
   const backend::Backend& be = backend::of(ctx);
   const int64_t chunks = std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk)), size = m * nc;
+  const auto [first, count] = share.chunks(rows);
   std::vector<double> parts(static_cast<size_t>(chunks * size));
-  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(chunks, [&](int64_t ci) -> Status {
-    const int64_t r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(count, [&](int64_t i) -> Status {
+    const int64_t ci = first + i, r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
     return be.gemm(Trans::Yes, Trans::No, 1.0, col_major(a + r0, len, m, rows), col_major(b + r0, len, nc, rows), 0.0,
                    col_major(parts.data() + ci * size, m, nc));
   }));
+  if (share.shared()) {
+    const size_t chunk_bytes = static_cast<size_t>(size) * sizeof(double);
+    const std::string mine(reinterpret_cast<const char*>(parts.data() + first * size),
+                           static_cast<size_t>(count) * chunk_bytes);
+    std::vector<std::string> all;
+    STRATA_RETURN_NOT_OK(share.comm->allgather(mine, &all));
+    for (int r = 0; r < share.size; ++r) {
+      const auto [c0, n] = rank_range(chunks, 1, r, share.size);
+      const std::string& got = all[static_cast<size_t>(r)];
+      if (got.size() != static_cast<size_t>(n) * chunk_bytes)
+        return Status::CommError("dense products: rank ", r, " sent ", got.size(), " bytes for ", n, " row chunks of ",
+                                 m, " x ", nc);
+      if (r != share.rank) std::memcpy(parts.data() + c0 * size, got.data(), got.size());
+    }
+  }
   std::copy(parts.begin(), parts.begin() + size, c);
   for (int64_t ci = 1; ci < chunks; ++ci) {
     const double* p = parts.data() + ci * size;
@@ -95,28 +131,61 @@ Status syrk_rows(const Context& ctx, int64_t rows, int64_t m, const double* a, D
 }
 
 // C (rows × nc) = alpha·A·B + beta·C for A rows × inner, B inner × nc: row chunks in parallel.
-Status gemm_nn_rows(const Context& ctx, int64_t rows, int64_t inner, int64_t nc, double alpha, const double* a,
-                    const double* b, double beta, double* c) {
+// Shared: each rank computes its chunks' rows and the ranks exchange them (allgather), so every
+// rank ends with all of C.
+Status gemm_nn_rows(const Context& ctx, const RowShare& share, int64_t rows, int64_t inner, int64_t nc, double alpha,
+                    const double* a, const double* b, double beta, double* c) {
   if (nc == 0) return Status::OK();
   const backend::Backend& be = backend::of(ctx);
-  return ctx.pool().parallel_for(ceil_div(rows, kDenseRowChunk), [&](int64_t ci) -> Status {
-    const int64_t r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
+  const auto [first, count] = share.chunks(rows);
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(count, [&](int64_t i) -> Status {
+    const int64_t ci = first + i, r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
+    if (len <= 0) return Status::OK();
     return be.gemm(Trans::No, Trans::No, alpha, col_major(a + r0, len, inner, rows), col_major(b, inner, nc), beta,
                    col_major(c + r0, len, nc, rows));
-  });
+  }));
+  if (!share.shared()) return Status::OK();
+  // Rows [r0, r1) of every column, column after column.
+  const auto row_range = [&](int64_t c0, int64_t n) {
+    return std::pair<int64_t, int64_t>{std::min(rows, c0 * kDenseRowChunk), std::min(rows, (c0 + n) * kDenseRowChunk)};
+  };
+  const auto [m0, m1] = row_range(first, count);
+  std::string mine(static_cast<size_t>((m1 - m0) * nc) * sizeof(double), '\0');
+  for (int64_t j = 0; j < nc; ++j)
+    std::memcpy(mine.data() + static_cast<size_t>(j * (m1 - m0)) * sizeof(double), c + j * rows + m0,
+                static_cast<size_t>(m1 - m0) * sizeof(double));
+  std::vector<std::string> all;
+  STRATA_RETURN_NOT_OK(share.comm->allgather(mine, &all));
+  const int64_t chunks = std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk));
+  for (int r = 0; r < share.size; ++r) {
+    if (r == share.rank) continue;
+    const auto [c0, n] = rank_range(chunks, 1, r, share.size);
+    const auto [r0, r1] = row_range(c0, n);
+    const std::string& got = all[static_cast<size_t>(r)];
+    if (got.size() != static_cast<size_t>((r1 - r0) * nc) * sizeof(double))
+      return Status::CommError("dense products: rank ", r, " sent ", got.size(), " bytes for rows ", r0, " to ", r1);
+    for (int64_t j = 0; j < nc; ++j)
+      std::memcpy(c + j * rows + r0, got.data() + static_cast<size_t>(j * (r1 - r0)) * sizeof(double),
+                  static_cast<size_t>(r1 - r0) * sizeof(double));
+  }
+  return Status::OK();
 }
 
 // Next Krylov block from Y = AᵀA·Q_new and G = Kᵀ·Y (K = all `kc` columns so far, G already
 // made for the Ritz matrix): Y − K·G, normalize, project out K once more, normalize again, so
 // the block is orthogonal to K even when Y has nearly nothing outside span(K).
-Result<DenseMatrix> next_block(const Context& ctx, const DenseMatrix& k_all, int64_t kc, DenseMatrix y,
-                               const DenseMatrix& g) {
+// Shared across ranks, the products with K run on each rank's row chunks; the orthonormalizations
+// (n × b, cheap) run whole on every rank.
+Result<DenseMatrix> next_block(const Context& ctx, const RowShare& share, const DenseMatrix& k_all, int64_t kc,
+                               DenseMatrix y, const DenseMatrix& g) {
   const int64_t n = y.rows, b = y.cols;
-  STRATA_RETURN_NOT_OK(gemm_nn_rows(ctx, n, kc, b, -1.0, k_all.data.data(), g.data.data(), 1.0, y.data.data()));
+  STRATA_RETURN_NOT_OK(
+      gemm_nn_rows(ctx, share, n, kc, b, -1.0, k_all.data.data(), g.data.data(), 1.0, y.data.data()));
   STRATA_RETURN_NOT_OK(orthonormalize(ctx, y).status());
   DenseMatrix h(kc, b);
-  STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, n, kc, b, k_all.data.data(), y.data.data(), h.data.data()));
-  STRATA_RETURN_NOT_OK(gemm_nn_rows(ctx, n, kc, b, -1.0, k_all.data.data(), h.data.data(), 1.0, y.data.data()));
+  STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, share, n, kc, b, k_all.data.data(), y.data.data(), h.data.data()));
+  STRATA_RETURN_NOT_OK(
+      gemm_nn_rows(ctx, share, n, kc, b, -1.0, k_all.data.data(), h.data.data(), 1.0, y.data.data()));
   STRATA_RETURN_NOT_OK(orthonormalize(ctx, y).status());
   return y;
 }
@@ -198,9 +267,11 @@ Result<RitzStep> ritz_step(const Context& ctx, const GrowingGram& cm, const Grow
   const int64_t n = kbasis.rows;
   DenseMatrix pk = out.ritz.z.leading_cols(k);
   DenseMatrix res(n, k), kp(n, k);
-  STRATA_RETURN_NOT_OK(gemm_nn_rows(ctx, n, width, k, 1.0, ys.data.data(), pk.data.data(), 0.0, res.data.data()));
+  const RowShare here;
   STRATA_RETURN_NOT_OK(
-      gemm_nn_rows(ctx, n, width, k, 1.0, kbasis.data.data(), pk.data.data(), 0.0, kp.data.data()));
+      gemm_nn_rows(ctx, here, n, width, k, 1.0, ys.data.data(), pk.data.data(), 0.0, res.data.data()));
+  STRATA_RETURN_NOT_OK(
+      gemm_nn_rows(ctx, here, n, width, k, 1.0, kbasis.data.data(), pk.data.data(), 0.0, kp.data.data()));
   for (int64_t j = 0; j < k; ++j) {
     const double theta = out.ritz.w[static_cast<size_t>(j)];
     double r2 = 0;
@@ -265,6 +336,8 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
   // basis, so no rounding error enters; the basis is then only nearly orthonormal and the
   // Ritz pairs are taken against its Gram matrix KᵀK.
   const bool rounded = op.rounds_operand();
+  // Under MPI every rank holds the whole state; the products with the basis are shared by rows.
+  const RowShare share(op.ranks());
   GrowingGram basis_gram;
   DenseMatrix qcur = gaussian_start(n, b, options.seed);
   STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
@@ -317,13 +390,13 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
       std::copy(y.data.begin(), y.data.end(), yq.data.begin());
       std::copy(qcur.data.begin(), qcur.data.end(), yq.data.begin() + n * bc);
       STRATA_RETURN_NOT_OK(
-          gemm_tn_rows(ctx, n, width, 2 * bc, kbasis.data.data(), yq.data.data(), both.data.data()));
+          gemm_tn_rows(ctx, share, n, width, 2 * bc, kbasis.data.data(), yq.data.data(), both.data.data()));
       DenseMatrix gk(width, bc);
       std::copy(both.data.begin(), both.data.begin() + width * bc, g.data.begin());
       std::copy(both.data.begin() + width * bc, both.data.end(), gk.data.begin());
       basis_gram.extend(gk, c0, width);
     } else {
-      STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, n, width, bc, kbasis.data.data(), y.data.data(), g.data.data()));
+      STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, share, n, width, bc, kbasis.data.data(), y.data.data(), g.data.data()));
     }
     cm.extend(g, c0, width);
     const bool complete = width >= full_width;
@@ -349,7 +422,7 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
     if (last) break;
     have_step = false;
     if (krylov) {
-      STRATA_ASSIGN_OR_RETURN(qcur, next_block(ctx, kbasis, width, std::move(y), g));
+      STRATA_ASSIGN_OR_RETURN(qcur, next_block(ctx, share, kbasis, width, std::move(y), g));
       // The last block is cut so that the space ends at full_width columns.
       if (width + qcur.cols > max_width) qcur = qcur.leading_cols(max_width - width);
     } else {

@@ -20,6 +20,10 @@
 #include "strata/linalg/pass.hpp"
 #include "strata/linalg/row_blocks.hpp"
 
+namespace strata {
+class Communicator;
+}
+
 namespace strata::linalg {
 
 /// Arithmetic of the streamed products is strata::Precision (strata/core/precision.hpp): dense
@@ -51,6 +55,10 @@ class GramOperator {
   /// \brief Widest Q the operator takes at once at full speed (0 = any). Wider blocks still
   /// work; implementations may split them.
   virtual int64_t preferred_width() const { return 0; }
+  /// \brief The ranks that run this operator's passes together (each calls gram() with the same
+  /// Q and gets the same Y), or null when this process runs them alone. The randomized SVD
+  /// then shares its dense work on the cols-long state across them by fixed row chunks.
+  virtual const Communicator* ranks() const { return nullptr; }
 };
 
 using GramOperatorPtr = std::shared_ptr<const GramOperator>;
