@@ -73,8 +73,8 @@ void x_times_obs(const Problem& pr, const double* v, double* out) {
 // prob = 1 / (1 + exp(−Xᵀ·coef)) on the backend (same bits on every CPU level).
 bool probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
   prob.resize(static_cast<size_t>(pr.n));
-  return pr.be->linear_predictor(backend::row_major<const double>(pr.x, pr.p, pr.n, pr.ld), coef.data(), true, prob.data())
-      .ok();
+  const auto x = backend::row_major<const double>(pr.x, pr.p, pr.n, pr.ld);
+  return pr.be->linear_predictor(x, coef.data(), true, prob.data()).ok();
 }
 
 // plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
