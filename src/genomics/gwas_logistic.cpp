@@ -79,22 +79,31 @@ bool probabilities(const Problem& pr, const std::vector<double>& coef, std::vect
 
 // plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
 // last iteration (evaluated before its update, as plink2 reports it).
-bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished,
-            LogisticScratch& w) {
+// `gram` = X·Xᵀ and `xy` = X·y (over the observations): the first iteration (β = 0: π = ½,
+// w = ¼) needs no pass over X.
+bool newton(const Problem& pr, const std::vector<double>& gram, const std::vector<double>& xy,
+            std::vector<double>& coef, std::vector<double>& cov, bool* unfinished, LogisticScratch& w) {
   const int64_t p = pr.p;
   coef.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>&h = w.h, &grad = w.grad;
   grad.resize(static_cast<size_t>(p));
   double min_delta = 1e9;
   for (int iteration = 0;; ++iteration) {
-    // π, w = π(1 − π), r = π − y and H = X·diag(w)·Xᵀ, g = X·r in one backend step.
-    h.assign(static_cast<size_t>(p * p), 0.0);
-    if (!pr.be->logistic_gram(backend::row_major<const double>(pr.x, p, pr.n, pr.ld), coef.data(), pr.y,
-                              backend::row_major(h.data(), p, p), grad.data())
-             .ok())
-      return false;
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
+    if (iteration == 0) {
+      // H = ¼·X·Xᵀ, g = X·(½ − y) = ½·X·1 − X·y (row 0 of X is the intercept).
+      h.resize(static_cast<size_t>(p * p));
+      for (int64_t i = 0; i < p * p; ++i) h[i] = 0.25 * gram[i];
+      for (int64_t i = 0; i < p; ++i) grad[i] = 0.5 * gram[i * p] - xy[i];
+    } else {
+      // π, w = π(1 − π), r = π − y and H = X·diag(w)·Xᵀ, g = X·r in one backend step.
+      h.assign(static_cast<size_t>(p * p), 0.0);
+      if (!pr.be->logistic_gram(backend::row_major<const double>(pr.x, p, pr.n, pr.ld), coef.data(), pr.y,
+                                backend::row_major(h.data(), p, p), grad.data())
+               .ok())
+        return false;
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
+    }
     if (!cholesky(h, p)) return false;
     chol_solve(h, p, grad.data());
     double delta = 0.0;
@@ -278,15 +287,22 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     f.err = Err::ConstOmittedAllele;
     return;
   }
+  // Gram of [intercept, x, covariates] over T from the covariates' Gram over S less the
+  // samples with a missing call, and the sums Cᵀx, Σx² (the VIF check and Newton's first step);
+  // X·y likewise from Cᵀy over S.
+  std::vector<double> gram(static_cast<size_t>(pr.p * pr.p)), xy(static_cast<size_t>(pr.p));
   {
-    // Gram of [intercept, x, covariates] over T from the covariates' Gram over S less the
-    // samples with a missing call, and the sums Cᵀx, Σx².
     const int64_t p = pr.p;
-    std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0), gram(static_cast<size_t>(p * p));
+    std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0);
+    const double* cy = &g.cy[static_cast<size_t>(pheno_in_group * k)];
+    for (int64_t i = 0; i < k; ++i) xy[i == 0 ? 0 : i + 1] = cy[i];
+    xy[1] = a1_case_sum;
     for (int64_t s : scratch.missing) {
       const double* c = &g.c[s * k];
       for (int64_t i = 0; i < k; ++i)
         for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
+      const double y = g.y[s * P + pheno_in_group];
+      for (int64_t i = 0; i < k; ++i) xy[i == 0 ? 0 : i + 1] -= c[i] * y;
     }
     // Cᵀx and Σx² over T from the rows of X (intercept, x, covariates).
     const double* xrow = px + ld;
@@ -326,7 +342,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
         use_firth = true;
       }
     }
-    if (!use_firth && !newton(pr, coef, cov, &f.unfinished, scratch)) {
+    if (!use_firth && !newton(pr, gram, xy, coef, cov, &f.unfinished, scratch)) {
       if (o.firth == FirthMode::Never) {
         f.err = Err::LogisticConvergeFail;
         return;
