@@ -6,7 +6,8 @@ Simulates a cohort with `strata simulate` (1 % missing calls), 10 covariates and
   linear, 1 phenotype        strata gwas --pheno-name Q1          vs plink2 --glm --pheno-name Q1
   linear, --phenos phenotypes strata gwas (all Q*, one run)       vs plink2 --glm (all Q*, one run)
   logistic + Firth fallback  strata gwas --pheno-name B1          vs plink2 --glm --pheno-name B1
-and prints wall seconds, peak RSS, the ratio and the largest difference of BETA / OR.
+and prints wall seconds, peak RSS, the ratio and the largest difference of BETA / OR. With
+--strata-base a second strata build runs in the same rounds (before/after figures of one run).
 
   /usr/bin/python3 bench/gwas_bench.py --samples 10000 --variants 100000 --phenos 100
 """
@@ -72,6 +73,7 @@ def main():
     ap.add_argument("--skip", action="append", default=[], help="linear1, linearN or logistic")
     ap.add_argument("--strata", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
                                                      "tools", "cli", "strata"))
+    ap.add_argument("--strata-base", default=None, help="another strata build, timed in the same rounds")
     ap.add_argument("--plink2", default="/usr/bin/plink2")
     ap.add_argument("--workdir", default=None)
     a = ap.parse_args()
@@ -92,8 +94,9 @@ def main():
     ]
     print(f"data: {a.samples} samples x {a.variants} variants (1 % missing calls), 10 covariates, "
           f"{a.phenos} phenotypes in {a.patterns} missing pattern(s), threads {a.threads}")
+    base_head = f" {'base s':>8s} {'base ratio':>10s}" if a.strata_base else ""
     print(f"{'case':>9s} {'strata s':>9s} {'plink2 s':>9s} {'ratio':>7s} {'strata RSS':>11s} {'plink2 RSS':>11s} "
-          f"{'max rel diff':>13s}")
+          f"{'max rel diff':>13s}{base_head}")
     for name, names, suffix, col in cases:
         if name in a.skip:
             continue
@@ -102,8 +105,11 @@ def main():
                  "-q", "--out", s_out]
         p_cmd = [a.plink2, "--bfile", data, "--pheno", pheno, "--pheno-name", names, "--covar", covar, "--glm",
                  "hide-covar", "--threads", th, "--out", p_out]
-        st, pt, sr, pr = [], [], 0, 0
+        st, pt, bt, sr, pr = [], [], [], 0, 0
         for _ in range(a.repeats):
+            if a.strata_base:
+                b_cmd = [a.strata_base] + s_cmd[1:-1] + [os.path.join(work, "b_" + name)]
+                bt.append(timed(b_cmd, os.path.join(work, "b.log"))[0])
             w, r = timed(s_cmd, os.path.join(work, "s.log"))
             st.append(w)
             sr = max(sr, r)
@@ -114,7 +120,13 @@ def main():
         pt.sort()
         s, p = st[len(st) // 2], pt[len(pt) // 2]
         diff = max_rel(column(f"{s_out}.{suffix}", col), column(f"{p_out}.{suffix}", col))
-        print(f"{name:>9s} {s:9.2f} {p:9.2f} {p / s:6.2f}x {sr / 1e9:10.2f}G {pr / 1e9:10.2f}G {diff:13.2e}")
+        base_cols = ""
+        if bt:
+            bt.sort()
+            b = bt[len(bt) // 2]
+            base_cols = f" {b:8.2f} {p / b:9.2f}x"
+        print(f"{name:>9s} {s:9.2f} {p:9.2f} {p / s:6.2f}x {sr / 1e9:10.2f}G {pr / 1e9:10.2f}G {diff:13.2e}{base_cols}",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -217,6 +217,10 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
       g.ct.assign(static_cast<size_t>(g.k * ns), 0.0);
       for (int64_t s = 0; s < ns; ++s)
         for (int64_t i = 0; i < g.k; ++i) g.ct[i * ns + s] = g.c[s * g.k + i];
+      g.cy.assign(static_cast<size_t>(P * g.k), 0.0);
+      for (int64_t j = 0; j < P; ++j)
+        for (int64_t s = 0; s < ns; ++s)
+          for (int64_t i = 0; i < g.k; ++i) g.cy[j * g.k + i] += g.c[s * g.k + i] * g.y[s * P + j];
       continue;
     }
     STRATA_RETURN_NOT_OK(orthonormalize(ctx, g, group_y[gi]));

@@ -39,6 +39,7 @@ struct Group {
   int64_t k = 0;                 // covariate columns including the intercept (column 0)
   std::vector<double> c;         // |S| × k covariates, row-major (values as plink2 holds them: float)
   std::vector<double> ct;        // k × |S|: c transposed (logistic groups)
+  std::vector<double> cy;        // P × k: Σ_S c_i·y per phenotype (logistic groups)
   std::vector<double> q;         // |S| × k, C = Q·R, QᵀQ = I (linear groups)
   std::vector<double> r;         // k × k upper triangle of R, row-major (linear groups)
   std::vector<double> cc;        // k × k CᵀC over S (the VIF check)

@@ -2,6 +2,7 @@
 // and failure rules) and its Firth fallback, in double precision.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "gwas_internal.hpp"
@@ -40,8 +41,8 @@ std::vector<double> chol_inverse(const std::vector<double>& l, int64_t p) {
 // kernel (fixed summation order: the same bits on every CPU level and thread count).
 struct Problem {
   const backend::Backend* be = nullptr;
-  int64_t n = 0, p = 0;
-  const double* x = nullptr;  // p × n
+  int64_t n = 0, p = 0, ld = 0;
+  const double* x = nullptr;  // p × n, rows ld apart
   const double* y = nullptr;  // n
 };
 
@@ -50,7 +51,7 @@ bool weighted_gram(const Problem& pr, const std::vector<double>& w, const double
                    double* g) {
   const int64_t p = pr.p;
   h.assign(static_cast<size_t>(p * p), 0.0);
-  if (!pr.be->weighted_gram(backend::row_major<const double>(pr.x, p, pr.n), w.data(), v,
+  if (!pr.be->weighted_gram(backend::row_major<const double>(pr.x, p, pr.n, pr.ld), w.data(), v,
                             backend::row_major(h.data(), p, p), g)
            .ok())
     return false;
@@ -62,7 +63,7 @@ bool weighted_gram(const Problem& pr, const std::vector<double>& w, const double
 // out = X·v (p sums over the observations).
 void x_times_obs(const Problem& pr, const double* v, double* out) {
   for (int64_t i = 0; i < pr.p; ++i) {
-    const double* xi = pr.x + i * pr.n;
+    const double* xi = pr.x + i * pr.ld;
     double s = 0.0;
     for (int64_t t = 0; t < pr.n; ++t) s += xi[t] * v[t];
     out[i] = s;
@@ -72,28 +73,37 @@ void x_times_obs(const Problem& pr, const double* v, double* out) {
 // prob = 1 / (1 + exp(−Xᵀ·coef)) on the backend (same bits on every CPU level).
 bool probabilities(const Problem& pr, const std::vector<double>& coef, std::vector<double>& prob) {
   prob.resize(static_cast<size_t>(pr.n));
-  return pr.be->linear_predictor(backend::row_major<const double>(pr.x, pr.p, pr.n), coef.data(), true, prob.data())
-      .ok();
+  const auto x = backend::row_major<const double>(pr.x, pr.p, pr.n, pr.ld);
+  return pr.be->linear_predictor(x, coef.data(), true, prob.data()).ok();
 }
 
 // plink2's LogisticRegression: Newton from 0; false on failure. `cov` = inverse Hessian of the
 // last iteration (evaluated before its update, as plink2 reports it).
-bool newton(const Problem& pr, std::vector<double>& coef, std::vector<double>& cov, bool* unfinished,
-            LogisticScratch& w) {
+// `gram` = X·Xᵀ and `xy` = X·y (over the observations): the first iteration (β = 0: π = ½,
+// w = ¼) needs no pass over X.
+bool newton(const Problem& pr, const std::vector<double>& gram, const std::vector<double>& xy,
+            std::vector<double>& coef, std::vector<double>& cov, bool* unfinished, LogisticScratch& w) {
   const int64_t p = pr.p;
   coef.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>&h = w.h, &grad = w.grad;
   grad.resize(static_cast<size_t>(p));
   double min_delta = 1e9;
   for (int iteration = 0;; ++iteration) {
-    // π, w = π(1 − π), r = π − y and H = X·diag(w)·Xᵀ, g = X·r in one backend step.
-    h.assign(static_cast<size_t>(p * p), 0.0);
-    if (!pr.be->logistic_gram(backend::row_major<const double>(pr.x, p, pr.n), coef.data(), pr.y,
-                              backend::row_major(h.data(), p, p), grad.data())
-             .ok())
-      return false;
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
+    if (iteration == 0) {
+      // H = ¼·X·Xᵀ, g = X·(½ − y) = ½·X·1 − X·y (row 0 of X is the intercept).
+      h.resize(static_cast<size_t>(p * p));
+      for (int64_t i = 0; i < p * p; ++i) h[i] = 0.25 * gram[i];
+      for (int64_t i = 0; i < p; ++i) grad[i] = 0.5 * gram[i * p] - xy[i];
+    } else {
+      // π, w = π(1 − π), r = π − y and H = X·diag(w)·Xᵀ, g = X·r in one backend step.
+      h.assign(static_cast<size_t>(p * p), 0.0);
+      if (!pr.be->logistic_gram(backend::row_major<const double>(pr.x, p, pr.n, pr.ld), coef.data(), pr.y,
+                                backend::row_major(h.data(), p, p), grad.data())
+               .ok())
+        return false;
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t j = 0; j < i; ++j) h[j * p + i] = h[i * p + j];
+    }
     if (!cholesky(h, p)) return false;
     chol_solve(h, p, grad.data());
     double delta = 0.0;
@@ -150,7 +160,8 @@ bool firth(const Problem& pr, std::vector<double>& beta, std::vector<double>& co
     const std::vector<double> h0inv = chol_inverse(h0, p);
     // hᵢ = vᵢ·xᵢᵀH⁻¹xᵢ = vᵢ·‖L⁻¹xᵢ‖² with H = L·Lᵀ: Z = X·L⁻ᵀ by one triangular solve.
     // (X is predictor-major: the n × p observation-major matrix read column-major.)
-    z.assign(pr.x, pr.x + p * n);
+    z.resize(static_cast<size_t>(p * n));
+    for (int64_t i = 0; i < p; ++i) std::copy(pr.x + i * pr.ld, pr.x + i * pr.ld + n, &z[i * n]);
     for (int64_t i = 0; i < p; ++i)
       for (int64_t j = i + 1; j < p; ++j) h0[i * p + j] = 0.0;
     if (!pr.be->trsm(backend::Side::Right, backend::Uplo::Lower, backend::Trans::Yes, 1.0,
@@ -228,9 +239,13 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
   int64_t n_t = 0, c[3] = {0, 0, 0};
   double a1_sum = 0, a1_case_sum = 0, cases = 0;
   for (int64_t s = 0; s < n_s; ++s) n_t += std::isnan(x[s]) ? 0 : 1;
-  scratch.x.resize(static_cast<size_t>(pr.p * n_t));
+  // Rows a multiple of 8 doubles apart from a 64-byte boundary: the kernels' vector loads never
+  // straddle two cache lines.
+  const int64_t ld = (n_t + 7) / 8 * 8;
+  scratch.x.resize(static_cast<size_t>(pr.p * ld + 8));
   scratch.y.resize(static_cast<size_t>(n_t));
   double* px = scratch.x.data();
+  px += (64 - reinterpret_cast<uintptr_t>(px) % 64) % 64 / sizeof(double);
   double* py = scratch.y.data();
   pr.x = px;
   pr.y = py;
@@ -243,7 +258,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     if (s1 < n_s) scratch.missing.push_back(s1);
     if (s1 > s0)
       for (int64_t i = 1; i < k; ++i)
-        std::memcpy(px + (i + 1) * n_t + t0, &g.ct[i * n_s + s0], static_cast<size_t>(s1 - s0) * sizeof(double));
+        std::memcpy(px + (i + 1) * ld + t0, &g.ct[i * n_s + s0], static_cast<size_t>(s1 - s0) * sizeof(double));
     t0 += s1 - s0;
     s0 = s1 + 1;
   }
@@ -251,7 +266,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     if (std::isnan(x[s])) continue;
     const double y = g.y[s * P + pheno_in_group];
     py[t] = y;
-    px[1 * n_t + t] = x[s];
+    px[1 * ld + t] = x[s];
     c[static_cast<int>(x[s])] += 1;
     a1_sum += x[s];
     const double is_case = y > 0.5 ? 1.0 : 0.0;  // adds 0 for a control: the sums over cases
@@ -260,6 +275,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     ++t;
   }
   pr.n = n_t;
+  pr.ld = ld;
   Fit& f = *out;
   f = Fit{};
   f.obs = n_t;
@@ -271,20 +287,27 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     f.err = Err::ConstOmittedAllele;
     return;
   }
+  // Gram of [intercept, x, covariates] over T from the covariates' Gram over S less the
+  // samples with a missing call, and the sums Cᵀx, Σx² (the VIF check and Newton's first step);
+  // X·y likewise from Cᵀy over S.
+  std::vector<double> gram(static_cast<size_t>(pr.p * pr.p)), xy(static_cast<size_t>(pr.p));
   {
-    // Gram of [intercept, x, covariates] over T from the covariates' Gram over S less the
-    // samples with a missing call, and the sums Cᵀx, Σx².
     const int64_t p = pr.p;
-    std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0), gram(static_cast<size_t>(p * p));
+    std::vector<double> cc(g.cc), cx(static_cast<size_t>(k), 0.0);
+    const double* cy = &g.cy[static_cast<size_t>(pheno_in_group * k)];
+    for (int64_t i = 0; i < k; ++i) xy[i == 0 ? 0 : i + 1] = cy[i];
+    xy[1] = a1_case_sum;
     for (int64_t s : scratch.missing) {
       const double* c = &g.c[s * k];
       for (int64_t i = 0; i < k; ++i)
         for (int64_t t = 0; t < k; ++t) cc[i * k + t] -= c[i] * c[t];
+      const double y = g.y[s * P + pheno_in_group];
+      for (int64_t i = 0; i < k; ++i) xy[i == 0 ? 0 : i + 1] -= c[i] * y;
     }
     // Cᵀx and Σx² over T from the rows of X (intercept, x, covariates).
-    const double* xrow = px + n_t;
+    const double* xrow = px + ld;
     cx[0] = dot8(px, xrow, n_t);
-    for (int64_t i = 1; i < k; ++i) cx[i] = dot8(px + (i + 1) * n_t, xrow, n_t);
+    for (int64_t i = 1; i < k; ++i) cx[i] = dot8(px + (i + 1) * ld, xrow, n_t);
     const double xx = dot8(xrow, xrow, n_t);
     auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };
     for (int64_t i = 0; i < k; ++i) {
@@ -319,7 +342,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
         use_firth = true;
       }
     }
-    if (!use_firth && !newton(pr, coef, cov, &f.unfinished, scratch)) {
+    if (!use_firth && !newton(pr, gram, xy, coef, cov, &f.unfinished, scratch)) {
       if (o.firth == FirthMode::Never) {
         f.err = Err::LogisticConvergeFail;
         return;

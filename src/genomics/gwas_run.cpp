@@ -151,25 +151,35 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
 
   // [Q | Y_r | 1_S] of every linear group over all input samples (zero outside a group's
-  // samples), and 1_S alone for the squared dosages' product.
+  // samples). Σ_S g² is the row's count of hets + 4 × homs less the few samples outside S
+  // (scanned per variant) when at most n/8 are outside; other groups get a column of 1_S in the
+  // squared dosages' product.
   const int64_t w = model.product_width;
-  const int64_t nlin = model.linear_groups;
-  std::vector<double> wmat(static_cast<size_t>(n * w), 0.0), ind(static_cast<size_t>(n * nlin), 0.0);
-  std::vector<int64_t> lin_of(model.groups.size(), -1);
-  for (size_t gi = 0, li = 0; gi < model.groups.size(); ++gi) {
+  std::vector<double> wmat(static_cast<size_t>(n * w), 0.0);
+  std::vector<int64_t> sq_col(model.groups.size(), -1);
+  std::vector<std::vector<int64_t>> outside(model.groups.size());
+  int64_t nsq = 0;
+  for (size_t gi = 0; gi < model.groups.size(); ++gi) {
     const Group& g = model.groups[gi];
     if (g.logistic) continue;
-    lin_of[gi] = static_cast<int64_t>(li);
     const int64_t P = static_cast<int64_t>(g.phenos.size());
     for (size_t i = 0; i < g.samples.size(); ++i) {
       double* row = &wmat[g.samples[i] * w + g.col0];
       for (int64_t t = 0; t < g.k; ++t) row[t] = g.q[i * g.k + t];
       for (int64_t j = 0; j < P; ++j) row[g.k + j] = g.y[i * P + j];
       row[g.k + P] = 1.0;
-      ind[g.samples[i] * nlin + static_cast<int64_t>(li)] = 1.0;
     }
-    ++li;
+    if ((n - static_cast<int64_t>(g.samples.size())) * 8 <= n) {
+      for (int64_t s = 0; s < n; ++s)
+        if (g.pos[s] < 0) outside[gi].push_back(s);
+    } else {
+      sq_col[gi] = nsq++;
+    }
   }
+  std::vector<double> ind(static_cast<size_t>(n * nsq), 0.0);
+  for (size_t gi = 0; gi < model.groups.size(); ++gi)
+    if (sq_col[gi] >= 0)
+      for (int64_t s : model.groups[gi].samples) ind[s * nsq + sq_col[gi]] = 1.0;
 
   const backend::Backend& be = backend::of(ctx);
   // Blocks of ~8 MiB of decoded dosages: the grid depends on the data only.
@@ -186,23 +196,25 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
     std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
     be.count_codes(codes, all_counts.data());
-    // Products of the dosages (missing = 0) with [Q | Y_r | 1_S], and of the squared dosages
-    // with 1_S: every linear group's Qᵀg, gᵀy_r, Σ_S g and Σ_S g² (exact integer sums).
+    // Products of the dosages (missing = 0) with [Q | Y_r | 1_S] (and, for groups missing many
+    // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
+    // Σ_S g² (exact integer sums).
     std::vector<double> prod, prod2;
     if (w > 0) {
-      std::vector<double> luts(static_cast<size_t>(4 * rows)), dec(static_cast<size_t>(rows * n));
+      std::vector<double> luts(static_cast<size_t>(4 * rows));
+      const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
       auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
                          std::vector<double>& res) -> Status {
         for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
-        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.data(), rows, n)));
+        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
         res.assign(static_cast<size_t>(rows * cols), 0.0);
-        return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.data(), rows, n),
+        return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), rows, n),
                        backend::row_major<const double>(rhs.data(), n, cols), 0.0,
                        backend::row_major(res.data(), rows, cols));
       };
       static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
       STRATA_RETURN_NOT_OK(product(kDosage, wmat, w, prod));
-      STRATA_RETURN_NOT_OK(product(kSquare, ind, nlin, prod2));
+      if (nsq > 0) STRATA_RETURN_NOT_OK(product(kSquare, ind, nsq, prod2));
     }
     gwas_detail::LinearScratch scratch;
     gwas_detail::LogisticScratch lscratch;
@@ -258,7 +270,14 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
           // ALT dosage counts over S from the exact sums Σg and Σg².
           const double* pr = &prod[r * w + g.col0];
           const int64_t sum_g = static_cast<int64_t>(std::llround(pr[g.k + P]));
-          const int64_t sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nlin + lin_of[gi]]));
+          int64_t sum_g2 = 0;
+          if (sq_col[gi] >= 0) {
+            sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nsq + sq_col[gi]]));
+          } else {
+            static const int64_t kSq[4] = {0, 1, 4, 0};
+            sum_g2 = all_counts[4 * r + 1] + 4 * all_counts[4 * r + 2];
+            for (int64_t s : outside[gi]) sum_g2 -= kSq[io::code_at(row, s)];
+          }
           vd.counts[3] = static_cast<int64_t>(vd.missing.size());
           vd.counts[2] = (sum_g2 - sum_g) / 2;
           vd.counts[1] = sum_g - 2 * vd.counts[2];

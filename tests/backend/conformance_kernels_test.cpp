@@ -563,6 +563,39 @@ TEST_P(Conformance, LinearPredictor) {
             StatusCode::Invalid);
 }
 
+// The fused logistic step equals its parts (linear_predictor, then weighted_gram) bit for bit on
+// every CPU level, past the 4-row blocks and the observation chunks.
+TEST_P(Conformance, LogisticGram) {
+  std::mt19937_64 rng(57);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  auto portable = *make_cpu_backend(CpuIsa::Portable);
+  for (auto [p, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 9}, {12, 255}, {12, 1031}, {7, 600}, {13, 64}}) {
+    const int64_t ldx = n + 1;
+    std::vector<double> x(static_cast<size_t>(p * ldx)), c(static_cast<size_t>(p)), y(static_cast<size_t>(n));
+    for (double& e : x) e = u01(rng) < 0.2 ? 1.0 : normal(rng);
+    for (double& e : c) e = 0.5 * normal(rng);
+    for (double& e : y) e = u01(rng) < 0.3 ? 1.0 : 0.0;
+    const MatrixView<const double> xv{x.data(), p, n, ldx, Layout::RowMajor};
+    std::vector<double> pi(static_cast<size_t>(n)), w(pi), r(pi);
+    ASSERT_TRUE(portable->linear_predictor(xv, c.data(), true, pi.data()).ok());
+    for (int64_t s = 0; s < n; ++s) {
+      w[s] = pi[s] * (1.0 - pi[s]);
+      r[s] = pi[s] - y[s];
+    }
+    std::vector<double> h(static_cast<size_t>(p * p), -7.0), hr(h), g(static_cast<size_t>(p)), gr(g);
+    ASSERT_TRUE(portable->weighted_gram(xv, w.data(), r.data(), {hr.data(), p, p, p, Layout::RowMajor}, gr.data()).ok());
+    ASSERT_TRUE(be_->logistic_gram(xv, c.data(), y.data(), {h.data(), p, p, p, Layout::RowMajor}, g.data()).ok());
+    ASSERT_EQ(h, hr) << "p " << p << " n " << n;
+    ASSERT_EQ(g, gr) << "p " << p << " n " << n;
+  }
+  std::vector<double> x(6), c(2), y(3), h(4), g(2);
+  EXPECT_EQ(be_->logistic_gram({x.data(), 2, 3, 3, Layout::ColMajor}, c.data(), y.data(),
+                               {h.data(), 2, 2, 2, Layout::RowMajor}, g.data())
+                .code(),
+            StatusCode::Invalid);
+}
+
 // Row-pair reductions against plain loops, with NaN coordinates skipped pairwise, row counts
 // around the vector block (4 × 2) and coordinate counts around the lane width (8). Every CPU
 // level must equal the portable kernel bit for bit (same partial sums, same tree).

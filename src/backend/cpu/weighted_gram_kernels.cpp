@@ -107,18 +107,20 @@ STRATA_AVX512F void tile(const double* x, int64_t ldx, int64_t i0, int64_t j0, i
 STRATA_AVX512F void tile44(const double* x, int64_t ldx, int64_t i0, int64_t j0, int64_t s0, int64_t s1, int64_t n,
                            const double* w, double* acc) {
 #define STRATA_WG_LOAD(r, c) __m512d a##r##c = _mm512_loadu_pd(acc + (r * 4 + c) * kLanes);
-#define STRATA_WG_ROW(r, M)                                                                 \
-  a##r##0 = _mm512_add_pd(a##r##0, _mm512_mul_pd(q##r, y0));                                \
-  a##r##1 = _mm512_add_pd(a##r##1, _mm512_mul_pd(q##r, y1));                                \
-  a##r##2 = _mm512_add_pd(a##r##2, _mm512_mul_pd(q##r, y2));                                \
+#define STRATA_WG_ROW(r)                                                                                      \
+  a##r##0 = _mm512_add_pd(a##r##0, _mm512_mul_pd(q##r, y0));                                                  \
+  a##r##1 = _mm512_add_pd(a##r##1, _mm512_mul_pd(q##r, y1));                                                  \
+  a##r##2 = _mm512_add_pd(a##r##2, _mm512_mul_pd(q##r, y2));                                                  \
   a##r##3 = _mm512_add_pd(a##r##3, _mm512_mul_pd(q##r, y3));
-#define STRATA_WG_STEP(LOAD)                                                                \
-  {                                                                                         \
-    const __m512d ws = LOAD(w + s);                                                         \
-    const __m512d q0 = _mm512_mul_pd(ws, LOAD(xi + s)), q1 = _mm512_mul_pd(ws, LOAD(xi + ldx + s)); \
-    const __m512d q2 = _mm512_mul_pd(ws, LOAD(xi + 2 * ldx + s)), q3 = _mm512_mul_pd(ws, LOAD(xi + 3 * ldx + s)); \
-    const __m512d y0 = LOAD(xj + s), y1 = LOAD(xj + ldx + s), y2 = LOAD(xj + 2 * ldx + s), y3 = LOAD(xj + 3 * ldx + s); \
-    STRATA_WG_ROW(0, 0) STRATA_WG_ROW(1, 0) STRATA_WG_ROW(2, 0) STRATA_WG_ROW(3, 0)         \
+#define STRATA_WG_STEP(LOAD)                                                                                  \
+  {                                                                                                           \
+    const __m512d ws = LOAD(w + s);                                                                           \
+    const __m512d q0 = _mm512_mul_pd(ws, LOAD(xi + s)), q1 = _mm512_mul_pd(ws, LOAD(xi + ldx + s));           \
+    const __m512d q2 = _mm512_mul_pd(ws, LOAD(xi + 2 * ldx + s));                                             \
+    const __m512d q3 = _mm512_mul_pd(ws, LOAD(xi + 3 * ldx + s));                                             \
+    const __m512d y0 = LOAD(xj + s), y1 = LOAD(xj + ldx + s), y2 = LOAD(xj + 2 * ldx + s);                    \
+    const __m512d y3 = LOAD(xj + 3 * ldx + s);                                                                \
+    STRATA_WG_ROW(0) STRATA_WG_ROW(1) STRATA_WG_ROW(2) STRATA_WG_ROW(3)                                       \
   }
 #define STRATA_WG_STORE(r, c) _mm512_storeu_pd(acc + (r * 4 + c) * kLanes, a##r##c);
   STRATA_WG_LOAD(0, 0) STRATA_WG_LOAD(0, 1) STRATA_WG_LOAD(0, 2) STRATA_WG_LOAD(0, 3)
