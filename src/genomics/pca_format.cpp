@@ -1,6 +1,7 @@
 // PCA text numbers (see strata/genomics/pca_format.hpp).
 #include "strata/genomics/pca_format.hpp"
 
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cstdint>
@@ -12,12 +13,13 @@ namespace {
 constexpr int kDigits = 9;
 constexpr uint64_t kLow = 100'000'000, kHigh = 1'000'000'000;  // 10^8, 10^9
 
-// 5^q for q ≤ 27 (below 2^63).
-constexpr uint64_t pow5(int q) {
-  uint64_t p = 1;
-  for (int i = 0; i < q; ++i) p *= 5;
+// 5^q for q ≤ 27 (below 2^63), computed once at compile time.
+constexpr auto kPow5 = [] {
+  std::array<uint64_t, 28> p{};
+  p[0] = 1;
+  for (size_t i = 1; i < p.size(); ++i) p[i] = p[i - 1] * 5;
   return p;
-}
+}();
 
 enum class Scaled { Ok, TooSmall, TooLarge, Unsupported };
 
@@ -29,7 +31,7 @@ enum class Scaled { Ok, TooSmall, TooLarge, Unsupported };
 Scaled nine_digits(uint64_t m, int e, int x10, uint64_t& digits) {
   const int q = kDigits - 1 - x10;
   if (q < 0 || q > 27) return Scaled::Unsupported;
-  const unsigned __int128 p = static_cast<unsigned __int128>(m) * pow5(q);
+  const unsigned __int128 p = static_cast<unsigned __int128>(m) * kPow5[static_cast<size_t>(q)];
   const int shift = -(e + q);  // |x|·10^q = p / 2^shift
   if (shift <= 0 || shift >= 120) return Scaled::Unsupported;
   const unsigned __int128 floor = p >> shift, rest = p - (floor << shift);

@@ -165,13 +165,14 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
         for (int64_t i = 0; i < j; ++i) t(i, j) = t(j, i) = 0.5 * (t(i, j) + t(j, i));
       const int64_t want = restart ? keep : p.k;
       STRATA_ASSIGN_OR_RETURN(EighResult e, eigh_top(ctx, t, want));
+      // basis (K or A·K) times the first `cols` Ritz coordinates, into out (n × cols).
+      auto ritz = [&](const std::vector<double>& basis, int64_t cols, double* out) -> Status {
+        return gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0, backend::col_major(basis.data(), n, c, n),
+                         backend::col_major(e.z.data.data(), c, cols, c), 0.0, backend::col_major(out, n, cols, n));
+      };
       DenseMatrix v(n, p.k), av(n, p.k);
-      STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0,
-                                     backend::col_major(kb.data(), n, c, n), backend::col_major(e.z.data.data(), c, p.k, c),
-                                     0.0, backend::col_major(v.data.data(), n, p.k, n)));
-      STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0,
-                                     backend::col_major(akb.data(), n, c, n), backend::col_major(e.z.data.data(), c, p.k, c),
-                                     0.0, backend::col_major(av.data.data(), n, p.k, n)));
+      STRATA_RETURN_NOT_OK(ritz(kb, p.k, v.data.data()));
+      STRATA_RETURN_NOT_OK(ritz(akb, p.k, av.data.data()));
       const double top = std::max(std::fabs(e.w[0]), 1e-300);
       out.residuals.assign(static_cast<size_t>(p.k), 0.0);
       double worst = 0.0;
@@ -201,12 +202,8 @@ Result<TopEigenResult> top_eigenpairs(const Context& ctx, const double* a, int64
         STRATA_RETURN_NOT_OK(next_block());
         kb2.resize(kb.size());
         akb2.resize(akb.size());
-        STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0,
-                                       backend::col_major(kb.data(), n, c, n), backend::col_major(e.z.data.data(), c, want, c),
-                                       0.0, backend::col_major(kb2.data(), n, want, n)));
-        STRATA_RETURN_NOT_OK(gemm_rows(ctx, backend::Trans::No, backend::Trans::No, 1.0,
-                                       backend::col_major(akb.data(), n, c, n), backend::col_major(e.z.data.data(), c, want, c),
-                                       0.0, backend::col_major(akb2.data(), n, want, n)));
+        STRATA_RETURN_NOT_OK(ritz(kb, want, kb2.data()));
+        STRATA_RETURN_NOT_OK(ritz(akb, want, akb2.data()));
         kb.swap(kb2);
         akb.swap(akb2);
         c = want;
