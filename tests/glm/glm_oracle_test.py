@@ -147,7 +147,12 @@ def suite_daskglm(strata, d):
     from dask_glm import algorithms, datasets, families
 
     print("| dask-glm example / algorithm | max |coef difference| | bound | |\n|---|---|---|---|")
+    # dask-glm's example data come from dask's own random state, which np.random.seed does not
+    # touch: unseeded, each run drew new data, and proximal_grad's loose stop rule now and then
+    # ended 9e-3 from the optimum (bound 5e-3).
     np.random.seed(0)
+    import dask.array as da
+    da.random.seed(0)
     dask.config.set(scheduler="synchronous")
     examples = [("logistic", families.Logistic, datasets.make_classification(n_samples=1000, n_features=10)),
                 ("normal", families.Normal, datasets.make_regression(n_samples=1000, n_features=10)),
