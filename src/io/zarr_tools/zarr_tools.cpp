@@ -7,9 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
+#include <new>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include "strata/core/buffer.hpp"
 #include "strata/io/npy.hpp"
@@ -249,48 +254,97 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries) {
   return out;
 }
 
+namespace {
+
+// What verifying one node found: a report, a reason it was not verified, or an error that ends
+// the whole verification (as reading an object fails beyond a corrupt chunk).
+struct NodeOutcome {
+  bool has_report = false;
+  ZarrArray::VerifyReport report;
+  std::optional<std::string> unverified;
+  Status fatal;
+};
+
+NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store, const detail::ListedNode& n) {
+  NodeOutcome out;
+  auto metadata_error = [&](const Status& st) {
+    out.has_report = true;
+    out.report.corrupt.emplace_back(join_path(n.info.path, "<metadata>"), st.message());
+  };
+  if (!n.error.ok()) {
+    if (n.error.code() == StatusCode::Unsupported) out.unverified = n.error.message();
+    else metadata_error(n.error);
+    return out;
+  }
+  if (n.info.kind != NodeKind::Array) return out;
+  auto take = [&](Result<ZarrArray::VerifyReport> rep) {
+    if (!rep.ok()) {
+      out.fatal = rep.status();
+      return;
+    }
+    out.has_report = true;
+    out.report = std::move(rep).value();
+  };
+  if (is_strings(store, n.info.path)) {
+    auto sa = ZarrStringArray::open(store, n.info.path);
+    if (!sa.ok() && sa.status().code() == StatusCode::Unsupported) out.unverified = sa.status().message();
+    else if (!sa.ok()) metadata_error(sa.status());
+    else take(sa->verify());
+    return out;
+  }
+  auto a = ZarrArray::open(store, n.info.path);
+  if (!a.ok() && a.status().code() == StatusCode::Unsupported) out.unverified = a.status().message();
+  else if (!a.ok()) metadata_error(a.status());
+  else take(a->verify(&ctx.pool()));
+  return out;
+}
+
+// Arrays verified at once on a remote store: each array's listing and first round trips are
+// latency-bound, so several in flight keep the connections and the decoding workers busy.
+constexpr size_t kConcurrentArrays = 8;
+
+}  // namespace
+
 Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(path));
   // Walk the real tree (directory listing), not .zmetadata, which may omit arrays; nodes whose
   // metadata cannot be read are reported rather than ending the walk.
   STRATA_ASSIGN_OR_RETURN(auto nodes, detail::walk_tree(o.store, o.node));
   if (nodes.empty()) return Status::NotFound(path, ": no Zarr group or array here");
-  ZarrVerifyResult out;
-  auto metadata_error = [&](const std::string& node, const Status& st) {
-    ZarrArray::VerifyReport rep;
-    rep.corrupt.emplace_back(join_path(node, "<metadata>"), st.message());
-    out.arrays.emplace_back(node, std::move(rep));
-  };
-  for (const auto& n : nodes) {
-    if (!n.error.ok()) {
-      if (n.error.code() == StatusCode::Unsupported) out.unverified.emplace_back(n.info.path, n.error.message());
-      else metadata_error(n.info.path, n.error);
-      continue;
-    }
-    if (n.info.kind != NodeKind::Array) continue;
-    if (is_strings(o.store, n.info.path)) {
-      auto sa = ZarrStringArray::open(o.store, n.info.path);
-      if (!sa.ok() && sa.status().code() == StatusCode::Unsupported) {
-        out.unverified.emplace_back(n.info.path, sa.status().message());
-      } else if (!sa.ok()) {
-        metadata_error(n.info.path, sa.status());
-      } else {
-        STRATA_ASSIGN_OR_RETURN(auto rep, sa->verify());
-        out.arrays.emplace_back(n.info.path, std::move(rep));
+  // Outcomes are kept in walk order, so the result does not depend on scheduling; the first
+  // fatal error in that order is the answer, as when the nodes are verified one by one.
+  std::vector<NodeOutcome> outcomes(nodes.size());
+  const size_t lanes = o.store->concurrency() > 1 ? std::min(kConcurrentArrays, nodes.size()) : 1;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto lane = [&] {
+    for (size_t i; !failed.load() && (i = next.fetch_add(1)) < nodes.size();) {
+      try {
+        outcomes[i] = verify_node(ctx, o.store, nodes[i]);
+      } catch (const std::bad_alloc&) {
+        outcomes[i].fatal = Status::OutOfMemory("out of memory verifying ", nodes[i].info.path);
+      } catch (const std::exception& e) {
+        outcomes[i].fatal = Status::Internal("verifying ", nodes[i].info.path, ": ", e.what());
       }
-      continue;
+      if (!outcomes[i].fatal.ok()) failed.store(true);
     }
-    auto a = ZarrArray::open(o.store, n.info.path);
-    if (!a.ok() && a.status().code() == StatusCode::Unsupported) {
-      out.unverified.emplace_back(n.info.path, a.status().message());
-      continue;
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < lanes; ++t) {
+    try {
+      threads.emplace_back(lane);
+    } catch (const std::system_error&) {
+      break;  // fewer lanes: the others take the rest
     }
-    if (!a.ok()) {
-      metadata_error(n.info.path, a.status());
-      continue;
-    }
-    STRATA_ASSIGN_OR_RETURN(auto rep, a->verify(&ctx.pool()));
-    out.arrays.emplace_back(n.info.path, std::move(rep));
+  }
+  lane();
+  for (auto& t : threads) t.join();
+  ZarrVerifyResult out;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeOutcome& r = outcomes[i];
+    if (!r.fatal.ok()) return r.fatal;
+    if (r.unverified) out.unverified.emplace_back(nodes[i].info.path, std::move(*r.unverified));
+    if (r.has_report) out.arrays.emplace_back(nodes[i].info.path, std::move(r.report));
   }
   return out;
 }
