@@ -1,6 +1,7 @@
 #include "io/zarr_tools/zarr_tools.hpp"
 
 #include "io/zarr_tools/zarr_tools_internal.hpp"
+#include "io/remote/metadata_cache_store_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_group_internal.hpp"
 
@@ -311,6 +312,7 @@ Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path
   // metadata cannot be read are reported rather than ending the walk.
   STRATA_ASSIGN_OR_RETURN(auto nodes, detail::walk_tree(o.store, o.node));
   if (nodes.empty()) return Status::NotFound(path, ": no Zarr group or array here");
+  remote::keep_no_chunks(*o.store);  // each chunk is read once: cached copies would be waste
   // Outcomes are kept in walk order, so the result does not depend on scheduling; the first
   // fatal error in that order is the answer, as when the nodes are verified one by one.
   std::vector<NodeOutcome> outcomes(nodes.size());
