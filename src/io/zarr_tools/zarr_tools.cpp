@@ -2,6 +2,7 @@
 
 #include "io/zarr_tools/zarr_tools_internal.hpp"
 #include "io/remote/metadata_cache_store_internal.hpp"
+#include "io/zarr/chunk_pipeline_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_group_internal.hpp"
 
@@ -10,8 +11,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <system_error>
@@ -266,7 +269,59 @@ struct NodeOutcome {
   Status fatal;
 };
 
-NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store, const detail::ListedNode& n) {
+// Arrays verified at once share the memory their batches and decode buffers hold: arrays
+// whose decoded chunks are large (a batch of them would exceed this) are verified at most
+// kLargeArraysAtOnce at a time, so lanes overlap small arrays' round trips (and two large
+// arrays' gaps) without multiplying the bytes held by the number of lanes.
+constexpr int64_t kLargeChunkBatchBytes = int64_t{32} << 20;
+constexpr int kLargeArraysAtOnce = 2;
+
+class LargeArraySlot {
+ public:
+  void acquire() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return busy_ < kLargeArraysAtOnce; });
+    ++busy_;
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      --busy_;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int busy_ = 0;
+};
+
+// Holds `slot` while alive when a batch of `chunk_bytes` chunks counts as large.
+class LargeArrayGuard {
+ public:
+  LargeArrayGuard(LargeArraySlot* slot, const Store& store, int64_t chunk_bytes)
+      : slot_(slot && chunk_bytes > kLargeChunkBatchBytes / std::max(1, store.concurrency()) ? slot : nullptr) {
+    if (slot_) slot_->acquire();
+  }
+  ~LargeArrayGuard() {
+    if (slot_) slot_->release();
+  }
+  LargeArrayGuard(const LargeArrayGuard&) = delete;
+  LargeArrayGuard& operator=(const LargeArrayGuard&) = delete;
+
+ private:
+  LargeArraySlot* slot_;
+};
+
+int64_t chunk_elements(const ChunkGrid& g) {
+  int64_t n = 1;
+  for (int64_t c : g.chunk_shape()) n = detail::saturating_mul(n, c);
+  return n;
+}
+
+NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store, const detail::ListedNode& n,
+                        LargeArraySlot* large) {
   NodeOutcome out;
   auto metadata_error = [&](const Status& st) {
     out.has_report = true;
@@ -290,13 +345,20 @@ NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store,
     auto sa = ZarrStringArray::open(store, n.info.path);
     if (!sa.ok() && sa.status().code() == StatusCode::Unsupported) out.unverified = sa.status().message();
     else if (!sa.ok()) metadata_error(sa.status());
-    else take(sa->verify());
+    else {
+      // Decoded strings: at least a pointer-sized entry each.
+      LargeArrayGuard guard(large, *store, detail::saturating_mul(chunk_elements(sa->chunk_grid()), 16));
+      take(sa->verify());
+    }
     return out;
   }
   auto a = ZarrArray::open(store, n.info.path);
   if (!a.ok() && a.status().code() == StatusCode::Unsupported) out.unverified = a.status().message();
   else if (!a.ok()) metadata_error(a.status());
-  else take(a->verify(&ctx.pool()));
+  else {
+    LargeArrayGuard guard(large, *store, detail::saturating_mul(chunk_elements(a->chunk_grid()), a->dtype().itemsize()));
+    take(a->verify(&ctx.pool()));
+  }
   return out;
 }
 
@@ -319,10 +381,11 @@ Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path
   const size_t lanes = o.store->concurrency() > 1 ? std::min(kConcurrentArrays, nodes.size()) : 1;
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
+  LargeArraySlot large;
   auto lane = [&] {
     for (size_t i; !failed.load() && (i = next.fetch_add(1)) < nodes.size();) {
       try {
-        outcomes[i] = verify_node(ctx, o.store, nodes[i]);
+        outcomes[i] = verify_node(ctx, o.store, nodes[i], lanes > 1 ? &large : nullptr);
       } catch (const std::bad_alloc&) {
         outcomes[i].fatal = Status::OutOfMemory("out of memory verifying ", nodes[i].info.path);
       } catch (const std::exception& e) {
