@@ -314,11 +314,13 @@ class LargeArrayGuard {
   LargeArraySlot* slot_;
 };
 
-int64_t chunk_elements(const ChunkGrid& g) {
+int64_t shape_elements(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t c : g.chunk_shape()) n = detail::saturating_mul(n, c);
+  for (int64_t c : shape) n = detail::saturating_mul(n, c);
   return n;
 }
+
+int64_t chunk_elements(const ChunkGrid& g) { return shape_elements(g.chunk_shape()); }
 
 NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store, const detail::ListedNode& n,
                         LargeArraySlot* large) {
@@ -356,7 +358,9 @@ NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store,
   if (!a.ok() && a.status().code() == StatusCode::Unsupported) out.unverified = a.status().message();
   else if (!a.ok()) metadata_error(a.status());
   else {
-    LargeArrayGuard guard(large, *store, detail::saturating_mul(chunk_elements(a->chunk_grid()), a->dtype().itemsize()));
+    // A sharded array's objects are whole shards: their decoded size is what a batch holds.
+    const int64_t elements = a->shard_shape().empty() ? chunk_elements(a->chunk_grid()) : shape_elements(a->shard_shape());
+    LargeArrayGuard guard(large, *store, detail::saturating_mul(elements, a->dtype().itemsize()));
     take(a->verify(&ctx.pool()));
   }
   return out;
