@@ -12,12 +12,14 @@ shared machine falls on all rows alike, and ratios are the median of per-round r
 and pca -k 10 of a simulated VCF Zarr cohort, local vs http and s3 (+latency); pca on s3 with a
 chunk cache a third of the store (STRATA_REMOTE_CACHE_BYTES) to show what re-reading costs;
 zarr-python + s3fs reading every array of the store, and call_genotype alone, through the proxy.
-Requests and MB are strata's reports (network) or the proxy's log (zarr-python). Ratios:
-remote / local for strata, zarr-python / strata for the peers.
+Requests and MB are strata's reports (network) or the proxy's log (zarr-python); cpu is the
+process's user + system seconds (the servers' not included). Ratios: remote / local for strata
+(wall time, and its own CPU), zarr-python / strata for the peers.
 """
 import argparse
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -32,20 +34,26 @@ sys.path.insert(0, REMOTE)
 import remote_server  # noqa: E402  (wait_port)
 
 
-def wall(cmd, env=None):
+def wall(cmd, env=None, cpu=None):
+    """Seconds `cmd` took; its user + system CPU seconds are appended to `cpu` when given."""
     e = dict(os.environ)
     e.update(env or {})
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=e)
     dt = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode:
         sys.exit("failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr[-2000:]))
+    if cpu is not None:
+        cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     return dt
 
 
-def show(name, times, requests="-", mb=None, extra=""):
-    print("%-52s %8.2f s (min %6.2f)   requests %6s  MB %7s" %
-          (name, statistics.median(times), min(times), requests, "-" if mb is None else "%.1f" % mb), flush=True)
+def show(name, times, requests="-", mb=None, extra="", cpu=()):
+    print("%-52s %8.2f s (min %6.2f)  cpu %6s s  requests %6s  MB %7s" %
+          (name, statistics.median(times), min(times), "%.2f" % statistics.median(cpu) if cpu else "-", requests,
+           "-" if mb is None else "%.1f" % mb), flush=True)
     if extra:
         print("    " + extra, flush=True)
 
@@ -58,13 +66,13 @@ class Case:
     def __init__(self, key, name, cmd, env=None, report=False, log=None):
         self.key, self.name, self.cmd, self.env, self.log = key, name, cmd, env, log
         self.report = tempfile.mktemp(suffix=".json") if report else None
-        self.times, self.requests, self.mb, self.extra = [], "-", None, ""
+        self.times, self.cpu, self.requests, self.mb, self.extra = [], [], "-", None, ""
 
     def run(self):
         if self.log:
             open(self.log, "w").close()
         cmd = self.cmd + (["-q", "--report", self.report] if self.report else [])
-        self.times.append(wall(cmd, self.env))
+        self.times.append(wall(cmd, self.env, self.cpu))
         if self.report:
             r = json.load(open(self.report))
             net = r.get("network", {})
@@ -224,8 +232,9 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     for c in cases:
-        show(c.name, c.times, c.requests, c.mb, c.extra)
+        show(c.name, c.times, c.requests, c.mb, c.extra, c.cpu)
     rows = {c.key: c.times for c in cases}
+    cpu = {c.key: c.cpu for c in cases}
 
     def ratio(label, x, y):
         if x in rows and y in rows:
@@ -242,6 +251,13 @@ def main():
     ratio("zarr-python + s3fs every array / strata verify s3", "py all s3", "verify s3")
     ratio("zarr-python + s3fs call_genotype / strata verify s3", "py gt s3", "verify s3")
     ratio("zarr-python every array local / strata verify local", "py all local", "verify local")
+    # The process's own CPU (user + system), not the servers': what reading remotely costs strata.
+    print("strata's CPU seconds, remote / local (median of the rounds' ratios):")
+    rows = cpu
+    ratio("verify cpu: http / local", "verify http", "verify local")
+    ratio("verify cpu: s3 / local", "verify s3", "verify local")
+    ratio("pca cpu: http / local", "pca http", "pca local")
+    ratio("pca cpu: s3 / local", "pca s3", "pca local")
 
 
 if __name__ == "__main__":

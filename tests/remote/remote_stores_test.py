@@ -112,6 +112,25 @@ def write_zarr_python_stores(root):
             "py_v3.zarr/sparse", "plain_v3.zarr/arr"]
 
 
+def write_damaged_store(root):
+    """A consolidated v2 group of several arrays, one with a corrupt chunk and one with missing
+    chunks: verify reads its arrays concurrently over a remote store and must report what the
+    local run does, in the same order."""
+    path = os.path.join(root, "damaged.zarr")
+    g = zarr.open_group(path, mode="w", zarr_format=2)
+    rng = np.random.default_rng(13)
+    for i in range(6):
+        x = g.create_array("a%d" % i, shape=(30 + i, 9), chunks=(4, 5), dtype="<i4", fill_value=0)
+        x[:] = rng.integers(0, 1000, size=x.shape)
+    bad = g.create_array("bad", shape=(12, 10), chunks=(4, 5), dtype="<f8", fill_value=0.0)
+    bad[:] = rng.standard_normal(bad.shape)
+    holes = g.create_array("holes", shape=(12, 10), chunks=(4, 5), dtype="<i2", fill_value=7)
+    holes[:4] = 1
+    zarr.consolidate_metadata(path)
+    with open(os.path.join(path, "bad", "1.0"), "wb") as f:
+        f.write(b"not a chunk" * 7)
+
+
 def export_equal(strata, local, url, tmp, tag, env=None):
     a, b = os.path.join(tmp, tag + "-local.npy"), os.path.join(tmp, tag + "-remote.npy")
     r1 = run(strata, "zarr", "export", local, a, "-q")
@@ -136,6 +155,7 @@ def write_served_stores(strata, root, tmp):
     # Several Gram groups (3,072 variants) of several chunks: passes read ahead over the network.
     run(strata, "simulate", "--samples", "200", "--variants", "8000", "--format", "vcz", "--variants-chunk", "500",
         "--out", os.path.join(root, "wide"), "-q")
+    write_damaged_store(root)
     return arrays + ["st_v2.zarr", "st_v3.zarr"]
 
 
@@ -176,6 +196,11 @@ def test_http(strata):
             want = run(strata, "zarr", "verify", os.path.join(root, store), "-q")
             check(r.returncode == 0 and r.stdout == want.stdout and "ok" in r.stdout,
                   "http: zarr verify of consolidated %s reports what the local run does" % store)
+        r = run(strata, "zarr", "verify", base + "/damaged.zarr", expect=None)
+        want = run(strata, "zarr", "verify", os.path.join(root, "damaged.zarr"), expect=None)
+        check(r.returncode == 1 == want.returncode and r.stdout == want.stdout and "corrupt  1.0" in r.stdout
+              and "missing  2.1" in r.stdout and r.stdout.index("a5:") < r.stdout.index("bad:"),
+              "http: zarr verify of a damaged store (several arrays at once) reports what the local run does")
         r = run(strata, "zarr", "info", base + "/plain_v3.zarr", expect=None)
         check(r.returncode == 1 and "cannot list" in r.stderr, "http: an unconsolidated group names the way out")
         r = run(strata, "zarr", "export", base + "/nothing.zarr/x", os.path.join(tmp, "n.npy"), "-q", expect=None)

@@ -27,6 +27,15 @@ class ChunkCache {
     return it->second->second;
   }
 
+  /// Keep nothing from now on (a reader that reads each object once: copies would be waste).
+  void disable() {
+    std::lock_guard lock(mu_);
+    cap_ = 0;
+    held_ = 0;
+    lru_.clear();
+    index_.clear();
+  }
+
   /// Whether `key` is cached (its place in the LRU order unchanged).
   bool contains(const std::string& key) {
     std::lock_guard lock(mu_);
@@ -35,8 +44,8 @@ class ChunkCache {
 
   void put(const std::string& key, const std::optional<Bytes>& value) {
     const int64_t cost = cost_of(key, value);
-    if (cap_ <= 0 || cost > cap_ / 4) return;  // one object never takes most of the cache
     std::lock_guard lock(mu_);
+    if (cap_ <= 0 || cost > cap_ / 4) return;  // one object never takes most of the cache
     if (index_.count(key)) return;
     lru_.emplace_front(key, value);
     index_[key] = lru_.begin();

@@ -75,6 +75,7 @@ class MetadataCacheStore final : public Store {
   }
 
   bool consolidated() const { return consolidated_; }
+  void keep_no_chunks() const { chunks_.disable(); }
 
   Result<std::optional<Bytes>> get(const std::string& key) const override {
     if (!is_metadata_key(key)) return get_object(key, -1);
@@ -232,6 +233,10 @@ Result<std::shared_ptr<Store>> make_metadata_cache_store(std::shared_ptr<Store> 
 bool has_consolidated_metadata(const Store& store) {
   auto* m = dynamic_cast<const MetadataCacheStore*>(&store);
   return m && m->consolidated();
+}
+
+void keep_no_chunks(const Store& store) {
+  if (auto* m = dynamic_cast<const MetadataCacheStore*>(&store)) m->keep_no_chunks();
 }
 
 }  // namespace strata::io::remote

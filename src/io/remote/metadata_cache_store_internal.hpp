@@ -14,4 +14,8 @@ Result<std::shared_ptr<Store>> make_metadata_cache_store(std::shared_ptr<Store> 
 /// Whether the view holds consolidated metadata (for the location search).
 bool has_consolidated_metadata(const Store& store);
 
+/// A view whose reader reads each chunk once (verify) keeps no copies of chunks; no-op for
+/// other stores. Metadata answers are still cached.
+void keep_no_chunks(const Store& store);
+
 }  // namespace strata::io::remote

@@ -170,22 +170,11 @@ Result<std::optional<Bytes>> ObjectStore::get_range(const std::string& key, int6
 std::vector<Result<std::optional<Bytes>>> ObjectStore::get_many(const std::vector<std::string>& keys,
                                                                 int64_t max_bytes) const {
   std::vector<Result<std::optional<Bytes>>> out(keys.size(), Result<std::optional<Bytes>>(std::optional<Bytes>()));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < keys.size();) out[i] = get_at_most(keys[i], max_bytes);
-  };
-  // Blocking requests on short-lived threads; the client's pool bounds what is in flight.
-  std::vector<std::thread> threads;
-  const size_t want = std::min(keys.size(), static_cast<size_t>(std::max(1, concurrency())));
-  for (size_t t = 1; t < want; ++t) {
-    try {
-      threads.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: the rest are read by those that started
-    }
-  }
-  work();
-  for (auto& t : threads) t.join();
+  // Blocking requests on the store's kept threads; the client's pool bounds what is in flight.
+  std::call_once(fetchers_once_, [&] { fetchers_ = std::make_unique<FetchThreads>(std::max(0, concurrency() - 1)); });
+  fetchers_->run(keys.size(), static_cast<size_t>(std::max(1, concurrency())), [&](size_t i) {
+    out[i] = get_at_most(keys[i], max_bytes);
+  });
   return out;
 }
 

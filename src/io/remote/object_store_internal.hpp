@@ -4,9 +4,11 @@
 // listing.
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "io/remote/fetch_threads_internal.hpp"
 #include "io/remote/http_client_internal.hpp"
 #include "strata/io/store.hpp"
 
@@ -65,6 +67,10 @@ class ObjectStore : public Store {
   std::shared_ptr<HttpClient> client_;
   std::string base_url_, authority_, root_path_, describe_;
   std::vector<std::string> secrets_;  ///< masked wherever a message could show them
+
+ private:
+  mutable std::once_flag fetchers_once_;
+  mutable std::unique_ptr<FetchThreads> fetchers_;  ///< get_many's threads, started on first use
 };
 
 /// Stores by scheme (http_store.cpp, s3_store.cpp, gcs_store.cpp) on the given client (tests

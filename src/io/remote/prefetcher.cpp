@@ -92,6 +92,9 @@ void Prefetcher::run() {
     it->second.state = Entry::InFlight;
     const int64_t max_bytes = it->second.max_bytes;
     ++in_flight_;
+    // Wake-ups are passed on one at a time (a landing or a take frees room for about one
+    // more request): waking every thread each time cost thousands of context switches a run.
+    if (can_start()) work_cv_.notify_one();
     lock.unlock();
     Value v = fetch_(key, max_bytes);
     lock.lock();
@@ -108,7 +111,7 @@ void Prefetcher::run() {
       note_peak(held_bytes_ + in_flight_ * (fetched_bytes_ / fetched_));
     }
     done_cv_.notify_all();
-    work_cv_.notify_all();
+    work_cv_.notify_one();
   }
 }
 
@@ -140,7 +143,7 @@ std::optional<Prefetcher::Value> Prefetcher::take(const std::string& key) {
   entries_.erase(it);
   counters().prefetch_hits += 1;
   drop_stale();
-  work_cv_.notify_all();
+  work_cv_.notify_one();
   return v;
 }
 

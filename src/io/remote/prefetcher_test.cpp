@@ -178,5 +178,24 @@ TEST(Prefetcher, ReadViewAnswersPrefetchedChunksWithoutASecondRequest) {
   EXPECT_EQ(t->count("/s/a/0"), 1);
 }
 
+TEST(Prefetcher, ReadViewKeepingNoChunksFetchesAgain) {
+  auto t = std::make_shared<KeyedTransport>();
+  t->objects["/s/a/0"] = "chunk0";
+  auto client = std::make_shared<HttpClient>(t, HttpClientOptions{});
+  STRATA_ASSERT_OK_AND_ASSIGN(auto http, open_http_store("http://h/s", client));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_metadata_cache_store(http));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto v, view->get_at_most("a/0", 1 << 20));
+  STRATA_ASSERT_OK_AND_ASSIGN(v, view->get_at_most("a/0", 1 << 20));
+  EXPECT_EQ(t->count("/s/a/0"), 1);  // cached
+  keep_no_chunks(*view);            // what was cached is dropped, nothing new is kept
+  for (int i = 0; i < 2; ++i) {
+    STRATA_ASSERT_OK_AND_ASSIGN(v, view->get_at_most("a/0", 1 << 20));
+    ASSERT_TRUE(v);
+    EXPECT_EQ(text(*v), "chunk0");
+  }
+  EXPECT_EQ(t->count("/s/a/0"), 3);
+  keep_no_chunks(*http);  // not a read view: nothing to do
+}
+
 }  // namespace
 }  // namespace strata::io::remote

@@ -78,6 +78,9 @@ inline constexpr int64_t kBatchesAhead = 4;
 Status for_each_fetched_batch(const Store& store, const std::vector<std::string>& keys, int64_t max_bytes,
                               const std::function<Status(int64_t, std::vector<Result<std::optional<Bytes>>>&)>& batch);
 
+/// \brief This thread's decode scratch of `n` bytes (reused: valid until the next call on the thread).
+Result<std::span<uint8_t>> chunk_scratch(int64_t n);
+
 /// \brief Region I/O (zarr_region.cpp).
 Status read_region_impl(const Impl& a, const Shape& start, const Shape& count, void* out, ThreadPool* pool);
 Status write_region_impl(const Impl& a, const Shape& start, const Shape& count, const void* data, ThreadPool* pool);

@@ -55,18 +55,6 @@ struct InnerTask {
   Shape index;
 };
 
-// Per-thread decode scratch. A fresh multi-megabyte buffer per chunk costs page faults, and
-// concurrent faults serialize threads on the kernel's memory-map lock; one reused buffer per
-// worker thread keeps multi-threaded reads scaling.
-Result<std::span<uint8_t>> chunk_scratch(int64_t n) {
-  thread_local Bytes scratch;
-  if (static_cast<int64_t>(scratch.size()) < n) {
-    scratch = Bytes();
-    STRATA_ASSIGN_OR_RETURN(scratch, allocate_bytes(n));
-  }
-  return std::span<uint8_t>(scratch.data(), static_cast<size_t>(n));
-}
-
 Status read_plain_region(const Impl& a, const Shape& start, const Shape& count, uint8_t* out, ThreadPool* pool) {
   const auto chunks = a.grid.chunks_in(start, count);
   const int64_t isz = a.itemsize();
@@ -255,6 +243,17 @@ Status write_sharded_region(const Impl& a, const Shape& start, const Shape& coun
 }
 
 }  // namespace
+
+// A fresh multi-megabyte buffer per chunk costs page faults, and concurrent faults serialize
+// threads on the kernel's memory-map lock; one reused buffer per thread keeps decoding scaling.
+Result<std::span<uint8_t>> chunk_scratch(int64_t n) {
+  thread_local Bytes scratch;
+  if (static_cast<int64_t>(scratch.size()) < n) {
+    scratch = Bytes();
+    STRATA_ASSIGN_OR_RETURN(scratch, allocate_bytes(n));
+  }
+  return std::span<uint8_t>(scratch.data(), static_cast<size_t>(n));
+}
 
 Status for_each_fetched_batch(const Store& store, const std::vector<std::string>& keys, int64_t max_bytes,
                               const std::function<Status(int64_t, std::vector<Result<std::optional<Bytes>>>&)>& batch) {

@@ -163,7 +163,7 @@ ObjectReport verify_plain(const Impl& a, int64_t linear, Fetched* fetched) {
     r.corrupt_chunks = 1;
     return r;
   }
-  auto buf = detail::allocate_bytes(a.chunk_nbytes());
+  auto buf = detail::chunk_scratch(a.chunk_nbytes());
   Status st = buf.ok() ? a.meta.pipeline->decode(**v, *buf) : buf.status();
   if (st.ok()) {
     r.ok = 1;
@@ -209,7 +209,7 @@ ObjectReport verify_shard(const Impl& a, int64_t linear, Fetched* fetched) {
     r.corrupt_chunks = inner_chunks_in_shard(a, shard);
     return r;
   }
-  auto buf = detail::allocate_bytes(a.chunk_nbytes());
+  auto buf = detail::chunk_scratch(a.chunk_nbytes());
   a.grid.for_each_chunk_in(a.outer.chunk_origin(shard), a.outer.chunk_extent(shard), [&](const Shape& ci) {
     const int64_t slot = spec.slot_of(ci);
     const uint64_t off = index[2 * slot], n = index[2 * slot + 1];

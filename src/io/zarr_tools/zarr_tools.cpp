@@ -1,15 +1,24 @@
 #include "io/zarr_tools/zarr_tools.hpp"
 
 #include "io/zarr_tools/zarr_tools_internal.hpp"
+#include "io/remote/metadata_cache_store_internal.hpp"
+#include "io/zarr/chunk_pipeline_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "io/zarr/zarr_group_internal.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include "strata/core/buffer.hpp"
 #include "strata/io/npy.hpp"
@@ -249,48 +258,162 @@ nlohmann::json zarr_info_json(const std::vector<ZarrInfoEntry>& entries) {
   return out;
 }
 
+namespace {
+
+// What verifying one node found: a report, a reason it was not verified, or an error that ends
+// the whole verification (as reading an object fails beyond a corrupt chunk).
+struct NodeOutcome {
+  bool has_report = false;
+  ZarrArray::VerifyReport report;
+  std::optional<std::string> unverified;
+  Status fatal;
+};
+
+// Arrays verified at once share the memory their batches and decode buffers hold: arrays
+// whose decoded chunks are large (a batch of them would exceed this) are verified at most
+// kLargeArraysAtOnce at a time, so lanes overlap small arrays' round trips (and two large
+// arrays' gaps) without multiplying the bytes held by the number of lanes.
+constexpr int64_t kLargeChunkBatchBytes = int64_t{32} << 20;
+constexpr int kLargeArraysAtOnce = 2;
+
+class LargeArraySlot {
+ public:
+  void acquire() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return busy_ < kLargeArraysAtOnce; });
+    ++busy_;
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      --busy_;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int busy_ = 0;
+};
+
+// Holds `slot` while alive when a batch of `chunk_bytes` chunks counts as large.
+class LargeArrayGuard {
+ public:
+  LargeArrayGuard(LargeArraySlot* slot, const Store& store, int64_t chunk_bytes)
+      : slot_(slot && chunk_bytes > kLargeChunkBatchBytes / std::max(1, store.concurrency()) ? slot : nullptr) {
+    if (slot_) slot_->acquire();
+  }
+  ~LargeArrayGuard() {
+    if (slot_) slot_->release();
+  }
+  LargeArrayGuard(const LargeArrayGuard&) = delete;
+  LargeArrayGuard& operator=(const LargeArrayGuard&) = delete;
+
+ private:
+  LargeArraySlot* slot_;
+};
+
+int64_t shape_elements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t c : shape) n = detail::saturating_mul(n, c);
+  return n;
+}
+
+int64_t chunk_elements(const ChunkGrid& g) { return shape_elements(g.chunk_shape()); }
+
+NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store, const detail::ListedNode& n,
+                        LargeArraySlot* large) {
+  NodeOutcome out;
+  auto metadata_error = [&](const Status& st) {
+    out.has_report = true;
+    out.report.corrupt.emplace_back(join_path(n.info.path, "<metadata>"), st.message());
+  };
+  if (!n.error.ok()) {
+    if (n.error.code() == StatusCode::Unsupported) out.unverified = n.error.message();
+    else metadata_error(n.error);
+    return out;
+  }
+  if (n.info.kind != NodeKind::Array) return out;
+  auto take = [&](Result<ZarrArray::VerifyReport> rep) {
+    if (!rep.ok()) {
+      out.fatal = rep.status();
+      return;
+    }
+    out.has_report = true;
+    out.report = std::move(rep).value();
+  };
+  if (is_strings(store, n.info.path)) {
+    auto sa = ZarrStringArray::open(store, n.info.path);
+    if (!sa.ok() && sa.status().code() == StatusCode::Unsupported) out.unverified = sa.status().message();
+    else if (!sa.ok()) metadata_error(sa.status());
+    else {
+      // Decoded strings: at least a pointer-sized entry each.
+      LargeArrayGuard guard(large, *store, detail::saturating_mul(chunk_elements(sa->chunk_grid()), 16));
+      take(sa->verify());
+    }
+    return out;
+  }
+  auto a = ZarrArray::open(store, n.info.path);
+  if (!a.ok() && a.status().code() == StatusCode::Unsupported) out.unverified = a.status().message();
+  else if (!a.ok()) metadata_error(a.status());
+  else {
+    // A sharded array's objects are whole shards: their decoded size is what a batch holds.
+    const int64_t elements = a->shard_shape().empty() ? chunk_elements(a->chunk_grid()) : shape_elements(a->shard_shape());
+    LargeArrayGuard guard(large, *store, detail::saturating_mul(elements, a->dtype().itemsize()));
+    take(a->verify(&ctx.pool()));
+  }
+  return out;
+}
+
+// Arrays verified at once on a remote store: each array's listing and first round trips are
+// latency-bound, so several in flight keep the connections and the decoding workers busy.
+constexpr size_t kConcurrentArrays = 8;
+
+}  // namespace
+
 Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(Opened o, open_location(path));
   // Walk the real tree (directory listing), not .zmetadata, which may omit arrays; nodes whose
   // metadata cannot be read are reported rather than ending the walk.
   STRATA_ASSIGN_OR_RETURN(auto nodes, detail::walk_tree(o.store, o.node));
   if (nodes.empty()) return Status::NotFound(path, ": no Zarr group or array here");
-  ZarrVerifyResult out;
-  auto metadata_error = [&](const std::string& node, const Status& st) {
-    ZarrArray::VerifyReport rep;
-    rep.corrupt.emplace_back(join_path(node, "<metadata>"), st.message());
-    out.arrays.emplace_back(node, std::move(rep));
-  };
-  for (const auto& n : nodes) {
-    if (!n.error.ok()) {
-      if (n.error.code() == StatusCode::Unsupported) out.unverified.emplace_back(n.info.path, n.error.message());
-      else metadata_error(n.info.path, n.error);
-      continue;
-    }
-    if (n.info.kind != NodeKind::Array) continue;
-    if (is_strings(o.store, n.info.path)) {
-      auto sa = ZarrStringArray::open(o.store, n.info.path);
-      if (!sa.ok() && sa.status().code() == StatusCode::Unsupported) {
-        out.unverified.emplace_back(n.info.path, sa.status().message());
-      } else if (!sa.ok()) {
-        metadata_error(n.info.path, sa.status());
-      } else {
-        STRATA_ASSIGN_OR_RETURN(auto rep, sa->verify());
-        out.arrays.emplace_back(n.info.path, std::move(rep));
+  remote::keep_no_chunks(*o.store);  // each chunk is read once: cached copies would be waste
+  // Outcomes are kept in walk order, so the result does not depend on scheduling; the first
+  // fatal error in that order is the answer, as when the nodes are verified one by one.
+  std::vector<NodeOutcome> outcomes(nodes.size());
+  const size_t lanes = o.store->concurrency() > 1 ? std::min(kConcurrentArrays, nodes.size()) : 1;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  LargeArraySlot large;
+  auto lane = [&] {
+    for (size_t i; !failed.load() && (i = next.fetch_add(1)) < nodes.size();) {
+      try {
+        outcomes[i] = verify_node(ctx, o.store, nodes[i], lanes > 1 ? &large : nullptr);
+      } catch (const std::bad_alloc&) {
+        outcomes[i].fatal = Status::OutOfMemory("out of memory verifying ", nodes[i].info.path);
+      } catch (const std::exception& e) {
+        outcomes[i].fatal = Status::Internal("verifying ", nodes[i].info.path, ": ", e.what());
       }
-      continue;
+      if (!outcomes[i].fatal.ok()) failed.store(true);
     }
-    auto a = ZarrArray::open(o.store, n.info.path);
-    if (!a.ok() && a.status().code() == StatusCode::Unsupported) {
-      out.unverified.emplace_back(n.info.path, a.status().message());
-      continue;
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < lanes; ++t) {
+    try {
+      threads.emplace_back(lane);
+    } catch (const std::system_error&) {
+      break;  // fewer lanes: the others take the rest
     }
-    if (!a.ok()) {
-      metadata_error(n.info.path, a.status());
-      continue;
-    }
-    STRATA_ASSIGN_OR_RETURN(auto rep, a->verify(&ctx.pool()));
-    out.arrays.emplace_back(n.info.path, std::move(rep));
+  }
+  lane();
+  for (auto& t : threads) t.join();
+  ZarrVerifyResult out;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeOutcome& r = outcomes[i];
+    if (!r.fatal.ok()) return r.fatal;
+    if (r.unverified) out.unverified.emplace_back(nodes[i].info.path, std::move(*r.unverified));
+    if (r.has_report) out.arrays.emplace_back(nodes[i].info.path, std::move(r.report));
   }
   return out;
 }
