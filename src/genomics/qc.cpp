@@ -39,9 +39,8 @@ int64_t count_block_variants(const Context& ctx, const GenotypeView& view, int64
   const int64_t row = std::max<int64_t>(1, packed_row_bytes(view.num_samples()));
   const int64_t window = std::max<int64_t>(1, pass_window(ctx, {}));
   const int64_t fit = ctx.memory_budget() / (4 * row * window);
-  int64_t spread = std::max(kMinCountBlock, (count + window - 1) / window);
-  const int64_t chunk = view.variant_chunk();  // whole storage chunks: each decoded once
-  if (chunk > 0) spread = (spread + chunk - 1) / chunk * chunk;
+  // default_block_variants keeps whole storage chunks where they are not much larger.
+  const int64_t spread = default_block_variants(view, std::max(kMinCountBlock, (count + window - 1) / window) * row);
   return std::max<int64_t>(1, std::min({default_block_variants(view), fit, spread}));
 }
 }  // namespace
