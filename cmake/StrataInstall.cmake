@@ -34,7 +34,6 @@ endforeach()
 install(EXPORT strataTargets NAMESPACE strata:: FILE strataTargets.cmake
         DESTINATION ${STRATA_INSTALL_CMAKEDIR})
 set(STRATA_BLA_VENDOR ${BLA_VENDOR})
-set(STRATA_MPI_LIBRARIES "${MPI_C_LIBRARIES}")
 get_filename_component(STRATA_LAPACKE_DIR ${LAPACKE_LIBRARY} DIRECTORY)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/strataConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/strataConfig.cmake

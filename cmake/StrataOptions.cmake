@@ -8,6 +8,7 @@ option(STRATA_BUILD_BENCHMARKS "Build Google Benchmark micro-benchmarks and benc
 option(STRATA_BUILD_FUZZERS "Build libFuzzer targets (needs clang)" OFF)
 option(STRATA_ENABLE_CUDA "Build the CUDA backend (strata::cuda)" OFF)
 option(STRATA_ENABLE_MPI "Build the MPI communicator (strata_dist; used when MPI is found)" ON)
+option(STRATA_STATIC_BLAS_CLI "Link OpenBLAS and LAPACKE statically into the CLI when their archives exist" ON)
 option(STRATA_ENABLE_PYTHON "Build the Python bindings" OFF)
 option(STRATA_ENABLE_HTSLIB "Build VCF/BCF conversion through htslib" ON)
 option(STRATA_ENABLE_CURL "Read and write Zarr over HTTP(S), S3 and GCS through libcurl (when found)" ON)

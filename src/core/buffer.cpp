@@ -1,9 +1,12 @@
 #include "strata/core/buffer.hpp"
 
+#include "core/large_alloc.hpp"
+
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
@@ -87,12 +90,34 @@ std::string format_bytes(int64_t bytes) {
   return buf;
 }
 
+namespace {
+// Blocks from this size on are placed on 2 MiB boundaries and offered transparent huge pages:
+// under the hypervisor a fresh 4 KiB page costs ~1 µs to fault in even in one madvise, so the
+// first touch of an 8 MB buffer took 7–9 ms against ~1 ms in 2 MiB pages (fresh processes,
+// median of 15). Where huge pages are off or none is free, the kernel falls back to 4 KiB.
+// (From 1.75 MiB: rounding up to whole huge pages then adds at most a seventh.)
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePageMin = size_t{7} << 18;
+}  // namespace
+
+namespace detail {
+void* allocate_aligned(size_t bytes) {
+  const bool huge = bytes >= kHugePageMin;
+  const size_t align = huge ? kHugePage : static_cast<size_t>(Buffer::kAlignment);
+  const size_t rounded = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
+#ifdef MADV_HUGEPAGE
+  if (p && huge) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+}  // namespace detail
+
 Result<Buffer> Buffer::allocate(int64_t nbytes) {
   if (nbytes < 0) return Status::Invalid("negative buffer size ", nbytes);
   Buffer b;
   if (nbytes == 0) return b;
-  size_t rounded = static_cast<size_t>((nbytes + kAlignment - 1) / kAlignment * kAlignment);
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  void* p = detail::allocate_aligned(static_cast<size_t>(nbytes));
   if (!p) return Status::OutOfMemory("cannot allocate ", format_bytes(nbytes));
   b.data_ = static_cast<uint8_t*>(p);
   b.size_ = nbytes;

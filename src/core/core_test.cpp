@@ -3,6 +3,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/large_alloc.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/dtype.hpp"
 #include "strata/core/shape.hpp"
@@ -224,6 +225,26 @@ TEST(Buffer, AlignedAndTracked) {
   STRATA_EXPECT_STATUS(parse_memory_size("3X"), StatusCode::Invalid, "^bad memory size '3X': unknown unit 'X'$");
   STRATA_EXPECT_STATUS(parse_memory_size(" "), StatusCode::Invalid, "^empty memory size$");
   STRATA_EXPECT_STATUS(parse_memory_size("0.1"), StatusCode::Invalid, "^memory size '0.1' out of range$");
+}
+
+// Large blocks sit on 2 MiB boundaries (huge pages); zeros() still zeroes them; the vector
+// allocator on the same blocks leaves elements unset and frees with std::free.
+TEST(Buffer, LargeBlocksOnHugePageBoundaries) {
+  const int64_t before = memory_stats().current_bytes;
+  for (const int64_t size : {int64_t{7} << 18, int64_t{8000000}, int64_t{(8 << 20) + 1}}) {
+    STRATA_ASSERT_OK_AND_ASSIGN(Buffer b, Buffer::zeros(size));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % (uintptr_t{2} << 20), 0u) << size;
+    EXPECT_EQ(b.data()[0], 0);
+    EXPECT_EQ(b.data()[size - 1], 0);
+    EXPECT_EQ(memory_stats().current_bytes, before + size);
+  }
+  STRATA_ASSERT_OK_AND_ASSIGN(Buffer small, Buffer::allocate((7 << 18) - 64));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.data()) % Buffer::kAlignment, 0u);
+  std::vector<float, detail::LargeBlockAllocator<float>> v;
+  v.resize(1 << 20);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % (uintptr_t{2} << 20), 0u);
+  v.assign(16, 1.5f);
+  EXPECT_EQ(v[15], 1.5f);
 }
 
 TEST(ThreadPool, ParallelForRunsEveryIndexAndReportsLowestError) {

@@ -1,9 +1,14 @@
 // strata::Communicator over MPI (see strata/dist/mpi.hpp). Collectives run on a duplicate of
 // MPI_COMM_WORLD; a second duplicate carries the control traffic: failure notices (point to
 // point) and the error agreement.
+// libmpi is opened (dlopen) when MPI starts, not linked: a process outside mpirun never loads
+// Open MPI's libraries (libmpi, libopen-rte, libopen-pal, hwloc, libevent, libudev: ~1.3 ms of
+// every start). <mpi.h> gives the types and constants; every call goes through MpiApi (the
+// MPI_* names below are macros for its entries).
 // The C API only: OpenMPI's deprecated C++ bindings would need libmpi_cxx.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
+#include <dlfcn.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -20,6 +25,116 @@
 #include "strata/dist/mpi.hpp"
 
 namespace strata::dist {
+namespace {
+
+#define STRATA_MPI_FUNCTIONS(X)                                                                                  \
+  X(Init_thread) X(Initialized) X(Finalize) X(Abort) X(Error_string) X(Comm_dup) X(Comm_free)                   \
+  X(Comm_set_errhandler) X(Comm_rank) X(Comm_size) X(Comm_split_type) X(Test) X(Isend) X(Irecv) X(Ibcast)        \
+  X(Iallgather) X(Iallgatherv) X(Igatherv) X(Ibarrier) X(Iallreduce) X(Iprobe) X(Probe) X(Recv) X(Get_count)
+// Open MPI's predefined handles are addresses of objects in libmpi (MPICH's are constants).
+#ifdef OPEN_MPI
+#define STRATA_MPI_HANDLES(X)                                                                             \
+  X(MPI_Comm, comm_world, ompi_mpi_comm_world) X(MPI_Comm, comm_null, ompi_mpi_comm_null)                  \
+  X(MPI_Datatype, type_byte, ompi_mpi_byte) X(MPI_Datatype, type_char, ompi_mpi_char)                     \
+  X(MPI_Datatype, type_int32, ompi_mpi_int32_t) X(MPI_Datatype, type_int64, ompi_mpi_int64_t)             \
+  X(MPI_Op, op_sum, ompi_mpi_op_sum) X(MPI_Errhandler, errors_return, ompi_mpi_errors_return)             \
+  X(MPI_Info, info_null, ompi_mpi_info_null)
+#else
+#define STRATA_MPI_HANDLES(X)
+#endif
+
+struct MpiApi {
+#define STRATA_MPI_ENTRY(name) decltype(&::MPI_##name) name = nullptr;
+  STRATA_MPI_FUNCTIONS(STRATA_MPI_ENTRY)
+#undef STRATA_MPI_ENTRY
+#define STRATA_MPI_HANDLE(type, field, symbol) type field{};
+  STRATA_MPI_HANDLES(STRATA_MPI_HANDLE)
+#undef STRATA_MPI_HANDLE
+};
+MpiApi g_mpi;
+
+// The library this build compiled against (STRATA_MPI_LIBRARY: its file, STRATA_MPI_SONAME: the
+// name the loader finds it by), opened once; the handle is never closed. RTLD_GLOBAL: Open MPI's
+// components (dlopen'ed by MPI_Init) bind to libmpi's symbols.
+Status load_mpi() {
+  static const Status loaded = []() -> Status {
+    std::string tried;
+    void* lib = nullptr;
+    for (const char* name : {STRATA_MPI_SONAME, STRATA_MPI_LIBRARY}) {
+      if (*name == '\0') continue;
+      lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+      if (lib) break;
+      const char* e = dlerror();
+      tried += str_cat(tried.empty() ? "" : "; ", e ? e : name);
+    }
+    if (!lib) return Status::Unsupported("strata runs under mpirun with the MPI library it was built with, which could not be loaded (", tried, ")");
+    std::string missing;
+    auto bind = [&](const char* symbol) {
+      void* p = dlsym(lib, symbol);
+      if (!p) missing += str_cat(missing.empty() ? "" : ", ", symbol);
+      return p;
+    };
+#define STRATA_MPI_ENTRY(name) g_mpi.name = reinterpret_cast<decltype(g_mpi.name)>(bind("MPI_" #name));
+    STRATA_MPI_FUNCTIONS(STRATA_MPI_ENTRY)
+#undef STRATA_MPI_ENTRY
+#define STRATA_MPI_HANDLE(type, field, symbol) g_mpi.field = reinterpret_cast<type>(bind(#symbol));
+    STRATA_MPI_HANDLES(STRATA_MPI_HANDLE)
+#undef STRATA_MPI_HANDLE
+    if (!missing.empty()) return Status::Unsupported("the MPI library lacks ", missing);
+    return Status::OK();
+  }();
+  return loaded;
+}
+
+}  // namespace
+
+// From here on every MPI name is MpiApi's.
+#define STRATA_MPI_CALL(name) g_mpi.name
+#define MPI_Init_thread STRATA_MPI_CALL(Init_thread)
+#define MPI_Initialized STRATA_MPI_CALL(Initialized)
+#define MPI_Finalize STRATA_MPI_CALL(Finalize)
+#define MPI_Abort STRATA_MPI_CALL(Abort)
+#define MPI_Error_string STRATA_MPI_CALL(Error_string)
+#define MPI_Comm_dup STRATA_MPI_CALL(Comm_dup)
+#define MPI_Comm_free STRATA_MPI_CALL(Comm_free)
+#define MPI_Comm_set_errhandler STRATA_MPI_CALL(Comm_set_errhandler)
+#define MPI_Comm_rank STRATA_MPI_CALL(Comm_rank)
+#define MPI_Comm_size STRATA_MPI_CALL(Comm_size)
+#define MPI_Comm_split_type STRATA_MPI_CALL(Comm_split_type)
+#define MPI_Test STRATA_MPI_CALL(Test)
+#define MPI_Isend STRATA_MPI_CALL(Isend)
+#define MPI_Irecv STRATA_MPI_CALL(Irecv)
+#define MPI_Ibcast STRATA_MPI_CALL(Ibcast)
+#define MPI_Iallgather STRATA_MPI_CALL(Iallgather)
+#define MPI_Iallgatherv STRATA_MPI_CALL(Iallgatherv)
+#define MPI_Igatherv STRATA_MPI_CALL(Igatherv)
+#define MPI_Ibarrier STRATA_MPI_CALL(Ibarrier)
+#define MPI_Iallreduce STRATA_MPI_CALL(Iallreduce)
+#define MPI_Iprobe STRATA_MPI_CALL(Iprobe)
+#define MPI_Probe STRATA_MPI_CALL(Probe)
+#define MPI_Recv STRATA_MPI_CALL(Recv)
+#define MPI_Get_count STRATA_MPI_CALL(Get_count)
+#ifdef OPEN_MPI
+#undef MPI_COMM_WORLD
+#undef MPI_COMM_NULL
+#undef MPI_BYTE
+#undef MPI_CHAR
+#undef MPI_INT32_T
+#undef MPI_INT64_T
+#undef MPI_SUM
+#undef MPI_ERRORS_RETURN
+#undef MPI_INFO_NULL
+#define MPI_COMM_WORLD g_mpi.comm_world
+#define MPI_COMM_NULL g_mpi.comm_null
+#define MPI_BYTE g_mpi.type_byte
+#define MPI_CHAR g_mpi.type_char
+#define MPI_INT32_T g_mpi.type_int32
+#define MPI_INT64_T g_mpi.type_int64
+#define MPI_SUM g_mpi.op_sum
+#define MPI_ERRORS_RETURN g_mpi.errors_return
+#define MPI_INFO_NULL g_mpi.info_null
+#endif
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -430,6 +545,7 @@ void skip_network_pml_probe_on_one_host() {
 }  // namespace
 
 Result<std::shared_ptr<const Communicator>> start_mpi(int* argc, char*** argv) {
+  STRATA_RETURN_NOT_OK(load_mpi());
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {

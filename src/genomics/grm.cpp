@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/large_alloc.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/pass_engine.hpp"
@@ -40,7 +41,10 @@ constexpr int64_t kFloat32Run = 128;
 // The two panels of one variant block: standardized values and, for pairwise counts, the
 // missing indicators of the block's rows that have missing calls (both packed as above).
 struct Panels {
-  std::vector<float> values[2], missing[2];
+  // Not zeroed on resize: decode_run writes every element of a panel's rows, padding included
+  // (zeroing two 8 MiB panels first cost a memset pass on top of the page faults); in huge
+  // pages (core/large_alloc.hpp: their first touch took ~4 µs per 4 KiB page).
+  std::vector<float, detail::LargeBlockAllocator<float>> values[2], missing[2];
   int64_t rows[2] = {0, 0}, mrows[2] = {0, 0};
   std::vector<uint8_t> codes[2], mcodes[2];
 };
@@ -66,8 +70,12 @@ Status decode_run(const backend::Backend& be, const uint8_t* codes, int64_t stri
 struct TileAccumulator {
   int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
   Buffer sum, both_missing;  // rows × cols doubles each (tracked: they are the pass's memory)
-  double* s() { return sum.as<double>(); }
-  double* b() { return both_missing.as<double>(); }
+  // This rank's tiles lie in one buffer per band instead (one block in huge pages: ten 0.5 MB
+  // tiles took ~2,000 page faults of ~4 µs); tiles received from other ranks own theirs.
+  double* band_sum = nullptr;
+  double* band_missing = nullptr;
+  double* s() { return band_sum ? band_sum : sum.as<double>(); }
+  double* b() { return band_missing ? band_missing : both_missing.as<double>(); }
 };
 
 // acc += the tile's product over the k packed rows of `panel`, one float32 run at a time.
@@ -293,14 +301,22 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
         a.rows = std::min(tile, n - a.row0);
         a.col0 = c * tile;
         a.cols = std::min(tile, n - a.col0);
-        if (own) {
-          STRATA_ASSIGN_OR_RETURN(a.sum, Buffer::zeros(a.rows * a.cols * 8));
-          if (pairwise) {
-            STRATA_ASSIGN_OR_RETURN(a.both_missing, Buffer::zeros(a.rows * a.cols * 8));
-          }
-        }
         acc.push_back(std::move(a));
       }
+    }
+    // This rank's accumulators: one zeroed buffer, each tile at a 64-byte boundary.
+    auto padded = [](const TileAccumulator& a) { return (a.rows * a.cols + 7) / 8 * 8; };
+    int64_t band_doubles = 0;
+    for (size_t i = 0; i < acc.size(); ++i)
+      if (static_cast<int64_t>(i) % ranks == rank) band_doubles += padded(acc[i]) * (pairwise ? 2 : 1);
+    STRATA_ASSIGN_OR_RETURN(Buffer band_acc, Buffer::zeros(band_doubles * 8));
+    for (size_t i = 0, at = 0; i < acc.size(); ++i) {
+      if (static_cast<int64_t>(i) % ranks != rank) continue;
+      acc[i].band_sum = band_acc.as<double>() + at;
+      at += static_cast<size_t>(padded(acc[i]));
+      if (!pairwise) continue;
+      acc[i].band_missing = band_acc.as<double>() + at;
+      at += static_cast<size_t>(padded(acc[i]));
     }
     PassOptions po;
     po.label = "grm";

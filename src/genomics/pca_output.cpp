@@ -103,12 +103,17 @@ Status write_eigenval(const std::string& path, const std::vector<double>& values
 }
 
 constexpr int64_t kMetadataReadAhead = int64_t{64} << 20;
+// The variant table is written in pieces of this size from one buffer: growing a 2 MB string by
+// doubling faulted in ~4 MB of fresh pages (~4 µs each under the hypervisor) and copied it.
+constexpr size_t kTextFlushBytes = size_t{256} << 10;
 
 // Variant metadata of the used variants, read in ranges of the input; also fills `ids`.
 Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view, const PcaResult& r) {
   std::ofstream f(path, std::ios::binary);
   const int64_t k = static_cast<int64_t>(r.eigenvalues.size());
-  std::string text = "#CHROM\tID\tREF\tALT";
+  std::string text;
+  text.reserve(kTextFlushBytes + 4096);
+  text = "#CHROM\tID\tREF\tALT";
   for (int64_t j = 0; j < k; ++j) text += "\tPC" + std::to_string(j + 1);
   text += '\n';
   const auto& used = r.variants_used;
@@ -139,12 +144,12 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
         for (int64_t j = 0; j < k; ++j) text += "\tnan";
       }
       text += '\n';
+      if (text.size() > kTextFlushBytes) {  // one buffer reused: no fresh pages to fault in
+        f.write(text.data(), static_cast<std::streamsize>(text.size()));
+        text.clear();
+      }
     }
     if (info.size() == 0) return Status::IOError(view.describe(), ": no metadata for variant ", start);
-    if (text.size() > (size_t{4} << 20)) {  // bounded: written a few MB at a time
-      f.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
-    }
   }
   f.write(text.data(), static_cast<std::streamsize>(text.size()));
   f.close();

@@ -29,12 +29,19 @@ void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* 
 namespace {
 // The block grid ranks split the counts pass on.
 constexpr int64_t kCountRankBlock = 4096;
+// Smallest block the counts pass splits a small input into.
+constexpr int64_t kMinCountBlock = 1024;
 // Counts are integers, so the block height changes nothing but memory: a few blocks of the
-// window fit the budget.
-int64_t count_block_variants(const Context& ctx, const GenotypeView& view) {
+// window fit the budget. A small input is still split into a window's worth of blocks: one
+// 8 MiB block (14,000 variants of 1,000 samples) was read and counted by one thread while the
+// others waited.
+int64_t count_block_variants(const Context& ctx, const GenotypeView& view, int64_t count) {
   const int64_t row = std::max<int64_t>(1, packed_row_bytes(view.num_samples()));
-  const int64_t fit = ctx.memory_budget() / (4 * row * std::max<int64_t>(1, pass_window(ctx, {})));
-  return std::max<int64_t>(1, std::min(default_block_variants(view), fit));
+  const int64_t window = std::max<int64_t>(1, pass_window(ctx, {}));
+  const int64_t fit = ctx.memory_budget() / (4 * row * window);
+  // default_block_variants keeps whole storage chunks where they are not much larger.
+  const int64_t spread = default_block_variants(view, std::max(kMinCountBlock, (count + window - 1) / window) * row);
+  return std::max<int64_t>(1, std::min({default_block_variants(view), fit, spread}));
 }
 }  // namespace
 
@@ -49,7 +56,7 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
   VariantCounts* base = counts.data() - (comm.size() == 1 ? 0 : first);
   // Each block writes its own rows of `counts`, so the result does not depend on threads.
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
-      ctx, view, first, count, count_block_variants(ctx, view),
+      ctx, view, first, count, count_block_variants(ctx, view, count),
       [&](GenotypeBlock& b) {
         count_block(ctx, b, base + b.variant_start);
         return Status::OK();

@@ -201,6 +201,22 @@ int exit_code_for(const Status& st) {
   return st.code() == StatusCode::Invalid ? 2 : 1;
 }
 
+// OpenBLAS's pthread build starts a server thread per core in its constructor (and that thread
+// maps its 128 MB buffer); strata never uses them: the executor owns parallelism and the backend
+// asks BLAS for one thread. An executable's preinit functions run before every initializer, so
+// presetting OpenBLAS's thread count here (its constructor keeps a count already set) means none
+// starts. (OPENBLAS_NUM_THREADS cannot be set this early: libc's initializer resets environ.)
+// Weak: another BLAS has no such variables.
+extern "C" int blas_num_threads __attribute__((weak));
+extern "C" int blas_cpu_number __attribute__((weak));
+void one_blas_thread(int, char**, char**) {
+  if (&blas_num_threads != nullptr && &blas_cpu_number != nullptr && blas_num_threads == 0) {
+    blas_num_threads = 1;
+    blas_cpu_number = 1;
+  }
+}
+__attribute__((section(".preinit_array"), used)) void (*const g_preinit_blas)(int, char**, char**) = one_blas_thread;
+
 }  // namespace strata::cli
 
 int main(int argc, char** argv) {

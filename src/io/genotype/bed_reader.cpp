@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/genotype/codes_internal.hpp"
+#include "strata/core/buffer.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/io/plink.hpp"
 
@@ -147,7 +148,7 @@ Status BedReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uin
   }
   if (stride < packed_row_bytes(ns)) return Status::Invalid("read_codes: stride too small");
   // Whole rows are read in pieces of at most ~4 MiB through a per-thread buffer.
-  thread_local std::vector<uint8_t> raw;
+  thread_local Bytes raw;  // not zeroed on growth: pread fills what is used
   const int64_t per_read = std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, row_bytes_));
   for (int64_t done = 0; done < nv;) {
     const int64_t rows = std::min(per_read, nv - done);
