@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "core/large_alloc.hpp"
@@ -38,15 +40,98 @@ constexpr int64_t kGroup = kGrmSampleGroup;
 // tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
 constexpr int64_t kFloat32Run = 128;
 
+// Exact-integer products (GrmParams::integer_products) for variants with no missing call:
+// Σ_v ŵ_v (g_iv − μ_v)(g_jv − μ_v) = S_ij − r_i − r_j + C with S_ij = Σ_v ŵ_v g_iv g_jv summed
+// as integers (Backend::gram_panels_u8s8), r_i = Σ_v ŵ_v μ_v g_iv and C = Σ_v ŵ_v μ_v². ŵ_v =
+// W_v·2^-k, W_v ≤ kWeightMax an integer of three 7-bit limbs: ~20 bits of the weight, i.e. the
+// GRM of weights within 1e-6 of plink2's (a sum of positive terms: eigenvalues move less). Codes
+// count the minor allele (g' = 2 − g where f > 1/2), which keeps S small. Runs of one exponent
+// k, ≤ kMaxQuads quads, each join the float64 sums once: the same bits for any tiling.
+constexpr int64_t kWeightMax = 63 * (1 + 128 + 16384);  // the largest three-limb value
+constexpr int64_t kMaxQuads = 127;                      // 508 variants: int32 sums stay exact
+constexpr int64_t kTableBytes = 80;                     // Backend::pack_u8s8's table per quad
+
+struct IntWeight {
+  int k = 0;            // ŵ = w · 2^-k
+  int64_t w = 0, a = 0;  // a ≈ w·μ': the centring weight (its rounding moves r only along 1)
+  bool flip = false;
+};
+
+struct IntRun {
+  int64_t quad0 = 0, quads = 0;
+  double scale = 0.0;
+};
+
+// Where a block's rows go: float32 panel rows, and integer runs (quads of rows, tables).
+struct BlockPlan {
+  std::vector<int32_t> float_rows, quad_rows;  // block-relative rows (4 per quad)
+  std::vector<uint8_t> tables;
+  std::vector<IntRun> runs;
+  int64_t quads = 0;
+};
+
+void put_limbs(int64_t x, int8_t limb[3]) {
+  for (int l = 0; l < 3; ++l) {
+    const int64_t r = ((x + 64) & 127) - 64;
+    limb[l] = static_cast<int8_t>(r);
+    x = (x - r) / 128;
+  }
+}
+
+BlockPlan plan_block(const std::vector<IntWeight>& iw, const std::vector<uint8_t>& eligible, int64_t v0,
+                     int64_t rows) {
+  BlockPlan bp;
+  std::vector<std::pair<int, int32_t>> order;  // (k, row): runs by exponent, rows in order
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto v = static_cast<size_t>(v0 + r);
+    if (eligible[v]) order.emplace_back(iw[v].k, static_cast<int32_t>(r));
+    else bp.float_rows.push_back(static_cast<int32_t>(r));
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (size_t i = 0; i < order.size();) {
+    size_t e = i;
+    while (e < order.size() && order[e].first == order[i].first && e - i < size_t(4 * kMaxQuads)) ++e;
+    IntRun run{bp.quads, static_cast<int64_t>((e - i + 3) / 4), std::ldexp(1.0, -order[i].first)};
+    for (int64_t q = 0; q < run.quads; ++q) {
+      uint8_t tab[kTableBytes] = {};
+      for (int t = 0; t < 4; ++t) {
+        const size_t at = i + static_cast<size_t>(4 * q + t);
+        const bool real = at < e;
+        bp.quad_rows.push_back(order[real ? at : i].second);
+        if (!real) continue;  // padding: a zero table
+        const IntWeight& x = iw[static_cast<size_t>(v0 + order[at].second)];
+        int8_t wl[3], al[3];
+        put_limbs(x.w, wl);
+        put_limbs(x.a, al);
+        for (int c = 0; c < 3; ++c) {
+          const int g = x.flip ? 2 - c : c;
+          tab[4 * t + c] = static_cast<uint8_t>(g);
+          for (int l = 0; l < 3; ++l) tab[16 + 16 * l + 4 * t + c] = static_cast<uint8_t>(int8_t(g * wl[l]));
+        }
+        for (int l = 0; l < 3; ++l) tab[64 + 4 * l + t] = static_cast<uint8_t>(al[l]);
+      }
+      bp.tables.insert(bp.tables.end(), tab, tab + kTableBytes);
+    }
+    bp.runs.push_back(run);
+    bp.quads += run.quads;
+    i = e;
+  }
+  return bp;
+}
+
 // The two panels of one variant block: standardized values and, for pairwise counts, the
-// missing indicators of the block's rows that have missing calls (both packed as above).
+// missing indicators of the block's rows that have missing calls (both packed as above); with
+// integer products the float32 panel holds only the block's float rows, the rest go to the
+// integer panels (codes, limbs) and their per-run centring sums.
 struct Panels {
   // Not zeroed on resize: decode_run writes every element of a panel's rows, padding included
   // (zeroing two 8 MiB panels first cost a memset pass on top of the page faults); in huge
   // pages (core/large_alloc.hpp: their first touch took ~4 µs per 4 KiB page).
   std::vector<float, detail::LargeBlockAllocator<float>> values[2], missing[2];
-  int64_t rows[2] = {0, 0}, mrows[2] = {0, 0};
-  std::vector<uint8_t> codes[2], mcodes[2];
+  int64_t rows[2] = {0, 0}, mrows[2] = {0, 0}, block[2] = {0, 0};
+  std::vector<uint8_t> codes[2], mcodes[2], fcodes[2], icodes[2];
+  std::vector<int8_t> ilimbs[2];
+  std::vector<int32_t> rsum[2];
 };
 
 // Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
@@ -77,6 +162,17 @@ struct TileAccumulator {
   double* s() { return band_sum ? band_sum : sum.as<double>(); }
   double* b() { return band_missing ? band_missing : both_missing.as<double>(); }
 };
+
+// acc += the integer runs' products (a diagonal tile: its lower half and diagonal).
+void add_integer_product(const backend::Backend& be, const BlockPlan& bp, const uint8_t* codes, const int8_t* limbs,
+                         int64_t npad, const TileAccumulator& a, double* acc) {
+  const int mode = a.row0 == a.col0 ? 1 : 0;
+  for (const IntRun& run : bp.runs) {
+    be.gram_panels_u8s8(codes + run.quad0 * 4 * npad + (a.col0 / kGroup) * run.quads * 4 * kGroup,
+                        limbs + run.quad0 * 12 * npad + (a.row0 / kGroup) * run.quads * 12 * kGroup, run.quads,
+                        a.rows, a.cols, mode, run.scale, acc, a.cols);
+  }
+}
 
 // acc += the tile's product over the k packed rows of `panel`, one float32 run at a time.
 // Diagonal tiles compute their lower half only (mirrored at the end of the pass); with
@@ -196,6 +292,27 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   }
   info.pairwise_counts = !params.meanimpute && any_missing;
   const bool pairwise = info.pairwise_counts;
+  const backend::Backend& be = backend::of(ctx);
+  // Integer products: polymorphic variants with every call observed (μ is then their mean, so
+  // the centring sums below are exact identities).
+  const bool integer = params.integer_products && be.fast_u8s8();
+  std::vector<uint8_t> eligible(static_cast<size_t>(integer ? m : 0), 0);
+  std::vector<IntWeight> iw(eligible.size());
+  double centre_c = 0.0;  // C = Σ ŵ μ'² (as Σ 2^-k a μ': the same rounding as r)
+  for (int64_t i = 0; integer && i < m; ++i) {
+    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
+    const double f = c.alt_freq();
+    if (c.missing > 0 || !(f > 0.0 && f < 1.0)) continue;
+    IntWeight& x = iw[static_cast<size_t>(i)];
+    const double w = 1.0 / (2.0 * f * (1.0 - f)), mu = 2.0 * std::min(f, 1.0 - f);
+    x.k = static_cast<int>(std::floor(std::log2(static_cast<double>(kWeightMax) / w)));
+    while ((x.w = std::llround(std::ldexp(w, x.k))) > kWeightMax) --x.k;
+    x.a = std::llround(static_cast<double>(x.w) * mu);
+    x.flip = f > 0.5;
+    eligible[static_cast<size_t>(i)] = 1;
+    centre_c += std::ldexp(static_cast<double>(x.a), -x.k) * mu;
+    ++info.integer_variants;
+  }
 
   const io::GenotypeViewPtr sub = io::make_variant_subset(view, kept);
   const int64_t tile = grm_tile(n, params.tile);
@@ -206,6 +323,12 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   const int64_t num_blocks = (m + block_variants - 1) / block_variants;
   const int64_t stride = io::packed_row_bytes(n);
   const int64_t npad = ceil_div(n, kGroup) * kGroup;  // packed panel width
+  std::vector<BlockPlan> plans(static_cast<size_t>(integer ? num_blocks : 0));
+  for (int64_t b = 0; integer && b < num_blocks; ++b)
+    plans[static_cast<size_t>(b)] =
+        plan_block(iw, eligible, b * block_variants, std::min(block_variants, m - b * block_variants));
+  std::vector<double> centre_r(static_cast<size_t>(integer ? npad : 0), 0.0);  // r (first band's reads)
+  int64_t centred_blocks = 0;
 
   // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
   const int64_t panel_bytes = 2 * block_variants * npad * 4 * (pairwise ? 2 : 1);
@@ -227,16 +350,69 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   info.bands = static_cast<int64_t>(bands.size());
   ProgressScope progress(ctx, "grm", m * info.bands, "variants");
 
-  const backend::Backend& be = backend::of(ctx);
   Panels p;
   static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
   const bool pipelined = pipelined_reads(ctx);
+  // With integer products: read the block's codes, decode its float rows, pack its runs, and
+  // (once per block, in block order) add the runs' centring sums to r.
+  auto read_integer_block = [&](int64_t b, int slot, int64_t rows) -> Status {
+    const int64_t v0 = b * block_variants;
+    const BlockPlan& bp = plans[static_cast<size_t>(b)];
+    auto& codes = p.codes[slot];
+    auto each = [&](int64_t count, const std::function<Status(int64_t)>& fn) -> Status {
+      if (pipelined) {
+        for (int64_t t = 0; t < count; ++t) STRATA_RETURN_NOT_OK(fn(t));
+        return Status::OK();
+      }
+      return ctx.pool().parallel_for(count, fn);
+    };
+    STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
+      return sub->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride);
+    }));
+    const auto nf = static_cast<int64_t>(bp.float_rows.size());
+    p.rows[slot] = nf;
+    auto& fc = p.fcodes[slot];
+    fc.resize(static_cast<size_t>(nf * stride));
+    std::vector<float> flut(static_cast<size_t>(4 * nf));
+    for (int64_t r = 0; r < nf; ++r) {
+      const int64_t row = bp.float_rows[static_cast<size_t>(r)];
+      std::memcpy(fc.data() + r * stride, codes.data() + row * stride, static_cast<size_t>(stride));
+      std::memcpy(flut.data() + 4 * r, luts.data() + 4 * (v0 + row), 4 * sizeof(float));
+    }
+    p.values[slot].resize(static_cast<size_t>(nf * npad));
+    STRATA_RETURN_NOT_OK(each(ceil_div(nf, kFloat32Run), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kFloat32Run;
+      return decode_run(be, fc.data(), stride, r0, std::min(kFloat32Run, nf - r0), n, npad, flut.data() + 4 * r0,
+                        p.values[slot].data());
+    }));
+    p.icodes[slot].resize(static_cast<size_t>(bp.quads * 4 * npad));
+    p.ilimbs[slot].resize(static_cast<size_t>(bp.quads * 12 * npad));
+    p.rsum[slot].resize(static_cast<size_t>(bp.runs.size()) * static_cast<size_t>(npad));
+    STRATA_RETURN_NOT_OK(each(static_cast<int64_t>(bp.runs.size()), [&](int64_t t) -> Status {
+      const IntRun& run = bp.runs[static_cast<size_t>(t)];
+      const uint8_t* rp[4 * kMaxQuads];
+      for (int64_t i = 0; i < 4 * run.quads; ++i)
+        rp[i] = codes.data() + bp.quad_rows[static_cast<size_t>(4 * run.quad0 + i)] * stride;
+      be.pack_u8s8(rp, bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
+                   p.icodes[slot].data() + run.quad0 * 4 * npad, p.ilimbs[slot].data() + run.quad0 * 12 * npad,
+                   p.rsum[slot].data() + t * npad);
+      return Status::OK();
+    }));
+    if (b != centred_blocks) return Status::OK();
+    ++centred_blocks;
+    for (size_t t = 0; t < bp.runs.size(); ++t) {
+      const int32_t* rs = p.rsum[slot].data() + t * static_cast<size_t>(npad);
+      for (int64_t j = 0; j < n; ++j) centre_r[static_cast<size_t>(j)] += bp.runs[t].scale * rs[j];
+    }
+    return Status::OK();
+  };
   auto read = [&](int64_t b, int slot) -> Status {
     const int64_t v0 = b * block_variants;
     const int64_t rows = std::min(block_variants, m - v0);
     auto& codes = p.codes[slot];
     codes.resize(static_cast<size_t>(rows * stride));
-    p.values[slot].resize(static_cast<size_t>(rows * npad));
+    if (!integer) p.values[slot].resize(static_cast<size_t>(rows * npad));
     p.rows[slot] = rows;
     // Read and decode a run of rows; with no reader thread the workers share the block's runs
     // (the panel is the same bits either way: each row decodes on its own).
@@ -246,7 +422,10 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
       return decode_run(be, codes.data(), stride, r0, count, n, npad, luts.data() + 4 * (v0 + r0),
                         p.values[slot].data());
     };
-    if (pipelined) {
+    p.block[slot] = b;
+    if (integer) {
+      STRATA_RETURN_NOT_OK(read_integer_block(b, slot, rows));
+    } else if (pipelined) {
       for (int64_t r0 = 0; r0 < rows; r0 += kFloat32Run)
         STRATA_RETURN_NOT_OK(read_rows(r0, std::min(kFloat32Run, rows - r0)));
     } else {
@@ -327,6 +506,9 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
           [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
             TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
             add_product(be, p.values[slot].data(), p.rows[slot], npad, a, a.s(), true);
+            if (integer)
+              add_integer_product(be, plans[static_cast<size_t>(p.block[slot])], p.icodes[slot].data(),
+                                  p.ilimbs[slot].data(), npad, a, a.s());
             if (pairwise && p.mrows[slot] > 0)
               add_product(be, p.missing[slot].data(), p.mrows[slot], npad, a, a.b(), false);
             return Status::OK();
@@ -350,6 +532,10 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     for (auto& a : acc) {
       GrmTile t{a.row0, a.rows, a.col0, a.cols, a.s(), nullptr};
       double* sum = a.s();
+      for (int64_t i = 0; integer && i < a.rows; ++i) {  // the integer products' centring terms
+        const double ci = centre_c - centre_r[static_cast<size_t>(a.row0 + i)];
+        for (int64_t j = 0; j < a.cols; ++j) sum[i * a.cols + j] += ci - centre_r[static_cast<size_t>(a.col0 + j)];
+      }
       if (!pairwise) {
         for (int64_t e = 0; e < a.rows * a.cols; ++e) sum[e] *= inv_m;
       } else {

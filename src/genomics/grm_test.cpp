@@ -9,6 +9,7 @@
 
 #include "core/test_context.hpp"
 #include "genomics/test_cohort.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/genomics/grm_output.hpp"
 #include "testing/testing.hpp"
 
@@ -111,6 +112,39 @@ TEST(Grm, SameBitsForAnyThreadsTilesAndBands) {
   GrmInfo info;
   STRATA_ASSERT_OK_AND_ASSIGN(auto banded, compute_grm_dense(testing::make_test_context(2, 1), view, p, &info));
   EXPECT_EQ(info.bands, 3);  // tile 16 rounds up to 32: 3 tile rows
+  EXPECT_EQ(banded, ref);
+}
+
+// Integer products (complete variants; the rest of the cohort's variants have missing calls
+// and stay on the float32 path): within the float path's bound of the float64 definition, and
+// the same bits for any threads / tile size / band split.
+TEST(Grm, IntegerProductsMatchTheDefinitionAndAreTheSameBitsForAnyTiling) {
+  const int64_t m = 1300, n = 70;
+  const auto d = cohort_dosages(m, n, 9);
+  const auto view = cohort(m, n, 9);
+  ASSERT_NE(view, nullptr);
+  GrmParams p;
+  p.meanimpute = true;
+  p.integer_products = true;
+  p.tile = 32;
+  GrmInfo info;
+  const Context one = testing::make_test_context(1);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto ref, compute_grm_dense(one, view, p, &info));
+  if (backend::of(one).fast_u8s8()) EXPECT_GT(info.integer_variants, 400);  // ~half the variants
+  std::vector<double> counts;
+  const auto exact = oracle_grm(d, m, n, true, &counts);
+  for (size_t e = 0; e < ref.size(); ++e)
+    EXPECT_NEAR(ref[e], exact[e], 2e-7 * std::max(1.0, std::fabs(exact[e]))) << e;
+  for (int threads : {1, 2, 3}) {
+    for (int64_t tile : {16, 32, 50}) {
+      p.tile = tile;
+      STRATA_ASSERT_OK_AND_ASSIGN(auto g, compute_grm_dense(testing::make_test_context(threads), view, p));
+      EXPECT_EQ(g, ref) << threads << " threads, tile " << tile;
+    }
+  }
+  p.tile = 16;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto banded, compute_grm_dense(testing::make_test_context(2, 1), view, p, &info));
+  EXPECT_EQ(info.bands, 3);
   EXPECT_EQ(banded, ref);
 }
 

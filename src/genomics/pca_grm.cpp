@@ -65,6 +65,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   auto t = clock_type::now();
   GrmParams gp;
   gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
+  gp.integer_products = true;  // complete variants: exact integer sums (see GrmParams)
   gp.filter = options.filter;
   // Under MPI the ranks share the GRM's tiles; rank 0 receives them all and alone runs the
   // eigensolve and the loadings (on a single-process view of the context).
@@ -87,7 +88,8 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   }
   ctx.report().add_phase("grm pass", seconds_since(t));
   out.passes = 1 + info.bands;
-  out.arithmetic = "float32 products, float64 sums";
+  out.arithmetic = info.integer_variants > 0 ? "exact integer products (complete variants), float32 products, float64 sums"
+                                             : "float32 products, float64 sums";
   if (!root) return Status::OK();
   // Upper = lower, in 64 × 64 blocks (a column-wise copy would miss the cache on every entry).
   constexpr int64_t kB = 64;

@@ -261,6 +261,77 @@ TEST_P(Conformance, GramPanelsF32) {
   }
 }
 
+// The integer GRM product: exact int32 sums per entry (scale · Σ codes · (l⁰ + 128 l¹ + 16384 l²)),
+// and its packer: the panels' bytes and the centring sums, bit for bit.
+TEST_P(Conformance, GramPanelsU8S8) {
+  std::mt19937_64 rng(12);
+  for (int64_t quads : {1, 5, 127}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}, {37, 37}, {64, 64}, {70, 45}, {128, 128}}) {
+      for (int mode : {0, 1}) {
+        if (mode != 0 && rows != cols) continue;
+        const int64_t ga = (cols + 31) / 32, gb = (rows + 31) / 32;
+        std::vector<uint8_t> codes(static_cast<size_t>(ga * quads * 128));
+        std::vector<int8_t> limbs(static_cast<size_t>(gb * quads * 384));
+        for (auto& c : codes) c = static_cast<uint8_t>(rng() % 3);
+        for (auto& l : limbs) l = static_cast<int8_t>(int(rng() % 3) * (int(rng() % 128) - 64));
+        const int64_t ld = cols + 3;
+        std::vector<double> acc(static_cast<size_t>(rows * ld), kPad);
+        for (int64_t e = 0; e < rows * ld; ++e)
+          if (e % ld < cols) acc[static_cast<size_t>(e)] = double(rng() % 1000) * 0.37;
+        std::vector<double> ref = acc;
+        const double scale = std::ldexp(1.0, -13);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) {
+            if (mode == 1 && j > i) continue;
+            int64_t s = 0;
+            for (int64_t q = 0; q < quads; ++q)
+              for (int64_t l = 0; l < 3; ++l)
+                for (int64_t t = 0; t < 4; ++t)
+                  s += int64_t{codes[static_cast<size_t>((j / 32) * quads * 128 + q * 128 + (j % 32) * 4 + t)]} *
+                       limbs[static_cast<size_t>((i / 32) * quads * 384 + q * 384 + l * 128 + (i % 32) * 4 + t)] *
+                       (int64_t{1} << (7 * l));
+            ref[static_cast<size_t>(i * ld + j)] += scale * static_cast<double>(s);
+          }
+        be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, mode, scale, acc.data(), ld);
+        for (size_t e = 0; e < acc.size(); ++e)
+          ASSERT_EQ(acc[e], ref[e]) << "quads " << quads << " " << rows << "x" << cols << " mode " << mode << " " << e;
+      }
+    }
+  }
+  for (int64_t n : {1, 17, 32, 63, 65, 130, 1001}) {
+    const int64_t quads = 9, npad = (n + 31) / 32 * 32;
+    const Codes c(4 * quads, n, n % 3, rng);
+    std::vector<const uint8_t*> rows(static_cast<size_t>(4 * quads));
+    for (int64_t r = 0; r < 4 * quads; ++r) rows[static_cast<size_t>(r)] = c.buf.data() + ((5 * r) % c.rows) * c.stride;
+    std::vector<uint8_t> tables(static_cast<size_t>(quads * 80));
+    for (size_t e = 0; e < tables.size(); ++e)
+      tables[e] = static_cast<uint8_t>(e % 80 < 16 ? rng() % 3 : e % 80 < 64 ? rng() : rng() % 128 - 64);
+    std::vector<uint8_t> codes(static_cast<size_t>(npad * quads * 4), 0xAB);
+    std::vector<int8_t> limbs(static_cast<size_t>(3 * npad * quads * 4), 0x55);
+    std::vector<int32_t> rsum(static_cast<size_t>(npad), 7);
+    be_->pack_u8s8(rows.data(), tables.data(), quads, n, codes.data(), limbs.data(), rsum.data());
+    for (int64_t j = 0; j < npad; ++j) {
+      int64_t want = 0;
+      for (int64_t q = 0; q < quads; ++q) {
+        const uint8_t* tab = tables.data() + q * 80;
+        for (int64_t t = 0; t < 4; ++t) {
+          const int64_t r = (5 * (4 * q + t)) % c.rows;
+          const int idx = j < n ? int(4 * t) + c.code(r, j) : -1;
+          const size_t at = static_cast<size_t>((j / 32) * quads * 128 + q * 128 + (j % 32) * 4 + t);
+          ASSERT_EQ(codes[at], idx < 0 ? 0 : tab[idx]) << n << " " << j;
+          for (int64_t l = 0; l < 3; ++l)
+            ASSERT_EQ(limbs[static_cast<size_t>((j / 32) * quads * 384 + q * 384 + l * 128 + (j % 32) * 4 + t)],
+                      idx < 0 ? 0 : static_cast<int8_t>(tab[16 + 16 * l + idx]))
+                << n << " " << j;
+          for (int64_t l = 0; l < 3; ++l)
+            want += int64_t{codes[at]} * static_cast<int8_t>(tab[64 + 4 * l + t]) * (int64_t{1} << (7 * l));
+        }
+      }
+      ASSERT_EQ(rsum[static_cast<size_t>(j)], want) << n << " " << j;
+    }
+  }
+}
+
 TEST_P(Conformance, ElementwiseUnaryCastWhere) {
   const std::vector<double> a = {4.0, -2.5, 0.0, std::numeric_limits<double>::quiet_NaN(), 1e300, -1e300};
   const int64_t n = static_cast<int64_t>(a.size());

@@ -72,6 +72,11 @@ struct GrmParams {
   /// Samples per tile side (0 = grm_tile_for(n)), rounded up to a multiple of kGrmSampleGroup.
   /// Results are the same bits for any value.
   int64_t tile = 0;
+  /// Variants with no missing call go through the exact-integer product (raw codes against a
+  /// weight quantized to ~20 bits, centring as rank-1 terms) where the backend has a fast one.
+  /// About 1.35× faster; entries differ from the float32 path by ~1e-7 relative. The same
+  /// bits for any tile size and thread count either way.
+  bool integer_products = false;
 };
 
 /// \brief A finished tile of the lower triangle: GRM(row0 + i, col0 + j) = values[i·cols + j]
@@ -97,6 +102,7 @@ struct GrmInfo {
   bool pairwise_counts = false;    ///< M_ab varies per pair (no meanimpute, missing calls present)
   int64_t bands = 0;               ///< passes over the variants (1 when every tile fits the budget)
   int64_t tile = 0;                ///< samples per tile side
+  int64_t integer_variants = 0;    ///< variants summed by the exact-integer product
 };
 
 /// \brief The GRM of `view`, streamed to `sink` tile by tile. InvalidData when fewer than two

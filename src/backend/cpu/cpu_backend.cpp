@@ -23,6 +23,8 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.linear_predictor = linear_predictor_portable;
   k.logistic_gram = logistic_gram_portable;
   k.gram_panels = gram_panels_portable;
+  k.gram_u8s8 = gram_u8s8_portable;
+  k.pack_u8s8 = pack_u8s8_portable;
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
@@ -48,6 +50,8 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
     if (!i16) return std::nullopt;
     k.i16 = *i16;
     k.vnni = true;
+    // The integer GRM kernel and its packer go together (the packer also needs VBMI).
+    if (GramU8S8Fn g = gram_u8s8_vnni(); g && pack_u8s8_vnni()) k.gram_u8s8 = g, k.pack_u8s8 = pack_u8s8_vnni();
   }
   return k;
 }

@@ -8,6 +8,7 @@
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
 #include "backend/cpu/gram_panel_kernels.hpp"
+#include "backend/cpu/gram_vnni_kernels.hpp"
 #include "backend/cpu/linear_predictor_kernels.hpp"
 #include "backend/cpu/pair_count_kernels.hpp"
 #include "backend/cpu/row_reduce_kernels.hpp"
@@ -31,6 +32,8 @@ struct KernelTable {
   LogisticGramFn logistic_gram = nullptr;
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
   GramPanelsFn gram_panels = nullptr;
+  GramU8S8Fn gram_u8s8 = nullptr;
+  PackU8S8Fn pack_u8s8 = nullptr;
   bool vnni = false;
   random::Isa random = random::Isa::Portable;
 };
@@ -81,6 +84,15 @@ class CpuBackend final : public Backend {
                        int64_t ldacc) const override {
     k_.gram_panels(a, b, kk, rows, cols, mode, acc, ldacc);
   }
+  void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
+                        int mode, double scale, double* acc, int64_t ldacc) const override {
+    k_.gram_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
+  }
+  void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
+                 int8_t* limbs, int32_t* rsum) const override {
+    k_.pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);
+  }
+  bool fast_u8s8() const override { return k_.gram_u8s8 != gram_u8s8_portable; }
   void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                 bool b_scalar, void* out, int64_t n) const override;
   void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;

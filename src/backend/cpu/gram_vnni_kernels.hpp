@@ -1,0 +1,36 @@
+#pragma once
+// The GRM's exact-integer tile kernel (strata/backend/backend.hpp, gram_panels_u8s8): raw
+// codes against a weight quantized to three signed 7-bit limbs, summed as int32 per limb and
+// joined to float64 accumulators once per call. Every implementation forms the same integers.
+
+#include <cstdint>
+
+namespace strata::backend::cpu {
+
+/// Quads of variants per packed panel row (see Backend::gram_panels_u8s8).
+inline constexpr int64_t kVnniGroup = 32;  // samples per packed group
+inline constexpr int64_t kVnniLimbs = 3;
+/// Most variants one call may sum: the combined integer Σ g·g·W (|W| < 2^20, g ≤ 2) stays
+/// below 2^31 for 508 variants.
+inline constexpr int64_t kVnniMaxRun = 508;
+
+/// See Backend::gram_panels_u8s8 (mode: 0 whole tile, 1 j ≤ i).
+using GramU8S8Fn = void (*)(const uint8_t* a, const int8_t* b, int64_t quads, int64_t rows, int64_t cols, int mode,
+                            double scale, double* acc, int64_t ldacc);
+
+void gram_u8s8_portable(const uint8_t* a, const int8_t* b, int64_t quads, int64_t rows, int64_t cols, int mode,
+                        double scale, double* acc, int64_t ldacc);
+/// AVX-512 VNNI kernel; nullptr when the CPU lacks AVX-512 F/BW/VNNI.
+GramU8S8Fn gram_u8s8_vnni();
+
+/// Bytes of one quad's table for the packer (see Backend::pack_u8s8).
+inline constexpr int64_t kVnniTableBytes = 80;
+/// See Backend::pack_u8s8.
+using PackU8S8Fn = void (*)(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n,
+                            uint8_t* codes, int8_t* limbs, int32_t* rsum);
+void pack_u8s8_portable(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
+                        int8_t* limbs, int32_t* rsum);
+/// AVX-512 VBMI + VNNI packer; nullptr when the CPU lacks them.
+PackU8S8Fn pack_u8s8_vnni();
+
+}  // namespace strata::backend::cpu
