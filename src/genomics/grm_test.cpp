@@ -133,8 +133,10 @@ TEST(Grm, IntegerProductsMatchTheDefinitionAndAreTheSameBitsForAnyTiling) {
   if (backend::of(one).fast_u8s8()) EXPECT_GT(info.integer_variants, 400);  // ~half the variants
   std::vector<double> counts;
   const auto exact = oracle_grm(d, m, n, true, &counts);
+  // Weights and centring weights rounded to ~20 bits: entries within ~3e-8 typically, 1.2e-7 at
+  // most here (the float32 path: 5e-8); eigenvalues average these errors over many entries.
   for (size_t e = 0; e < ref.size(); ++e)
-    EXPECT_NEAR(ref[e], exact[e], 2e-7 * std::max(1.0, std::fabs(exact[e]))) << e;
+    EXPECT_NEAR(ref[e], exact[e], 2.5e-7 * std::max(1.0, std::fabs(exact[e]))) << e;
   for (int threads : {1, 2, 3}) {
     for (int64_t tile : {16, 32, 50}) {
       p.tile = tile;

@@ -81,6 +81,11 @@ STRATA_VNNI_TARGET inline void flush16(__m512i l0, __m512i l1, __m512i l2, __m51
   const __m512i s = _mm512_add_epi32(_mm512_add_epi32(l0, _mm512_slli_epi32(l1, 7)), _mm512_slli_epi32(l2, 14));
   const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
   const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
+  if (lim >= 16) {
+    _mm512_storeu_pd(out, _mm512_fmadd_pd(lo, scale, _mm512_loadu_pd(out)));
+    _mm512_storeu_pd(out + 8, _mm512_fmadd_pd(hi, scale, _mm512_loadu_pd(out + 8)));
+    return;
+  }
   const __mmask8 mlo = lim >= 8 ? __mmask8(0xFF) : __mmask8((1u << lim) - 1);
   _mm512_mask_storeu_pd(out, mlo, _mm512_fmadd_pd(lo, scale, _mm512_maskz_loadu_pd(mlo, out)));
   if (lim <= 8) return;
