@@ -10,6 +10,8 @@
 
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_kernels.hpp"
+#include "backend/cpu/gram_panel_kernels.hpp"
+#include "backend/cpu/gram_vnni_kernels.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -175,6 +177,57 @@ void BM_GramTransposedI16Packed(benchmark::State& state) {
   flops(state, 2.0 * kGroup * kSlice * w);
 }
 
+// The GRM tile kernels on a 1,024-sample lower triangle and 2,048 variants (one GRM block at
+// 1,000 samples): float32 in runs of 128 vs exact integer in runs of range(0) variants (the
+// packer's cost, per 2,048 variants × 1,024 samples, in BM_GramPackU8S8). GFLOP/s count a
+// multiply-add per variant and entry of the lower half as 2 flops for both.
+constexpr int64_t kGrmN = 1024, kGrmM = 2048;
+
+void BM_GramPanelsF32(benchmark::State& state) {
+  GramPanelsFn f = gram_panels_avx512() ? gram_panels_avx512() : gram_panels_portable;
+  std::vector<float> panel(static_cast<size_t>(kGrmM * kGrmN), 0.3f);
+  std::vector<double> acc(static_cast<size_t>(kGrmN * kGrmN));
+  for (auto _ : state) {
+    for (int64_t k0 = 0; k0 < kGrmM; k0 += 128)
+      f(panel.data() + k0 * kGrmN, panel.data() + k0 * kGrmN, 128, kGrmN, kGrmN, 1, acc.data(), kGrmN);
+    benchmark::DoNotOptimize(acc.data());
+  }
+  flops(state, double(kGrmN) * (kGrmN + 1) * kGrmM);
+}
+
+void BM_GramPanelsU8S8(benchmark::State& state) {
+  GramU8S8Fn f = gram_u8s8_vnni() ? gram_u8s8_vnni() : gram_u8s8_portable;
+  const int64_t run = state.range(0);
+  std::vector<uint8_t> codes(static_cast<size_t>(kGrmM * kGrmN), 1);
+  std::vector<int8_t> limbs(static_cast<size_t>(3 * kGrmM * kGrmN), 5);
+  std::vector<double> acc(static_cast<size_t>(kGrmN * kGrmN));
+  for (auto _ : state) {
+    for (int64_t k0 = 0; k0 + run <= kGrmM; k0 += run)
+      f(codes.data() + k0 * kGrmN, limbs.data() + 3 * k0 * kGrmN, run / 4, kGrmN, kGrmN, 1, 0.5, acc.data(), kGrmN);
+    benchmark::DoNotOptimize(acc.data());
+  }
+  flops(state, double(kGrmN) * (kGrmN + 1) * (kGrmM / run * run));
+}
+
+void BM_GramPackU8S8(benchmark::State& state) {
+  PackU8S8Fn f = pack_u8s8_vnni() ? pack_u8s8_vnni() : pack_u8s8_portable;
+  const int64_t quads = 127;
+  const auto codes = random_codes(4 * quads);  // kStride-byte rows; the first kGrmN samples
+  std::vector<const uint8_t*> rows(static_cast<size_t>(4 * quads));
+  for (int64_t r = 0; r < 4 * quads; ++r) rows[static_cast<size_t>(r)] = codes.data() + r * kStride;
+  std::vector<uint8_t> tables(static_cast<size_t>(quads * kVnniTableBytes), 1), out(static_cast<size_t>(4 * quads * kGrmN));
+  std::vector<int8_t> limbs(static_cast<size_t>(12 * quads * kGrmN));
+  std::vector<int32_t> rsum(static_cast<size_t>(kGrmN));
+  for (auto _ : state) {
+    for (int64_t k0 = 0; k0 + 4 * quads <= kGrmM; k0 += 4 * quads)
+      f(rows.data(), tables.data(), quads, kGrmN, out.data(), limbs.data(), rsum.data());
+    benchmark::DoNotOptimize(rsum.data());
+  }
+}
+
+BENCHMARK(BM_GramPanelsF32);
+BENCHMARK(BM_GramPanelsU8S8)->Arg(28)->Arg(200)->Arg(508);
+BENCHMARK(BM_GramPackU8S8);
 BENCHMARK(BM_GramTransposedI16Packed)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTimesF32)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTimesI16)->Arg(8)->Arg(16)->Arg(32);
