@@ -45,10 +45,13 @@ constexpr int64_t kFloat32Run = 128;
 // as integers (Backend::gram_panels_u8s8), r_i = Σ_v ŵ_v μ_v g_iv and C = Σ_v ŵ_v μ_v². ŵ_v =
 // W_v·2^-k, W_v ≤ kWeightMax an integer of three 7-bit limbs: ~20 bits of the weight, i.e. the
 // GRM of weights within 1e-6 of plink2's (a sum of positive terms: eigenvalues move less). Codes
-// count the minor allele (g' = 2 − g where f > 1/2), which keeps S small. Runs of one exponent
-// k, ≤ kMaxQuads quads, each join the float64 sums once: the same bits for any tiling.
+// count the minor allele (g' = 2 − g where f > 1/2), which keeps S small. A run of a block's
+// variants (exponents k within K − 6 … K) sums at scale 2^-K with codes times 2^(K − k) ≤ 64
+// (the u8 side holds 2·64): every weight keeps its ~20 bits and a 1,000-sample block needs 2
+// runs, not one per exponent. Each run joins the float64 sums once: the same bits for any tiling.
 constexpr int64_t kWeightMax = 63 * (1 + 128 + 16384);  // the largest three-limb value
-constexpr int64_t kMaxQuads = 127;                      // 508 variants: int32 sums stay exact
+constexpr int64_t kMaxQuads = 16384;                    // Backend::gram_panels_u8s8's limit
+constexpr int kMaxShift = 6;                            // codes × 2^6 ≤ 128 fit the u8 side
 constexpr int64_t kTableBytes = 80;                     // Backend::pack_u8s8's table per quad
 
 struct IntWeight {
@@ -90,8 +93,9 @@ BlockPlan plan_block(const std::vector<IntWeight>& iw, const std::vector<uint8_t
   std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (size_t i = 0; i < order.size();) {
     size_t e = i;
-    while (e < order.size() && order[e].first == order[i].first && e - i < size_t(4 * kMaxQuads)) ++e;
-    IntRun run{bp.quads, static_cast<int64_t>((e - i + 3) / 4), std::ldexp(1.0, -order[i].first)};
+    while (e < order.size() && order[e].first <= order[i].first + kMaxShift && e - i < size_t(4 * kMaxQuads)) ++e;
+    const int top = order[e - 1].first;  // the run's scale 2^-top; variant k: codes × 2^(top − k)
+    IntRun run{bp.quads, static_cast<int64_t>((e - i + 3) / 4), std::ldexp(1.0, -top)};
     for (int64_t q = 0; q < run.quads; ++q) {
       uint8_t tab[kTableBytes] = {};
       for (int t = 0; t < 4; ++t) {
@@ -100,12 +104,13 @@ BlockPlan plan_block(const std::vector<IntWeight>& iw, const std::vector<uint8_t
         bp.quad_rows.push_back(order[real ? at : i].second);
         if (!real) continue;  // padding: a zero table
         const IntWeight& x = iw[static_cast<size_t>(v0 + order[at].second)];
+        const int factor = 1 << (top - x.k);
         int8_t wl[3], al[3];
         put_limbs(x.w, wl);
         put_limbs(x.a, al);
         for (int c = 0; c < 3; ++c) {
           const int g = x.flip ? 2 - c : c;
-          tab[4 * t + c] = static_cast<uint8_t>(g);
+          tab[4 * t + c] = static_cast<uint8_t>(g * factor);
           for (int l = 0; l < 3; ++l) tab[16 + 16 * l + 4 * t + c] = static_cast<uint8_t>(int8_t(g * wl[l]));
         }
         for (int l = 0; l < 3; ++l) tab[64 + 4 * l + t] = static_cast<uint8_t>(al[l]);
@@ -131,7 +136,7 @@ struct Panels {
   int64_t rows[2] = {0, 0}, mrows[2] = {0, 0}, block[2] = {0, 0};
   std::vector<uint8_t> codes[2], mcodes[2], fcodes[2], icodes[2];
   std::vector<int8_t> ilimbs[2];
-  std::vector<int32_t> rsum[2];
+  std::vector<int64_t> rsum[2];
 };
 
 // Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
@@ -391,10 +396,10 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     p.rsum[slot].resize(static_cast<size_t>(bp.runs.size()) * static_cast<size_t>(npad));
     STRATA_RETURN_NOT_OK(each(static_cast<int64_t>(bp.runs.size()), [&](int64_t t) -> Status {
       const IntRun& run = bp.runs[static_cast<size_t>(t)];
-      const uint8_t* rp[4 * kMaxQuads];
+      std::vector<const uint8_t*> rp(static_cast<size_t>(4 * run.quads));
       for (int64_t i = 0; i < 4 * run.quads; ++i)
         rp[i] = codes.data() + bp.quad_rows[static_cast<size_t>(4 * run.quad0 + i)] * stride;
-      be.pack_u8s8(rp, bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
+      be.pack_u8s8(rp.data(), bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
                    p.icodes[slot].data() + run.quad0 * 4 * npad, p.ilimbs[slot].data() + run.quad0 * 12 * npad,
                    p.rsum[slot].data() + t * npad);
       return Status::OK();
@@ -402,8 +407,8 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     if (b != centred_blocks) return Status::OK();
     ++centred_blocks;
     for (size_t t = 0; t < bp.runs.size(); ++t) {
-      const int32_t* rs = p.rsum[slot].data() + t * static_cast<size_t>(npad);
-      for (int64_t j = 0; j < n; ++j) centre_r[static_cast<size_t>(j)] += bp.runs[t].scale * rs[j];
+      const int64_t* rs = p.rsum[slot].data() + t * static_cast<size_t>(npad);
+      for (int64_t j = 0; j < n; ++j) centre_r[static_cast<size_t>(j)] += bp.runs[t].scale * static_cast<double>(rs[j]);
     }
     return Status::OK();
   };

@@ -278,19 +278,19 @@ class Backend {
   /// j < i (a diagonal tile; the other entries are left as they were).
   virtual void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                double* acc, int64_t ldacc) const = 0;
-  /// The exact-integer GRM product: acc[i·ldacc + j] += scale · Σ_v c_jv · l_iv (one int32 sum
-  /// per entry, exact, so the same bits on every backend) for i < rows, j < cols, 4·quads ≤ 508
-  /// variants. `codes` (u8 per sample and variant, columns) and `limbs` (three s8 limbs l⁰ + 128 l¹
-  /// + 16384 l² per sample and variant, rows) are panels of 32-sample groups as pack_u8s8()
+  /// The exact-integer GRM product: acc[i·ldacc + j] += scale · Σ_v c_jv · l_iv (exact integer
+  /// sums, so the same bits on every backend) for i < rows, j < cols, 4·quads ≤ 65,536 variants.
+  /// `codes` (u8 per sample and variant, columns) and `limbs` (three s8 limbs, l = l⁰ + 128 l¹ +
+  /// 16384 l², per sample and variant, rows) are panels of 32-sample groups as pack_u8s8()
   /// writes them, pointing at the tile's first group. mode 0: every entry; 1: only j ≤ i.
   virtual void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
                                 int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const = 0;
   /// Packs quads × 4 rows of 2-bit codes (row 4q + t: rows[4q + t], samples [0, n)) into the
   /// panels of gram_panels_u8s8 (samples past n zero, n rounded up to 32) through one 80-byte
   /// table per quad: [0, 16) the code value and [16 + 16l, 32 + 16l) limb l by 4t + code, and
-  /// bytes 64 + 4l + t the limbs of a weight A_t; rsum[j] = Σ code value · A (exact int32).
+  /// bytes 64 + 4l + t the limbs of a weight A_t; rsum[j] = Σ code value · A (exact).
   virtual void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n,
-                         uint8_t* codes, int8_t* limbs, int32_t* rsum) const = 0;
+                         uint8_t* codes, int8_t* limbs, int64_t* rsum) const = 0;
   /// Whether gram_panels_u8s8 runs a vector kernel (else it is the slow reference).
   virtual bool fast_u8s8() const = 0;
   /// out[i] = cond[i] ? a[i] : b[i].

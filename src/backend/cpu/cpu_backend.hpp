@@ -89,7 +89,7 @@ class CpuBackend final : public Backend {
     k_.gram_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
   }
   void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
-                 int8_t* limbs, int32_t* rsum) const override {
+                 int8_t* limbs, int64_t* rsum) const override {
     k_.pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);
   }
   bool fast_u8s8() const override { return k_.gram_u8s8 != gram_u8s8_portable; }

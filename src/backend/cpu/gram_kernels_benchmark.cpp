@@ -217,7 +217,7 @@ void BM_GramPackU8S8(benchmark::State& state) {
   for (int64_t r = 0; r < 4 * quads; ++r) rows[static_cast<size_t>(r)] = codes.data() + r * kStride;
   std::vector<uint8_t> tables(static_cast<size_t>(quads * kVnniTableBytes), 1), out(static_cast<size_t>(4 * quads * kGrmN));
   std::vector<int8_t> limbs(static_cast<size_t>(12 * quads * kGrmN));
-  std::vector<int32_t> rsum(static_cast<size_t>(kGrmN));
+  std::vector<int64_t> rsum(static_cast<size_t>(kGrmN));
   for (auto _ : state) {
     for (int64_t k0 = 0; k0 + 4 * quads <= kGrmM; k0 += 4 * quads)
       f(rows.data(), tables.data(), quads, kGrmN, out.data(), limbs.data(), rsum.data());
@@ -226,7 +226,7 @@ void BM_GramPackU8S8(benchmark::State& state) {
 }
 
 BENCHMARK(BM_GramPanelsF32);
-BENCHMARK(BM_GramPanelsU8S8)->Arg(28)->Arg(200)->Arg(508);
+BENCHMARK(BM_GramPanelsU8S8)->Arg(28)->Arg(200)->Arg(508)->Arg(2048);
 BENCHMARK(BM_GramPackU8S8);
 BENCHMARK(BM_GramTransposedI16Packed)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTimesF32)->Arg(8)->Arg(16)->Arg(32);

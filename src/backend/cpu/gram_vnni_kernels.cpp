@@ -1,7 +1,7 @@
 // Exact-integer GRM tile kernels: register blocks of 4 rows × 32 columns × 3 limbs of int32
-// sums (vpdpbusd: 4 variants of u8 codes against 4 of s8 limb values per lane), joined into
-// one int32 per entry (exact: the call's run is at most kVnniMaxRun variants) and added to the
-// float64 accumulators as scale · sum. Panels are packed by sample groups of 32:
+// sums (vpdpbusd: 4 variants of u8 codes against 4 of s8 limb values per lane), joined in
+// float64 (exact: the call's run is at most kVnniMaxRun variants) and added to the float64
+// accumulators as scale · sum. Panels are packed by sample groups of 32:
 //   codes (columns):  group g at g·quads·128 bytes, [quad][sample 0..31][variant 0..3] (u8)
 //   limbs (rows):     group g at g·quads·384 bytes, [quad][limb 0..2][sample 0..31][variant 0..3]
 // with limb l of sample i and variant v = g_iv · l_l(W_v), W_v = Σ_l l_l·128^l.
@@ -36,12 +36,12 @@ void gram_u8s8_portable(const uint8_t* a, const int8_t* b, int64_t quads, int64_
     const int64_t lim = column_limit(mode, i, cols);
     for (int64_t j = 0; j < lim; ++j) {
       const uint8_t* ag = a + (j / kVnniGroup) * quads * kCodeQuad + (j % kVnniGroup) * 4;
-      int32_t limb[kVnniLimbs] = {0, 0, 0};
+      int64_t limb[kVnniLimbs] = {0, 0, 0};
       for (int64_t q = 0; q < quads; ++q)
         for (int64_t l = 0; l < kVnniLimbs; ++l)
           for (int t = 0; t < 4; ++t)
-            limb[l] += int32_t(ag[q * kCodeQuad + t]) * int32_t(bg[q * kLimbQuad + l * kCodeQuad + t]);
-      const int32_t s = limb[0] + limb[1] * 128 + limb[2] * 16384;
+            limb[l] += int64_t{ag[q * kCodeQuad + t]} * bg[q * kLimbQuad + l * kCodeQuad + t];
+      const int64_t s = limb[0] + limb[1] * 128 + limb[2] * 16384;  // < 2^46: exact as a double
       acc[i * ldacc + j] += scale * static_cast<double>(s);
     }
   }
@@ -50,7 +50,7 @@ void gram_u8s8_portable(const uint8_t* a, const int8_t* b, int64_t quads, int64_
 // Table layout of one quad: [0, 16) the code value by 4t + code, [16, 64) limb l's value at
 // 16 + 16l by 4t + code, [64, 76) limb l of the centring weight A of variant t at 64 + 4l + t.
 void pack_u8s8_portable(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
-                        int8_t* limbs, int32_t* rsum) {
+                        int8_t* limbs, int64_t* rsum) {
   const int64_t npad = (n + kVnniGroup - 1) / kVnniGroup * kVnniGroup;
   for (int64_t j = 0; j < npad; ++j) rsum[j] = 0;
   for (int64_t q = 0; q < quads; ++q) {
@@ -63,7 +63,7 @@ void pack_u8s8_portable(const uint8_t* const* rows, const uint8_t* tables, int64
         const int idx = j < n ? 4 * t + ((rows[4 * q + t][j / 4] >> (2 * (j % 4))) & 3) : -1;
         cd[t] = idx < 0 ? 0 : tab[idx];
         for (int64_t l = 0; l < kVnniLimbs; ++l) lm[l * kCodeQuad + t] = idx < 0 ? 0 : int8_t(tab[16 + 16 * l + idx]);
-        rsum[j] += int32_t(cd[t]) * (a[t] + 128 * a[4 + t] + 16384 * a[8 + t]);
+        rsum[j] += int64_t{cd[t]} * (a[t] + 128 * a[4 + t] + 16384 * a[8 + t]);
       }
     }
   }
@@ -74,13 +74,19 @@ namespace {
 
 #define STRATA_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
+// l0 + 128 l1 + 16384 l2 of 8 int32 lanes, exactly, as doubles.
+STRATA_VNNI_TARGET inline __m512d join8(__m256i l0, __m256i l1, __m256i l2) {
+  const __m512d d = _mm512_fmadd_pd(_mm512_cvtepi32_pd(l1), _mm512_set1_pd(128.0), _mm512_cvtepi32_pd(l0));
+  return _mm512_fmadd_pd(_mm512_cvtepi32_pd(l2), _mm512_set1_pd(16384.0), d);
+}
+
 // acc[0..lim) += scale · (l0 + 128 l1 + 16384 l2), 16 int32 lanes.
 STRATA_VNNI_TARGET inline void flush16(__m512i l0, __m512i l1, __m512i l2, __m512d scale, double* out,
                                        int64_t lim) {
   if (lim <= 0) return;
-  const __m512i s = _mm512_add_epi32(_mm512_add_epi32(l0, _mm512_slli_epi32(l1, 7)), _mm512_slli_epi32(l2, 14));
-  const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
-  const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
+  const __m512d lo = join8(_mm512_castsi512_si256(l0), _mm512_castsi512_si256(l1), _mm512_castsi512_si256(l2));
+  const __m512d hi = join8(_mm512_extracti64x4_epi64(l0, 1), _mm512_extracti64x4_epi64(l1, 1),
+                           _mm512_extracti64x4_epi64(l2, 1));
   if (lim >= 16) {
     _mm512_storeu_pd(out, _mm512_fmadd_pd(lo, scale, _mm512_loadu_pd(out)));
     _mm512_storeu_pd(out + 8, _mm512_fmadd_pd(hi, scale, _mm512_loadu_pd(out + 8)));
@@ -139,7 +145,7 @@ STRATA_VNNI_TARGET void gram_u8s8_vnni_impl(const uint8_t* a, const int8_t* b, i
 // (sample, variant) code, and byte shuffles of the quad's tables give the panels' bytes.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi"))) void pack_u8s8_vnni_impl(
     const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes, int8_t* limbs,
-    int32_t* rsum) {
+    int64_t* rsum) {
   alignas(64) uint8_t perm[4][64], shift[64], tpat[64];
   for (int k = 0; k < 4; ++k)
     for (int p = 0; p < 8; ++p)
@@ -193,10 +199,17 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi"))) void 
         ra[k][2] = _mm512_dpbusd_epi32(ra[k][2], u, a2);
       }
     }
-    for (int k = 0; k < 4 && s0 + 16 * k < npad; ++k) {
-      const __m512i r = _mm512_add_epi32(_mm512_add_epi32(ra[k][0], _mm512_slli_epi32(ra[k][1], 7)),
-                                         _mm512_slli_epi32(ra[k][2], 14));
-      _mm512_storeu_si512(rsum + s0 + 16 * k, r);
+    for (int k = 0; k < 4 && s0 + 16 * k < npad; ++k) {  // 64-bit lanes: the joined sums may pass 2^31
+      const __m512i lo = _mm512_add_epi64(
+          _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(ra[k][0])),
+                           _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(ra[k][1])), 7)),
+          _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(ra[k][2])), 14));
+      const __m512i hi = _mm512_add_epi64(
+          _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(ra[k][0], 1)),
+                           _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(ra[k][1], 1)), 7)),
+          _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(ra[k][2], 1)), 14));
+      _mm512_storeu_si512(rsum + s0 + 16 * k, lo);
+      _mm512_storeu_si512(rsum + s0 + 16 * k + 8, hi);
     }
   }
 }

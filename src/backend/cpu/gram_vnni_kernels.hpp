@@ -1,7 +1,8 @@
 #pragma once
-// The GRM's exact-integer tile kernel (strata/backend/backend.hpp, gram_panels_u8s8): raw
-// codes against a weight quantized to three signed 7-bit limbs, summed as int32 per limb and
-// joined to float64 accumulators once per call. Every implementation forms the same integers.
+// The GRM's exact-integer tile kernel (strata/backend/backend.hpp, gram_panels_u8s8): codes
+// (times a power of two) against a weight quantized to three signed 7-bit limbs, summed as int32
+// per limb and joined to float64 accumulators once per call. Every implementation forms the
+// same integers.
 
 #include <cstdint>
 
@@ -10,9 +11,9 @@ namespace strata::backend::cpu {
 /// Quads of variants per packed panel row (see Backend::gram_panels_u8s8).
 inline constexpr int64_t kVnniGroup = 32;  // samples per packed group
 inline constexpr int64_t kVnniLimbs = 3;
-/// Most variants one call may sum: the combined integer Σ g·g·W (|W| < 2^20, g ≤ 2) stays
-/// below 2^31 for 508 variants.
-inline constexpr int64_t kVnniMaxRun = 508;
+/// Most variants one call may sum: every product is at most 255·128 < 2^15 in magnitude, so a
+/// limb's int32 sum is exact for 65,536 variants (and the limbs' combination, < 2^46, in float64).
+inline constexpr int64_t kVnniMaxRun = 65536;
 
 /// See Backend::gram_panels_u8s8 (mode: 0 whole tile, 1 j ≤ i).
 using GramU8S8Fn = void (*)(const uint8_t* a, const int8_t* b, int64_t quads, int64_t rows, int64_t cols, int mode,
@@ -27,9 +28,9 @@ GramU8S8Fn gram_u8s8_vnni();
 inline constexpr int64_t kVnniTableBytes = 80;
 /// See Backend::pack_u8s8.
 using PackU8S8Fn = void (*)(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n,
-                            uint8_t* codes, int8_t* limbs, int32_t* rsum);
+                            uint8_t* codes, int8_t* limbs, int64_t* rsum);
 void pack_u8s8_portable(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
-                        int8_t* limbs, int32_t* rsum);
+                        int8_t* limbs, int64_t* rsum);
 /// AVX-512 VBMI + VNNI packer; nullptr when the CPU lacks them.
 PackU8S8Fn pack_u8s8_vnni();
 
