@@ -520,6 +520,9 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
           },
           po));
     }
+    // r needs every block once, in order: the first band's reads (a rank with tiles reads all).
+    if (integer && !mine.empty() && centred_blocks != num_blocks)
+      return Status::Internal("grm: centring sums saw ", centred_blocks, " of ", num_blocks, " blocks");
     if (ranks > 1) {
       STRATA_RETURN_NOT_OK(gather_tiles(comm, acc, pairwise));
       if (rank != 0) continue;
