@@ -8,11 +8,11 @@
 
 namespace strata::backend::cpu {
 
-/// Quads of variants per packed panel row (see Backend::gram_panels_u8s8).
-inline constexpr int64_t kVnniGroup = 32;  // samples per packed group
+/// Samples per packed group of the panels (see Backend::gram_panels_u8s8).
+inline constexpr int64_t kVnniGroup = 32;
 inline constexpr int64_t kVnniLimbs = 3;
 /// Most variants one call may sum: every product is at most 255·128 < 2^15 in magnitude, so a
-/// limb's int32 sum is exact for 65,536 variants (and the limbs' combination, < 2^46, in float64).
+/// limb's int32 sum (65,536 · 32,640 < 2^31) is exact (and the limbs' combination, < 2^46, in float64).
 inline constexpr int64_t kVnniMaxRun = 65536;
 
 /// See Backend::gram_panels_u8s8 (mode: 0 whole tile, 1 j ≤ i).
