@@ -134,8 +134,10 @@ struct Panels {
   // pages (core/large_alloc.hpp: their first touch took ~4 µs per 4 KiB page).
   std::vector<float, detail::LargeBlockAllocator<float>> values[2], missing[2];
   int64_t rows[2] = {0, 0}, mrows[2] = {0, 0}, block[2] = {0, 0};
-  std::vector<uint8_t> codes[2], mcodes[2], fcodes[2], icodes[2];
-  std::vector<int8_t> ilimbs[2];
+  std::vector<uint8_t> codes[2], mcodes[2], fcodes[2];
+  // The integer panels likewise: pack_u8s8 writes every byte, padding included.
+  std::vector<uint8_t, detail::LargeBlockAllocator<uint8_t>> icodes[2];
+  std::vector<int8_t, detail::LargeBlockAllocator<int8_t>> ilimbs[2];
   std::vector<int64_t> rsum[2];
 };
 
