@@ -4,7 +4,8 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
-#include <utility>
+
+#include "strata/core/buffer.hpp"
 
 namespace strata::detail {
 
@@ -12,9 +13,10 @@ namespace strata::detail {
 /// 2 MiB aligned and marked for huge pages. Freed with std::free.
 void* allocate_aligned(std::size_t bytes);
 
+/// DefaultInitAllocator (elements left unset) on allocate_aligned's blocks.
 template <class T>
-struct LargeBlockAllocator {
-  using value_type = T;
+struct LargeBlockAllocator : DefaultInitAllocator<T> {
+  template <class U> struct rebind { using other = LargeBlockAllocator<U>; };
   LargeBlockAllocator() = default;
   template <class U> LargeBlockAllocator(const LargeBlockAllocator<U>&) noexcept {}
   T* allocate(std::size_t n) {
@@ -23,8 +25,6 @@ struct LargeBlockAllocator {
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t) noexcept { std::free(p); }
-  template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
-  template <class U, class... A> void construct(U* p, A&&... a) { ::new (static_cast<void*>(p)) U(std::forward<A>(a)...); }
   template <class U> bool operator==(const LargeBlockAllocator<U>&) const noexcept { return true; }
 };
 

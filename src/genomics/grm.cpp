@@ -360,19 +360,21 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   Panels p;
   static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
   const bool pipelined = pipelined_reads(ctx);
+  // A block's pieces run on the reader thread in order when it has one, else on the workers
+  // (the panels are the same bits either way: each piece writes its own rows).
+  auto each = [&](int64_t count, const std::function<Status(int64_t)>& fn) -> Status {
+    if (pipelined) {
+      for (int64_t t = 0; t < count; ++t) STRATA_RETURN_NOT_OK(fn(t));
+      return Status::OK();
+    }
+    return ctx.pool().parallel_for(count, fn);
+  };
   // With integer products: read the block's codes, decode its float rows, pack its runs, and
   // (once per block, in block order) add the runs' centring sums to r.
   auto read_integer_block = [&](int64_t b, int slot, int64_t rows) -> Status {
     const int64_t v0 = b * block_variants;
     const BlockPlan& bp = plans[static_cast<size_t>(b)];
     auto& codes = p.codes[slot];
-    auto each = [&](int64_t count, const std::function<Status(int64_t)>& fn) -> Status {
-      if (pipelined) {
-        for (int64_t t = 0; t < count; ++t) STRATA_RETURN_NOT_OK(fn(t));
-        return Status::OK();
-      }
-      return ctx.pool().parallel_for(count, fn);
-    };
     STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
       const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
       return sub->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride);
@@ -421,23 +423,16 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     codes.resize(static_cast<size_t>(rows * stride));
     if (!integer) p.values[slot].resize(static_cast<size_t>(rows * npad));
     p.rows[slot] = rows;
-    // Read and decode a run of rows; with no reader thread the workers share the block's runs
-    // (the panel is the same bits either way: each row decodes on its own).
-    auto read_rows = [&](int64_t r0, int64_t count) -> Status {
-      uint8_t* c = codes.data() + r0 * stride;
-      STRATA_RETURN_NOT_OK(sub->read_codes(v0 + r0, count, 0, n, c, stride));
-      return decode_run(be, codes.data(), stride, r0, count, n, npad, luts.data() + 4 * (v0 + r0),
-                        p.values[slot].data());
-    };
     p.block[slot] = b;
     if (integer) {
       STRATA_RETURN_NOT_OK(read_integer_block(b, slot, rows));
-    } else if (pipelined) {
-      for (int64_t r0 = 0; r0 < rows; r0 += kFloat32Run)
-        STRATA_RETURN_NOT_OK(read_rows(r0, std::min(kFloat32Run, rows - r0)));
     } else {
-      STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
-        return read_rows(t * kFloat32Run, std::min(kFloat32Run, rows - t * kFloat32Run));
+      // Read and decode the block in runs of rows.
+      STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+        const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
+        STRATA_RETURN_NOT_OK(sub->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
+        return decode_run(be, codes.data(), stride, r0, count, n, npad, luts.data() + 4 * (v0 + r0),
+                          p.values[slot].data());
       }));
     }
     if (!pairwise) return Status::OK();

@@ -1,6 +1,7 @@
 #include "io/zarr_tools/zarr_tools.hpp"
 
 #include "io/zarr_tools/zarr_tools_internal.hpp"
+#include "io/remote/fetch_threads_internal.hpp"
 #include "io/remote/metadata_cache_store_internal.hpp"
 #include "io/zarr/chunk_pipeline_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
@@ -11,14 +12,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 #include <new>
 #include <optional>
-#include <system_error>
-#include <thread>
+#include <semaphore>
 
 #include "strata/core/buffer.hpp"
 #include "strata/io/npy.hpp"
@@ -276,42 +274,23 @@ struct NodeOutcome {
 constexpr int64_t kLargeChunkBatchBytes = int64_t{32} << 20;
 constexpr int kLargeArraysAtOnce = 2;
 
-class LargeArraySlot {
- public:
-  void acquire() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return busy_ < kLargeArraysAtOnce; });
-    ++busy_;
-  }
-  void release() {
-    {
-      std::lock_guard lock(mu_);
-      --busy_;
-    }
-    cv_.notify_one();
-  }
+using LargeArraySlots = std::counting_semaphore<kLargeArraysAtOnce>;
 
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int busy_ = 0;
-};
-
-// Holds `slot` while alive when a batch of `chunk_bytes` chunks counts as large.
+// Holds one of `slots` while alive when a batch of `chunk_bytes` chunks counts as large.
 class LargeArrayGuard {
  public:
-  LargeArrayGuard(LargeArraySlot* slot, const Store& store, int64_t chunk_bytes)
-      : slot_(slot && chunk_bytes > kLargeChunkBatchBytes / std::max(1, store.concurrency()) ? slot : nullptr) {
-    if (slot_) slot_->acquire();
+  LargeArrayGuard(LargeArraySlots* slots, const Store& store, int64_t chunk_bytes)
+      : slots_(slots && chunk_bytes > kLargeChunkBatchBytes / std::max(1, store.concurrency()) ? slots : nullptr) {
+    if (slots_) slots_->acquire();
   }
   ~LargeArrayGuard() {
-    if (slot_) slot_->release();
+    if (slots_) slots_->release();
   }
   LargeArrayGuard(const LargeArrayGuard&) = delete;
   LargeArrayGuard& operator=(const LargeArrayGuard&) = delete;
 
  private:
-  LargeArraySlot* slot_;
+  LargeArraySlots* slots_;
 };
 
 int64_t shape_elements(const Shape& shape) {
@@ -323,7 +302,7 @@ int64_t shape_elements(const Shape& shape) {
 int64_t chunk_elements(const ChunkGrid& g) { return shape_elements(g.chunk_shape()); }
 
 NodeOutcome verify_node(const Context& ctx, const std::shared_ptr<Store>& store, const detail::ListedNode& n,
-                        LargeArraySlot* large) {
+                        LargeArraySlots* large) {
   NodeOutcome out;
   auto metadata_error = [&](const Status& st) {
     out.has_report = true;
@@ -383,31 +362,22 @@ Result<ZarrVerifyResult> zarr_verify(const Context& ctx, const std::string& path
   // fatal error in that order is the answer, as when the nodes are verified one by one.
   std::vector<NodeOutcome> outcomes(nodes.size());
   const size_t lanes = o.store->concurrency() > 1 ? std::min(kConcurrentArrays, nodes.size()) : 1;
-  std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
-  LargeArraySlot large;
-  auto lane = [&] {
-    for (size_t i; !failed.load() && (i = next.fetch_add(1)) < nodes.size();) {
-      try {
-        outcomes[i] = verify_node(ctx, o.store, nodes[i], lanes > 1 ? &large : nullptr);
-      } catch (const std::bad_alloc&) {
-        outcomes[i].fatal = Status::OutOfMemory("out of memory verifying ", nodes[i].info.path);
-      } catch (const std::exception& e) {
-        outcomes[i].fatal = Status::Internal("verifying ", nodes[i].info.path, ": ", e.what());
-      }
-      if (!outcomes[i].fatal.ok()) failed.store(true);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < lanes; ++t) {
+  LargeArraySlots large(kLargeArraysAtOnce);
+  // The caller and up to lanes − 1 kept threads take nodes in walk order; after a fatal error
+  // the nodes not yet started are skipped (the first fatal one in walk order is the answer).
+  remote::FetchThreads threads(static_cast<int>(lanes) - 1);
+  threads.run(nodes.size(), lanes, [&](size_t i) {
+    if (failed.load()) return;
     try {
-      threads.emplace_back(lane);
-    } catch (const std::system_error&) {
-      break;  // fewer lanes: the others take the rest
+      outcomes[i] = verify_node(ctx, o.store, nodes[i], lanes > 1 ? &large : nullptr);
+    } catch (const std::bad_alloc&) {
+      outcomes[i].fatal = Status::OutOfMemory("out of memory verifying ", nodes[i].info.path);
+    } catch (const std::exception& e) {
+      outcomes[i].fatal = Status::Internal("verifying ", nodes[i].info.path, ": ", e.what());
     }
-  }
-  lane();
-  for (auto& t : threads) t.join();
+    if (!outcomes[i].fatal.ok()) failed.store(true);
+  });
   ZarrVerifyResult out;
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeOutcome& r = outcomes[i];
