@@ -3,17 +3,10 @@
 // are packed by sample groups of 32 (group g: kk × 32 floats, row-major), so every step reads
 // 32 contiguous column values and 8 row values of one variant, and a tile needs no copies.
 #include "backend/cpu/gram_panel_kernels.hpp"
+#include "backend/cpu/x86_intrinsics_internal.hpp"
 
 #include <algorithm>
 #include <cmath>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
-#endif
-#include <immintrin.h>
-#define STRATA_X86 1
-#endif
 
 namespace strata::backend::cpu {
 namespace {

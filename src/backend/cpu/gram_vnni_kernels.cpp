@@ -6,16 +6,9 @@
 //   limbs (rows):     group g at g·quads·384 bytes, [quad][limb 0..2][sample 0..31][variant 0..3]
 // with limb l of sample i and variant v = g_iv · l_l(W_v), W_v = Σ_l l_l·128^l.
 #include "backend/cpu/gram_vnni_kernels.hpp"
+#include "backend/cpu/x86_intrinsics_internal.hpp"
 
 #include <algorithm>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
-#endif
-#include <immintrin.h>
-#define STRATA_X86 1
-#endif
 
 namespace strata::backend::cpu {
 namespace {
