@@ -21,6 +21,10 @@ install(FILES ${PROJECT_BINARY_DIR}/include/strata/core/config.hpp
 if(TARGET strata_cli)
   install(TARGETS strata_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# The CUDA module goes to the lib directory, where the library looks for it (cuda_loader.cpp).
+if(TARGET strata_cuda)
+  install(TARGETS strata_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 # Installed headers are the public API: no third-party headers (consumers get no JSON library).
 file(GLOB_RECURSE _strata_public_headers ${PROJECT_SOURCE_DIR}/include/strata/*.hpp)

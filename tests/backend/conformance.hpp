@@ -1,10 +1,12 @@
 #pragma once
 // Backend conformance (shared by conformance_*_test.cpp): every operation of strata::backend::Backend, for every registered
 // backend, against references written here with plain loops (never the CPU backend itself).
-// A new backend (CUDA) adds itself to registered_backends() and must pass unchanged.
+// Every backend (CPU levels, CUDA) is in registered_backends() and passes unchanged.
 //
 // Tolerances (u = unit roundoff of the type, 2⁻⁵³ or 2⁻²⁴):
 //  - exact (bit for bit): decode, count_codes, the int16 products, random_fill;
+//  - random_slice_sum: the generated values are exact, their sum within 1e-13 relative of a
+//    reference summed in another order (positive terms);
 //  - gemm / syrk / codes_times / codes_t_times: |got − ref| ≤ (k + 2)·u·Σ|terms| per entry
 //    (the worst-case bound of any summation order, k = inner dimension);
 //  - factorizations, on well-conditioned inputs of size ≤ 40, relative to the input's largest
@@ -40,6 +42,10 @@ inline std::vector<Registered> registered_backends() {
     std::erase(name, '-');
     r.push_back({name, [isa] { return make_cpu_backend(isa); }});
   }
+  // CUDA device 0 as programs get it (small dense operations on the host), and with every dense
+  // operation on the device. Without the module, driver or device these skip with the reason.
+  r.push_back({"cuda", [] { return make_cuda_backend(0); }});
+  r.push_back({"cuda_dense_on_device", [] { return make_cuda_backend(0, /*small_dense_on_host=*/false); }});
   return r;
 }
 

@@ -12,6 +12,8 @@
 
 #include "cli_common.hpp"
 #include "strata/array/ops.hpp"
+#include "strata/backend/backend.hpp"
+#include "strata/core/random.hpp"
 #include "strata/core/shape.hpp"
 #include "terminal_progress.hpp"
 #include "strata/exec/run.hpp"
@@ -40,6 +42,38 @@ Result<std::vector<int>> parse_thread_list(const std::string& text) {
   return out;
 }
 
+// On a device the whole expression is one backend operation (Backend::random_slice_sum: only
+// the kept elements are generated, the + 1 and the sum fused), timed after a small warm-up call
+// that starts the device. Chunks and threads do not apply there.
+Status run_random_sum_on_device(const RandomSumOptions& o, const Shape& shape, const backend::Backend& be,
+                                CliState& state) {
+  random::FillParams p;
+  p.dist = random::Dist::Normal;
+  p.seed = o.seed;
+  p.mean = 10.0;
+  p.sd = 1.0;
+  const int64_t rows = (shape[0] + 1) / 2, cols = (shape[1] + 1) / 2;
+  STRATA_RETURN_NOT_OK(be.random_slice_sum(p, shape[1], 0, 2, 1, 0, 2, 1, 1.0).status());  // warm-up
+  const auto t0 = std::chrono::steady_clock::now();
+  STRATA_ASSIGN_OR_RETURN(double result, be.random_slice_sum(p, shape[1], 0, 2, rows, 0, 2, cols, 1.0));
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double total_elems = static_cast<double>(shape[0]) * static_cast<double>(shape[1]);
+  const double gen = static_cast<double>(rows) * static_cast<double>(cols);
+  nlohmann::json j = {{"benchmark", "random-sum"}, {"shape", shape},      {"device", be.name()},
+                      {"path", "fused"},           {"seed", o.seed},      {"result", result},
+                      {"seconds", secs},           {"elements_generated", rows * cols},
+                      {"elements_per_second", total_elems / secs},    {"generated_per_second", gen / secs}};
+  if (o.json) {
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%8s %12.3f %16.4g %18lld %22.4g  %.17g\n", "device", secs, total_elems / secs,
+                static_cast<long long>(rows * cols), gen / secs, result);
+  }
+  std::fflush(stdout);
+  state.report = {{"runs", nlohmann::json::array({j})}};
+  return Status::OK();
+}
+
 Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   STRATA_ASSIGN_OR_RETURN(Shape shape, parse_shape(o.shape));
   STRATA_ASSIGN_OR_RETURN(Shape chunks, parse_shape(o.chunks));
@@ -50,19 +84,24 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   const Array expr = sum((x + 1).slice({Slice::every(2), Slice::every(2)}));
   STRATA_RETURN_NOT_OK(expr.status());
   const double total_elems = static_cast<double>(shape[0]) * static_cast<double>(shape[1]);
+  const backend::BackendPtr& be = state.ctx().backend_impl();
+  const bool device = be && be.get() != backend::cpu_backend().get();
   if (!o.json) {
     std::printf("(x + 1)[::2, ::2].sum(), x = normal(10, 1) of %s, chunks %s, seed %llu\n",
                 shape_to_string(shape).c_str(), shape_to_string(chunks).c_str(),
                 static_cast<unsigned long long>(o.seed));
+    std::printf("device: %s\n", device ? be->name().c_str() : backend::cpu_backend()->name().c_str());
     std::printf("%8s %12s %16s %18s %22s  %s\n", "threads", "seconds", "elements/s", "generated", "generated/s",
                 "result");
   }
+  if (device) return run_random_sum_on_device(o, shape, *be, state);
   RunReport all;
   nlohmann::json runs = nlohmann::json::array();
   for (int t : threads) {
     ContextOptions co;
     co.threads = t;
     co.memory_budget = budget;
+    co.backend_impl = state.ctx().backend_impl();
     co.progress = make_terminal_progress(state.quiet || o.json);
     STRATA_ASSIGN_OR_RETURN(Context ctx, Context::make(co));
     PassOptions opts;
@@ -150,7 +189,7 @@ struct SvdBenchOptions {
   bool json = false;
 };
 
-Status run_svd_bench(const SvdBenchOptions& o) {
+Status run_svd_bench(const SvdBenchOptions& o, const CliState& state) {
   STRATA_ASSIGN_OR_RETURN(Shape shape, parse_shape(o.shape));
   STRATA_ASSIGN_OR_RETURN(std::vector<int> threads, parse_thread_list(o.threads));
   if (shape.size() != 2) return Status::Invalid("--shape takes two extents (rows,cols)");
@@ -161,6 +200,7 @@ Status run_svd_bench(const SvdBenchOptions& o) {
     std::printf("randomized SVD (block Krylov) k=%lld of randint(0, 3) uint8 %s generated on the fly, seed %llu\n",
                 static_cast<long long>(o.k), shape_to_string(shape).c_str(),
                 static_cast<unsigned long long>(o.seed));
+    std::printf("device: %s\n", backend::of(state.ctx()).name().c_str());
     std::printf("%8s %10s %7s %14s %10s %12s %12s %12s\n", "threads", "seconds", "passes", "elements/s", "GFLOP/s",
                 "s[0]", "s[k-1]", "max error");
   }
@@ -169,6 +209,7 @@ Status run_svd_bench(const SvdBenchOptions& o) {
     if (t < 1) return Status::Invalid("--threads entries must be >= 1");
     ContextOptions co;
     co.threads = t;
+    co.backend_impl = state.ctx().backend_impl();
     STRATA_ASSIGN_OR_RETURN(Context ctx, Context::make(co));
     linalg::BenchSvdOptions b;
     b.rows = shape[0];
@@ -185,6 +226,7 @@ Status run_svd_bench(const SvdBenchOptions& o) {
                           {"shape", shape},
                           {"k", o.k},
                           {"threads", t},
+                          {"device", backend::of(ctx).name()},
                           {"seed", o.seed},
                           {"seconds", rep.seconds},
                           {"passes", rep.passes},
@@ -252,6 +294,7 @@ void register_bench_commands(CLI::App& app, CliState& state) {
   sum_cmd->add_flag("--json", rs->json, "One JSON object per configuration instead of a table");
   sum_cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
   sum_cmd->add_option("--report", state.report_path, "Write a JSON run report");
+  add_device_option(sum_cmd, state);
   sum_cmd->callback([rs, &state] { state.run = [rs, &state] { return run_random_sum(*rs, state); }; });
 
   auto rg = std::make_shared<RandomGenOptions>();
@@ -285,7 +328,8 @@ void register_bench_commands(CLI::App& app, CliState& state) {
       ->capture_default_str()
       ->check(seed_check());
   svd_cmd->add_flag("--json", sv->json, "One JSON object per configuration instead of a table");
-  svd_cmd->callback([sv, &state] { state.run = [sv] { return run_svd_bench(*sv); }; });
+  add_device_option(svd_cmd, state);
+  svd_cmd->callback([sv, &state] { state.run = [sv, &state] { return run_svd_bench(*sv, state); }; });
 }
 
 }  // namespace strata::cli

@@ -25,6 +25,7 @@ struct CliState {
   int64_t memory_budget = 0;    ///< --memory where a command has it (0 = the library default)
   std::string report_path;      ///< --report run.json
   std::string endpoint_url;     ///< --endpoint-url for s3:// (exported as AWS_ENDPOINT_URL)
+  std::string device = "cpu";   ///< --device: cpu, cuda, cuda:N, cuda:all or auto
   /// The resources of the run, made by main() after parsing (threads, budget, progress bar).
   std::optional<Context> context;
   const Context& ctx() const { return *context; }
@@ -50,8 +51,11 @@ void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp
 void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cpp: gwas
 void register_glm_commands(CLI::App& app, CliState& state);       // glm_cmd.cpp: glm
 
-/// Add --quiet, --threads, --report and --endpoint-url to a computing subcommand.
+/// Add --quiet, --threads, --device, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);
+/// Add --device (cpu|cuda|cuda:N|cuda:all|auto) alone (part of add_common_options; for commands
+/// with their own --threads/--report, e.g. bench). main() makes the backend it names.
+void add_device_option(CLI::App* cmd, CliState& state);
 /// Add --endpoint-url alone (commands without the other common options, e.g. zarr info).
 void add_endpoint_option(CLI::App* cmd, CliState& state);
 

@@ -33,7 +33,22 @@ void add_common_options(CLI::App* cmd, CliState& state) {
                   "Write a JSON run report (time per phase, bytes, peak memory); an existing file there is replaced "
                   "only when it is a strata run report")
       ->check(non_empty_path());
+  add_device_option(cmd, state);
   add_endpoint_option(cmd, state);
+}
+
+void add_device_option(CLI::App* cmd, CliState& state) {
+  cmd->add_option("--device", state.device,
+                  "Where the work runs: cpu (default), cuda (= cuda:0), cuda:N, cuda:all (every GPU) or auto "
+                  "(a GPU when one is present)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            bool ok = s == "cpu" || s == "cuda" || s == "cuda:all" || s == "auto";
+            if (!ok && s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.size() < 9)
+              ok = s.find_first_not_of("0123456789", 5) == std::string::npos;
+            return ok ? std::string() : "must be cpu, cuda, cuda:N, cuda:all or auto, got '" + s + "'";
+          },
+          "DEVICE", ""));
 }
 
 void add_endpoint_option(CLI::App* cmd, CliState& state) {
@@ -132,6 +147,7 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
   j["seconds"] = seconds;
   // The backend that ran the operations, with its instruction set ("cpu-avx512-vnni").
   j["backend"] = backend::of(state.ctx()).name();
+  j["device"] = state.device;  // as asked (--device); "backend" names the device that ran
   // Remote stores: requests, retries, bytes and time spent in requests (process-wide tally).
   const io::NetworkCounters net = io::network_counters();
   if (net.requests > 0) {
@@ -222,7 +238,8 @@ __attribute__((section(".preinit_array"), used)) void (*const g_preinit_blas)(in
 int main(int argc, char** argv) {
   using namespace strata;
   CLI::App app{"strata: genotype-scale linear algebra on chunked arrays"};
-  app.set_version_flag("--version", std::string("strata ") + STRATA_VERSION_STRING);
+  app.set_version_flag("--version",
+                       std::string("strata ") + STRATA_VERSION_STRING + "\nbackends: " + backend::backends_built());
   app.require_subcommand(1);
   cli::CliState state;
 
@@ -279,6 +296,15 @@ int main(int argc, char** argv) {
     co.memory_budget = state.memory_budget;
     co.progress = cli::make_terminal_progress(state.quiet || !root);
     co.communicator = comm;
+    // --device: CUDA asked for and not usable (no module, driver or device) fails here, exit 1.
+    Result<backend::BackendPtr> be = backend::backend_for_device(state.device);
+    if (!be.ok()) {
+      std::fprintf(stderr, "strata: error: %s\n", be.status().message().c_str());
+      const int code = cli::exit_code_for(be.status());
+      dist::finish_mpi(*comm, code);
+      return code;
+    }
+    co.backend_impl = *be;
     Result<Context> made = Context::make(co);
     if (!made.ok()) {
       std::fprintf(stderr, "strata: error: %s\n", made.status().message().c_str());

@@ -351,6 +351,15 @@ class Backend {
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every
   /// backend).
   virtual void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const = 0;
+  /// Σ (v(i, j) + add) over i < rows, j < cols, where v(i, j) = element (r0 + i·rstep)·ld + c0 +
+  /// j·cstep of `p` (a strided slice of a random matrix with ld columns, plus a constant), never
+  /// materializing the matrix: only the kept elements are generated. Float64 Normal or Uniform
+  /// runs; indices ≥ 0. The values are the same bits on every backend; the association of the
+  /// sum is the backend's own, fixed by the shape (deterministic; different backends agree to
+  /// rounding, ~1e-15 relative for positive terms). Invalid for other params.
+  virtual Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
+                                          int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
+                                          double add) const = 0;
 };
 
 using BackendPtr = std::shared_ptr<const Backend>;
@@ -373,6 +382,27 @@ bool cpu_isa_available(CpuIsa isa);
 Result<BackendPtr> make_cpu_backend(CpuIsa isa = CpuIsa::Best);
 /// \brief The shared CPU backend at the best level (what a Context without one uses).
 const BackendPtr& cpu_backend();
+
+/// \brief Whether this strata was built with the CUDA backend (the module libstrata_cuda.so,
+/// opened at the first request for a CUDA device; nothing loads the CUDA runtime before).
+bool cuda_backend_built();
+/// \brief CUDA devices present: Unsupported naming the cause when the module, the driver or a
+/// device is missing ("no CUDA device (cudaGetDeviceCount: …)").
+Result<int> cuda_device_count();
+/// \brief A backend on CUDA device `device` (its dense products and factorizations, random fill
+/// and fused random sums run on the device; operations it does not offload yet run on
+/// cpu_backend(), with the same contracts). With `small_dense_on_host`, dense operations below
+/// ~10⁸ flops (factorizations of n < 512) stay on the host: they are latency-bound, and PCA's
+/// small n × l steps then give the CPU's bits. Unsupported when there is no such device.
+Result<BackendPtr> make_cuda_backend(int device = 0, bool small_dense_on_host = true);
+/// \brief "cpu (avx512-vnni), cuda (nvcc 13.0.88, architectures 80,90)": the backends this
+/// build has (for --version; opens nothing).
+std::string backends_built();
+/// \brief The backend a `--device` value names: "cpu"; "cuda" (= cuda:0), "cuda:N", "cuda:all"
+/// (every device of the machine; one device only so far); "auto" (cuda:0 when a device is
+/// present, else cpu). Invalid for other text; Unsupported (naming `option` and the CUDA error)
+/// when CUDA is asked for and cannot run.
+Result<BackendPtr> backend_for_device(const std::string& spec, const std::string& option = "--device");
 
 /// \brief The backend computations on `ctx` run on: ContextOptions::backend_impl, or
 /// cpu_backend() when that is null.

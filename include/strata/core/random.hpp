@@ -39,6 +39,16 @@
 
 #include "strata/core/dtype.hpp"
 
+// The CUDA backend's kernels call Philox and the transforms from this same source (so a device
+// gives the CPU's bits); for host compilers STRATA_HD is empty.
+#ifndef STRATA_HD
+#if defined(__CUDACC__)
+#define STRATA_HD __host__ __device__
+#else
+#define STRATA_HD
+#endif
+#endif
+
 namespace strata::random {
 
 // ---- Philox4x32-10 --------------------------------------------------------------------------
@@ -52,7 +62,7 @@ inline constexpr uint32_t kPhiloxW1 = 0xBB67AE85u;
 using Words = std::array<uint32_t, 4>;
 
 /// \brief One Philox4x32-10 block: four words from a counter and a key.
-constexpr Words philox4x32_10(Words c, std::array<uint32_t, 2> k) {
+STRATA_HD constexpr Words philox4x32_10(Words c, std::array<uint32_t, 2> k) {
   for (int round = 0; round < 10; ++round) {
     const uint64_t p0 = uint64_t{kPhiloxM0} * c[0];
     const uint64_t p1 = uint64_t{kPhiloxM1} * c[2];
@@ -65,52 +75,57 @@ constexpr Words philox4x32_10(Words c, std::array<uint32_t, 2> k) {
 }
 
 /// \brief Block `block` of stream `stream` under `seed` (the keying above).
-constexpr Words philox_block(uint64_t seed, uint64_t stream, uint64_t block) {
+STRATA_HD constexpr Words philox_block(uint64_t seed, uint64_t stream, uint64_t block) {
   return philox4x32_10({static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
                         static_cast<uint32_t>(stream), static_cast<uint32_t>(stream >> 32)},
                        {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
 }
 
 /// \brief Word `w` of the stream (word j of block w / 4, j = w mod 4).
-constexpr uint32_t word_at(uint64_t seed, uint64_t stream, uint64_t w) {
+STRATA_HD constexpr uint32_t word_at(uint64_t seed, uint64_t stream, uint64_t w) {
   return philox_block(seed, stream, w >> 2)[w & 3];
 }
 
 // ---- Transforms -----------------------------------------------------------------------------
 
 /// \brief Uniform float64 in [0, 1) from two words: 53 bits, (x ^ (y << 21)) · 2⁻⁵³.
-inline double uniform_f64(uint32_t x, uint32_t y) {
+STRATA_HD inline double uniform_f64(uint32_t x, uint32_t y) {
   const uint64_t v = (uint64_t{x} ^ (uint64_t{y} << 21)) & ((uint64_t{1} << 53) - 1);
   return static_cast<double>(static_cast<int64_t>(v)) * 0x1p-53;
 }
 
 /// \brief Uniform float32 in [0, 1) from one word: 24 bits.
-inline float uniform_f32(uint32_t x) { return static_cast<float>(static_cast<int32_t>(x >> 8)) * 0x1p-24f; }
+STRATA_HD inline float uniform_f32(uint32_t x) { return static_cast<float>(static_cast<int32_t>(x >> 8)) * 0x1p-24f; }
 
 /// \brief Standard normal from two words: √(−2 ln((x + ½)·2⁻³²)) · sin(2π(y + ½)·2⁻³²).
 /// The cosine branch is normal_f64(x, y + 2³⁰). Finite for every input.
 double normal_f64(uint32_t x, uint32_t y);
 
 /// \brief low + ⌊X·range / 2⁶⁴⌋ with X = x | y << 32: unbiased to within range / 2⁶⁴.
-inline int64_t integer_i64(uint32_t x, uint32_t y, int64_t low, uint64_t range) {
+STRATA_HD inline int64_t integer_i64(uint32_t x, uint32_t y, int64_t low, uint64_t range) {
+  const uint64_t xy = uint64_t{x} | (uint64_t{y} << 32);
+#if defined(__CUDA_ARCH__)
+  const uint64_t hi = __umul64hi(xy, range);  // the same high half of the 128-bit product
+#else
   __extension__ using U128 = unsigned __int128;  // GCC/Clang; no pedantic warning in users' builds
-  const U128 prod = static_cast<U128>(uint64_t{x} | (uint64_t{y} << 32)) * range;
-  return static_cast<int64_t>(static_cast<uint64_t>(low) + static_cast<uint64_t>(prod >> 64));
+  const uint64_t hi = static_cast<uint64_t>((static_cast<U128>(xy) * range) >> 64);
+#endif
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + hi);
 }
 
 /// \brief ⌊x·n / 2³²⌋ in [0, n) from one word (bias ≤ n / 2³²; for small n such as a
 /// population label).
-constexpr uint32_t integer_u32(uint32_t x, uint32_t n) {
+STRATA_HD constexpr uint32_t integer_u32(uint32_t x, uint32_t n) {
   return static_cast<uint32_t>((uint64_t{x} * n) >> 32);
 }
 
 /// \brief 0, 1 or 2 from one byte: ⌊3·byte / 256⌋ (P = 86/256, 85/256, 85/256).
-constexpr uint8_t randint3(uint8_t byte) { return static_cast<uint8_t>((3u * byte) >> 8); }
+STRATA_HD constexpr uint8_t randint3(uint8_t byte) { return static_cast<uint8_t>((3u * byte) >> 8); }
 
 // ---- Element values (the keying above) ------------------------------------------------------
 
 /// \brief Uniform float64 element e of (seed, stream).
-inline double uniform_at(uint64_t seed, uint64_t stream, uint64_t e) {
+STRATA_HD inline double uniform_at(uint64_t seed, uint64_t stream, uint64_t e) {
   const Words w = philox_block(seed, stream, e >> 1);
   const int j = static_cast<int>(2 * (e & 1));
   return uniform_f64(w[j], w[j + 1]);
@@ -120,14 +135,14 @@ inline double uniform_at(uint64_t seed, uint64_t stream, uint64_t e) {
 double normal_at(uint64_t seed, uint64_t stream, uint64_t e);
 
 /// \brief Integer element e of (seed, stream) in [low, low + range).
-inline int64_t integer_at(uint64_t seed, uint64_t stream, uint64_t e, int64_t low, uint64_t range) {
+STRATA_HD inline int64_t integer_at(uint64_t seed, uint64_t stream, uint64_t e, int64_t low, uint64_t range) {
   const Words w = philox_block(seed, stream, e >> 1);
   const int j = static_cast<int>(2 * (e & 1));
   return integer_i64(w[j], w[j + 1], low, range);
 }
 
 /// \brief Byte e of (seed, stream): byte e mod 4 of word e / 4.
-constexpr uint8_t byte_at(uint64_t seed, uint64_t stream, uint64_t e) {
+STRATA_HD constexpr uint8_t byte_at(uint64_t seed, uint64_t stream, uint64_t e) {
   return static_cast<uint8_t>(word_at(seed, stream, e >> 2) >> (8 * (e & 3)));
 }
 

@@ -3,8 +3,11 @@
 // nothing here is process-global except the detected CPU features.
 #include "backend/cpu/cpu_backend.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
+
+#include "backend/random_slice.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -187,6 +190,26 @@ Status CpuBackend::logistic_gram(MatrixView<const double> x, const double* c, co
 
 void CpuBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
   random::fill(p, e0, step, n, out, k_.random);
+}
+
+Result<double> CpuBackend::random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
+                                            int64_t rows, int64_t c0, int64_t cstep, int64_t cols, double add) const {
+  STRATA_RETURN_NOT_OK(detail::check_random_slice(p, ld, r0, rstep, rows, c0, cstep, cols));
+  // Row by row in runs of 4096: each row summed in order, the row sums added in order.
+  constexpr int64_t kRun = 4096;
+  std::vector<double> buf(static_cast<size_t>(std::min(cols, kRun)));
+  double total = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t row0 = (r0 + i * rstep) * ld + c0;
+    double row = 0;
+    for (int64_t j = 0; j < cols; j += kRun) {
+      const int64_t n = std::min(kRun, cols - j);
+      random::fill(p, row0 + j * cstep, cstep, n, buf.data(), k_.random);
+      for (int64_t k = 0; k < n; ++k) row += buf[static_cast<size_t>(k)] + add;
+    }
+    total += row;
+  }
+  return total;
 }
 
 }  // namespace strata::backend::cpu

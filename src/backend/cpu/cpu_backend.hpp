@@ -109,6 +109,8 @@ class CpuBackend final : public Backend {
   Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
                        double* g) const override;
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
+  Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
+                                  int64_t c0, int64_t cstep, int64_t cols, double add) const override;
 
  private:
   KernelTable k_;

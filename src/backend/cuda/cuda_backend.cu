@@ -1,0 +1,150 @@
+// The CUDA module's entry point, the lane pool and the random operations. Nothing here runs
+// at load time: the CUDA runtime (linked statically) starts at the first call.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "backend/cuda/cuda_backend.cuh"
+#include "backend/cuda_module.hpp"
+#include "backend/random_slice.hpp"
+
+namespace strata::backend::cuda {
+
+Lane::~Lane() {
+  for (void* p : pinned)
+    if (p) cudaFreeHost(p);
+  if (solver) cusolverDnDestroy(solver);
+  if (blas) cublasDestroy(blas);
+  for (cudaStream_t s : stream)
+    if (s) cudaStreamDestroy(s);
+}
+
+Result<Lane*> LanePool::acquire() {
+  STRATA_CUDA_RETURN(cudaSetDevice(device_));  // this thread's current device, for the call
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      Lane* l = free_.back();
+      free_.pop_back();
+      return l;
+    }
+  }
+  auto lane = std::make_unique<Lane>();
+  for (cudaStream_t& s : lane->stream) STRATA_CUDA_RETURN(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (void*& p : lane->pinned) STRATA_CUDA_RETURN(cudaMallocHost(&p, kStagingBytes));
+  STRATA_CUBLAS_RETURN(cublasCreate(&lane->blas));
+  STRATA_CUBLAS_RETURN(cublasSetStream(lane->blas, lane->stream[0]));
+  STRATA_CUSOLVER_RETURN(cusolverDnCreate(&lane->solver));
+  STRATA_CUSOLVER_RETURN(cusolverDnSetStream(lane->solver, lane->stream[0]));
+  std::lock_guard<std::mutex> lock(mu_);
+  all_.push_back(std::move(lane));
+  return all_.back().get();
+}
+
+void LanePool::release(Lane* lane) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(lane);
+}
+
+namespace {
+
+// Methods without a Status (random_fill) cannot return a CUDA failure; they throw it, and the
+// CLI reports it (exit 1). A device fault leaves the context unusable anyway, so no fallback
+// would be honest.
+void throw_if(const Status& st) {
+  if (!st.ok()) throw std::runtime_error(st.to_string());
+}
+
+// Pieces of random_fill: one staging buffer's worth, generated on one stream while the other
+// stream's piece is copied out.
+Status fill_staged(Lane& lane, const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) {
+  const int64_t item = DType(p.out).itemsize();
+  const int64_t piece = static_cast<int64_t>(kStagingBytes) / item;
+  const int64_t pieces = (n + piece - 1) / piece;
+  DeviceBuffer dev[2];
+  for (int s = 0; s < 2; ++s) STRATA_RETURN_NOT_OK(dev[s].allocate(static_cast<size_t>(std::min(n, piece) * item), lane.stream[s]));
+  // Hands piece q (staged in lane.pinned[q % 2]) to the caller's buffer once its copy is done.
+  const auto drain = [&](int64_t q) -> Status {
+    const int s = static_cast<int>(q & 1);
+    STRATA_CUDA_RETURN(cudaStreamSynchronize(lane.stream[s]));
+    const int64_t len = std::min(piece, n - q * piece);
+    std::memcpy(static_cast<uint8_t*>(out) + q * piece * item, lane.pinned[s], static_cast<size_t>(len * item));
+    return Status::OK();
+  };
+  for (int64_t q = 0; q < pieces; ++q) {
+    const int s = static_cast<int>(q & 1);
+    if (q >= 2) STRATA_RETURN_NOT_OK(drain(q - 2));
+    const int64_t len = std::min(piece, n - q * piece);
+    STRATA_CUDA_RETURN(launch_random_fill(p, e0 + q * piece * step, step, len, dev[s].as<void>(), lane.stream[s]));
+    STRATA_CUDA_RETURN(cudaMemcpyAsync(lane.pinned[s], dev[s].as<void>(), static_cast<size_t>(len * item),
+                                       cudaMemcpyDeviceToHost, lane.stream[s]));
+  }
+  for (int64_t q = std::max<int64_t>(0, pieces - 2); q < pieces; ++q) STRATA_RETURN_NOT_OK(drain(q));
+  return Status::OK();
+}
+
+}  // namespace
+
+void CudaBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
+  if (n <= 0) return;
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(fill_staged(*guard, p, e0, step, n, out));
+}
+
+Result<double> CudaBackend::random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
+                                             int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
+                                             double add) const {
+  STRATA_RETURN_NOT_OK(detail::check_random_slice(p, ld, r0, rstep, rows, c0, cstep, cols));
+  if (rows == 0 || cols == 0) return 0.0;
+  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
+  LaneGuard guard(pool_, l);
+  const cudaStream_t s = guard->stream[0];
+  DeviceBuffer partials;
+  STRATA_RETURN_NOT_OK(partials.allocate(sizeof(double) * kSliceSumBlocks, s));
+  STRATA_CUDA_RETURN(launch_random_slice_sum(p, ld, r0, rstep, rows, c0, cstep, cols, add, partials.as<double>(), s));
+  std::vector<double> host(kSliceSumBlocks);
+  STRATA_CUDA_RETURN(cudaMemcpyAsync(host.data(), partials.as<double>(), sizeof(double) * kSliceSumBlocks,
+                                     cudaMemcpyDeviceToHost, s));
+  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
+  double total = 0;
+  for (double x : host) total += x;  // block order: fixed
+  return total;
+}
+
+namespace {
+
+Result<int> device_count() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) return Status::Unsupported("no CUDA device (cudaGetDeviceCount: ", cudaGetErrorString(e), ")");
+  if (n == 0) return Status::Unsupported("no CUDA device (cudaGetDeviceCount: 0 devices)");
+  return n;
+}
+
+Result<BackendPtr> make(int device, BackendPtr cpu, bool small_dense_on_host) {
+  cudaDeviceProp prop{};
+  STRATA_CUDA_RETURN(cudaGetDeviceProperties(&prop, device));
+  STRATA_CUDA_RETURN(cudaSetDevice(device));
+  // The stream-ordered pool keeps what it was given (no release at each synchronization), so
+  // per-call buffers come from it without cudaMalloc's device-wide synchronization.
+  cudaMemPool_t pool = nullptr;
+  STRATA_CUDA_RETURN(cudaDeviceGetDefaultMemPool(&pool, device));
+  uint64_t keep = UINT64_MAX;
+  STRATA_CUDA_RETURN(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  const std::string name = str_cat("cuda:", device, " (", prop.name, ", sm_", prop.major, prop.minor, ", ",
+                                   static_cast<int64_t>(prop.totalGlobalMem >> 30), " GiB)");
+  return BackendPtr(std::make_shared<CudaBackend>(device, name, std::move(cpu), small_dense_on_host));
+}
+
+}  // namespace
+
+}  // namespace strata::backend::cuda
+
+extern "C" __attribute__((visibility("default"))) const strata::backend::cuda_module::Api* strata_cuda_module_api() {
+  static const strata::backend::cuda_module::Api api{strata::backend::cuda_module::kApiVersion,
+                                                     &strata::backend::cuda::device_count,
+                                                     &strata::backend::cuda::make, STRATA_CUDA_BUILD_INFO};
+  return &api;
+}

@@ -1,0 +1,295 @@
+// Dense operations of the CUDA backend on cuBLAS and cuSOLVER. Views are host memory in any
+// layout: each call packs its operands column-major (ld = rows), copies them to the device,
+// runs the library call on the lane's stream and copies the result back into the view (the
+// whole packed matrix, so triangles the call leaves alone come back as they were). cuBLAS runs
+// in its default math mode (no TF32) and without atomics, so results are deterministic.
+#include <algorithm>
+#include <climits>
+#include <type_traits>
+#include <vector>
+
+#include "backend/cuda/cuda_backend.cuh"
+
+namespace strata::backend::cuda {
+namespace {
+
+template <class T>
+Status check(const char* op, const char* what, const MatrixView<T>& v) {
+  const int64_t inner = v.layout == Layout::RowMajor ? v.cols : v.rows;
+  if (v.rows < 0 || v.cols < 0 || v.ld < std::max<int64_t>(1, inner) || v.rows > INT_MAX || v.cols > INT_MAX ||
+      v.ld > INT_MAX || (!v.data && v.rows * v.cols > 0))
+    return Status::Invalid(op, ": ", what, " view ", v.rows, " x ", v.cols, " (ld ", v.ld, ") is not valid");
+  return Status::OK();
+}
+
+template <class T>
+std::vector<T> pack(MatrixView<const T> v) {
+  std::vector<T> h(static_cast<size_t>(std::max<int64_t>(1, v.rows * v.cols)));
+  for (int64_t j = 0; j < v.cols; ++j)
+    for (int64_t i = 0; i < v.rows; ++i) h[static_cast<size_t>(i + j * v.rows)] = v(i, j);
+  return h;
+}
+template <class T>
+void unpack(const std::vector<T>& h, MatrixView<T> v) {
+  for (int64_t j = 0; j < v.cols; ++j)
+    for (int64_t i = 0; i < v.rows; ++i) v(i, j) = h[static_cast<size_t>(i + j * v.rows)];
+}
+
+template <class T>
+Status upload(cudaStream_t s, DeviceBuffer& d, const std::vector<T>& h) {
+  STRATA_RETURN_NOT_OK(d.allocate(sizeof(T) * h.size(), s));
+  STRATA_CUDA_RETURN(cudaMemcpyAsync(d.as<T>(), h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice, s));
+  return Status::OK();
+}
+template <class T>
+Status download(cudaStream_t s, const DeviceBuffer& d, std::vector<T>& h) {
+  STRATA_CUDA_RETURN(cudaMemcpyAsync(h.data(), d.as<T>(), sizeof(T) * h.size(), cudaMemcpyDeviceToHost, s));
+  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
+  return Status::OK();
+}
+
+int i32(int64_t x) { return static_cast<int>(std::max<int64_t>(1, x)); }  // leading dimensions ≥ 1
+cublasOperation_t op_of(Trans t) { return t == Trans::Yes ? CUBLAS_OP_T : CUBLAS_OP_N; }
+cublasFillMode_t fill_of(Uplo u) { return u == Uplo::Upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+cublasSideMode_t side_of(Side s) { return s == Side::Left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
+
+// cuSOLVER's info word: < 0 a rejected argument, > 0 the factorization's own failure.
+Status solver_info(const char* op, cudaStream_t s, const DeviceBuffer& dinfo, const char* failure) {
+  std::vector<int> info(1);
+  STRATA_RETURN_NOT_OK(download(s, dinfo, info));
+  if (info[0] < 0) return Status::Invalid(op, ": argument ", -info[0], " rejected by cuSOLVER");
+  if (info[0] > 0) return Status::InvalidData(op, ": ", failure, " (info ", info[0], ")");
+  return Status::OK();
+}
+
+template <class T>
+Status gemm_impl(Lane& lane, Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                 MatrixView<T> c) {
+  STRATA_RETURN_NOT_OK(check("gemm", "a", a));
+  STRATA_RETURN_NOT_OK(check("gemm", "b", b));
+  STRATA_RETURN_NOT_OK(check("gemm", "c", c));
+  const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
+  const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
+  const int64_t kb = bt ? b.cols : b.rows, n = bt ? b.rows : b.cols;
+  if (k != kb || c.rows != m || c.cols != n)
+    return Status::Invalid("gemm: ", m, " x ", k, " times ", kb, " x ", n, " into ", c.rows, " x ", c.cols);
+  if (m == 0 || n == 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  std::vector<T> hc = beta == T(0) ? std::vector<T>(static_cast<size_t>(m * n)) : pack<T>(c);  // β = 0: C not read
+  DeviceBuffer da, db, dc;
+  STRATA_RETURN_NOT_OK(upload(s, da, pack(a)));
+  STRATA_RETURN_NOT_OK(upload(s, db, pack(b)));
+  STRATA_RETURN_NOT_OK(upload(s, dc, hc));
+  if constexpr (std::is_same_v<T, double>) {
+    STRATA_CUBLAS_RETURN(cublasDgemm(lane.blas, op_of(ta), op_of(tb), i32(m), i32(n), i32(k), &alpha, da.as<T>(),
+                                     i32(a.rows), db.as<T>(), i32(b.rows), &beta, dc.as<T>(), i32(m)));
+  } else {
+    STRATA_CUBLAS_RETURN(cublasSgemm(lane.blas, op_of(ta), op_of(tb), i32(m), i32(n), i32(k), &alpha, da.as<T>(),
+                                     i32(a.rows), db.as<T>(), i32(b.rows), &beta, dc.as<T>(), i32(m)));
+  }
+  STRATA_RETURN_NOT_OK(download(s, dc, hc));
+  unpack(hc, c);
+  return Status::OK();
+}
+
+// trsm and trmm: op(a) against b from the left or right, a triangular (n × n).
+Status triangle_call(Lane& lane, bool solve, Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                     MatrixView<double> b) {
+  const char* op = solve ? "trsm" : "trmm";
+  STRATA_RETURN_NOT_OK(check(op, "a", a));
+  STRATA_RETURN_NOT_OK(check(op, "b", b));
+  const int64_t n = side == Side::Left ? b.rows : b.cols;
+  if (a.rows != a.cols || a.rows != n)
+    return Status::Invalid(op, ": triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
+  if (b.rows == 0 || b.cols == 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  std::vector<double> hb = pack<double>(b);
+  DeviceBuffer da, db, dout;
+  STRATA_RETURN_NOT_OK(upload(s, da, pack(a)));
+  STRATA_RETURN_NOT_OK(upload(s, db, hb));
+  if (solve) {
+    STRATA_CUBLAS_RETURN(cublasDtrsm(lane.blas, side_of(side), fill_of(uplo), op_of(ta), CUBLAS_DIAG_NON_UNIT,
+                                     i32(b.rows), i32(b.cols), &alpha, da.as<double>(), i32(n), db.as<double>(),
+                                     i32(b.rows)));
+    STRATA_RETURN_NOT_OK(download(s, db, hb));
+  } else {  // cuBLAS's trmm writes out of place
+    STRATA_RETURN_NOT_OK(dout.allocate(sizeof(double) * hb.size(), s));
+    STRATA_CUBLAS_RETURN(cublasDtrmm(lane.blas, side_of(side), fill_of(uplo), op_of(ta), CUBLAS_DIAG_NON_UNIT,
+                                     i32(b.rows), i32(b.cols), &alpha, da.as<double>(), i32(n), db.as<double>(),
+                                     i32(b.rows), dout.as<double>(), i32(b.rows)));
+    STRATA_RETURN_NOT_OK(download(s, dout, hb));
+  }
+  unpack(hb, b);
+  return Status::OK();
+}
+
+// Symmetric eigendecomposition of the packed n × n `h` (lower triangle read) on the device:
+// eigenvalues ascending in w, eigenvectors in h when `vectors`.
+Status syevd(Lane& lane, int64_t n, std::vector<double>& h, std::vector<double>& w, bool vectors) {
+  const cudaStream_t s = lane.stream[0];
+  const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  DeviceBuffer da, dw, dwork, dinfo;
+  STRATA_RETURN_NOT_OK(upload(s, da, h));
+  STRATA_RETURN_NOT_OK(dw.allocate(sizeof(double) * w.size(), s));
+  STRATA_RETURN_NOT_OK(dinfo.allocate(sizeof(int), s));
+  int lwork = 0;
+  STRATA_CUSOLVER_RETURN(cusolverDnDsyevd_bufferSize(lane.solver, jobz, CUBLAS_FILL_MODE_LOWER, i32(n),
+                                                     da.as<double>(), i32(n), dw.as<double>(), &lwork));
+  STRATA_RETURN_NOT_OK(dwork.allocate(sizeof(double) * std::max(1, lwork), s));
+  STRATA_CUSOLVER_RETURN(cusolverDnDsyevd(lane.solver, jobz, CUBLAS_FILL_MODE_LOWER, i32(n), da.as<double>(), i32(n),
+                                          dw.as<double>(), dwork.as<double>(), lwork, dinfo.as<int>()));
+  STRATA_RETURN_NOT_OK(solver_info("syev", s, dinfo, "eigensolver did not converge"));
+  STRATA_RETURN_NOT_OK(download(s, dw, w));
+  if (vectors) STRATA_RETURN_NOT_OK(download(s, da, h));
+  return Status::OK();
+}
+
+}  // namespace
+
+#define STRATA_CUDA_LANE(guard)                           \
+  STRATA_ASSIGN_OR_RETURN(Lane * guard##_lane, lane());   \
+  LaneGuard guard(pool_, guard##_lane)
+
+Status CudaBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
+                         double beta, MatrixView<double> c) const {
+  if (host_product(double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols)))
+    return cpu_->gemm(ta, tb, alpha, a, b, beta, c);
+  STRATA_CUDA_LANE(l);
+  return gemm_impl(*l, ta, tb, alpha, a, b, beta, c);
+}
+Status CudaBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b,
+                         float beta, MatrixView<float> c) const {
+  if (host_product(double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols)))
+    return cpu_->gemm(ta, tb, alpha, a, b, beta, c);
+  STRATA_CUDA_LANE(l);
+  return gemm_impl(*l, ta, tb, alpha, a, b, beta, c);
+}
+
+Status CudaBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
+                         MatrixView<double> c) const {
+  if (host_product(double(a.rows) * double(a.cols) * double(c.rows))) return cpu_->syrk(uplo, ta, alpha, a, beta, c);
+  STRATA_RETURN_NOT_OK(check("syrk", "a", a));
+  STRATA_RETURN_NOT_OK(check("syrk", "c", c));
+  const bool at = ta == Trans::Yes;
+  const int64_t n = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
+  if (c.rows != n || c.cols != n) return Status::Invalid("syrk: ", n, " x ", n, " result into ", c.rows, " x ", c.cols);
+  if (n == 0) return Status::OK();
+  STRATA_CUDA_LANE(l);
+  const cudaStream_t s = l->stream[0];
+  std::vector<double> hc = pack<double>(c);
+  DeviceBuffer da, dc;
+  STRATA_RETURN_NOT_OK(upload(s, da, pack(a)));
+  STRATA_RETURN_NOT_OK(upload(s, dc, hc));
+  STRATA_CUBLAS_RETURN(cublasDsyrk(l->blas, fill_of(uplo), op_of(ta), i32(n), i32(k), &alpha, da.as<double>(),
+                                   i32(a.rows), &beta, dc.as<double>(), i32(n)));
+  STRATA_RETURN_NOT_OK(download(s, dc, hc));
+  unpack(hc, c);
+  return Status::OK();
+}
+
+Status CudaBackend::trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                         MatrixView<double> b) const {
+  if (host_product(double(b.rows) * double(b.cols) * double(a.rows))) return cpu_->trsm(side, uplo, ta, alpha, a, b);
+  STRATA_CUDA_LANE(l);
+  return triangle_call(*l, true, side, uplo, ta, alpha, a, b);
+}
+Status CudaBackend::trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
+                         MatrixView<double> b) const {
+  if (host_product(double(b.rows) * double(b.cols) * double(a.rows))) return cpu_->trmm(side, uplo, ta, alpha, a, b);
+  STRATA_CUDA_LANE(l);
+  return triangle_call(*l, false, side, uplo, ta, alpha, a, b);
+}
+
+Status CudaBackend::potrf(Uplo uplo, MatrixView<double> a) const {
+  if (host_factor(a.rows)) return cpu_->potrf(uplo, a);
+  STRATA_RETURN_NOT_OK(check("potrf", "a", a));
+  if (a.rows != a.cols) return Status::Invalid("potrf: ", a.rows, " x ", a.cols, " is not square");
+  const int64_t n = a.rows;
+  if (n == 0) return Status::OK();
+  STRATA_CUDA_LANE(l);
+  const cudaStream_t s = l->stream[0];
+  std::vector<double> h = pack<double>(a);
+  DeviceBuffer da, dwork, dinfo;
+  STRATA_RETURN_NOT_OK(upload(s, da, h));
+  STRATA_RETURN_NOT_OK(dinfo.allocate(sizeof(int), s));
+  int lwork = 0;
+  STRATA_CUSOLVER_RETURN(cusolverDnDpotrf_bufferSize(l->solver, fill_of(uplo), i32(n), da.as<double>(), i32(n), &lwork));
+  STRATA_RETURN_NOT_OK(dwork.allocate(sizeof(double) * std::max(1, lwork), s));
+  STRATA_CUSOLVER_RETURN(
+      cusolverDnDpotrf(l->solver, fill_of(uplo), i32(n), da.as<double>(), i32(n), dwork.as<double>(), lwork, dinfo.as<int>()));
+  STRATA_RETURN_NOT_OK(solver_info("potrf", s, dinfo, "matrix is not positive definite"));
+  STRATA_RETURN_NOT_OK(download(s, da, h));
+  unpack(h, a);
+  return Status::OK();
+}
+
+Status CudaBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const {
+  if (host_factor(a.cols)) return cpu_->qr(a, q, r);
+  STRATA_RETURN_NOT_OK(check("qr", "a", a));
+  STRATA_RETURN_NOT_OK(check("qr", "q", q));
+  STRATA_RETURN_NOT_OK(check("qr", "r", r));
+  const int64_t m = a.rows, n = a.cols;
+  if (m < n || q.rows != m || q.cols != n || r.rows != n || r.cols != n)
+    return Status::Invalid("qr: ", m, " x ", n, " into q ", q.rows, " x ", q.cols, ", r ", r.rows, " x ", r.cols);
+  if (n == 0) return Status::OK();
+  STRATA_CUDA_LANE(l);
+  const cudaStream_t s = l->stream[0];
+  std::vector<double> h = pack(a);  // read before q is written: q may alias a
+  DeviceBuffer da, dtau, dwork, dinfo;
+  STRATA_RETURN_NOT_OK(upload(s, da, h));
+  STRATA_RETURN_NOT_OK(dtau.allocate(sizeof(double) * static_cast<size_t>(n), s));
+  STRATA_RETURN_NOT_OK(dinfo.allocate(sizeof(int), s));
+  int lw_geqrf = 0, lw_orgqr = 0;
+  STRATA_CUSOLVER_RETURN(cusolverDnDgeqrf_bufferSize(l->solver, i32(m), i32(n), da.as<double>(), i32(m), &lw_geqrf));
+  STRATA_CUSOLVER_RETURN(cusolverDnDorgqr_bufferSize(l->solver, i32(m), i32(n), i32(n), da.as<double>(), i32(m),
+                                                     dtau.as<double>(), &lw_orgqr));
+  const int lwork = std::max({1, lw_geqrf, lw_orgqr});
+  STRATA_RETURN_NOT_OK(dwork.allocate(sizeof(double) * lwork, s));
+  STRATA_CUSOLVER_RETURN(cusolverDnDgeqrf(l->solver, i32(m), i32(n), da.as<double>(), i32(m), dtau.as<double>(),
+                                          dwork.as<double>(), lwork, dinfo.as<int>()));
+  STRATA_RETURN_NOT_OK(solver_info("qr", s, dinfo, "geqrf failed"));
+  STRATA_RETURN_NOT_OK(download(s, da, h));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < n; ++i) r(i, j) = i <= j ? h[static_cast<size_t>(i + j * m)] : 0.0;
+  STRATA_CUSOLVER_RETURN(cusolverDnDorgqr(l->solver, i32(m), i32(n), i32(n), da.as<double>(), i32(m), dtau.as<double>(),
+                                          dwork.as<double>(), lwork, dinfo.as<int>()));
+  STRATA_RETURN_NOT_OK(solver_info("qr", s, dinfo, "orgqr failed"));
+  STRATA_RETURN_NOT_OK(download(s, da, h));
+  unpack(h, q);
+  return Status::OK();
+}
+
+Status CudaBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
+  if (host_factor(a.rows)) return cpu_->syev(a, w, vectors);
+  STRATA_RETURN_NOT_OK(check("syev", "a", a));
+  if (a.rows != a.cols) return Status::Invalid("syev: ", a.rows, " x ", a.cols, " is not square");
+  const int64_t n = a.rows;
+  if (n == 0) return Status::OK();
+  STRATA_CUDA_LANE(l);
+  std::vector<double> h = pack<double>(a), wv(static_cast<size_t>(n));
+  STRATA_RETURN_NOT_OK(syevd(*l, n, h, wv, vectors));
+  std::copy(wv.begin(), wv.end(), w);
+  if (vectors) unpack(h, a);
+  return Status::OK();
+}
+
+Status CudaBackend::syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const {
+  if (host_factor(a.rows)) return cpu_->syev_top(a, count, w, z);
+  STRATA_RETURN_NOT_OK(check("syev_top", "a", a));
+  STRATA_RETURN_NOT_OK(check("syev_top", "z", z));
+  const int64_t n = a.rows;
+  if (a.rows != a.cols) return Status::Invalid("syev_top: ", a.rows, " x ", a.cols, " is not square");
+  if (count < 0 || count > n || z.rows != n || z.cols != count)
+    return Status::Invalid("syev_top: ", count, " pairs of ", n, " x ", n, " into z ", z.rows, " x ", z.cols);
+  if (count == 0) return Status::OK();
+  // All pairs (syevd), the largest `count` kept: the small n × n steps PCA takes.
+  STRATA_CUDA_LANE(l);
+  std::vector<double> h = pack<double>(a), wv(static_cast<size_t>(n));
+  STRATA_RETURN_NOT_OK(syevd(*l, n, h, wv, true));
+  std::copy(wv.end() - count, wv.end(), w);
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t i = 0; i < n; ++i) z(i, j) = h[static_cast<size_t>(i + (n - count + j) * n)];
+  return Status::OK();
+}
+
+}  // namespace strata::backend::cuda

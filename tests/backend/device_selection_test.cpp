@@ -1,0 +1,88 @@
+// --device: what each value selects, and the errors when CUDA is asked for and cannot run. On a
+// machine without a CUDA device (the development machines, CI) the error paths are what runs;
+// the cases that need a device skip there, naming why.
+#include <filesystem>
+
+#include "strata/backend/backend.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::backend {
+namespace {
+
+// Why CUDA cannot run here ("" when it can).
+std::string cuda_unavailable() {
+  auto n = cuda_device_count();
+  return n.ok() ? std::string() : n.status().message();
+}
+
+TEST(DeviceSelection, CpuAndBadSpellings) {
+  STRATA_ASSERT_OK_AND_ASSIGN(BackendPtr cpu, backend_for_device("cpu"));
+  EXPECT_EQ(cpu.get(), cpu_backend().get());
+  for (const char* bad : {"gpu", "cuda:", "cuda:x", "cuda:-1", "cuda:1x", "CUDA", "", "cpu:0"}) {
+    auto r = backend_for_device(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::Invalid) << bad;
+    EXPECT_NE(r.status().message().find("--device must be cpu, cuda, cuda:N"), std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(DeviceSelection, CudaWithoutDeviceIsAnErrorNamingTheCause) {
+  const std::string why = cuda_unavailable();
+  if (why.empty()) GTEST_SKIP() << "a CUDA device is present: the no-device error cannot be provoked here";
+  for (const char* spec : {"cuda", "cuda:0", "cuda:3", "cuda:all"}) {
+    auto r = backend_for_device(spec, "--device");
+    ASSERT_FALSE(r.ok()) << spec;
+    EXPECT_EQ(r.status().code(), StatusCode::Unsupported) << spec;
+    // "--device cuda: no CUDA device (cudaGetDeviceCount: …)" or "… built without the CUDA backend"
+    EXPECT_EQ(r.status().message().rfind(std::string("--device ") + spec + ": ", 0), 0u) << r.status().message();
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status().message();
+  }
+  if (cuda_backend_built()) EXPECT_NE(why.find("no CUDA device"), std::string::npos) << why;
+  // auto falls back to the CPU.
+  STRATA_ASSERT_OK_AND_ASSIGN(BackendPtr a, backend_for_device("auto"));
+  EXPECT_EQ(a.get(), cpu_backend().get());
+}
+
+TEST(DeviceSelection, CudaDeviceIsNamed) {
+  const std::string why = cuda_unavailable();
+  if (!why.empty()) GTEST_SKIP() << why;
+  STRATA_ASSERT_OK_AND_ASSIGN(BackendPtr be, backend_for_device("cuda"));
+  EXPECT_EQ(be->name().rfind("cuda:0 (", 0), 0u) << be->name();
+  STRATA_ASSERT_OK_AND_ASSIGN(BackendPtr a, backend_for_device("auto"));
+  EXPECT_EQ(a->name().rfind("cuda:0 (", 0), 0u) << a->name();
+  STRATA_ASSERT_OK_AND_ASSIGN(int n, cuda_device_count());
+  auto beyond = backend_for_device("cuda:" + std::to_string(n));
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.status().message().find("no CUDA device " + std::to_string(n)), std::string::npos);
+}
+
+TEST(DeviceSelection, VersionListsTheBackendsBuilt) {
+  const std::string b = backends_built();
+  EXPECT_EQ(b.rfind("cpu (", 0), 0u) << b;
+  EXPECT_EQ(b.find("cuda (") != std::string::npos, cuda_backend_built()) << b;
+  const std::string cli = strata::testing::strata_cli_path();
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "strata CLI not built";
+  auto r = strata::testing::run_command(cli + " --version");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("backends: " + b), std::string::npos) << r.output;
+}
+
+// The CLI: every computing command takes --device; CUDA without a device exits 1 naming it.
+TEST(DeviceSelection, CliErrors) {
+  const std::string cli = strata::testing::strata_cli_path();
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "strata CLI not built";
+  auto bad = strata::testing::run_command(cli + " bench random-sum --shape 100,100 --device gpu");
+  STRATA_EXPECT_CLI_ERROR(bad, 2, "--device: must be cpu, cuda, cuda:N");
+  const std::string why = cuda_unavailable();
+  if (why.empty()) GTEST_SKIP() << "a CUDA device is present: the no-device error cannot be provoked here";
+  for (const char* cmd : {" bench random-sum --shape 100,100 --device cuda", " bench svd --shape 300,40 --device cuda:0",
+                          " simulate --samples 10 --variants 10 --out /nonexistent/x --device cuda"}) {
+    auto r = strata::testing::run_command(cli + cmd);
+    STRATA_EXPECT_CLI_ERROR(r, 1, "--device cuda");
+    EXPECT_NE(r.output.find(why), std::string::npos) << cmd << ": " << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace strata::backend
