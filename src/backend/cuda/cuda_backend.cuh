@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA backend (one device). Operations with device code here: gemm (float64/float32),
 // syrk, trsm, trmm, potrf, qr, syev, syev_top (cuBLAS/cuSOLVER; small ones stay on the host
-// unless the backend was made without small_dense_on_host), random_fill and random_slice_sum
-// (own kernels, the CPU's bits). Every other operation runs on the CPU backend
+// unless the backend was made without small_dense_on_host), random_fill and random_slice_sum,
+// the int16 Gram products and the pair counts (own kernels, the CPU's bits). Every other operation runs on the CPU backend
 // it was given, so the whole interface keeps its contracts while kernels move over one by one.
 // Operands are host views: each device operation copies them in and out per call (the
 // conformance suite checks exactly that path). Keeping operands resident across calls is the
@@ -35,6 +35,13 @@ class CudaBackend final : public Backend {
   Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const override;
   Status syev(MatrixView<double> a, double* w, bool vectors) const override;
   Status syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const override;
+  // ---- on the device (genotype_kernels.cu): exact integers ----
+  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const override;
+  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) const override;
+  Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                          int64_t* counts) const override;
+  Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                          int64_t* counts) const override;
   // ---- on the device (cuda_backend.cu) ----
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
   Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
@@ -59,12 +66,6 @@ class CudaBackend final : public Backend {
   void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w, float* zt,
                      int64_t ldz) const override {
     cpu_->codes_t_times(codes, luts, n0, len, y, w, zt, ldz);
-  }
-  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const override {
-    cpu_->codes_times_i16(codes, qt, ldq, w, p);
-  }
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) const override {
-    cpu_->codes_t_times_i16(codes, wpairs, w, zt, ldz);
   }
   bool fast_int16() const override { return cpu_->fast_int16(); }
   void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
@@ -100,14 +101,6 @@ class CudaBackend final : public Backend {
   }
   void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override {
     cpu_->code_planes(codes, planes, words, word);
-  }
-  Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                          int64_t* counts) const override {
-    return cpu_->pair_code_counts(planes, row0, rows, col0, cols, counts);
-  }
-  Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                          int64_t* counts) const override {
-    return cpu_->pair_king_counts(planes, row0, rows, col0, cols, counts);
   }
   Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
                          MatrixView<double> out, int64_t* observed) const override {

@@ -1,0 +1,222 @@
+// Exact-integer genotype kernels of the CUDA backend: the int16 Gram products (PCA's int16
+// route) and the pair counts of KING and the distances. Integer sums are exact, so any order
+// gives the CPU's bits; each kernel is the CPU's portable loop with one thread per output entry
+// (clearly the same arithmetic, not yet fast: the int8 tensor-core (IMMA) products and codes
+// resident on the device across passes are the next step). Operands are host buffers copied in
+// per call; results are computed from zero on the device and added to the caller's on the host.
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "backend/cuda/cuda_backend.cuh"
+
+namespace strata::backend::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ inline int code_at(const uint8_t* row, int64_t n) { return (row[n >> 2] >> (2 * (n & 3))) & 3; }
+
+// p[i·w + c] = Σ_{n < n32} code(i, n)·qt[c·ldq + n] (int64).
+__global__ void times_i16_kernel(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
+                                 int64_t ldq, int64_t w, int64_t* p) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * w) return;
+  const int64_t i = t / w, c = t - i * w;
+  const uint8_t* row = codes + i * stride;
+  int64_t s = 0;
+  for (int64_t n = 0; n < n32; ++n) s += code_at(row, n) * int64_t{qt[c * ldq + n]};
+  p[t] = s;
+}
+
+// z[c·len + n] = Σ_{i < rows} code(i, n)·y(i, c), y(i, c) = wpairs[(i/2)·2w + 2c + i%2] (int32:
+// rows ≤ 10,000 keeps it exact, as on the CPU).
+__global__ void t_times_i16_kernel(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len,
+                                   const int16_t* wpairs, int64_t w, int32_t* z) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= w * len) return;
+  const int64_t c = t / len, n = t - c * len;
+  int32_t s = 0;
+  for (int64_t i = 0; i < rows; ++i) s += code_at(codes + i * stride, n) * int32_t{wpairs[(i / 2) * 2 * w + 2 * c + i % 2]};
+  z[t] = s;
+}
+
+// Plane p, word w of sample s, in a copy holding the sample groups from `g0` on.
+__device__ inline uint64_t plane(const uint64_t* planes, int64_t g0, int64_t words, int64_t s, int64_t w, int p) {
+  return planes[(((s / 8 - g0) * words + w) * kCodePlaneCount + p) * kCodePlaneLanes + s % 8];
+}
+
+// The nine (king: five) counts of pair (row0 + i, col0 + j), i < rows, j < ldc, into
+// out[(f·rows + i)·ldc + j] (zero first: the host adds). On a diagonal KING tile only j ≤ i.
+template <bool King>
+__global__ void pair_kernel(const uint64_t* a, int64_t ga0, const uint64_t* b, int64_t gb0, int64_t words, int64_t row0,
+                            int64_t rows, int64_t col0, int64_t ldc, int64_t* out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * ldc) return;
+  const int64_t i = t / ldc, j = t - i * ldc;
+  if (King && row0 == col0 && j > i) return;
+  constexpr int F = King ? kKingCountFields : kPairCountFields;
+  int64_t c[F] = {};
+  const int64_t sa = row0 + i, sb = col0 + j;
+  for (int64_t w = 0; w < words; ++w) {
+    const uint64_t ah = plane(a, ga0, words, sa, w, 0), at = plane(a, ga0, words, sa, w, 1),
+                   ao = plane(a, ga0, words, sa, w, 2);
+    const uint64_t bh = plane(b, gb0, words, sb, w, 0), bt = plane(b, gb0, words, sb, w, 1),
+                   bo = plane(b, gb0, words, sb, w, 2);
+    if constexpr (King) {
+      const uint64_t ar = ao & ~(ah | at), br = bo & ~(bh | bt);
+      c[kKingBoth] += __popcll(ao & bo);
+      c[kKingHetHet] += __popcll(ah & bh);
+      c[kKingHetObs] += __popcll(ah & bo);
+      c[kKingObsHet] += __popcll(ao & bh);
+      c[kKingIbs0] += __popcll((ar & bt) | (at & br));
+    } else {
+      c[kPairBoth] += __popcll(ao & bo);
+      c[kPairHetHet] += __popcll(ah & bh);
+      c[kPairHetAlt] += __popcll(ah & bt);
+      c[kPairAltHet] += __popcll(at & bh);
+      c[kPairAltAlt] += __popcll(at & bt);
+      c[kPairHetObs] += __popcll(ah & bo);
+      c[kPairAltObs] += __popcll(at & bo);
+      c[kPairObsHet] += __popcll(ao & bh);
+      c[kPairObsAlt] += __popcll(ao & bt);
+    }
+  }
+  for (int f = 0; f < F; ++f) out[(f * rows + i) * ldc + j] = c[f];
+}
+
+unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+template <class T>
+Status to_device(cudaStream_t s, DeviceBuffer& d, const T* h, int64_t n) {
+  STRATA_RETURN_NOT_OK(d.allocate(sizeof(T) * static_cast<size_t>(std::max<int64_t>(1, n)), s));
+  if (n > 0) STRATA_CUDA_RETURN(cudaMemcpyAsync(d.as<T>(), h, sizeof(T) * n, cudaMemcpyHostToDevice, s));
+  return Status::OK();
+}
+template <class T>
+Status to_host(cudaStream_t s, std::vector<T>& h, const DeviceBuffer& d) {
+  STRATA_CUDA_RETURN(cudaMemcpyAsync(h.data(), d.as<T>(), sizeof(T) * h.size(), cudaMemcpyDeviceToHost, s));
+  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
+  return Status::OK();
+}
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// The bytes a kernel reading codes [0, n) of every row touches (n: the rounded sample count, read
+// within the slack the contract guarantees past the last row) — what the CPU kernels read.
+int64_t code_bytes(const CodesView& codes, int64_t n) { return (codes.rows - 1) * codes.stride + n / 4; }
+
+Status times_i16(Lane& lane, CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) {
+  if (codes.rows <= 0 || w <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  const int64_t n32 = round_up(codes.samples, 32);
+  DeviceBuffer dc, dq, dp;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes.data, code_bytes(codes, n32)));
+  STRATA_RETURN_NOT_OK(to_device(s, dq, qt, (w - 1) * ldq + n32));
+  STRATA_RETURN_NOT_OK(dp.allocate(sizeof(int64_t) * codes.rows * w, s));
+  times_i16_kernel<<<blocks_for(codes.rows * w), kThreads, 0, s>>>(dc.as<uint8_t>(), codes.stride, codes.rows, n32,
+                                                                    dq.as<int16_t>(), ldq, w, dp.as<int64_t>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<int64_t> h(static_cast<size_t>(codes.rows * w));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dp));
+  for (size_t k = 0; k < h.size(); ++k) p[k] += h[k];
+  return Status::OK();
+}
+
+Status t_times_i16(Lane& lane, CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) {
+  const int64_t len = round_up(codes.samples, 16);
+  if (w <= 0 || len <= 0 || codes.rows <= 0) return Status::OK();  // no rows: zt gains 0
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer dc, dw, dz;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes.data, code_bytes(codes, len)));
+  STRATA_RETURN_NOT_OK(to_device(s, dw, wpairs, (codes.rows + 1) / 2 * 2 * w));
+  STRATA_RETURN_NOT_OK(dz.allocate(sizeof(int32_t) * w * len, s));
+  t_times_i16_kernel<<<blocks_for(w * len), kThreads, 0, s>>>(dc.as<uint8_t>(), codes.stride, codes.rows, len,
+                                                               dw.as<int16_t>(), w, dz.as<int32_t>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<int32_t> h(static_cast<size_t>(w * len));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dz));
+  for (int64_t c = 0; c < w; ++c)
+    for (int64_t n = 0; n < len; ++n) zt[c * ldz + n] += h[static_cast<size_t>(c * len + n)];
+  return Status::OK();
+}
+
+// The sample groups [g0, g1) of the planes, copied to the device.
+Status planes_to_device(cudaStream_t s, DeviceBuffer& d, const CodePlanesView& planes, int64_t g0, int64_t g1) {
+  const int64_t group = planes.words * kCodePlaneCount * kCodePlaneLanes;
+  return to_device(s, d, planes.data + g0 * group, (g1 - g0) * group);
+}
+
+template <bool King>
+Status pair_counts(Lane& lane, CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                   int64_t* counts) {
+  const int64_t ldc = round_up(cols, 8);
+  const int64_t ga0 = row0 / 8, ga1 = (row0 + rows + 7) / 8, gb0 = col0 / 8, gb1 = (col0 + ldc) / 8;
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer da, db, dout;
+  STRATA_RETURN_NOT_OK(planes_to_device(s, da, planes, ga0, ga1));
+  STRATA_RETURN_NOT_OK(planes_to_device(s, db, planes, gb0, gb1));
+  constexpr int F = King ? kKingCountFields : kPairCountFields;
+  const size_t n = static_cast<size_t>(F * rows * ldc);
+  STRATA_RETURN_NOT_OK(dout.allocate(sizeof(int64_t) * n, s));
+  STRATA_CUDA_RETURN(cudaMemsetAsync(dout.as<int64_t>(), 0, sizeof(int64_t) * n, s));  // skipped pairs add 0
+  pair_kernel<King><<<blocks_for(rows * ldc), kThreads, 0, s>>>(da.as<uint64_t>(), ga0, db.as<uint64_t>(), gb0,
+                                                                 planes.words, row0, rows, col0, ldc,
+                                                                 dout.as<int64_t>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<int64_t> h(n);
+  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  for (size_t k = 0; k < n; ++k) counts[k] += h[k];
+  return Status::OK();
+}
+
+Status check_pair_tile(const char* op, CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+  const int64_t padded = (planes.samples + 7) / 8 * 8;
+  if (row0 < 0 || rows < 0 || cols < 0 || col0 < 0 || col0 % 8 != 0 || row0 + rows > planes.samples ||
+      col0 + (cols + 7) / 8 * 8 > padded)
+    return Status::Invalid(op, ": tile rows [", row0, ", ", row0 + rows, ") x cols [", col0, ", ", col0 + cols,
+                           ") does not fit ", planes.samples, " samples (col0 must be a multiple of 8)");
+  return Status::OK();
+}
+
+// The void interface methods throw a CUDA failure (see cuda_backend.cu).
+void throw_if(const Status& st) {
+  if (!st.ok()) throw std::runtime_error(st.to_string());
+}
+
+}  // namespace
+
+void CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(times_i16(*guard, codes, qt, ldq, w, p));
+}
+
+void CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
+                                    int64_t ldz) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(t_times_i16(*guard, codes, wpairs, w, zt, ldz));
+}
+
+Status CudaBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                     int64_t* counts) const {
+  STRATA_RETURN_NOT_OK(check_pair_tile("pair_code_counts", planes, row0, rows, col0, cols));
+  if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
+  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
+  LaneGuard guard(pool_, l);
+  return pair_counts<false>(*guard, planes, row0, rows, col0, cols, counts);
+}
+
+Status CudaBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                     int64_t* counts) const {
+  STRATA_RETURN_NOT_OK(check_pair_tile("pair_king_counts", planes, row0, rows, col0, cols));
+  if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
+  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
+  LaneGuard guard(pool_, l);
+  return pair_counts<true>(*guard, planes, row0, rows, col0, cols, counts);
+}
+
+}  // namespace strata::backend::cuda
