@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "backend/random_slice.hpp"
+#include "backend/checks.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -123,16 +123,7 @@ void CpuBackend::code_planes(CodesView codes, uint64_t* planes, int64_t words, i
   k_.pairs->planes(codes.data, codes.stride, codes.rows, codes.samples, planes, words, word);
 }
 
-namespace {
-Status check_pair_tile(const char* op, CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
-  const int64_t padded = (planes.samples + 7) / 8 * 8;
-  if (row0 < 0 || rows < 0 || cols < 0 || col0 < 0 || col0 % 8 != 0 || row0 + rows > planes.samples ||
-      col0 + (cols + 7) / 8 * 8 > padded)
-    return Status::Invalid(op, ": tile rows [", row0, ", ", row0 + rows, ") x cols [", col0, ", ", col0 + cols,
-                           ") does not fit ", planes.samples, " samples (col0 must be a multiple of 8)");
-  return Status::OK();
-}
-}  // namespace
+using detail::check_pair_tile;
 
 Status CpuBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                     int64_t* counts) const {

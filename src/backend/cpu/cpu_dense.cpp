@@ -5,11 +5,11 @@
 #include <lapacke.h>
 
 #include <algorithm>
-#include <climits>
 #include <mutex>
 #include <type_traits>
 #include <vector>
 
+#include "backend/checks.hpp"
 #include "backend/cpu/cpu_backend.hpp"
 
 // OpenBLAS internal (exported by its pthread and OpenMP builds; absent from others).
@@ -23,15 +23,7 @@ bool row_major(const MatrixView<T>& v) {
   return v.layout == Layout::RowMajor;
 }
 
-// Shape and leading dimension fit BLAS's int and the layout.
-template <class T>
-Status check(const char* op, const char* what, const MatrixView<T>& v) {
-  const int64_t inner = row_major(v) ? v.cols : v.rows;
-  if (v.rows < 0 || v.cols < 0 || v.ld < std::max<int64_t>(1, inner) || v.rows > INT_MAX || v.cols > INT_MAX ||
-      v.ld > INT_MAX || (!v.data && v.rows * v.cols > 0))
-    return Status::Invalid(op, ": ", what, " view ", v.rows, " x ", v.cols, " (ld ", v.ld, ") is not valid");
-  return Status::OK();
-}
+using detail::check_view;
 
 CBLAS_TRANSPOSE cblas_trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 int i32(int64_t x) { return static_cast<int>(x); }
@@ -60,14 +52,9 @@ bool try_skinny(SkinnyGemmFn skinny, bool at, bool bt, int64_t m, int64_t n, int
 template <class T>
 Status gemm_impl(Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> c,
                  SkinnyGemmFn skinny = nullptr) {
-  STRATA_RETURN_NOT_OK(check("gemm", "a", a));
-  STRATA_RETURN_NOT_OK(check("gemm", "b", b));
-  STRATA_RETURN_NOT_OK(check("gemm", "c", c));
+  int64_t m = 0, n = 0, k = 0;
+  STRATA_RETURN_NOT_OK(detail::check_gemm(ta, tb, a, b, c, &m, &n, &k));
   const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
-  const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
-  const int64_t kb = bt ? b.cols : b.rows, n = bt ? b.rows : b.cols;
-  if (k != kb || c.rows != m || c.cols != n)
-    return Status::Invalid("gemm: ", m, " x ", k, " times ", kb, " x ", n, " into ", c.rows, " x ", c.cols);
   if (m == 0 || n == 0) return Status::OK();
   if constexpr (std::is_same_v<T, double>) {
     if (try_skinny(skinny, at, bt, m, n, k, alpha, a, b, beta, c)) return Status::OK();
@@ -116,11 +103,9 @@ Status CpuBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float>
 
 Status CpuBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
                         MatrixView<double> c) const {
-  STRATA_RETURN_NOT_OK(check("syrk", "a", a));
-  STRATA_RETURN_NOT_OK(check("syrk", "c", c));
+  int64_t n = 0, k = 0;
+  STRATA_RETURN_NOT_OK(detail::check_syrk(ta, a, c, &n, &k));
   const bool at = ta == Trans::Yes;
-  const int64_t n = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
-  if (c.rows != n || c.cols != n) return Status::Invalid("syrk: ", n, " x ", n, " result into ", c.rows, " x ", c.cols);
   if (n == 0) return Status::OK();
   // A row-major c is its transpose: the same symmetric values with the other triangle.
   const bool upper = (uplo == Uplo::Upper) != row_major(c);
@@ -137,11 +122,7 @@ using TriangleBlas = decltype(&cblas_dtrsm);  // dtrsm and dtrmm take the same a
 // column-major call (a row-major buffer holds the transpose; a row-major b turns the side).
 Status triangle_call(const char* op, TriangleBlas blas, Side side, Uplo uplo, Trans ta, double alpha,
                      MatrixView<const double> a, MatrixView<double> b) {
-  STRATA_RETURN_NOT_OK(check(op, "a", a));
-  STRATA_RETURN_NOT_OK(check(op, "b", b));
-  const int64_t n = side == Side::Left ? b.rows : b.cols;
-  if (a.rows != a.cols || a.rows != n)
-    return Status::Invalid(op, ": triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
+  STRATA_RETURN_NOT_OK(detail::check_triangle(op, side, a, b));
   if (b.rows == 0 || b.cols == 0) return Status::OK();
   bool left = side == Side::Left, upper = uplo == Uplo::Upper, trans = ta == Trans::Yes;
   if (row_major(a)) upper = !upper, trans = !trans;  // the buffer holds aᵀ
@@ -165,8 +146,7 @@ Status CpuBackend::trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView
 }
 
 Status CpuBackend::potrf(Uplo uplo, MatrixView<double> a) const {
-  STRATA_RETURN_NOT_OK(check("potrf", "a", a));
-  if (a.rows != a.cols) return Status::Invalid("potrf: ", a.rows, " x ", a.cols, " is not square");
+  STRATA_RETURN_NOT_OK(detail::check_square("potrf", a));
   if (a.rows == 0) return Status::OK();
   return lapack_status("potrf",
                        LAPACKE_dpotrf(lapack_layout(a.layout), uplo_char(uplo), i32(a.rows), a.data, ld_of(a.ld)),
@@ -174,12 +154,8 @@ Status CpuBackend::potrf(Uplo uplo, MatrixView<double> a) const {
 }
 
 Status CpuBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const {
-  STRATA_RETURN_NOT_OK(check("qr", "a", a));
-  STRATA_RETURN_NOT_OK(check("qr", "q", q));
-  STRATA_RETURN_NOT_OK(check("qr", "r", r));
+  STRATA_RETURN_NOT_OK(detail::check_qr(a, q, r));
   const int64_t m = a.rows, n = a.cols;
-  if (m < n || q.rows != m || q.cols != n || r.rows != n || r.cols != n)
-    return Status::Invalid("qr: ", m, " x ", n, " into q ", q.rows, " x ", q.cols, ", r ", r.rows, " x ", r.cols);
   if (n == 0) return Status::OK();
   const bool alias = a.data == q.data && a.ld == q.ld && a.layout == q.layout;
   if (!alias)
@@ -196,8 +172,7 @@ Status CpuBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixVi
 }
 
 Status CpuBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
-  STRATA_RETURN_NOT_OK(check("syev", "a", a));
-  if (a.rows != a.cols) return Status::Invalid("syev: ", a.rows, " x ", a.cols, " is not square");
+  STRATA_RETURN_NOT_OK(detail::check_square("syev", a));
   if (a.rows == 0) return Status::OK();
   return lapack_status("syev",
                        LAPACKE_dsyevd(lapack_layout(a.layout), vectors ? 'V' : 'N', 'L', i32(a.rows), a.data,
@@ -206,12 +181,8 @@ Status CpuBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
 }
 
 Status CpuBackend::syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const {
-  STRATA_RETURN_NOT_OK(check("syev_top", "a", a));
-  STRATA_RETURN_NOT_OK(check("syev_top", "z", z));
+  STRATA_RETURN_NOT_OK(detail::check_syev_top(a, count, z));
   const int64_t n = a.rows;
-  if (a.rows != a.cols) return Status::Invalid("syev_top: ", a.rows, " x ", a.cols, " is not square");
-  if (count < 0 || count > n || z.rows != n || z.cols != count)
-    return Status::Invalid("syev_top: ", count, " pairs of ", n, " x ", n, " into z ", z.rows, " x ", z.cols);
   if (count == 0) return Status::OK();
   // dsyevr writes all n eigenvalues (the wanted ones first) and needs column-major z with
   // 2·count support entries; results are copied out.
@@ -231,8 +202,7 @@ Status CpuBackend::syev_top(MatrixView<double> a, int64_t count, double* w, Matr
 }
 
 Result<double> CpuBackend::trcon(Uplo uplo, MatrixView<const double> a) const {
-  STRATA_RETURN_NOT_OK(check("trcon", "a", a));
-  if (a.rows != a.cols) return Status::Invalid("trcon: ", a.rows, " x ", a.cols, " is not square");
+  STRATA_RETURN_NOT_OK(detail::check_square("trcon", a));
   if (a.rows == 0) return 1.0;
   // The 1-norm of a is the ∞-norm of the aᵀ a row-major buffer holds.
   const bool rm = row_major(a);
@@ -245,9 +215,9 @@ Result<double> CpuBackend::trcon(Uplo uplo, MatrixView<const double> a) const {
 }
 
 Status CpuBackend::svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const {
-  STRATA_RETURN_NOT_OK(check("svd", "a", a));
-  STRATA_RETURN_NOT_OK(check("svd", "u", u));
-  STRATA_RETURN_NOT_OK(check("svd", "vt", vt));
+  STRATA_RETURN_NOT_OK(check_view("svd", "a", a));
+  STRATA_RETURN_NOT_OK(check_view("svd", "u", u));
+  STRATA_RETURN_NOT_OK(check_view("svd", "vt", vt));
   const int64_t m = a.rows, n = a.cols, k = std::min(m, n);
   if (u.rows != m || u.cols != k || vt.rows != k || vt.cols != n)
     return Status::Invalid("svd: ", m, " x ", n, " into u ", u.rows, " x ", u.cols, ", vt ", vt.rows, " x ", vt.cols);

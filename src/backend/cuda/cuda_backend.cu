@@ -6,7 +6,7 @@
 
 #include "backend/cuda/cuda_backend.cuh"
 #include "backend/cuda_module.hpp"
-#include "backend/random_slice.hpp"
+#include "backend/checks.hpp"
 
 namespace strata::backend::cuda {
 

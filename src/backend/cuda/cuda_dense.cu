@@ -4,23 +4,14 @@
 // whole packed matrix, so triangles the call leaves alone come back as they were). cuBLAS runs
 // in its default math mode (no TF32) and without atomics, so results are deterministic.
 #include <algorithm>
-#include <climits>
 #include <type_traits>
 #include <vector>
 
+#include "backend/checks.hpp"
 #include "backend/cuda/cuda_backend.cuh"
 
 namespace strata::backend::cuda {
 namespace {
-
-template <class T>
-Status check(const char* op, const char* what, const MatrixView<T>& v) {
-  const int64_t inner = v.layout == Layout::RowMajor ? v.cols : v.rows;
-  if (v.rows < 0 || v.cols < 0 || v.ld < std::max<int64_t>(1, inner) || v.rows > INT_MAX || v.cols > INT_MAX ||
-      v.ld > INT_MAX || (!v.data && v.rows * v.cols > 0))
-    return Status::Invalid(op, ": ", what, " view ", v.rows, " x ", v.cols, " (ld ", v.ld, ") is not valid");
-  return Status::OK();
-}
 
 template <class T>
 std::vector<T> pack(MatrixView<const T> v) {
@@ -65,14 +56,8 @@ Status solver_info(const char* op, cudaStream_t s, const DeviceBuffer& dinfo, co
 template <class T>
 Status gemm_impl(Lane& lane, Trans ta, Trans tb, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
                  MatrixView<T> c) {
-  STRATA_RETURN_NOT_OK(check("gemm", "a", a));
-  STRATA_RETURN_NOT_OK(check("gemm", "b", b));
-  STRATA_RETURN_NOT_OK(check("gemm", "c", c));
-  const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
-  const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
-  const int64_t kb = bt ? b.cols : b.rows, n = bt ? b.rows : b.cols;
-  if (k != kb || c.rows != m || c.cols != n)
-    return Status::Invalid("gemm: ", m, " x ", k, " times ", kb, " x ", n, " into ", c.rows, " x ", c.cols);
+  int64_t m = 0, n = 0, k = 0;
+  STRATA_RETURN_NOT_OK(detail::check_gemm(ta, tb, a, b, c, &m, &n, &k));
   if (m == 0 || n == 0) return Status::OK();
   const cudaStream_t s = lane.stream[0];
   std::vector<T> hc = beta == T(0) ? std::vector<T>(static_cast<size_t>(m * n)) : pack<T>(c);  // β = 0: C not read
@@ -95,12 +80,8 @@ Status gemm_impl(Lane& lane, Trans ta, Trans tb, T alpha, MatrixView<const T> a,
 // trsm and trmm: op(a) against b from the left or right, a triangular (n × n).
 Status triangle_call(Lane& lane, bool solve, Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
                      MatrixView<double> b) {
-  const char* op = solve ? "trsm" : "trmm";
-  STRATA_RETURN_NOT_OK(check(op, "a", a));
-  STRATA_RETURN_NOT_OK(check(op, "b", b));
-  const int64_t n = side == Side::Left ? b.rows : b.cols;
-  if (a.rows != a.cols || a.rows != n)
-    return Status::Invalid(op, ": triangle ", a.rows, " x ", a.cols, " against ", b.rows, " x ", b.cols);
+  STRATA_RETURN_NOT_OK(detail::check_triangle(solve ? "trsm" : "trmm", side, a, b));
+  const int64_t n = a.rows;
   if (b.rows == 0 || b.cols == 0) return Status::OK();
   const cudaStream_t s = lane.stream[0];
   std::vector<double> hb = pack<double>(b);
@@ -168,11 +149,8 @@ Status CudaBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float
 Status CudaBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
                          MatrixView<double> c) const {
   if (host_product(double(a.rows) * double(a.cols) * double(c.rows))) return cpu_->syrk(uplo, ta, alpha, a, beta, c);
-  STRATA_RETURN_NOT_OK(check("syrk", "a", a));
-  STRATA_RETURN_NOT_OK(check("syrk", "c", c));
-  const bool at = ta == Trans::Yes;
-  const int64_t n = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
-  if (c.rows != n || c.cols != n) return Status::Invalid("syrk: ", n, " x ", n, " result into ", c.rows, " x ", c.cols);
+  int64_t n = 0, k = 0;
+  STRATA_RETURN_NOT_OK(detail::check_syrk(ta, a, c, &n, &k));
   if (n == 0) return Status::OK();
   STRATA_CUDA_LANE(l);
   const cudaStream_t s = l->stream[0];
@@ -202,8 +180,7 @@ Status CudaBackend::trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixVie
 
 Status CudaBackend::potrf(Uplo uplo, MatrixView<double> a) const {
   if (host_factor(a.rows)) return cpu_->potrf(uplo, a);
-  STRATA_RETURN_NOT_OK(check("potrf", "a", a));
-  if (a.rows != a.cols) return Status::Invalid("potrf: ", a.rows, " x ", a.cols, " is not square");
+  STRATA_RETURN_NOT_OK(detail::check_square("potrf", a));
   const int64_t n = a.rows;
   if (n == 0) return Status::OK();
   STRATA_CUDA_LANE(l);
@@ -225,12 +202,8 @@ Status CudaBackend::potrf(Uplo uplo, MatrixView<double> a) const {
 
 Status CudaBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const {
   if (host_factor(a.cols)) return cpu_->qr(a, q, r);
-  STRATA_RETURN_NOT_OK(check("qr", "a", a));
-  STRATA_RETURN_NOT_OK(check("qr", "q", q));
-  STRATA_RETURN_NOT_OK(check("qr", "r", r));
+  STRATA_RETURN_NOT_OK(detail::check_qr(a, q, r));
   const int64_t m = a.rows, n = a.cols;
-  if (m < n || q.rows != m || q.cols != n || r.rows != n || r.cols != n)
-    return Status::Invalid("qr: ", m, " x ", n, " into q ", q.rows, " x ", q.cols, ", r ", r.rows, " x ", r.cols);
   if (n == 0) return Status::OK();
   STRATA_CUDA_LANE(l);
   const cudaStream_t s = l->stream[0];
@@ -261,8 +234,7 @@ Status CudaBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixV
 
 Status CudaBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
   if (host_factor(a.rows)) return cpu_->syev(a, w, vectors);
-  STRATA_RETURN_NOT_OK(check("syev", "a", a));
-  if (a.rows != a.cols) return Status::Invalid("syev: ", a.rows, " x ", a.cols, " is not square");
+  STRATA_RETURN_NOT_OK(detail::check_square("syev", a));
   const int64_t n = a.rows;
   if (n == 0) return Status::OK();
   STRATA_CUDA_LANE(l);
@@ -275,12 +247,8 @@ Status CudaBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
 
 Status CudaBackend::syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const {
   if (host_factor(a.rows)) return cpu_->syev_top(a, count, w, z);
-  STRATA_RETURN_NOT_OK(check("syev_top", "a", a));
-  STRATA_RETURN_NOT_OK(check("syev_top", "z", z));
+  STRATA_RETURN_NOT_OK(detail::check_syev_top(a, count, z));
   const int64_t n = a.rows;
-  if (a.rows != a.cols) return Status::Invalid("syev_top: ", a.rows, " x ", a.cols, " is not square");
-  if (count < 0 || count > n || z.rows != n || z.cols != count)
-    return Status::Invalid("syev_top: ", count, " pairs of ", n, " x ", n, " into z ", z.rows, " x ", z.cols);
   if (count == 0) return Status::OK();
   // All pairs (syevd), the largest `count` kept: the small n × n steps PCA takes.
   STRATA_CUDA_LANE(l);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "backend/checks.hpp"
 #include "backend/cuda/cuda_backend.cuh"
 
 namespace strata::backend::cuda {
@@ -170,15 +171,6 @@ Status pair_counts(Lane& lane, CodePlanesView planes, int64_t row0, int64_t rows
   return Status::OK();
 }
 
-Status check_pair_tile(const char* op, CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
-  const int64_t padded = (planes.samples + 7) / 8 * 8;
-  if (row0 < 0 || rows < 0 || cols < 0 || col0 < 0 || col0 % 8 != 0 || row0 + rows > planes.samples ||
-      col0 + (cols + 7) / 8 * 8 > padded)
-    return Status::Invalid(op, ": tile rows [", row0, ", ", row0 + rows, ") x cols [", col0, ", ", col0 + cols,
-                           ") does not fit ", planes.samples, " samples (col0 must be a multiple of 8)");
-  return Status::OK();
-}
-
 // The void interface methods throw a CUDA failure (see cuda_backend.cu).
 void throw_if(const Status& st) {
   if (!st.ok()) throw std::runtime_error(st.to_string());
@@ -203,7 +195,7 @@ void CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int6
 
 Status CudaBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                      int64_t* counts) const {
-  STRATA_RETURN_NOT_OK(check_pair_tile("pair_code_counts", planes, row0, rows, col0, cols));
+  STRATA_RETURN_NOT_OK(detail::check_pair_tile("pair_code_counts", planes, row0, rows, col0, cols));
   if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
   STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
   LaneGuard guard(pool_, l);
@@ -212,7 +204,7 @@ Status CudaBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_
 
 Status CudaBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                      int64_t* counts) const {
-  STRATA_RETURN_NOT_OK(check_pair_tile("pair_king_counts", planes, row0, rows, col0, cols));
+  STRATA_RETURN_NOT_OK(detail::check_pair_tile("pair_king_counts", planes, row0, rows, col0, cols));
   if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
   STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
   LaneGuard guard(pool_, l);

@@ -2,8 +2,8 @@
 // value comes from random_hd.hpp's element code, the same source the CPU's portable kernels
 // run, compiled with -fmad=false: the same IEEE operations in the same order, hence the same
 // bits as the CPU for the same (seed, stream, element). Simple grid-stride loops: one thread
-// per element, no sharing of a Philox block between neighbours (a known 2× on step-2 slices
-// of normals, left for when this can be measured).
+// per element, no sharing of a Philox block between neighbours (up to 4 normals could share
+// one, 2 on a step-2 slice; left for when this can be measured).
 #include "backend/cuda/cuda_common.cuh"
 #include "core/random_hd.hpp"
 
@@ -35,9 +35,15 @@ __global__ void slice_sum_kernel(random::FillParams p, int64_t ld, int64_t r0, i
   const int64_t total = rows * cols;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   double acc = 0;
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
-    const int64_t i = t / cols, j = t - i * cols;
+  // (i, j) of item t, advanced by stride = qs rows + rs columns without a division per item.
+  const int64_t t0 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t qs = stride / cols, rs = stride % cols;
+  int64_t i = t0 / cols, j = t0 % cols;
+  for (int64_t t = t0; t < total; t += stride) {
     acc += slice_value(p, static_cast<uint64_t>((r0 + i * rstep) * ld + c0 + j * cstep), add);
+    i += qs;
+    j += rs;
+    if (j >= cols) j -= cols, ++i;
   }
   part[threadIdx.x] = acc;
   __syncthreads();
