@@ -68,6 +68,21 @@ TEST(DeviceSelection, VersionListsTheBackendsBuilt) {
   EXPECT_NE(r.output.find("backends: " + b), std::string::npos) << r.output;
 }
 
+// A CPU run never loads CUDA (the module is opened only for a CUDA device): the loader's own
+// trace (LD_DEBUG=files) names every library a process opens.
+TEST(DeviceSelection, CpuRunsLoadNoCuda) {
+  const std::string cli = strata::testing::strata_cli_path();
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "strata CLI not built";
+  auto cpu = strata::testing::run_command("LD_DEBUG=files " + cli + " bench random-sum --shape 100,100 -q");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+  ASSERT_NE(cpu.output.find("file="), std::string::npos) << "no loader trace: " << cpu.output.substr(0, 500);
+  for (const char* lib : {"libstrata_cuda", "libcudart", "libcublas", "libcusolver", "libcuda.so"})
+    EXPECT_EQ(cpu.output.find(lib), std::string::npos) << lib;
+  if (!cuda_backend_built()) GTEST_SKIP() << "built without the CUDA backend: nothing to open";
+  auto gpu = strata::testing::run_command("LD_DEBUG=files " + cli + " bench random-sum --shape 100,100 -q --device cuda");
+  EXPECT_NE(gpu.output.find("libstrata_cuda.so"), std::string::npos) << "the module was not opened";
+}
+
 // The CLI: every computing command takes --device; CUDA without a device exits 1 naming it.
 TEST(DeviceSelection, CliErrors) {
   const std::string cli = strata::testing::strata_cli_path();
