@@ -2,7 +2,7 @@
 // The CUDA backend (one device). Operations with device code here: gemm (float64/float32),
 // syrk, trsm, trmm, potrf, qr, syev, syev_top (cuBLAS/cuSOLVER; small ones stay on the host
 // unless the backend was made without small_dense_on_host), random_fill and random_slice_sum,
-// the int16 Gram products and the pair counts (own kernels, the CPU's bits). Every other operation runs on the CPU backend
+// the int16 Gram products, the GRM tiles and the pair counts (own kernels, the CPU's bits). Every other operation runs on the CPU backend
 // it was given, so the whole interface keeps its contracts while kernels move over one by one.
 // Operands are host views: each device operation copies them in and out per call (the
 // conformance suite checks exactly that path). Keeping operands resident across calls is the
@@ -35,7 +35,11 @@ class CudaBackend final : public Backend {
   Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const override;
   Status syev(MatrixView<double> a, double* w, bool vectors) const override;
   Status syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const override;
-  // ---- on the device (genotype_kernels.cu): exact integers ----
+  // ---- on the device (genotype_kernels.cu): the CPU's bits (exact integers, the same fma chain) ----
+  void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                       int64_t ldacc) const override;
+  void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols, int mode,
+                        double scale, double* acc, int64_t ldacc) const override;
   void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const override;
   void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) const override;
   Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
@@ -79,14 +83,6 @@ class CudaBackend final : public Backend {
     cpu_->ew_cast(from, to, a, out, n);
   }
   void accumulate_f32(const float* x, double* acc, int64_t n) const override { cpu_->accumulate_f32(x, acc, n); }
-  void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
-                       int64_t ldacc) const override {
-    cpu_->gram_panels_f32(a, b, kk, rows, cols, mode, acc, ldacc);
-  }
-  void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols, int mode,
-                        double scale, double* acc, int64_t ldacc) const override {
-    cpu_->gram_panels_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
-  }
   void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
                  int8_t* limbs, int64_t* rsum) const override {
     cpu_->pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);

@@ -1,5 +1,6 @@
-// Exact-integer genotype kernels of the CUDA backend: the int16 Gram products (PCA's int16
-// route) and the pair counts of KING and the distances. Integer sums are exact, so any order
+// Genotype kernels of the CUDA backend: the int16 Gram products (PCA's int16 route), the GRM
+// tile kernels (float32 fma chains, u8 × s8 limb products) and the pair counts of KING and the
+// distances. Integer sums are exact, so any order
 // gives the CPU's bits; each kernel is the CPU's portable loop with one thread per output entry
 // (clearly the same arithmetic, not yet fast: the int8 tensor-core (IMMA) products and codes
 // resident on the device across passes are the next step). Operands are host buffers copied in
@@ -84,6 +85,48 @@ __global__ void pair_kernel(const uint64_t* a, int64_t ga0, const uint64_t* b, i
     }
   }
   for (int f = 0; f < F; ++f) out[(f * rows + i) * ldc + j] = c[f];
+}
+
+// The GRM tile kernels' panels: samples in groups of 32, group g a kk × 32 (float) block, or
+// quads of 4 variants (u8 codes: [quad][sample][variant]; s8 limbs: [quad][limb][sample][variant]).
+constexpr int64_t kGroup = 32;
+constexpr int64_t kLimbs = 3;
+constexpr int64_t kCodeQuad = kGroup * 4, kLimbQuad = kLimbs * kCodeQuad;
+
+// Columns of tile row i the mode asks for: every one, j ≤ i, or j < i.
+__host__ __device__ inline int64_t column_limit(int mode, int64_t i, int64_t cols) {
+  return mode == 0 ? cols : std::min(cols, mode == 1 ? i + 1 : i);
+}
+
+// out[i·cols + j] = the float32 fma chain Σ_k a(k, i)·b(k, j) in k order from 0 — the CPU's
+// exact sequence of roundings (gram_panel_kernels.cpp), so the same float.
+__global__ void panels_f32_kernel(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                  float* out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * cols) return;
+  const int64_t i = t / cols, j = t - i * cols;
+  if (j >= column_limit(mode, i, cols)) return;
+  const float* ap = a + (i / kGroup) * kk * kGroup + i % kGroup;
+  const float* bp = b + (j / kGroup) * kk * kGroup + j % kGroup;
+  float c = 0.0f;
+  for (int64_t k = 0; k < kk; ++k) c = fmaf(ap[k * kGroup], bp[k * kGroup], c);
+  out[t] = c;
+}
+
+// out[i·cols + j] = Σ_v c_jv·l_iv with the limbs joined (l⁰ + 128 l¹ + 16384 l²): exact int64.
+__global__ void panels_u8s8_kernel(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
+                                   int64_t cols, int mode, int64_t* out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * cols) return;
+  const int64_t i = t / cols, j = t - i * cols;
+  if (j >= column_limit(mode, i, cols)) return;
+  const int8_t* bg = limbs + (i / kGroup) * quads * kLimbQuad + (i % kGroup) * 4;
+  const uint8_t* ag = codes + (j / kGroup) * quads * kCodeQuad + (j % kGroup) * 4;
+  int64_t limb[kLimbs] = {0, 0, 0};
+  for (int64_t q = 0; q < quads; ++q)
+    for (int64_t l = 0; l < kLimbs; ++l)
+      for (int v = 0; v < 4; ++v) limb[l] += int64_t{ag[q * kCodeQuad + v]} * bg[q * kLimbQuad + l * kCodeQuad + v];
+  out[t] = limb[0] + limb[1] * 128 + limb[2] * 16384;
 }
 
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
@@ -171,6 +214,47 @@ Status pair_counts(Lane& lane, CodePlanesView planes, int64_t row0, int64_t rows
   return Status::OK();
 }
 
+int64_t groups(int64_t n) { return (n + kGroup - 1) / kGroup; }
+
+Status panels_f32(Lane& lane, const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                  double* acc, int64_t ldacc) {
+  if (rows <= 0 || cols <= 0 || kk <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer da, db, dout;
+  STRATA_RETURN_NOT_OK(to_device(s, da, a, groups(rows) * kk * kGroup));
+  STRATA_RETURN_NOT_OK(to_device(s, db, b, groups(cols) * kk * kGroup));
+  STRATA_RETURN_NOT_OK(dout.allocate(sizeof(float) * rows * cols, s));
+  panels_f32_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(da.as<float>(), db.as<float>(), kk, rows, cols, mode,
+                                                                  dout.as<float>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<float> h(static_cast<size_t>(rows * cols));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
+      acc[i * ldacc + j] += static_cast<double>(h[static_cast<size_t>(i * cols + j)]);
+  return Status::OK();
+}
+
+Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
+                   int mode, double scale, double* acc, int64_t ldacc) {
+  if (rows <= 0 || cols <= 0 || quads <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer dc, dl, dout;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes, groups(cols) * quads * kCodeQuad));
+  STRATA_RETURN_NOT_OK(to_device(s, dl, limbs, groups(rows) * quads * kLimbQuad));
+  STRATA_RETURN_NOT_OK(dout.allocate(sizeof(int64_t) * rows * cols, s));
+  panels_u8s8_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(dc.as<uint8_t>(), dl.as<int8_t>(), quads, rows,
+                                                                   cols, mode, dout.as<int64_t>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<int64_t> h(static_cast<size_t>(rows * cols));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  // As the CPU: scale · the exact sum (< 2⁴⁶, exact as a double), one rounded add.
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
+      acc[i * ldacc + j] += scale * static_cast<double>(h[static_cast<size_t>(i * cols + j)]);
+  return Status::OK();
+}
+
 // The void interface methods throw a CUDA failure (see cuda_backend.cu).
 void throw_if(const Status& st) {
   if (!st.ok()) throw std::runtime_error(st.to_string());
@@ -209,6 +293,26 @@ Status CudaBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_
   STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
   LaneGuard guard(pool_, l);
   return pair_counts<true>(*guard, planes, row0, rows, col0, cols, counts);
+}
+
+}  // namespace strata::backend::cuda
+
+namespace strata::backend::cuda {
+
+void CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                  double* acc, int64_t ldacc) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(panels_f32(*guard, a, b, kk, rows, cols, mode, acc, ldacc));
+}
+
+void CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
+                                   int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(panels_u8s8(*guard, codes, limbs, quads, rows, cols, mode, scale, acc, ldacc));
 }
 
 }  // namespace strata::backend::cuda
