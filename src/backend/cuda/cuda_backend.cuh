@@ -35,6 +35,11 @@ class CudaBackend final : public Backend {
   Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const override;
   Status syev(MatrixView<double> a, double* w, bool vectors) const override;
   Status syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const override;
+  // ---- on the device (genotype_kernels.cu): float products within the suite's bounds ----
+  void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                   float* y) const override;
+  void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w, float* zt,
+                     int64_t ldz) const override;
   // ---- on the device (genotype_kernels.cu): the CPU's bits (exact integers, the same fma chain) ----
   void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
                        int64_t ldacc) const override;
@@ -63,14 +68,6 @@ class CudaBackend final : public Backend {
     return cpu_->decode(codes, luts, out);
   }
   void count_codes(CodesView codes, int64_t* counts) const override { cpu_->count_codes(codes, counts); }
-  void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                   float* y) const override {
-    cpu_->codes_times(codes, luts, qt, ldq, w, y);
-  }
-  void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w, float* zt,
-                     int64_t ldz) const override {
-    cpu_->codes_t_times(codes, luts, n0, len, y, w, zt, ldz);
-  }
   bool fast_int16() const override { return cpu_->fast_int16(); }
   void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override {

@@ -43,6 +43,31 @@ __global__ void t_times_i16_kernel(const uint8_t* codes, int64_t stride, int64_t
   z[t] = s;
 }
 
+// Float products of decoded codes, a(i, n) = luts[4i + code(i, n)] (float32 fma chains in sample
+// or row order: within the conformance bound; not the CPU's bits, whose order is its own).
+// y[i·w + c] = Σ_{n < n16} a(i, n)·qt[c·ldq + n].
+__global__ void times_f32_kernel(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
+                                 const float* qt, int64_t ldq, int64_t w, float* y) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * w) return;
+  const int64_t i = t / w, c = t - i * w;
+  const uint8_t* row = codes + i * stride;
+  float s = 0.0f;
+  for (int64_t n = 0; n < n16; ++n) s = fmaf(luts[4 * i + code_at(row, n)], qt[c * ldq + n], s);
+  y[t] = s;
+}
+
+// z[c·len + m] = Σ_i a(i, n0 + m)·y[i·w + c].
+__global__ void t_times_f32_kernel(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0,
+                                   int64_t len, const float* y, int64_t w, float* z) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= w * len) return;
+  const int64_t c = t / len, n = n0 + (t - c * len);
+  float s = 0.0f;
+  for (int64_t i = 0; i < rows; ++i) s = fmaf(luts[4 * i + code_at(codes + i * stride, n)], y[i * w + c], s);
+  z[t] = s;
+}
+
 // Plane p, word w of sample s, in a copy holding the sample groups from `g0` on.
 __device__ inline uint64_t plane(const uint64_t* planes, int64_t g0, int64_t words, int64_t s, int64_t w, int p) {
   return planes[(((s / 8 - g0) * words + w) * kCodePlaneCount + p) * kCodePlaneLanes + s % 8];
@@ -185,6 +210,44 @@ Status t_times_i16(Lane& lane, CodesView codes, const int16_t* wpairs, int64_t w
   return Status::OK();
 }
 
+Status times_f32(Lane& lane, CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w, float* y) {
+  if (codes.rows <= 0 || w <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  const int64_t n16 = round_up(codes.samples, 16);
+  DeviceBuffer dc, dl, dq, dy;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes.data, code_bytes(codes, n16)));
+  STRATA_RETURN_NOT_OK(to_device(s, dl, luts, 4 * codes.rows));
+  STRATA_RETURN_NOT_OK(to_device(s, dq, qt, (w - 1) * ldq + n16));
+  STRATA_RETURN_NOT_OK(dy.allocate(sizeof(float) * codes.rows * w, s));
+  times_f32_kernel<<<blocks_for(codes.rows * w), kThreads, 0, s>>>(dc.as<uint8_t>(), codes.stride, dl.as<float>(),
+                                                                    codes.rows, n16, dq.as<float>(), ldq, w,
+                                                                    dy.as<float>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<float> h(static_cast<size_t>(codes.rows * w));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dy));
+  for (size_t k = 0; k < h.size(); ++k) y[k] += h[k];
+  return Status::OK();
+}
+
+Status t_times_f32(Lane& lane, CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                   float* zt, int64_t ldz) {
+  if (codes.rows <= 0 || w <= 0 || len <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer dc, dl, dy, dz;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes.data, code_bytes(codes, n0 + len)));
+  STRATA_RETURN_NOT_OK(to_device(s, dl, luts, 4 * codes.rows));
+  STRATA_RETURN_NOT_OK(to_device(s, dy, y, codes.rows * w));
+  STRATA_RETURN_NOT_OK(dz.allocate(sizeof(float) * w * len, s));
+  t_times_f32_kernel<<<blocks_for(w * len), kThreads, 0, s>>>(dc.as<uint8_t>(), codes.stride, dl.as<float>(),
+                                                               codes.rows, n0, len, dy.as<float>(), w, dz.as<float>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<float> h(static_cast<size_t>(w * len));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dz));
+  for (int64_t c = 0; c < w; ++c)
+    for (int64_t m = 0; m < len; ++m) zt[c * ldz + n0 + m] += h[static_cast<size_t>(c * len + m)];
+  return Status::OK();
+}
+
 // The sample groups [g0, g1) of the planes, copied to the device.
 Status planes_to_device(cudaStream_t s, DeviceBuffer& d, const CodePlanesView& planes, int64_t g0, int64_t g1) {
   const int64_t group = planes.words * kCodePlaneCount * kCodePlaneLanes;
@@ -298,6 +361,22 @@ Status CudaBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_
 }  // namespace strata::backend::cuda
 
 namespace strata::backend::cuda {
+
+void CudaBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                              float* y) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(times_f32(*guard, codes, luts, qt, ldq, w, y));
+}
+
+void CudaBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                                float* zt, int64_t ldz) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(t_times_f32(*guard, codes, luts, n0, len, y, w, zt, ldz));
+}
 
 void CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                   double* acc, int64_t ldacc) const {
