@@ -66,6 +66,19 @@ Result<const cuda_module::Api*> module_api() {
 }
 #endif
 
+// cuda:all on `count` > 1 devices: random sums split across them, other operations on cuda:0
+// (so far).
+Result<BackendPtr> make_all_devices(int count) {
+#if STRATA_HAVE_CUDA
+  STRATA_ASSIGN_OR_RETURN(const cuda_module::Api* api, module_api());
+  std::vector<int> devices(static_cast<size_t>(count));
+  for (int d = 0; d < count; ++d) devices[static_cast<size_t>(d)] = d;
+  return api->make(devices, cpu_backend(), /*small_dense_on_host=*/true);
+#else
+  return Status::Unsupported("this strata was built without the CUDA backend (", count, " devices)");
+#endif
+}
+
 }  // namespace
 
 bool cuda_backend_built() { return STRATA_HAVE_CUDA != 0; }
@@ -93,7 +106,7 @@ Result<BackendPtr> make_cuda_backend(int device, bool small_dense_on_host) {
   STRATA_ASSIGN_OR_RETURN(int count, api->device_count());
   if (device < 0 || device >= count)
     return Status::Unsupported("no CUDA device ", device, " (", count, count == 1 ? " device" : " devices", " present)");
-  return api->make(device, cpu_backend(), small_dense_on_host);
+  return api->make({device}, cpu_backend(), small_dense_on_host);
 #else
   (void)device;
   (void)small_dense_on_host;
@@ -123,10 +136,7 @@ Result<BackendPtr> backend_for_device(const std::string& spec, const std::string
   }
   auto count = cuda_device_count();
   if (!count.ok()) return Status::Unsupported(option, " ", spec, ": ", count.status().message());
-  if (all && *count > 1)
-    return Status::Unsupported(option, " cuda:all: ", *count,
-                               " CUDA devices present; this strata drives one device per process so far (use cuda:N)");
-  auto be = make_cuda_backend(device);
+  auto be = all && *count > 1 ? make_all_devices(*count) : make_cuda_backend(device);
   if (!be.ok()) return Status::Unsupported(option, " ", spec, ": ", be.status().message());
   return be;
 }

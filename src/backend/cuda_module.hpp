@@ -4,6 +4,7 @@
 // calls through it. Both sides are built from this header by the same build, and the table
 // carries its version, so a module from another build is refused rather than misread.
 #include <string>
+#include <vector>
 
 #include "strata/backend/backend.hpp"
 #include "strata/core/result.hpp"
@@ -19,9 +20,9 @@ struct Api {
   /// Devices visible to the CUDA runtime; Unsupported "no CUDA device (cudaGetDeviceCount: …)"
   /// when the driver or a device is missing.
   Result<int> (*device_count)() = nullptr;
-  /// A backend on `device`; operations it does not offload run on `cpu` (same contracts), and
-  /// so do small dense ones when `small_dense_on_host`.
-  Result<BackendPtr> (*make)(int device, BackendPtr cpu, bool small_dense_on_host) = nullptr;
+  /// A backend on `devices` (one, or cuda:all's); operations it does not offload run on `cpu`
+  /// (same contracts), and so do small dense ones when `small_dense_on_host`.
+  Result<BackendPtr> (*make)(const std::vector<int>& devices, BackendPtr cpu, bool small_dense_on_host) = nullptr;
   /// "nvcc 13.0, sm_80;90" — what the module was built with.
   const char* build_info = "";
 };

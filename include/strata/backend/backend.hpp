@@ -399,8 +399,8 @@ Result<BackendPtr> make_cuda_backend(int device = 0, bool small_dense_on_host = 
 /// build has (for --version; opens nothing).
 std::string backends_built();
 /// \brief The backend a `--device` value names: "cpu"; "cuda" (= cuda:0), "cuda:N", "cuda:all"
-/// (every device of the machine; one device only so far); "auto" (cuda:0 when a device is
-/// present, else cpu). Invalid for other text; Unsupported (naming `option` and the CUDA error)
+/// (every device of the machine: random_slice_sum splits its rows across them, every other
+/// operation runs on cuda:0 so far); "auto" (cuda:0 when a device is present, else cpu). Invalid for other text; Unsupported (naming `option` and the CUDA error)
 /// when CUDA is asked for and cannot run.
 Result<BackendPtr> backend_for_device(const std::string& spec, const std::string& option = "--device");
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "backend/cuda/cuda_backend.cuh"
 #include "backend/cuda_module.hpp"
@@ -93,13 +94,14 @@ void CudaBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t s
   throw_if(fill_staged(*guard, p, e0, step, n, out));
 }
 
-Result<double> CudaBackend::random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
-                                             int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
-                                             double add) const {
-  STRATA_RETURN_NOT_OK(detail::check_random_slice(p, ld, r0, rstep, rows, c0, cstep, cols));
+namespace {
+
+// The slice sum of rows [r0, r0 + rows·rstep) on one device.
+Result<double> slice_sum_on(LanePool& pool, const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
+                            int64_t rows, int64_t c0, int64_t cstep, int64_t cols, double add) {
   if (rows == 0 || cols == 0) return 0.0;
-  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
-  LaneGuard guard(pool_, l);
+  STRATA_ASSIGN_OR_RETURN(Lane * l, pool.acquire());
+  LaneGuard guard(pool, l);
   const cudaStream_t s = guard->stream[0];
   DeviceBuffer partials;
   STRATA_RETURN_NOT_OK(partials.allocate(sizeof(double) * kSliceSumBlocks, s));
@@ -113,6 +115,35 @@ Result<double> CudaBackend::random_slice_sum(const random::FillParams& p, int64_
   return total;
 }
 
+}  // namespace
+
+Result<double> CudaBackend::random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
+                                             int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
+                                             double add) const {
+  STRATA_RETURN_NOT_OK(detail::check_random_slice(p, ld, r0, rstep, rows, c0, cstep, cols));
+  if (others_.empty()) return slice_sum_on(pool_, p, ld, r0, rstep, rows, c0, cstep, cols, add);
+  // Several devices (cuda:all): contiguous row ranges, one host thread per device, the partial
+  // sums added in device order — deterministic for a given device count. Not yet run on a
+  // machine with more than one GPU.
+  const int64_t nd = 1 + static_cast<int64_t>(others_.size());
+  std::vector<Result<double>> part(static_cast<size_t>(nd), Result<double>(0.0));
+  std::vector<std::thread> threads;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t lo = rows * d / nd, hi = rows * (d + 1) / nd;
+    LanePool& pool = d == 0 ? pool_ : *others_[static_cast<size_t>(d - 1)];
+    threads.emplace_back([&, d, lo, hi, pool_ptr = &pool] {
+      part[static_cast<size_t>(d)] = slice_sum_on(*pool_ptr, p, ld, r0 + lo * rstep, rstep, hi - lo, c0, cstep, cols, add);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  double total = 0;
+  for (const Result<double>& r : part) {
+    STRATA_RETURN_NOT_OK(r.status());
+    total += *r;
+  }
+  return total;
+}
+
 namespace {
 
 Result<int> device_count() {
@@ -123,19 +154,31 @@ Result<int> device_count() {
   return n;
 }
 
-Result<BackendPtr> make(int device, BackendPtr cpu, bool small_dense_on_host) {
+// Device `device` ready for a backend: its stream-ordered pool keeps what it was given (no
+// release at each synchronization), so per-call buffers come from it without cudaMalloc's
+// device-wide synchronization.
+Result<std::string> prepare(int device) {
   cudaDeviceProp prop{};
   STRATA_CUDA_RETURN(cudaGetDeviceProperties(&prop, device));
   STRATA_CUDA_RETURN(cudaSetDevice(device));
-  // The stream-ordered pool keeps what it was given (no release at each synchronization), so
-  // per-call buffers come from it without cudaMalloc's device-wide synchronization.
   cudaMemPool_t pool = nullptr;
   STRATA_CUDA_RETURN(cudaDeviceGetDefaultMemPool(&pool, device));
   uint64_t keep = UINT64_MAX;
   STRATA_CUDA_RETURN(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  const std::string name = str_cat("cuda:", device, " (", prop.name, ", sm_", prop.major, prop.minor, ", ",
-                                   static_cast<int64_t>(prop.totalGlobalMem >> 30), " GiB)");
-  return BackendPtr(std::make_shared<CudaBackend>(device, name, std::move(cpu), small_dense_on_host));
+  return str_cat(prop.name, ", sm_", prop.major, prop.minor, ", ", static_cast<int64_t>(prop.totalGlobalMem >> 30),
+                 " GiB");
+}
+
+Result<BackendPtr> make(const std::vector<int>& devices, BackendPtr cpu, bool small_dense_on_host) {
+  if (devices.empty()) return Status::Invalid("CUDA backend: no devices given");
+  std::string name;
+  for (int d : devices) {
+    STRATA_ASSIGN_OR_RETURN(std::string what, prepare(d));
+    if (name.empty()) name = devices.size() == 1 ? str_cat("cuda:", d, " (", what, ")")
+                                                 : str_cat("cuda:all (", devices.size(), " devices; cuda:", d, ": ", what);
+  }
+  if (devices.size() > 1) name += ")";
+  return BackendPtr(std::make_shared<CudaBackend>(devices, name, std::move(cpu), small_dense_on_host));
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 // Operands are host views: each device operation copies them in and out per call (the
 // conformance suite checks exactly that path). Keeping operands resident across calls is the
 // next step the performance goals need (the genotype products especially).
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/cuda/cuda_common.cuh"
 #include "strata/backend/backend.hpp"
@@ -16,8 +18,11 @@ namespace strata::backend::cuda {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(int device, std::string name, BackendPtr cpu, bool small_dense_on_host)
-      : pool_(device), name_(std::move(name)), cpu_(std::move(cpu)), small_on_host_(small_dense_on_host) {}
+  /// Operations run on devices[0]; random_slice_sum splits its rows across all of them.
+  CudaBackend(const std::vector<int>& devices, std::string name, BackendPtr cpu, bool small_dense_on_host)
+      : pool_(devices.at(0)), name_(std::move(name)), cpu_(std::move(cpu)), small_on_host_(small_dense_on_host) {
+    for (size_t d = 1; d < devices.size(); ++d) others_.push_back(std::make_unique<LanePool>(devices[d]));
+  }
   std::string name() const override { return name_; }
 
   // ---- on the device (cuda_dense.cu) ----
@@ -118,6 +123,7 @@ class CudaBackend final : public Backend {
   bool host_product(double flops) const { return small_on_host_ && flops < 1e8; }
   bool host_factor(int64_t n) const { return small_on_host_ && n < 512; }
   mutable LanePool pool_;
+  std::vector<std::unique_ptr<LanePool>> others_;  // cuda:all's other devices
   std::string name_;
   BackendPtr cpu_;
   bool small_on_host_;
