@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Packs what a GPU machine needs to run the CUDA backend's tests and bench/gpu_bench.py without
-# building there: build-gpu-kit.tar.gz (git-ignored) with bin/ (strata, the test binaries,
-# libstrata_cuda.so beside them, where the loader looks first), lib/ (the shared libraries they
+# building there: build-gpu/strata-gpu-kit.tar.gz (git-ignored; unpacks to strata-gpu-kit/)
+# with bin/ (strata, the test binaries, libstrata_cuda.so beside them, where the loader looks
+# first), gpu_check.sh (runs it all there), lib/ (the shared libraries they
 # load, except glibc's and CUDA's own: cuBLAS/cuSOLVER must come from the machine's toolkit) and
 # rebuild/ (libstrata_base.a and the generated headers, for rebuild_module.sh when the machine's
 # CUDA differs from this build's). Usage, after scripts/build.sh:
-#   bash scripts/gpu_kit.sh [BUILD_DIR]     # then carry build-gpu-kit.tar.gz (NOTES: issue 17 runbook)
+#   bash scripts/gpu_kit.sh [BUILD_DIR]     # then carry build-gpu/strata-gpu-kit.tar.gz (NOTES: issue 17)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${1:-build}"
-KIT=build-gpu-kit
-rm -rf "$KIT" "$KIT.tar.gz"
+OUTDIR=build-gpu
+KIT="$OUTDIR/strata-gpu-kit"
+rm -rf "$OUTDIR"
 mkdir -p "$KIT/bin" "$KIT/lib" "$KIT/rebuild/include/strata/core"
 for f in tools/cli/strata tools/cli/libstrata_cuda.so tests/strata_integration_tests tests/strata_core_tests; do
   [ -f "$BUILD/$f" ] || { echo "missing $BUILD/$f (build with the CUDA toolkit present first)" >&2; exit 1; }
@@ -43,5 +45,6 @@ archs="nvcc $("$CUDA/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/
 echo "rebuilt $HERE/../bin/libstrata_cuda.so ($archs)"
 EOS
 chmod +x "$KIT/rebuild/rebuild_module.sh"
-tar czf "$KIT.tar.gz" "$KIT"
+cp scripts/gpu_check.sh "$KIT/"
+tar czf "$KIT.tar.gz" -C "$OUTDIR" strata-gpu-kit
 du -sh "$KIT" "$KIT.tar.gz"

@@ -81,7 +81,11 @@ std::string shared_data_dir() {
   return std::filesystem::is_directory(p, ec) ? p.string() : std::string();
 }
 
-std::string strata_cli_path() { return std::string(STRATA_BINARY_DIR) + "/tools/cli/strata"; }
+std::string strata_cli_path() {
+  // $STRATA_CLI: a binary elsewhere (the GPU kit, scripts/gpu_check.sh), else this build's.
+  if (const char* env = std::getenv("STRATA_CLI"); env && *env) return env;
+  return std::string(STRATA_BINARY_DIR) + "/tools/cli/strata";
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

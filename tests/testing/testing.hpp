@@ -54,7 +54,7 @@ inline constexpr const char* kSkipNoSharedData =
 
 /// \brief ../shared/data relative to the source tree, or "" when absent.
 std::string shared_data_dir();
-/// \brief Path of the built strata CLI binary.
+/// \brief Path of the built strata CLI binary ($STRATA_CLI when set).
 std::string strata_cli_path();
 /// \brief Source tree root.
 std::string source_dir();

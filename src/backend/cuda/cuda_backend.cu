@@ -126,20 +126,26 @@ Result<double> CudaBackend::random_slice_sum(const random::FillParams& p, int64_
   // sums added in device order — deterministic for a given device count. Not yet run on a
   // machine with more than one GPU.
   const int64_t nd = 1 + static_cast<int64_t>(others_.size());
-  std::vector<Result<double>> part(static_cast<size_t>(nd), Result<double>(0.0));
+  std::vector<double> part(static_cast<size_t>(nd), 0.0);
+  std::vector<Status> error(static_cast<size_t>(nd));
   std::vector<std::thread> threads;
   for (int64_t d = 0; d < nd; ++d) {
     const int64_t lo = rows * d / nd, hi = rows * (d + 1) / nd;
-    LanePool& pool = d == 0 ? pool_ : *others_[static_cast<size_t>(d - 1)];
-    threads.emplace_back([&, d, lo, hi, pool_ptr = &pool] {
-      part[static_cast<size_t>(d)] = slice_sum_on(*pool_ptr, p, ld, r0 + lo * rstep, rstep, hi - lo, c0, cstep, cols, add);
+    LanePool* pool = d == 0 ? &pool_ : others_[static_cast<size_t>(d - 1)].get();
+    threads.emplace_back([&, d, lo, hi, pool] {
+      Result<double> r = slice_sum_on(*pool, p, ld, r0 + lo * rstep, rstep, hi - lo, c0, cstep, cols, add);
+      if (r.ok()) {
+        part[static_cast<size_t>(d)] = *r;
+      } else {
+        (void)(error[static_cast<size_t>(d)] = r.status());  // (nvcc flags the assignment's Status&)
+      }
     });
   }
   for (std::thread& t : threads) t.join();
   double total = 0;
-  for (const Result<double>& r : part) {
-    STRATA_RETURN_NOT_OK(r.status());
-    total += *r;
+  for (int64_t d = 0; d < nd; ++d) {
+    STRATA_RETURN_NOT_OK(error[static_cast<size_t>(d)]);
+    total += part[static_cast<size_t>(d)];
   }
   return total;
 }
