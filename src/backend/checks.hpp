@@ -114,6 +114,7 @@ inline Status check_random_slice(const random::FillParams& p, int64_t ld, int64_
   // The last element index, (r0 + (rows-1)·rstep)·ld + c0 + (cols-1)·cstep, must fit int64.
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   const auto mul_ok = [](int64_t a, int64_t b) { return b == 0 || a <= kMax / b; };
+  if (!mul_ok(rows, cols)) return Status::Invalid("random_slice_sum: rows x cols overflows");
   if (!mul_ok(rows - 1, rstep) || r0 > kMax - (rows - 1) * rstep) return Status::Invalid("random_slice_sum: rows overflow");
   const int64_t last_row = r0 + (rows - 1) * rstep;
   if (!mul_ok(cols - 1, cstep) || c0 > kMax - (cols - 1) * cstep) return Status::Invalid("random_slice_sum: cols overflow");

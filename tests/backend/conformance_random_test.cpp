@@ -89,6 +89,8 @@ TEST_P(Conformance, RandomSliceSum) {
   EXPECT_EQ(be_->random_slice_sum(p, 10, 0, -1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
   EXPECT_EQ(be_->random_slice_sum(p, int64_t{1} << 40, 0, 1, int64_t{1} << 30, 0, 1, 2, 0.0).status().code(),
             StatusCode::Invalid);
+  EXPECT_EQ(be_->random_slice_sum(p, 0, 0, 0, int64_t{1} << 40, 0, 0, int64_t{1} << 40, 0.0).status().code(),
+            StatusCode::Invalid);  // rows × cols items overflow (every index is 0)
 }
 
 }  // namespace
