@@ -99,6 +99,8 @@ def random_sum(a):
 
 def svd(a):
     print("== seed 000: randomized SVD k = 10 of randint(0, 3) generated on the fly", flush=True)
+    print("   (rows are generated on the host; products under 1e8 flops, e.g. linalg's 16 MiB row blocks, "
+          "run on the host too: see NOTES, issue 17)", flush=True)
     for dev, shape in (("cuda", a.svd_shape), ("cpu", a.cpu_svd_shape), ("cuda", a.cpu_svd_shape)):
         cmd = [a.strata, "bench", "svd", "--device", dev, "--shape", shape, "--threads", str(os.cpu_count()), "--json"]
         _, out = step(f"svd {dev} {shape}", cmd, a.step_timeout)
