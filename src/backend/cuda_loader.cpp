@@ -1,8 +1,8 @@
 // Reaching the CUDA backend: the module libstrata_cuda.so is opened (dlopen) at the first request
 // for a CUDA device, so the CLI, the tests and the Python module load and run on machines
-// without the CUDA driver; nothing else links the CUDA runtime. The module is looked for at
-// $STRATA_CUDA_MODULE, beside the executable, in the install's lib directory, then where this
-// build made it.
+// without the CUDA driver; nothing else links the CUDA runtime. The module is $STRATA_CUDA_MODULE
+// when set, else looked for beside the executable, in the install's lib directory, then where
+// this build made it.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -29,9 +29,11 @@ std::string executable_dir() {
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+// $STRATA_CUDA_MODULE alone when set (an explicit choice is never passed over), else the usual
+// places in order.
 std::vector<std::string> module_candidates() {
   std::vector<std::string> c;
-  if (const char* env = std::getenv("STRATA_CUDA_MODULE"); env && *env) c.emplace_back(env);
+  if (const char* env = std::getenv("STRATA_CUDA_MODULE"); env && *env) return {env};
   if (const std::string dir = executable_dir(); !dir.empty()) c.push_back(dir + "/" + cuda_module::kModuleFile);
   c.push_back(std::string(STRATA_CUDA_INSTALL_LIBDIR) + "/" + cuda_module::kModuleFile);
   c.emplace_back(STRATA_CUDA_BUILD_MODULE);
@@ -59,6 +61,8 @@ Result<const cuda_module::Api*> module_api() {
                                    a ? a->version : 0, ", expected ", cuda_module::kApiVersion, ")");
       return a;
     }
+    if (const char* env = std::getenv("STRATA_CUDA_MODULE"); env && *env && tried.empty())
+      return Status::Unsupported("STRATA_CUDA_MODULE=", env, ": no such file");
     if (tried.empty()) return Status::Unsupported("the CUDA backend module (", cuda_module::kModuleFile, ") is not installed");
     return Status::Unsupported("cannot load the CUDA backend module: ", tried);
   }();

@@ -83,6 +83,25 @@ TEST(DeviceSelection, CpuRunsLoadNoCuda) {
   EXPECT_NE(gpu.output.find("libstrata_cuda.so"), std::string::npos) << "the module was not opened";
 }
 
+// $STRATA_CUDA_MODULE is used alone: a missing file or one that is not a loadable module is the
+// error, with its reason (never another module found elsewhere).
+TEST(DeviceSelection, ModuleOverrideErrors) {
+  const std::string cli = strata::testing::strata_cli_path();
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "strata CLI not built";
+  if (!cuda_backend_built()) GTEST_SKIP() << "built without the CUDA backend: no module is looked for";
+  strata::testing::TempDir dir;
+  const std::string cmd = " bench random-sum --shape 100,100 -q --device cuda";
+  auto missing = strata::testing::run_command("STRATA_CUDA_MODULE=" + dir.str("none.so") + " " + cli + cmd);
+  STRATA_EXPECT_CLI_ERROR(missing, 1, "--device cuda: STRATA_CUDA_MODULE=" + dir.str("none.so") + ": no such file");
+  strata::testing::write_file(dir.str("bogus.so"), "not a shared object\n");
+  auto bogus = strata::testing::run_command("STRATA_CUDA_MODULE=" + dir.str("bogus.so") + " " + cli + cmd);
+  STRATA_EXPECT_CLI_ERROR(bogus, 1, "--device cuda: cannot load the CUDA backend module: " + dir.str("bogus.so"));
+  // A CPU run does not look for the module at all.
+  auto cpu = strata::testing::run_command("STRATA_CUDA_MODULE=" + dir.str("bogus.so") + " " + cli +
+                                          " bench random-sum --shape 100,100 -q");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
+}
+
 // The CLI: every computing command takes --device; CUDA without a device exits 1 naming it.
 TEST(DeviceSelection, CliErrors) {
   const std::string cli = strata::testing::strata_cli_path();
