@@ -40,6 +40,10 @@ class CudaBackend final : public Backend {
   Status qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const override;
   Status syev(MatrixView<double> a, double* w, bool vectors) const override;
   Status syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const override;
+  // ---- on the device (genotype_kernels.cu): exact table lookups and counts ----
+  Status decode(CodesView codes, const float* luts, MatrixView<float> out) const override;
+  Status decode(CodesView codes, const double* luts, MatrixView<double> out) const override;
+  void count_codes(CodesView codes, int64_t* counts) const override;
   // ---- on the device (genotype_kernels.cu): float products within the suite's bounds ----
   void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
                    float* y) const override;
@@ -66,13 +70,6 @@ class CudaBackend final : public Backend {
   Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const override {
     return cpu_->svd(a, u, s, vt);
   }
-  Status decode(CodesView codes, const float* luts, MatrixView<float> out) const override {
-    return cpu_->decode(codes, luts, out);
-  }
-  Status decode(CodesView codes, const double* luts, MatrixView<double> out) const override {
-    return cpu_->decode(codes, luts, out);
-  }
-  void count_codes(CodesView codes, int64_t* counts) const override { cpu_->count_codes(codes, counts); }
   bool fast_int16() const override { return cpu_->fast_int16(); }
   void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override {

@@ -1,4 +1,4 @@
-// Genotype kernels of the CUDA backend: the int16 Gram products (PCA's int16 route), the GRM
+// Genotype kernels of the CUDA backend: decoding and counting codes, the int16 Gram products (PCA's int16 route), the GRM
 // tile kernels (float32 fma chains, u8 × s8 limb products) and the pair counts of KING and the
 // distances. Integer sums are exact, so any order
 // gives the CPU's bits; each kernel is the CPU's portable loop with one thread per output entry
@@ -41,6 +41,25 @@ __global__ void t_times_i16_kernel(const uint8_t* codes, int64_t stride, int64_t
   int32_t s = 0;
   for (int64_t i = 0; i < rows; ++i) s += code_at(codes + i * stride, n) * int32_t{wpairs[(i / 2) * 2 * w + 2 * c + i % 2]};
   z[t] = s;
+}
+
+// out[i·samples + j] = luts[4i + code(i, j)] (a table lookup: exact).
+template <class T>
+__global__ void decode_kernel(const uint8_t* codes, int64_t stride, int64_t rows, int64_t samples, const T* luts,
+                              T* out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * samples) return;
+  const int64_t i = t / samples, j = t - i * samples;
+  out[t] = luts[4 * i + code_at(codes + i * stride, j)];
+}
+
+// counts[4i + c] = samples of row i with code c (one thread per row).
+__global__ void count_kernel(const uint8_t* codes, int64_t stride, int64_t rows, int64_t samples, int64_t* counts) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  int64_t c[4] = {0, 0, 0, 0};
+  for (int64_t j = 0; j < samples; ++j) ++c[code_at(codes + i * stride, j)];
+  for (int k = 0; k < 4; ++k) counts[4 * i + k] = c[k];
 }
 
 // Float products of decoded codes, a(i, n) = luts[4i + code(i, n)] (float32 fma chains in sample
@@ -210,6 +229,43 @@ Status t_times_i16(Lane& lane, CodesView codes, const int16_t* wpairs, int64_t w
   return Status::OK();
 }
 
+template <class T>
+Status decode_on(Lane& lane, CodesView codes, const T* luts, MatrixView<T> out) {
+  if (out.rows != codes.rows || out.cols != codes.samples || codes.rows < 0 || codes.samples < 0)
+    return Status::Invalid("decode: output ", out.rows, " x ", out.cols, " for ", codes.rows, " x ", codes.samples,
+                           " codes");
+  if (codes.rows == 0 || codes.samples == 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  const int64_t n = codes.rows * codes.samples;
+  DeviceBuffer dc, dl, dout;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes.data, code_bytes(codes, round_up(codes.samples, 4))));
+  STRATA_RETURN_NOT_OK(to_device(s, dl, luts, 4 * codes.rows));
+  STRATA_RETURN_NOT_OK(dout.allocate(sizeof(T) * n, s));
+  decode_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(dc.as<uint8_t>(), codes.stride, codes.rows, codes.samples,
+                                                       dl.as<T>(), dout.as<T>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<T> h(static_cast<size_t>(n));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  for (int64_t i = 0; i < codes.rows; ++i)
+    for (int64_t j = 0; j < codes.samples; ++j) out(i, j) = h[static_cast<size_t>(i * codes.samples + j)];
+  return Status::OK();
+}
+
+Status count_on(Lane& lane, CodesView codes, int64_t* counts) {
+  if (codes.rows <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer dc, dcounts;
+  STRATA_RETURN_NOT_OK(to_device(s, dc, codes.data, code_bytes(codes, round_up(codes.samples, 4))));
+  STRATA_RETURN_NOT_OK(dcounts.allocate(sizeof(int64_t) * 4 * codes.rows, s));
+  count_kernel<<<blocks_for(codes.rows), kThreads, 0, s>>>(dc.as<uint8_t>(), codes.stride, codes.rows, codes.samples,
+                                                            dcounts.as<int64_t>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<int64_t> h(static_cast<size_t>(4 * codes.rows));
+  STRATA_RETURN_NOT_OK(to_host(s, h, dcounts));
+  std::copy(h.begin(), h.end(), counts);
+  return Status::OK();
+}
+
 Status times_f32(Lane& lane, CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w, float* y) {
   if (codes.rows <= 0 || w <= 0) return Status::OK();
   const cudaStream_t s = lane.stream[0];
@@ -361,6 +417,25 @@ Status CudaBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_
 }  // namespace strata::backend::cuda
 
 namespace strata::backend::cuda {
+
+Status CudaBackend::decode(CodesView codes, const float* luts, MatrixView<float> out) const {
+  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
+  LaneGuard guard(pool_, l);
+  return decode_on(*guard, codes, luts, out);
+}
+
+Status CudaBackend::decode(CodesView codes, const double* luts, MatrixView<double> out) const {
+  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
+  LaneGuard guard(pool_, l);
+  return decode_on(*guard, codes, luts, out);
+}
+
+void CudaBackend::count_codes(CodesView codes, int64_t* counts) const {
+  auto l = lane();
+  throw_if(l.status());
+  LaneGuard guard(pool_, *l);
+  throw_if(count_on(*guard, codes, counts));
+}
 
 void CudaBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
                               float* y) const {
