@@ -1,8 +1,8 @@
 // Reaching the CUDA backend: the module libstrata_cuda.so is opened (dlopen) at the first request
 // for a CUDA device, so the CLI, the tests and the Python module load and run on machines
 // without the CUDA driver; nothing else links the CUDA runtime. The module is $STRATA_CUDA_MODULE
-// when set, else looked for beside the executable, in the install's lib directory, then where
-// this build made it.
+// when set, else looked for beside the executable, in ../lib from it, in the configured install
+// lib directory, then where this build made it.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -34,7 +34,11 @@ std::string executable_dir() {
 std::vector<std::string> module_candidates() {
   std::vector<std::string> c;
   if (const char* env = std::getenv("STRATA_CUDA_MODULE"); env && *env) return {env};
-  if (const std::string dir = executable_dir(); !dir.empty()) c.push_back(dir + "/" + cuda_module::kModuleFile);
+  if (const std::string dir = executable_dir(); !dir.empty()) {
+    c.push_back(dir + "/" + cuda_module::kModuleFile);
+    // An installed tree moved or installed under another prefix: bin/strata → lib/.
+    c.push_back(dir + "/../" + STRATA_CUDA_RELATIVE_LIBDIR + "/" + cuda_module::kModuleFile);
+  }
   c.push_back(std::string(STRATA_CUDA_INSTALL_LIBDIR) + "/" + cuda_module::kModuleFile);
   c.emplace_back(STRATA_CUDA_BUILD_MODULE);
   return c;
