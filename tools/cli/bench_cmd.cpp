@@ -114,6 +114,7 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
     const double gen = static_cast<double>(report.elements_generated);
     nlohmann::json j = {{"benchmark", "random-sum"},  {"shape", shape},
                         {"chunks", chunks},           {"threads", t},
+                        {"device", backend::of(ctx).name()}, {"path", "array engine"},
                         {"seed", o.seed},             {"result", result},
                         {"seconds", secs},            {"elements_generated", report.elements_generated},
                         {"elements_per_second", total_elems / secs},
