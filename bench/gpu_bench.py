@@ -131,7 +131,10 @@ def pca(a, work):
             print(f"pca {route:9s} {dev:4s}: wall {secs:.2f} s  backend {r.get('backend')}  phases {phases}", flush=True)
         if (route, "cpu") in vals and (route, "cuda") in vals:
             same = vals[(route, "cpu")] == vals[(route, "cuda")]
-            print(f"pca {route}: eigenvalues cpu vs cuda {'IDENTICAL' if same else 'DIFFER'}", flush=True)
+            c, g = ([float(x) for x in vals[(route, d)].split()] for d in ("cpu", "cuda"))
+            rel = max((abs(x - y) / abs(x) for x, y in zip(c, g)), default=0.0)
+            print(f"pca {route}: eigenvalues cpu vs cuda {'IDENTICAL' if same else 'DIFFER'} "
+                  f"(largest relative difference {rel:.3g})", flush=True)
     return prefix
 
 
