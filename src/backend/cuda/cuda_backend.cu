@@ -49,13 +49,6 @@ void LanePool::release(Lane* lane) {
 
 namespace {
 
-// Methods without a Status (random_fill) cannot return a CUDA failure; they throw it, and the
-// CLI reports it (exit 1). A device fault leaves the context unusable anyway, so no fallback
-// would be honest.
-void throw_if(const Status& st) {
-  if (!st.ok()) throw std::runtime_error(st.to_string());
-}
-
 // Pieces of random_fill: one staging buffer's worth, generated on one stream while the other
 // stream's piece is copied out.
 Status fill_staged(Lane& lane, const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) {
@@ -88,10 +81,7 @@ Status fill_staged(Lane& lane, const random::FillParams& p, int64_t e0, int64_t 
 
 void CudaBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
   if (n <= 0) return;
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(fill_staged(*guard, p, e0, step, n, out));
+  run_or_throw(pool_, [&](Lane& lane) { return fill_staged(lane, p, e0, step, n, out); });
 }
 
 namespace {

@@ -374,99 +374,63 @@ Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_
   return Status::OK();
 }
 
-// The void interface methods throw a CUDA failure (see cuda_backend.cu).
-void throw_if(const Status& st) {
-  if (!st.ok()) throw std::runtime_error(st.to_string());
-}
-
 }  // namespace
 
 void CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(times_i16(*guard, codes, qt, ldq, w, p));
+  run_or_throw(pool_, [&](Lane& lane) { return times_i16(lane, codes, qt, ldq, w, p); });
 }
 
 void CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
                                     int64_t ldz) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(t_times_i16(*guard, codes, wpairs, w, zt, ldz));
+  run_or_throw(pool_, [&](Lane& lane) { return t_times_i16(lane, codes, wpairs, w, zt, ldz); });
 }
 
 Status CudaBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                      int64_t* counts) const {
   STRATA_RETURN_NOT_OK(detail::check_pair_tile("pair_code_counts", planes, row0, rows, col0, cols));
   if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
-  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
-  LaneGuard guard(pool_, l);
-  return pair_counts<false>(*guard, planes, row0, rows, col0, cols, counts);
+  return run_on(pool_, [&](Lane& lane) { return pair_counts<false>(lane, planes, row0, rows, col0, cols, counts); });
 }
 
 Status CudaBackend::pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                      int64_t* counts) const {
   STRATA_RETURN_NOT_OK(detail::check_pair_tile("pair_king_counts", planes, row0, rows, col0, cols));
   if (rows == 0 || cols == 0 || planes.words == 0) return Status::OK();
-  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
-  LaneGuard guard(pool_, l);
-  return pair_counts<true>(*guard, planes, row0, rows, col0, cols, counts);
+  return run_on(pool_, [&](Lane& lane) { return pair_counts<true>(lane, planes, row0, rows, col0, cols, counts); });
 }
 
-}  // namespace strata::backend::cuda
-
-namespace strata::backend::cuda {
-
 Status CudaBackend::decode(CodesView codes, const float* luts, MatrixView<float> out) const {
-  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
-  LaneGuard guard(pool_, l);
-  return decode_on(*guard, codes, luts, out);
+  return run_on(pool_, [&](Lane& lane) { return decode_on(lane, codes, luts, out); });
 }
 
 Status CudaBackend::decode(CodesView codes, const double* luts, MatrixView<double> out) const {
-  STRATA_ASSIGN_OR_RETURN(Lane * l, lane());
-  LaneGuard guard(pool_, l);
-  return decode_on(*guard, codes, luts, out);
+  return run_on(pool_, [&](Lane& lane) { return decode_on(lane, codes, luts, out); });
 }
 
 void CudaBackend::count_codes(CodesView codes, int64_t* counts) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(count_on(*guard, codes, counts));
+  run_or_throw(pool_, [&](Lane& lane) { return count_on(lane, codes, counts); });
 }
 
 void CudaBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
                               float* y) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(times_f32(*guard, codes, luts, qt, ldq, w, y));
+  run_or_throw(pool_, [&](Lane& lane) { return times_f32(lane, codes, luts, qt, ldq, w, y); });
 }
 
 void CudaBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
                                 float* zt, int64_t ldz) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(t_times_f32(*guard, codes, luts, n0, len, y, w, zt, ldz));
+  run_or_throw(pool_, [&](Lane& lane) { return t_times_f32(lane, codes, luts, n0, len, y, w, zt, ldz); });
 }
 
 void CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                   double* acc, int64_t ldacc) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(panels_f32(*guard, a, b, kk, rows, cols, mode, acc, ldacc));
+  run_or_throw(pool_, [&](Lane& lane) { return panels_f32(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
 }
 
 void CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
                                    int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const {
-  auto l = lane();
-  throw_if(l.status());
-  LaneGuard guard(pool_, *l);
-  throw_if(panels_u8s8(*guard, codes, limbs, quads, rows, cols, mode, scale, acc, ldacc));
+  run_or_throw(pool_, [&](Lane& lane) {
+    return panels_u8s8(lane, codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
+  });
 }
 
 }  // namespace strata::backend::cuda
