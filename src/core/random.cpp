@@ -182,4 +182,17 @@ void fill_words(uint64_t seed, uint64_t stream, uint64_t w0, int64_t n, uint32_t
   if (n > 0) words_range(seed, stream, w0, n, out, use_avx512(isa));
 }
 
+void fill_randint3(uint64_t seed, uint64_t stream, int64_t e0, int64_t n, uint8_t* out) {
+  constexpr int64_t kWords = 1024;
+  uint32_t buf[kWords];
+  for (int64_t k = 0; k < n;) {
+    const int64_t e = e0 + k, skip = e & 3;
+    const int64_t take = std::min(n - k, 4 * kWords - skip);
+    fill_words(seed, stream, static_cast<uint64_t>(e >> 2), (skip + take + 3) / 4, buf);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(buf) + skip;  // byte e mod 4 (little-endian)
+    for (int64_t i = 0; i < take; ++i) out[k + i] = randint3(bytes[i]);
+    k += take;
+  }
+}
+
 }  // namespace strata::random

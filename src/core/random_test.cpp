@@ -142,6 +142,18 @@ void check_words(Isa isa) {
   }
 }
 
+// Runs longer than fill_randint3's chunk of words, starting at every byte of a word.
+TEST(RandomKernels, RandInt3MatchesElementWise) {
+  for (int64_t e0 : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{3}, (int64_t{1} << 36) + 7}) {
+    for (int64_t n : {1, 5, 4093, 4096, 9000}) {
+      std::vector<uint8_t> got(static_cast<size_t>(n));
+      fill_randint3(91, 0, e0, n, got.data());
+      for (int64_t k = 0; k < n; ++k)
+        ASSERT_EQ(got[k], randint3(byte_at(91, 0, static_cast<uint64_t>(e0 + k)))) << e0 << " " << k;
+    }
+  }
+}
+
 TEST(RandomKernels, PortableMatchesElementWise) {
   check_fill(Isa::Portable);
   check_words(Isa::Portable);

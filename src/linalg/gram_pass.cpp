@@ -67,6 +67,53 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
   return Status::OK();
 }
 
+// A RandInt3 source on a backend that generates it where it multiplies (fused_randint3): one
+// randint3_product(Gram) per block of kFusedRows rows — no rows generated or copied on the
+// host — in float64 whatever the pass's precision. The grid depends on the shape alone and the
+// partials join the same tree in block order, so Y is deterministic (the backend's contract
+// fixes each product's order).
+constexpr int64_t kFusedRows = int64_t{1} << 16;
+
+Status gram_pass_fused(const RowBlockSource& source, uint64_t seed, const PassEnv& options, const DenseMatrix& q,
+                       DenseMatrix& y) {
+  const int64_t n = source.cols(), w = q.cols;
+  const backend::Backend& be = backend::of(*options.ctx);
+  BlockPlan plan;
+  plan.rows = source.rows();
+  plan.block_rows = kFusedRows;
+  plan.num_blocks = ceil_div(plan.rows, kFusedRows);
+  plan.bytes_per_row = w * static_cast<int64_t>(sizeof(double));  // A·Q's rows (on the device)
+  options.ctx->report().add_pass(plan.num_blocks);
+  const auto qv = backend::col_major<const double>(q.data.data(), n, w);
+  const int64_t window = std::max<int64_t>(1, pass_window(*options.ctx, options.pass));
+  std::vector<std::vector<double>> zs(static_cast<size_t>(window));
+  PassEnv env = options;
+  env.extra_bytes_per_block = n * w * static_cast<int64_t>(sizeof(double));
+  const Communicator& comm = options.ctx->communicator();
+  const auto [first, count] = comm.size() > 1 ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
+                                              : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  TreeSum tree(n * w);
+  STRATA_RETURN_NOT_OK(run_block_range(
+      plan, env, first, count,
+      [&](int64_t b) -> Status {
+        std::vector<double> z(static_cast<size_t>(n * w));
+        const backend::RandInt3Rows a{seed, n, plan.start(b), plan.count(b)};
+        STRATA_RETURN_NOT_OK(be.randint3_product(a, backend::RandInt3Op::Gram, qv, backend::col_major(z.data(), n, w)));
+        zs[static_cast<size_t>(b % window)] = std::move(z);
+        return Status::OK();
+      },
+      [&](int64_t b) -> Status {
+        tree.push(b, std::move(zs[static_cast<size_t>(b % window)]));
+        return Status::OK();
+      }));
+  std::vector<double> total;
+  STRATA_RETURN_NOT_OK(tree.combine(comm, &total));
+  if (static_cast<int64_t>(total.size()) != n * w) return Status::Internal("gram pass: the tree summed ", total.size(), " values");
+  y = DenseMatrix(n, w);
+  y.data = std::move(total);
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassEnv& options, int64_t elem_bytes) {
@@ -76,6 +123,8 @@ Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassEnv& options
 
 Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                  const DenseMatrix& q, bool use_float, ScratchPool& scratch, DenseMatrix& y) {
+  if (const std::optional<uint64_t> seed = source.randint3_seed(); seed && backend::of(*options.ctx).fused_randint3())
+    return gram_pass_fused(source, *seed, options, q, y);
   return use_float ? gram_pass_t<float>(source, plan, options, q, scratch, y)
                    : gram_pass_t<double>(source, plan, options, q, scratch, y);
 }

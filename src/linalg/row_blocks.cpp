@@ -111,22 +111,23 @@ class RandomSource final : public RowBlockSource {
   Result<RowBlockSourcePtr> transposed() const override {
     return RowBlockSourcePtr(std::make_shared<RandomSource>(rows_, cols_, dist_, seed_, 0, !transposed_));
   }
+  std::optional<uint64_t> randint3_seed() const override {
+    if (dist_ != RandomDistribution::RandInt3 || transposed_) return std::nullopt;
+    return seed_;
+  }
 
  private:
   static constexpr uint64_t kStream = 0;
 
-  // RandInt3 of elements e0 .. e0 + n − 1: bytes of whole words, drawn in chunks.
+  // RandInt3 of elements e0 .. e0 + n − 1, drawn in chunks of whole words.
   template <class T>
   void fill_randint3(int64_t e0, int64_t n, T* out) const {
-    constexpr int64_t kWords = 1024;
-    uint32_t buf[kWords];
-    for (int64_t k = 0; k < n;) {
-      const int64_t e = e0 + k, skip = e & 3;
-      const int64_t take = std::min(n - k, 4 * kWords - skip);
-      random::fill_words(seed_, kStream, static_cast<uint64_t>(e >> 2), (skip + take + 3) / 4, buf);
-      const auto* bytes = reinterpret_cast<const uint8_t*>(buf) + skip;  // byte e mod 4 (little-endian)
-      for (int64_t i = 0; i < take; ++i) out[k + i] = static_cast<T>(random::randint3(bytes[i]));
-      k += take;
+    constexpr int64_t kChunk = 4096;
+    uint8_t buf[kChunk];
+    for (int64_t k = 0; k < n; k += kChunk) {
+      const int64_t take = std::min(kChunk, n - k);
+      random::fill_randint3(seed_, kStream, e0 + k, take, buf);
+      for (int64_t i = 0; i < take; ++i) out[k + i] = static_cast<T>(buf[i]);
     }
   }
 

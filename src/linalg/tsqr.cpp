@@ -285,6 +285,8 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
                        const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols(), k = x.cols;
   const backend::Backend& be = backend::of(*options.ctx);
+  // A RandInt3 source on a backend that generates it (Backend::fused_randint3): no host rows.
+  const std::optional<uint64_t> fused_seed = be.fused_randint3() ? source.randint3_seed() : std::nullopt;
   // Under MPI each rank projects its range of blocks (the one its R pass read) and rank 0
   // gathers the rows and hands every block to the sink, in order; other ranks sink nothing.
   const Communicator& comm = options.ctx->communicator();
@@ -301,18 +303,23 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
         const int64_t rows = plan.count(b);
         STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
         double* out = out_lease.as<double>();
-        std::optional<ScratchPool::Lease> in_lease;
-        const double* a = source.direct_rows(plan.start(b), rows);
-        if (!a) {
-          STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(rows * n * 8));
-          in_lease.emplace(std::move(l));
-          STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, in_lease->as<double>()));
-          a = in_lease->as<double>();
-        }
-        if (k > 0) {
-          STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0,
-                                       backend::row_major<const double>(a, rows, n), view(x), 0.0,
-                                       backend::row_major(out, rows, k)));
+        if (fused_seed && k > 0) {  // A generated where it is multiplied (a device)
+          STRATA_RETURN_NOT_OK(be.randint3_product({*fused_seed, n, plan.start(b), rows}, backend::RandInt3Op::Times,
+                                                   view(x), backend::row_major(out, rows, k)));
+        } else {
+          std::optional<ScratchPool::Lease> in_lease;
+          const double* a = source.direct_rows(plan.start(b), rows);
+          if (!a) {
+            STRATA_ASSIGN_OR_RETURN(auto l, scratch.acquire(rows * n * 8));
+            in_lease.emplace(std::move(l));
+            STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, in_lease->as<double>()));
+            a = in_lease->as<double>();
+          }
+          if (k > 0) {
+            STRATA_RETURN_NOT_OK(be.gemm(backend::Trans::No, backend::Trans::No, 1.0,
+                                         backend::row_major<const double>(a, rows, n), view(x), 0.0,
+                                         backend::row_major(out, rows, k)));
+          }
         }
         if (!split) return sink(plan.start(b), rows, k, out);
         // Blocks of a range finish in any order: place each at its offset in the range.

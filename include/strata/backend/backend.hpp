@@ -177,6 +177,17 @@ enum class Trans : uint8_t { No, Yes };
 enum class Uplo : uint8_t { Lower, Upper };
 enum class Side : uint8_t { Left, Right };
 
+/// \brief Rows [r0, r0 + rows) of the RandInt3 matrix with `cols` columns of `seed`: element
+/// (i, j) = random::randint3(random::byte_at(seed, 0, i·cols + j)) (linalg's RandInt3 random
+/// source), for Backend::randint3_product.
+struct RandInt3Rows {
+  uint64_t seed = 0;
+  int64_t cols = 0, r0 = 0, rows = 0;
+};
+enum class RandInt3Op : uint8_t { Times, TransTimes, Gram };
+/// Row slices of the CUDA backend's Aᵀ·x (part of its summation order).
+inline constexpr int64_t kRandInt3Slices = 8;
+
 /// \brief The operations. Sizes are taken from the views; a view whose shape does not fit the
 /// operation is Invalid. Dense operations accept any mix of layouts.
 class Backend {
@@ -360,6 +371,24 @@ class Backend {
   virtual Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
                                           int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
                                           double add) const = 0;
+
+  // ---- products with a generated RandInt3 matrix ---------------------------------------------
+  /// out = A·x (Times: x a.cols × l, out a.rows × l), Aᵀ·x (TransTimes: x a.rows × l, out
+  /// a.cols × l) or Aᵀ·(A·x) (Gram: x and out a.cols × l; A·x rounded to float64 in between)
+  /// for the block A of RandInt3Rows, generated inside the call (the CUDA backend never writes
+  /// it to memory). Float64, any layouts. Every a(i, j)·x is exact (a ∈ {0, 1, 2}), so only the
+  /// sums round. Summation order: CPU — its dgemm on the generated block (so Gram is the bits
+  /// of read_block + gemm(No, No) + gemm(Yes, No), the float64 gram pass's); CUDA — A·x sums
+  /// j = 0, 1, … in order; Aᵀ·x sums the block's rows in kRandInt3Slices contiguous slices
+  /// (slice s = rows [s·rows/S, (s+1)·rows/S)), each in row order, the slices added in order.
+  /// Both fixed by the shape (deterministic) and within (inner + 2)·2⁻⁵³·Σ|a·x| of the exact
+  /// sum per entry and per product. Invalid for shapes that do not fit or indices past 2⁶³.
+  virtual Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
+                                  MatrixView<double> out) const = 0;
+  /// Whether randint3_product generates A where it multiplies (a device): linalg then calls it
+  /// per block instead of generating rows on the host. False on the CPU, whose implementation
+  /// is the reference.
+  virtual bool fused_randint3() const = 0;
 };
 
 using BackendPtr = std::shared_ptr<const Backend>;

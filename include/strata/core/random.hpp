@@ -181,6 +181,10 @@ void fill(const FillParams& p, int64_t e0, int64_t step, int64_t n, void* out, I
 /// \brief out[k] = word w0 + k of (seed, stream), k in [0, n).
 void fill_words(uint64_t seed, uint64_t stream, uint64_t w0, int64_t n, uint32_t* out, Isa isa = best_isa());
 
+/// \brief out[k] = randint3(byte_at(seed, stream, e0 + k)), k in [0, n): the genotype-like
+/// 0/1/2 matrix of linalg's RandInt3 source, drawn a run of whole words at a time.
+void fill_randint3(uint64_t seed, uint64_t stream, int64_t e0, int64_t n, uint8_t* out);
+
 // ---- Sequential draws -----------------------------------------------------------------------
 
 /// \brief An unbounded sequence of draws owned by one index (for rejection samplers, whose

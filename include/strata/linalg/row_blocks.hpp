@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,12 @@ class RowBlockSource {
   /// [row0, row0 + nrows) that stays valid while the source lives, so passes can skip the
   /// copy. nullptr (the default) means "use read_block".
   virtual const double* direct_rows(int64_t row0, int64_t nrows) const { return nullptr; }
+
+  /// \brief For an untransposed RandInt3 random source (make_random_source): its seed; element
+  /// (i, j) is random::randint3(random::byte_at(seed, 0, i·cols + j)), so a backend that
+  /// generates the matrix where it multiplies (backend::Backend::fused_randint3) needs nothing
+  /// else. Empty for every other source.
+  virtual std::optional<uint64_t> randint3_seed() const { return std::nullopt; }
 
   /// \brief A source over the transpose (cols × rows), for short-and-fat matrices; it reads
   /// column panels of this one. Unsupported when the adapter cannot.

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA backend (one device). Operations with device code here: gemm (float64/float32),
 // syrk, trsm, trmm, potrf, qr, syev, syev_top (cuBLAS/cuSOLVER; small ones stay on the host
-// unless the backend was made without small_dense_on_host), random_fill and random_slice_sum,
+// unless the backend was made without small_dense_on_host), random_fill, random_slice_sum and
+// the products with a generated RandInt3 matrix,
 // the int16 Gram products, the GRM tiles and the pair counts (own kernels, the CPU's bits). Every other operation runs on the CPU backend
 // it was given, so the whole interface keeps its contracts while kernels move over one by one.
 // Operands are host views: each device operation copies them in and out per call (the
@@ -64,6 +65,10 @@ class CudaBackend final : public Backend {
   void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
   Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
                                   int64_t c0, int64_t cstep, int64_t cols, double add) const override;
+  // ---- on the device (randint3_kernels.cu): A generated in shared memory, never stored ----
+  Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
+                          MatrixView<double> out) const override;
+  bool fused_randint3() const override { return true; }
 
   // ---- on the CPU backend, for now ----
   Result<double> trcon(Uplo uplo, MatrixView<const double> a) const override { return cpu_->trcon(uplo, a); }

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/backend/backend.hpp"
 #include "strata/core/random.hpp"
 #include "strata/core/result.hpp"
 
@@ -135,6 +137,38 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   cudaStream_t stream_ = nullptr;
 };
+
+// ---- host views to and from the device --------------------------------------------------------
+
+/// A view's elements packed column-major (ld = rows; one element for an empty view).
+template <class T>
+inline std::vector<T> pack(MatrixView<const T> v) {
+  std::vector<T> h(static_cast<size_t>(std::max<int64_t>(1, v.rows * v.cols)));
+  for (int64_t j = 0; j < v.cols; ++j)
+    for (int64_t i = 0; i < v.rows; ++i) h[static_cast<size_t>(i + j * v.rows)] = v(i, j);
+  return h;
+}
+/// The packed column-major h written back into the view.
+template <class T>
+inline void unpack(const std::vector<T>& h, MatrixView<T> v) {
+  for (int64_t j = 0; j < v.cols; ++j)
+    for (int64_t i = 0; i < v.rows; ++i) v(i, j) = h[static_cast<size_t>(i + j * v.rows)];
+}
+
+/// d = a new device copy of h (stream-ordered on s).
+template <class T>
+inline Status upload(cudaStream_t s, DeviceBuffer& d, const std::vector<T>& h) {
+  STRATA_RETURN_NOT_OK(d.allocate(sizeof(T) * h.size(), s));
+  STRATA_CUDA_RETURN(cudaMemcpyAsync(d.as<T>(), h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice, s));
+  return Status::OK();
+}
+/// h = d's first h.size() elements, waiting for s.
+template <class T>
+inline Status download(cudaStream_t s, const DeviceBuffer& d, std::vector<T>& h) {
+  STRATA_CUDA_RETURN(cudaMemcpyAsync(h.data(), d.as<T>(), sizeof(T) * h.size(), cudaMemcpyDeviceToHost, s));
+  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
+  return Status::OK();
+}
 
 // ---- kernels (random_kernels.cu) ------------------------------------------------------------
 

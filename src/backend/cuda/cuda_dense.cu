@@ -13,32 +13,6 @@
 namespace strata::backend::cuda {
 namespace {
 
-template <class T>
-std::vector<T> pack(MatrixView<const T> v) {
-  std::vector<T> h(static_cast<size_t>(std::max<int64_t>(1, v.rows * v.cols)));
-  for (int64_t j = 0; j < v.cols; ++j)
-    for (int64_t i = 0; i < v.rows; ++i) h[static_cast<size_t>(i + j * v.rows)] = v(i, j);
-  return h;
-}
-template <class T>
-void unpack(const std::vector<T>& h, MatrixView<T> v) {
-  for (int64_t j = 0; j < v.cols; ++j)
-    for (int64_t i = 0; i < v.rows; ++i) v(i, j) = h[static_cast<size_t>(i + j * v.rows)];
-}
-
-template <class T>
-Status upload(cudaStream_t s, DeviceBuffer& d, const std::vector<T>& h) {
-  STRATA_RETURN_NOT_OK(d.allocate(sizeof(T) * h.size(), s));
-  STRATA_CUDA_RETURN(cudaMemcpyAsync(d.as<T>(), h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice, s));
-  return Status::OK();
-}
-template <class T>
-Status download(cudaStream_t s, const DeviceBuffer& d, std::vector<T>& h) {
-  STRATA_CUDA_RETURN(cudaMemcpyAsync(h.data(), d.as<T>(), sizeof(T) * h.size(), cudaMemcpyDeviceToHost, s));
-  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
-  return Status::OK();
-}
-
 int i32(int64_t x) { return static_cast<int>(std::max<int64_t>(1, x)); }  // leading dimensions ≥ 1
 cublasOperation_t op_of(Trans t) { return t == Trans::Yes ? CUBLAS_OP_T : CUBLAS_OP_N; }
 cublasFillMode_t fill_of(Uplo u) { return u == Uplo::Upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }

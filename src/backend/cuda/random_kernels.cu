@@ -1,9 +1,9 @@
 // Random kernels of the CUDA backend: fill and the fused generate + add + sliced sum. Every
 // value comes from random_hd.hpp's element code, the same source the CPU's portable kernels
 // run, compiled with -fmad=false: the same IEEE operations in the same order, hence the same
-// bits as the CPU for the same (seed, stream, element). Simple grid-stride loops: one thread
-// per element, no sharing of a Philox block between neighbours (up to 4 normals could share
-// one, 2 on a step-2 slice; left for when this can be measured).
+// bits as the CPU for the same (seed, stream, element). fill: one thread per element. The slice
+// sum: runs of consecutive items per thread, so one Philox block serves every kept element it
+// holds (4 normals, 2 on a step-2 slice; 2 uniforms).
 #include "backend/cuda/cuda_common.cuh"
 #include "core/random_hd.hpp"
 
@@ -18,32 +18,62 @@ __global__ void fill_kernel(random::FillParams p, int64_t e0, int64_t step, int6
     random::detail::store_element(p, static_cast<uint64_t>(e0 + k * step), out, k);
 }
 
-// The value the array engine computes for (x + add) with x = fma(z, sd, mean) (normal) or the
-// uniform: the same two roundings in the same order.
-__device__ double slice_value(const random::FillParams& p, uint64_t e, double add) {
-  const double x = p.dist == random::Dist::Normal ? std::fma(random::detail::normal_elem(p.seed, p.stream, e), p.sd, p.mean)
-                                                  : random::uniform_at(p.seed, p.stream, e);
-  return x + add;
-}
+// Element values of one run, each Philox block (and each Box–Muller radius) computed once for
+// all the consecutive elements that use it: normal e comes from block e / 4 with the radius of
+// pair e / 2 (bm_radius of its first word), uniform e from block e / 2. The value is the same
+// expression as normal_elem / uniform_at on the cached words, so the same bits; the cache only
+// removes repeated work. x + add: the two roundings the array engine makes, in its order.
+class SliceValues {
+ public:
+  __device__ SliceValues(const random::FillParams& p, double add) : p_(p), add_(add) {}
+  __device__ double operator()(uint64_t e) {
+    const bool normal = p_.dist == random::Dist::Normal;
+    const uint64_t b = normal ? e >> 2 : e >> 1;
+    if (b != block_) {
+      words_ = random::philox_block(p_.seed, p_.stream, b);
+      block_ = b;
+      pair_ = ~uint64_t{0};
+    }
+    if (!normal) {
+      const int j = static_cast<int>(2 * (e & 1));
+      return random::uniform_f64(words_[j], words_[j + 1]) + add_;
+    }
+    const int pair = static_cast<int>((e >> 1) & 1);
+    if ((e >> 1) != pair_) {
+      radius_ = random::detail::bm_radius(words_[2 * pair]);
+      pair_ = e >> 1;
+    }
+    const double z = radius_ * random::detail::sin_turns(words_[2 * pair + 1] + ((e & 1) ? (1u << 30) : 0u));
+    return std::fma(z, p_.sd, p_.mean) + add_;
+  }
 
-// Thread t of the grid sums items t, t + T, t + 2T, … (item = i·cols + j) in that order; the
-// block adds its threads' sums in a fixed tree. With the grid fixed, the association is a
-// function of the shape alone.
+ private:
+  random::FillParams p_;
+  double add_;
+  uint64_t block_ = ~uint64_t{0}, pair_ = ~uint64_t{0};
+  random::Words words_{};
+  double radius_ = 0;
+};
+
+// Items (item = i·cols + j) in chunks of kSliceChunk consecutive ones; thread t of the grid
+// sums chunks t, t + T, t + 2T, … and each chunk's items in order into one sum (neighbouring
+// kept elements share Philox blocks within a chunk); the block adds its threads' sums in a
+// fixed tree. With the grid and the chunk fixed, the association is a function of the shape.
+constexpr int64_t kSliceChunk = 16;
 __global__ void slice_sum_kernel(random::FillParams p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows, int64_t c0,
                                  int64_t cstep, int64_t cols, double add, double* partials) {
   __shared__ double part[kSliceSumThreads];
   const int64_t total = rows * cols;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  SliceValues value(p, add);
   double acc = 0;
-  // (i, j) of item t, advanced by stride = qs rows + rs columns without a division per item.
-  const int64_t t0 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t qs = stride / cols, rs = stride % cols;
-  int64_t i = t0 / cols, j = t0 % cols;
-  for (int64_t t = t0; t < total; t += stride) {
-    acc += slice_value(p, static_cast<uint64_t>((r0 + i * rstep) * ld + c0 + j * cstep), add);
-    i += qs;
-    j += rs;
-    if (j >= cols) j -= cols, ++i;
+  for (int64_t q = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; q * kSliceChunk < total; q += stride) {
+    const int64_t first = q * kSliceChunk, last = first + kSliceChunk < total ? first + kSliceChunk : total;
+    int64_t i = first / cols, j = first % cols;
+    for (int64_t t = first; t < last; ++t) {
+      acc += value(static_cast<uint64_t>((r0 + i * rstep) * ld + c0 + j * cstep));
+      if (++j == cols) j = 0, ++i;
+    }
   }
   part[threadIdx.x] = acc;
   __syncthreads();
