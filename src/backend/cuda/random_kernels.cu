@@ -5,6 +5,7 @@
 // sum: runs of consecutive items per thread, so one Philox block serves every kept element it
 // holds (4 normals, 2 on a step-2 slice; 2 uniforms).
 #include "backend/cuda/cuda_common.cuh"
+#include "backend/cuda/slice_values.hpp"
 #include "core/random_hd.hpp"
 
 namespace strata::backend::cuda {
@@ -17,43 +18,6 @@ __global__ void fill_kernel(random::FillParams p, int64_t e0, int64_t step, int6
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
     random::detail::store_element(p, static_cast<uint64_t>(e0 + k * step), out, k);
 }
-
-// Element values of one run, each Philox block (and each Box–Muller radius) computed once for
-// all the consecutive elements that use it: normal e comes from block e / 4 with the radius of
-// pair e / 2 (bm_radius of its first word), uniform e from block e / 2. The value is the same
-// expression as normal_elem / uniform_at on the cached words, so the same bits; the cache only
-// removes repeated work. x + add: the two roundings the array engine makes, in its order.
-class SliceValues {
- public:
-  __device__ SliceValues(const random::FillParams& p, double add) : p_(p), add_(add) {}
-  __device__ double operator()(uint64_t e) {
-    const bool normal = p_.dist == random::Dist::Normal;
-    const uint64_t b = normal ? e >> 2 : e >> 1;
-    if (b != block_) {
-      words_ = random::philox_block(p_.seed, p_.stream, b);
-      block_ = b;
-      pair_ = ~uint64_t{0};
-    }
-    if (!normal) {
-      const int j = static_cast<int>(2 * (e & 1));
-      return random::uniform_f64(words_[j], words_[j + 1]) + add_;
-    }
-    const int pair = static_cast<int>((e >> 1) & 1);
-    if ((e >> 1) != pair_) {
-      radius_ = random::detail::bm_radius(words_[2 * pair]);
-      pair_ = e >> 1;
-    }
-    const double z = radius_ * random::detail::sin_turns(words_[2 * pair + 1] + ((e & 1) ? (1u << 30) : 0u));
-    return std::fma(z, p_.sd, p_.mean) + add_;
-  }
-
- private:
-  random::FillParams p_;
-  double add_;
-  uint64_t block_ = ~uint64_t{0}, pair_ = ~uint64_t{0};
-  random::Words words_{};
-  double radius_ = 0;
-};
 
 // Items (item = i·cols + j) in chunks of kSliceChunk consecutive ones; thread t of the grid
 // sums chunks t, t + T, t + 2T, … and each chunk's items in order into one sum (neighbouring
