@@ -109,7 +109,8 @@ def svd(a):
             j = last_json(out)
             got[(dev, shape)] = j
             print(f"strata {dev:4s} {shape:>16}: {j['seconds']:.2f} s  passes {j['passes']}  "
-                  f"s[0] {j['singular_values'][0]:.10g}  device {j.get('device')}", flush=True)
+                  f"s[0] {j['singular_values'][0]:.10g}  device {j.get('device')}  "
+                  f"products: {j.get('products')}", flush=True)
     c, g = got.get(("cpu", a.cpu_svd_shape)), got.get(("cuda", a.cpu_svd_shape))
     if c and g:
         rel = max(abs(x - y) / abs(c["singular_values"][0])

@@ -7,9 +7,7 @@
 
 namespace strata::linalg {
 
-Result<BenchSvdReport> bench_svd(const Context& ctx, const BenchSvdOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr src,
-                          make_random_source(options.rows, options.cols, RandomDistribution::RandInt3, options.seed));
+SvdParams bench_svd_params(const BenchSvdOptions& options) {
   SvdParams opt;
   opt.k = options.k;
   opt.method = SvdMethod::Randomized;
@@ -19,6 +17,13 @@ Result<BenchSvdReport> bench_svd(const Context& ctx, const BenchSvdOptions& opti
   opt.seed = options.seed + 1;
   opt.compute_u = options.compute_u;
   opt.pass = options.pass;
+  return opt;
+}
+
+Result<BenchSvdReport> bench_svd(const Context& ctx, const BenchSvdOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr src,
+                          make_random_source(options.rows, options.cols, RandomDistribution::RandInt3, options.seed));
+  const SvdParams opt = bench_svd_params(options);
   const auto t0 = std::chrono::steady_clock::now();
   STRATA_ASSIGN_OR_RETURN(SvdResult r, svd(ctx, src, opt));
   BenchSvdReport rep;

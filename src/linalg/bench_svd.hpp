@@ -34,6 +34,9 @@ struct BenchSvdReport {
   SvdResult result;
 };
 
+/// \brief The decomposition's settings bench_svd() runs (the sketch seeded with seed + 1).
+SvdParams bench_svd_params(const BenchSvdOptions& options);
+
 /// \brief Generate randint(0, 3) data (Philox, keyed by element index) and decompose it.
 /// \code
 /// linalg::BenchSvdOptions o;

@@ -15,6 +15,20 @@
 namespace strata::linalg {
 namespace {
 
+// This rank's contiguous range of a pass's blocks (all of them without MPI).
+std::pair<int64_t, int64_t> rank_blocks(const Communicator& comm, int64_t blocks) {
+  return comm.size() > 1 ? rank_range(blocks, 1, comm.rank(), comm.size()) : std::pair<int64_t, int64_t>{0, blocks};
+}
+
+// y (already n × w) = the tree's total, the ranks completing it.
+Status take_total(TreeSum& tree, const Communicator& comm, DenseMatrix& y) {
+  std::vector<double> total;
+  STRATA_RETURN_NOT_OK(tree.combine(comm, &total));
+  if (total.size() != y.data.size()) return Status::Internal("gram pass: the tree summed ", total.size(), " values");
+  y.data = std::move(total);
+  return Status::OK();
+}
+
 template <class T>
 Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                    const DenseMatrix& q, ScratchPool& scratch, DenseMatrix& y) {
@@ -32,8 +46,7 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
   // A block in flight holds its rows, A_b·Q and Z_b.
   env.extra_bytes_per_block = (n * w + plan.block_rows * w) * static_cast<int64_t>(sizeof(T));
   const Communicator& comm = options.ctx->communicator();
-  const auto [first, count] = comm.size() > 1 ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
-                                              : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  const auto [first, count] = rank_blocks(comm, plan.num_blocks);
   TreeSum tree(n * w);
   STRATA_RETURN_NOT_OK(run_block_range(
       plan, env, first, count,
@@ -60,11 +73,7 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
         z.reset();
         return Status::OK();
       }));
-  std::vector<double> total;
-  STRATA_RETURN_NOT_OK(tree.combine(comm, &total));
-  if (static_cast<int64_t>(total.size()) != n * w) return Status::Internal("gram pass: the tree summed ", total.size(), " values");
-  y.data = std::move(total);
-  return Status::OK();
+  return take_total(tree, comm, y);
 }
 
 // A RandInt3 source on a backend that generates it where it multiplies (fused_randint3): one
@@ -90,9 +99,9 @@ Status gram_pass_fused(const RowBlockSource& source, uint64_t seed, const PassEn
   PassEnv env = options;
   env.extra_bytes_per_block = n * w * static_cast<int64_t>(sizeof(double));
   const Communicator& comm = options.ctx->communicator();
-  const auto [first, count] = comm.size() > 1 ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
-                                              : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  const auto [first, count] = rank_blocks(comm, plan.num_blocks);
   TreeSum tree(n * w);
+  y = DenseMatrix(n, w);
   STRATA_RETURN_NOT_OK(run_block_range(
       plan, env, first, count,
       [&](int64_t b) -> Status {
@@ -106,12 +115,7 @@ Status gram_pass_fused(const RowBlockSource& source, uint64_t seed, const PassEn
         tree.push(b, std::move(zs[static_cast<size_t>(b % window)]));
         return Status::OK();
       }));
-  std::vector<double> total;
-  STRATA_RETURN_NOT_OK(tree.combine(comm, &total));
-  if (static_cast<int64_t>(total.size()) != n * w) return Status::Internal("gram pass: the tree summed ", total.size(), " values");
-  y = DenseMatrix(n, w);
-  y.data = std::move(total);
-  return Status::OK();
+  return take_total(tree, comm, y);
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ Ref reference(const RandInt3Rows& a, RandInt3Op op, const std::vector<long doubl
               const std::vector<long double>& xbound, int64_t l) {
   const bool trans = op == RandInt3Op::TransTimes;
   const int64_t out_rows = trans ? a.cols : a.rows, inner = trans ? a.rows : a.cols;
-  Ref r{std::vector<long double>(static_cast<size_t>(out_rows * l)), std::vector<long double>(static_cast<size_t>(out_rows * l))};
+  Ref r{std::vector<long double>(static_cast<size_t>(out_rows * l)),
+        std::vector<long double>(static_cast<size_t>(out_rows * l))};
   for (int64_t c = 0; c < l; ++c)
     for (int64_t o = 0; o < out_rows; ++o) {
       long double sum = 0, mag = 0, carried = 0;
@@ -35,7 +36,8 @@ Ref reference(const RandInt3Rows& a, RandInt3Op op, const std::vector<long doubl
         carried += av * xbound[static_cast<size_t>(k + c * inner)];
       }
       r.value[static_cast<size_t>(o + c * out_rows)] = sum;
-      r.bound[static_cast<size_t>(o + c * out_rows)] = static_cast<long double>(inner + 2) * kU * mag + carried * (1 + 1e-6L);
+      r.bound[static_cast<size_t>(o + c * out_rows)] =
+          static_cast<long double>(inner + 2) * kU * mag + carried * (1 + 1e-6L);
     }
   return r;
 }
@@ -56,8 +58,8 @@ TEST_P(Conformance, RandInt3Products) {
   };
   // Tile edges (64/32 rows and columns), widths past 32 (several column blocks), rows fewer
   // than the slices, rows starting mid-Philox-block, element indices past 2³³.
-  for (const Case& k : {Case{45, 0, 70, 3}, Case{33, 7, 5, 33}, Case{130, 3, 129, 20}, Case{17, (int64_t{1} << 33) / 17, 40, 2},
-                        Case{1, 0, 9, 1}}) {
+  for (const Case& k : {Case{45, 0, 70, 3}, Case{33, 7, 5, 33}, Case{130, 3, 129, 20},
+                        Case{17, (int64_t{1} << 33) / 17, 40, 2}, Case{1, 0, 9, 1}}) {
     const RandInt3Rows a{0x5eedull + static_cast<uint64_t>(k.cols), k.cols, k.r0, k.rows};
     const std::string what = std::to_string(k.rows) + " x " + std::to_string(k.cols) + " from row " +
                              std::to_string(k.r0) + ", l " + std::to_string(k.l);
@@ -97,8 +99,8 @@ TEST_P(Conformance, RandInt3Products) {
       const auto av = row_major<const double>(block.data(), k.rows, k.cols);
       STRATA_ASSERT_OK(be_->gemm(Trans::No, Trans::No, 1.0, av, x.cview(), 0.0, col_major(y.data(), k.rows, k.l)));
       Mat<double> z(orows, k.l, Layout::ColMajor);
-      STRATA_ASSERT_OK(be_->gemm(Trans::Yes, Trans::No, 1.0, av, col_major<const double>(y.data(), k.rows, k.l), 0.0,
-                                 z.view()));
+      STRATA_ASSERT_OK(
+          be_->gemm(Trans::Yes, Trans::No, 1.0, av, col_major<const double>(y.data(), k.rows, k.l), 0.0, z.view()));
       for (int64_t c = 0; c < k.l; ++c)
         for (int64_t o = 0; o < orows; ++o)
           ASSERT_EQ(std::bit_cast<uint64_t>(out.at(o, c)), std::bit_cast<uint64_t>(z.at(o, c))) << what;
@@ -120,7 +122,8 @@ TEST_P(Conformance, RandInt3ProductsEdges) {
   // Shapes that do not fit, negative blocks and element indices past 2⁶³ are refused.
   Mat<double> bad(3, 2, Layout::ColMajor);
   EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, RandInt3Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, RandInt3Op::TransTimes, x.cview(), z.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, RandInt3Op::TransTimes, x.cview(), z.view()).code(),
+            StatusCode::Invalid);
   EXPECT_EQ(be_->randint3_product({1, 4, -1, 3}, RandInt3Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
   EXPECT_EQ(be_->randint3_product({1, 4, int64_t{1} << 62, 3}, RandInt3Op::Times, x.cview(), bad.view()).code(),
             StatusCode::Invalid);

@@ -31,6 +31,7 @@ TEST(BenchCli, SvdJson) {
     EXPECT_EQ(j.at("benchmark"), "svd");
     EXPECT_EQ(j.at("shape"), nlohmann::json::array({2000, 300}));
     EXPECT_EQ(j.at("k").get<int64_t>(), 10);
+    EXPECT_EQ(j.at("products"), "host-generated rows");  // the CPU never takes the fused products
     EXPECT_GT(j.at("seconds").get<double>(), 0.0);
     EXPECT_GT(j.at("passes").get<int64_t>(), 0);
     EXPECT_GT(j.at("elements_per_second").get<double>(), 0.0);

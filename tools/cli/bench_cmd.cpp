@@ -190,6 +190,12 @@ struct SvdBenchOptions {
   bool json = false;
 };
 
+// Where bench svd's products run: a backend with fused_randint3() generates the matrix where it
+// multiplies (linalg's gram pass then takes Backend::randint3_product).
+const char* svd_products(const backend::Backend& be) {
+  return be.fused_randint3() ? "randint3_product, generated on the device" : "host-generated rows";
+}
+
 Status run_svd_bench(const SvdBenchOptions& o, const CliState& state) {
   STRATA_ASSIGN_OR_RETURN(Shape shape, parse_shape(o.shape));
   STRATA_ASSIGN_OR_RETURN(std::vector<int> threads, parse_thread_list(o.threads));
@@ -201,7 +207,8 @@ Status run_svd_bench(const SvdBenchOptions& o, const CliState& state) {
     std::printf("randomized SVD (block Krylov) k=%lld of randint(0, 3) uint8 %s generated on the fly, seed %llu\n",
                 static_cast<long long>(o.k), shape_to_string(shape).c_str(),
                 static_cast<unsigned long long>(o.seed));
-    std::printf("device: %s\n", backend::of(state.ctx()).name().c_str());
+    std::printf("device: %s (products: %s)\n", backend::of(state.ctx()).name().c_str(),
+                svd_products(backend::of(state.ctx())));
     std::printf("%8s %10s %7s %14s %10s %12s %12s %12s\n", "threads", "seconds", "passes", "elements/s", "GFLOP/s",
                 "s[0]", "s[k-1]", "max error");
   }
@@ -228,6 +235,7 @@ Status run_svd_bench(const SvdBenchOptions& o, const CliState& state) {
                           {"k", o.k},
                           {"threads", t},
                           {"device", backend::of(ctx).name()},
+                          {"products", svd_products(backend::of(ctx))},
                           {"seed", o.seed},
                           {"seconds", rep.seconds},
                           {"passes", rep.passes},

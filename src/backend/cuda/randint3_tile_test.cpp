@@ -70,8 +70,8 @@ TEST(CudaRandInt3Tiles, KernelsAreTheDocumentedSums) {
   struct Case {
     int64_t cols, r0, rows, l;
   };
-  for (const Case& k : {Case{45, 0, 70, 3}, Case{33, 7, 5, 33}, Case{130, 3, 129, 20}, Case{17, (int64_t{1} << 33) / 17, 40, 2},
-                        Case{1, 0, 9, 1}, Case{64, 1, 64, 32}}) {
+  for (const Case& k : {Case{45, 0, 70, 3}, Case{33, 7, 5, 33}, Case{130, 3, 129, 20},
+                        Case{17, (int64_t{1} << 33) / 17, 40, 2}, Case{1, 0, 9, 1}, Case{64, 1, 64, 32}}) {
     const RandInt3Rows a{0x5eedull + static_cast<uint64_t>(k.cols), k.cols, k.r0, k.rows};
     std::mt19937_64 rng(static_cast<uint64_t>(k.rows));
     std::normal_distribution<double> nd;
@@ -83,7 +83,8 @@ TEST(CudaRandInt3Tiles, KernelsAreTheDocumentedSums) {
       for (int64_t i = 0; i < k.rows; ++i) {
         double s = 0;
         for (int64_t j = 0; j < k.cols; ++j) s += a_at(a, i, j) * x[static_cast<size_t>(j + c * k.cols)];
-        ASSERT_TRUE(same(y[static_cast<size_t>(i + c * k.rows)], s)) << k.rows << " x " << k.cols << " (" << i << ", " << c << ")";
+        ASSERT_TRUE(same(y[static_cast<size_t>(i + c * k.rows)], s))
+            << k.rows << " x " << k.cols << " (" << i << ", " << c << ")";
       }
     const std::vector<double> z = run_trans(a, w, k.l);
     for (int64_t c = 0; c < k.l; ++c)
@@ -95,7 +96,8 @@ TEST(CudaRandInt3Tiles, KernelsAreTheDocumentedSums) {
           for (int64_t i = lo; i < hi; ++i) part += a_at(a, i, j) * w[static_cast<size_t>(i + c * k.rows)];
           total = s == 0 ? part : total + part;
         }
-        ASSERT_TRUE(same(z[static_cast<size_t>(j + c * k.cols)], total)) << k.rows << " x " << k.cols << " (" << j << ", " << c << ")";
+        ASSERT_TRUE(same(z[static_cast<size_t>(j + c * k.cols)], total))
+            << k.rows << " x " << k.cols << " (" << j << ", " << c << ")";
       }
   }
 }
