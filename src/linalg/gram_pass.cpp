@@ -106,8 +106,9 @@ Status gram_pass_fused(const RowBlockSource& source, uint64_t seed, const PassEn
       plan, env, first, count,
       [&](int64_t b) -> Status {
         std::vector<double> z(static_cast<size_t>(n * w));
-        const backend::RandInt3Rows a{seed, n, plan.start(b), plan.count(b)};
-        STRATA_RETURN_NOT_OK(be.randint3_product(a, backend::RandInt3Op::Gram, qv, backend::col_major(z.data(), n, w)));
+        const backend::Backend::RandInt3Rows a{seed, n, plan.start(b), plan.count(b)};
+        STRATA_RETURN_NOT_OK(
+            be.randint3_product(a, backend::Backend::RandInt3Op::Gram, qv, backend::col_major(z.data(), n, w)));
         zs[static_cast<size_t>(b % window)] = std::move(z);
         return Status::OK();
       },

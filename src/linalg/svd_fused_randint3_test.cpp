@@ -25,7 +25,7 @@ using namespace strata::backend;  // NOLINT: the stand-in spells out the interfa
 class FusedCpu final : public Backend {
  public:
   explicit FusedCpu(BackendPtr b) : b_(std::move(b)) {}
-  int64_t calls(RandInt3Op op) const { return calls_[static_cast<int>(op)].load(); }
+  int64_t calls(Backend::RandInt3Op op) const { return calls_[static_cast<int>(op)].load(); }
   std::string name() const override { return "cpu, fused_randint3"; }
   Status gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b, double beta,
               MatrixView<double> c) const override {
@@ -145,7 +145,7 @@ class FusedCpu final : public Backend {
                                   int64_t c0, int64_t cstep, int64_t cols, double add) const override {
     return b_->random_slice_sum(p, ld, r0, rstep, rows, c0, cstep, cols, add);
   }
-  Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
+  Status randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
                           MatrixView<double> out) const override {
     return (++calls_[static_cast<int>(op)], b_->randint3_product(a, op, x, out));
   }
@@ -208,8 +208,8 @@ TEST(SvdFusedRandInt3, FusedRouteMatchesFloat64) {
   const Context ctx = context_on(fused);
   STRATA_ASSERT_OK_AND_ASSIGN(BenchSvdReport rep, bench_svd(ctx, bench_options()));
   // One Gram product per block of rows per pass; no rows were generated on the host for them.
-  EXPECT_EQ(fused->calls(RandInt3Op::Gram), rep.result.passes);  // 3000 rows: one block per pass
-  EXPECT_EQ(fused->calls(RandInt3Op::Times), 0);
+  EXPECT_EQ(fused->calls(Backend::RandInt3Op::Gram), rep.result.passes);  // 3000 rows: one block per pass
+  EXPECT_EQ(fused->calls(Backend::RandInt3Op::Times), 0);
   // The fused products are float64: the float64 SVD of the same values, to rounding.
   STRATA_ASSERT_OK_AND_ASSIGN(SvdResult want, svd(context_on(nullptr), dense_copy(), bench_params(Precision::Float64)));
   ASSERT_EQ(rep.result.s.size(), want.s.size());
@@ -226,8 +226,8 @@ TEST(SvdFusedRandInt3, FusedProjectionForU) {
   o.compute_u = true;
   STRATA_ASSERT_OK_AND_ASSIGN(BenchSvdReport rep, bench_svd(ctx, o));
   // The U pass multiplies through randint3_product too (A·X per block of its plan).
-  EXPECT_EQ(fused->calls(RandInt3Op::Gram), rep.result.passes - 1);
-  EXPECT_GE(fused->calls(RandInt3Op::Times), 1);
+  EXPECT_EQ(fused->calls(Backend::RandInt3Op::Gram), rep.result.passes - 1);
+  EXPECT_GE(fused->calls(Backend::RandInt3Op::Times), 1);
   STRATA_ASSERT_OK_AND_ASSIGN(SvdResult want,
                               svd(context_on(nullptr), dense_copy(), bench_params(Precision::Float64, true)));
   ASSERT_EQ(rep.result.u.data.size(), want.u.data.size());

@@ -304,8 +304,9 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
         STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
         double* out = out_lease.as<double>();
         if (fused_seed && k > 0) {  // A generated where it is multiplied (a device)
-          STRATA_RETURN_NOT_OK(be.randint3_product({*fused_seed, n, plan.start(b), rows}, backend::RandInt3Op::Times,
-                                                   view(x), backend::row_major(out, rows, k)));
+          const backend::Backend::RandInt3Rows block{*fused_seed, n, plan.start(b), rows};
+          STRATA_RETURN_NOT_OK(be.randint3_product(block, backend::Backend::RandInt3Op::Times, view(x),
+                                                   backend::row_major(out, rows, k)));
         } else {
           std::optional<ScratchPool::Lease> in_lease;
           const double* a = source.direct_rows(plan.start(b), rows);

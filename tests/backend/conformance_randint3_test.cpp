@@ -9,9 +9,11 @@
 namespace strata::backend::conformance {
 namespace {
 
+using Rows = Backend::RandInt3Rows;
+using Op = Backend::RandInt3Op;
 constexpr long double kU = 0x1p-53L;
 
-double a_at(const RandInt3Rows& a, int64_t i, int64_t j) {
+double a_at(const Rows& a, int64_t i, int64_t j) {
   return random::randint3(random::byte_at(a.seed, 0, static_cast<uint64_t>((a.r0 + i) * a.cols + j)));
 }
 
@@ -20,9 +22,9 @@ double a_at(const RandInt3Rows& a, int64_t i, int64_t j) {
 struct Ref {
   std::vector<long double> value, bound;
 };
-Ref reference(const RandInt3Rows& a, RandInt3Op op, const std::vector<long double>& x,
-              const std::vector<long double>& xbound, int64_t l) {
-  const bool trans = op == RandInt3Op::TransTimes;
+Ref reference(const Rows& a, Op op, const std::vector<long double>& x, const std::vector<long double>& xbound,
+              int64_t l) {
+  const bool trans = op == Op::TransTimes;
   const int64_t out_rows = trans ? a.cols : a.rows, inner = trans ? a.rows : a.cols;
   Ref r{std::vector<long double>(static_cast<size_t>(out_rows * l)),
         std::vector<long double>(static_cast<size_t>(out_rows * l))};
@@ -60,14 +62,14 @@ TEST_P(Conformance, RandInt3Products) {
   // than the slices, rows starting mid-Philox-block, element indices past 2³³.
   for (const Case& k : {Case{45, 0, 70, 3}, Case{33, 7, 5, 33}, Case{130, 3, 129, 20},
                         Case{17, (int64_t{1} << 33) / 17, 40, 2}, Case{1, 0, 9, 1}}) {
-    const RandInt3Rows a{0x5eedull + static_cast<uint64_t>(k.cols), k.cols, k.r0, k.rows};
+    const Rows a{0x5eedull + static_cast<uint64_t>(k.cols), k.cols, k.r0, k.rows};
     const std::string what = std::to_string(k.rows) + " x " + std::to_string(k.cols) + " from row " +
                              std::to_string(k.r0) + ", l " + std::to_string(k.l);
     std::mt19937_64 rng(static_cast<uint64_t>(k.cols * 31 + k.rows));
     std::normal_distribution<double> nd;
-    for (RandInt3Op op : {RandInt3Op::Times, RandInt3Op::TransTimes, RandInt3Op::Gram}) {
-      const int64_t xr = op == RandInt3Op::TransTimes ? k.rows : k.cols;
-      const int64_t orows = op == RandInt3Op::Times ? k.rows : k.cols;
+    for (Op op : {Op::Times, Op::TransTimes, Op::Gram}) {
+      const int64_t xr = op == Op::TransTimes ? k.rows : k.cols;
+      const int64_t orows = op == Op::Times ? k.rows : k.cols;
       Mat<double> x(xr, k.l, Layout::RowMajor);
       std::vector<long double> xl(static_cast<size_t>(xr * k.l)), zero(xl.size(), 0.0L);
       for (int64_t c = 0; c < k.l; ++c)
@@ -75,13 +77,13 @@ TEST_P(Conformance, RandInt3Products) {
       Mat<double> out(orows, k.l, Layout::ColMajor);
       STRATA_ASSERT_OK(be_->randint3_product(a, op, x.cview(), out.view()));
       Ref ref;
-      if (op != RandInt3Op::Gram) {
+      if (op != Op::Gram) {
         ref = reference(a, op, xl, zero, k.l);
       } else {  // A·x (rounded to float64, within its bound) then Aᵀ·that
-        const Ref y = reference(a, RandInt3Op::Times, xl, zero, k.l);
+        const Ref y = reference(a, Op::Times, xl, zero, k.l);
         std::vector<long double> yb(y.bound.size());
         for (size_t i = 0; i < yb.size(); ++i) yb[i] = y.bound[i] + kU * std::fabs(y.value[i]);
-        ref = reference(a, RandInt3Op::TransTimes, y.value, yb, k.l);
+        ref = reference(a, Op::TransTimes, y.value, yb, k.l);
       }
       expect_within(out, ref, what + " op " + std::to_string(static_cast<int>(op)));
       // Deterministic: the same call, the same bits.
@@ -92,7 +94,7 @@ TEST_P(Conformance, RandInt3Products) {
           ASSERT_EQ(std::bit_cast<uint64_t>(out.at(o, c)), std::bit_cast<uint64_t>(again.at(o, c))) << what;
       // The reference implementation is the dense route's bits: the block generated as the
       // RandInt3 source reads it (scalar code here), then this backend's own dgemm.
-      if (be_->fused_randint3() || op != RandInt3Op::Gram) continue;
+      if (be_->fused_randint3() || op != Op::Gram) continue;
       std::vector<double> block(static_cast<size_t>(k.rows * k.cols)), y(static_cast<size_t>(k.rows * k.l));
       for (int64_t i = 0; i < k.rows; ++i)
         for (int64_t j = 0; j < k.cols; ++j) block[static_cast<size_t>(i * k.cols + j)] = a_at(a, i, j);
@@ -115,17 +117,16 @@ TEST_P(Conformance, RandInt3ProductsEdges) {
   Mat<double> x(4, 2, Layout::ColMajor), out(0, 2, Layout::ColMajor), z(4, 2, Layout::ColMajor);
   for (int64_t c = 0; c < 2; ++c)
     for (int64_t i = 0; i < 4; ++i) x.at(i, c) = 1.0, z.at(i, c) = 5.0;
-  STRATA_ASSERT_OK(be_->randint3_product({1, 4, 0, 0}, RandInt3Op::Times, x.cview(), out.view()));
-  STRATA_ASSERT_OK(be_->randint3_product({1, 4, 0, 0}, RandInt3Op::Gram, x.cview(), z.view()));
+  STRATA_ASSERT_OK(be_->randint3_product({1, 4, 0, 0}, Op::Times, x.cview(), out.view()));
+  STRATA_ASSERT_OK(be_->randint3_product({1, 4, 0, 0}, Op::Gram, x.cview(), z.view()));
   for (int64_t c = 0; c < 2; ++c)
     for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(z.at(i, c), 0.0);
   // Shapes that do not fit, negative blocks and element indices past 2⁶³ are refused.
   Mat<double> bad(3, 2, Layout::ColMajor);
-  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, RandInt3Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, RandInt3Op::TransTimes, x.cview(), z.view()).code(),
-            StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, -1, 3}, RandInt3Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, int64_t{1} << 62, 3}, RandInt3Op::Times, x.cview(), bad.view()).code(),
+  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, Op::TransTimes, x.cview(), z.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(be_->randint3_product({1, 4, -1, 3}, Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(be_->randint3_product({1, 4, int64_t{1} << 62, 3}, Op::Times, x.cview(), bad.view()).code(),
             StatusCode::Invalid);
 }
 

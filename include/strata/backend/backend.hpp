@@ -177,17 +177,6 @@ enum class Trans : uint8_t { No, Yes };
 enum class Uplo : uint8_t { Lower, Upper };
 enum class Side : uint8_t { Left, Right };
 
-/// \brief Rows [r0, r0 + rows) of the RandInt3 matrix with `cols` columns of `seed`: element
-/// (i, j) = random::randint3(random::byte_at(seed, 0, i·cols + j)) (linalg's RandInt3 random
-/// source), for Backend::randint3_product.
-struct RandInt3Rows {
-  uint64_t seed = 0;
-  int64_t cols = 0, r0 = 0, rows = 0;
-};
-enum class RandInt3Op : uint8_t { Times, TransTimes, Gram };
-/// Row slices of the CUDA backend's Aᵀ·x (part of its summation order).
-inline constexpr int64_t kRandInt3Slices = 8;
-
 /// \brief The operations. Sizes are taken from the views; a view whose shape does not fit the
 /// operation is Invalid. Dense operations accept any mix of layouts.
 class Backend {
@@ -373,6 +362,15 @@ class Backend {
                                           double add) const = 0;
 
   // ---- products with a generated RandInt3 matrix ---------------------------------------------
+  /// Rows [r0, r0 + rows) of the RandInt3 matrix with `cols` columns of `seed`: element (i, j) =
+  /// random::randint3(random::byte_at(seed, 0, i·cols + j)) (linalg's RandInt3 random source).
+  struct RandInt3Rows {
+    uint64_t seed = 0;
+    int64_t cols = 0, r0 = 0, rows = 0;
+  };
+  enum class RandInt3Op : uint8_t { Times, TransTimes, Gram };
+  /// Row slices of the CUDA backend's Aᵀ·x (part of its summation order).
+  static constexpr int64_t kRandInt3Slices = 8;
   /// out = A·x (Times: x a.cols × l, out a.rows × l), Aᵀ·x (TransTimes: x a.rows × l, out
   /// a.cols × l) or Aᵀ·(A·x) (Gram: x and out a.cols × l; A·x rounded to float64 in between)
   /// for the block A of RandInt3Rows, generated inside the call (the CUDA backend never writes

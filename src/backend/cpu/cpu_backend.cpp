@@ -205,7 +205,7 @@ Result<double> CpuBackend::random_slice_sum(const random::FillParams& p, int64_t
 
 // The reference: the block generated as linalg's RandInt3 source reads it (row-major float64),
 // then this backend's own dgemm calls, as the float64 gram pass makes them.
-Status CpuBackend::randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
+Status CpuBackend::randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
                                     MatrixView<double> out) const {
   int64_t inner = 0, l = 0;
   STRATA_RETURN_NOT_OK(detail::check_randint3(a, op, x, out, &inner, &l));
@@ -215,8 +215,8 @@ Status CpuBackend::randint3_product(const RandInt3Rows& a, RandInt3Op op, Matrix
   random::fill_randint3(a.seed, 0, a.r0 * a.cols, n, codes.data());
   std::vector<double> block(codes.begin(), codes.end());
   const auto av = row_major<const double>(block.data(), a.rows, a.cols);
-  if (op == RandInt3Op::Times) return gemm(Trans::No, Trans::No, 1.0, av, x, 0.0, out);
-  if (op == RandInt3Op::TransTimes) return gemm(Trans::Yes, Trans::No, 1.0, av, x, 0.0, out);
+  if (op == Backend::RandInt3Op::Times) return gemm(Trans::No, Trans::No, 1.0, av, x, 0.0, out);
+  if (op == Backend::RandInt3Op::TransTimes) return gemm(Trans::Yes, Trans::No, 1.0, av, x, 0.0, out);
   std::vector<double> y(static_cast<size_t>(a.rows * l));
   const auto yv = col_major(y.data(), a.rows, l);
   STRATA_RETURN_NOT_OK(gemm(Trans::No, Trans::No, 1.0, av, x, 0.0, yv));

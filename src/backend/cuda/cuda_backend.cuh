@@ -66,7 +66,7 @@ class CudaBackend final : public Backend {
   Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
                                   int64_t c0, int64_t cstep, int64_t cols, double add) const override;
   // ---- on the device (randint3_kernels.cu): A generated in shared memory, never stored ----
-  Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
+  Status randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
                           MatrixView<double> out) const override;
   bool fused_randint3() const override { return true; }
 

@@ -7,7 +7,7 @@
 //
 // Exactness: a(i, j) ∈ {0, 1, 2}, so a·x is exact in float64 and fma(a, x, acc) rounds once,
 // exactly like acc + a·x; only the additions round. Every output is one thread's sequential sum:
-// A·x over j = 0, 1, …; Aᵀ·x over each of kRandInt3Slices row slices in row order.
+// A·x over j = 0, 1, …; Aᵀ·x over each of Backend::kRandInt3Slices row slices in row order.
 #include <cmath>
 #include <cstdint>
 
@@ -16,12 +16,13 @@
 
 namespace strata::backend::cuda::tile {
 
+using Rows = Backend::RandInt3Rows;
 inline constexpr int kThreads = 256;
-inline constexpr int kL = 32;                   // columns of x per block (grid.y covers wider x)
-inline constexpr int kGroups = kThreads / kL;   // thread t: column t mod 32, group t / 32
-inline constexpr int kPer = 8;                  // outputs per thread: group g, g + 8, …, g + 56
-inline constexpr int kOut = kGroups * kPer;     // 64 outputs (rows of y / columns of A) per block
-inline constexpr int kStep = 32;                // inner-dimension step per tile
+inline constexpr int kL = 32;                  // columns of x per block (grid.y covers wider x)
+inline constexpr int kGroups = kThreads / kL;  // thread t: column t mod 32, group t / 32
+inline constexpr int kPer = 8;                 // outputs per thread: group g, g + 8, …, g + 56
+inline constexpr int kOut = kGroups * kPer;    // 64 outputs (rows of y / columns of A) per block
+inline constexpr int kStep = 32;               // inner-dimension step per tile
 
 // tile[i][j] = a(row0 + i, col0 + j) for i < TR, j < TC; 0 past row_end or the matrix's
 // columns. Row i's elements e0 … e0 + TC − 1 lie in at most TC/16 + 1 Philox blocks (16 bytes,
@@ -60,7 +61,7 @@ struct TimesShared {
   double xs[kStep][kL];
 };
 // Phase 1 of inner step k0: A's tile and x's tile.
-STRATA_HD inline void times_load(const RandInt3Rows& a, const double* x, int64_t l, int64_t bx, int64_t by, int64_t k0,
+STRATA_HD inline void times_load(const Rows& a, const double* x, int64_t l, int64_t bx, int64_t by, int64_t k0,
                                  TimesShared& sh, int tid) {
   const int64_t i0 = bx * kOut, c0 = by * kL;
   generate_tile<kOut, kStep>(a.seed, a.cols, a.r0 + i0, a.r0 + a.rows, k0, sh.as, tid, kThreads);
@@ -78,8 +79,8 @@ STRATA_HD inline void times_accumulate(const TimesShared& sh, int tid, double* a
     for (int r = 0; r < kPer; ++r) acc[r] = std::fma(sh.as[g + kGroups * r][kk], xv, acc[r]);
   }
 }
-STRATA_HD inline void times_store(const RandInt3Rows& a, int64_t l, int64_t bx, int64_t by, int tid,
-                                  const double* acc, double* y) {
+STRATA_HD inline void times_store(const Rows& a, int64_t l, int64_t bx, int64_t by, int tid, const double* acc,
+                                  double* y) {
   const int c = tid % kL, g = tid / kL;
   const int64_t i0 = bx * kOut, c0 = by * kL;
   if (c0 + c >= l) return;
@@ -90,17 +91,17 @@ STRATA_HD inline void times_store(const RandInt3Rows& a, int64_t l, int64_t bx, 
 }
 
 // ---- zp[s] = (Aᵀ·w over slice s): block (bx, by, s) makes columns [64bx, +64) of A × columns
-// [32by, +32) of w. w: rows × l column-major (ld rows); zp: kRandInt3Slices × (cols × l).
+// [32by, +32) of w. w: rows × l column-major (ld rows); zp: Backend::kRandInt3Slices × (cols × l).
 struct TransShared {
   double as[kStep][kOut];
   double ws[kStep][kL];
 };
 /// Rows [lo, hi) of the block (relative to a.r0) that slice s sums.
 STRATA_HD inline void slice_rows(int64_t rows, int64_t s, int64_t* lo, int64_t* hi) {
-  *lo = s * rows / kRandInt3Slices;
-  *hi = (s + 1) * rows / kRandInt3Slices;
+  *lo = s * rows / Backend::kRandInt3Slices;
+  *hi = (s + 1) * rows / Backend::kRandInt3Slices;
 }
-STRATA_HD inline void trans_load(const RandInt3Rows& a, const double* w, int64_t l, int64_t bx, int64_t by, int64_t hi,
+STRATA_HD inline void trans_load(const Rows& a, const double* w, int64_t l, int64_t bx, int64_t by, int64_t hi,
                                  int64_t i0, TransShared& sh, int tid) {
   const int64_t j0 = bx * kOut, c0 = by * kL;
   generate_tile<kStep, kOut>(a.seed, a.cols, a.r0 + i0, a.r0 + hi, j0, sh.as, tid, kThreads);
@@ -116,7 +117,7 @@ STRATA_HD inline void trans_accumulate(const TransShared& sh, int tid, double* a
     for (int r = 0; r < kPer; ++r) acc[r] = std::fma(sh.as[ii][g + kGroups * r], wv, acc[r]);
   }
 }
-STRATA_HD inline void trans_store(const RandInt3Rows& a, int64_t l, int64_t bx, int64_t by, int64_t s, int tid,
+STRATA_HD inline void trans_store(const Rows& a, int64_t l, int64_t bx, int64_t by, int64_t s, int tid,
                                   const double* acc, double* zp) {
   const int c = tid % kL, g = tid / kL;
   const int64_t j0 = bx * kOut, c0 = by * kL;
@@ -131,7 +132,7 @@ STRATA_HD inline void trans_store(const RandInt3Rows& a, int64_t l, int64_t bx, 
 /// z[k] = ((zp[0][k] + zp[1][k]) + zp[2][k]) + …: the slices in order.
 STRATA_HD inline double add_slices(const double* zp, int64_t n, int64_t k) {
   double v = zp[k];
-  for (int64_t s = 1; s < kRandInt3Slices; ++s) v += zp[s * n + k];
+  for (int64_t s = 1; s < Backend::kRandInt3Slices; ++s) v += zp[s * n + k];
   return v;
 }
 
