@@ -62,7 +62,7 @@ double row_terms(GlmFamily f, const double* eta, const double* y, int64_t n, dou
 
 Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, const double* y, int64_t rows, int64_t p,
                   const double* beta, unsigned want, double* loss, double* grad, double* hess, const double* eta_in,
-                  double* eta_out) {
+                  double* eta_out, double* xmax) {
   using backend::Trans;
   const int64_t s = std::min(rows, sub_rows(p));
   const bool need_w = (want & kHess) && f != GlmFamily::Normal;
@@ -98,6 +98,8 @@ Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, cons
                                      backend::col_major(hess, p, p)));
       }
     }
+    if (xmax)  // the sub-block is still in cache
+      for (int64_t k = 0; k < ns * p; ++k) *xmax = std::max(*xmax, std::fabs(xs[k]));
   }
   return Status::OK();
 }
@@ -223,14 +225,18 @@ Status GlmData::evaluate(const std::vector<double>& beta, unsigned want, Eval* o
   const backend::Backend& be = backend::of(ctx_);
   if (eta_out) eta_out->resize(static_cast<size_t>(plan_.rows));
   std::vector<double> total;
+  // The first Hessian pass also finds max |x| (per block, then the largest).
+  std::vector<double> xmax(hw && x_abs_max_ < 0 ? static_cast<size_t>(plan_.num_blocks) : 0, 0.0);
   STRATA_RETURN_NOT_OK(pass(
       "glm", 1 + gw + hw,
-      [&](int64_t, const double* x, int64_t n, int64_t row0, double* part) -> Status {
+      [&](int64_t b, const double* x, int64_t n, int64_t row0, double* part) -> Status {
         return block_eval(be, family_, x, y_.data() + row0, n, p, beta.data(), want | kLoss, part,
                           gw ? part + 1 : nullptr, hw ? part + 1 + gw : nullptr,
-                          eta_in ? eta_in->data() + row0 : nullptr, eta_out ? eta_out->data() + row0 : nullptr);
+                          eta_in ? eta_in->data() + row0 : nullptr, eta_out ? eta_out->data() + row0 : nullptr,
+                          xmax.empty() ? nullptr : &xmax[static_cast<size_t>(b)]);
       },
       &total));
+  if (!xmax.empty()) x_abs_max_ = *std::max_element(xmax.begin(), xmax.end());
   out->loss = total[0];
   out->grad.assign(total.begin() + 1, total.begin() + 1 + gw);
   out->hess.assign(total.begin() + 1 + gw, total.end());
