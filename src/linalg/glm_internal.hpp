@@ -27,7 +27,7 @@ enum Want : unsigned { kLoss = 1, kGrad = 2, kHess = 4 };
 double row_terms(GlmFamily f, const double* eta, const double* y, int64_t n, double* r, double* w);
 
 /// Over the rows of one block (row-major rows × p at x, responses y): adds the loss to *loss,
-/// Xᵀr to grad (p) and XᵀWX to the lower triangle of hess (p × p column-major) as asked.
+/// Xᵀr to grad (p) and XᵀWX to the lower triangle of hess (p × p row-major) as asked.
 /// The linear predictor is X·beta, or eta_in when given; eta_out (rows) receives it. Rows run
 /// in fixed sub-blocks in order, so the sums do not depend on anything but the block. xmax, when
 /// given, receives max |x| over the block.

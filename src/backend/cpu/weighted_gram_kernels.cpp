@@ -65,6 +65,18 @@ void logistic_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
   weighted_gram_portable(x, ldx, p, n, w.data(), r.data(), h, ldh, g);
 }
 
+void weighted_gram_rows_portable(const double* x, int64_t ldx, int64_t n, int64_t p, const double* w, double* h,
+                                 int64_t ldh) {
+  for (int64_t s = 0; s < n; ++s) {
+    const double* xs = x + s * ldx;
+    for (int64_t i = 0; i < p; ++i) {
+      const double q = w[s] * xs[i];
+      double* hi = h + i * ldh;
+      for (int64_t j = 0; j <= i; ++j) hi[j] = hi[j] + q * xs[j];
+    }
+  }
+}
+
 #ifdef STRATA_WGRAM_X86
 namespace {
 
@@ -234,6 +246,73 @@ STRATA_AVX512F void logistic_gram_avx512_impl(const double* x, int64_t ldx, int6
   sums.finish(h, ldh, g);
 }
 
+// weighted_gram_rows: rows i0..i0+A−1 of h against B vectors of 8 columns from j0, over all n
+// observations with the sums in registers (24 at most: A = 8, B = 3). q holds w[s]·x(s, i)
+// (rounded once, as the portable kernel's q); each lane adds its products in observation order
+// onto h's value, so the bits are the portable kernel's. Lanes past the diagonal or past p are
+// computed from zeros and not stored.
+template <int A, int B>
+STRATA_AVX512F void rows_tile(const double* x, int64_t ldx, const double* q, int64_t ldq, int64_t n, int64_t p,
+                              int64_t i0, int64_t j0, double* h, int64_t ldh) {
+  __m512d acc[A][B];
+  __mmask8 keep[A][B];
+  const __mmask8 in_p = live_mask(p - (j0 + 8 * (B - 1)));  // the last vector's columns < p
+#pragma GCC unroll 8
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 3
+    for (int b = 0; b < B; ++b) {
+      const int64_t first = j0 + 8 * b, upto = std::min(i0 + a + 1, p);  // columns [first, upto)
+      keep[a][b] = upto <= first ? __mmask8(0) : live_mask(upto - first);
+      acc[a][b] = _mm512_maskz_loadu_pd(keep[a][b], h + (i0 + a) * ldh + first);
+    }
+  for (int64_t s = 0; s < n; ++s) {
+    const double* xs = x + s * ldx + j0;
+    const double* qs = q + s * ldq + i0;
+    __m512d y[B];
+#pragma GCC unroll 3
+    for (int b = 0; b < B; ++b) y[b] = b + 1 < B ? _mm512_loadu_pd(xs + 8 * b) : _mm512_maskz_loadu_pd(in_p, xs + 8 * b);
+#pragma GCC unroll 8
+    for (int a = 0; a < A; ++a) {
+      const __m512d qa = _mm512_set1_pd(qs[a]);
+#pragma GCC unroll 3
+      for (int b = 0; b < B; ++b) acc[a][b] = _mm512_add_pd(acc[a][b], _mm512_mul_pd(qa, y[b]));
+    }
+  }
+#pragma GCC unroll 8
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 3
+    for (int b = 0; b < B; ++b) _mm512_mask_storeu_pd(h + (i0 + a) * ldh + j0 + 8 * b, keep[a][b], acc[a][b]);
+}
+
+using RowsTileFn = void (*)(const double*, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                            double*, int64_t);
+template <int A>
+constexpr RowsTileFn kRowsTileRow[3] = {rows_tile<A, 1>, rows_tile<A, 2>, rows_tile<A, 3>};
+constexpr const RowsTileFn* kRowsTiles[8] = {kRowsTileRow<1>, kRowsTileRow<2>, kRowsTileRow<3>, kRowsTileRow<4>,
+                                             kRowsTileRow<5>, kRowsTileRow<6>, kRowsTileRow<7>, kRowsTileRow<8>};
+
+STRATA_AVX512F void weighted_gram_rows_avx512_impl(const double* x, int64_t ldx, int64_t n, int64_t p,
+                                                   const double* w, double* h, int64_t ldh) {
+  thread_local std::vector<double> qbuf;
+  const int64_t ldq = (p + 7) / 8 * 8;
+  if (qbuf.size() < static_cast<size_t>(n * ldq)) qbuf.resize(static_cast<size_t>(n * ldq));
+  double* q = qbuf.data();
+  for (int64_t s = 0; s < n; ++s) {
+    const __m512d ws = _mm512_set1_pd(w[s]);
+    for (int64_t i = 0; i < p; i += kLanes) {
+      const __mmask8 m = live_mask(p - i);
+      _mm512_storeu_pd(q + s * ldq + i, _mm512_mul_pd(ws, _mm512_maskz_loadu_pd(m, x + s * ldx + i)));
+    }
+  }
+  for (int64_t i0 = 0; i0 < p; i0 += 8) {
+    const int64_t a = std::min<int64_t>(8, p - i0), end = std::min(i0 + a, p);  // columns [0, end)
+    for (int64_t j0 = 0; j0 < end; j0 += 24) {
+      const int64_t b = std::min<int64_t>(3, (end - j0 + 7) / 8);
+      kRowsTiles[a - 1][b - 1](x, ldx, q, ldq, n, p, i0, j0, h, ldh);
+    }
+  }
+}
+
 }  // namespace
 
 WeightedGramFn weighted_gram_avx512() {
@@ -242,9 +321,13 @@ WeightedGramFn weighted_gram_avx512() {
 LogisticGramFn logistic_gram_avx512() {
   return linear_predictor_avx512() ? logistic_gram_avx512_impl : nullptr;
 }
+WeightedGramRowsFn weighted_gram_rows_avx512() {
+  return __builtin_cpu_supports("avx512f") ? weighted_gram_rows_avx512_impl : nullptr;
+}
 #else
 WeightedGramFn weighted_gram_avx512() { return nullptr; }
 LogisticGramFn logistic_gram_avx512() { return nullptr; }
+WeightedGramRowsFn weighted_gram_rows_avx512() { return nullptr; }
 #endif
 
 }  // namespace strata::backend::cpu
