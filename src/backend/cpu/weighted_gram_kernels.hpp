@@ -36,5 +36,7 @@ void weighted_gram_rows_portable(const double* x, int64_t ldx, int64_t n, int64_
                                  int64_t ldh);
 /// AVX-512 F kernel (8 × 24 register tiles); nullptr when the CPU lacks AVX-512 F.
 WeightedGramRowsFn weighted_gram_rows_avx512();
+/// AVX2 kernel (4 × 8 tiles); nullptr when the CPU lacks AVX2.
+WeightedGramRowsFn weighted_gram_rows_avx2();
 
 }  // namespace strata::backend::cpu
