@@ -105,6 +105,9 @@ def main():
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--strata", default=os.path.join(HERE, "..", "build", "tools", "cli", "strata"))
+    ap.add_argument("--strata-base", default="", help="a second strata build, timed in the same rounds")
+    ap.add_argument("--skip-statsmodels", action="store_true")
+    ap.add_argument("--skip-streamed", action="store_true")
     ap.add_argument("--dir", default="")
     a = ap.parse_args()
     d = a.dir or tempfile.mkdtemp(prefix="glm_bench_")
@@ -116,12 +119,26 @@ def main():
     # Streamed: a budget of 1.25 × X, so X does not fit the half kept for residency.
     small = f"{max(2, a.rows * a.cols * 8 * 5 // 4 // (1 << 20))}M"
     res = {}
+    builds = [("strata", a.strata)] + ([("base", a.strata_base)] if a.strata_base else [])
+    modes = [("resident", "2G" if a.rows * a.cols * 8 <= (1 << 30) else "64G")] + ([] if a.skip_streamed else [("streamed", small)])
     for solver in ["lbfgs", "newton"]:
-        for mode, mem in [("resident", "2G" if a.rows * a.cols * 8 <= (1 << 30) else "64G"), ("streamed", small)]:
-            t, (coef, r) = med(lambda: strata_fit(a.strata, d, solver, mem, a.threads, f"{solver}_{mode}"), a.repeats)
-            assert r["resident"] == (mode == "resident"), r["resident"]
-            res[f"strata {solver} {mode}"] = (t, r["iterations"], r["passes_over_x"], coef)
-            print(f"strata {solver} {mode}: {t:.2f} s, {r['iterations']} it, {r['passes_over_x']} passes", flush=True)
+        for mode, mem in modes:
+            # Interleaved: one run of each build per round, medians over the rounds.
+            ts = {name: [] for name, _ in builds}
+            for _ in range(a.repeats):
+                for name, exe in builds:
+                    t0 = time.perf_counter()
+                    coef, r = strata_fit(exe, d, solver, mem, a.threads, f"{name}_{solver}_{mode}")
+                    ts[name].append(time.perf_counter() - t0)
+                    assert r["resident"] == (mode == "resident"), r["resident"]
+                    phases = {p["name"]: round(p["seconds"], 3) for p in r.get("phases", [])}
+                    res[f"{name} {solver} {mode}"] = (None, r["iterations"], r["passes_over_x"], coef)
+                    print(f"  {name} {solver} {mode}: {ts[name][-1]:.2f} s {phases}", flush=True)
+            for name, _ in builds:
+                t = statistics.median(ts[name])
+                res[f"{name} {solver} {mode}"] = (t,) + res[f"{name} {solver} {mode}"][1:]
+                k = res[f"{name} {solver} {mode}"]
+                print(f"{name} {solver} {mode}: {t:.2f} s, {k[1]} it, {k[2]} passes", flush=True)
     x = np.load(os.path.join(d, "y.npy"))  # y
     y = x
     import zarr
@@ -132,9 +149,10 @@ def main():
     t, (b, it) = med(lambda: numpy_lbfgs(x, y), a.repeats)
     res["scipy lbfgs (numpy, in memory)"] = (t, it, None, b)
     print(f"scipy lbfgs in memory: {t:.2f} s, {it} it", flush=True)
-    t, (b, it) = med(lambda: statsmodels_newton(x, y), a.repeats)
-    res["statsmodels Logit newton (in memory)"] = (t, it, None, b)
-    print(f"statsmodels newton in memory: {t:.2f} s, {it} it", flush=True)
+    if not a.skip_statsmodels:
+        t, (b, it) = med(lambda: statsmodels_newton(x, y), a.repeats)
+        res["statsmodels Logit newton (in memory)"] = (t, it, None, b)
+        print(f"statsmodels newton in memory: {t:.2f} s, {it} it", flush=True)
     del x
     if not a.skip_dask:
         rows = a.dask_rows or a.rows
@@ -150,9 +168,9 @@ def main():
         diff = np.abs(np.asarray(c) - ref).max() if len(c) == len(ref) else float("nan")
         print(f"| {k} | {t:.2f} | {it if it is not None else ''} | {ps if ps is not None else ''} | {diff:.2e} |")
     for solver, ref in [("lbfgs", "scipy lbfgs (numpy, in memory)"), ("newton", "statsmodels Logit newton (in memory)")]:
-        for mode in ["resident", "streamed"]:
-            s = res[f"strata {solver} {mode}"][0]
-            print(f"{solver} {mode}: in-memory/strata = {res[ref][0] / s:.2f}x", end="")
+        for name, mode in [(n, m) for n, _ in builds for m, _ in modes]:
+            s = res[f"{name} {solver} {mode}"][0]
+            print(f"{name} {solver} {mode}: " + (f"in-memory/strata = {res[ref][0] / s:.2f}x" if ref in res else ""), end="")
             dk = [k for k in res if k.startswith(f"dask-glm {solver}")]
             if dk:
                 scale = a.rows / (a.dask_rows or a.rows)

@@ -48,12 +48,12 @@ double default_tol(GlmSolver s) {
   return 1e-8;
 }
 
-// Wald statistics at the fitted coefficients, as statsmodels reports them (one more pass for
-// the Hessian at the final β): cov = (XᵀWX)⁻¹, times σ² = RSS/(n − p) for the normal family.
-Status wald_statistics(glm_detail::GlmData& d, GlmResult* res) {
+// Wald statistics at the fitted coefficients, as statsmodels reports them: cov = (XᵀWX)⁻¹,
+// times σ² = RSS/(n − p) for the normal family. The loss and Hessian at the final β come from
+// the solver when it has them (newton, see solve_newton), else from one more pass.
+Status wald_statistics(glm_detail::GlmData& d, glm_detail::Eval e, GlmResult* res) {
   const int64_t p = d.p();
-  glm_detail::Eval e;
-  STRATA_RETURN_NOT_OK(d.evaluate(res->coef, glm_detail::kLoss | glm_detail::kHess, &e));
+  if (e.hess.empty()) STRATA_RETURN_NOT_OK(d.evaluate(res->coef, glm_detail::kLoss | glm_detail::kHess, &e));
   const bool normal = d.family() == GlmFamily::Normal;
   res->objective = e.loss;
   res->t_stat = normal;
@@ -143,8 +143,9 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
   res.resident = d->resident();
   for (int64_t j = 0; j < x.cols(); ++j) res.terms.push_back("x" + std::to_string(j));
   if (p.intercept) res.terms.push_back("intercept");
+  glm_detail::Eval at_final;  // newton: loss and Hessian at the final β when it has them
   switch (p.solver) {
-    case GlmSolver::Newton: STRATA_RETURN_NOT_OK(glm_detail::solve_newton(*d, p, &res)); break;
+    case GlmSolver::Newton: STRATA_RETURN_NOT_OK(glm_detail::solve_newton(*d, p, &res, &at_final)); break;
     case GlmSolver::Lbfgs: STRATA_RETURN_NOT_OK(glm_detail::solve_lbfgs(*d, p, &res)); break;
     case GlmSolver::GradientDescent: STRATA_RETURN_NOT_OK(glm_detail::solve_gradient_descent(*d, p, &res)); break;
     case GlmSolver::ProximalGradient: STRATA_RETURN_NOT_OK(glm_detail::solve_proximal_gradient(*d, p, &res)); break;
@@ -156,7 +157,7 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
       return Status::InvalidData(glm_solver_name(p.solver), " diverged (non-finite coefficients after ",
                                  res.iterations, " iterations)");
   if (p.penalty == GlmPenalty::None) {
-    STRATA_RETURN_NOT_OK(wald_statistics(*d, &res));  // sets the objective (the loss) too
+    STRATA_RETURN_NOT_OK(wald_statistics(*d, std::move(at_final), &res));  // sets the objective (the loss) too
   } else {
     glm_detail::Eval e;
     STRATA_RETURN_NOT_OK(d->evaluate(res.coef, glm_detail::kLoss, &e));

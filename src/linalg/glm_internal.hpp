@@ -27,12 +27,13 @@ enum Want : unsigned { kLoss = 1, kGrad = 2, kHess = 4 };
 double row_terms(GlmFamily f, const double* eta, const double* y, int64_t n, double* r, double* w);
 
 /// Over the rows of one block (row-major rows × p at x, responses y): adds the loss to *loss,
-/// Xᵀr to grad (p) and XᵀWX to the lower triangle of hess (p × p column-major) as asked.
+/// Xᵀr to grad (p) and XᵀWX to the lower triangle of hess (p × p row-major) as asked.
 /// The linear predictor is X·beta, or eta_in when given; eta_out (rows) receives it. Rows run
-/// in fixed sub-blocks in order, so the sums do not depend on anything but the block.
+/// in fixed sub-blocks in order, so the sums do not depend on anything but the block. xmax, when
+/// given, receives max |x| over the block.
 Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, const double* y, int64_t rows, int64_t p,
                   const double* beta, unsigned want, double* loss, double* grad, double* hess,
-                  const double* eta_in = nullptr, double* eta_out = nullptr);
+                  const double* eta_in = nullptr, double* eta_out = nullptr, double* xmax = nullptr);
 
 /// Totals of one evaluation.
 struct Eval {
@@ -53,6 +54,8 @@ class GlmData {
   int64_t passes() const { return passes_; }
   const double* y() const { return y_.data(); }
   const Context& ctx() const { return ctx_; }
+  /// max |x| over X (the intercept's ones included), found by the first Hessian pass; −1 before.
+  double x_abs_max() const { return x_abs_max_; }
   GlmFamily family() const { return family_; }
 
   /// One pass: fn(b, rows of block b (row-major count × p), count, row0, partial) for every
@@ -84,6 +87,7 @@ class GlmData {
   const double* resident_base_ = nullptr;  // resident_rows_, or the source's own memory
   ScratchPool scratch_;
   int64_t passes_ = 0;
+  double x_abs_max_ = -1;
   std::unique_ptr<ProgressScope> progress_;
 };
 
@@ -112,8 +116,10 @@ Result<LbfgsOutcome> lbfgs_minimize(const Objective& fg, std::vector<double>& x,
 Result<std::vector<double>> solve_symmetric(const Context& ctx, std::vector<double> h, const std::vector<double>& g,
                                             int64_t p);
 
-/// The solvers: fill res->coef, iterations, converged, log.
-Status solve_newton(GlmData& d, const GlmParams& p, GlmResult* res);
+/// The solvers: fill res->coef, iterations, converged, log. Newton also fills *at_final with the
+/// loss and Hessian at the returned β when its last pass's Hessian stands for them (see
+/// solve_newton), else leaves at_final->hess empty.
+Status solve_newton(GlmData& d, const GlmParams& p, GlmResult* res, Eval* at_final);
 Status solve_lbfgs(GlmData& d, const GlmParams& p, GlmResult* res);
 Status solve_gradient_descent(GlmData& d, const GlmParams& p, GlmResult* res);
 Status solve_proximal_gradient(GlmData& d, const GlmParams& p, GlmResult* res);

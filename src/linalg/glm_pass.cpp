@@ -62,12 +62,11 @@ double row_terms(GlmFamily f, const double* eta, const double* y, int64_t n, dou
 
 Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, const double* y, int64_t rows, int64_t p,
                   const double* beta, unsigned want, double* loss, double* grad, double* hess, const double* eta_in,
-                  double* eta_out) {
+                  double* eta_out, double* xmax) {
   using backend::Trans;
   const int64_t s = std::min(rows, sub_rows(p));
-  const bool need_w = (want & kHess) && f != GlmFamily::Normal;
-  std::vector<double> eta(static_cast<size_t>(s)), r(static_cast<size_t>(s)), w(need_w ? static_cast<size_t>(s) : 0),
-      z(need_w ? static_cast<size_t>(s * p) : 0);
+  const bool need_w = want & kHess;
+  std::vector<double> eta(static_cast<size_t>(s)), r(static_cast<size_t>(s)), w(need_w ? static_cast<size_t>(s) : 0);
   const auto bv = backend::col_major<const double>(beta, p, 1);
   for (int64_t i0 = 0; i0 < rows; i0 += s) {
     const int64_t ns = std::min(s, rows - i0);
@@ -85,19 +84,10 @@ Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, cons
     if (want & kGrad)
       STRATA_RETURN_NOT_OK(be.gemm(Trans::Yes, Trans::No, 1.0, xv, backend::col_major<const double>(r.data(), ns, 1),
                                    1.0, backend::col_major(grad, p, 1)));
-    if (want & kHess) {
-      if (f == GlmFamily::Normal) {
-        STRATA_RETURN_NOT_OK(be.syrk(backend::Uplo::Lower, Trans::Yes, 2.0, xv, 1.0, backend::col_major(hess, p, p)));
-      } else {
-        for (int64_t i = 0; i < ns; ++i) {
-          const double sw = std::sqrt(w[i]);
-          for (int64_t j = 0; j < p; ++j) z[i * p + j] = sw * xs[i * p + j];
-        }
-        STRATA_RETURN_NOT_OK(be.syrk(backend::Uplo::Lower, Trans::Yes, 1.0,
-                                     backend::row_major<const double>(z.data(), ns, p), 1.0,
-                                     backend::col_major(hess, p, p)));
-      }
-    }
+    if (want & kHess)
+      STRATA_RETURN_NOT_OK(be.weighted_gram_rows(xv, w.data(), backend::row_major(hess, p, p)));
+    if (xmax)  // the sub-block is still in cache
+      for (int64_t k = 0; k < ns * p; ++k) *xmax = std::max(*xmax, std::fabs(xs[k]));
   }
   return Status::OK();
 }
@@ -223,19 +213,23 @@ Status GlmData::evaluate(const std::vector<double>& beta, unsigned want, Eval* o
   const backend::Backend& be = backend::of(ctx_);
   if (eta_out) eta_out->resize(static_cast<size_t>(plan_.rows));
   std::vector<double> total;
+  // The first Hessian pass also finds max |x| (per block, then the largest).
+  std::vector<double> xmax(hw && x_abs_max_ < 0 ? static_cast<size_t>(plan_.num_blocks) : 0, 0.0);
   STRATA_RETURN_NOT_OK(pass(
       "glm", 1 + gw + hw,
-      [&](int64_t, const double* x, int64_t n, int64_t row0, double* part) -> Status {
+      [&](int64_t b, const double* x, int64_t n, int64_t row0, double* part) -> Status {
         return block_eval(be, family_, x, y_.data() + row0, n, p, beta.data(), want | kLoss, part,
                           gw ? part + 1 : nullptr, hw ? part + 1 + gw : nullptr,
-                          eta_in ? eta_in->data() + row0 : nullptr, eta_out ? eta_out->data() + row0 : nullptr);
+                          eta_in ? eta_in->data() + row0 : nullptr, eta_out ? eta_out->data() + row0 : nullptr,
+                          xmax.empty() ? nullptr : &xmax[static_cast<size_t>(b)]);
       },
       &total));
+  if (!xmax.empty()) x_abs_max_ = *std::max_element(xmax.begin(), xmax.end());
   out->loss = total[0];
   out->grad.assign(total.begin() + 1, total.begin() + 1 + gw);
   out->hess.assign(total.begin() + 1 + gw, total.end());
-  for (int64_t j = 0; j < (hw ? p : 0); ++j)
-    for (int64_t i = 0; i < j; ++i) out->hess[static_cast<size_t>(i + j * p)] = out->hess[static_cast<size_t>(j + i * p)];
+  for (int64_t i = 0; i < (hw ? p : 0); ++i)  // the lower triangle (row-major) onto the upper
+    for (int64_t j = 0; j < i; ++j) out->hess[static_cast<size_t>(j * p + i)] = out->hess[static_cast<size_t>(i * p + j)];
   return Status::OK();
 }
 

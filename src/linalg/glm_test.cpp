@@ -140,7 +140,42 @@ TEST(Glm, UnpenalizedSolversMatchReferenceFit) {
         EXPECT_NEAR(r->se[j] / se[j], 1.0, 1e-8);
         EXPECT_NEAR(r->stat[j], r->coef[j] / r->se[j], 1e-12);
       }
+      // Newton's last Hessian stands for the final β's (its step is tiny): no statistics pass.
+      if (s == GlmSolver::Newton) EXPECT_EQ(r->passes, r->iterations);
     }
+  }
+}
+
+// A loose newton tolerance leaves a last step too large for its Hessian to stand for the final
+// β's: the statistics take one more pass, and the SEs are still those at the returned β.
+TEST(Glm, NewtonStatisticsPassWhenTheLastStepIsLarge) {
+  for (GlmFamily f : {GlmFamily::Logistic, GlmFamily::Poisson}) {
+    const Data d = make_data(f, 700, 4, 11);
+    GlmParams p;
+    p.family = f;
+    p.solver = GlmSolver::Newton;
+    p.tol = 0.05;
+    auto r = fit(test_ctx(), d, p);
+    STRATA_ASSERT_OK(r.status());
+    SCOPED_TRACE(glm_family_name(f));
+    EXPECT_EQ(r->passes, r->iterations + 1);
+    std::vector<double> coef, se;
+    reference_fit(f, d, &coef, &se);
+    // SE at the returned β, recomputed in long double from strata's coefficients.
+    const int64_t n = d.n, np = d.p;
+    std::vector<long double> h(static_cast<size_t>(np * np), 0.0L);
+    for (int64_t i = 0; i < n; ++i) {
+      long double eta = 0;
+      for (int64_t j = 0; j < np; ++j) eta += d.x[i * np + j] * static_cast<long double>(r->coef[j]);
+      const long double pr = 1 / (1 + std::exp(-eta));
+      const long double w = f == GlmFamily::Logistic ? pr * (1 - pr) : std::exp(eta);
+      for (int64_t j = 0; j < np; ++j)
+        for (int64_t k = 0; k < np; ++k) h[j * np + k] += w * d.x[i * np + j] * d.x[i * np + k];
+    }
+    std::vector<long double> diag;
+    solve_ld(h, std::vector<long double>(static_cast<size_t>(np), 0.0L), np, &diag);
+    for (int64_t j = 0; j < np; ++j)
+      EXPECT_NEAR(r->se[j] / static_cast<double>(std::sqrt(diag[j])), 1.0, 1e-10);
   }
 }
 

@@ -1,4 +1,5 @@
-// Backend conformance, dense operations: BLAS products and LAPACK factorizations.
+// Backend conformance, dense operations: BLAS products, LAPACK factorizations and the weighted
+// Gram of observation-major rows.
 #include "backend/conformance.hpp"
 
 namespace strata::backend::conformance {
@@ -367,6 +368,54 @@ TEST_P(Conformance, ThinSvd) {
         ASSERT_TRUE(u.padding_intact() && vt.padding_intact());
       }
   }
+}
+
+// ------------------------------------------------------------- weighted Gram, observation-major
+// h += Σ_s (w·x_i)·x_j over observation-major rows, against long-double sums: column counts
+// around the 8-column vectors and the 8 × 24 tiles, row counts 1–300, h starting from values
+// (the sums continue from them) with its upper triangle left alone. Every CPU level equals the
+// portable kernel bit for bit; each sum of n terms in order is within (n + 2)·2⁻⁵³ of
+// |h₀| + Σ|terms| of the exact value.
+TEST_P(Conformance, WeightedGramRows) {
+  std::mt19937_64 rng(57);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  auto portable = *make_cpu_backend(CpuIsa::Portable);
+  for (auto [n, p] : {std::pair<int64_t, int64_t>{1, 1}, {7, 3}, {8, 5}, {65, 8}, {300, 9}, {33, 24}, {40, 25},
+                      {19, 33}, {257, 100}, {50, 17}}) {
+    const int64_t ldx = p + 3, ldh = p + 1;
+    std::vector<double> x(static_cast<size_t>(n * ldx)), w(static_cast<size_t>(n)), h0(static_cast<size_t>(p * ldh));
+    for (double& e : x) e = u01(rng) < 0.3 ? 2.0 : normal(rng);
+    for (double& e : w) e = u01(rng);
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < ldh; ++j) h0[static_cast<size_t>(i * ldh + j)] = j <= i ? normal(rng) : -7.0;
+    const MatrixView<const double> xv{x.data(), n, p, ldx, Layout::RowMajor};
+    std::vector<double> h(h0), hr(h0);
+    ASSERT_TRUE(be_->weighted_gram_rows(xv, w.data(), {h.data(), p, p, ldh, Layout::RowMajor}).ok());
+    ASSERT_TRUE(portable->weighted_gram_rows(xv, w.data(), {hr.data(), p, p, ldh, Layout::RowMajor}).ok());
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < ldh; ++j) {
+        const size_t at = static_cast<size_t>(i * ldh + j);
+        if (j > i) {
+          ASSERT_EQ(h[at], -7.0) << "upper triangle and padding left alone";
+          continue;
+        }
+        long double e = h0[at], mag = std::fabs(h0[at]);
+        for (int64_t s = 0; s < n; ++s) {
+          const long double t = (long double)w[s] * x[s * ldx + i] * x[s * ldx + j];
+          e += t, mag += std::fabs(t);
+        }
+        ASSERT_EQ(h[at], hr[at]) << "h " << i << "," << j << " p " << p << " n " << n;
+        ASSERT_NEAR(h[at], double(e), double(n + 2) * 0x1p-53 * double(mag)) << i << "," << j;
+      }
+  }
+  std::vector<double> x(6), w(3), h(4);
+  EXPECT_EQ(be_->weighted_gram_rows({x.data(), 3, 2, 2, Layout::ColMajor}, w.data(), {h.data(), 2, 2, 2, Layout::RowMajor})
+                .code(),
+            StatusCode::Invalid);
+  EXPECT_EQ(be_->weighted_gram_rows({x.data(), 3, 2, 2, Layout::RowMajor}, w.data(), {h.data(), 1, 1, 1, Layout::RowMajor})
+                .code(),
+            StatusCode::Invalid);
 }
 
 }  // namespace

@@ -334,6 +334,13 @@ class Backend {
   virtual Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
                                double* g) const = 0;
 
+  /// The weighted Gram of observation-major data: x is n × p row-major (row s = observation s);
+  /// h(i, j) += Σ_s (w[s]·x(s, i))·x(s, j) for j ≤ i (the lower triangle of the p × p row-major
+  /// h; the upper is left alone). Each element's sum continues from h over s in order (w·x
+  /// rounded first, then the product, then the add), so every implementation returns the same
+  /// bits. Invalid for shapes or layouts that do not fit.
+  virtual Status weighted_gram_rows(MatrixView<const double> x, const double* w, MatrixView<double> h) const = 0;
+
   /// The linear predictor of predictor-major data: η_s = Σ_i c[i]·x(i, s) over the p = x.rows
   /// predictors (x row-major p × n), summed from 0 in predictor order with each product rounded
   /// before its add; out[s] = η_s, or with `logistic` 1 / (1 + exp(−η_s)) through the backend's

@@ -23,6 +23,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.pairs = &pair_counts_portable();
   k.row_reduce = row_reduce_portable;
   k.weighted_gram = weighted_gram_portable;
+  k.weighted_gram_rows = weighted_gram_rows_portable;
   k.linear_predictor = linear_predictor_portable;
   k.logistic_gram = logistic_gram_portable;
   k.gram_panels = gram_panels_portable;
@@ -31,6 +32,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
+  if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
   if (isa == CpuIsa::Avx2) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
     return k;
@@ -39,6 +41,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
   if (WeightedGramFn f = weighted_gram_avx512()) k.weighted_gram = f;
+  if (WeightedGramRowsFn f = weighted_gram_rows_avx512()) k.weighted_gram_rows = f;
   if (LinearPredictorFn f = linear_predictor_avx512()) k.linear_predictor = f;
   if (LogisticGramFn f = logistic_gram_avx512()) k.logistic_gram = f;
   k.skinny = skinny_gemm_avx512();
@@ -159,6 +162,15 @@ Status CpuBackend::weighted_gram(MatrixView<const double> x, const double* w, co
     return Status::Invalid("weighted_gram: ", x.rows, " x ", x.cols, " predictors into ", h.rows, " x ", h.cols,
                            " (row-major; v and g both given or both null)");
   k_.weighted_gram(x.data, x.ld, x.rows, x.cols, w, v, h.data, h.ld, g);
+  return Status::OK();
+}
+
+Status CpuBackend::weighted_gram_rows(MatrixView<const double> x, const double* w, MatrixView<double> h) const {
+  if (x.layout != Layout::RowMajor || h.layout != Layout::RowMajor || x.ld < x.cols || h.rows != x.cols ||
+      h.cols != x.cols || h.ld < h.cols || x.rows < 0 || x.cols < 0)
+    return Status::Invalid("weighted_gram_rows: ", x.rows, " x ", x.cols, " observations into ", h.rows, " x ",
+                           h.cols, " (row-major)");
+  k_.weighted_gram_rows(x.data, x.ld, x.rows, x.cols, w, h.data, h.ld);
   return Status::OK();
 }
 

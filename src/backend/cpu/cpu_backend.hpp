@@ -28,6 +28,7 @@ struct KernelTable {
   const PairCountKernels* pairs = nullptr;
   RowReduceFn row_reduce = nullptr;
   WeightedGramFn weighted_gram = nullptr;
+  WeightedGramRowsFn weighted_gram_rows = nullptr;
   LinearPredictorFn linear_predictor = nullptr;
   LogisticGramFn logistic_gram = nullptr;
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
@@ -105,6 +106,7 @@ class CpuBackend final : public Backend {
                          MatrixView<double> out, int64_t* observed) const override;
   Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
                        double* g) const override;
+  Status weighted_gram_rows(MatrixView<const double> x, const double* w, MatrixView<double> h) const override;
   Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const override;
   Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
                        double* g) const override;

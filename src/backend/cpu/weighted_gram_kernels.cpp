@@ -65,6 +65,35 @@ void logistic_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
   weighted_gram_portable(x, ldx, p, n, w.data(), r.data(), h, ldh, g);
 }
 
+// Tiles of 4 rows of h × 8 columns with their sums in locals over all n observations (what a
+// compiler keeps in vector registers at any level), w·x rounded once per element into q first.
+void weighted_gram_rows_portable(const double* x, int64_t ldx, int64_t n, int64_t p, const double* w, double* h,
+                                 int64_t ldh) {
+  std::vector<double> q(static_cast<size_t>(n * p));
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t i = 0; i < p; ++i) q[static_cast<size_t>(s * p + i)] = w[s] * x[s * ldx + i];
+  for (int64_t i0 = 0; i0 < p; i0 += 4) {
+    const int64_t a_n = std::min<int64_t>(4, p - i0);
+    for (int64_t j0 = 0; j0 < i0 + a_n; j0 += 8) {
+      const int64_t b_n = std::min<int64_t>(8, p - j0);
+      double acc[4][8] = {};
+      for (int64_t a = 0; a < a_n; ++a)
+        for (int64_t b = 0; b < b_n; ++b) acc[a][b] = h[(i0 + a) * ldh + j0 + b];
+      for (int64_t s = 0; s < n; ++s) {
+        const double* xs = x + s * ldx + j0;
+        double y[8] = {};
+        for (int64_t b = 0; b < b_n; ++b) y[b] = xs[b];
+        for (int a = 0; a < 4; ++a) {
+          const double qa = a < a_n ? q[static_cast<size_t>(s * p + i0 + a)] : 0.0;
+          for (int b = 0; b < 8; ++b) acc[a][b] = acc[a][b] + qa * y[b];
+        }
+      }
+      for (int64_t a = 0; a < a_n; ++a)
+        for (int64_t b = 0; b < b_n && j0 + b <= i0 + a; ++b) h[(i0 + a) * ldh + j0 + b] = acc[a][b];
+    }
+  }
+}
+
 #ifdef STRATA_WGRAM_X86
 namespace {
 
@@ -234,6 +263,137 @@ STRATA_AVX512F void logistic_gram_avx512_impl(const double* x, int64_t ldx, int6
   sums.finish(h, ldh, g);
 }
 
+// weighted_gram_rows: rows i0..i0+A−1 of h against B vectors of 8 columns from j0, over all n
+// observations with the sums in registers (24 at most: A = 8, B = 3). q holds w[s]·x(s, i)
+// (rounded once, as the portable kernel's q); each lane adds its products in observation order
+// onto h's value, so the bits are the portable kernel's. Lanes past the diagonal or past p are
+// computed from zeros and not stored.
+template <int A, int B>
+STRATA_AVX512F void rows_tile(const double* x, int64_t ldx, const double* q, int64_t ldq, int64_t n, int64_t p,
+                              int64_t i0, int64_t j0, double* h, int64_t ldh) {
+  __m512d acc[A][B];
+  __mmask8 keep[A][B];
+  const __mmask8 in_p = live_mask(p - (j0 + 8 * (B - 1)));  // the last vector's columns < p
+#pragma GCC unroll 8
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 3
+    for (int b = 0; b < B; ++b) {
+      const int64_t first = j0 + 8 * b, upto = std::min(i0 + a + 1, p);  // columns [first, upto)
+      keep[a][b] = upto <= first ? __mmask8(0) : live_mask(upto - first);
+      acc[a][b] = _mm512_maskz_loadu_pd(keep[a][b], h + (i0 + a) * ldh + first);
+    }
+  for (int64_t s = 0; s < n; ++s) {
+    const double* xs = x + s * ldx + j0;
+    const double* qs = q + s * ldq + i0;
+    __m512d y[B];
+#pragma GCC unroll 3
+    for (int b = 0; b < B; ++b) y[b] = b + 1 < B ? _mm512_loadu_pd(xs + 8 * b) : _mm512_maskz_loadu_pd(in_p, xs + 8 * b);
+#pragma GCC unroll 8
+    for (int a = 0; a < A; ++a) {
+      const __m512d qa = _mm512_set1_pd(qs[a]);
+#pragma GCC unroll 3
+      for (int b = 0; b < B; ++b) acc[a][b] = _mm512_add_pd(acc[a][b], _mm512_mul_pd(qa, y[b]));
+    }
+  }
+#pragma GCC unroll 8
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 3
+    for (int b = 0; b < B; ++b) _mm512_mask_storeu_pd(h + (i0 + a) * ldh + j0 + 8 * b, keep[a][b], acc[a][b]);
+}
+
+using RowsTileFn = void (*)(const double*, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                            double*, int64_t);
+template <int A>
+constexpr RowsTileFn kRowsTileRow[3] = {rows_tile<A, 1>, rows_tile<A, 2>, rows_tile<A, 3>};
+constexpr const RowsTileFn* kRowsTiles[8] = {kRowsTileRow<1>, kRowsTileRow<2>, kRowsTileRow<3>, kRowsTileRow<4>,
+                                             kRowsTileRow<5>, kRowsTileRow<6>, kRowsTileRow<7>, kRowsTileRow<8>};
+
+STRATA_AVX512F void weighted_gram_rows_avx512_impl(const double* x, int64_t ldx, int64_t n, int64_t p,
+                                                   const double* w, double* h, int64_t ldh) {
+  thread_local std::vector<double> qbuf;
+  const int64_t ldq = (p + 7) / 8 * 8;
+  if (qbuf.size() < static_cast<size_t>(n * ldq)) qbuf.resize(static_cast<size_t>(n * ldq));
+  double* q = qbuf.data();
+  for (int64_t s = 0; s < n; ++s) {
+    const __m512d ws = _mm512_set1_pd(w[s]);
+    for (int64_t i = 0; i < p; i += kLanes) {
+      const __mmask8 m = live_mask(p - i);
+      _mm512_storeu_pd(q + s * ldq + i, _mm512_mul_pd(ws, _mm512_maskz_loadu_pd(m, x + s * ldx + i)));
+    }
+  }
+  for (int64_t i0 = 0; i0 < p; i0 += 8) {
+    const int64_t a = std::min<int64_t>(8, p - i0), end = std::min(i0 + a, p);  // columns [0, end)
+    for (int64_t j0 = 0; j0 < end; j0 += 24) {
+      const int64_t b = std::min<int64_t>(3, (end - j0 + 7) / 8);
+      kRowsTiles[a - 1][b - 1](x, ldx, q, ldq, n, p, i0, j0, h, ldh);
+    }
+  }
+}
+
+// weighted_gram_rows for AVX2 (16 registers): 4 rows of h × 2 vectors of 4 columns, the same
+// order of operations as the portable and AVX-512 kernels.
+#define STRATA_AVX2 __attribute__((target("avx2")))
+
+STRATA_AVX2 inline __m256i live4(int64_t left) {
+  const int64_t k = std::clamp<int64_t>(left, 0, 4);
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+template <int A, int B>
+STRATA_AVX2 void rows_tile_avx2(const double* x, int64_t ldx, const double* q, int64_t ldq, int64_t n, int64_t p,
+                                int64_t i0, int64_t j0, double* h, int64_t ldh) {
+  __m256d acc[A][B];
+  __m256i keep[A][B];
+  const __m256i in_p = live4(p - (j0 + 4 * (B - 1)));
+#pragma GCC unroll 4
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 2
+    for (int b = 0; b < B; ++b) {
+      const int64_t first = j0 + 4 * b, upto = std::min(i0 + a + 1, p);
+      keep[a][b] = live4(upto - first);
+      acc[a][b] = _mm256_maskload_pd(h + (i0 + a) * ldh + first, keep[a][b]);
+    }
+  for (int64_t s = 0; s < n; ++s) {
+    const double* xs = x + s * ldx + j0;
+    const double* qs = q + s * ldq + i0;
+    __m256d y[B];
+#pragma GCC unroll 2
+    for (int b = 0; b < B; ++b) y[b] = b + 1 < B ? _mm256_loadu_pd(xs + 4 * b) : _mm256_maskload_pd(xs + 4 * b, in_p);
+#pragma GCC unroll 4
+    for (int a = 0; a < A; ++a) {
+      const __m256d qa = _mm256_broadcast_sd(qs + a);
+#pragma GCC unroll 2
+      for (int b = 0; b < B; ++b) acc[a][b] = _mm256_add_pd(acc[a][b], _mm256_mul_pd(qa, y[b]));
+    }
+  }
+#pragma GCC unroll 4
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 2
+    for (int b = 0; b < B; ++b) _mm256_maskstore_pd(h + (i0 + a) * ldh + j0 + 4 * b, keep[a][b], acc[a][b]);
+}
+
+template <int A>
+constexpr RowsTileFn kRowsTileRowAvx2[2] = {rows_tile_avx2<A, 1>, rows_tile_avx2<A, 2>};
+constexpr const RowsTileFn* kRowsTilesAvx2[4] = {kRowsTileRowAvx2<1>, kRowsTileRowAvx2<2>, kRowsTileRowAvx2<3>,
+                                                 kRowsTileRowAvx2<4>};
+
+STRATA_AVX2 void weighted_gram_rows_avx2_impl(const double* x, int64_t ldx, int64_t n, int64_t p, const double* w,
+                                              double* h, int64_t ldh) {
+  thread_local std::vector<double> qbuf;
+  const int64_t ldq = (p + 3) / 4 * 4;
+  if (qbuf.size() < static_cast<size_t>(n * ldq)) qbuf.resize(static_cast<size_t>(n * ldq));
+  double* q = qbuf.data();
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t i = 0; i < p; ++i) q[s * ldq + i] = w[s] * x[s * ldx + i];
+  for (int64_t i0 = 0; i0 < p; i0 += 4) {
+    const int64_t a = std::min<int64_t>(4, p - i0), end = i0 + a;
+    for (int64_t j0 = 0; j0 < end; j0 += 8) {
+      const int64_t b = std::min<int64_t>(2, (end - j0 + 3) / 4);
+      kRowsTilesAvx2[a - 1][b - 1](x, ldx, q, ldq, n, p, i0, j0, h, ldh);
+    }
+  }
+}
+
 }  // namespace
 
 WeightedGramFn weighted_gram_avx512() {
@@ -242,9 +402,17 @@ WeightedGramFn weighted_gram_avx512() {
 LogisticGramFn logistic_gram_avx512() {
   return linear_predictor_avx512() ? logistic_gram_avx512_impl : nullptr;
 }
+WeightedGramRowsFn weighted_gram_rows_avx512() {
+  return __builtin_cpu_supports("avx512f") ? weighted_gram_rows_avx512_impl : nullptr;
+}
+WeightedGramRowsFn weighted_gram_rows_avx2() {
+  return __builtin_cpu_supports("avx2") ? weighted_gram_rows_avx2_impl : nullptr;
+}
 #else
 WeightedGramFn weighted_gram_avx512() { return nullptr; }
 LogisticGramFn logistic_gram_avx512() { return nullptr; }
+WeightedGramRowsFn weighted_gram_rows_avx512() { return nullptr; }
+WeightedGramRowsFn weighted_gram_rows_avx2() { return nullptr; }
 #endif
 
 }  // namespace strata::backend::cpu

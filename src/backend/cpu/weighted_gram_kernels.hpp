@@ -27,5 +27,16 @@ void logistic_gram_portable(const double* x, int64_t ldx, int64_t p, int64_t n, 
 /// AVX-512 F kernel (chunks of observations through both steps); nullptr without AVX-512 F.
 LogisticGramFn logistic_gram_avx512();
 
+/// Observation-major rows (backend.hpp, weighted_gram_rows): h[i·ldh + j] (j ≤ i) +=
+/// Σ_s (w[s]·x[s·ldx + i])·x[s·ldx + j], each element's sum continuing from h over s in order.
+using WeightedGramRowsFn = void (*)(const double* x, int64_t ldx, int64_t n, int64_t p, const double* w, double* h,
+                                    int64_t ldh);
+
+void weighted_gram_rows_portable(const double* x, int64_t ldx, int64_t n, int64_t p, const double* w, double* h,
+                                 int64_t ldh);
+/// AVX-512 F kernel (8 × 24 register tiles); nullptr when the CPU lacks AVX-512 F.
+WeightedGramRowsFn weighted_gram_rows_avx512();
+/// AVX2 kernel (4 × 8 tiles); nullptr when the CPU lacks AVX2.
+WeightedGramRowsFn weighted_gram_rows_avx2();
 
 }  // namespace strata::backend::cpu

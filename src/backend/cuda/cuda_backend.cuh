@@ -110,6 +110,9 @@ class CudaBackend final : public Backend {
                        double* g) const override {
     return cpu_->weighted_gram(x, w, v, h, g);
   }
+  Status weighted_gram_rows(MatrixView<const double> x, const double* w, MatrixView<double> h) const override {
+    return cpu_->weighted_gram_rows(x, w, h);
+  }
   Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const override {
     return cpu_->linear_predictor(x, c, logistic, out);
   }
