@@ -26,6 +26,9 @@ static_assert(kGroupRows == kGenotypeGramGroupVariants);
 constexpr int64_t kSliceCols = 192;
 // Column blocks of the kernels: widths are padded to a multiple of this.
 constexpr int64_t kLanes = 8;
+// The projection's float kernel (codes_times) blocks 4 columns, and each column's sums are
+// independent of the others: k = 10 loadings run 12 columns instead of 16, same bits.
+constexpr int64_t kProjectLanes = 4;
 // Code buffers end with one spare row (the integer phase-2 kernel reads the partner of an odd
 // last row) and this much slack (kernels read up to 7 bytes past a row).
 constexpr int64_t kSlack = 64;
@@ -132,7 +135,7 @@ class GroupKernels {
   Operand project_operand(const linalg::DenseMatrix& x) const {
     Operand o;
     o.cols = x.cols;
-    o.w = round_up(std::max<int64_t>(1, x.cols), kLanes);
+    o.w = round_up(std::max<int64_t>(1, x.cols), kProjectLanes);
     o.qt = transposed_f32(x, o.w);
     return o;
   }
