@@ -403,7 +403,6 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // This rank's rows [row0_, row0_ + own_rows_) into memory.
   Status load_resident() {
     STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((own_rows_ + 1) * stride_ + kSlack));
-    resident_.prefault();
     uint8_t* base = resident_.as<uint8_t>();
     std::fill(base + own_rows_ * stride_, base + (own_rows_ + 1) * stride_ + kSlack, uint8_t{0});
     ctx_.report().add_bytes_read(own_rows_ * stride_);
@@ -413,6 +412,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return pool().parallel_for(groups_, [&](int64_t c) -> Status {
       ahead.starting(c);
       const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, own_rows_ - r0);
+      // Each worker maps its own group's pages (the kernel zeroes them: in parallel so).
+      resident_.prefault(r0 * stride_, rows * stride_);
       return view_->read_codes(row0_ + r0, rows, 0, n_, base + r0 * stride_, stride_);
     });
   }
