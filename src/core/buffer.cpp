@@ -125,12 +125,20 @@ Result<Buffer> Buffer::allocate(int64_t nbytes) {
   return b;
 }
 
-void Buffer::prefault() {
+void Buffer::prefault() { prefault(0, size_); }
+
+void Buffer::prefault(int64_t offset, int64_t bytes) {
 #ifdef MADV_POPULATE_WRITE
+  offset = std::clamp<int64_t>(offset, 0, size_);
+  bytes = std::clamp<int64_t>(bytes, 0, size_ - offset);
+  if (bytes == 0) return;
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto begin = reinterpret_cast<uintptr_t>(data_) & ~(page - 1);
-  const auto end = reinterpret_cast<uintptr_t>(data_) + static_cast<uintptr_t>(size_);
-  if (size_ > 0) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  const auto begin = (reinterpret_cast<uintptr_t>(data_) + static_cast<uintptr_t>(offset)) & ~(page - 1);
+  const auto end = reinterpret_cast<uintptr_t>(data_) + static_cast<uintptr_t>(offset + bytes);
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)offset;
+  (void)bytes;
 #endif
 }
 

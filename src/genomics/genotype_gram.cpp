@@ -26,6 +26,9 @@ static_assert(kGroupRows == kGenotypeGramGroupVariants);
 constexpr int64_t kSliceCols = 192;
 // Column blocks of the kernels: widths are padded to a multiple of this.
 constexpr int64_t kLanes = 8;
+// The projection's float kernel (codes_times) blocks 4 columns, and each column's sums are
+// independent of the others: k = 10 loadings run 12 columns instead of 16, same bits.
+constexpr int64_t kProjectLanes = 4;
 // Code buffers end with one spare row (the integer phase-2 kernel reads the partner of an odd
 // last row) and this much slack (kernels read up to 7 bytes past a row).
 constexpr int64_t kSlack = 64;
@@ -132,7 +135,7 @@ class GroupKernels {
   Operand project_operand(const linalg::DenseMatrix& x) const {
     Operand o;
     o.cols = x.cols;
-    o.w = round_up(std::max<int64_t>(1, x.cols), kLanes);
+    o.w = round_up(std::max<int64_t>(1, x.cols), kProjectLanes);
     o.qt = transposed_f32(x, o.w);
     return o;
   }
@@ -400,7 +403,6 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   // This rank's rows [row0_, row0_ + own_rows_) into memory.
   Status load_resident() {
     STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((own_rows_ + 1) * stride_ + kSlack));
-    resident_.prefault();
     uint8_t* base = resident_.as<uint8_t>();
     std::fill(base + own_rows_ * stride_, base + (own_rows_ + 1) * stride_ + kSlack, uint8_t{0});
     ctx_.report().add_bytes_read(own_rows_ * stride_);
@@ -410,6 +412,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     return pool().parallel_for(groups_, [&](int64_t c) -> Status {
       ahead.starting(c);
       const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, own_rows_ - r0);
+      // Each worker maps its own group's pages (the kernel zeroes them: in parallel so).
+      resident_.prefault(r0 * stride_, rows * stride_);
       return view_->read_codes(row0_ + r0, rows, 0, n_, base + r0 * stride_, stride_);
     });
   }

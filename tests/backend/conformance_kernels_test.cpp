@@ -123,6 +123,24 @@ TEST_P(Conformance, CodesTransposeTimesF32) {
   }
 }
 
+// A column's float products do not depend on how many columns run beside it (the loadings
+// pass pads k to a multiple of 4, the Gram passes to 8): widths 12 and 16 give the same bits.
+TEST_P(Conformance, CodesTimesF32ColumnsIndependentOfWidth) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const int64_t rows = 97, n = 2100, n16 = (n + 15) / 16 * 16;
+  const Codes c(rows, n, 0, rng);
+  const auto luts = random_luts<float>(rows, rng);
+  std::vector<float> qt(static_cast<size_t>(16 * n16), 0.0f);
+  for (int64_t k = 0; k < 16; ++k)
+    for (int64_t j = 0; j < n; ++j) qt[static_cast<size_t>(k * n16 + j)] = u(rng);
+  std::vector<float> y12(static_cast<size_t>(rows * 12), 0.0f), y16(static_cast<size_t>(rows * 16), 0.0f);
+  be_->codes_times(c.view(), luts.data(), qt.data(), n16, 12, y12.data());
+  be_->codes_times(c.view(), luts.data(), qt.data(), n16, 16, y16.data());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t k = 0; k < 12; ++k) ASSERT_EQ(y12[i * 12 + k], y16[i * 16 + k]) << i << "," << k;
+}
+
 // Integer products of raw codes (3 = missing counts as 3): exact, at the int16 extremes.
 TEST_P(Conformance, CodesTimesInt16) {
   std::mt19937_64 rng(12);

@@ -237,9 +237,10 @@ class Backend {
   /// Tile kernels of the genotype Gram operator (a(i, n) = luts[4i + code(i, n)]). Rows are
   /// read 16 (float) or 32 (int16) codes at a time: codes.samples is rounded up to that, the
   /// buffer needs 64 bytes of slack past the last row, and dense entries for samples past the
-  /// real ones must be zero. Widths w are multiples of 8.
+  /// real ones must be zero. Widths w are multiples of 8 (codes_times: of 4).
   ///
-  /// y (codes.rows × w, row-major) += A·Q with qt = Qᵀ (w × ≥samples, row stride ldq).
+  /// y (codes.rows × w, row-major) += A·Q with qt = Qᵀ (w × ≥samples, row stride ldq); column
+  /// c of y does not depend on w.
   virtual void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
                            float* y) const = 0;
   /// zt[c·ldz + n] += Σ_i a(i, n)·y[i·w + c] for samples n in [n0, n0 + len) (the columns

@@ -1,18 +1,23 @@
 // Integer kernels of the genotype Gram operator (see gram_int_kernels.hpp).
 //
-// Decoding is two instructions: `vpmultishiftqb` pulls the 2-bit code of every int16 lane out
-// of a broadcast qword of packed codes (each lane's control byte names the code's bit offset),
-// and an AND keeps those 2 bits. The decoded lanes feed `vpdpwssd`, which multiplies int16
-// pairs and adds both products to an int32 lane:
-//  - codes_times_i16: lanes run along samples (32 per vector, pairs of neighbours), a 3-row ×
-//    8-column block of accumulators per chunk of samples, reduced to int64 per chunk.
-//  - codes_t_times_i16: lane s holds the codes of two neighbouring variants for sample s, so
-//    each instruction adds two variants' contributions; a block of columns × 16-sample strips
-//    stays in registers while every row pair of the group streams past.
+// Decoding is a broadcast qword of packed codes, `vpsrlvw` (int16 lane j of qword k shifts
+// its word right by 2k) and an AND keeping 2 bits. Lane j then holds code 8·(j % 4) + j / 4 of
+// the qword's 32 — a fixed shuffle of the samples that the kernels undo on the dense side.
+// (`vpmultishiftqb` would decode in order, but on this class of CPU it issues on the same pipes
+// as `vpdpwssd` and cost 6 of every 30 cycles; shifts and ANDs run beside it.) The decoded
+// lanes feed `vpdpwssd`, which multiplies int16 pairs and adds both products to an int32 lane:
+//  - codes_times_i16: lanes run along samples (32 per vector), a 6-row × 4-column block of
+//    accumulators per chunk of samples against the chunk of Qᵀ shuffled the same way, reduced
+//    to int64 per chunk.
+//  - codes_t_times_i16: int32 lane L holds the codes of two neighbouring variants for sample
+//    8·(L % 2) + L / 2 of a 16-sample strip, so each instruction adds two variants'
+//    contributions; a block of columns × strips stays in registers while every row pair of the
+//    group streams past, and is put back in sample order when stored.
 #include "backend/cpu/gram_int_kernels.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -58,7 +63,7 @@ void t_times_portable(const uint8_t* codes, int64_t stride, int64_t rows, int64_
 }
 
 #ifdef STRATA_GRAM_INT_X86
-#define STRATA_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi")))
+#define STRATA_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi,bmi2")))
 
 // acc += pairwise products of a and b. Inline assembly for phase 2: there GCC 12 copies every
 // accumulator in and out of another register around the intrinsic (a third of the rate lost).
@@ -80,46 +85,35 @@ inline uint32_t load_u32(const uint8_t* p) {
   return v;
 }
 
-// Control bytes selecting, for int16 lane j of qword k, the bit offset of its code.
-// Phase 1: lane 4k + m is sample 4k + m of one row: offset 2(4k + m).
-STRATA_VNNI inline __m512i times_control() {
-  alignas(64) uint64_t ctl[8];
-  for (uint64_t k = 0; k < 8; ++k) ctl[k] = (8 * k) | (8 * k + 2) << 16 | (8 * k + 4) << 32 | (8 * k + 6) << 48;
-  return _mm512_load_si512(ctl);
-}
-// Phase 2: qword k holds samples 2k and 2k + 1 of rows r0 (low dword of the data) and r1
-// (high dword): lanes (r0, 2k), (r1, 2k), (r0, 2k+1), (r1, 2k+1).
-STRATA_VNNI inline __m512i t_times_control() {
-  alignas(64) uint64_t ctl[8];
-  for (uint64_t k = 0; k < 8; ++k)
-    ctl[k] = (4 * k) | (32 + 4 * k) << 16 | (4 * k + 2) << 32 | (34 + 4 * k) << 48;
-  return _mm512_load_si512(ctl);
+// Shift counts: int16 lane j (in qword j / 4) shifts right by 2·(j / 4).
+STRATA_VNNI inline __m512i lane_shifts() {
+  alignas(64) int16_t sh[32];
+  for (int j = 0; j < 32; ++j) sh[j] = static_cast<int16_t>(2 * (j / 4));
+  return _mm512_load_si512(sh);
 }
 
-STRATA_VNNI inline __m512i decode32(const uint8_t* row, int64_t n, __m512i ctl, __m512i mask) {
+// Sample of a 32-code qword that int16 lane j decodes to.
+constexpr int lane_sample(int j) { return 8 * (j % 4) + j / 4; }
+
+STRATA_VNNI inline __m512i decode32(const uint8_t* row, int64_t n, __m512i shifts, __m512i mask) {
   const __m512i data = _mm512_set1_epi64(static_cast<long long>(load_u64(row + (n >> 2))));
-  return _mm512_and_si512(_mm512_multishift_epi64_epi8(ctl, data), mask);
-}
-
-STRATA_VNNI inline __m512i decode_pair16(const uint8_t* r0, const uint8_t* r1, int64_t n, __m512i ctl, __m512i mask) {
-  const uint64_t d = uint64_t{load_u32(r0 + (n >> 2))} | uint64_t{load_u32(r1 + (n >> 2))} << 32;
-  return _mm512_and_si512(_mm512_multishift_epi64_epi8(ctl, _mm512_set1_epi64(static_cast<long long>(d))), mask);
+  return _mm512_and_si512(_mm512_srlv_epi16(data, shifts), mask);
 }
 
 template <int RB, int CB>
-STRATA_VNNI void times_block(const uint8_t* codes, int64_t stride, int64_t n_begin, int64_t n_end, const int16_t* qt,
+STRATA_VNNI void times_block(const uint8_t* codes, int64_t stride, int64_t n_begin, int64_t n_end, const int16_t* qs,
                              int64_t ldq, int64_t w, int64_t c0, int64_t* p) {
-  const __m512i ctl = times_control(), mask = _mm512_set1_epi16(3);
+  const __m512i shifts = lane_shifts(), mask = _mm512_set1_epi16(3);
   __m512i acc[RB][CB];
 #pragma GCC unroll 8
   for (int r = 0; r < RB; ++r)
 #pragma GCC unroll 8
     for (int c = 0; c < CB; ++c) acc[r][c] = _mm512_setzero_si512();
-  const int16_t* q0 = qt + c0 * ldq;
+  const int16_t* q0 = qs + c0 * ldq - n_begin;
   for (int64_t n = n_begin; n < n_end; n += 32) {
     __m512i x[RB];
 #pragma GCC unroll 8
-    for (int r = 0; r < RB; ++r) x[r] = decode32(codes + r * stride, n, ctl, mask);
+    for (int r = 0; r < RB; ++r) x[r] = decode32(codes + r * stride, n, shifts, mask);
 #pragma GCC unroll 8
     for (int c = 0; c < CB; ++c) {
       const __m512i q = _mm512_loadu_si512(q0 + c * ldq + n);
@@ -136,21 +130,34 @@ STRATA_VNNI void times_block(const uint8_t* codes, int64_t stride, int64_t n_beg
 STRATA_VNNI void times_vnni(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
                             int64_t ldq, int64_t w, int64_t* p) {
   constexpr int RB = 6, CB = 4;
+  // The chunk of Qᵀ with each 32 samples in the decoder's lane order (kept per thread: a
+  // fresh buffer per tile would be page-faulted anew).
+  thread_local std::vector<int16_t> shuffled;
+  if (static_cast<int64_t>(shuffled.size()) < w * kIntTimesChunk) shuffled.resize(static_cast<size_t>(w * kIntTimesChunk));
+  alignas(64) int16_t order[32];
+  for (int j = 0; j < 32; ++j) order[j] = static_cast<int16_t>(lane_sample(j));
+  const __m512i perm = _mm512_load_si512(order);
+  int16_t* qs = shuffled.data();
   for (int64_t n0 = 0; n0 < n32; n0 += kIntTimesChunk) {
     const int64_t n1 = std::min(n32, n0 + kIntTimesChunk);
+    for (int64_t c = 0; c < w; ++c)
+      for (int64_t n = n0; n < n1; n += 32)
+        _mm512_storeu_si512(qs + c * kIntTimesChunk + (n - n0),
+                            _mm512_permutexvar_epi16(perm, _mm512_loadu_si512(qt + c * ldq + n)));
     int64_t i = 0;
     for (; i + RB <= rows; i += RB)
       for (int64_t c0 = 0; c0 < w; c0 += CB)
-        times_block<RB, CB>(codes + i * stride, stride, n0, n1, qt, ldq, w, c0, p + i * w);
+        times_block<RB, CB>(codes + i * stride, stride, n0, n1, qs, kIntTimesChunk, w, c0, p + i * w);
     for (; i < rows; ++i)
-      for (int64_t c0 = 0; c0 < w; c0 += CB) times_block<1, CB>(codes + i * stride, stride, n0, n1, qt, ldq, w, c0, p + i * w);
+      for (int64_t c0 = 0; c0 < w; c0 += CB)
+        times_block<1, CB>(codes + i * stride, stride, n0, n1, qs, kIntTimesChunk, w, c0, p + i * w);
   }
 }
 
 template <int CB, int NV>
 STRATA_VNNI void t_times_block(const uint8_t* codes, int64_t stride, int64_t pairs, int64_t n, const int16_t* wpairs,
                                int64_t w, int64_t c0, int32_t* zt, int64_t ldz) {
-  const __m512i ctl = t_times_control(), mask = _mm512_set1_epi16(3);
+  const __m512i shifts = lane_shifts(), mask = _mm512_set1_epi16(3);
   __m512i acc[CB][NV];
 #pragma GCC unroll 16
   for (int c = 0; c < CB; ++c)
@@ -162,8 +169,11 @@ STRATA_VNNI void t_times_block(const uint8_t* codes, int64_t stride, int64_t pai
     __m512i x[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      const uint64_t d = uint64_t{load_u32(r0 + 4 * v)} | uint64_t{load_u32(r0 + stride + 4 * v)} << 32;
-      x[v] = _mm512_and_si512(_mm512_multishift_epi64_epi8(ctl, _mm512_set1_epi64(static_cast<long long>(d))), mask);
+      // Words alternate between the two rows (samples 0–7, then 8–15 of the strip), so each
+      // int32 lane pairs the rows' codes of one sample.
+      const uint64_t d = _pdep_u64(load_u32(r0 + 4 * v), 0x0000FFFF0000FFFFULL) |
+                         _pdep_u64(load_u32(r0 + stride + 4 * v), 0xFFFF0000FFFF0000ULL);
+      x[v] = _mm512_and_si512(_mm512_srlv_epi16(_mm512_set1_epi64(static_cast<long long>(d)), shifts), mask);
     }
 #pragma GCC unroll 16
     for (int c = 0; c < CB; ++c) {
@@ -172,12 +182,14 @@ STRATA_VNNI void t_times_block(const uint8_t* codes, int64_t stride, int64_t pai
       for (int v = 0; v < NV; ++v) acc[c][v] = dpwssd(acc[c][v], x[v], b);
     }
   }
+  // Sample s of the strip is in lane 2·(s % 8) + s / 8.
+  const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
 #pragma GCC unroll 16
   for (int c = 0; c < CB; ++c)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       int32_t* zp = zt + (c0 + c) * ldz + n + 16 * v;
-      _mm512_storeu_si512(zp, _mm512_add_epi32(_mm512_loadu_si512(zp), acc[c][v]));
+      _mm512_storeu_si512(zp, _mm512_add_epi32(_mm512_loadu_si512(zp), _mm512_permutexvar_epi32(order, acc[c][v])));
     }
 }
 
@@ -194,7 +206,8 @@ STRATA_VNNI void t_times_vnni(const uint8_t* codes, int64_t stride, int64_t rows
 
 bool have_vnni() {
   static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                         __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi");
+                         __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi") &&
+                         __builtin_cpu_supports("bmi2");
   return ok;
 }
 #endif

@@ -18,7 +18,8 @@
 namespace strata::backend::cpu {
 
 /// y (rows × w, row-major) += A·Qᵀᵀ: y[i][c] += Σ_{n < n16} a(i, n)·qt[c·ldq + n].
-/// w: a multiple of 8 (the AVX-512 kernel runs rows in blocks of 6, then one at a time).
+/// w: a multiple of 4 (the AVX-512 kernel runs rows in blocks of 6, then one at a time, and
+/// columns in blocks of 4; column c's sums do not depend on w).
 using CodesTimesF32 = void (*)(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
                                const float* qt, int64_t ldq, int64_t w, float* y);
 /// zt (w × ldz, row-major) += (Aᵀ·Y)ᵀ over samples [n0, n0 + len):
