@@ -19,6 +19,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -33,6 +34,8 @@ namespace strata::backend::conformance {
 struct Registered {
   std::string name;
   std::function<Result<BackendPtr>()> make;
+  // Test names and ctest listings show the backend's name, not the struct's bytes.
+  friend void PrintTo(const Registered& r, std::ostream* os) { *os << r.name; }
 };
 
 inline std::vector<Registered> registered_backends() {
