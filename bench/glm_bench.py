@@ -124,21 +124,19 @@ def main():
     for solver in ["lbfgs", "newton"]:
         for mode, mem in modes:
             # Interleaved: one run of each build per round, medians over the rounds.
-            ts = {name: [] for name, _ in builds}
+            ts, last = {name: [] for name, _ in builds}, {}
             for _ in range(a.repeats):
                 for name, exe in builds:
                     t0 = time.perf_counter()
-                    coef, r = strata_fit(exe, d, solver, mem, a.threads, f"{name}_{solver}_{mode}")
+                    last[name] = coef, r = strata_fit(exe, d, solver, mem, a.threads, f"{name}_{solver}_{mode}")
                     ts[name].append(time.perf_counter() - t0)
                     assert r["resident"] == (mode == "resident"), r["resident"]
                     phases = {p["name"]: round(p["seconds"], 3) for p in r.get("phases", [])}
-                    res[f"{name} {solver} {mode}"] = (None, r["iterations"], r["passes_over_x"], coef)
                     print(f"  {name} {solver} {mode}: {ts[name][-1]:.2f} s {phases}", flush=True)
             for name, _ in builds:
-                t = statistics.median(ts[name])
-                res[f"{name} {solver} {mode}"] = (t,) + res[f"{name} {solver} {mode}"][1:]
-                k = res[f"{name} {solver} {mode}"]
-                print(f"{name} {solver} {mode}: {t:.2f} s, {k[1]} it, {k[2]} passes", flush=True)
+                t, (coef, r) = statistics.median(ts[name]), last[name]
+                res[f"{name} {solver} {mode}"] = (t, r["iterations"], r["passes_over_x"], coef)
+                print(f"{name} {solver} {mode}: {t:.2f} s, {r['iterations']} it, {r['passes_over_x']} passes", flush=True)
     x = np.load(os.path.join(d, "y.npy"))  # y
     y = x
     import zarr
