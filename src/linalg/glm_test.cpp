@@ -158,9 +158,8 @@ TEST(Glm, NewtonStatisticsPassWhenTheLastStepIsLarge) {
     auto r = fit(test_ctx(), d, p);
     STRATA_ASSERT_OK(r.status());
     SCOPED_TRACE(glm_family_name(f));
+    EXPECT_TRUE(r->converged);  // the step-size rule declined, not the early return of a non-converged fit
     EXPECT_EQ(r->passes, r->iterations + 1);
-    std::vector<double> coef, se;
-    reference_fit(f, d, &coef, &se);
     // SE at the returned β, recomputed in long double from strata's coefficients.
     const int64_t n = d.n, np = d.p;
     std::vector<long double> h(static_cast<size_t>(np * np), 0.0L);
