@@ -3,7 +3,8 @@
 # build-gpu/strata-gpu-kit.tar.gz): prints the machine, makes the CUDA backend run there
 # (rebuilding the module with the machine's nvcc when the kit's does not load), runs the CUDA
 # tests, and with --bench bench/gpu_bench.py (the arguments after --bench go to it). Output also
-# goes to $OUT/gpu_check.log, test results to $OUT/*.xml. Exit 1 when the backend cannot run.
+# goes to $OUT/gpu_check.log, test results to $OUT/*.xml. Exit 1 when the backend cannot run or a
+# test fails.
 #   bash scripts/gpu_check.sh                 # ~2 min: machine, tests
 #   bash scripts/gpu_check.sh --bench --only sum,svd
 set -uo pipefail
@@ -34,7 +35,9 @@ fi
 echo "== tests (every CUDA conformance case, device selection, the shared random code)"
 "$KIT/bin/strata_integration_tests" --gtest_filter='*cuda*:DeviceSelection.*:*Conformance*cpu_best*' \
   --gtest_output="xml:$OUT/integration.xml" 2>&1 | grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) ' | grep -v '^\[       OK' | tail -60
+tests_rc=${PIPESTATUS[0]}
 "$KIT/bin/strata_core_tests" --gtest_filter='Random*:Philox*' --gtest_output="xml:$OUT/core.xml" 2>&1 | tail -3
+[ "${PIPESTATUS[0]}" -eq 0 ] || tests_rc=1
 grep -h -o 'tests="[0-9]*" failures="[0-9]*"[^>]*skipped="[0-9]*"\|tests="[0-9]*" failures="[0-9]*"' "$OUT"/*.xml | head -2
 
 if [ "${1:-}" = "--bench" ]; then
@@ -42,3 +45,4 @@ if [ "${1:-}" = "--bench" ]; then
   echo "== bench/gpu_bench.py $*"
   python3 bench/gpu_bench.py --strata "$STRATA_CLI" "$@"
 fi
+[ "$tests_rc" -eq 0 ] || { echo "== CUDA tests FAILED (see above and $OUT/*.xml)"; exit 1; }

@@ -84,10 +84,9 @@ inline Status check_qr(const MatrixView<const double>& a, const MatrixView<doubl
 
 /// The `count` top eigenpairs of the square a into z (n × count).
 inline Status check_syev_top(const MatrixView<double>& a, int64_t count, const MatrixView<double>& z) {
-  STRATA_RETURN_NOT_OK(check_view("syev_top", "a", a));
+  STRATA_RETURN_NOT_OK(check_square("syev_top", a));
   STRATA_RETURN_NOT_OK(check_view("syev_top", "z", z));
   const int64_t n = a.rows;
-  if (a.rows != a.cols) return Status::Invalid("syev_top: ", a.rows, " x ", a.cols, " is not square");
   if (count < 0 || count > n || z.rows != n || z.cols != count)
     return Status::Invalid("syev_top: ", count, " pairs of ", n, " x ", n, " into z ", z.rows, " x ", z.cols);
   return Status::OK();

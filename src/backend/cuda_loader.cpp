@@ -130,18 +130,16 @@ Result<BackendPtr> backend_for_device(const std::string& spec, const std::string
     return gpu.ok() ? *gpu : cpu_backend();
   }
   int device = 0;
-  bool all = false;
-  if (spec == "cuda:all") {
-    all = true;
-  } else if (spec.rfind("cuda:", 0) == 0) {
+  const bool all = spec == "cuda:all";
+  bool valid = all || spec == "cuda";
+  if (!valid && spec.rfind("cuda:", 0) == 0) {
     const char* b = spec.data() + 5;
     const char* e = spec.data() + spec.size();
     auto [p, ec] = std::from_chars(b, e, device);
-    if (b == e || p != e || ec != std::errc() || device < 0)
-      return Status::Invalid(option, " must be cpu, cuda, cuda:N (N = 0, 1, …), cuda:all or auto, got '", spec, "'");
-  } else if (spec != "cuda") {
-    return Status::Invalid(option, " must be cpu, cuda, cuda:N (N = 0, 1, …), cuda:all or auto, got '", spec, "'");
+    valid = b != e && p == e && ec == std::errc() && device >= 0;
   }
+  if (!valid)
+    return Status::Invalid(option, " must be cpu, cuda, cuda:N (N = 0, 1, …), cuda:all or auto, got '", spec, "'");
   auto count = cuda_device_count();
   if (!count.ok()) return Status::Unsupported(option, " ", spec, ": ", count.status().message());
   auto be = all && *count > 1 ? make_all_devices(*count) : make_cuda_backend(device);

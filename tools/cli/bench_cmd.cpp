@@ -84,17 +84,17 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   const Array expr = sum((x + 1).slice({Slice::every(2), Slice::every(2)}));
   STRATA_RETURN_NOT_OK(expr.status());
   const double total_elems = static_cast<double>(shape[0]) * static_cast<double>(shape[1]);
-  const backend::BackendPtr& be = state.ctx().backend_impl();
-  const bool device = be && be.get() != backend::cpu_backend().get();
+  const backend::Backend& be = backend::of(state.ctx());
+  const bool device = &be != backend::cpu_backend().get();
   if (!o.json) {
     std::printf("(x + 1)[::2, ::2].sum(), x = normal(10, 1) of %s, chunks %s, seed %llu\n",
                 shape_to_string(shape).c_str(), shape_to_string(chunks).c_str(),
                 static_cast<unsigned long long>(o.seed));
-    std::printf("device: %s\n", device ? be->name().c_str() : backend::cpu_backend()->name().c_str());
+    std::printf("device: %s\n", be.name().c_str());
     std::printf("%8s %12s %16s %18s %22s  %s\n", "threads", "seconds", "elements/s", "generated", "generated/s",
                 "result");
   }
-  if (device) return run_random_sum_on_device(o, shape, *be, state);
+  if (device) return run_random_sum_on_device(o, shape, be, state);
   RunReport all;
   nlohmann::json runs = nlohmann::json::array();
   for (int t : threads) {

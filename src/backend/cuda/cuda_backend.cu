@@ -97,9 +97,7 @@ Result<double> slice_sum_on(LanePool& pool, const random::FillParams& p, int64_t
   STRATA_RETURN_NOT_OK(partials.allocate(sizeof(double) * kSliceSumBlocks, s));
   STRATA_CUDA_RETURN(launch_random_slice_sum(p, ld, r0, rstep, rows, c0, cstep, cols, add, partials.as<double>(), s));
   std::vector<double> host(kSliceSumBlocks);
-  STRATA_CUDA_RETURN(cudaMemcpyAsync(host.data(), partials.as<double>(), sizeof(double) * kSliceSumBlocks,
-                                     cudaMemcpyDeviceToHost, s));
-  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
+  STRATA_RETURN_NOT_OK(download(s, partials, host));
   double total = 0;
   for (double x : host) total += x;  // block order: fixed
   return total;

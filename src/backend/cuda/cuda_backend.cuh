@@ -13,15 +13,19 @@
 #include <vector>
 
 #include "backend/cuda/cuda_common.cuh"
+#include "backend/forwarding_backend.hpp"
 #include "strata/backend/backend.hpp"
 
 namespace strata::backend::cuda {
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public ForwardingBackend {
  public:
   /// Operations run on devices[0]; random_slice_sum splits its rows across all of them.
   CudaBackend(const std::vector<int>& devices, std::string name, BackendPtr cpu, bool small_dense_on_host)
-      : pool_(devices.at(0)), name_(std::move(name)), cpu_(std::move(cpu)), small_on_host_(small_dense_on_host) {
+      : ForwardingBackend(std::move(cpu)),
+        pool_(devices.at(0)),
+        name_(std::move(name)),
+        small_on_host_(small_dense_on_host) {
     for (size_t d = 1; d < devices.size(); ++d) others_.push_back(std::make_unique<LanePool>(devices[d]));
   }
   std::string name() const override { return name_; }
@@ -70,56 +74,7 @@ class CudaBackend final : public Backend {
                           MatrixView<double> out) const override;
   bool fused_randint3() const override { return true; }
 
-  // ---- on the CPU backend, for now ----
-  Result<double> trcon(Uplo uplo, MatrixView<const double> a) const override { return cpu_->trcon(uplo, a); }
-  Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const override {
-    return cpu_->svd(a, u, s, vt);
-  }
-  bool fast_int16() const override { return cpu_->fast_int16(); }
-  void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
-                 int64_t n) const override {
-    cpu_->ew_binary(op, t, a, a_scalar, b, b_scalar, out, n);
-  }
-  void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override {
-    cpu_->ew_unary(op, t, a, out, n);
-  }
-  void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override {
-    cpu_->ew_cast(from, to, a, out, n);
-  }
-  void accumulate_f32(const float* x, double* acc, int64_t n) const override { cpu_->accumulate_f32(x, acc, n); }
-  void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
-                 int8_t* limbs, int64_t* rsum) const override {
-    cpu_->pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);
-  }
-  bool fast_u8s8() const override { return cpu_->fast_u8s8(); }
-  void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
-                bool b_scalar, void* out, int64_t n) const override {
-    cpu_->ew_where(t, cond, c_scalar, a, a_scalar, b, b_scalar, out, n);
-  }
-  void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override {
-    cpu_->reduce_tile(kind, tile, state);
-  }
-  void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override {
-    cpu_->code_planes(codes, planes, words, word);
-  }
-  Status row_pair_reduce(RowReduce op, double p, MatrixView<const double> a, MatrixView<const double> b,
-                         MatrixView<double> out, int64_t* observed) const override {
-    return cpu_->row_pair_reduce(op, p, a, b, out, observed);
-  }
-  Status weighted_gram(MatrixView<const double> x, const double* w, const double* v, MatrixView<double> h,
-                       double* g) const override {
-    return cpu_->weighted_gram(x, w, v, h, g);
-  }
-  Status weighted_gram_rows(MatrixView<const double> x, const double* w, MatrixView<double> h) const override {
-    return cpu_->weighted_gram_rows(x, w, h);
-  }
-  Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const override {
-    return cpu_->linear_predictor(x, c, logistic, out);
-  }
-  Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
-                       double* g) const override {
-    return cpu_->logistic_gram(x, c, y, h, g);
-  }
+  // Every other operation: on the CPU backend (ForwardingBackend), for now.
 
  private:
   Result<Lane*> lane() const { return pool_.acquire(); }
@@ -130,7 +85,6 @@ class CudaBackend final : public Backend {
   mutable LanePool pool_;
   std::vector<std::unique_ptr<LanePool>> others_;  // cuda:all's other devices
   std::string name_;
-  BackendPtr cpu_;
   bool small_on_host_;
 };
 

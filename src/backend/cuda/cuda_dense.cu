@@ -108,21 +108,21 @@ Status syevd(Lane& lane, int64_t n, std::vector<double>& h, std::vector<double>&
 Status CudaBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
                          double beta, MatrixView<double> c) const {
   if (host_product(double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols)))
-    return cpu_->gemm(ta, tb, alpha, a, b, beta, c);
+    return inner()->gemm(ta, tb, alpha, a, b, beta, c);
   STRATA_CUDA_LANE(l);
   return gemm_impl(*l, ta, tb, alpha, a, b, beta, c);
 }
 Status CudaBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b,
                          float beta, MatrixView<float> c) const {
   if (host_product(double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols)))
-    return cpu_->gemm(ta, tb, alpha, a, b, beta, c);
+    return inner()->gemm(ta, tb, alpha, a, b, beta, c);
   STRATA_CUDA_LANE(l);
   return gemm_impl(*l, ta, tb, alpha, a, b, beta, c);
 }
 
 Status CudaBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const double> a, double beta,
                          MatrixView<double> c) const {
-  if (host_product(double(a.rows) * double(a.cols) * double(c.rows))) return cpu_->syrk(uplo, ta, alpha, a, beta, c);
+  if (host_product(double(a.rows) * double(a.cols) * double(c.rows))) return inner()->syrk(uplo, ta, alpha, a, beta, c);
   int64_t n = 0, k = 0;
   STRATA_RETURN_NOT_OK(detail::check_syrk(ta, a, c, &n, &k));
   if (n == 0) return Status::OK();
@@ -141,19 +141,19 @@ Status CudaBackend::syrk(Uplo uplo, Trans ta, double alpha, MatrixView<const dou
 
 Status CudaBackend::trsm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
                          MatrixView<double> b) const {
-  if (host_product(double(b.rows) * double(b.cols) * double(a.rows))) return cpu_->trsm(side, uplo, ta, alpha, a, b);
+  if (host_product(double(b.rows) * double(b.cols) * double(a.rows))) return inner()->trsm(side, uplo, ta, alpha, a, b);
   STRATA_CUDA_LANE(l);
   return triangle_call(*l, true, side, uplo, ta, alpha, a, b);
 }
 Status CudaBackend::trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
                          MatrixView<double> b) const {
-  if (host_product(double(b.rows) * double(b.cols) * double(a.rows))) return cpu_->trmm(side, uplo, ta, alpha, a, b);
+  if (host_product(double(b.rows) * double(b.cols) * double(a.rows))) return inner()->trmm(side, uplo, ta, alpha, a, b);
   STRATA_CUDA_LANE(l);
   return triangle_call(*l, false, side, uplo, ta, alpha, a, b);
 }
 
 Status CudaBackend::potrf(Uplo uplo, MatrixView<double> a) const {
-  if (host_factor(a.rows)) return cpu_->potrf(uplo, a);
+  if (host_factor(a.rows)) return inner()->potrf(uplo, a);
   STRATA_RETURN_NOT_OK(detail::check_square("potrf", a));
   const int64_t n = a.rows;
   if (n == 0) return Status::OK();
@@ -175,7 +175,7 @@ Status CudaBackend::potrf(Uplo uplo, MatrixView<double> a) const {
 }
 
 Status CudaBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixView<double> r) const {
-  if (host_factor(a.cols)) return cpu_->qr(a, q, r);
+  if (host_factor(a.cols)) return inner()->qr(a, q, r);
   STRATA_RETURN_NOT_OK(detail::check_qr(a, q, r));
   const int64_t m = a.rows, n = a.cols;
   if (n == 0) return Status::OK();
@@ -207,7 +207,7 @@ Status CudaBackend::qr(MatrixView<const double> a, MatrixView<double> q, MatrixV
 }
 
 Status CudaBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
-  if (host_factor(a.rows)) return cpu_->syev(a, w, vectors);
+  if (host_factor(a.rows)) return inner()->syev(a, w, vectors);
   STRATA_RETURN_NOT_OK(detail::check_square("syev", a));
   const int64_t n = a.rows;
   if (n == 0) return Status::OK();
@@ -220,7 +220,7 @@ Status CudaBackend::syev(MatrixView<double> a, double* w, bool vectors) const {
 }
 
 Status CudaBackend::syev_top(MatrixView<double> a, int64_t count, double* w, MatrixView<double> z) const {
-  if (host_factor(a.rows)) return cpu_->syev_top(a, count, w, z);
+  if (host_factor(a.rows)) return inner()->syev_top(a, count, w, z);
   STRATA_RETURN_NOT_OK(detail::check_syev_top(a, count, z));
   const int64_t n = a.rows;
   if (count == 0) return Status::OK();

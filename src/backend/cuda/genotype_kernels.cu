@@ -181,12 +181,6 @@ Status to_device(cudaStream_t s, DeviceBuffer& d, const T* h, int64_t n) {
   if (n > 0) STRATA_CUDA_RETURN(cudaMemcpyAsync(d.as<T>(), h, sizeof(T) * n, cudaMemcpyHostToDevice, s));
   return Status::OK();
 }
-template <class T>
-Status to_host(cudaStream_t s, std::vector<T>& h, const DeviceBuffer& d) {
-  STRATA_CUDA_RETURN(cudaMemcpyAsync(h.data(), d.as<T>(), sizeof(T) * h.size(), cudaMemcpyDeviceToHost, s));
-  STRATA_CUDA_RETURN(cudaStreamSynchronize(s));
-  return Status::OK();
-}
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
@@ -206,7 +200,7 @@ Status times_i16(Lane& lane, CodesView codes, const int16_t* qt, int64_t ldq, in
                                                                     dq.as<int16_t>(), ldq, w, dp.as<int64_t>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<int64_t> h(static_cast<size_t>(codes.rows * w));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dp));
+  STRATA_RETURN_NOT_OK(download(s, dp, h));
   for (size_t k = 0; k < h.size(); ++k) p[k] += h[k];
   return Status::OK();
 }
@@ -223,7 +217,7 @@ Status t_times_i16(Lane& lane, CodesView codes, const int16_t* wpairs, int64_t w
                                                                dw.as<int16_t>(), w, dz.as<int32_t>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<int32_t> h(static_cast<size_t>(w * len));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dz));
+  STRATA_RETURN_NOT_OK(download(s, dz, h));
   for (int64_t c = 0; c < w; ++c)
     for (int64_t n = 0; n < len; ++n) zt[c * ldz + n] += h[static_cast<size_t>(c * len + n)];
   return Status::OK();
@@ -245,7 +239,7 @@ Status decode_on(Lane& lane, CodesView codes, const T* luts, MatrixView<T> out) 
                                                        dl.as<T>(), dout.as<T>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<T> h(static_cast<size_t>(n));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  STRATA_RETURN_NOT_OK(download(s, dout, h));
   for (int64_t i = 0; i < codes.rows; ++i)
     for (int64_t j = 0; j < codes.samples; ++j) out(i, j) = h[static_cast<size_t>(i * codes.samples + j)];
   return Status::OK();
@@ -261,7 +255,7 @@ Status count_on(Lane& lane, CodesView codes, int64_t* counts) {
                                                             dcounts.as<int64_t>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<int64_t> h(static_cast<size_t>(4 * codes.rows));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dcounts));
+  STRATA_RETURN_NOT_OK(download(s, dcounts, h));
   std::copy(h.begin(), h.end(), counts);
   return Status::OK();
 }
@@ -280,7 +274,7 @@ Status times_f32(Lane& lane, CodesView codes, const float* luts, const float* qt
                                                                     dy.as<float>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<float> h(static_cast<size_t>(codes.rows * w));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dy));
+  STRATA_RETURN_NOT_OK(download(s, dy, h));
   for (size_t k = 0; k < h.size(); ++k) y[k] += h[k];
   return Status::OK();
 }
@@ -298,7 +292,7 @@ Status t_times_f32(Lane& lane, CodesView codes, const float* luts, int64_t n0, i
                                                                codes.rows, n0, len, dy.as<float>(), w, dz.as<float>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<float> h(static_cast<size_t>(w * len));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dz));
+  STRATA_RETURN_NOT_OK(download(s, dz, h));
   for (int64_t c = 0; c < w; ++c)
     for (int64_t m = 0; m < len; ++m) zt[c * ldz + n0 + m] += h[static_cast<size_t>(c * len + m)];
   return Status::OK();
@@ -328,7 +322,7 @@ Status pair_counts(Lane& lane, CodePlanesView planes, int64_t row0, int64_t rows
                                                                  dout.as<int64_t>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<int64_t> h(n);
-  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  STRATA_RETURN_NOT_OK(download(s, dout, h));
   for (size_t k = 0; k < n; ++k) counts[k] += h[k];
   return Status::OK();
 }
@@ -347,7 +341,7 @@ Status panels_f32(Lane& lane, const float* a, const float* b, int64_t kk, int64_
                                                                   dout.as<float>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<float> h(static_cast<size_t>(rows * cols));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  STRATA_RETURN_NOT_OK(download(s, dout, h));
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
       acc[i * ldacc + j] += static_cast<double>(h[static_cast<size_t>(i * cols + j)]);
@@ -366,7 +360,7 @@ Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_
                                                                    cols, mode, dout.as<int64_t>());
   STRATA_CUDA_RETURN(cudaGetLastError());
   std::vector<int64_t> h(static_cast<size_t>(rows * cols));
-  STRATA_RETURN_NOT_OK(to_host(s, h, dout));
+  STRATA_RETURN_NOT_OK(download(s, dout, h));
   // As the CPU: scale · the exact sum (< 2⁴⁶, exact as a double), one rounded add.
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
