@@ -9,6 +9,7 @@
 #include <charconv>
 #include <climits>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,27 @@ Result<BackendPtr> make_cuda_backend(int device, bool small_dense_on_host) {
 #endif
 }
 
+namespace {
+// The device index a CUDA spelling names ("cuda" = 0, "cuda:N" = N, "cuda:all" = -1); nullopt
+// for any other text.
+std::optional<int> cuda_index(const std::string& spec) {
+  if (spec == "cuda") return 0;
+  if (spec == "cuda:all") return -1;
+  if (spec.rfind("cuda:", 0) != 0) return std::nullopt;
+  int device = 0;
+  const char* b = spec.data() + 5;
+  const char* e = spec.data() + spec.size();
+  auto [p, ec] = std::from_chars(b, e, device);
+  if (b == e || p != e || ec != std::errc() || device < 0) return std::nullopt;
+  return device;
+}
+}  // namespace
+
+Status check_device_spec(const std::string& spec) {
+  if (spec == "cpu" || spec == "auto" || cuda_index(spec)) return Status::OK();
+  return Status::Invalid("must be cpu, cuda, cuda:N (N = 0, 1, …), cuda:all or auto, got '", spec, "'");
+}
+
 Result<BackendPtr> backend_for_device(const std::string& spec, const std::string& option) {
   if (spec == "cpu") return cpu_backend();
   if (spec == "auto") {
@@ -129,17 +151,10 @@ Result<BackendPtr> backend_for_device(const std::string& spec, const std::string
     auto gpu = make_cuda_backend(0);
     return gpu.ok() ? *gpu : cpu_backend();
   }
-  int device = 0;
-  const bool all = spec == "cuda:all";
-  bool valid = all || spec == "cuda";
-  if (!valid && spec.rfind("cuda:", 0) == 0) {
-    const char* b = spec.data() + 5;
-    const char* e = spec.data() + spec.size();
-    auto [p, ec] = std::from_chars(b, e, device);
-    valid = b != e && p == e && ec == std::errc() && device >= 0;
-  }
-  if (!valid)
-    return Status::Invalid(option, " must be cpu, cuda, cuda:N (N = 0, 1, …), cuda:all or auto, got '", spec, "'");
+  const std::optional<int> index = cuda_index(spec);
+  if (!index) return Status::Invalid(option, " ", check_device_spec(spec).message());
+  const bool all = *index < 0;
+  const int device = all ? 0 : *index;
   auto count = cuda_device_count();
   if (!count.ok()) return Status::Unsupported(option, " ", spec, ": ", count.status().message());
   auto be = all && *count > 1 ? make_all_devices(*count) : make_cuda_backend(device);

@@ -24,7 +24,12 @@ TEST(DeviceSelection, CpuAndBadSpellings) {
     EXPECT_EQ(r.status().code(), StatusCode::Invalid) << bad;
     EXPECT_NE(r.status().message().find("--device must be cpu, cuda, cuda:N"), std::string::npos)
         << r.status().message();
+    const Status check = check_device_spec(bad);
+    EXPECT_EQ(check.code(), StatusCode::Invalid) << bad;
+    EXPECT_NE(check.message().find("got '" + std::string(bad) + "'"), std::string::npos) << check.message();
   }
+  // The spellings the CLI accepts are exactly those backend_for_device takes (opening nothing).
+  for (const char* good : {"cpu", "auto", "cuda", "cuda:0", "cuda:12", "cuda:all"}) STRATA_EXPECT_OK(check_device_spec(good));
 }
 
 TEST(DeviceSelection, CudaWithoutDeviceIsAnErrorNamingTheCause) {

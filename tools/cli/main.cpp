@@ -43,10 +43,8 @@ void add_device_option(CLI::App* cmd, CliState& state) {
                   "(a GPU when one is present)")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
-            bool ok = s == "cpu" || s == "cuda" || s == "cuda:all" || s == "auto";
-            if (!ok && s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.size() < 9)
-              ok = s.find_first_not_of("0123456789", 5) == std::string::npos;
-            return ok ? std::string() : "must be cpu, cuda, cuda:N, cuda:all or auto, got '" + s + "'";
+            const Status st = backend::check_device_spec(s);
+            return st.ok() ? std::string() : st.message();
           },
           "DEVICE", ""));
 }

@@ -438,6 +438,9 @@ std::string backends_built();
 /// operation runs on cuda:0 so far); "auto" (cuda:0 when a device is present, else cpu). Invalid for other text; Unsupported (naming `option` and the CUDA error)
 /// when CUDA is asked for and cannot run.
 Result<BackendPtr> backend_for_device(const std::string& spec, const std::string& option = "--device");
+/// \brief Invalid ("must be cpu, cuda, cuda:N (N = 0, 1, …), cuda:all or auto, got '…'") unless
+/// `spec` is a spelling backend_for_device takes; opens nothing (the CLI checks --device with it).
+Status check_device_spec(const std::string& spec);
 
 /// \brief The backend computations on `ctx` run on: ContextOptions::backend_impl, or
 /// cpu_backend() when that is null.
