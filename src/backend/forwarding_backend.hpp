@@ -62,8 +62,12 @@ class ForwardingBackend : public Backend {
                      int64_t ldz) const override {
     inner_->codes_t_times(codes, luts, n0, len, y, w, zt, ldz);
   }
-  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const override {
-    inner_->codes_times_i16(codes, qt, ldq, w, p);
+  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                       const uint8_t* packed) const override {
+    inner_->codes_times_i16(codes, qt, ldq, w, p, packed);
+  }
+  std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override {
+    return inner_->pack_times_i16(qt, ldq, w, n32);
   }
   void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) const override {
     inner_->codes_t_times_i16(codes, wpairs, w, zt, ldz);

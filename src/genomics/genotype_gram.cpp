@@ -118,6 +118,7 @@ class GroupKernels {
     int64_t cols = 0, w = 0;
     std::vector<float> qt;  // float32 path and project: w × n16, transposed
     Int16Block qi;          // int16 and mixed gram
+    std::vector<uint8_t> qpacked;  // qi in the backend's own layout (empty: it reads qi.qt)
   };
 
   int64_t samples() const { return n_; }
@@ -129,7 +130,10 @@ class GroupKernels {
     o.cols = q.cols;
     o.w = round_up(std::max<int64_t>(1, q.cols), kLanes);
     if (arithmetic_ == Precision::Float32) o.qt = transposed_f32(q, o.w);
-    else o.qi = round_int16(q, n_, n32_, o.w);
+    else {
+      o.qi = round_int16(q, n_, n32_, o.w);
+      o.qpacked = backend::of(ctx_).pack_times_i16(o.qi.qt.data(), o.qi.ld, o.w, n32_);
+    }
     return o;
   }
   Operand project_operand(const linalg::DenseMatrix& x) const {
@@ -172,7 +176,7 @@ class GroupKernels {
       // Phase 1: T_t = A_t·Q̃ from exact integer sums.
       STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
         const int64_t r0 = t * kTileRows;
-        tile_products_int16(be, op.qi, t, g0 + r0, std::min(kTileRows, rows - r0), gcodes + r0 * stride_, w,
+        tile_products_int16(be, op, t, g0 + r0, std::min(kTileRows, rows - r0), gcodes + r0 * stride_, w,
                             out.t.data() + r0 * w, missing[static_cast<size_t>(t)]);
         return Status::OK();
       }));
@@ -210,7 +214,7 @@ class GroupKernels {
       if (mixed) {
         thread_local MissingCalls scratch;
         double* tt = thread_buffer<double>(kTileRows * w);
-        tile_products_int16(be, op.qi, t, g0 + r0, tr, codes, w, tt, scratch);
+        tile_products_int16(be, op, t, g0 + r0, tr, codes, w, tt, scratch);
         for (int64_t i = 0; i < tr * w; ++i) yt[i] = static_cast<float>(tt[i]);
         return Status::OK();
       }
@@ -300,12 +304,14 @@ class GroupKernels {
   // standardized rows r0.. (tile t of its group), from the exact integer sums of raw codes
   // plus the per-variant centring and missing-call terms; `miss` receives the tile's missing
   // calls.
-  void tile_products_int16(const backend::Backend& be, const Int16Block& qi, int64_t t, int64_t r0, int64_t rows,
+  void tile_products_int16(const backend::Backend& be, const Operand& op, int64_t t, int64_t r0, int64_t rows,
                            const uint8_t* codes, int64_t w, double* tt, MissingCalls& miss) const {
+    const Int16Block& qi = op.qi;
     int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
     int64_t* msum = p + kTileRows * w;
     std::fill(p, p + rows * w, int64_t{0});
-    be.codes_times_i16({codes, rows, n32_, stride_}, qi.qt.data(), qi.ld, w, p);
+    be.codes_times_i16({codes, rows, n32_, stride_}, qi.qt.data(), qi.ld, w, p,
+                       op.qpacked.empty() ? nullptr : op.qpacked.data());
     miss.clear();
     for (int64_t i = 0; i < rows; ++i) {
       const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];

@@ -151,16 +151,22 @@ TEST(GenotypeGram, MixedOperandAndStandardizations) {
   }
 }
 
-// Exact integer sums: the VNNI and portable kernels give the same bits.
+// Exact integer sums: the VNNI, AMX and portable kernels give the same bits.
 TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
-  const auto vnni = isa_ctx(backend::CpuIsa::Avx512Vnni);
-  if (!vnni) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI/VBMI: no vectorized int16 kernels to compare";
   const Fixture f = make_fixture(3300, 205, 13);
-  const linalg::DenseMatrix q = test_block(f.a.cols, 16);
-  linalg::DenseMatrix fast, portable;
-  STRATA_ASSERT_OK(make_op(f, *vnni, true)->gram(q, fast));
+  const linalg::DenseMatrix q = test_block(f.a.cols, 24);
+  linalg::DenseMatrix portable;
   STRATA_ASSERT_OK(make_op(f, *isa_ctx(backend::CpuIsa::Portable), true)->gram(q, portable));
-  EXPECT_EQ(fast.data, portable.data);
+  int compared = 0;
+  for (auto isa : {backend::CpuIsa::Avx512Vnni, backend::CpuIsa::Avx512Amx}) {
+    const auto ctx = isa_ctx(isa);
+    if (!ctx) continue;
+    linalg::DenseMatrix fast;
+    STRATA_ASSERT_OK(make_op(f, *ctx, true)->gram(q, fast));
+    EXPECT_EQ(fast.data, portable.data) << backend::cpu_isa_name(isa);
+    ++compared;
+  }
+  if (compared == 0) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI/VBMI and AMX: no vectorized int16 kernels to compare";
 }
 
 TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {

@@ -151,12 +151,17 @@ TEST_P(Conformance, CodesTimesInt16) {
     std::vector<int16_t> qt(static_cast<size_t>(w * n32), 0);
     for (int64_t k = 0; k < w; ++k)
       for (int64_t j = 0; j < n; ++j) qt[static_cast<size_t>(k * n32 + j)] = static_cast<int16_t>(rng() % 2 ? 32767 : val(rng));
-    std::vector<int64_t> p(static_cast<size_t>(rows * w), 3), ref(p.size(), 3);
-    be_->codes_times_i16(c.view(), qt.data(), n32, w, p.data());
+    std::vector<int64_t> ref(static_cast<size_t>(rows * w), 3);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t k = 0; k < w; ++k)
         for (int64_t j = 0; j < n; ++j) ref[static_cast<size_t>(i * w + k)] += c.code(i, j) * int64_t{qt[k * n32 + j]};
-    ASSERT_EQ(p, ref) << rows << "x" << n;
+    // qt as it is, and in the backend's packed form (when it has one).
+    const std::vector<uint8_t> packed = be_->pack_times_i16(qt.data(), n32, w, n32);
+    for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), packed.empty() ? nullptr : packed.data()}) {
+      std::vector<int64_t> p(static_cast<size_t>(rows * w), 3);
+      be_->codes_times_i16(c.view(), qt.data(), n32, w, p.data(), pk);
+      ASSERT_EQ(p, ref) << rows << "x" << n << (pk ? " packed" : "");
+    }
   }
 }
 

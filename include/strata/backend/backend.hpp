@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "strata/core/dtype.hpp"
 #include "strata/core/random.hpp"
@@ -248,8 +249,13 @@ class Backend {
   virtual void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
                              float* zt, int64_t ldz) const = 0;
   /// Exact integer products of raw codes (0..3): p (rows × w, row-major) += codes·Q,
-  /// |qt| ≤ 32767.
-  virtual void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const = 0;
+  /// |qt| ≤ 32767. `packed` is null or what pack_times_i16 made of this qt (the backend's own
+  /// layout of it, made once for the many tiles of a pass).
+  virtual void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                               const uint8_t* packed) const = 0;
+  /// qt (w × n32, row stride ldq) in the layout this backend's codes_times_i16 reads fastest;
+  /// empty when it reads qt as it is. n32: codes.samples rounded up to 32.
+  virtual std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const = 0;
   /// zt[c·ldz + n] += Σ_i code(i, n)·y(i, c) for n < codes.samples (rounded up to 16), y(i, c) =
   /// wpairs[(i/2)·2w + 2c + i%2] (row pairs interleaved). Odd rows: the last pair's second
   /// entries are zero and the row after the last is readable. rows ≤ 10,000 (int32 sums).
@@ -401,8 +407,9 @@ using BackendPtr = std::shared_ptr<const Backend>;
 
 /// \brief Instruction sets of the CPU backend's kernels, lowest first. Each level uses the
 /// best kernel of every operation up to it: Avx2 the AVX2 decoders; Avx512 adds the AVX-512
-/// decoders and float Gram kernels; Avx512Vnni adds the VNNI integer Gram kernels.
-enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx512, Avx512Vnni };
+/// decoders and float Gram kernels; Avx512Vnni adds the VNNI integer Gram kernels; Avx512Amx
+/// runs the int16 Gram kernels on AMX tiles (the same exact sums, so the same bits).
+enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx512, Avx512Vnni, Avx512Amx };
 const char* cpu_isa_name(CpuIsa isa);
 /// \brief The highest level this CPU runs.
 CpuIsa best_cpu_isa();

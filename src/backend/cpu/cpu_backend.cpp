@@ -51,8 +51,8 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;
   k.f32 = *f32;
   if (random::isa_available(random::Isa::Avx512)) k.random = random::Isa::Avx512;
-  if (isa == CpuIsa::Avx512Vnni) {
-    const GramI16Kernels* i16 = gram_i16_vnni();
+  if (isa == CpuIsa::Avx512Vnni || isa == CpuIsa::Avx512Amx) {
+    const GramI16Kernels* i16 = isa == CpuIsa::Avx512Amx ? gram_i16_amx() : gram_i16_vnni();
     if (!i16) return std::nullopt;
     k.i16 = *i16;
     k.vnni = true;
@@ -84,7 +84,8 @@ Status decode_impl(CodesView codes, const T* luts, MatrixView<T> out, RowFn row)
 
 const KernelTable* kernel_table(CpuIsa isa) {
   static const std::optional<KernelTable> tables[] = {make_table(CpuIsa::Portable), make_table(CpuIsa::Avx2),
-                                                      make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni)};
+                                                      make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni),
+                                                      make_table(CpuIsa::Avx512Amx)};
   if (isa == CpuIsa::Best) return nullptr;
   const auto& t = tables[static_cast<int>(isa) - static_cast<int>(CpuIsa::Portable)];
   return t ? &*t : nullptr;
@@ -113,8 +114,13 @@ void CpuBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, i
   k_.f32.t_times(codes.data, codes.stride, luts, codes.rows, n0, len, y, w, zt, ldz);
 }
 
-void CpuBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const {
-  k_.i16.times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 32), qt, ldq, w, p);
+void CpuBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                                 const uint8_t* packed) const {
+  k_.i16.times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 32), qt, ldq, w, p, packed);
+}
+
+std::vector<uint8_t> CpuBackend::pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const {
+  return k_.i16.pack ? k_.i16.pack(qt, ldq, w, n32) : std::vector<uint8_t>{};
 }
 
 void CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
@@ -242,7 +248,7 @@ namespace strata::backend {
 bool cpu_isa_available(CpuIsa isa) { return isa == CpuIsa::Best || cpu::kernel_table(isa) != nullptr; }
 
 CpuIsa best_cpu_isa() {
-  for (CpuIsa isa : {CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2})
+  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2})
     if (cpu::kernel_table(isa)) return isa;
   return CpuIsa::Portable;
 }

@@ -72,7 +72,9 @@ class CpuBackend final : public Backend {
                    float* y) const override;
   void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
                      float* zt, int64_t ldz) const override;
-  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const override;
+  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                       const uint8_t* packed) const override;
+  std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override;
   void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
                          int64_t ldz) const override;
   bool fast_int16() const override { return k_.vnni; }

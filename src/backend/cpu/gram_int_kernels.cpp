@@ -40,7 +40,7 @@ constexpr int64_t kIntTimesChunk = 2048;
 inline int code_at(const uint8_t* row, int64_t n) { return (row[n >> 2] >> (2 * (n & 3))) & 3; }
 
 void times_portable(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt, int64_t ldq,
-                    int64_t w, int64_t* p) {
+                    int64_t w, int64_t* p, const uint8_t* /*packed*/) {
   for (int64_t i = 0; i < rows; ++i) {
     const uint8_t* row = codes + i * stride;
     for (int64_t c = 0; c < w; ++c) {
@@ -128,7 +128,7 @@ STRATA_VNNI void times_block(const uint8_t* codes, int64_t stride, int64_t n_beg
 }
 
 STRATA_VNNI void times_vnni(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
-                            int64_t ldq, int64_t w, int64_t* p) {
+                            int64_t ldq, int64_t w, int64_t* p, const uint8_t* /*packed*/) {
   constexpr int RB = 6, CB = 4;
   // The chunk of Qᵀ with each 32 samples in the decoder's lane order (kept per thread: a
   // fresh buffer per tile would be page-faulted anew).

@@ -10,13 +10,17 @@
 // dense entries for samples past the real ones must be zero.
 
 #include <cstdint>
+#include <vector>
 
 namespace strata::backend::cpu {
 
 /// p (rows × w, row-major) += Σ_{n < n32} code(i, n)·qt[c·ldq + n].
-/// n32: a multiple of 32; w: a multiple of 8. |qt| ≤ 32767.
+/// n32: a multiple of 32; w: a multiple of 8. |qt| ≤ 32767. `packed`: null, or what the same
+/// kernel set's `pack` made of this qt.
 using CodesTimesI16 = void (*)(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
-                               int64_t ldq, int64_t w, int64_t* p);
+                               int64_t ldq, int64_t w, int64_t* p, const uint8_t* packed);
+/// qt in the layout `times` reads fastest (made once per pass, read by every tile).
+using PackTimesI16 = std::vector<uint8_t> (*)(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32);
 /// zt (w × ldz, row-major) += Σ_{i < rows} code(i, n)·y(i, c) for samples n in [0, len), with
 /// y(i, c) the int16 at wpairs[(i / 2)·2w + 2c + i % 2] (row pairs interleaved per column). For
 /// odd `rows` the last pair's second entries must be zero and the row after the last must be
@@ -28,10 +32,14 @@ using CodesTTimesI16 = void (*)(const uint8_t* codes, int64_t stride, int64_t ro
 struct GramI16Kernels {
   CodesTimesI16 times;
   CodesTTimesI16 t_times;
+  PackTimesI16 pack = nullptr;  ///< null: `times` reads qt as it is
 };
 
 const GramI16Kernels& gram_i16_portable();
 /// nullptr when the CPU lacks AVX-512 F/BW/VNNI/VBMI.
 const GramI16Kernels* gram_i16_vnni();
+/// AMX tile kernels (gram_amx_kernels.cpp), the same sums; nullptr without AMX-INT8, AVX-512
+/// VBMI, or the OS's permission to use tile data.
+const GramI16Kernels* gram_i16_amx();
 
 }  // namespace strata::backend::cpu

@@ -22,15 +22,15 @@ const GramF32Kernels& f32() {
   return k ? *k : gram_f32_portable();
 }
 const GramI16Kernels& i16() {
-  static const GramI16Kernels* k = gram_i16_vnni();
+  static const GramI16Kernels* k = gram_i16_amx() ? gram_i16_amx() : gram_i16_vnni();
   return k ? *k : gram_i16_portable();
 }
+// The int16 kernels of one kind (second argument: 0 VNNI, 1 AMX); null when this CPU lacks it.
+const GramI16Kernels* i16_kind(int64_t kind) { return kind == 1 ? gram_i16_amx() : gram_i16_vnni(); }
 template <class... A>
 void codes_times(A... a) { f32().times(a...); }
 template <class... A>
 void codes_t_times(A... a) { f32().t_times(a...); }
-template <class... A>
-void codes_times_i16(A... a) { i16().times(a...); }
 template <class... A>
 void codes_t_times_i16(A... a) { i16().t_times(a...); }
 
@@ -73,11 +73,16 @@ void BM_GramTimesF32(benchmark::State& state) {
 
 void BM_GramTimesI16(benchmark::State& state) {
   const int64_t w = state.range(0);
+  const GramI16Kernels* k = i16_kind(state.range(1));
+  if (!k) return state.SkipWithError("this CPU lacks the kernel");
   const auto codes = random_codes(kTileRows);
   std::vector<int16_t> qt(static_cast<size_t>(w * kSamples32), 1000);
   std::vector<int64_t> p(static_cast<size_t>(kTileRows * w));
+  // Packed once, as a pass does for all its tiles.
+  const std::vector<uint8_t> packed = k->pack ? k->pack(qt.data(), kSamples32, w, kSamples32) : std::vector<uint8_t>{};
   for (auto _ : state) {
-    codes_times_i16(codes.data(), kStride, kTileRows, kSamples32, qt.data(), kSamples32, w, p.data());
+    k->times(codes.data(), kStride, kTileRows, kSamples32, qt.data(), kSamples32, w, p.data(),
+             packed.empty() ? nullptr : packed.data());
     benchmark::DoNotOptimize(p.data());
   }
   flops(state, 2.0 * kTileRows * kSamples * w);
@@ -154,11 +159,13 @@ void BM_GramPassF32(benchmark::State& state) {
 
 void BM_GramTransposedI16(benchmark::State& state) {
   const int64_t w = state.range(0);
+  const GramI16Kernels* k = i16_kind(state.range(1));
+  if (!k) return state.SkipWithError("this CPU lacks the kernel");
   const auto codes = random_codes(kGroup);
   std::vector<int16_t> wp(static_cast<size_t>(kGroup * w), 100);
   std::vector<int32_t> zt(static_cast<size_t>(w * kSlice));
   for (auto _ : state) {
-    codes_t_times_i16(codes.data(), kStride, kGroup, kSlice, wp.data(), w, zt.data(), kSlice);
+    k->t_times(codes.data(), kStride, kGroup, kSlice, wp.data(), w, zt.data(), kSlice);
     benchmark::DoNotOptimize(zt.data());
   }
   flops(state, 2.0 * kGroup * kSlice * w);
@@ -230,12 +237,12 @@ BENCHMARK(BM_GramPanelsU8S8)->Arg(28)->Arg(200)->Arg(508)->Arg(2048);
 BENCHMARK(BM_GramPackU8S8);
 BENCHMARK(BM_GramTransposedI16Packed)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTimesF32)->Arg(8)->Arg(16)->Arg(32);
-BENCHMARK(BM_GramTimesI16)->Arg(8)->Arg(16)->Arg(32);
+BENCHMARK(BM_GramTimesI16)->ArgsProduct({{8, 16, 24, 32}, {0, 1}});
 BENCHMARK(BM_GramTransposedF32)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTransposedF32Slices)->Arg(1)->Arg(16);
 BENCHMARK(BM_GramTransposedF32SlicesPacked)->Arg(1)->Arg(16);
 BENCHMARK(BM_GramPassF32)->Arg(4)->Arg(8)->Arg(16)->Arg(32);
-BENCHMARK(BM_GramTransposedI16)->Arg(8)->Arg(16)->Arg(32);
+BENCHMARK(BM_GramTransposedI16)->ArgsProduct({{8, 16, 24, 32}, {0, 1}});
 
 }  // namespace
 }  // namespace strata::backend::cpu

@@ -34,7 +34,10 @@ class CpuKernels : public ::testing::TestWithParam<CpuIsa> {
 // return the exact integer sums, vectorized or not.
 TEST_P(CpuKernels, ExactSums) {
   std::mt19937 rng(3);
-  for (const Case c : {Case{96, 10000, 16}, Case{7, 70, 8}, Case{13, 33, 24}, Case{3072, 192, 16}, Case{1, 16, 8}}) {
+  for (const Case c : {Case{96, 10000, 16}, Case{7, 70, 8}, Case{13, 33, 24}, Case{3072, 192, 16}, Case{1, 16, 8},
+                            // chunk and tile edges of the AMX kernels: a half 64-sample block, odd
+                            // row and sample blocks, widths that are not multiples of 16
+                            Case{100, 2100, 24}, Case{33, 4100, 40}, Case{3073, 208, 24}, Case{10000, 48, 8}}) {
     const int64_t stride = (c.n + 3) / 4, n32 = (c.n + 31) / 32 * 32, n16 = (c.n + 15) / 16 * 16;
     std::vector<uint8_t> codes(static_cast<size_t>((c.rows + 1) * stride + 64));
     for (auto& b : codes) b = static_cast<uint8_t>(rng());
@@ -56,9 +59,13 @@ TEST_P(CpuKernels, ExactSums) {
         for (int64_t i = 0; i < c.rows; ++i)
           z_ref[j * n16 + s] += code(codes, stride, i, s) * int64_t{wp[(i / 2) * 2 * c.w + 2 * j + i % 2]};
 
-    std::vector<int64_t> p(static_cast<size_t>(c.rows * c.w), 0);
-    be_->codes_times_i16({codes.data(), c.rows, n32, stride}, qt.data(), n32, c.w, p.data());
-    EXPECT_EQ(p, p_ref) << "times rows " << c.rows << " n " << c.n;
+    // Both with qt as it is and with the backend's packed form of it.
+    const std::vector<uint8_t> packed = be_->pack_times_i16(qt.data(), n32, c.w, n32);
+    for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), packed.empty() ? nullptr : packed.data()}) {
+      std::vector<int64_t> p(static_cast<size_t>(c.rows * c.w), 0);
+      be_->codes_times_i16({codes.data(), c.rows, n32, stride}, qt.data(), n32, c.w, p.data(), pk);
+      EXPECT_EQ(p, p_ref) << "times rows " << c.rows << " n " << c.n << (pk ? " packed" : "");
+    }
     std::vector<int32_t> zt(static_cast<size_t>(c.w * n16), 0);
     be_->codes_t_times_i16({codes.data(), c.rows, n16, stride}, wp.data(), c.w, zt.data(), n16);
     for (int64_t j = 0; j < c.w; ++j)
@@ -118,7 +125,7 @@ std::string isa_test_name(const ::testing::TestParamInfo<CpuIsa>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, CpuKernels,
-                         ::testing::Values(CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx512, CpuIsa::Avx512Vnni),
+                         ::testing::Values(CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx512, CpuIsa::Avx512Vnni, CpuIsa::Avx512Amx),
                          isa_test_name);
 
 }  // namespace

@@ -370,7 +370,8 @@ Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_
 
 }  // namespace
 
-void CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p) const {
+void CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                                  const uint8_t* /*packed: always empty here*/) const {
   run_or_throw(pool_, [&](Lane& lane) { return times_i16(lane, codes, qt, ldq, w, p); });
 }
 
