@@ -94,15 +94,18 @@ STRATA_AMX inline __m512i limb_index(int limb) {
   return _mm512_load_si512(idx);
 }
 
-// 16 packed bytes (64 codes) → 64 code bytes: vpermb puts source byte j/4 in byte j, and the
-// multishift takes the code's two bits to the bottom of its byte.
-struct CodeExpander {
+// Codes to bytes: vpermb puts in each output byte a source byte holding its code, within the
+// output byte's qword; the multishift brings the code's two bits to the bottom; the AND keeps
+// them. `layout(j)` gives output byte j's source byte and bit offset in its qword.
+struct CodeSpreader {
   __m512i perm, shift, mask;
-  STRATA_AMX CodeExpander() {
+  template <class Layout>
+  STRATA_AMX explicit CodeSpreader(Layout layout) {
     alignas(64) uint8_t p[64], s[64];
     for (int j = 0; j < 64; ++j) {
-      p[j] = static_cast<uint8_t>(j / 4);
-      s[j] = static_cast<uint8_t>(8 * (j % 8) + 2 * (j % 4));
+      const auto [source, offset] = layout(j);
+      p[j] = static_cast<uint8_t>(source);
+      s[j] = static_cast<uint8_t>(offset);
     }
     perm = _mm512_load_si512(p);
     shift = _mm512_load_si512(s);
@@ -113,28 +116,24 @@ struct CodeExpander {
     return _mm512_and_si512(_mm512_multishift_epi64_epi8(shift, spread), mask);
   }
 };
-
-// 4 dwords (16 codes each, of variants j = 0..3) → 64 bytes, byte 4n + j = code n of variant j:
-// the B layout of t_times. Output qword q holds samples 2q, 2q + 1, whose codes are in byte
-// q / 2 of each dword.
-struct QuadExpander {
-  __m512i perm, shift, mask;
-  STRATA_AMX QuadExpander() {
-    alignas(64) uint8_t p[64], s[64];
-    for (int q = 0; q < 8; ++q)
-      for (int t = 0; t < 8; ++t) {
-        p[8 * q + t] = static_cast<uint8_t>(4 * (t % 4) + q / 2);
-        s[8 * q + t] = static_cast<uint8_t>(8 * t + 4 * (q % 2) + 2 * (t / 4));
-      }
-    perm = _mm512_load_si512(p);
-    shift = _mm512_load_si512(s);
-    mask = _mm512_set1_epi8(3);
-  }
-  STRATA_AMX __m512i operator()(__m128i dwords) const {
-    const __m512i spread = _mm512_permutexvar_epi8(perm, _mm512_castsi128_si512(dwords));
-    return _mm512_and_si512(_mm512_multishift_epi64_epi8(shift, spread), mask);
-  }
+struct SourceBit {
+  int source, offset;
 };
+
+// 16 packed bytes (64 codes) → 64 code bytes, byte j = code j (source byte j / 4, which the
+// spread puts at byte j % 8 of the qword).
+STRATA_AMX inline CodeSpreader row_expander() {
+  return CodeSpreader([](int j) { return SourceBit{j / 4, 8 * (j % 8) + 2 * (j % 4)}; });
+}
+// 4 dwords (16 codes each, of variants v = 0..3) → 64 bytes, byte 4n + v = code n of variant v:
+// the B layout of t_times. Output byte j = 8q + t is sample n = 2q + t / 4 of variant t % 4,
+// whose code is in byte q / 2 of that dword, at bit 2·(n % 4).
+STRATA_AMX inline CodeSpreader quad_expander() {
+  return CodeSpreader([](int j) {
+    const int q = j / 8, t = j % 8;
+    return SourceBit{4 * (t % 4) + q / 2, 8 * t + 4 * (q % 2) + 2 * (t / 4)};
+  });
+}
 
 STRATA_AMX inline __mmask64 byte_mask(int64_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
 STRATA_AMX inline __mmask32 word_mask(int64_t n) {
@@ -174,7 +173,7 @@ STRATA_AMX void pack_q(const int16_t* qt, int64_t ldq, int64_t w, int64_t n0, in
 // past `rows`, zero codes past len).
 STRATA_AMX void decode_rows(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n0, int64_t len, int64_t kbs,
                             uint8_t* out) {
-  const CodeExpander expand;
+  const CodeSpreader expand = row_expander();
   const int64_t rbs = (rows + 15) / 16;
   // The next chunk of every row (a separate stream per row: more than the prefetchers track).
   for (int64_t row = 0; row < rows; ++row) {
@@ -336,7 +335,7 @@ STRATA_AMX void pack_t(const int16_t* wpairs, int64_t rows, int64_t w, int64_t k
 // byte 4n + j = code of variant 4q + j at sample 16·sb + n; variants past `rows` are zero.
 STRATA_AMX void build_quads(const uint8_t* codes, int64_t stride, int64_t rows, int64_t sbs, int64_t quads,
                             uint8_t* out) {
-  const QuadExpander expand;
+  const CodeSpreader expand = quad_expander();
   const int64_t bytes = 4 * sbs;  // packed bytes of the slice per variant
   // Rows are `stride` apart (a page or more for large cohorts), beyond what the hardware
   // prefetchers follow: fetch the rows of a quad kAhead quads early.
