@@ -69,8 +69,12 @@ class ForwardingBackend : public Backend {
   std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override {
     return inner_->pack_times_i16(qt, ldq, w, n32);
   }
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) const override {
-    inner_->codes_t_times_i16(codes, wpairs, w, zt, ldz);
+  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                         const uint8_t* packed) const override {
+    inner_->codes_t_times_i16(codes, wpairs, w, zt, ldz, packed);
+  }
+  std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override {
+    return inner_->pack_t_times_i16(wpairs, rows, w);
   }
   bool fast_int16() const override { return inner_->fast_int16(); }
   void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,

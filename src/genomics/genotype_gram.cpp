@@ -182,11 +182,13 @@ class GroupKernels {
       }));
       std::vector<double> wscale(static_cast<size_t>(w));
       round_group(g0, rows, w, out.t, wpairs, wscale);
+      const std::vector<uint8_t> tpacked = be.pack_t_times_i16(wpairs.data(), rows, w);
       // Phase 2: A_g[:, slice]ᵀ·T̃_g, exact within the group.
       STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
         int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
         std::fill(acc, acc + w * kSliceCols, 0);
-        be.codes_t_times_i16({gcodes + n0 / 4, rows, len, stride_}, wpairs.data(), w, acc, kSliceCols);
+        be.codes_t_times_i16({gcodes + n0 / 4, rows, len, stride_}, wpairs.data(), w, acc, kSliceCols,
+                             tpacked.empty() ? nullptr : tpacked.data());
         for (int64_t c = 0; c < w; ++c) {
           double* zc = out.z.data() + c * n16_ + n0;
           for (int64_t i = 0; i < len; ++i) zc[i] = wscale[c] * static_cast<double>(acc[c * kSliceCols + i]);

@@ -174,19 +174,23 @@ TEST_P(Conformance, CodesTransposeTimesInt16) {
     std::vector<int16_t> wp(static_cast<size_t>((rows + 1) / 2 * 2 * w), 0);  // odd rows: last partner zero
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t k = 0; k < w; ++k) wp[static_cast<size_t>((i / 2) * 2 * w + 2 * k + i % 2)] = static_cast<int16_t>(val(rng));
-    std::vector<int32_t> zt(static_cast<size_t>(w * ldz), 5);
-    be_->codes_t_times_i16(c.view(n16), wp.data(), w, zt.data(), ldz);
-    for (int64_t k = 0; k < w; ++k)
-      for (int64_t j = 0; j < ldz; ++j) {
-        if (j >= n16) {
-          ASSERT_EQ(zt[k * ldz + j], 5) << "wrote past the samples";
-          continue;
+    // wpairs as they are, and in the backend's packed form (when it has one).
+    const std::vector<uint8_t> packed = be_->pack_t_times_i16(wp.data(), rows, w);
+    for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), packed.empty() ? nullptr : packed.data()}) {
+      std::vector<int32_t> zt(static_cast<size_t>(w * ldz), 5);
+      be_->codes_t_times_i16(c.view(n16), wp.data(), w, zt.data(), ldz, pk);
+      for (int64_t k = 0; k < w; ++k)
+        for (int64_t j = 0; j < ldz; ++j) {
+          if (j >= n16) {
+            ASSERT_EQ(zt[k * ldz + j], 5) << "wrote past the samples";
+            continue;
+          }
+          if (j >= n) continue;
+          int64_t ref = 5;
+          for (int64_t i = 0; i < rows; ++i) ref += c.code(i, j) * int64_t{wp[(i / 2) * 2 * w + 2 * k + i % 2]};
+          ASSERT_EQ(zt[k * ldz + j], ref) << rows << "x" << n << " " << k << "," << j << (pk ? " packed" : "");
         }
-        if (j >= n) continue;
-        int64_t ref = 5;
-        for (int64_t i = 0; i < rows; ++i) ref += c.code(i, j) * int64_t{wp[(i / 2) * 2 * w + 2 * k + i % 2]};
-        ASSERT_EQ(zt[k * ldz + j], ref) << rows << "x" << n << " " << k << "," << j;
-      }
+    }
   }
 }
 

@@ -259,8 +259,12 @@ class Backend {
   /// zt[c·ldz + n] += Σ_i code(i, n)·y(i, c) for n < codes.samples (rounded up to 16), y(i, c) =
   /// wpairs[(i/2)·2w + 2c + i%2] (row pairs interleaved). Odd rows: the last pair's second
   /// entries are zero and the row after the last is readable. rows ≤ 10,000 (int32 sums).
-  virtual void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
-                                 int64_t ldz) const = 0;
+  /// `packed` is null or what pack_t_times_i16 made of this wpairs (once for a group's slices).
+  virtual void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                                 const uint8_t* packed) const = 0;
+  /// wpairs (rows of the group) in the layout this backend's codes_t_times_i16 reads fastest;
+  /// empty when it reads them as they are.
+  virtual std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const = 0;
   /// Whether the int16 kernels run at least as fast as float32 ones (picks PCA's default
   /// arithmetic).
   virtual bool fast_int16() const = 0;

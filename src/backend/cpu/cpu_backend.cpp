@@ -123,9 +123,13 @@ std::vector<uint8_t> CpuBackend::pack_times_i16(const int16_t* qt, int64_t ldq, 
   return k_.i16.pack ? k_.i16.pack(qt, ldq, w, n32) : std::vector<uint8_t>{};
 }
 
-void CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
-                                   int64_t ldz) const {
-  k_.i16.t_times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 16), wpairs, w, zt, ldz);
+void CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                                   const uint8_t* packed) const {
+  k_.i16.t_times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 16), wpairs, w, zt, ldz, packed);
+}
+
+std::vector<uint8_t> CpuBackend::pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const {
+  return k_.i16.pack_t ? k_.i16.pack_t(wpairs, rows, w) : std::vector<uint8_t>{};
 }
 
 void CpuBackend::code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const {

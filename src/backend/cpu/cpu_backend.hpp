@@ -75,8 +75,9 @@ class CpuBackend final : public Backend {
   void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
                        const uint8_t* packed) const override;
   std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override;
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
-                         int64_t ldz) const override;
+  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                         const uint8_t* packed) const override;
+  std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override;
   bool fast_int16() const override { return k_.vnni; }
   void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override;

@@ -8,9 +8,10 @@
 // an exact int32 sum, and the two are joined in int64 (times) or int32 (t_times, whose sums the
 // contract bounds).
 //  - times: C (16 variants × 16 columns) = decoded codes (A, one row per variant, 64 samples)
-//    · Q̃ limbs (B, packed per chunk of samples from Qᵀ with a 16 × 16 dword transpose).
-//  - t_times: C (16 columns × 16 samples) = T̃ᵀ limbs (A, 64 variants per row, packed per call
-//    from the interleaved row pairs) · codes (B, 4 variants' codes per sample, built per call).
+//    · Q̃ limbs (B, packed once per pass from Qᵀ with a 16 × 16 dword transpose).
+//  - t_times: C (16 columns × 16 samples) = T̃ᵀ limbs (A, 64 variants per row, packed once per
+//    group from the interleaved row pairs) · codes (B, 4 variants' codes per sample, built per
+//    call).
 // Eight tiles: four accumulators (two row or sample blocks × two limbs), two A, two B.
 #include "backend/cpu/gram_int_kernels.hpp"
 
@@ -58,11 +59,15 @@ STRATA_AMX inline void configure_tiles() {
   _tile_loadconfig(&cfg);
 }
 
-// A 64-byte-aligned scratch buffer per thread (tile rows then never straddle cache lines).
+// Tile rows at 64-byte boundaries never straddle cache lines.
+template <class T>
+T* align64(T* p) {
+  return p + (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64;
+}
+// A 64-byte-aligned scratch buffer per thread.
 uint8_t* scratch(std::vector<uint8_t>& v, int64_t bytes) {
   if (static_cast<int64_t>(v.size()) < bytes + 64) v.resize(static_cast<size_t>(bytes + 64));
-  const auto a = reinterpret_cast<uintptr_t>(v.data());
-  return v.data() + ((64 - a % 64) % 64);
+  return align64(v.data());
 }
 
 // 16 × 16 dword transpose in registers: x[r] becomes what column r was.
@@ -202,9 +207,6 @@ void add_times_tile(const int32_t* lo, const int32_t* hi, int64_t rows, int64_t 
       p[(16 * rb + i) * w + 16 * t + c] += int64_t{lo[16 * i + c]} + 256 * int64_t{hi[16 * i + c]};
 }
 
-inline uint8_t* align64(uint8_t* p) { return p + (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64; }
-inline const uint8_t* align64(const uint8_t* p) { return p + (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64; }
-
 // Q̃ packed for every tile of a pass: [t][kb][limb] over all of n32 (pack_q's layout).
 STRATA_AMX std::vector<uint8_t> pack_times_amx(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) {
   const int64_t ct = (w + 15) / 16, kbs = (n32 + 63) / 64;
@@ -219,39 +221,36 @@ STRATA_AMX std::vector<uint8_t> pack_times_amx(const int16_t* qt, int64_t ldq, i
 // the end.
 constexpr int64_t kFlush = int64_t{1} << 20;  // 3·255·2²⁰ < 2³¹
 
-STRATA_AMX inline void run_pair(uint8_t* c0, uint8_t* c1, const uint8_t* a0, const uint8_t* a1, const uint8_t* b,
-                                int64_t kbs) {
+// One column tile of a row block (two with kPair) over kbs 64-sample blocks: accumulators
+// c0/c1 ([limb] 1 KB each) loaded, advanced by decoded codes a0/a1 times the Q̃ limbs b
+// ([kb][limb]), stored back.
+template <bool kPair>
+STRATA_AMX inline void times_blocks(uint8_t* c0, uint8_t* c1, const uint8_t* a0, const uint8_t* a1, const uint8_t* b,
+                                    int64_t kbs) {
   _tile_loadd(0, c0, 64);
   _tile_loadd(1, c0 + 1024, 64);
-  _tile_loadd(2, c1, 64);
-  _tile_loadd(3, c1 + 1024, 64);
-  for (int64_t kb = 0; kb < kbs; ++kb) {
-    _tile_loadd(4, a0 + kb * 1024, 64);
-    _tile_loadd(5, a1 + kb * 1024, 64);
-    _tile_loadd(6, b + kb * 2048, 64);
-    _tile_loadd(7, b + kb * 2048 + 1024, 64);
-    _tile_dpbuud(0, 4, 6);
-    _tile_dpbusd(1, 4, 7);
-    _tile_dpbuud(2, 5, 6);
-    _tile_dpbusd(3, 5, 7);
+  if constexpr (kPair) {
+    _tile_loadd(2, c1, 64);
+    _tile_loadd(3, c1 + 1024, 64);
   }
-  _tile_stored(0, c0, 64);
-  _tile_stored(1, c0 + 1024, 64);
-  _tile_stored(2, c1, 64);
-  _tile_stored(3, c1 + 1024, 64);
-}
-STRATA_AMX inline void run_single(uint8_t* c0, const uint8_t* a0, const uint8_t* b, int64_t kbs) {
-  _tile_loadd(0, c0, 64);
-  _tile_loadd(1, c0 + 1024, 64);
   for (int64_t kb = 0; kb < kbs; ++kb) {
     _tile_loadd(4, a0 + kb * 1024, 64);
     _tile_loadd(6, b + kb * 2048, 64);
     _tile_loadd(7, b + kb * 2048 + 1024, 64);
     _tile_dpbuud(0, 4, 6);
     _tile_dpbusd(1, 4, 7);
+    if constexpr (kPair) {
+      _tile_loadd(5, a1 + kb * 1024, 64);
+      _tile_dpbuud(2, 5, 6);
+      _tile_dpbusd(3, 5, 7);
+    }
   }
   _tile_stored(0, c0, 64);
   _tile_stored(1, c0 + 1024, 64);
+  if constexpr (kPair) {
+    _tile_stored(2, c1, 64);
+    _tile_stored(3, c1 + 1024, 64);
+  }
 }
 
 STRATA_AMX void times_amx(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
@@ -289,9 +288,10 @@ STRATA_AMX void times_amx(const uint8_t* codes, int64_t stride, int64_t rows, in
     for (int64_t t = 0; t < ct; ++t) {
       int64_t rb = 0;
       for (; rb + 2 <= rbs; rb += 2)
-        run_pair(acc + (rb * ct + t) * 2048, acc + ((rb + 1) * ct + t) * 2048, a + rb * kbs * 1024,
-                 a + (rb + 1) * kbs * 1024, qb + t * qstride, kbs);
-      if (rb < rbs) run_single(acc + (rb * ct + t) * 2048, a + rb * kbs * 1024, qb + t * qstride, kbs);
+        times_blocks<true>(acc + (rb * ct + t) * 2048, acc + ((rb + 1) * ct + t) * 2048, a + rb * kbs * 1024,
+                           a + (rb + 1) * kbs * 1024, qb + t * qstride, kbs);
+      if (rb < rbs)
+        times_blocks<false>(acc + (rb * ct + t) * 2048, nullptr, a + rb * kbs * 1024, nullptr, qb + t * qstride, kbs);
     }
     since_flush += len;
     if (since_flush >= kFlush) flush(), since_flush = 0;
@@ -374,59 +374,69 @@ void add_t_tile(const int32_t* lo, const int32_t* hi, int64_t t, int64_t sb, int
   }
 }
 
+// T̃ packed once for every slice of a group: [t][kb][limb] (pack_t's layout).
+STRATA_AMX std::vector<uint8_t> pack_t_times_amx(const int16_t* wpairs, int64_t rows, int64_t w) {
+  const int64_t ct = (w + 15) / 16, kbs = (rows + 63) / 64;
+  std::vector<uint8_t> out(static_cast<size_t>(ct * kbs * 2048 + 64));
+  pack_t(wpairs, rows, w, kbs, align64(out.data()));
+  return out;
+}
+
+// Column tile `at` ([kb][limb]) times sample block sb (and sb + 1 with kPair) of the quads `b`
+// over kbs 64-variant blocks, added to zt.
+template <bool kPair>
+STRATA_AMX inline void t_times_blocks(const uint8_t* at, const uint8_t* b, int64_t sbs, int64_t kbs, int64_t t,
+                                      int64_t sb, int64_t w, int32_t* zt, int64_t ldz) {
+  const int64_t bstride = sbs * 64;  // bytes between B tile rows (consecutive quads)
+  alignas(64) int32_t c[4][256];
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kPair) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (int64_t kb = 0; kb < kbs; ++kb) {
+    const uint8_t* bt = b + (16 * kb * sbs + sb) * 64;
+    _tile_loadd(4, at + kb * 2048, 64);
+    _tile_loadd(5, at + kb * 2048 + 1024, 64);
+    _tile_loadd(6, bt, bstride);
+    _tile_dpbuud(0, 4, 6);
+    _tile_dpbsud(1, 5, 6);
+    if constexpr (kPair) {
+      _tile_loadd(7, bt + 64, bstride);
+      _tile_dpbuud(2, 4, 7);
+      _tile_dpbsud(3, 5, 7);
+    }
+  }
+  _tile_stored(0, c[0], 64);
+  _tile_stored(1, c[1], 64);
+  add_t_tile(c[0], c[1], t, sb, w, zt, ldz);
+  if constexpr (kPair) {
+    _tile_stored(2, c[2], 64);
+    _tile_stored(3, c[3], 64);
+    add_t_tile(c[2], c[3], t, sb + 1, w, zt, ldz);
+  }
+}
+
 STRATA_AMX void t_times_amx(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
-                            int64_t w, int32_t* zt, int64_t ldz) {
+                            int64_t w, int32_t* zt, int64_t ldz, const uint8_t* packed) {
   thread_local std::vector<uint8_t> tbuf, bbuf;
   const int64_t ct = (w + 15) / 16, kbs = (rows + 63) / 64, sbs = len / 16, quads = 16 * kbs;
   if (rows <= 0 || sbs <= 0) return;
-  uint8_t* a = scratch(tbuf, ct * kbs * 2048);
+  const uint8_t* a = packed ? align64(packed) : nullptr;
+  if (!a) {
+    uint8_t* t = scratch(tbuf, ct * kbs * 2048);
+    pack_t(wpairs, rows, w, kbs, t);
+    a = t;
+  }
   uint8_t* b = scratch(bbuf, quads * sbs * 64);
-  pack_t(wpairs, rows, w, kbs, a);
   build_quads(codes, stride, rows, sbs, quads, b);
-  const int64_t bstride = sbs * 64;  // bytes between B tile rows (consecutive quads)
-  alignas(64) int32_t c[4][256];
   configure_tiles();
   for (int64_t t = 0; t < ct; ++t) {
     const uint8_t* at = a + t * kbs * 2048;
     int64_t sb = 0;
-    for (; sb + 2 <= sbs; sb += 2) {
-      _tile_zero(0);
-      _tile_zero(1);
-      _tile_zero(2);
-      _tile_zero(3);
-      for (int64_t kb = 0; kb < kbs; ++kb) {
-        const uint8_t* bt = b + (16 * kb * sbs + sb) * 64;
-        _tile_loadd(4, at + kb * 2048, 64);
-        _tile_loadd(5, at + kb * 2048 + 1024, 64);
-        _tile_loadd(6, bt, bstride);
-        _tile_loadd(7, bt + 64, bstride);
-        _tile_dpbuud(0, 4, 6);
-        _tile_dpbsud(1, 5, 6);
-        _tile_dpbuud(2, 4, 7);
-        _tile_dpbsud(3, 5, 7);
-      }
-      _tile_stored(0, c[0], 64);
-      _tile_stored(1, c[1], 64);
-      _tile_stored(2, c[2], 64);
-      _tile_stored(3, c[3], 64);
-      add_t_tile(c[0], c[1], t, sb, w, zt, ldz);
-      add_t_tile(c[2], c[3], t, sb + 1, w, zt, ldz);
-    }
-    if (sb < sbs) {
-      _tile_zero(0);
-      _tile_zero(1);
-      for (int64_t kb = 0; kb < kbs; ++kb) {
-        const uint8_t* bt = b + (16 * kb * sbs + sb) * 64;
-        _tile_loadd(4, at + kb * 2048, 64);
-        _tile_loadd(5, at + kb * 2048 + 1024, 64);
-        _tile_loadd(6, bt, bstride);
-        _tile_dpbuud(0, 4, 6);
-        _tile_dpbsud(1, 5, 6);
-      }
-      _tile_stored(0, c[0], 64);
-      _tile_stored(1, c[1], 64);
-      add_t_tile(c[0], c[1], t, sb, w, zt, ldz);
-    }
+    for (; sb + 2 <= sbs; sb += 2) t_times_blocks<true>(at, b, sbs, kbs, t, sb, w, zt, ldz);
+    if (sb < sbs) t_times_blocks<false>(at, b, sbs, kbs, t, sb, w, zt, ldz);
   }
   _tile_release();
 }
@@ -456,7 +466,7 @@ bool have_amx() {
 
 const GramI16Kernels* gram_i16_amx() {
 #ifdef STRATA_GRAM_AMX
-  static const GramI16Kernels k{times_amx, t_times_amx, pack_times_amx};
+  static const GramI16Kernels k{times_amx, t_times_amx, pack_times_amx, pack_t_times_amx};
   return have_amx() ? &k : nullptr;
 #else
   return nullptr;

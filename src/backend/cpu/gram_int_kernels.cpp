@@ -52,7 +52,7 @@ void times_portable(const uint8_t* codes, int64_t stride, int64_t rows, int64_t 
 }
 
 void t_times_portable(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
-                      int64_t w, int32_t* zt, int64_t ldz) {
+                      int64_t w, int32_t* zt, int64_t ldz, const uint8_t* /*packed*/) {
   for (int64_t c = 0; c < w; ++c) {
     for (int64_t n = 0; n < len; ++n) {
       int32_t s = 0;
@@ -194,7 +194,7 @@ STRATA_VNNI void t_times_block(const uint8_t* codes, int64_t stride, int64_t pai
 }
 
 STRATA_VNNI void t_times_vnni(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
-                              int64_t w, int32_t* zt, int64_t ldz) {
+                              int64_t w, int32_t* zt, int64_t ldz, const uint8_t* /*packed*/) {
   const int64_t pairs = (rows + 1) / 2;
   constexpr int CB = 8, NV = 3;
   for (int64_t c0 = 0; c0 < w; c0 += CB) {

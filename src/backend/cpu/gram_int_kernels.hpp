@@ -26,13 +26,17 @@ using PackTimesI16 = std::vector<uint8_t> (*)(const int16_t* qt, int64_t ldq, in
 /// odd `rows` the last pair's second entries must be zero and the row after the last must be
 /// readable (its codes are multiplied by those zeros). len: a multiple of 16; w: a multiple of
 /// 8; rows ≤ 10,000 so that int32 sums cannot overflow.
+/// `packed`: null, or what the same kernel set's `pack_t` made of this wpairs.
 using CodesTTimesI16 = void (*)(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len,
-                                const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz);
+                                const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz, const uint8_t* packed);
+/// wpairs in the layout `t_times` reads fastest (made once per group, read by every slice).
+using PackTTimesI16 = std::vector<uint8_t> (*)(const int16_t* wpairs, int64_t rows, int64_t w);
 
 struct GramI16Kernels {
   CodesTimesI16 times;
   CodesTTimesI16 t_times;
-  PackTimesI16 pack = nullptr;  ///< null: `times` reads qt as it is
+  PackTimesI16 pack = nullptr;      ///< null: `times` reads qt as it is
+  PackTTimesI16 pack_t = nullptr;   ///< null: `t_times` reads wpairs as they are
 };
 
 const GramI16Kernels& gram_i16_portable();

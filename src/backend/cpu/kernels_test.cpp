@@ -66,12 +66,15 @@ TEST_P(CpuKernels, ExactSums) {
       be_->codes_times_i16({codes.data(), c.rows, n32, stride}, qt.data(), n32, c.w, p.data(), pk);
       EXPECT_EQ(p, p_ref) << "times rows " << c.rows << " n " << c.n << (pk ? " packed" : "");
     }
-    std::vector<int32_t> zt(static_cast<size_t>(c.w * n16), 0);
-    be_->codes_t_times_i16({codes.data(), c.rows, n16, stride}, wp.data(), c.w, zt.data(), n16);
-    for (int64_t j = 0; j < c.w; ++j)
-      for (int64_t s = 0; s < c.n; ++s)
-        ASSERT_EQ(zt[j * n16 + s], z_ref[j * n16 + s])
-            << "t_times rows " << c.rows << " n " << c.n << " col " << j << " sample " << s;
+    const std::vector<uint8_t> tpacked = be_->pack_t_times_i16(wp.data(), c.rows, c.w);
+    for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), tpacked.empty() ? nullptr : tpacked.data()}) {
+      std::vector<int32_t> zt(static_cast<size_t>(c.w * n16), 0);
+      be_->codes_t_times_i16({codes.data(), c.rows, n16, stride}, wp.data(), c.w, zt.data(), n16, pk);
+      for (int64_t j = 0; j < c.w; ++j)
+        for (int64_t s = 0; s < c.n; ++s)
+          ASSERT_EQ(zt[j * n16 + s], z_ref[j * n16 + s]) << "t_times rows " << c.rows << " n " << c.n << " col " << j
+                                                           << " sample " << s << (pk ? " packed" : "");
+    }
   }
 }
 

@@ -61,9 +61,11 @@ class CudaBackend final : public ForwardingBackend {
                         double scale, double* acc, int64_t ldacc) const override;
   void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
                        const uint8_t* packed) const override;
-  /// The device kernels read qt as it is.
+  /// The device kernels read qt and wpairs as they are.
   std::vector<uint8_t> pack_times_i16(const int16_t*, int64_t, int64_t, int64_t) const override { return {}; }
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz) const override;
+  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                         const uint8_t* packed) const override;
+  std::vector<uint8_t> pack_t_times_i16(const int16_t*, int64_t, int64_t) const override { return {}; }
   Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                           int64_t* counts) const override;
   Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,

@@ -375,8 +375,8 @@ void CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ld
   run_or_throw(pool_, [&](Lane& lane) { return times_i16(lane, codes, qt, ldq, w, p); });
 }
 
-void CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt,
-                                    int64_t ldz) const {
+void CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                                    const uint8_t* /*packed: always empty here*/) const {
   run_or_throw(pool_, [&](Lane& lane) { return t_times_i16(lane, codes, wpairs, w, zt, ldz); });
 }
 
