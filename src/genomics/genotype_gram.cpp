@@ -426,6 +426,27 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     });
   }
 
+  // Takes codes already in memory (load_codes_with_counts: every variant of the view this
+  // operator's variants `kept` were chosen from): the kept rows move down in place, in order
+  // (row i comes from row kept[i] >= i, so no row is overwritten before it moves).
+  Status adopt_resident(ResidentCodes&& codes, const std::vector<int64_t>& kept) {
+    if (ctx_.communicator().size() != 1 || codes.stride != stride_ || static_cast<int64_t>(kept.size()) != m_ ||
+        codes.codes.size() < (m_ + 1) * stride_ + kSlack)
+      return Status::Invalid("genotype gram: the codes in memory do not match the operator's variants");
+    uint8_t* base = codes.codes.as<uint8_t>();
+    for (int64_t i = 0; i < m_;) {
+      const int64_t from = kept[static_cast<size_t>(i)];
+      if (from < i || from >= codes.rows) return Status::Invalid("genotype gram: kept variant ", from, " out of order");
+      int64_t run = 1;  // rows moving by the same distance move together
+      while (i + run < m_ && kept[static_cast<size_t>(i + run)] == from + run) ++run;
+      if (from != i) std::memmove(base + i * stride_, base + from * stride_, static_cast<size_t>(run * stride_));
+      i += run;
+    }
+    std::fill(base + m_ * stride_, base + (m_ + 1) * stride_ + kSlack, uint8_t{0});
+    resident_ = std::move(codes.codes);
+    return Status::OK();
+  }
+
   bool resident() const { return !resident_.empty(); }
   int64_t rows() const override { return m_; }
   int64_t cols() const override { return n_; }
@@ -647,13 +668,57 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
                                    ctx.communicator().rank(), " ", mine,
                                    "; distributed PCA needs the same backend on every rank");
   }
+  ResidentCodes* pre = options.preloaded && options.preloaded->rows == view->num_variants() ? options.preloaded : nullptr;
+  const std::vector<int64_t> kept_rows = pre ? kept : std::vector<int64_t>{};
   io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
   auto op = std::make_shared<GenotypeGramOperator>(ctx, std::move(sub), std::move(kernels));
   const int64_t bytes = op->own_bytes();
   if (options.resident_bytes > 0 && bytes <= options.resident_bytes) {
-    STRATA_RETURN_NOT_OK(op->load_resident());
+    STRATA_RETURN_NOT_OK(pre && ctx.communicator().size() == 1 ? op->adopt_resident(std::move(*pre), kept_rows)
+                                                                : op->load_resident());
   }
+  if (pre) *pre = ResidentCodes{};  // taken, or not needed: freed either way
   return linalg::GramOperatorPtr(std::move(op));
+}
+
+Result<ResidentCodes> load_codes_with_counts(const Context& ctx, const io::GenotypeView& view) {
+  if (ctx.communicator().size() != 1) return Status::Invalid("load_codes_with_counts: runs in one process only");
+  ResidentCodes out;
+  const int64_t m = view.num_variants(), n = view.num_samples(), stride = io::packed_row_bytes(n);
+  out.rows = m;
+  out.stride = stride;
+  STRATA_ASSIGN_OR_RETURN(out.codes, Buffer::allocate((m + 1) * stride + kSlack));
+  uint8_t* base = out.codes.as<uint8_t>();
+  std::fill(base + m * stride, base + (m + 1) * stride + kSlack, uint8_t{0});
+  out.counts.resize(static_cast<size_t>(m));
+  ctx.report().add_bytes_read(m * stride);
+  // Blocks of about 1 MiB: counted right after they are read, while they are in the cache.
+  const int64_t block = std::max<int64_t>(kTileRows, (int64_t{1} << 20) / std::max<int64_t>(1, stride));
+  const int64_t blocks = ceil_div(m, block);
+  PassOptions o;  // a remote source fetches blocks ahead of the workers reading them
+  io::set_genotype_read_ahead(ctx, view, 0, m, block, o);
+  ReadAheadHints ahead(ctx, o, blocks);
+  const backend::Backend& be = backend::of(ctx);
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(blocks, [&](int64_t b) -> Status {
+    STRATA_RETURN_NOT_OK(ctx.check_cancelled());
+    ahead.starting(b);
+    const int64_t r0 = b * block, rows = std::min(block, m - r0);
+    uint8_t* codes = base + r0 * stride;
+    out.codes.prefault(r0 * stride, rows * stride);  // each worker has the kernel zero its own pages
+    STRATA_RETURN_NOT_OK(view.read_codes(r0, rows, 0, n, codes, stride));
+    std::vector<int64_t> c(static_cast<size_t>(4 * rows));
+    be.count_codes({codes, rows, n, stride}, c.data());
+    for (int64_t v = 0; v < rows; ++v) {
+      VariantCounts& vc = out.counts[static_cast<size_t>(r0 + v)];
+      vc.hom_ref = c[static_cast<size_t>(4 * v)];
+      vc.het = c[static_cast<size_t>(4 * v + 1)];
+      vc.hom_alt = c[static_cast<size_t>(4 * v + 2)];
+      vc.missing = c[static_cast<size_t>(4 * v + 3)];
+    }
+    ctx.advance_progress(rows);
+    return Status::OK();
+  }));
+  return out;
 }
 
 Result<GenotypeGramPartial> genotype_gram_group(const Context& ctx, const GenotypeGroup& group,

@@ -38,6 +38,7 @@ struct PcaSource {
   std::function<Result<linalg::GramOperatorPtr>(const std::vector<VariantCounts>&, std::vector<int64_t>,
                                                 const GenotypeGramOptions&)>
       gram_operator;
+  ResidentCodes* preloaded = nullptr;  // every variant's codes, read with the counts (or null)
 };
 
 Status validate(const PcaParams& options) {
@@ -63,6 +64,56 @@ int64_t guessed_svd_units(const PcaSource& src, const PcaParams& options) {
           ? options.iterations + 1
           : default_krylov_passes(options, options.block_columns > 0 ? options.block_columns : kPcaBlockColumns) + 1;
   return n_all * guessed_passes;
+}
+
+// What pca_from_counts runs for m variants used of n samples.
+struct RunPlan {
+  linalg::SvdMethod method = linalg::SvdMethod::Auto;
+  PcaRoute exact_route = PcaRoute::Auto;  // Auto unless the method is exact
+  double tolerance = 0;
+  linalg::SvdParams so;
+  bool uses_operator = false;   // the routes of the genotype Gram operator (not GRM, not TSQR)
+  int64_t resident_bytes = 0;   // what that operator may keep codes in
+};
+
+RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_t m) {
+  RunPlan p;
+  p.method = options.method;
+  if (p.method == linalg::SvdMethod::Auto) {
+    p.method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
+  }
+  p.exact_route = p.method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m) : PcaRoute::Auto;
+  // The converged-Krylov exact route runs the randomized solver to a tolerance.
+  p.tolerance = p.exact_route == PcaRoute::Krylov && options.tolerance <= 0 ? kExactKrylovTolerance : options.tolerance;
+  linalg::SvdParams& so = p.so;
+  so.k = options.k;
+  so.scheme = options.scheme;
+  so.iterations = options.iterations;
+  if (options.scheme == linalg::RandomizedScheme::BlockKrylov) {
+    so.block_columns = options.block_columns > 0 ? options.block_columns : kPcaBlockColumns;
+    if (so.iterations < 0) {
+      int64_t passes = default_krylov_passes(options, so.block_columns);
+      if (p.tolerance > 0) {
+        const int64_t by_memory = ctx.memory_budget() / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
+        passes = std::max(passes, std::min(kPcaTolerancePassFactor * passes, by_memory));
+      }
+      so.iterations = static_cast<int>(std::min<int64_t>(passes, 1 << 20));
+    }
+  }
+  so.oversampling = options.oversampling;
+  so.seed = options.seed;
+  so.tolerance = p.tolerance;
+  so.compute_u = options.compute_loadings;
+  so.pass = options.pass;
+  p.uses_operator = p.exact_route != PcaRoute::Grm && p.exact_route != PcaRoute::Tsqr;
+  // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64;
+  // one block for subspace iteration).
+  const bool krylov = options.scheme == linalg::RandomizedScheme::BlockKrylov;
+  const int64_t block = krylov ? so.block_columns : options.k + options.oversampling;
+  const int64_t width = (block + 7) / 8 * 8 * (krylov ? std::max(1, so.iterations) : 1);
+  const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
+  p.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
+  return p;
 }
 
 Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, const std::vector<VariantCounts>& counts,
@@ -96,34 +147,10 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.grm_trace = sum_sq / m_scale;
   if (!(sum_sq > 0.0)) return Status::InvalidData(src.description, ": the standardized genotypes are all zero (constant data)");
   const int64_t n = src.num_samples;
-  linalg::SvdMethod method = options.method;
-  if (method == linalg::SvdMethod::Auto) {
-    method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
-  }
-  const PcaRoute exact_route = method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m) : PcaRoute::Auto;
-  // The converged-Krylov exact route runs the randomized solver to a tolerance.
-  const double tolerance = exact_route == PcaRoute::Krylov && options.tolerance <= 0 ? kExactKrylovTolerance
-                                                                                     : options.tolerance;
-  linalg::SvdParams so;
-  so.k = options.k;
-  so.scheme = options.scheme;
-  so.iterations = options.iterations;
-  if (options.scheme == linalg::RandomizedScheme::BlockKrylov) {
-    so.block_columns = options.block_columns > 0 ? options.block_columns : kPcaBlockColumns;
-    if (so.iterations < 0) {
-      int64_t passes = default_krylov_passes(options, so.block_columns);
-      if (tolerance > 0) {
-        const int64_t by_memory = ctx.memory_budget() / 2 / std::max<int64_t>(1, 16 * n * so.block_columns);
-        passes = std::max(passes, std::min(kPcaTolerancePassFactor * passes, by_memory));
-      }
-      so.iterations = static_cast<int>(std::min<int64_t>(passes, 1 << 20));
-    }
-  }
-  so.oversampling = options.oversampling;
-  so.seed = options.seed;
-  so.tolerance = tolerance;
-  so.compute_u = options.compute_loadings;
-  so.pass = options.pass;
+  const RunPlan plan = plan_run(ctx, options, n, m);
+  const PcaRoute exact_route = plan.exact_route;
+  const double tolerance = plan.tolerance;
+  const linalg::SvdParams& so = plan.so;
   if (options.k >= std::min(m, n)) {
     return Status::InvalidData("pca: k = ", options.k, " must be less than min(variants used, samples) = ",
                            std::min(m, n));
@@ -133,6 +160,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   // Under MPI every route shares its passes across ranks: the GRM route its tiles
   // (pca_by_grm), TSQR its row blocks (linalg::svd_exact), the randomized routes their Gram
   // groups (the genotype Gram operator).
+  if (!plan.uses_operator && src.preloaded) *src.preloaded = ResidentCodes{};  // those routes read the view
   if (exact_route == PcaRoute::Grm) {
     if (options.scale != genomics::Standardization::Binom2) {
       return Status::Invalid("pca: the GRM route standardizes as plink2 (--scale binom2); use the TSQR route for --scale ",
@@ -160,14 +188,9 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     out.route = exact_route == PcaRoute::Krylov                               ? "krylov-converged"
                 : options.scheme == linalg::RandomizedScheme::BlockKrylov ? "krylov"
                                                                           : "subspace";
-    // The codes stay in memory when they fit beside the Krylov state (K and AᵀA·K, float64;
-    // one block for subspace iteration).
-    const bool krylov = options.scheme == linalg::RandomizedScheme::BlockKrylov;
-    const int64_t block = krylov ? so.block_columns : options.k + options.oversampling;
-    const int64_t width = (block + 7) / 8 * 8 * (krylov ? std::max(1, so.iterations) : 1);
-    const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
     GenotypeGramOptions go;
-    go.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
+    go.resident_bytes = plan.resident_bytes;
+    go.preloaded = src.preloaded;
     go.arithmetic = options.precision != Precision::Auto ? options.precision
                     : !int16_kernels_vectorized(ctx)    ? Precision::Float32
                     : tolerance > 0                     ? Precision::Mixed
@@ -210,8 +233,22 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   const int64_t guessed = guessed_svd_units(src, options);
   ProgressScope progress(ctx, "pca", src.num_variants + guessed, "variants");
   const auto t0 = clock::now();
-  STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, *view));
-  ctx.report().add_phase("variant counts", seconds_since(t0));
+  // When the run will keep every variant's codes in memory anyway, one read gives both the
+  // counts and the codes (filters then only move the kept rows down); otherwise the counts
+  // pass reads the input alone.
+  const RunPlan guess = plan_run(ctx, options, src.num_samples, src.num_variants);
+  ResidentCodes preloaded;
+  std::vector<VariantCounts> counts;
+  if (guess.uses_operator && ctx.communicator().size() == 1 &&
+      src.num_variants * io::packed_row_bytes(src.num_samples) <= guess.resident_bytes) {
+    STRATA_ASSIGN_OR_RETURN(preloaded, load_codes_with_counts(ctx, *view));
+    counts = std::move(preloaded.counts);
+    src.preloaded = &preloaded;
+    ctx.report().add_phase("variant counts + load codes", seconds_since(t0));
+  } else {
+    STRATA_ASSIGN_OR_RETURN(counts, genomics::compute_variant_counts(ctx, *view));
+    ctx.report().add_phase("variant counts", seconds_since(t0));
+  }
   return pca_from_counts(ctx, src, counts, options, progress, guessed);
 }
 

@@ -53,6 +53,32 @@ TEST(Pca, MatchesDenseStandardizedSvd) {
   }
 }
 
+// With room for every variant's codes, one read gives the counts and the resident codes, and
+// the filters move the kept rows down in place; without, the counts pass and every product pass
+// read the input. Both must give the same bits, here with a filter dropping rows across groups.
+TEST(Pca, CodesReadWithTheCountsGiveTheStreamedBits) {
+  const int64_t m = 7000, n = 96;  // three groups of 3,072 variants
+  auto view = cohort(m, n, 5);
+  ASSERT_TRUE(view);
+  PcaParams o;
+  o.k = 3;
+  o.method = linalg::SvdMethod::Randomized;
+  o.iterations = 3;
+  o.filter.min_maf = 0.2;
+  ContextOptions small;
+  small.memory_budget = 1 << 20;  // smaller than the 168 KB of codes plus the Krylov state
+  STRATA_ASSERT_OK_AND_ASSIGN(Context streamed_ctx, Context::make(small));
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult resident, pca(test_ctx(), view, o));
+  STRATA_ASSERT_OK_AND_ASSIGN(PcaResult streamed, pca(streamed_ctx, view, o));
+  EXPECT_TRUE(resident.resident);
+  EXPECT_FALSE(streamed.resident);
+  ASSERT_GT(resident.filter.dropped_maf, 1000);  // kept rows move down across group boundaries
+  EXPECT_EQ(resident.variants_used, streamed.variants_used);
+  EXPECT_EQ(resident.eigenvalues, streamed.eigenvalues);
+  EXPECT_EQ(resident.eigenvectors.data, streamed.eigenvectors.data);
+  EXPECT_EQ(resident.loadings.data, streamed.loadings.data);
+}
+
 TEST(Pca, EveryVariantFilteredOut) {
   auto view = cohort(50, 20, 2);
   PcaParams o;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/buffer.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/genomics/qc.hpp"
@@ -49,10 +50,27 @@ bool int16_kernels_vectorized(const Context& ctx);
 /// \brief As above for the default CPU backend (backend::cpu_backend()).
 bool int16_kernels_vectorized();
 
+/// \brief Every variant's packed codes in memory, laid out as the operator keeps them (rows
+/// `stride` apart, one zero row and slack after the last), with their counts.
+struct ResidentCodes {
+  Buffer codes;
+  int64_t rows = 0, stride = 0;
+  std::vector<VariantCounts> counts;
+};
+
+/// \brief The counts pass and the load of the codes in one read of `view` (one process only):
+/// what compute_variant_counts() returns, and the codes for GenotypeGramOptions::preloaded.
+/// Advances ctx's progress by variants.
+Result<ResidentCodes> load_codes_with_counts(const Context& ctx, const io::GenotypeView& view);
+
 /// \brief Options of make_genotype_gram_operator().
 struct GenotypeGramOptions {
   Precision arithmetic = Precision::Int16;
   int64_t resident_bytes = 0;           ///< keep the codes in memory up to this size (0 = never)
+  /// Codes of every variant of the view, already in memory (one process only): a resident
+  /// operator takes them over (its kept rows moved down in place) instead of reading the view
+  /// again. Emptied by make_genotype_gram_operator() whether taken or not.
+  ResidentCodes* preloaded = nullptr;
 };
 
 /// \brief The operator over variants `kept` (ascending indices into `view`) × all samples,

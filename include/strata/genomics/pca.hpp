@@ -117,7 +117,9 @@ struct PcaResult {
 /// STRATA_ASSIGN_OR_RETURN(auto pcs, genomics::pca(ctx, view, opt));
 /// \endcode
 /// Phases ("variant counts", "load codes", "svd", "products") go to ctx.report(); progress is
-/// one task over all passes, in variants.
+/// one task over all passes, in variants. When the codes of every variant fit the memory
+/// budget beside the solver's state (one process), the counts and the codes come from one read
+/// of `view` (phase "variant counts + load codes").
 Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const PcaParams& options);
 
 /// \brief Genotypes whose codes are held elsewhere (Dask workers), for pca_remote().
