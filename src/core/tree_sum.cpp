@@ -1,17 +1,27 @@
 // TreeSum: per-block partials summed in a tree fixed by the block grid (see tree_sum.hpp).
 #include "strata/core/tree_sum.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace strata {
 namespace {
-
-void add_into(std::vector<double>& left, const std::vector<double>& right) {
-  // left + right, element by element (addition is commutative, so only the grouping matters).
-  for (size_t i = 0; i < left.size(); ++i) left[i] += right[i];
-}
-
+// Elements per piece of a parallel addition: below two pieces it runs on the caller.
+constexpr int64_t kAddPiece = int64_t{1} << 16;
 }  // namespace
+
+void TreeSum::add_into(std::vector<double>& left, const std::vector<double>& right) const {
+  // left + right, element by element (addition is commutative, so only the grouping matters).
+  const auto n = static_cast<int64_t>(left.size());
+  auto add = [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) left[static_cast<size_t>(i)] += right[static_cast<size_t>(i)];
+  };
+  if (!pool_ || n < 2 * kAddPiece) return add(0, n);
+  (void)pool_->parallel_for((n + kAddPiece - 1) / kAddPiece, [&](int64_t p) -> Status {
+    add(p * kAddPiece, std::min(n, (p + 1) * kAddPiece));
+    return Status::OK();
+  });
+}
 
 void TreeSum::push(int64_t block, std::vector<double> partial) {
   partial.resize(static_cast<size_t>(width_), 0.0);
@@ -28,6 +38,7 @@ void TreeSum::push_node(Node node) {
     add_into(left.sum, right.sum);
     left.index >>= 1;
     left.level += 1;
+    if (spare_.empty()) spare_ = std::move(right.sum);
     stack_.pop_back();
     // `left` is now the parent: it may complete a node one level up in turn.
   }

@@ -113,6 +113,31 @@ TEST(TreeSum, IsTheFixedTree) {
   EXPECT_EQ(s, std::vector<double>(3, 0.0));  // an empty grid sums to zeros
 }
 
+// Additions split over a pool, and partials filled into recycled vectors, give the serial bits.
+TEST(TreeSum, PoolAndRecycledVectorsKeepTheBits) {
+  const int64_t blocks = 13, width = 300'000;  // long enough to split
+  ThreadPool pool(3);
+  TreeSum serial(width), pooled(width, &pool);
+  int recycled = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    serial.push(b, partial(b, width));
+    std::vector<double> v = pooled.recycled();
+    if (!v.empty()) {
+      ++recycled;
+      ASSERT_EQ(static_cast<int64_t>(v.size()), width);
+    }
+    const std::vector<double> p = partial(b, width);
+    v.assign(p.begin(), p.end());
+    pooled.push(b, std::move(v));
+  }
+  EXPECT_GT(recycled, 0);
+  std::vector<double> a, c;
+  ASSERT_TRUE(serial.combine(*single_process_communicator(), &a).ok());
+  ASSERT_TRUE(pooled.combine(*single_process_communicator(), &c).ok());
+  ASSERT_EQ(a.size(), c.size());
+  EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(double)), 0);
+}
+
 TEST(RankRange, TilesWholeBlocksInRankOrder) {
   for (int64_t total : {0, 1, 4095, 4096, 4097, 100000}) {
     for (int size = 1; size <= 5; ++size) {

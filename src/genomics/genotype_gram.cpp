@@ -160,7 +160,9 @@ class GroupKernels {
     const int64_t w = op.w, tiles = ceil_div(rows, kTileRows);
     const backend::Backend& be = backend::of(ctx_);
     out.rows = rows;
-    out.z.resize(static_cast<size_t>(w * n16_));  // phase 2 writes every entry
+    // Phase 2 writes every entry; room for dense_partial()'s bias, so it takes z as it is.
+    out.z.reserve(static_cast<size_t>(w * n16_ + w));
+    out.z.resize(static_cast<size_t>(w * n16_));
     out.missing.clear();
     if (arithmetic_ == Precision::Int16) {
       out.t.resize(static_cast<size_t>(rows * w));
@@ -240,14 +242,14 @@ class GroupKernels {
 
   // Group g0's partial as one dense vector: Zᵀ_g (w × n16) with its missing-call terms, then
   // its centring bias (w).
-  Result<std::vector<double>> dense_partial(const Operand& op, int64_t g0, const GenotypeGramPartial& part) const {
+  Result<std::vector<double>> dense_partial(const Operand& op, int64_t g0, GenotypeGramPartial&& part) const {
     const int64_t w = op.w, rows = part.rows, zsize = w * n16_;
     const bool int16 = arithmetic_ == Precision::Int16;
     if (static_cast<int64_t>(part.z.size()) != zsize || (int16 && static_cast<int64_t>(part.t.size()) != rows * w) ||
         g0 + rows > static_cast<int64_t>(linear_.size()) || part.missing.size() % 2 != 0)
       return Status::Invalid("genotype gram: a partial of group at variant ", g0, " does not match the pass");
-    std::vector<double> out(static_cast<size_t>(zsize + w), 0.0);
-    std::copy(part.z.begin(), part.z.end(), out.begin());
+    std::vector<double> out = std::move(part.z);  // the group's z, then its bias (zeros)
+    out.resize(static_cast<size_t>(zsize + w), 0.0);
     if (!int16) return out;
     for (size_t e = 0; e < part.missing.size(); e += 2) {
       const int32_t row = part.missing[e], sample = part.missing[e + 1];
@@ -462,11 +464,14 @@ class GenotypeGramOperator final : public linalg::GramOperator {
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
     const GroupKernels::Operand op = kernels_.gram_operand(q);
-    TreeSum tree(kernels_.partial_width(op));
+    // The tree's additions run on the pool, and its combined nodes become the next groups'
+    // partials (no fresh 2 MB vector, zeroed, per group on the pass's critical path).
+    TreeSum tree(kernels_.partial_width(op), &pool());
     GenotypeGramPartial part;
     STRATA_RETURN_NOT_OK(for_each_group([&](int64_t g0, int64_t rows, const uint8_t* gcodes) -> Status {
+      if (part.z.empty()) part.z = tree.recycled();
       STRATA_RETURN_NOT_OK(kernels_.group_partial(op, g0, rows, gcodes, part));
-      STRATA_ASSIGN_OR_RETURN(std::vector<double> dense, kernels_.dense_partial(op, g0, part));
+      STRATA_ASSIGN_OR_RETURN(std::vector<double> dense, kernels_.dense_partial(op, g0, std::move(part)));
       tree.push(g0 / kGroupRows, std::move(dense));
       return Status::OK();
     }));
@@ -593,7 +598,7 @@ class RemoteGramOperator final : public linalg::GramOperator {
       ++next;
       STRATA_RETURN_NOT_OK(ctx_.check_cancelled());
       ctx_.advance_progress(part.rows);
-      STRATA_ASSIGN_OR_RETURN(std::vector<double> dense, kernels_.dense_partial(op, g * kGroupRows, part));
+      STRATA_ASSIGN_OR_RETURN(std::vector<double> dense, kernels_.dense_partial(op, g * kGroupRows, std::move(part)));
       tree.push(g, std::move(dense));
       return Status::OK();
     }));

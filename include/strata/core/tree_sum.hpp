@@ -26,13 +26,19 @@
 #include <vector>
 
 #include "strata/core/context.hpp"
+#include "strata/core/thread_pool.hpp"
 
 namespace strata {
 
 class TreeSum {
  public:
-  /// Partials of `width` elements.
-  explicit TreeSum(int64_t width) : width_(width) {}
+  /// Partials of `width` elements. With a pool, long additions split over its threads (each
+  /// element's sum is the same; only who computes it changes).
+  explicit TreeSum(int64_t width, ThreadPool* pool = nullptr) : width_(width), pool_(pool) {}
+
+  /// \brief A vector of `width` elements (contents unspecified) left by a combined node, or an
+  /// empty one: callers may fill it and push it back, instead of allocating each partial anew.
+  std::vector<double> recycled() { return std::move(spare_); }
 
   /// \brief Add the partial of block `block`. A rank's blocks are pushed in increasing,
   /// contiguous order. Sibling nodes are combined as soon as both exist, so at most
@@ -53,12 +59,15 @@ class TreeSum {
     std::vector<double> sum;
   };
   void push_node(Node node);
+  void add_into(std::vector<double>& left, const std::vector<double>& right) const;
   std::vector<double> fold() const;
   static std::string encode(const std::vector<Node>& nodes, int64_t width);
   static Status decode(const std::string& bytes, int64_t width, int rank, std::vector<Node>* out);
 
   int64_t width_;
+  ThreadPool* pool_ = nullptr;
   std::vector<Node> stack_;
+  std::vector<double> spare_;
 };
 
 }  // namespace strata
