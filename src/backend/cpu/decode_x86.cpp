@@ -127,8 +127,36 @@ __attribute__((target("avx512f"))) void row_f64_avx512(const uint8_t* codes, int
   }
 }
 
+// count_codes_words eight words at a time (vpopcntq): the counts pass reads a row once at ~4×
+// the scalar rate, so that pass is bound by the read again.
+__attribute__((target("avx512f,avx512vpopcntdq"))) void count_vpopcnt(const uint8_t* codes, int64_t n,
+                                                                      int64_t counts[4]) {
+  const __m512i lo_bits = _mm512_set1_epi64(0x5555555555555555ll);
+  __m512i a1 = _mm512_setzero_si512(), a2 = a1, a3 = a1;
+  const int64_t blocks = n / 256;  // 8 words of 32 codes
+  for (int64_t i = 0; i < blocks; ++i) {
+    const __m512i w = _mm512_loadu_si512(codes + 64 * i);
+    const __m512i lo = _mm512_and_si512(w, lo_bits), hi = _mm512_and_si512(_mm512_srli_epi64(w, 1), lo_bits);
+    a1 = _mm512_add_epi64(a1, _mm512_popcnt_epi64(_mm512_andnot_si512(hi, lo)));
+    a2 = _mm512_add_epi64(a2, _mm512_popcnt_epi64(_mm512_andnot_si512(lo, hi)));
+    a3 = _mm512_add_epi64(a3, _mm512_popcnt_epi64(_mm512_and_si512(lo, hi)));
+  }
+  int64_t rest[4];
+  count_codes_words(codes + 64 * blocks, n - 256 * blocks, rest);
+  counts[1] = _mm512_reduce_add_epi64(a1) + rest[1];
+  counts[2] = _mm512_reduce_add_epi64(a2) + rest[2];
+  counts[3] = _mm512_reduce_add_epi64(a3) + rest[3];
+  counts[0] = n - counts[1] - counts[2] - counts[3];
+}
+
+void count_avx512(const uint8_t* codes, int64_t n, int64_t counts[4]) {
+  static const bool vpopcnt = __builtin_cpu_supports("avx512vpopcntdq");
+  if (vpopcnt) count_vpopcnt(codes, n, counts);
+  else count_popcnt(codes, n, counts);
+}
+
 const DecodeKernels kAvx2 = {"avx2", row_f32_avx2, row_f64_avx2, count_popcnt};
-const DecodeKernels kAvx512 = {"avx512", row_f32_avx512, row_f64_avx512, count_popcnt};
+const DecodeKernels kAvx512 = {"avx512", row_f32_avx512, row_f64_avx512, count_avx512};
 
 }  // namespace
 

@@ -111,7 +111,8 @@ TEST_P(CpuKernels, DecodeMatchesScalar) {
 }
 
 TEST_P(CpuKernels, CountsMatchScalar) {
-  for (int64_t n : {0, 1, 7, 31, 32, 33, 64, 129, 1000}) {
+  // (256 codes per vector block of the vpopcnt kernel: sizes around and past it.)
+  for (int64_t n : {0, 1, 7, 31, 32, 33, 64, 129, 255, 256, 257, 600, 1000, 10000}) {
     auto row = random_row(n, static_cast<uint32_t>(n) * 3 + 1);
     int64_t expect[4] = {0, 0, 0, 0};
     for (int64_t j = 0; j < n; ++j) ++expect[code(row, 0, 0, j)];
