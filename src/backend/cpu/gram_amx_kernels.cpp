@@ -52,10 +52,12 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
-// Tiles 0–3 accumulate, 4–5 hold A, 6–7 hold B; all 16 rows × 64 bytes.
-STRATA_AMX inline void configure_tiles() {
+// Tiles 0–3 accumulate, 4–5 hold A, 6–7 hold B; all 64 bytes wide, B 16 rows, A and the
+// accumulators `m` rows (a TDP's time grows with its rows: t_times runs a last column tile of
+// 8 columns as 8 rows instead of 16 with 8 zero).
+STRATA_AMX inline void configure_tiles(int m = 16) {
   TileConfig cfg;
-  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = 16;
+  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = static_cast<uint8_t>(t < 6 ? m : 16);
   _tile_loadconfig(&cfg);
 }
 
@@ -433,6 +435,7 @@ STRATA_AMX void t_times_amx(const uint8_t* codes, int64_t stride, int64_t rows, 
   build_quads(codes, stride, rows, sbs, quads, b);
   configure_tiles();
   for (int64_t t = 0; t < ct; ++t) {
+    if (w - 16 * t <= 8) configure_tiles(8);  // only the last column tile can be this narrow
     const uint8_t* at = a + t * kbs * 2048;
     int64_t sb = 0;
     for (; sb + 2 <= sbs; sb += 2) t_times_blocks<true>(at, b, sbs, kbs, t, sb, w, zt, ldz);
