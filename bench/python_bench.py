@@ -8,8 +8,10 @@ Measures: strata.pca (path input) vs `strata pca` (CLI) on data made by `strata 
 sgkit.pca (Dask, randomized, its default n_iter = 0) and dask.array.linalg.svd_compressed
 (n_power_iter 0 as in the seed, and 4, on centred float32 dosages; and the seed's own call on
 the uint8 dosages) on the same data, against strata's converged default
-and against strata at the peers' pass count, each with the sine of its largest principal angle
-to strata's converged subspace (top 2 and top 10 PCs);
+against strata at the peers' pass count (two AᵀA products), and against strata's form of the
+peers' own sketch (one AᵀA product with the Nyström finish, which is svd_compressed(0)'s
+projection; no loadings, as the Dask rows compute S and V only), each with the sine of its
+largest principal angle to strata's converged subspace (top 2 and top 10 PCs);
 the random sum ((x + 1)[::2, ::2]).sum() via strata.random vs dask.array.random; and the
 per-call overhead of the Python layer (a call on a tiny input, minus the C++ time in the report).
 Prints one JSON line per measurement and a summary of same-run ratios."""
@@ -84,6 +86,14 @@ def main():
                                a.repeats)
             emit("strata.pca (randomized, iterations=2, block=24)", t_eq, passes=r_eq.passes,
                  subspace_sine_vs_converged=subspace_sines(r_eq.eigenvectors, ref))
+            # The same sketch as svd_compressed(n_power_iter=0): one AᵀA product of a random block
+            # (24 columns; Dask's has k + 10 = 20) and the Nyström finish, whose matrix
+            # AᵀA·K·(KᵀAᵀA·K)⁺·KᵀAᵀA = Aᵀ·P(A·K)·A is Dask's BᵀB for B = QᵀA, Q = orth(A·Ω). S and the
+            # sample vectors only, as the Dask rows compute (no loadings pass).
+            t_sk, r_sk = timed(lambda: strata.pca(prefix, k=10, method="randomized", iterations=1, block=24,
+                                                  loadings=False), a.repeats)
+            emit("strata.pca (randomized, iterations=1, block=24, loadings=False)", t_sk, passes=r_sk.passes,
+                 subspace_sine_vs_converged=subspace_sines(r_sk.eigenvectors, ref))
             g = strata.open_genotypes(prefix)
             dosages = g[:, :]
             if "sgkit" not in a.skip:
@@ -111,6 +121,7 @@ def main():
                     ratios[f"svd_compressed({iters}) / strata.pca (default, converged)"] = t_dk / t_py
                     if iters == 0:
                         ratios["svd_compressed(0) / strata.pca (same passes)"] = t_dk / t_eq
+                        ratios["svd_compressed(0) / strata.pca (same sketch)"] = t_dk / t_sk
                 # The seed's own code: uint8 dosages in (20,000 x 5,000) chunks, persisted, no
                 # centring, svd_compressed(x, k=10, compute=True) with its defaults.
                 xs = da.from_array(dosages.astype(np.uint8), chunks=(20_000, 5_000)).persist()
@@ -118,6 +129,7 @@ def main():
                 emit("dask svd_compressed as in the seed (uint8, chunks 20,000 x 5,000, compute=True)", t_seed,
                      subspace_sine_vs_converged=subspace_sines(np.asarray(out[1]).T, ref))
                 ratios["svd_compressed as in the seed / strata.pca (same passes)"] = t_seed / t_eq
+                ratios["svd_compressed as in the seed / strata.pca (same sketch)"] = t_seed / t_sk
                 ratios["svd_compressed as in the seed / strata.pca (default, converged)"] = t_seed / t_py
         if "random" not in a.skip:
             n, c = a.random_shape, a.random_shape // 4

@@ -58,6 +58,8 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
     k.vnni = true;
     // The integer GRM kernel and its packer go together (the packer also needs VBMI).
     if (GramU8S8Fn g = gram_u8s8_vnni(); g && pack_u8s8_vnni()) k.gram_u8s8 = g, k.pack_u8s8 = pack_u8s8_vnni();
+    if (GramU8S8Fn g = gram_u8s8_amx(); g && isa == CpuIsa::Avx512Amx && k.gram_u8s8 != gram_u8s8_portable)
+      k.gram_u8s8 = g;
   }
   return k;
 }

@@ -14,8 +14,10 @@
 //    call).
 // Eight tiles: four accumulators (two row or sample blocks × two limbs), two A, two B.
 #include "backend/cpu/gram_int_kernels.hpp"
+#include "backend/cpu/gram_vnni_kernels.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -444,6 +446,146 @@ STRATA_AMX void t_times_amx(const uint8_t* codes, int64_t stride, int64_t rows, 
   _tile_release();
 }
 
+// ---- The GRM's exact-integer tile product (Backend::gram_panels_u8s8) ------------------------
+// C (16 column samples j × 16 row samples i, one tile per limb) += codes (A: u8, row = sample j,
+// 64 bytes = 16 quads × 4 variants) · limbs (B: s8, row = quad, 16 samples × 4 variants, read
+// straight from the limbs panel at its 384-byte quad stride). The codes panel is quad-major, so
+// its A tiles are transposed once per call. Three limb accumulators for each of two row blocks,
+// one A and one B tile: all eight tiles. The int32 sums are the VNNI kernel's (the same bound:
+// at most kVnniMaxRun variants per call), joined and added to acc the same way.
+
+constexpr int64_t kGrmGroup = 32;                   // samples per panel group (kVnniGroup)
+constexpr int64_t kGrmCodeQuad = 4 * kGrmGroup;     // bytes of one quad of a codes group
+constexpr int64_t kGrmLimbQuad = 3 * kGrmCodeQuad;  // bytes of one quad of a limbs group
+
+// A tiles of column samples [j0, j0 + 16): [kb] 1 KB each, row s = the codes of sample j0 + s for
+// quads 16·kb … 16·kb + 15 (zero past `quads`).
+STRATA_AMX void transpose_codes(const uint8_t* a, int64_t quads, int64_t j0, int64_t kbs, uint8_t* out) {
+  const uint8_t* g = a + (j0 / kGrmGroup) * quads * kGrmCodeQuad + (j0 % kGrmGroup) * 4;
+  for (int64_t kb = 0; kb < kbs; ++kb) {
+    __m512i x[16];
+    for (int r = 0; r < 16; ++r) {
+      const int64_t q = 16 * kb + r;
+      x[r] = q < quads ? _mm512_loadu_si512(g + q * kGrmCodeQuad) : _mm512_setzero_si512();
+    }
+    transpose16_dwords(x);
+    for (int r = 0; r < 16; ++r) _mm512_store_si512(out + kb * 1024 + 64 * r, x[r]);
+  }
+}
+
+// acc[i·ldacc + j] += scale · (l0 + 128·l1 + 16384·l2) for the stored tiles c[l] (C[j][i]) of
+// column block j0 and row block i0, within rows × cols (mode 1: j ≤ i only): transposed in
+// registers, joined exactly in float64 and added with one fused multiply-add per entry, as the
+// VNNI kernel's flush (scale is a power of two: the product is exact).
+STRATA_AMX void add_grm_tile(const int32_t (*c)[256], int64_t i0, int64_t j0, int64_t rows, int64_t cols, int mode,
+                             double scale, double* acc, int64_t ldacc) {
+  __m512i x[3][16];
+  for (int l = 0; l < 3; ++l) {
+    for (int r = 0; r < 16; ++r) x[l][r] = _mm512_load_si512(c[l] + 16 * r);
+    transpose16_dwords(x[l]);  // x[l][si] = the 16 j of row sample si
+  }
+  const __m512d sc = _mm512_set1_pd(scale), k128 = _mm512_set1_pd(128.0), k16384 = _mm512_set1_pd(16384.0);
+  for (int64_t si = 0; si < 16 && i0 + si < rows; ++si) {
+    const int64_t i = i0 + si, jend = std::min<int64_t>(16, (mode == 0 ? cols : std::min(cols, i + 1)) - j0);
+    if (jend <= 0) continue;
+    double* out = acc + i * ldacc + j0;
+    for (int h = 0; h < 2 && 8 * h < jend; ++h) {
+      __m512d v[3];
+      for (int l = 0; l < 3; ++l)
+        v[l] = _mm512_cvtepi32_pd(h == 0 ? _mm512_castsi512_si256(x[l][si]) : _mm512_extracti64x4_epi64(x[l][si], 1));
+      const __m512d d = _mm512_fmadd_pd(v[2], k16384, _mm512_fmadd_pd(v[1], k128, v[0]));
+      const int64_t n = std::min<int64_t>(8, jend - 8 * h);
+      const __mmask8 m = static_cast<__mmask8>((1u << n) - 1);
+      _mm512_mask_storeu_pd(out + 8 * h, m, _mm512_fmadd_pd(d, sc, _mm512_maskz_loadu_pd(m, out + 8 * h)));
+    }
+  }
+}
+
+// Row blocks bblk[0] (and bblk[1] with kPair) against the A tiles `at` over kbs quad blocks; the
+// last, partial block (from `full` on) takes its B tiles from `tail`.
+template <bool kPair>
+STRATA_AMX void grm_blocks(const uint8_t* at, const uint8_t* const bblk[2], const uint8_t* tail, int64_t full,
+                           int64_t kbs, int32_t (*c)[256]) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  if constexpr (kPair) {
+    _tile_zero(3);
+    _tile_zero(4);
+    _tile_zero(5);
+  }
+  for (int64_t kb = 0; kb < kbs; ++kb) {
+    _tile_loadd(6, at + kb * 1024, 64);
+    const bool in_panel = kb < full;
+    const int64_t st = in_panel ? kGrmLimbQuad : 64, ls = in_panel ? kGrmCodeQuad : 1024;
+    const uint8_t* b0 = in_panel ? bblk[0] + kb * 16 * kGrmLimbQuad : tail;
+    _tile_loadd(7, b0, st);
+    _tile_dpbusd(0, 6, 7);
+    _tile_loadd(7, b0 + ls, st);
+    _tile_dpbusd(1, 6, 7);
+    _tile_loadd(7, b0 + 2 * ls, st);
+    _tile_dpbusd(2, 6, 7);
+    if constexpr (kPair) {
+      const uint8_t* b1 = in_panel ? bblk[1] + kb * 16 * kGrmLimbQuad : tail + 3 * 1024;
+      _tile_loadd(7, b1, st);
+      _tile_dpbusd(3, 6, 7);
+      _tile_loadd(7, b1 + ls, st);
+      _tile_dpbusd(4, 6, 7);
+      _tile_loadd(7, b1 + 2 * ls, st);
+      _tile_dpbusd(5, 6, 7);
+    }
+  }
+  _tile_stored(0, c[0], 64);
+  _tile_stored(1, c[1], 64);
+  _tile_stored(2, c[2], 64);
+  if constexpr (kPair) {
+    _tile_stored(3, c[3], 64);
+    _tile_stored(4, c[4], 64);
+    _tile_stored(5, c[5], 64);
+  }
+}
+
+STRATA_AMX void gram_u8s8_amx_impl(const uint8_t* a, const int8_t* b, int64_t quads, int64_t rows, int64_t cols,
+                                   int mode, double scale, double* acc, int64_t ldacc) {
+  if (quads <= 0 || rows <= 0 || cols <= 0) return;
+  thread_local std::vector<uint8_t> abuf, tbuf;
+  const int64_t kbs = (quads + 15) / 16, full = quads / 16, jbs = (cols + 15) / 16, ibs = (rows + 15) / 16;
+  uint8_t* at = scratch(abuf, jbs * kbs * 1024);
+  for (int64_t jb = 0; jb < jbs; ++jb) transpose_codes(a, quads, 16 * jb, kbs, at + jb * kbs * 1024);
+  // The last, partial quad block of the limbs: copied into zero-padded tiles ([ib][limb] 1 KB),
+  // so no tile load reads past the panel.
+  uint8_t* tail = scratch(tbuf, 6 * 1024);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(b);
+  configure_tiles();
+  alignas(64) int32_t c[6][256];
+  for (int64_t ib = 0; ib < ibs; ib += 2) {
+    const bool pair = ib + 1 < ibs;
+    const uint8_t* bblk[2];
+    for (int h = 0; h < 2; ++h) {
+      const int64_t i0 = 16 * (ib + h);
+      bblk[h] = bytes + (i0 / kGrmGroup) * quads * kGrmLimbQuad + (i0 % kGrmGroup) * 4;
+    }
+    if (full < kbs) {
+      std::memset(tail, 0, 6 * 1024);
+      for (int h = 0; h < (pair ? 2 : 1); ++h)
+        for (int l = 0; l < 3; ++l)
+          for (int64_t q = 16 * full; q < quads; ++q)
+            std::memcpy(tail + (3 * h + l) * 1024 + (q - 16 * full) * 64, bblk[h] + q * kGrmLimbQuad + l * kGrmCodeQuad,
+                        64);
+    }
+    const int64_t i_last = std::min(rows, 16 * (ib + 2)) - 1;
+    for (int64_t jb = 0; jb < jbs; ++jb) {
+      if (mode == 1 && 16 * jb > i_last) break;  // every j of this block and beyond is past every i
+      const uint8_t* ajb = at + jb * kbs * 1024;
+      if (pair) grm_blocks<true>(ajb, bblk, tail, full, kbs, c);
+      else grm_blocks<false>(ajb, bblk, tail, full, kbs, c);
+      add_grm_tile(c, 16 * ib, 16 * jb, rows, cols, mode, scale, acc, ldacc);
+      if (pair) add_grm_tile(c + 3, 16 * (ib + 1), 16 * jb, rows, cols, mode, scale, acc, ldacc);
+    }
+  }
+  _tile_release();
+}
+
 // AMX needs the CPU's tile and int8 units, the OS saving tile state (XCR0 bits 17–18), and on
 // Linux this process's permission to use tile data (granted once, for every thread).
 bool have_amx() {
@@ -466,6 +608,14 @@ bool have_amx() {
 
 }  // namespace
 #endif
+
+GramU8S8Fn gram_u8s8_amx() {
+#ifdef STRATA_GRAM_AMX
+  return have_amx() ? gram_u8s8_amx_impl : nullptr;
+#else
+  return nullptr;
+#endif
+}
 
 const GramI16Kernels* gram_i16_amx() {
 #ifdef STRATA_GRAM_AMX

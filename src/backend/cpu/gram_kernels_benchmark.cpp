@@ -206,8 +206,13 @@ void BM_GramPanelsF32(benchmark::State& state) {
   flops(state, double(kGrmN) * (kGrmN + 1) * kGrmM);
 }
 
+// Arg 1: 0 the VNNI kernel, 1 the AMX kernel (skipped where the CPU has none).
 void BM_GramPanelsU8S8(benchmark::State& state) {
-  GramU8S8Fn f = gram_u8s8_vnni() ? gram_u8s8_vnni() : gram_u8s8_portable;
+  GramU8S8Fn f = state.range(1) == 1 ? gram_u8s8_amx() : gram_u8s8_vnni() ? gram_u8s8_vnni() : gram_u8s8_portable;
+  if (!f) {
+    state.SkipWithError("no AMX on this CPU");
+    return;
+  }
   const int64_t run = state.range(0);
   std::vector<uint8_t> codes(static_cast<size_t>(kGrmM * kGrmN), 1);
   std::vector<int8_t> limbs(static_cast<size_t>(3 * kGrmM * kGrmN), 5);
@@ -237,7 +242,7 @@ void BM_GramPackU8S8(benchmark::State& state) {
 }
 
 BENCHMARK(BM_GramPanelsF32);
-BENCHMARK(BM_GramPanelsU8S8)->Arg(28)->Arg(200)->Arg(508)->Arg(2048);
+BENCHMARK(BM_GramPanelsU8S8)->ArgsProduct({{28, 200, 508, 2048}, {0, 1}});
 BENCHMARK(BM_GramPackU8S8);
 BENCHMARK(BM_GramTransposedI16Packed)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTimesF32)->Arg(8)->Arg(16)->Arg(32);

@@ -23,6 +23,8 @@ void gram_u8s8_portable(const uint8_t* a, const int8_t* b, int64_t quads, int64_
                         double scale, double* acc, int64_t ldacc);
 /// AVX-512 VNNI kernel; nullptr when the CPU lacks AVX-512 F/BW/VNNI.
 GramU8S8Fn gram_u8s8_vnni();
+/// AMX kernel (gram_amx_kernels.cpp, the same sums); nullptr without AMX tiles.
+GramU8S8Fn gram_u8s8_amx();
 
 /// Bytes of one quad's table for the packer (see Backend::pack_u8s8).
 inline constexpr int64_t kVnniTableBytes = 80;
