@@ -13,6 +13,8 @@
 //    group from the interleaved row pairs) · codes (B, 4 variants' codes per sample, built per
 //    call).
 // Eight tiles: four accumulators (two row or sample blocks × two limbs), two A, two B.
+// The file also holds the exact GRM's u8 × s8 tile product (gram_u8s8_amx, Backend::
+// gram_panels_u8s8): the VNNI kernel's sums on TDPBUSD (its section below).
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_vnni_kernels.hpp"
 
