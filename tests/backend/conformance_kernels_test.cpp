@@ -292,7 +292,7 @@ TEST_P(Conformance, GramPanelsF32) {
 // extremes of the byte ranges, and its packer: the panels' bytes and the centring sums, bit for bit.
 TEST_P(Conformance, GramPanelsU8S8) {
   std::mt19937_64 rng(12);
-  for (int64_t quads : {1, 5, 300}) {
+  for (int64_t quads : {1, 5, 32, 300}) {  // (AMX: 16-quad blocks, a partial last block or none)
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}, {37, 37}, {64, 64}, {70, 45}, {128, 128}}) {
       for (int mode : {0, 1}) {
         if (mode != 0 && rows != cols) continue;
