@@ -503,6 +503,19 @@ STRATA_AMX void add_grm_tile(const int32_t (*c)[256], int64_t i0, int64_t j0, in
   }
 }
 
+// Accumulators a0, a1, a2 += A (tile 6) times the three limbs' B tiles from b (rows `st` apart,
+// limbs `ls` apart), each through tile 7. A macro: GCC's tile intrinsics paste the tile number
+// into the instruction text, so it must be a literal.
+#define STRATA_GRM_LIMBS(b, st, ls, a0, a1, a2) \
+  do {                                           \
+    _tile_loadd(7, (b), (st));                   \
+    _tile_dpbusd(a0, 6, 7);                      \
+    _tile_loadd(7, (b) + (ls), (st));            \
+    _tile_dpbusd(a1, 6, 7);                      \
+    _tile_loadd(7, (b) + 2 * (ls), (st));        \
+    _tile_dpbusd(a2, 6, 7);                      \
+  } while (0)
+
 // Row blocks bblk[0] (and bblk[1] with kPair) against the A tiles `at` over kbs quad blocks; the
 // last, partial block (from `full` on) takes its B tiles from `tail`.
 template <bool kPair>
@@ -521,20 +534,10 @@ STRATA_AMX void grm_blocks(const uint8_t* at, const uint8_t* const bblk[2], cons
     const bool in_panel = kb < full;
     const int64_t st = in_panel ? kGrmLimbQuad : 64, ls = in_panel ? kGrmCodeQuad : 1024;
     const uint8_t* b0 = in_panel ? bblk[0] + kb * 16 * kGrmLimbQuad : tail;
-    _tile_loadd(7, b0, st);
-    _tile_dpbusd(0, 6, 7);
-    _tile_loadd(7, b0 + ls, st);
-    _tile_dpbusd(1, 6, 7);
-    _tile_loadd(7, b0 + 2 * ls, st);
-    _tile_dpbusd(2, 6, 7);
+    STRATA_GRM_LIMBS(b0, st, ls, 0, 1, 2);
     if constexpr (kPair) {
       const uint8_t* b1 = in_panel ? bblk[1] + kb * 16 * kGrmLimbQuad : tail + 3 * 1024;
-      _tile_loadd(7, b1, st);
-      _tile_dpbusd(3, 6, 7);
-      _tile_loadd(7, b1 + ls, st);
-      _tile_dpbusd(4, 6, 7);
-      _tile_loadd(7, b1 + 2 * ls, st);
-      _tile_dpbusd(5, 6, 7);
+      STRATA_GRM_LIMBS(b1, st, ls, 3, 4, 5);
     }
   }
   _tile_stored(0, c[0], 64);
@@ -546,6 +549,8 @@ STRATA_AMX void grm_blocks(const uint8_t* at, const uint8_t* const bblk[2], cons
     _tile_stored(5, c[5], 64);
   }
 }
+
+#undef STRATA_GRM_LIMBS
 
 STRATA_AMX void gram_u8s8_amx_impl(const uint8_t* a, const int8_t* b, int64_t quads, int64_t rows, int64_t cols,
                                    int mode, double scale, double* acc, int64_t ldacc) {
