@@ -500,9 +500,10 @@ class GenotypeGramOperator final : public linalg::GramOperator {
     for (const std::string& p : parts) {
       const int64_t rows = k > 0 ? static_cast<int64_t>(p.size() / sizeof(double)) / k : 0;
       if (r0 + rows > m_) return Status::CommError("projection: the ranks sent more than ", m_, " rows");
+      if (rows == 0) continue;  // a rank without groups (its empty vector's data() may be null)
       std::vector<double> d(static_cast<size_t>(rows * k));
       std::memcpy(d.data(), p.data(), d.size() * sizeof(double));
-      if (rows > 0) STRATA_RETURN_NOT_OK(sink(r0, rows, k, d.data()));
+      STRATA_RETURN_NOT_OK(sink(r0, rows, k, d.data()));
       r0 += rows;
     }
     if (r0 != m_) return Status::CommError("projection: the ranks sent ", r0, " rows of ", m_);

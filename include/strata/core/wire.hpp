@@ -59,7 +59,7 @@ class WireReader {
     static_assert(std::is_trivially_copyable_v<T>);
     const size_t len = static_cast<size_t>(n) * sizeof(T);
     if (n < 0 || s_.size() - at_ < len) return truncated();
-    std::memcpy(v, s_.data() + at_, len);
+    if (len > 0) std::memcpy(v, s_.data() + at_, len);  // an empty vector's data() may be null
     at_ += len;
     return Status::OK();
   }
