@@ -14,7 +14,7 @@
 //    call).
 // Eight tiles: four accumulators (two row or sample blocks × two limbs), two A, two B.
 // The file also holds the exact GRM's u8 × s8 tile product (gram_u8s8_amx, Backend::
-// gram_panels_u8s8): the VNNI kernel's sums on TDPBUSD (its section below).
+// gram_panels_u8s8): the VNNI kernel's sums on TDPBSUD (its section below).
 #include "backend/cpu/gram_int_kernels.hpp"
 #include "backend/cpu/gram_vnni_kernels.hpp"
 
@@ -449,43 +449,40 @@ STRATA_AMX void t_times_amx(const uint8_t* codes, int64_t stride, int64_t rows, 
 }
 
 // ---- The GRM's exact-integer tile product (Backend::gram_panels_u8s8) ------------------------
-// C (16 column samples j × 16 row samples i, one tile per limb) += codes (A: u8, row = sample j,
-// 64 bytes = 16 quads × 4 variants) · limbs (B: s8, row = quad, 16 samples × 4 variants, read
-// straight from the limbs panel at its 384-byte quad stride). The codes panel is quad-major, so
-// its A tiles are transposed once per call. Three limb accumulators for each of two row blocks,
-// one A and one B tile: all eight tiles. The int32 sums are the VNNI kernel's (the same bound:
-// at most kVnniMaxRun variants per call), joined and added to acc the same way.
+// C (16 row samples i × 16 column samples j, one tile per limb) += limbs (A: s8, row = sample i,
+// 64 bytes = 16 quads × 4 variants) · codes (B: u8, row = quad, 16 samples × 4 variants, read
+// straight from the codes panel at its 128-byte quad stride) with TDPBSUD. The limbs panel is
+// quad-major, so the A tiles of each pair of row blocks are transposed once per call. Three
+// limb accumulators for each of two row blocks, one A and one B tile: all eight tiles. C's rows
+// are acc's, so the join needs no transpose. The int32 sums are the VNNI kernel's (the same
+// bound: at most kVnniMaxRun variants per call), joined and added to acc the same way.
 
 constexpr int64_t kGrmGroup = 32;                   // samples per panel group (kVnniGroup)
 constexpr int64_t kGrmCodeQuad = 4 * kGrmGroup;     // bytes of one quad of a codes group
 constexpr int64_t kGrmLimbQuad = 3 * kGrmCodeQuad;  // bytes of one quad of a limbs group
 
-// A tiles of column samples [j0, j0 + 16): [kb] 1 KB each, row s = the codes of sample j0 + s for
+// A tiles of row samples [i0, i0 + 16): [kb][limb] 1 KB each, row s = limb l of sample i0 + s for
 // quads 16·kb … 16·kb + 15 (zero past `quads`).
-STRATA_AMX void transpose_codes(const uint8_t* a, int64_t quads, int64_t j0, int64_t kbs, uint8_t* out) {
-  const uint8_t* g = a + (j0 / kGrmGroup) * quads * kGrmCodeQuad + (j0 % kGrmGroup) * 4;
-  for (int64_t kb = 0; kb < kbs; ++kb) {
-    __m512i x[16];
-    for (int r = 0; r < 16; ++r) {
-      const int64_t q = 16 * kb + r;
-      x[r] = q < quads ? _mm512_loadu_si512(g + q * kGrmCodeQuad) : _mm512_setzero_si512();
+STRATA_AMX void transpose_limbs(const uint8_t* b, int64_t quads, int64_t i0, int64_t kbs, uint8_t* out) {
+  const uint8_t* g = b + (i0 / kGrmGroup) * quads * kGrmLimbQuad + (i0 % kGrmGroup) * 4;
+  for (int64_t kb = 0; kb < kbs; ++kb)
+    for (int l = 0; l < 3; ++l) {
+      __m512i x[16];
+      for (int r = 0; r < 16; ++r) {
+        const int64_t q = 16 * kb + r;
+        x[r] = q < quads ? _mm512_loadu_si512(g + q * kGrmLimbQuad + l * kGrmCodeQuad) : _mm512_setzero_si512();
+      }
+      transpose16_dwords(x);
+      for (int r = 0; r < 16; ++r) _mm512_store_si512(out + (3 * kb + l) * 1024 + 64 * r, x[r]);
     }
-    transpose16_dwords(x);
-    for (int r = 0; r < 16; ++r) _mm512_store_si512(out + kb * 1024 + 64 * r, x[r]);
-  }
 }
 
-// acc[i·ldacc + j] += scale · (l0 + 128·l1 + 16384·l2) for the stored tiles c[l] (C[j][i]) of
-// column block j0 and row block i0, within rows × cols (mode 1: j ≤ i only): transposed in
-// registers, joined exactly in float64 and added with one fused multiply-add per entry, as the
-// VNNI kernel's flush (scale is a power of two: the product is exact).
+// acc[i·ldacc + j] += scale · (l0 + 128·l1 + 16384·l2) for the stored tiles c[l] (C[i][j]) of
+// row block i0 and column block j0, within rows × cols (mode 1: j ≤ i only): joined exactly in
+// float64 and added with one fused multiply-add per entry, as the VNNI kernel's flush (scale is
+// a power of two: the product is exact).
 STRATA_AMX void add_grm_tile(const int32_t (*c)[256], int64_t i0, int64_t j0, int64_t rows, int64_t cols, int mode,
                              double scale, double* acc, int64_t ldacc) {
-  __m512i x[3][16];
-  for (int l = 0; l < 3; ++l) {
-    for (int r = 0; r < 16; ++r) x[l][r] = _mm512_load_si512(c[l] + 16 * r);
-    transpose16_dwords(x[l]);  // x[l][si] = the 16 j of row sample si
-  }
   const __m512d sc = _mm512_set1_pd(scale), k128 = _mm512_set1_pd(128.0), k16384 = _mm512_set1_pd(16384.0);
   for (int64_t si = 0; si < 16 && i0 + si < rows; ++si) {
     const int64_t i = i0 + si, jend = std::min<int64_t>(16, (mode == 0 ? cols : std::min(cols, i + 1)) - j0);
@@ -494,7 +491,7 @@ STRATA_AMX void add_grm_tile(const int32_t (*c)[256], int64_t i0, int64_t j0, in
     for (int h = 0; h < 2 && 8 * h < jend; ++h) {
       __m512d v[3];
       for (int l = 0; l < 3; ++l)
-        v[l] = _mm512_cvtepi32_pd(h == 0 ? _mm512_castsi512_si256(x[l][si]) : _mm512_extracti64x4_epi64(x[l][si], 1));
+        v[l] = _mm512_cvtepi32_pd(_mm256_load_si256(reinterpret_cast<const __m256i*>(c[l] + 16 * si + 8 * h)));
       const __m512d d = _mm512_fmadd_pd(v[2], k16384, _mm512_fmadd_pd(v[1], k128, v[0]));
       const int64_t n = std::min<int64_t>(8, jend - 8 * h);
       const __mmask8 m = static_cast<__mmask8>((1u << n) - 1);
@@ -503,24 +500,25 @@ STRATA_AMX void add_grm_tile(const int32_t (*c)[256], int64_t i0, int64_t j0, in
   }
 }
 
-// Accumulators a0, a1, a2 += A (tile 6) times the three limbs' B tiles from b (rows `st` apart,
-// limbs `ls` apart), each through tile 7. A macro: GCC's tile intrinsics paste the tile number
-// into the instruction text, so it must be a literal.
-#define STRATA_GRM_LIMBS(b, st, ls, a0, a1, a2) \
-  do {                                           \
-    _tile_loadd(7, (b), (st));                   \
-    _tile_dpbusd(a0, 6, 7);                      \
-    _tile_loadd(7, (b) + (ls), (st));            \
-    _tile_dpbusd(a1, 6, 7);                      \
-    _tile_loadd(7, (b) + 2 * (ls), (st));        \
-    _tile_dpbusd(a2, 6, 7);                      \
+// Accumulators a0, a1, a2 += the three limbs' A tiles at a (1 KB apart), each through tile 6,
+// times B (tile 7). A macro: GCC's tile intrinsics paste the tile number into the instruction
+// text, so it must be a literal.
+#define STRATA_GRM_LIMBS(a, a0, a1, a2) \
+  do {                                   \
+    _tile_loadd(6, (a), 64);             \
+    _tile_dpbsud(a0, 6, 7);              \
+    _tile_loadd(6, (a) + 1024, 64);      \
+    _tile_dpbsud(a1, 6, 7);              \
+    _tile_loadd(6, (a) + 2048, 64);      \
+    _tile_dpbsud(a2, 6, 7);              \
   } while (0)
 
-// Row blocks bblk[0] (and bblk[1] with kPair) against the A tiles `at` over kbs quad blocks; the
-// last, partial block (from `full` on) takes its B tiles from `tail`.
+// Row blocks with A tiles at0 (and at1 with kPair; [kb][limb]) against the column block whose B
+// tiles start at `bj` (quads 128 bytes apart) over kbs quad blocks; the last, partial block
+// (from `full` on) takes its B tile from `tail`.
 template <bool kPair>
-STRATA_AMX void grm_blocks(const uint8_t* at, const uint8_t* const bblk[2], const uint8_t* tail, int64_t full,
-                           int64_t kbs, int32_t (*c)[256]) {
+STRATA_AMX void grm_blocks(const uint8_t* at0, const uint8_t* at1, const uint8_t* bj, const uint8_t* tail,
+                           int64_t full, int64_t kbs, int32_t (*c)[256]) {
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -530,15 +528,10 @@ STRATA_AMX void grm_blocks(const uint8_t* at, const uint8_t* const bblk[2], cons
     _tile_zero(5);
   }
   for (int64_t kb = 0; kb < kbs; ++kb) {
-    _tile_loadd(6, at + kb * 1024, 64);
-    const bool in_panel = kb < full;
-    const int64_t st = in_panel ? kGrmLimbQuad : 64, ls = in_panel ? kGrmCodeQuad : 1024;
-    const uint8_t* b0 = in_panel ? bblk[0] + kb * 16 * kGrmLimbQuad : tail;
-    STRATA_GRM_LIMBS(b0, st, ls, 0, 1, 2);
-    if constexpr (kPair) {
-      const uint8_t* b1 = in_panel ? bblk[1] + kb * 16 * kGrmLimbQuad : tail + 3 * 1024;
-      STRATA_GRM_LIMBS(b1, st, ls, 3, 4, 5);
-    }
+    if (kb < full) _tile_loadd(7, bj + kb * 16 * kGrmCodeQuad, kGrmCodeQuad);
+    else _tile_loadd(7, tail, 64);
+    STRATA_GRM_LIMBS(at0 + kb * 3072, 0, 1, 2);
+    if constexpr (kPair) STRATA_GRM_LIMBS(at1 + kb * 3072, 3, 4, 5);
   }
   _tile_stored(0, c[0], 64);
   _tile_stored(1, c[1], 64);
@@ -557,37 +550,35 @@ STRATA_AMX void gram_u8s8_amx_impl(const uint8_t* a, const int8_t* b, int64_t qu
   if (quads <= 0 || rows <= 0 || cols <= 0) return;
   thread_local std::vector<uint8_t> abuf, tbuf;
   const int64_t kbs = (quads + 15) / 16, full = quads / 16, jbs = (cols + 15) / 16, ibs = (rows + 15) / 16;
-  uint8_t* at = scratch(abuf, jbs * kbs * 1024);
-  for (int64_t jb = 0; jb < jbs; ++jb) transpose_codes(a, quads, 16 * jb, kbs, at + jb * kbs * 1024);
-  // The last, partial quad block of the limbs: copied into zero-padded tiles ([ib][limb] 1 KB),
-  // so no tile load reads past the panel.
-  uint8_t* tail = scratch(tbuf, 6 * 1024);
-  const auto* bytes = reinterpret_cast<const uint8_t*>(b);
+  uint8_t* at = scratch(abuf, 2 * kbs * 3072);  // A tiles of the current pair of row blocks
+  // The last, partial quad block of every column block's codes, copied into zero-padded B
+  // tiles (1 KB each), so no tile load reads past the panel.
+  uint8_t* tails = scratch(tbuf, jbs * 1024);
+  if (full < kbs) {
+    std::memset(tails, 0, static_cast<size_t>(jbs * 1024));
+    for (int64_t jb = 0; jb < jbs; ++jb) {
+      const int64_t j0 = 16 * jb;
+      const uint8_t* g = a + (j0 / kGrmGroup) * quads * kGrmCodeQuad + (j0 % kGrmGroup) * 4;
+      for (int64_t q = 16 * full; q < quads; ++q)
+        std::memcpy(tails + jb * 1024 + (q - 16 * full) * 64, g + q * kGrmCodeQuad, 64);
+    }
+  }
+  const auto* limbs = reinterpret_cast<const uint8_t*>(b);
   configure_tiles();
   alignas(64) int32_t c[6][256];
   for (int64_t ib = 0; ib < ibs; ib += 2) {
     const bool pair = ib + 1 < ibs;
-    const uint8_t* bblk[2];
-    for (int h = 0; h < 2; ++h) {
-      const int64_t i0 = 16 * (ib + h);
-      bblk[h] = bytes + (i0 / kGrmGroup) * quads * kGrmLimbQuad + (i0 % kGrmGroup) * 4;
-    }
-    if (full < kbs) {
-      std::memset(tail, 0, 6 * 1024);
-      for (int h = 0; h < (pair ? 2 : 1); ++h)
-        for (int l = 0; l < 3; ++l)
-          for (int64_t q = 16 * full; q < quads; ++q)
-            std::memcpy(tail + (3 * h + l) * 1024 + (q - 16 * full) * 64, bblk[h] + q * kGrmLimbQuad + l * kGrmCodeQuad,
-                        64);
-    }
+    transpose_limbs(limbs, quads, 16 * ib, kbs, at);
+    if (pair) transpose_limbs(limbs, quads, 16 * (ib + 1), kbs, at + kbs * 3072);
     const int64_t i_last = std::min(rows, 16 * (ib + 2)) - 1;
     for (int64_t jb = 0; jb < jbs; ++jb) {
       if (mode == 1 && 16 * jb > i_last) break;  // every j of this block and beyond is past every i
-      const uint8_t* ajb = at + jb * kbs * 1024;
-      if (pair) grm_blocks<true>(ajb, bblk, tail, full, kbs, c);
-      else grm_blocks<false>(ajb, bblk, tail, full, kbs, c);
-      add_grm_tile(c, 16 * ib, 16 * jb, rows, cols, mode, scale, acc, ldacc);
-      if (pair) add_grm_tile(c + 3, 16 * (ib + 1), 16 * jb, rows, cols, mode, scale, acc, ldacc);
+      const int64_t j0 = 16 * jb;
+      const uint8_t* bj = a + (j0 / kGrmGroup) * quads * kGrmCodeQuad + (j0 % kGrmGroup) * 4;
+      if (pair) grm_blocks<true>(at, at + kbs * 3072, bj, tails + jb * 1024, full, kbs, c);
+      else grm_blocks<false>(at, nullptr, bj, tails + jb * 1024, full, kbs, c);
+      add_grm_tile(c, 16 * ib, j0, rows, cols, mode, scale, acc, ldacc);
+      if (pair) add_grm_tile(c + 3, 16 * (ib + 1), j0, rows, cols, mode, scale, acc, ldacc);
     }
   }
   _tile_release();
