@@ -142,6 +142,23 @@ STRATA_AVX512 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, d
   }
 }
 
+// The 32 kept values (words 0 and 2 of each block: radius from the first word of the pair, sine
+// of the second) of the 16 blocks whose Philox words are wa (blocks 0–7) and wb (8–15), in
+// element order.
+STRATA_AVX512 inline void step2_values16(const __m512i* wa, const __m512i* wb, __m512i shift, __m512d sd, __m512d mean,
+                                         double* o) {
+  const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  const __m512d a = scale(radius8(wa[0]), sin8(wa[1], shift), sd, mean);
+  const __m512d b = scale(radius8(wa[2]), sin8(wa[3], shift), sd, mean);
+  const __m512d c = scale(radius8(wb[0]), sin8(wb[1], shift), sd, mean);
+  const __m512d d = scale(radius8(wb[2]), sin8(wb[3], shift), sd, mean);
+  _mm512_storeu_pd(o, _mm512_permutex2var_pd(a, lo, b));
+  _mm512_storeu_pd(o + 8, _mm512_permutex2var_pd(a, hi, b));
+  _mm512_storeu_pd(o + 16, _mm512_permutex2var_pd(c, lo, d));
+  _mm512_storeu_pd(o + 24, _mm512_permutex2var_pd(c, hi, d));
+}
+
 STRATA_AVX512 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
@@ -162,32 +179,13 @@ STRATA_AVX512 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, in
       const __m512i base = _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b0 + i + 16 * g)), lane_iota());
       philox8x2(base, _mm512_add_epi64(base, _mm512_set1_epi64(8)), k, w[2 * g], w[2 * g + 1]);
     }
-    for (int64_t g = 0; g < kStage / 16; ++g) {
-      const __m512i* wa = w[2 * g];
-      const __m512i* wb = w[2 * g + 1];
-      const __m512d a = scale(radius8(wa[0]), sin8(wa[1], shift), sd, mean);
-      const __m512d b = scale(radius8(wa[2]), sin8(wa[3], shift), sd, mean);
-      const __m512d c = scale(radius8(wb[0]), sin8(wb[1], shift), sd, mean);
-      const __m512d d = scale(radius8(wb[2]), sin8(wb[3], shift), sd, mean);
-      double* o = out + 2 * (i + 16 * g);
-      _mm512_storeu_pd(o, _mm512_permutex2var_pd(a, lo, b));
-      _mm512_storeu_pd(o + 8, _mm512_permutex2var_pd(a, hi, b));
-      _mm512_storeu_pd(o + 16, _mm512_permutex2var_pd(c, lo, d));
-      _mm512_storeu_pd(o + 24, _mm512_permutex2var_pd(c, hi, d));
-    }
+    for (int64_t g = 0; g < kStage / 16; ++g) step2_values16(w[2 * g], w[2 * g + 1], shift, sd, mean, out + 2 * (i + 16 * g));
   }
   for (; i + 16 <= nb; i += 16) {
     __m512i wa[4], wb[4];
     const __m512i base = _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b0 + i)), lane_iota());
     philox8x2(base, _mm512_add_epi64(base, _mm512_set1_epi64(8)), k, wa, wb);
-    const __m512d a = scale(radius8(wa[0]), sin8(wa[1], shift), sd, mean);
-    const __m512d b = scale(radius8(wa[2]), sin8(wa[3], shift), sd, mean);
-    const __m512d c = scale(radius8(wb[0]), sin8(wb[1], shift), sd, mean);
-    const __m512d d = scale(radius8(wb[2]), sin8(wb[3], shift), sd, mean);
-    _mm512_storeu_pd(out + 2 * i, _mm512_permutex2var_pd(a, lo, b));
-    _mm512_storeu_pd(out + 2 * i + 8, _mm512_permutex2var_pd(a, hi, b));
-    _mm512_storeu_pd(out + 2 * i + 16, _mm512_permutex2var_pd(c, lo, d));
-    _mm512_storeu_pd(out + 2 * i + 24, _mm512_permutex2var_pd(c, hi, d));
+    step2_values16(wa, wb, shift, sd, mean, out + 2 * i);
   }
   for (; i < nb; i += 8) {
     __m512i x0, y0, x1, y1;

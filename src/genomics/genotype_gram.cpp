@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "genomics/standardize_internal.hpp"
 #include "strata/backend/backend.hpp"
@@ -393,6 +394,34 @@ Result<GroupKernels> make_kernels(const Context& ctx, const std::vector<genomics
   return GroupKernels(ctx, std::move(luts), std::move(linear), n, arithmetic);
 }
 
+// Rows [row0, row0 + rows) of `view` into fresh memory laid out as the operator keeps its codes
+// (rows `stride` apart, then one zero row and kSlack zero bytes), `block` rows per task on ctx's
+// threads; `loaded(r, count, codes)` (if any) runs on the same worker right after the read of
+// rows [r, r + count) (numbered from row0), while they are in its cache.
+Result<Buffer> read_resident(const Context& ctx, const io::GenotypeView& view, int64_t row0, int64_t rows,
+                             int64_t block, const std::function<void(int64_t, int64_t, const uint8_t*)>& loaded) {
+  const int64_t n = view.num_samples(), stride = io::packed_row_bytes(n);
+  STRATA_ASSIGN_OR_RETURN(Buffer buf, Buffer::allocate((rows + 1) * stride + kSlack));
+  uint8_t* base = buf.as<uint8_t>();
+  std::fill(base + rows * stride, base + (rows + 1) * stride + kSlack, uint8_t{0});
+  ctx.report().add_bytes_read(rows * stride);
+  const int64_t blocks = ceil_div(rows, block);
+  PassOptions o;  // a remote source fetches blocks ahead of the workers reading them
+  io::set_genotype_read_ahead(ctx, view, row0, rows, block, o);
+  ReadAheadHints ahead(ctx, o, blocks);
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(blocks, [&](int64_t b) -> Status {
+    STRATA_RETURN_NOT_OK(ctx.check_cancelled());
+    ahead.starting(b);
+    const int64_t r0 = b * block, count = std::min(block, rows - r0);
+    uint8_t* codes = base + r0 * stride;
+    buf.prefault(r0 * stride, count * stride);  // each worker has the kernel zero its own pages
+    STRATA_RETURN_NOT_OK(view.read_codes(row0 + r0, count, 0, n, codes, stride));
+    if (loaded) loaded(r0, count, codes);
+    return Status::OK();
+  }));
+  return buf;
+}
+
 class GenotypeGramOperator final : public linalg::GramOperator {
  public:
   GenotypeGramOperator(const Context& ctx, io::GenotypeViewPtr view, GroupKernels kernels)
@@ -412,20 +441,8 @@ class GenotypeGramOperator final : public linalg::GramOperator {
 
   // This rank's rows [row0_, row0_ + own_rows_) into memory.
   Status load_resident() {
-    STRATA_ASSIGN_OR_RETURN(resident_, Buffer::allocate((own_rows_ + 1) * stride_ + kSlack));
-    uint8_t* base = resident_.as<uint8_t>();
-    std::fill(base + own_rows_ * stride_, base + (own_rows_ + 1) * stride_ + kSlack, uint8_t{0});
-    ctx_.report().add_bytes_read(own_rows_ * stride_);
-    PassOptions o;  // a remote source fetches groups ahead of the workers reading them
-    io::set_genotype_read_ahead(ctx_, *view_, row0_, own_rows_, kGroupRows, o);
-    ReadAheadHints ahead(ctx_, o, groups_);
-    return pool().parallel_for(groups_, [&](int64_t c) -> Status {
-      ahead.starting(c);
-      const int64_t r0 = c * kGroupRows, rows = std::min(kGroupRows, own_rows_ - r0);
-      // Each worker maps its own group's pages (the kernel zeroes them: in parallel so).
-      resident_.prefault(r0 * stride_, rows * stride_);
-      return view_->read_codes(row0_ + r0, rows, 0, n_, base + r0 * stride_, stride_);
-    });
+    STRATA_ASSIGN_OR_RETURN(resident_, read_resident(ctx_, *view_, row0_, own_rows_, kGroupRows, nullptr));
+    return Status::OK();
   }
 
   // Takes codes already in memory (load_codes_with_counts: every variant of the view this
@@ -690,40 +707,16 @@ Result<linalg::GramOperatorPtr> make_genotype_gram_operator(const Context& ctx, 
 Result<ResidentCodes> load_codes_with_counts(const Context& ctx, const io::GenotypeView& view) {
   if (ctx.communicator().size() != 1) return Status::Invalid("load_codes_with_counts: runs in one process only");
   ResidentCodes out;
-  const int64_t m = view.num_variants(), n = view.num_samples(), stride = io::packed_row_bytes(n);
+  const int64_t m = view.num_variants(), n = view.num_samples();
   out.rows = m;
-  out.stride = stride;
-  STRATA_ASSIGN_OR_RETURN(out.codes, Buffer::allocate((m + 1) * stride + kSlack));
-  uint8_t* base = out.codes.as<uint8_t>();
-  std::fill(base + m * stride, base + (m + 1) * stride + kSlack, uint8_t{0});
+  out.stride = io::packed_row_bytes(n);
   out.counts.resize(static_cast<size_t>(m));
-  ctx.report().add_bytes_read(m * stride);
   // Blocks of about 1 MiB: counted right after they are read, while they are in the cache.
-  const int64_t block = std::max<int64_t>(kTileRows, (int64_t{1} << 20) / std::max<int64_t>(1, stride));
-  const int64_t blocks = ceil_div(m, block);
-  PassOptions o;  // a remote source fetches blocks ahead of the workers reading them
-  io::set_genotype_read_ahead(ctx, view, 0, m, block, o);
-  ReadAheadHints ahead(ctx, o, blocks);
-  const backend::Backend& be = backend::of(ctx);
-  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(blocks, [&](int64_t b) -> Status {
-    STRATA_RETURN_NOT_OK(ctx.check_cancelled());
-    ahead.starting(b);
-    const int64_t r0 = b * block, rows = std::min(block, m - r0);
-    uint8_t* codes = base + r0 * stride;
-    out.codes.prefault(r0 * stride, rows * stride);  // each worker has the kernel zero its own pages
-    STRATA_RETURN_NOT_OK(view.read_codes(r0, rows, 0, n, codes, stride));
-    std::vector<int64_t> c(static_cast<size_t>(4 * rows));
-    be.count_codes({codes, rows, n, stride}, c.data());
-    for (int64_t v = 0; v < rows; ++v) {
-      VariantCounts& vc = out.counts[static_cast<size_t>(r0 + v)];
-      vc.hom_ref = c[static_cast<size_t>(4 * v)];
-      vc.het = c[static_cast<size_t>(4 * v + 1)];
-      vc.hom_alt = c[static_cast<size_t>(4 * v + 2)];
-      vc.missing = c[static_cast<size_t>(4 * v + 3)];
-    }
-    ctx.advance_progress(rows);
-    return Status::OK();
-  }));
+  const int64_t block = std::max<int64_t>(kTileRows, (int64_t{1} << 20) / std::max<int64_t>(1, out.stride));
+  STRATA_ASSIGN_OR_RETURN(out.codes, read_resident(ctx, view, 0, m, block, [&](int64_t r0, int64_t rows, const uint8_t* codes) {
+                            count_rows(ctx, codes, rows, n, out.stride, out.counts.data() + r0);
+                            ctx.advance_progress(rows);
+                          }));
   return out;
 }
 

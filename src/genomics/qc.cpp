@@ -14,16 +14,21 @@ namespace strata::genomics {
 
 using namespace strata::io;
 
-void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out) {
-  std::vector<int64_t> counts(static_cast<size_t>(4 * block.variant_count));
-  backend::of(ctx).count_codes({block.row(0), block.variant_count, block.sample_count, block.stride}, counts.data());
-  for (int64_t v = 0; v < block.variant_count; ++v) {
+void count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t samples, int64_t stride,
+                VariantCounts* out) {
+  std::vector<int64_t> counts(static_cast<size_t>(4 * rows));
+  backend::of(ctx).count_codes({codes, rows, samples, stride}, counts.data());
+  for (int64_t v = 0; v < rows; ++v) {
     const int64_t* c = counts.data() + 4 * v;
     out[v].hom_ref = c[0];
     out[v].het = c[1];
     out[v].hom_alt = c[2];
     out[v].missing = c[3];
   }
+}
+
+void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out) {
+  count_rows(ctx, block.row(0), block.variant_count, block.sample_count, block.stride, out);
 }
 
 namespace {

@@ -57,6 +57,10 @@ struct VariantCounts {
 /// \brief Counts for every variant of `view`, in one parallel pass over blocks.
 Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view);
 
+/// \brief Counts for each of `rows` packed rows at `codes` (`stride` bytes apart, `samples`
+/// codes each) into out[0 … rows), on the backend of `ctx`.
+void count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t samples, int64_t stride,
+                VariantCounts* out);
 /// \brief Counts for each row of a block, on the backend of `ctx`.
 void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out);
 
