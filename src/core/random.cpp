@@ -1,5 +1,6 @@
 // The random module's transforms and bulk kernels: portable scalar code and the dispatch of
-// runs to the AVX-512 kernels (random_avx512.cpp) when the caller's Isa asks for them.
+// runs to the AVX2 or AVX-512 kernels (random_avx2.cpp, random_avx512.cpp) when the caller's Isa
+// asks for them.
 #include <algorithm>
 #include <cstring>
 
@@ -18,11 +19,37 @@ bool detect_avx512() {
 #endif
 }
 
+bool detect_avx2() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+// The vector kernels of one level; null for the scalar code.
+struct VectorKernels {
+  void (*normal_contig)(const FillParams&, uint64_t, int64_t, double*);
+  void (*normal_step2)(const FillParams&, uint64_t, int64_t, int, double*);
+  void (*normal_strided)(const FillParams&, uint64_t, int64_t, int64_t, double*);
+  void (*philox_words)(uint64_t, uint64_t, uint64_t, int64_t, uint32_t*);
+};
+constexpr VectorKernels kAvx512 = {detail::avx512::normal_contig, detail::avx512::normal_step2,
+                                   detail::avx512::normal_strided, detail::avx512::philox_words};
+constexpr VectorKernels kAvx2 = {detail::avx2::normal_contig, detail::avx2::normal_step2,
+                                 detail::avx2::normal_strided, detail::avx2::philox_words};
+
 // An Isa the CPU lacks falls back to Portable rather than faulting.
-bool use_avx512(Isa isa) { return isa == Isa::Avx512 && isa_available(Isa::Avx512); }
+const VectorKernels* vector_kernels(Isa isa) {
+  if (!isa_available(isa)) return nullptr;
+  if (isa == Isa::Avx512) return &kAvx512;
+  if (isa == Isa::Avx2) return &kAvx2;
+  return nullptr;
+}
 
 // Words [w0, w0 + nw) of the stream's word sequence.
-void words_range(uint64_t seed, uint64_t stream, uint64_t w0, int64_t nw, uint32_t* out, bool simd) {
+void words_range(uint64_t seed, uint64_t stream, uint64_t w0, int64_t nw, uint32_t* out, const VectorKernels* simd) {
   const uint64_t b0 = w0 >> 2;
   const int64_t skip = static_cast<int64_t>(w0 & 3);
   const int64_t nb = (skip + nw + 3) >> 2;
@@ -32,7 +59,7 @@ void words_range(uint64_t seed, uint64_t stream, uint64_t w0, int64_t nw, uint32
   for (int64_t b = 0; b < nb; b += kChunkBlocks) {
     const int64_t cnt = std::min(kChunkBlocks, nb - b);
     if (simd) {
-      detail::avx512::philox_words(seed, stream, b0 + b, cnt, buf);
+      simd->philox_words(seed, stream, b0 + b, cnt, buf);
     } else {
       for (int64_t i = 0; i < cnt; ++i) {
         const Words w = philox_block(seed, stream, b0 + b + i);
@@ -51,7 +78,7 @@ void words_range(uint64_t seed, uint64_t stream, uint64_t w0, int64_t nw, uint32
 // the blocks that hold a wanted element.
 template <class Emit>
 void for_each_element_words(uint64_t seed, uint64_t stream, int64_t e0, int64_t step, int64_t n,
-                            int words_per_element, bool simd, Emit&& emit) {
+                            int words_per_element, const VectorKernels* simd, Emit&& emit) {
   constexpr int64_t kMaxWords = 4096;
   uint32_t buf[kMaxWords + 8];
   const int64_t span_per_elem = std::max<int64_t>(step * words_per_element, words_per_element);
@@ -73,8 +100,8 @@ void for_each_element_words(uint64_t seed, uint64_t stream, int64_t e0, int64_t 
   }
 }
 
-void fill_normal_f64(const FillParams& p, int64_t e0, int64_t step, int64_t n, double* out, bool simd) {
-  namespace avx = detail::avx512;
+void fill_normal_f64(const FillParams& p, int64_t e0, int64_t step, int64_t n, double* out,
+                     const VectorKernels* simd) {
   if (!simd) {
     for (int64_t k = 0; k < n; ++k) {
       const double z = detail::normal_elem(p.seed, p.stream, static_cast<uint64_t>(e0 + k * step));
@@ -84,28 +111,28 @@ void fill_normal_f64(const FillParams& p, int64_t e0, int64_t step, int64_t n, d
   }
   if (step == 1) {
     const int64_t head = std::min<int64_t>(n, (4 - (e0 & 3)) & 3);
-    if (head) avx::normal_strided(p, e0, 1, head, out);
+    if (head) simd->normal_strided(p, e0, 1, head, out);
     const int64_t nb = (n - head) / 4;
-    if (nb) avx::normal_contig(p, static_cast<uint64_t>(e0 + head) >> 2, nb, out + head);
+    if (nb) simd->normal_contig(p, static_cast<uint64_t>(e0 + head) >> 2, nb, out + head);
     const int64_t done = head + 4 * nb;
-    if (done < n) avx::normal_strided(p, e0 + done, 1, n - done, out + done);
+    if (done < n) simd->normal_strided(p, e0 + done, 1, n - done, out + done);
     return;
   }
   if (step == 2) {
     // Elements 4b + parity and 4b + 2 + parity come from the two word pairs of block b.
     const int parity = static_cast<int>(e0 & 1);
     const int64_t head = std::min<int64_t>(n, (e0 & 2) ? 1 : 0);
-    if (head) avx::normal_strided(p, e0, 2, 1, out);
+    if (head) simd->normal_strided(p, e0, 2, 1, out);
     const int64_t nb = (n - head) / 2;
-    if (nb) avx::normal_step2(p, static_cast<uint64_t>(e0 + 2 * head) >> 2, nb, parity, out + head);
+    if (nb) simd->normal_step2(p, static_cast<uint64_t>(e0 + 2 * head) >> 2, nb, parity, out + head);
     const int64_t done = head + 2 * nb;
-    if (done < n) avx::normal_strided(p, e0 + 2 * done, 2, n - done, out + done);
+    if (done < n) simd->normal_strided(p, e0 + 2 * done, 2, n - done, out + done);
     return;
   }
-  avx::normal_strided(p, e0, step, n, out);
+  simd->normal_strided(p, e0, step, n, out);
 }
 
-void fill_ascending(const FillParams& p, int64_t e0, int64_t step, int64_t n, void* out, bool simd) {
+void fill_ascending(const FillParams& p, int64_t e0, int64_t step, int64_t n, void* out, const VectorKernels* simd) {
   switch (p.dist) {
     case Dist::Normal:
       if (p.out == ScalarType::Float64) {
@@ -148,13 +175,29 @@ double normal_f64(uint32_t x, uint32_t y) { return detail::normal_words(x, y); }
 double normal_at(uint64_t seed, uint64_t stream, uint64_t e) { return detail::normal_elem(seed, stream, e); }
 
 Isa best_isa() {
-  static const Isa kBest = detect_avx512() ? Isa::Avx512 : Isa::Portable;
+  static const Isa kBest = detect_avx512() ? Isa::Avx512 : detect_avx2() ? Isa::Avx2 : Isa::Portable;
   return kBest;
 }
 
-bool isa_available(Isa isa) { return isa == Isa::Portable || best_isa() == Isa::Avx512; }
+bool isa_available(Isa isa) {
+  switch (isa) {
+    case Isa::Portable: return true;
+    case Isa::Avx2: {
+      static const bool kAvx2 = detect_avx2();
+      return kAvx2;
+    }
+    case Isa::Avx512: return best_isa() == Isa::Avx512;
+  }
+  return false;
+}
 
-const char* isa_name(Isa isa) { return isa == Isa::Avx512 ? "avx512" : "portable"; }
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx2: return "avx2";
+    default: return "portable";
+  }
+}
 
 void fill(const FillParams& p, int64_t e0, int64_t step, int64_t n, void* out, Isa isa) {
   if (n <= 0) return;
@@ -175,11 +218,11 @@ void fill(const FillParams& p, int64_t e0, int64_t step, int64_t n, void* out, I
     for (int64_t i = 1; i < n; ++i) std::memcpy(b + i * itemsize, b, itemsize);
     return;
   }
-  fill_ascending(p, e0, step, n, out, use_avx512(isa));
+  fill_ascending(p, e0, step, n, out, vector_kernels(isa));
 }
 
 void fill_words(uint64_t seed, uint64_t stream, uint64_t w0, int64_t n, uint32_t* out, Isa isa) {
-  if (n > 0) words_range(seed, stream, w0, n, out, use_avx512(isa));
+  if (n > 0) words_range(seed, stream, w0, n, out, vector_kernels(isa));
 }
 
 void fill_randint3(uint64_t seed, uint64_t stream, int64_t e0, int64_t n, uint8_t* out) {

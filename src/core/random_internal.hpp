@@ -1,9 +1,10 @@
 #pragma once
-// Internals of the random module (random.cpp, random_avx512.cpp): the scalar Box–Muller
-// reference (random_hd.hpp, shared with the CUDA kernels) and the AVX-512 kernels. The AVX-512
-// code performs exactly the same IEEE operations in the same order (fma where random_hd.hpp
-// writes std::fma, plain mul/add elsewhere; this relies on ISO C++ mode, where GCC does not
-// contract a*b+c), so every path gives identical bits.
+// Internals of the random module (random.cpp, random_avx2.cpp, random_avx512.cpp): the scalar
+// Box–Muller reference (random_hd.hpp, shared with the CUDA kernels) and the vector kernels.
+// The AVX-512 code performs exactly the same IEEE operations in the same order (fma where
+// random_hd.hpp writes std::fma, plain mul/add elsewhere; this relies on ISO C++ mode, where GCC
+// does not contract a*b+c); the AVX2 code does too, with exact equivalents for the integer and
+// bit steps AVX2 lacks. Every path gives identical bits.
 
 #include <cstdint>
 
@@ -23,5 +24,14 @@ void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, d
 /// Raw words of blocks b0 .. b0+nb-1, 4 per block, block-major.
 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64_t nb, uint32_t* out);
 }  // namespace avx512
+
+// AVX2 + FMA kernels (random_avx2.cpp), the same four entry points; callers check
+// isa_available(Isa::Avx2) first.
+namespace avx2 {
+void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out);
+void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out);
+void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out);
+void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64_t nb, uint32_t* out);
+}  // namespace avx2
 
 }  // namespace strata::random::detail

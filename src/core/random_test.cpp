@@ -165,16 +165,47 @@ TEST(RandomKernels, Avx512MatchesElementWise) {
   check_words(Isa::Avx512);
 }
 
-TEST(RandomKernels, PortableAndAvx512SameBitsOnLongRuns) {
-  if (!isa_available(Isa::Avx512)) GTEST_SKIP() << "this CPU lacks AVX-512 F/DQ/VL/BW: nothing to compare";
+TEST(RandomKernels, Avx2MatchesElementWise) {
+  if (!isa_available(Isa::Avx2)) GTEST_SKIP() << "this CPU lacks AVX2 + FMA: only the portable kernels ran";
+  check_fill(Isa::Avx2);
+  check_words(Isa::Avx2);
+}
+
+// Long runs (every stage and tail of the vector loops) of both parities and both word pairs.
+TEST(RandomKernels, VectorKernelsSameBitsOnLongRuns) {
   FillParams p;
   p.seed = 99;
   const int64_t n = 1 << 16;
   std::vector<double> a(n), b(n);
-  for (int64_t step : {1, 2, 3}) {
-    fill(p, 5, step, n, a.data(), Isa::Portable);
-    fill(p, 5, step, n, b.data(), Isa::Avx512);
-    EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(double) * n), 0) << step;
+  int compared = 0;
+  for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+    if (!isa_available(isa)) continue;
+    for (int64_t step : {1, 2, 3}) {
+      for (int64_t e0 : {5, 6}) {
+        fill(p, e0, step, n - e0, a.data(), Isa::Portable);
+        fill(p, e0, step, n - e0, b.data(), isa);
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(double) * (n - e0)), 0) << isa_name(isa) << " " << step << " " << e0;
+        ++compared;
+      }
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512: nothing to compare";
+}
+
+// Every 32-bit word through both transforms: the AVX2 radius and sine (exact substitutes for
+// AVX-512's conversions and the integer fold) against the scalar reference, sampled across the
+// whole word range with both cosine shifts.
+TEST(RandomKernels, Avx2TransformsOverTheWordRange) {
+  if (!isa_available(Isa::Avx2)) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
+  FillParams p;
+  p.seed = 3;
+  const int64_t n = 1 << 18;
+  std::vector<double> a(n), b(n);
+  for (uint64_t stream : {0, 1, 2, 3}) {
+    p.stream = stream;
+    fill(p, int64_t{1} << 40, 1, n, a.data(), Isa::Portable);
+    fill(p, int64_t{1} << 40, 1, n, b.data(), Isa::Avx2);
+    ASSERT_EQ(std::memcmp(a.data(), b.data(), sizeof(double) * n), 0) << stream;
   }
 }
 
@@ -183,6 +214,10 @@ TEST(RandomKernels, IsaReporting) {
   EXPECT_TRUE(isa_available(best_isa()));
   EXPECT_STREQ(isa_name(Isa::Portable), "portable");
   EXPECT_STREQ(isa_name(Isa::Avx512), "avx512");
+  EXPECT_STREQ(isa_name(Isa::Avx2), "avx2");
+  if (isa_available(Isa::Avx512)) {
+    EXPECT_TRUE(isa_available(Isa::Avx2));
+  }
 }
 
 TEST(RandomSequence, BlocksKeyedByIndexAndStream) {

@@ -152,6 +152,7 @@ STRATA_HD constexpr uint8_t byte_at(uint64_t seed, uint64_t stream, uint64_t e) 
 enum class Isa : uint8_t {
   Portable,  ///< scalar C++
   Avx512,    ///< AVX-512 F/DQ/VL/BW
+  Avx2,      ///< AVX2 + FMA
 };
 
 /// \brief The fastest variant this CPU runs, detected once per process.

@@ -33,6 +33,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
+  if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
   if (isa == CpuIsa::Avx2) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
     return k;
