@@ -12,7 +12,8 @@ against strata at the peers' pass count (two AᵀA products), and against strata
 peers' own sketch (one AᵀA product with the Nyström finish, which is svd_compressed(0)'s
 projection; no loadings, as the Dask rows compute S and V only), each with the sine of its
 largest principal angle to strata's converged subspace (top 2 and top 10 PCs);
-the random sum ((x + 1)[::2, ::2]).sum() via strata.random vs dask.array.random; and the
+the random sum ((x + 1)[::2, ::2]).sum() via strata.random vs dask.array.random (the seed's own
+RandomState call and the current default_rng Generator; --dask-repeats pairs, median ratio); and the
 per-call overhead of the Python layer (a call on a tiny input, minus the C++ time in the report).
 Prints one JSON line per measurement and a summary of same-run ratios."""
 import argparse
@@ -60,6 +61,7 @@ def main():
     ap.add_argument("--variants", type=int, default=100_000)
     ap.add_argument("--random-shape", type=int, default=40_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--dask-repeats", type=int, default=1, help="Dask random-sum runs (each paired with a strata run)")
     ap.add_argument("--skip", action="append", default=[], help="sgkit, dask-svd, dask-random, pca, random, overhead")
     ap.add_argument("--quick", action="store_true", help="2,000 x 20,000 genotypes, 8,000^2 random sum")
     a = ap.parse_args()
@@ -139,13 +141,28 @@ def main():
             if "dask-random" not in a.skip:
                 import dask.array as da
 
-                def dask_sum():
-                    y = da.random.default_rng(0).normal(10, 1, size=(n, n), chunks=(c, c))
-                    return float(((y + 1)[::2, ::2]).sum().compute())
+                # The seed's own call (legacy RandomState, Box-Muller polar) and the current
+                # Generator API (PCG64, ziggurat: the faster of the two). Each Dask run is
+                # followed by a strata run, so every ratio is of one adjacent pair; the
+                # median of the pairs is reported.
+                def dask_sum(seed_call):
+                    rs = da.random.RandomState(0) if seed_call else da.random.default_rng(0)
+                    y = rs.normal(10, 1, size=(n, n), chunks=(c, c))
+                    return float(((y + 1)[::2, ::2]).sum().compute(scheduler="threads"))
 
-                t_dr, _ = timed(dask_sum, 1)
-                emit("dask.array.random sum", t_dr, shape=[n, n])
-                ratios["dask / strata random sum"] = t_dr / t_st
+                def strata_sum():
+                    return float(((x + 1)[::2, ::2]).sum().compute())
+
+                for seed_call, name in ((False, "default_rng"), (True, "RandomState, as in the seed")):
+                    pairs = []
+                    for _ in range(a.dask_repeats):
+                        t_d = timed(lambda: dask_sum(seed_call), 1)[0]
+                        t_s = timed(strata_sum, 1)[0]
+                        pairs.append((t_d, t_s))
+                    t_dr = statistics.median(p[0] for p in pairs)
+                    emit(f"dask.array.random sum ({name})", t_dr, shape=[n, n],
+                         runs=[round(p[0], 3) for p in pairs], strata_after_each=[round(p[1], 4) for p in pairs])
+                    ratios[f"dask ({name}) / strata random sum"] = statistics.median(p[0] / p[1] for p in pairs)
         if "overhead" not in a.skip:
             tiny = np.random.default_rng(0).integers(0, 3, size=(50, 20)).astype(np.int8)
             ctx = strata.Context(threads=1)

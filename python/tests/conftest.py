@@ -23,6 +23,14 @@ def hapmap3() -> str:
 
 
 @pytest.fixture(scope="session")
+def vcf_dir() -> Path:
+    d = shared_data() / "vcf"
+    if not d.is_dir():
+        pytest.skip(f"the VCF edge cases are not at {d} (set STRATA_SHARED_DATA to the shared data folder)")
+    return d
+
+
+@pytest.fixture(scope="session")
 def strata_cli() -> str:
     from strata._cli import executable
 

@@ -149,6 +149,11 @@ want = {
   'variant_allele': (('variants', 'alleles'), 'object'),
   'contig_id': (('contigs',), 'object'),
   'sample_id': (('samples',), 'object'),
+  'variant_id_mask': (('variants',), 'bool'),
+  'variant_quality': (('variants',), 'float32'),
+  'variant_filter': (('variants', 'filters'), 'bool'),
+  'filter_id': (('filters',), 'object'),
+  'filter_description': (('filters',), 'object'),
 }
 for name, (dims, dtype) in want.items():
   a = g[name]
@@ -160,6 +165,14 @@ assert list(g['contig_id'][:]) == ['19', '20', 'X']
 assert list(g['variant_allele'][4]) == ['A', 'G', 'T', '']
 assert g['variant_position'][2] == 14370
 assert (g['call_genotype_mask'][:] == (g['call_genotype'][:] < 0)).all()
+assert list(g['filter_id'][:]) == ['PASS', 's50', 'q10']
+# FILTER column: . . PASS q10 PASS PASS PASS . PASS; QUAL 9.6 10 29 3 67 47 50 . 10
+assert [list(r) for r in g['variant_filter'][:].astype(int)] == [[0,0,0],[0,0,0],[1,0,0],[0,0,1],[1,0,0],[1,0,0],[1,0,0],[0,0,0],[1,0,0]]
+q = g['variant_quality'][:]
+assert q.view('u4')[7] == 0x7F800001, hex(q.view('u4')[7])
+assert abs(q[0] - 9.6) < 1e-6 and q[3] == 3.0
+assert list(g['variant_id_mask'][:]) == [v == '.' for v in g['variant_id'][:]]
+assert 'contig_length' not in g
 print('ok')
 )");
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,21 @@
 #include "strata/io/genotype.hpp"
 
 namespace strata::io {
+
+/// \brief What a VCF header adds to a store written from it: its FILTER lines (PASS first, then
+/// header order) and its contig lengths (−1 where a contig has none).
+struct VcfHeaderFields {
+  std::vector<std::string> filter_id, filter_description;
+  std::vector<int64_t> contig_length;
+};
+
+/// \brief QUAL and FILTER of a block of VCF records: quality[v] is QUAL as float32 (htslib's
+/// missing value keeps its bits, the spec's missing NaN 0x7F800001); filter[v·filters + f] is 1
+/// when filter f is listed in the record's FILTER column ("." lists none).
+struct VcfRecordFields {
+  std::vector<float> quality;
+  std::vector<uint8_t> filter;
+};
 
 /// \brief Options of VCF Zarr output.
 struct VczWriteOptions {
@@ -51,6 +67,9 @@ struct VczWriteOptions {
   /// Optional `sample_population` (int32 index per sample); names go to its attributes.
   std::vector<int32_t> sample_population;
   std::vector<std::string> population_names;
+  /// A store written from a VCF: adds `variant_quality`, `variant_filter`, `filter_id`,
+  /// `filter_description` and `contig_length` (when every contig's length is known).
+  std::optional<VcfHeaderFields> vcf;
 };
 
 /// \brief Streams variants into a new VCF Zarr store. Append blocks whose length is a
@@ -68,8 +87,10 @@ class VczWriter {
 
   /// \brief Append variants with their calls: `genotypes` is info.size() × samples × ploidy
   /// int8 (VCF Zarr coding), `phased` info.size() × samples (nullptr when not phased).
-  /// Alleles come from info.ref and info.alt (split at ',').
-  Status append_calls(const VariantInfo& info, const int8_t* genotypes, const uint8_t* phased);
+  /// Alleles come from info.ref and info.alt (split at ','). `fields` (required when the
+  /// writer was made with VczWriteOptions::vcf, ignored otherwise) holds QUAL and FILTER.
+  Status append_calls(const VariantInfo& info, const int8_t* genotypes, const uint8_t* phased,
+                      const VcfRecordFields* fields = nullptr);
   /// \brief Append variants given as 2-bit code rows (`stride` bytes apart, all samples),
   /// written as diploid unphased calls (requires ploidy 2).
   Status append_codes(const VariantInfo& info, const uint8_t* codes, int64_t stride);

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <algorithm>
@@ -188,6 +189,7 @@ class Converter {
                            eof_marker_missing_ ? " (the BGZF end-of-file marker is missing: the file was cut short)" : "");
   }
   Status check_order(const std::string& contig, int64_t pos);
+  Status add_qual_filter(const bcf_hdr_t* hdr, const bcf1_t* rec);
   Status flush();
   Status wait();
 
@@ -208,6 +210,9 @@ class Converter {
   using I8Vec = std::vector<int8_t, DefaultInitAllocator<int8_t>>;
   using U8Vec = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
   VariantInfo info_;
+  VcfRecordFields fields_;  // QUAL and FILTER (zarr)
+  std::unordered_map<int, int> filter_column_;  // htslib FILTER id -> variant_filter column
+  int64_t filters_ = 0;
   I8Vec calls_;
   U8Vec phased_, codes_;
   std::unique_ptr<VczWriter> vcz_;
@@ -216,11 +221,58 @@ class Converter {
   // The block being written in the background (declared last: destroyed, i.e. waited for,
   // before the writers it uses).
   VariantInfo w_info_;
+  VcfRecordFields w_fields_;
   I8Vec w_calls_;
   U8Vec w_phased_, w_codes_;
   std::vector<std::string> w_contigs_;
   std::future<Status> pending_;
 };
+
+// The header's FILTER lines (PASS first, then header order; descriptions without their quotes)
+// and the lengths of `contigs` (−1 where the header gives none), as bio2zarr reads them.
+VcfHeaderFields header_fields(const bcf_hdr_t* hdr, const std::vector<std::string>& contigs) {
+  auto value = [](bcf_hrec_t* h, const char* key) -> std::string {
+    const int k = bcf_hrec_find_key(h, key);
+    if (k < 0 || !h->vals[k]) return "";
+    std::string v = h->vals[k];
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    return v;
+  };
+  VcfHeaderFields f;
+  for (int i = 0; i < hdr->nhrec; ++i) {
+    bcf_hrec_t* h = hdr->hrec[i];
+    if (h->type != BCF_HL_FLT) continue;
+    std::string id = value(h, "ID");
+    if (id.empty()) continue;
+    const bool pass = id == "PASS";
+    f.filter_id.insert(pass ? f.filter_id.begin() : f.filter_id.end(), id);
+    f.filter_description.insert(pass ? f.filter_description.begin() : f.filter_description.end(), value(h, "Description"));
+  }
+  for (const std::string& c : contigs) {
+    bcf_hrec_t* h = bcf_hdr_get_hrec(hdr, BCF_HL_CTG, "ID", c.c_str(), nullptr);
+    const std::string len = h ? value(h, "length") : "";
+    char* end = nullptr;
+    const long long v = len.empty() ? -1 : std::strtoll(len.c_str(), &end, 10);
+    f.contig_length.push_back(len.empty() || *end != '\0' || v < 0 ? -1 : v);
+  }
+  return f;
+}
+
+// QUAL (its float bits, htslib's missing value included) and the FILTER columns of `rec`.
+Status Converter::add_qual_filter(const bcf_hdr_t* hdr, const bcf1_t* rec) {
+  fields_.quality.push_back(rec->qual);
+  const size_t row = fields_.filter.size();
+  fields_.filter.resize(row + static_cast<size_t>(filters_), 0);
+  for (int i = 0; i < rec->d.n_flt; ++i) {
+    const auto c = filter_column_.find(rec->d.flt[i]);
+    if (c == filter_column_.end())
+      return fail_record(("FILTER '" + std::string(bcf_hdr_int2id(hdr, BCF_DT_ID, rec->d.flt[i])) +
+                          "' is not defined by a ##FILTER header line (VCF Zarr's filter axis is the header's)")
+                             .c_str());
+    fields_.filter[row + static_cast<size_t>(c->second)] = 1;
+  }
+  return Status::OK();
+}
 
 Status Converter::check_order(const std::string& contig, int64_t pos) {
   if (contig != last_contig_) {
@@ -247,16 +299,21 @@ Status Converter::flush() {
   if (info_.size() == 0) return Status::OK();
   report_.variants += info_.size();
   std::swap(info_, w_info_);
+  std::swap(fields_, w_fields_);
   std::swap(calls_, w_calls_);
   std::swap(phased_, w_phased_);
   std::swap(codes_, w_codes_);
   if (bed_) w_contigs_ = contigs_;
   info_ = VariantInfo();
+  fields_.quality.clear();
+  fields_.filter.clear();
   calls_.clear();
   phased_.clear();
   codes_.clear();
   pending_ = std::async(std::launch::async, [this]() -> Status {
-    if (vcz_) STRATA_RETURN_NOT_OK(vcz_->append_calls(w_info_, w_calls_.data(), w_phased_.empty() ? nullptr : w_phased_.data()));
+    if (vcz_)
+      STRATA_RETURN_NOT_OK(
+          vcz_->append_calls(w_info_, w_calls_.data(), w_phased_.empty() ? nullptr : w_phased_.data(), &w_fields_));
     if (bed_) STRATA_RETURN_NOT_OK(bed_->append(w_info_, w_contigs_, w_codes_.data(), packed_row_bytes(n_)));
     return Status::OK();
   });
@@ -291,6 +348,10 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     vo.genotype_codec = o_.genotype_codec;
     vo.overwrite = o_.overwrite;
     vo.inputs = input_paths(input_);
+    vo.vcf = header_fields(hdr, contigs_);
+    filters_ = static_cast<int64_t>(vo.vcf->filter_id.size());
+    for (int64_t j = 0; j < filters_; ++j)
+      filter_column_.emplace(bcf_hdr_id2int(hdr, BCF_DT_ID, vo.vcf->filter_id[j].c_str()), static_cast<int>(j));
     STRATA_ASSIGN_OR_RETURN(vcz_, VczWriter::create(ctx_, output_, samples, ploidy_, true, vo));
     chunk_ = vcz_->variants_chunk();
   } else {
@@ -318,7 +379,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     ++record_;
     // Undefined contigs/tags are warnings in htslib; anything else is a broken record.
     if (rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF)) return fail_record("malformed record");
-    bcf_unpack(rec.get(), BCF_UN_STR | BCF_UN_FMT);
+    bcf_unpack(rec.get(), BCF_UN_STR | BCF_UN_FLT | BCF_UN_FMT);
     // htslib reads short lines and non-numeric POS without flagging them.
     if (n_ > 0 && rec->n_sample != static_cast<uint32_t>(n_))
       return fail_record(("malformed record: " + std::to_string(rec->n_sample) + " sample columns, the header has " +
@@ -350,6 +411,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     }
     info_.alt.push_back(std::move(alt));
     info_.cm.push_back(0.0);
+    if (to_zarr_) STRATA_RETURN_NOT_OK(add_qual_filter(hdr, rec.get()));
 
     // Genotypes: per-sample ploidy = values / samples; shorter calls end in vector_end.
     int ngt = v.has_gt && n_ > 0 ? bcf_get_genotypes(hdr, rec.get(), &gt, &ngt_cap) : 0;
@@ -391,7 +453,10 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
             c[k] = static_cast<int8_t>(a);
           }
         }
-        if (phase_row && rec_ploidy > 1 && g[1] != bcf_int32_vector_end) phase_row[s] = bcf_gt_is_phased(g[1]) ? 1 : 0;
+        // The phase bit of the second allele, as bio2zarr (cyvcf2) writes it: a haploid call in a
+        // record of higher ploidy ends in vector_end, whose bit reads as phased; a record whose
+        // calls are all haploid is unphased.
+        if (phase_row && rec_ploidy > 1) phase_row[s] = bcf_gt_is_phased(g[1]) ? 1 : 0;
       }
       if (code_row) {
         bool poly = false;

@@ -51,7 +51,9 @@ struct VczWriter::Impl {
   VczWriteOptions opt;
   int64_t n = 0, ploidy = 0, vc = 0, sc = 0;
   bool phased = false;
-  ZarrArray gt, mask, phased_arr, pos, contig;
+  ZarrArray gt, mask, phased_arr, pos, contig, id_mask;
+  ZarrArray quality, filter;  // stores written from a VCF (opt.vcf)
+  int64_t filters = 0;
   ZarrStringWriter ids;
   std::shared_ptr<const BytesCodec> string_codec;
   // Alleles of every variant, '\0'-separated, kept until the allele count is known.
@@ -71,9 +73,10 @@ struct VczWriter::Impl {
   }
 
   Status create_variant_arrays(const std::shared_ptr<const BytesCodec>& gcodec,
-                               const std::shared_ptr<const BytesCodec>& codec);
+                               const std::shared_ptr<const BytesCodec>& codec,
+                               const std::shared_ptr<const BytesCodec>& bool_codec);
   Status write_samples(const SampleInfo& s);
-  Status write_metadata(const VariantInfo& info);
+  Status write_metadata(const VariantInfo& info, const VcfRecordFields* fields);
   template <class Fill>
   Status write_call_tiles(int64_t nv, Fill&& fill);
 
@@ -106,7 +109,8 @@ int64_t VczWriter::variants_written() const { return impl_->written; }
 int64_t VczWriter::variants_chunk() const { return impl_->vc; }
 
 Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesCodec>& gcodec,
-                                              const std::shared_ptr<const BytesCodec>& codec) {
+                                              const std::shared_ptr<const BytesCodec>& codec,
+                                              const std::shared_ptr<const BytesCodec>& bool_codec) {
   ZarrCreateOptions o;
   o.format = ZarrFormat::V2;
   if (ploidy > 0) {
@@ -138,6 +142,23 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
   STRATA_ASSIGN_OR_RETURN(pos, ZarrArray::create(store, "variant_position", v));
   STRATA_ASSIGN_OR_RETURN(contig, ZarrArray::create(store, "variant_contig", v));
   STRATA_ASSIGN_OR_RETURN(ids, ZarrStringWriter::create(store, "variant_id", strings(vc, 0, {"variants"})));
+  v.dtype = DType(ScalarType::Bool);
+  v.fill_value = false;
+  STRATA_ASSIGN_OR_RETURN(id_mask, ZarrArray::create(store, "variant_id_mask", v));
+  if (opt.vcf) {
+    // QUAL as float32 with the spec's missing NaN bits (bio2zarr's layout: no fill value).
+    v.dtype = DType(ScalarType::Float32);
+    v.fill_value = nullptr;
+    STRATA_ASSIGN_OR_RETURN(quality, ZarrArray::create(store, "variant_quality", v));
+    filters = static_cast<int64_t>(opt.vcf->filter_id.size());
+    v.shape = {kProvisionalVariants, filters};
+    v.chunks = {vc, std::max<int64_t>(filters, 1)};
+    v.dtype = DType(ScalarType::Bool);
+    v.fill_value = false;
+    v.compressor = bool_codec;
+    v.dimension_names = {"variants", "filters"};
+    STRATA_ASSIGN_OR_RETURN(filter, ZarrArray::create(store, "variant_filter", v));
+  }
   return Status::OK();
 }
 
@@ -208,13 +229,23 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const Context& ctx, const s
   STRATA_ASSIGN_OR_RETURN(auto gcodec, make_codec(options.genotype_codec, "blosc:zstd:3:bitshuffle", 1));
   STRATA_ASSIGN_OR_RETURN(auto codec, make_codec(options.codec, "blosc:zstd:7:shuffle", 4));
   STRATA_RETURN_NOT_OK(zarr_create_group(im.store, "", ZarrFormat::V2));
-  STRATA_RETURN_NOT_OK(im.create_variant_arrays(gcodec, codec));
+  if (options.vcf && (options.vcf->filter_description.size() != options.vcf->filter_id.size()))
+    return Status::Invalid("VCF header fields: ", options.vcf->filter_id.size(), " filter IDs with ",
+                           options.vcf->filter_description.size(), " descriptions");
+  STRATA_RETURN_NOT_OK(im.create_variant_arrays(gcodec, codec, gcodec));
   STRATA_RETURN_NOT_OK(im.write_samples(samples));
   return w;
 }
 
-Status VczWriter::Impl::write_metadata(const VariantInfo& info) {
+Status VczWriter::Impl::write_metadata(const VariantInfo& info, const VcfRecordFields* fields) {
   const int64_t nv = info.size();
+  if (opt.vcf) {
+    if (!fields || static_cast<int64_t>(fields->quality.size()) != nv ||
+        static_cast<int64_t>(fields->filter.size()) != nv * filters)
+      return Status::Internal("VczWriter: a VCF store needs QUAL and FILTER for each of the ", nv, " variants");
+    STRATA_RETURN_NOT_OK(quality.write_region({written}, {nv}, fields->quality.data()));
+    if (filters > 0) STRATA_RETURN_NOT_OK(filter.write_region({written, 0}, {nv, filters}, fields->filter.data()));
+  }
   std::vector<int32_t> p(static_cast<size_t>(nv)), c(static_cast<size_t>(nv));
   for (int64_t i = 0; i < nv; ++i) {
     if (info.position[i] < INT32_MIN || info.position[i] > INT32_MAX)
@@ -226,9 +257,13 @@ Status VczWriter::Impl::write_metadata(const VariantInfo& info) {
   STRATA_RETURN_NOT_OK(pos.write_region({written}, {nv}, p.data()));
   STRATA_RETURN_NOT_OK(contig.write_region({written}, {nv}, c.data()));
   std::vector<std::string> id(info.id);
-  for (auto& s : id)
-    if (s.empty()) s = ".";
+  std::vector<uint8_t> missing_id(static_cast<size_t>(nv));
+  for (int64_t i = 0; i < nv; ++i) {
+    if (id[i].empty()) id[i] = ".";
+    missing_id[i] = id[i] == ".";
+  }
   STRATA_RETURN_NOT_OK(ids.write_rows(written, id));
+  STRATA_RETURN_NOT_OK(id_mask.write_region({written}, {nv}, missing_id.data()));
   for (int64_t i = 0; i < nv; ++i) {
     const auto alleles = split_alleles(info.ref[i], info.alt[i]);
     max_alleles = std::max<int64_t>(max_alleles, static_cast<int64_t>(alleles.size()));
@@ -277,7 +312,8 @@ Status VczWriter::Impl::write_call_tiles(int64_t nv, Fill&& fill) {
   });
 }
 
-Status VczWriter::append_calls(const VariantInfo& info, const int8_t* genotypes, const uint8_t* phased) {
+Status VczWriter::append_calls(const VariantInfo& info, const int8_t* genotypes, const uint8_t* phased,
+                               const VcfRecordFields* fields) {
   Impl& im = *impl_;
   const int64_t nv = info.size();
   if (im.written % im.vc != 0) return Status::Internal("VczWriter: append after a partial chunk");
@@ -290,7 +326,7 @@ Status VczWriter::append_calls(const VariantInfo& info, const int8_t* genotypes,
       else std::memset(ph, 0, static_cast<size_t>(count));
     }
   }));
-  STRATA_RETURN_NOT_OK(im.write_metadata(info));
+  STRATA_RETURN_NOT_OK(im.write_metadata(info, fields));
   im.written += nv;
   return Status::OK();
 }
@@ -304,7 +340,8 @@ Status VczWriter::append_codes(const VariantInfo& info, const uint8_t* codes, in
     for (int64_t s = 0; s < count; ++s) detail::code_to_call(code_at(row, s0 + s), g + 2 * s);
     if (ph) std::memset(ph, 0, static_cast<size_t>(count));
   }));
-  STRATA_RETURN_NOT_OK(im.write_metadata(info));
+  if (im.opt.vcf) return Status::Internal("VczWriter: code rows carry no QUAL or FILTER for a VCF store");
+  STRATA_RETURN_NOT_OK(im.write_metadata(info, nullptr));
   im.written += info.size();
   return Status::OK();
 }
@@ -313,7 +350,8 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
   Impl& im = *impl_;
   const int64_t m = im.written;
   Store& st = *im.store;
-  for (const char* a : {"call_genotype", "call_genotype_mask", "call_genotype_phased", "variant_position", "variant_contig"}) {
+  for (const char* a : {"call_genotype", "call_genotype_mask", "call_genotype_phased", "variant_position", "variant_contig",
+                        "variant_id_mask", "variant_quality", "variant_filter"}) {
     STRATA_ASSIGN_OR_RETURN(bool present, st.exists(std::string(a) + "/.zarray"));
     if (present) STRATA_RETURN_NOT_OK(detail::set_v2_length(st, a, m));
   }
@@ -341,6 +379,27 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
   }
   STRATA_RETURN_NOT_OK(alleles.finish(m));
   STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "contig_id", contigs, "contigs", im.string_codec));
+  if (const auto& vcf = im.opt.vcf) {
+    STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "filter_id", vcf->filter_id, "filters", im.string_codec));
+    STRATA_RETURN_NOT_OK(
+        write_zarr_strings(im.store, "filter_description", vcf->filter_description, "filters", im.string_codec));
+    // contig_length only when every contig's length is known (records may name contigs the
+    // header does not), as bio2zarr writes it.
+    std::vector<int64_t> lengths = vcf->contig_length;
+    lengths.resize(contigs.size(), -1);
+    if (!contigs.empty() && std::all_of(lengths.begin(), lengths.end(), [](int64_t l) { return l >= 0; })) {
+      ZarrCreateOptions o;
+      o.format = ZarrFormat::V2;
+      o.shape = {static_cast<int64_t>(lengths.size())};
+      o.chunks = o.shape;
+      o.dtype = DType(ScalarType::Int64);
+      o.fill_value = -1;
+      STRATA_ASSIGN_OR_RETURN(o.compressor, make_codec(im.opt.codec, "blosc:zstd:7:shuffle", 8));
+      o.dimension_names = {"contigs"};
+      STRATA_ASSIGN_OR_RETURN(auto a, ZarrArray::create(im.store, "contig_length", o));
+      STRATA_RETURN_NOT_OK(a.write_region({0}, o.shape, lengths.data()));
+    }
+  }
   // Root attributes, then consolidated metadata, then the commit that publishes the store.
   const json attrs = {{"vcf_zarr_version", "0.4"}, {"source", std::string("strata ") + STRATA_VERSION_STRING}};
   const std::string s = attrs.dump();
