@@ -36,6 +36,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
   if (isa == CpuIsa::Avx2) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
+    if (const GramF32Kernels* f32 = gram_f32_avx2()) k.f32 = *f32;
     return k;
   }
   // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.

@@ -167,6 +167,120 @@ bool have_avx512() {
   static const bool ok = __builtin_cpu_supports("avx512f");
   return ok;
 }
+
+// ------------------------------------------------------------------------------- AVX2
+// The AVX-512 kernels' scheme on 8-lane vectors: 8 codes decode by a variable shift and a
+// permute of the row's table replicated to 8 lanes (vpermps reads the low 3 index bits: the
+// code plus one bit of its neighbour, which selects the same entry). 16 ymm registers hold a
+// 3-row × 4-column block of codes_times accumulators, or a 4-column × 2-vector block of Zᵀ.
+#define STRATA_AVX2 __attribute__((target("avx2,fma")))
+
+STRATA_AVX2 inline __m256 decode8(const uint8_t* row, int64_t n, __m256 table, __m256i shifts) {
+  const __m256i v = _mm256_set1_epi32(static_cast<int>(load_u32(row + (n >> 2))));
+  return _mm256_permutevar8x32_ps(table, _mm256_srlv_epi32(v, shifts));
+}
+
+STRATA_AVX2 inline __m256 table8(const float* lut) {
+  const __m128 t = _mm_loadu_ps(lut);
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(t), t, 1);
+}
+
+STRATA_AVX2 inline float reduce8(__m256 v) {
+  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+}
+
+template <int RB, int CB>
+STRATA_AVX2 void times_block_avx2(const uint8_t* codes, int64_t stride, const float* luts, int64_t n_begin,
+                                  int64_t n_end, const float* qt, int64_t ldq, int64_t w, int64_t c0, float* y) {
+  const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+  __m256 table[RB];
+#pragma GCC unroll 4
+  for (int r = 0; r < RB; ++r) table[r] = table8(luts + 4 * r);
+  __m256 acc[RB][CB];
+#pragma GCC unroll 4
+  for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
+  const float* q0 = qt + c0 * ldq;
+  for (int64_t n = n_begin; n < n_end; n += 8) {
+    __m256 x[RB];
+#pragma GCC unroll 4
+    for (int r = 0; r < RB; ++r) x[r] = decode8(codes + r * stride, n, table[r], shifts);
+#pragma GCC unroll 4
+    for (int c = 0; c < CB; ++c) {
+      const __m256 q = _mm256_loadu_ps(q0 + c * ldq + n);
+#pragma GCC unroll 4
+      for (int r = 0; r < RB; ++r) acc[r][c] = _mm256_fmadd_ps(x[r], q, acc[r][c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < CB; ++c) y[r * w + c0 + c] += reduce8(acc[r][c]);
+}
+
+STRATA_AVX2 void times_avx2(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
+                            const float* qt, int64_t ldq, int64_t w, float* y) {
+  constexpr int RB = 3, CB = 4;
+  for (int64_t n0 = 0; n0 < n16; n0 += kTimesChunk) {
+    const int64_t n1 = std::min(n16, n0 + kTimesChunk);
+    int64_t i = 0;
+    for (; i + RB <= rows; i += RB)
+      for (int64_t c0 = 0; c0 < w; c0 += CB)
+        times_block_avx2<RB, CB>(codes + i * stride, stride, luts + 4 * i, n0, n1, qt, ldq, w, c0, y + i * w);
+    for (; i < rows; ++i)
+      for (int64_t c0 = 0; c0 < w; c0 += CB)
+        times_block_avx2<1, CB>(codes + i * stride, stride, luts + 4 * i, n0, n1, qt, ldq, w, c0, y + i * w);
+  }
+}
+
+template <int CB, int NV>
+STRATA_AVX2 void t_times_block_avx2(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n,
+                                    const float* y, int64_t w, int64_t c0, float* zt, int64_t ldz) {
+  const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+  __m256 acc[CB][NV];
+#pragma GCC unroll 4
+  for (int c = 0; c < CB; ++c)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[c][v] = _mm256_setzero_ps();
+  for (int64_t i = 0; i < rows; ++i) {
+    const __m256 table = table8(luts + 4 * i);
+    const uint8_t* row = codes + i * stride;
+    _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchRows * stride + n / 4), _MM_HINT_T0);
+    __m256 x[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) x[v] = decode8(row, n + 8 * v, table, shifts);
+    const float* yi = y + i * w + c0;
+#pragma GCC unroll 4
+    for (int c = 0; c < CB; ++c) {
+      const __m256 b = _mm256_broadcast_ss(yi + c);
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[c][v] = _mm256_fmadd_ps(x[v], b, acc[c][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < CB; ++c)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      float* zp = zt + (c0 + c) * ldz + n + 8 * v;
+      _mm256_storeu_ps(zp, _mm256_add_ps(_mm256_loadu_ps(zp), acc[c][v]));
+    }
+}
+
+STRATA_AVX2 void t_times_avx2(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0,
+                              int64_t len, const float* y, int64_t w, float* zt, int64_t ldz) {
+  constexpr int CB = 4, NV = 2;  // len is a multiple of 16: whole 2-vector blocks
+  for (int64_t c0 = 0; c0 < w; c0 += CB)
+    for (int64_t n = n0; n < n0 + len; n += 8 * NV)
+      t_times_block_avx2<CB, NV>(codes, stride, luts, rows, n, y, w, c0, zt, ldz);
+}
+
+bool have_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
 #endif
 
 }  // namespace
@@ -174,6 +288,15 @@ bool have_avx512() {
 const GramF32Kernels& gram_f32_portable() {
   static const GramF32Kernels k{times_portable, t_times_portable};
   return k;
+}
+
+const GramF32Kernels* gram_f32_avx2() {
+#ifdef STRATA_GRAM_X86
+  static const GramF32Kernels k{times_avx2, t_times_avx2};
+  return have_avx2() ? &k : nullptr;
+#else
+  return nullptr;
+#endif
 }
 
 const GramF32Kernels* gram_f32_avx512() {

@@ -9,9 +9,9 @@
 // need 64 bytes of slack at the end, and columns past the real samples must be zero in the
 // dense operand (then whatever those codes decode to contributes nothing).
 //
-// The AVX-512 kernels are register-blocked like GEMM micro-kernels (24 accumulators) and are
-// deterministic; the portable kernels compute the same sums in a different order (not the
-// same bits).
+// The AVX-512 kernels are register-blocked like GEMM micro-kernels (24 accumulators), the AVX2
+// ones likewise on 8-lane vectors (12 accumulators); all are deterministic. Each level computes
+// the same sums in its own order (the levels do not give the same bits).
 
 #include <cstdint>
 
@@ -34,6 +34,8 @@ struct GramF32Kernels {
 };
 
 const GramF32Kernels& gram_f32_portable();
+/// nullptr when the CPU (or the build target) lacks AVX2 + FMA.
+const GramF32Kernels* gram_f32_avx2();
 /// nullptr when the CPU (or the build target) lacks AVX-512F.
 const GramF32Kernels* gram_f32_avx512();
 
