@@ -35,7 +35,7 @@ struct KernelTable {
   GramPanelsFn gram_panels = nullptr;
   GramU8S8Fn gram_u8s8 = nullptr;
   PackU8S8Fn pack_u8s8 = nullptr;
-  bool vnni = false;
+  bool fast_i16 = false;  ///< int16 Gram products vectorized (AVX2 vpmaddwd, VNNI or AMX)
   random::Isa random = random::Isa::Portable;
 };
 
@@ -78,7 +78,7 @@ class CpuBackend final : public Backend {
   void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
                          const uint8_t* packed) const override;
   std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override;
-  bool fast_int16() const override { return k_.vnni; }
+  bool fast_int16() const override { return k_.fast_i16; }
   void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override;
   void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
