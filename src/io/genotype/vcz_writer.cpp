@@ -206,6 +206,9 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const Context& ctx, const s
   if (options.variants_chunk < 1 || options.samples_chunk < 1)
     return Status::Invalid("chunk sizes must be positive");
   if (ploidy < 0 || ploidy > 127) return Status::Invalid("ploidy ", ploidy, " out of range");
+  if (options.vcf && (options.vcf->filter_description.size() != options.vcf->filter_id.size()))
+    return Status::Invalid("VCF header fields: ", options.vcf->filter_id.size(), " filter IDs with ",
+                           options.vcf->filter_description.size(), " descriptions");
   std::unique_ptr<VczWriter> w(new VczWriter());
   w->impl_ = std::make_unique<Impl>(ctx);
   Impl& im = *w->impl_;
@@ -229,9 +232,6 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const Context& ctx, const s
   STRATA_ASSIGN_OR_RETURN(auto gcodec, make_codec(options.genotype_codec, "blosc:zstd:3:bitshuffle", 1));
   STRATA_ASSIGN_OR_RETURN(auto codec, make_codec(options.codec, "blosc:zstd:7:shuffle", 4));
   STRATA_RETURN_NOT_OK(zarr_create_group(im.store, "", ZarrFormat::V2));
-  if (options.vcf && (options.vcf->filter_description.size() != options.vcf->filter_id.size()))
-    return Status::Invalid("VCF header fields: ", options.vcf->filter_id.size(), " filter IDs with ",
-                           options.vcf->filter_description.size(), " descriptions");
   STRATA_RETURN_NOT_OK(im.create_variant_arrays(gcodec, codec, gcodec));
   STRATA_RETURN_NOT_OK(im.write_samples(samples));
   return w;
