@@ -37,7 +37,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::fwrite(data + 1, 1, size - 1, f);
   std::fclose(f);
   strata::io::ConvertOptions o;
-  o.progress = false;
   o.overwrite = true;
   o.variants_chunk = 1 + data[0] % 7;  // small chunks exercise the block hand-off
   const bool to_bed = data[0] & 0x80;

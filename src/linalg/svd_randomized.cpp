@@ -78,7 +78,8 @@ Status gemm_tn_rows(const Context& ctx, const RowShare& share, int64_t rows, int
   if (m == 0 || nc == 0) return Status::OK();
   const backend::Backend& be = backend::of(ctx);
   const int64_t chunks = std::max<int64_t>(1, ceil_div(rows, kDenseRowChunk)), size = m * nc;
-  const auto [first, count] = share.chunks(rows);
+  const std::pair<int64_t, int64_t> range = share.chunks(rows);  // lambdas capture it (no structured binding)
+  const int64_t first = range.first, count = range.second;
   std::vector<double> parts(static_cast<size_t>(chunks * size));
   STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(count, [&](int64_t i) -> Status {
     const int64_t ci = first + i, r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
@@ -137,7 +138,8 @@ Status gemm_nn_rows(const Context& ctx, const RowShare& share, int64_t rows, int
                     const double* a, const double* b, double beta, double* c) {
   if (nc == 0) return Status::OK();
   const backend::Backend& be = backend::of(ctx);
-  const auto [first, count] = share.chunks(rows);
+  const std::pair<int64_t, int64_t> range = share.chunks(rows);  // lambdas capture it (no structured binding)
+  const int64_t first = range.first, count = range.second;
   STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(count, [&](int64_t i) -> Status {
     const int64_t ci = first + i, r0 = ci * kDenseRowChunk, len = std::min(kDenseRowChunk, rows - r0);
     if (len <= 0) return Status::OK();

@@ -291,8 +291,10 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
   // gathers the rows and hands every block to the sink, in order; other ranks sink nothing.
   const Communicator& comm = options.ctx->communicator();
   const bool split = comm.size() > 1;
-  const auto [first, count] = split ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
-                                    : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  // Plain variables, not a structured binding: the lambdas below capture them.
+  const std::pair<int64_t, int64_t> range = split ? rank_range(plan.num_blocks, 1, comm.rank(), comm.size())
+                                                  : std::pair<int64_t, int64_t>{0, plan.num_blocks};
+  const int64_t first = range.first, count = range.second;
   std::string mine;  // this rank's blocks of A·X, in order (split only)
   if (split && count > 0)
     mine.resize(static_cast<size_t>((plan.start(first + count - 1) + plan.count(first + count - 1) - plan.start(first)) *
