@@ -15,6 +15,7 @@ const char* cpu_isa_name(CpuIsa isa) {
     case CpuIsa::Best: return "best";
     case CpuIsa::Portable: return "portable";
     case CpuIsa::Avx2: return "avx2";
+    case CpuIsa::Avx2Vnni: return "avx2-vnni";
     case CpuIsa::Avx512: return "avx512";
     case CpuIsa::Avx512Vnni: return "avx512-vnni";
     case CpuIsa::Avx512Amx: return "avx512-amx";

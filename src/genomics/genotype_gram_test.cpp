@@ -158,7 +158,8 @@ TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
   linalg::DenseMatrix portable;
   STRATA_ASSERT_OK(make_op(f, *isa_ctx(backend::CpuIsa::Portable), true)->gram(q, portable));
   int compared = 0;
-  for (auto isa : {backend::CpuIsa::Avx512Vnni, backend::CpuIsa::Avx512Amx}) {
+  for (auto isa : {backend::CpuIsa::Avx2, backend::CpuIsa::Avx2Vnni, backend::CpuIsa::Avx512Vnni,
+                   backend::CpuIsa::Avx512Amx}) {
     const auto ctx = isa_ctx(isa);
     if (!ctx) continue;
     linalg::DenseMatrix fast;
@@ -166,7 +167,7 @@ TEST(GenotypeGram, Int16SameBitsVectorizedAndPortable) {
     EXPECT_EQ(fast.data, portable.data) << backend::cpu_isa_name(isa);
     ++compared;
   }
-  if (compared == 0) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI/VBMI and AMX: no vectorized int16 kernels to compare";
+  if (compared == 0) GTEST_SKIP() << "this CPU lacks AVX2, AVX-VNNI, AVX-512 VNNI/VBMI and AMX: no vectorized int16 kernels to compare";
 }
 
 TEST(GenotypeGram, SameBitsForAnyThreadCountResidentOrStreamed) {

@@ -410,10 +410,12 @@ class Backend {
 using BackendPtr = std::shared_ptr<const Backend>;
 
 /// \brief Instruction sets of the CPU backend's kernels, lowest first. Each level uses the
-/// best kernel of every operation up to it: Avx2 the AVX2 decoders; Avx512 adds the AVX-512
-/// decoders and float Gram kernels; Avx512Vnni adds the VNNI integer Gram kernels; Avx512Amx
-/// runs the int16 Gram kernels on AMX tiles (the same exact sums, so the same bits).
-enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx512, Avx512Vnni, Avx512Amx };
+/// best kernel of every operation up to it: Avx2 the AVX2 + FMA decoders, float and int16 Gram
+/// kernels and random normals; Avx2Vnni the int16 Gram kernels on AVX-VNNI's 256-bit
+/// `vpdpwssd` (client CPUs without AVX-512); Avx512 adds the AVX-512 decoders and float Gram
+/// kernels (float32 products there); Avx512Vnni adds the VNNI integer Gram kernels; Avx512Amx
+/// runs the int16 Gram kernels on AMX tiles. The int16 levels give the same exact sums.
+enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx2Vnni, Avx512, Avx512Vnni, Avx512Amx };
 const char* cpu_isa_name(CpuIsa isa);
 /// \brief The highest level this CPU runs.
 CpuIsa best_cpu_isa();

@@ -35,11 +35,16 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
   if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
   if (const GramI16Kernels* i16 = gram_i16_avx2()) k.i16 = *i16;  // VNNI and AMX replace it below
-  if (isa == CpuIsa::Avx2) {
+  if (isa == CpuIsa::Avx2 || isa == CpuIsa::Avx2Vnni) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
     if (const GramF32Kernels* f32 = gram_f32_avx2()) k.f32 = *f32;
+    if (isa == CpuIsa::Avx2Vnni) {
+      const GramI16Kernels* i16 = gram_i16_avx_vnni();
+      if (!i16) return std::nullopt;
+      k.i16 = *i16;
+    }
     // With AVX2 the int16 products beat float32 (PCA 10,000 × 100,000: 11.3 vs 13.5 s); with
-    // AVX-512 but no VNNI float32 wins (6.8 vs 11.2 s), so only this level calls them fast.
+    // AVX-512 but no VNNI float32 wins (6.8 vs 11.2 s), so only these levels call them fast.
     k.fast_i16 = gram_i16_avx2() != nullptr;
     return k;
   }
@@ -92,6 +97,7 @@ Status decode_impl(CodesView codes, const T* luts, MatrixView<T> out, RowFn row)
 
 const KernelTable* kernel_table(CpuIsa isa) {
   static const std::optional<KernelTable> tables[] = {make_table(CpuIsa::Portable), make_table(CpuIsa::Avx2),
+                                                      make_table(CpuIsa::Avx2Vnni),
                                                       make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni),
                                                       make_table(CpuIsa::Avx512Amx)};
   if (isa == CpuIsa::Best) return nullptr;
@@ -260,7 +266,7 @@ namespace strata::backend {
 bool cpu_isa_available(CpuIsa isa) { return isa == CpuIsa::Best || cpu::kernel_table(isa) != nullptr; }
 
 CpuIsa best_cpu_isa() {
-  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2})
+  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2Vnni, CpuIsa::Avx2})
     if (cpu::kernel_table(isa)) return isa;
   return CpuIsa::Portable;
 }

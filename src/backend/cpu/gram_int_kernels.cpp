@@ -204,127 +204,30 @@ STRATA_VNNI void t_times_vnni(const uint8_t* codes, int64_t stride, int64_t rows
   }
 }
 
-// ------------------------------------------------------------------------------- AVX2
-// `vpmaddwd` multiplies int16 pairs and adds both products into an int32 lane (`vpdpwssd`
-// without the accumulate), so the AVX2 kernels give the VNNI kernels' exact sums. Decoding 16
-// codes: dword lane k of the broadcast word shifted right by 2k keeps code k in its low int16
-// and code k + 8 in its high one, so int16 lane j holds sample j / 2 + 8·(j % 2).
-#define STRATA_AVX2I __attribute__((target("avx2")))
+// ------------------------------------------------------------- AVX2 and AVX-VNNI (256-bit)
+#define STRATA_I16_NS avx2
+#define STRATA_I16_TARGET __attribute__((target("avx2")))
+#define STRATA_I16_DOT(acc, x, q) _mm256_add_epi32(acc, _mm256_madd_epi16(x, q))
+#include "backend/cpu/gram_i16_256.inc"
+#undef STRATA_I16_NS
+#undef STRATA_I16_TARGET
+#undef STRATA_I16_DOT
 
-STRATA_AVX2I inline __m256i decode16_i16(const uint8_t* p, __m256i shifts, __m256i mask) {
-  const __m256i v = _mm256_set1_epi32(static_cast<int>(load_u32(p)));
-  return _mm256_and_si256(_mm256_srlv_epi32(v, shifts), mask);
-}
-
-STRATA_AVX2I inline int32_t hsum_epi32(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-  return _mm_cvtsi128_si32(s);
-}
-
-template <int RB, int CB>
-STRATA_AVX2I void times_block_avx2(const uint8_t* codes, int64_t stride, int64_t n_begin, int64_t n_end,
-                                   const int16_t* qs, int64_t ldq, int64_t w, int64_t c0, int64_t* p) {
-  const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14), mask = _mm256_set1_epi32(0x00030003);
-  __m256i acc[RB][CB];
-#pragma GCC unroll 4
-  for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_si256();
-  const int16_t* q0 = qs + c0 * ldq - n_begin;
-  for (int64_t n = n_begin; n < n_end; n += 16) {
-    __m256i x[RB];
-#pragma GCC unroll 4
-    for (int r = 0; r < RB; ++r) x[r] = decode16_i16(codes + r * stride + (n >> 2), shifts, mask);
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q0 + c * ldq + n));
-#pragma GCC unroll 4
-      for (int r = 0; r < RB; ++r) acc[r][c] = _mm256_add_epi32(acc[r][c], _mm256_madd_epi16(x[r], q));
-    }
-  }
-#pragma GCC unroll 4
-  for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) p[r * w + c0 + c] += hsum_epi32(acc[r][c]);
-}
-
-STRATA_AVX2I void times_avx2(const uint8_t* codes, int64_t stride, int64_t rows, int64_t n32, const int16_t* qt,
-                             int64_t ldq, int64_t w, int64_t* p, const uint8_t* /*packed*/) {
-  constexpr int RB = 3, CB = 4;
-  thread_local std::vector<int16_t> shuffled;
-  if (static_cast<int64_t>(shuffled.size()) < w * kIntTimesChunk) shuffled.resize(static_cast<size_t>(w * kIntTimesChunk));
-  // Per 16 samples: qwords (0, 2, 1, 3) put samples 0–3 and 8–11 in the low half, then a byte
-  // shuffle interleaves them (s0 s8 s1 s9 …), the decoder's lane order.
-  const __m256i interleave = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,  //
-                                              0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
-  int16_t* qs = shuffled.data();
-  for (int64_t n0 = 0; n0 < n32; n0 += kIntTimesChunk) {
-    const int64_t n1 = std::min(n32, n0 + kIntTimesChunk);
-    for (int64_t c = 0; c < w; ++c)
-      for (int64_t n = n0; n < n1; n += 16) {
-        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qt + c * ldq + n));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(qs + c * kIntTimesChunk + (n - n0)),
-                            _mm256_shuffle_epi8(_mm256_permute4x64_epi64(v, 0xD8), interleave));
-      }
-    int64_t i = 0;
-    for (; i + RB <= rows; i += RB)
-      for (int64_t c0 = 0; c0 < w; c0 += CB)
-        times_block_avx2<RB, CB>(codes + i * stride, stride, n0, n1, qs, kIntTimesChunk, w, c0, p + i * w);
-    for (; i < rows; ++i)
-      for (int64_t c0 = 0; c0 < w; c0 += CB)
-        times_block_avx2<1, CB>(codes + i * stride, stride, n0, n1, qs, kIntTimesChunk, w, c0, p + i * w);
-  }
-}
-
-// A strip of 16 samples × 4 columns: per row pair the two rows' decoded codes are interleaved
-// (`vpunpck[lh]wd`), so each int32 lane pairs one sample's two codes against the column's
-// (y_even, y_odd) int32 of wpairs.
-template <int CB>
-STRATA_AVX2I void t_times_block_avx2(const uint8_t* codes, int64_t stride, int64_t pairs, int64_t n,
-                                     const int16_t* wpairs, int64_t w, int64_t c0, int32_t* zt, int64_t ldz) {
-  const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14), mask = _mm256_set1_epi32(0x00030003);
-  __m256i lo[CB], hi[CB];
-#pragma GCC unroll 4
-  for (int c = 0; c < CB; ++c) lo[c] = hi[c] = _mm256_setzero_si256();
-  const uint8_t* r0 = codes + (n >> 2);
-  const int32_t* wp = reinterpret_cast<const int32_t*>(wpairs) + c0;
-  for (int64_t pr = 0; pr < pairs; ++pr, r0 += 2 * stride, wp += w) {
-    const __m256i xa = decode16_i16(r0, shifts, mask), xb = decode16_i16(r0 + stride, shifts, mask);
-    const __m256i xl = _mm256_unpacklo_epi16(xa, xb), xh = _mm256_unpackhi_epi16(xa, xb);
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) {
-      const __m256i b = _mm256_set1_epi32(wp[c]);
-      lo[c] = _mm256_add_epi32(lo[c], _mm256_madd_epi16(xl, b));
-      hi[c] = _mm256_add_epi32(hi[c], _mm256_madd_epi16(xh, b));
-    }
-  }
-  // int32 lane m of lo holds int16 lane m + 4·(m / 4) of the decoder, of hi lane m + 4 + 4·(m / 4).
-  constexpr int kLoSample[8] = {0, 8, 1, 9, 4, 12, 5, 13}, kHiSample[8] = {2, 10, 3, 11, 6, 14, 7, 15};
-  alignas(32) int32_t l[8], h[8];
-#pragma GCC unroll 4
-  for (int c = 0; c < CB; ++c) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo[c]);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi[c]);
-    int32_t* zp = zt + (c0 + c) * ldz + n;
-    for (int m = 0; m < 8; ++m) {
-      zp[kLoSample[m]] += l[m];
-      zp[kHiSample[m]] += h[m];
-    }
-  }
-}
-
-STRATA_AVX2I void t_times_avx2(const uint8_t* codes, int64_t stride, int64_t rows, int64_t len, const int16_t* wpairs,
-                               int64_t w, int32_t* zt, int64_t ldz, const uint8_t* /*packed*/) {
-  const int64_t pairs = (rows + 1) / 2;
-  constexpr int CB = 4;
-  for (int64_t c0 = 0; c0 < w; c0 += CB)
-    for (int64_t n = 0; n < len; n += 16) t_times_block_avx2<CB>(codes, stride, pairs, n, wpairs, w, c0, zt, ldz);
-}
+#define STRATA_I16_NS avx_vnni
+#define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
+#define STRATA_I16_DOT(acc, x, q) _mm256_dpwssd_avx_epi32(acc, x, q)
+#include "backend/cpu/gram_i16_256.inc"
+#undef STRATA_I16_NS
+#undef STRATA_I16_TARGET
+#undef STRATA_I16_DOT
 
 bool have_avx2() {
   static const bool ok = __builtin_cpu_supports("avx2");
+  return ok;
+}
+
+bool have_avx_vnni() {
+  static const bool ok = have_avx2() && __builtin_cpu_supports("avxvnni");
   return ok;
 }
 
@@ -345,8 +248,17 @@ const GramI16Kernels& gram_i16_portable() {
 
 const GramI16Kernels* gram_i16_avx2() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{times_avx2, t_times_avx2};
+  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256};
   return have_avx2() ? &k : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
+const GramI16Kernels* gram_i16_avx_vnni() {
+#ifdef STRATA_GRAM_INT_X86
+  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256};
+  return have_avx_vnni() ? &k : nullptr;
 #else
   return nullptr;
 #endif

@@ -42,6 +42,9 @@ struct GramI16Kernels {
 const GramI16Kernels& gram_i16_portable();
 /// nullptr when the CPU (or the build target) lacks AVX2 (`vpmaddwd`: the same exact sums).
 const GramI16Kernels* gram_i16_avx2();
+/// The same kernels with AVX-VNNI's 256-bit `vpdpwssd` (client CPUs without AVX-512); nullptr
+/// when the CPU lacks it.
+const GramI16Kernels* gram_i16_avx_vnni();
 /// nullptr when the CPU lacks AVX-512 F/BW/VNNI/VBMI.
 const GramI16Kernels* gram_i16_vnni();
 /// AMX tile kernels (gram_amx_kernels.cpp), the same sums; nullptr without AMX-INT8, AVX-512

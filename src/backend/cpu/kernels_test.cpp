@@ -164,7 +164,8 @@ std::string isa_test_name(const ::testing::TestParamInfo<CpuIsa>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, CpuKernels,
-                         ::testing::Values(CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx512, CpuIsa::Avx512Vnni, CpuIsa::Avx512Amx),
+                         ::testing::Values(CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512,
+                                           CpuIsa::Avx512Vnni, CpuIsa::Avx512Amx),
                          isa_test_name);
 
 }  // namespace
