@@ -136,7 +136,11 @@ def main():
         if "random" not in a.skip:
             n, c = a.random_shape, a.random_shape // 4
             x = strata.random.normal(10, 1, shape=(n, n), chunks=(c, c), seed=0)
-            t_st, v = timed(lambda: float(((x + 1)[::2, ::2]).sum().compute()), a.repeats)
+
+            def strata_sum():
+                return float(((x + 1)[::2, ::2]).sum().compute())
+
+            t_st, v = timed(strata_sum, a.repeats)
             emit("strata.random sum", t_st, shape=[n, n], result=v)
             if "dask-random" not in a.skip:
                 import dask.array as da
@@ -149,9 +153,6 @@ def main():
                     rs = da.random.RandomState(0) if seed_call else da.random.default_rng(0)
                     y = rs.normal(10, 1, size=(n, n), chunks=(c, c))
                     return float(((y + 1)[::2, ::2]).sum().compute(scheduler="threads"))
-
-                def strata_sum():
-                    return float(((x + 1)[::2, ::2]).sum().compute())
 
                 for seed_call, name in ((False, "default_rng"), (True, "RandomState, as in the seed")):
                     pairs = []

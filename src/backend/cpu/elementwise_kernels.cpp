@@ -136,52 +136,8 @@ template <class To, class From> To convert(From x) {
 
 }  // namespace
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-namespace {
-// float64 +, -, *, / eight lanes at a time: the same IEEE operation per element as binary_typed,
-// so the same bits. A scalar operand (as / bs) is broadcast.
-template <EwOp Op>
-__attribute__((target("avx512f"))) inline __m512d arith8(__m512d x, __m512d y) {
-  if constexpr (Op == EwOp::Add) return _mm512_add_pd(x, y);
-  if constexpr (Op == EwOp::Sub) return _mm512_sub_pd(x, y);
-  if constexpr (Op == EwOp::Mul) return _mm512_mul_pd(x, y);
-  return _mm512_div_pd(x, y);
-}
-
-template <EwOp Op>
-__attribute__((target("avx512f"))) void arith_f64_avx512(const double* a, bool as, const double* b, bool bs,
-                                                         double* o, int64_t n) {
-  const __m512d av = _mm512_set1_pd(a[0]), bv = _mm512_set1_pd(b[0]);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm512_storeu_pd(o + i, arith8<Op>(as ? av : _mm512_loadu_pd(a + i), bs ? bv : _mm512_loadu_pd(b + i)));
-  if (i < n) {
-    const __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_pd(o + i, m, arith8<Op>(as ? av : _mm512_maskz_loadu_pd(m, a + i),
-                                              bs ? bv : _mm512_maskz_loadu_pd(m, b + i)));
-  }
-}
-
-bool arith_f64_simd(EwOp op, const double* a, bool as, const double* b, bool bs, double* o, int64_t n) {
-  switch (op) {
-    case EwOp::Add: arith_f64_avx512<EwOp::Add>(a, as, b, bs, o, n); return true;
-    case EwOp::Sub: arith_f64_avx512<EwOp::Sub>(a, as, b, bs, o, n); return true;
-    case EwOp::Mul: arith_f64_avx512<EwOp::Mul>(a, as, b, bs, o, n); return true;
-    case EwOp::Div: arith_f64_avx512<EwOp::Div>(a, as, b, bs, o, n); return true;
-    default: return false;
-  }
-}
-}  // namespace
-#endif
-
 void CpuBackend::ew_binary(EwOp op, ScalarType t, const void* a, bool as, const void* b, bool bs, void* out,
                            int64_t n) const {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (t == ScalarType::Float64 && k_.isa >= CpuIsa::Avx512 && n > 0 &&
-      arith_f64_simd(op, static_cast<const double*>(a), as, static_cast<const double*>(b), bs,
-                     static_cast<double*>(out), n))
-    return;
-#endif
   Status st = visit_scalar(t, [&](auto tag) {
     using T = decltype(tag);
     binary_typed<T>(op, static_cast<const T*>(a), as, static_cast<const T*>(b), bs, out, n);

@@ -3,9 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
-#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -122,38 +119,6 @@ TEST_P(CpuKernels, CountsMatchScalar) {
     int64_t got[4];
     be_->count_codes({row.data(), 1, n, static_cast<int64_t>(row.size())}, got);
     for (int c = 0; c < 4; ++c) EXPECT_EQ(got[c], expect[c]) << "n=" << n << " code " << c;
-  }
-}
-
-// The array engine's float64 arithmetic and tile sums: every level gives the portable loops'
-// bits (the sum's association is fixed: eight lane accumulators, the tail in the first lanes).
-TEST_P(CpuKernels, Float64ArithmeticAndSumsMatchPortable) {
-  auto portable = make_cpu_backend(CpuIsa::Portable);
-  ASSERT_TRUE(portable.ok());
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> nd(0.0, 1e3);
-  for (int64_t n : {1, 7, 8, 9, 37, 8192}) {
-    std::vector<double> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-    for (auto& v : a) v = nd(rng);
-    for (auto& v : b) v = nd(rng);
-    if (n > 3) a[2] = -0.0, b[3] = std::numeric_limits<double>::infinity();
-    for (EwOp op : {EwOp::Add, EwOp::Sub, EwOp::Mul, EwOp::Div}) {
-      for (int scalar = 0; scalar < 3; ++scalar) {  // none, a scalar, b scalar
-        std::vector<double> got(static_cast<size_t>(n), 7.0), want(static_cast<size_t>(n), 7.0);
-        be_->ew_binary(op, ScalarType::Float64, a.data(), scalar == 1, b.data(), scalar == 2, got.data(), n);
-        (*portable)->ew_binary(op, ScalarType::Float64, a.data(), scalar == 1, b.data(), scalar == 2, want.data(), n);
-        ASSERT_EQ(0, std::memcmp(got.data(), want.data(), sizeof(double) * static_cast<size_t>(n)))
-            << "op " << static_cast<int>(op) << " scalar " << scalar << " n " << n;
-      }
-    }
-    ReduceTile t;
-    t.data = a.data();
-    t.rows = 1;
-    t.cols = n;
-    double got = 0.5, want = 0.5;
-    be_->reduce_tile(ReduceKind::SumF64, t, &got);
-    (*portable)->reduce_tile(ReduceKind::SumF64, t, &want);
-    EXPECT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(want)) << "n " << n;
   }
 }
 

@@ -7,54 +7,21 @@
 
 #include "backend/cpu/cpu_backend.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#endif
-
 namespace strata::backend::cpu {
 namespace {
 
-double combine8(const double* acc) {
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
-double fast_sum_portable(const double* x, int64_t n) {
+double fast_sum(const double* x, int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     for (int k = 0; k < 8; ++k) acc[k] += x[i + k];
   }
   for (int k = 0; i < n; ++i, ++k) acc[k] += x[i];
-  return combine8(acc);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The same eight accumulators as one vector: lane k adds x[i + k], the tail adds into the first
-// lanes, so the association (and the bits) are fast_sum_portable's.
-__attribute__((target("avx512f"))) double fast_sum_avx512(const double* x, int64_t n) {
-  __m512d acc = _mm512_setzero_pd();
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) acc = _mm512_add_pd(acc, _mm512_loadu_pd(x + i));
-  if (i < n) {
-    const __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1);
-    acc = _mm512_mask_add_pd(acc, m, acc, _mm512_maskz_loadu_pd(m, x + i));
-  }
-  alignas(64) double lanes[8];
-  _mm512_store_pd(lanes, acc);
-  return combine8(lanes);
-}
-#endif
-
-// `simd`: the backend's ISA has AVX-512 (both forms give the same bits).
-double fast_sum(const double* x, int64_t n, bool simd) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (simd) return fast_sum_avx512(x, n);
-#endif
-  return fast_sum_portable(x, n);
-}
-
-Moments moments_of(const double* x, int64_t n, bool simd) {
-  const double mean = fast_sum(x, n, simd) / static_cast<double>(n);
+Moments moments_of(const double* x, int64_t n) {
+  const double mean = fast_sum(x, n) / static_cast<double>(n);
   double acc[4] = {0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -76,7 +43,7 @@ void for_each_pos(const T* x, const ReduceTile& t, F f) {
 }
 
 // SumF64 and Moments: the tile as doubles.
-void reduce_as_double(ReduceKind kind, const ReduceTile& t, void* state, bool simd) {
+void reduce_as_double(ReduceKind kind, const ReduceTile& t, void* state) {
   const int64_t n = t.rows * t.cols;
   const double* x = static_cast<const double*>(t.data);
   thread_local std::vector<double> converted;
@@ -95,7 +62,7 @@ void reduce_as_double(ReduceKind kind, const ReduceTile& t, void* state, bool si
     if (cs == 0) {
       for (int64_t r = 0; r < (rs == 0 ? 1 : t.rows); ++r) {
         const int64_t len = rs == 0 ? n : t.cols;
-        merge_moments(s[t.base + r * rs], moments_of(x + r * t.cols, len, simd));
+        merge_moments(s[t.base + r * rs], moments_of(x + r * t.cols, len));
       }
     } else {
       for_each_pos(x, t, [&](int64_t o, double v) {
@@ -110,9 +77,9 @@ void reduce_as_double(ReduceKind kind, const ReduceTile& t, void* state, bool si
   }
   auto* s = static_cast<double*>(state);
   if (cs == 0 && rs == 0) {
-    s[t.base] += fast_sum(x, n, simd);
+    s[t.base] += fast_sum(x, n);
   } else if (cs == 0) {
-    for (int64_t r = 0; r < t.rows; ++r) s[t.base + r * rs] += fast_sum(x + r * t.cols, t.cols, simd);
+    for (int64_t r = 0; r < t.rows; ++r) s[t.base + r * rs] += fast_sum(x + r * t.cols, t.cols);
   } else {
     for_each_pos(x, t, [&](int64_t o, double v) { s[o] += v; });
   }
@@ -122,7 +89,7 @@ void reduce_as_double(ReduceKind kind, const ReduceTile& t, void* state, bool si
 
 void CpuBackend::reduce_tile(ReduceKind kind, const ReduceTile& t, void* state) const {
   if (kind == ReduceKind::SumF64 || kind == ReduceKind::Moments) {
-    reduce_as_double(kind, t, state, k_.isa >= CpuIsa::Avx512);
+    reduce_as_double(kind, t, state);
     return;
   }
   Status st = visit_scalar(t.type, [&](auto tag) {

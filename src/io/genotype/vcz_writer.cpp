@@ -73,8 +73,7 @@ struct VczWriter::Impl {
   }
 
   Status create_variant_arrays(const std::shared_ptr<const BytesCodec>& gcodec,
-                               const std::shared_ptr<const BytesCodec>& codec,
-                               const std::shared_ptr<const BytesCodec>& bool_codec);
+                               const std::shared_ptr<const BytesCodec>& codec);
   Status write_samples(const SampleInfo& s);
   Status write_metadata(const VariantInfo& info, const VcfRecordFields* fields);
   template <class Fill>
@@ -109,8 +108,7 @@ int64_t VczWriter::variants_written() const { return impl_->written; }
 int64_t VczWriter::variants_chunk() const { return impl_->vc; }
 
 Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesCodec>& gcodec,
-                                              const std::shared_ptr<const BytesCodec>& codec,
-                                              const std::shared_ptr<const BytesCodec>& bool_codec) {
+                                              const std::shared_ptr<const BytesCodec>& codec) {
   ZarrCreateOptions o;
   o.format = ZarrFormat::V2;
   if (ploidy > 0) {
@@ -155,7 +153,7 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
     v.chunks = {vc, std::max<int64_t>(filters, 1)};
     v.dtype = DType(ScalarType::Bool);
     v.fill_value = false;
-    v.compressor = bool_codec;
+    v.compressor = gcodec;  // bool, like call_genotype_mask
     v.dimension_names = {"variants", "filters"};
     STRATA_ASSIGN_OR_RETURN(filter, ZarrArray::create(store, "variant_filter", v));
   }
@@ -232,7 +230,7 @@ Result<std::unique_ptr<VczWriter>> VczWriter::create(const Context& ctx, const s
   STRATA_ASSIGN_OR_RETURN(auto gcodec, make_codec(options.genotype_codec, "blosc:zstd:3:bitshuffle", 1));
   STRATA_ASSIGN_OR_RETURN(auto codec, make_codec(options.codec, "blosc:zstd:7:shuffle", 4));
   STRATA_RETURN_NOT_OK(zarr_create_group(im.store, "", ZarrFormat::V2));
-  STRATA_RETURN_NOT_OK(im.create_variant_arrays(gcodec, codec, gcodec));
+  STRATA_RETURN_NOT_OK(im.create_variant_arrays(gcodec, codec));
   STRATA_RETURN_NOT_OK(im.write_samples(samples));
   return w;
 }
