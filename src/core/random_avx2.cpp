@@ -1,11 +1,9 @@
 // AVX2 + FMA random kernels, for CPUs without AVX-512. The layout is random_avx512.cpp's: one
 // Philox block per 64-bit lane (four per vector), each 32-bit word in the low half of a lane.
-// AVX2 lacks AVX-512's 64-bit conversions, getexp/getmant, 64-bit arithmetic shifts and
-// two-table permutes, so those steps are done with exact equivalents: integers below 2^52 go to
-// double through the 2^52 magic constant, exponent and mantissa are cut from the bits, the two
-// log tables are gathered, and the sine's integer fold is done on exact doubles. Every value is
-// the one random_hd.hpp computes (same IEEE operations on the same operands), so the bits equal
-// the portable and AVX-512 paths.
+// The normals' ziggurat fast path is random_hd.hpp's one multiplication per lane (2j + 1 goes to
+// double exactly through the 2^52 magic constant, the tables are gathered); the 2.8 % of lanes
+// it rejects are resolved with the scalar reference. So the bits equal the portable and
+// AVX-512 paths.
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
@@ -73,63 +71,65 @@ STRATA_AVX2 inline __m256d small_u64_to_pd(__m256i v) {
   return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, _mm256_set1_epi64x(kMagic))), _mm256_set1_pd(kTwo52));
 }
 
-/// bm_radius on the low 32 bits of each lane of x[0..N).
-template <int N>
-STRATA_AVX2 inline void radius_lanes(const __m256i* x, __m256d* out) {
-  __m256d r[N], p[N], e[N], lt[N];
-  STRATA_UNROLL for (int j = 0; j < N; ++j) {
-    // v = 2x + 1 < 2^33; d = v exactly, as bm_radius's static_cast<double>(v).
-    const __m256i v = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi64(x[j], 1), _mm256_set1_epi64x(1)),
-                                       _mm256_set1_epi64x((int64_t{1} << 33) - 1));
-    const __m256d d = small_u64_to_pd(v);
-    const __m256i bits = _mm256_castpd_si256(d);
-    // (biased exponent - 1023) - 33: exact small integers, as in bm_radius.
-    e[j] = _mm256_sub_pd(small_u64_to_pd(_mm256_srli_epi64(bits, 52)), _mm256_set1_pd(1023.0 + 33.0));
-    const __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFF)),
-                                                          _mm256_set1_epi64x(0x3FF0000000000000)));
-    const __m256i idx = _mm256_and_si256(_mm256_srli_epi64(bits, 48), _mm256_set1_epi64x(15));
-    const __m256d rc = _mm256_i64gather_pd(kLogRecip, idx, 8);
-    lt[j] = _mm256_i64gather_pd(kLogTable, idx, 8);
-    r[j] = _mm256_fmadd_pd(m, rc, _mm256_set1_pd(-1.0));
-    p[j] = _mm256_set1_pd(kLogPoly[8]);
+// K of the ziggurat widened to 64 bits for a 64-bit gather.
+struct ZigK64 {
+  alignas(32) int64_t k[128];
+  constexpr ZigK64() : k{} {
+    for (int i = 0; i < 128; ++i) k[i] = kZigK[i];
   }
-  for (int k = 7; k >= 0; --k) {
-    STRATA_UNROLL for (int j = 0; j < N; ++j) p[j] = _mm256_fmadd_pd(p[j], r[j], _mm256_set1_pd(kLogPoly[k]));
-  }
-  STRATA_UNROLL for (int j = 0; j < N; ++j) {
-    const __m256d t = _mm256_fmadd_pd(p[j], r[j], lt[j]);
-    const __m256d ln_u = _mm256_fmadd_pd(e[j], _mm256_set1_pd(kLn2), t);
-    out[j] = _mm256_sqrt_pd(_mm256_mul_pd(ln_u, _mm256_set1_pd(-2.0)));
-  }
+};
+alignas(32) constexpr ZigK64 kZigK64{};
+
+/// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in the
+/// low 4 bits of `slow` the lanes that zig_fast rejects (resolved later).
+STRATA_AVX2 inline __m256d zig_lanes(__m256i w, int& slow) {
+  const __m256i top = _mm256_slli_epi64(w, 32);  // the word in the high half, the garbage gone
+  const __m256i v = _mm256_or_si256(_mm256_srli_epi64(top, 39), _mm256_set1_epi64x(1));  // 2j + 1 < 2^25
+  const __m256d scale = _mm256_i64gather_pd(kZigW, _mm256_and_si256(w, _mm256_set1_epi64x(255)), 8);
+  const __m256i k = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(kZigK64.k),
+                                           _mm256_and_si256(w, _mm256_set1_epi64x(127)), 8);
+  // j and K[i] are below 2^24, so the signed compare is the unsigned one.
+  slow = ~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(k, _mm256_srli_epi64(top, 40)))) & 0xF;
+  return _mm256_mul_pd(small_u64_to_pd(v), scale);
 }
 
-/// sin_turns(y + shift) on the low 32 bits of each lane of y[0..N); shift[j] holds the 32-bit
-/// shift (0 or 2^30) in the low half of each lane. n = 2·int32(y + shift) + 1 and its fold to
-/// |n| <= 2^31 are exact in double, so a = n·2π/2^33 is sin_turns_odd's.
-template <int N>
-STRATA_AVX2 inline void sin_lanes(const __m256i* y, const __m256i* shift, __m256d* out) {
-  const __m256i low_dwords = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-  const __m256d quarter = _mm256_set1_pd(0x1p31), half = _mm256_set1_pd(0x1p32);
-  __m256d a[N], a2[N], s[N];
-  STRATA_UNROLL for (int j = 0; j < N; ++j) {
-    const __m256i t = _mm256_permutevar8x32_epi32(_mm256_add_epi32(y[j], shift[j]), low_dwords);
-    __m256d n = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(t)), _mm256_set1_pd(2.0), _mm256_set1_pd(1.0));
-    n = _mm256_blendv_pd(n, _mm256_sub_pd(half, n), _mm256_cmp_pd(n, quarter, _CMP_GT_OQ));
-    n = _mm256_blendv_pd(n, _mm256_sub_pd(_mm256_sub_pd(_mm256_setzero_pd(), half), n),
-                         _mm256_cmp_pd(n, _mm256_sub_pd(_mm256_setzero_pd(), quarter), _CMP_LT_OQ));
-    a[j] = _mm256_mul_pd(n, _mm256_set1_pd(kTwoPiOver2p33));
-    a2[j] = _mm256_mul_pd(a[j], a[j]);
-    s[j] = _mm256_set1_pd(kSinPoly[8]);
+// The lanes the fast path rejected (element, word, output position), resolved with the scalar
+// reference (zig_normal, 2.8 % of the values) between stages: a call inside a stage would spill
+// its live vectors.
+class SlowLanes {
+ public:
+  SlowLanes(const FillParams& p, double* out) : p_(p), out_(out) {}
+  ~SlowLanes() { resolve(); }
+  STRATA_AVX2 void add(int m, __m256i w, int64_t e0, int64_t de, int64_t pos0, int64_t dpos) {
+    if (!m) return;
+    alignas(32) uint64_t ws[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ws), w);
+    for (; m; m &= m - 1) {
+      const int l = __builtin_ctz(static_cast<unsigned>(m));
+      e_[n_] = static_cast<uint64_t>(e0 + l * de);
+      w_[n_] = static_cast<uint32_t>(ws[l]);
+      pos_[n_] = pos0 + l * dpos;
+      ++n_;
+    }
   }
-  for (int k = 7; k >= 0; --k) {
-    STRATA_UNROLL for (int j = 0; j < N; ++j) s[j] = _mm256_fmadd_pd(s[j], a2[j], _mm256_set1_pd(kSinPoly[k]));
+  void make_room() {
+    if (n_ > kCap - kStageLanes) resolve();
   }
-  STRATA_UNROLL for (int j = 0; j < N; ++j) out[j] = _mm256_fmadd_pd(_mm256_mul_pd(a2[j], a[j]), s[j], a[j]);
-}
+  void resolve() {
+    for (int t = 0; t < n_; ++t) out_[pos_[t]] = std::fma(zig_normal(p_.seed, p_.stream, e_[t], w_[t]), p_.sd, p_.mean);
+    n_ = 0;
+  }
 
-STRATA_AVX2 inline __m256d scale(__m256d r, __m256d s, __m256d sd, __m256d mean) {
-  return _mm256_fmadd_pd(_mm256_mul_pd(r, s), sd, mean);
-}
+ private:
+  static constexpr int kStageLanes = 64;  // the most lanes one stage adds (4 groups x 4 lanes x 4 words)
+  static constexpr int kCap = 256;
+  const FillParams& p_;
+  double* out_;
+  int n_ = 0;
+  uint64_t e_[kCap];
+  uint32_t w_[kCap];
+  int64_t pos_[kCap];
+};
 
 STRATA_AVX2 inline __m256i blocks4(uint64_t b) {
   return _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(b)), _mm256_setr_epi64x(0, 1, 2, 3));
@@ -161,24 +161,25 @@ STRATA_AVX2 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, dou
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
-  const __m256i zero = _mm256_setzero_si256(), quarter = _mm256_set1_epi64x(1 << 30);
-  const __m256i shifts[4] = {zero, quarter, zero, quarter};
+  SlowLanes slow(p, out);
   alignas(32) double tail[16];
   for (int64_t i = 0; i < nb; i += 4 * kGroups) {
     __m256i w[kGroups][4], blk[kGroups];
     STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks4(b0 + i + 4 * g);
     philox_lanes<kGroups>(blk, k, w);
     for (int g = 0; g < kGroups && i + 4 * g < nb; ++g) {
-      const __m256i xs[2] = {w[g][0], w[g][2]}, ys[4] = {w[g][1], w[g][1], w[g][3], w[g][3]};
-      __m256d r[2], s[4];
-      radius_lanes<2>(xs, r);
-      sin_lanes<4>(ys, shifts, s);
-      const int64_t left = nb - (i + 4 * g);
-      double* dst = left >= 4 ? out + 4 * (i + 4 * g) : tail;
-      store_blocks4(scale(r[0], s[0], sd, mean), scale(r[0], s[1], sd, mean), scale(r[1], s[2], sd, mean),
-                    scale(r[1], s[3], sd, mean), dst);
-      if (dst == tail) std::memcpy(out + 4 * (i + 4 * g), tail, sizeof(double) * 4 * left);
+      const int64_t first = i + 4 * g, left = nb - first;
+      const int live = left >= 4 ? 0xF : (1 << left) - 1;
+      int m[4];
+      __m256d z[4];
+      STRATA_UNROLL for (int q = 0; q < 4; ++q) z[q] = _mm256_fmadd_pd(zig_lanes(w[g][q], m[q]), sd, mean);
+      double* dst = left >= 4 ? out + 4 * first : tail;
+      store_blocks4(z[0], z[1], z[2], z[3], dst);
+      if (dst == tail) std::memcpy(out + 4 * first, tail, sizeof(double) * 4 * left);
+      STRATA_UNROLL for (int q = 0; q < 4; ++q)
+        slow.add(m[q] & live, w[g][q], static_cast<int64_t>(4 * (b0 + first)) + q, 4, 4 * first + q, 4);
     }
+    slow.make_room();
   }
 }
 
@@ -186,27 +187,27 @@ STRATA_AVX2 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int 
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
-  const __m256i shift = _mm256_set1_epi64x(parity ? 1 << 30 : 0);
-  const __m256i shifts[2 * kGroups] = {shift, shift, shift, shift, shift, shift};
+  SlowLanes slow(p, out);
   alignas(32) double tail[8];
   for (int64_t i = 0; i < nb; i += 4 * kGroups) {
     __m256i w[kGroups][4], blk[kGroups];
     STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks4(b0 + i + 4 * g);
     philox_lanes<kGroups>(blk, k, w);
-    __m256i xs[2 * kGroups], ys[2 * kGroups];
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) {
-      xs[2 * g] = w[g][0], ys[2 * g] = w[g][1];
-      xs[2 * g + 1] = w[g][2], ys[2 * g + 1] = w[g][3];
-    }
-    __m256d r[2 * kGroups], s[2 * kGroups];
-    radius_lanes<2 * kGroups>(xs, r);
-    sin_lanes<2 * kGroups>(ys, shifts, s);
     for (int g = 0; g < kGroups && i + 4 * g < nb; ++g) {
-      const int64_t left = nb - (i + 4 * g);
-      double* dst = left >= 4 ? out + 2 * (i + 4 * g) : tail;
-      store_pairs4(scale(r[2 * g], s[2 * g], sd, mean), scale(r[2 * g + 1], s[2 * g + 1], sd, mean), dst);
-      if (dst == tail) std::memcpy(out + 2 * (i + 4 * g), tail, sizeof(double) * 2 * left);
+      const int64_t first = i + 4 * g, left = nb - first;
+      const int live = left >= 4 ? 0xF : (1 << left) - 1;
+      const __m256i wa = parity ? w[g][1] : w[g][0], wb = parity ? w[g][3] : w[g][2];
+      int ma, mb;
+      const __m256d a = _mm256_fmadd_pd(zig_lanes(wa, ma), sd, mean);
+      const __m256d b = _mm256_fmadd_pd(zig_lanes(wb, mb), sd, mean);
+      double* dst = left >= 4 ? out + 2 * first : tail;
+      store_pairs4(a, b, dst);
+      if (dst == tail) std::memcpy(out + 2 * first, tail, sizeof(double) * 2 * left);
+      const int64_t e = static_cast<int64_t>(4 * (b0 + first)) + parity;
+      slow.add(ma & live, wa, e, 4, 2 * first, 2);
+      slow.add(mb & live, wb, e + 2, 4, 2 * first + 1, 2);
     }
+    slow.make_room();
   }
 }
 
@@ -216,18 +217,19 @@ STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, 
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
   const __m256i lane_step = _mm256_setr_epi64x(0, step, 2 * step, 3 * step);
   const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+  SlowLanes slow(p, out);
   for (int64_t i = 0; i < n; i += 4) {
-    const __m256i e = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(e0 + i * step)), lane_step);
+    const int64_t first = static_cast<int64_t>(e0) + i * step;
+    const __m256i e = _mm256_add_epi64(_mm256_set1_epi64x(first), lane_step);
     __m256i w[1][4];
     const __m256i blk = _mm256_srli_epi64(e, 2);
     philox_lanes<1>(&blk, k, w);
     const __m256i second = _mm256_cmpeq_epi64(_mm256_and_si256(e, two), two);
-    const __m256i x = _mm256_blendv_epi8(w[0][0], w[0][2], second), y = _mm256_blendv_epi8(w[0][1], w[0][3], second);
-    const __m256i shift = _mm256_slli_epi64(_mm256_and_si256(e, one), 30);
-    __m256d r, s;
-    radius_lanes<1>(&x, &r);
-    sin_lanes<1>(&y, &shift, &s);
-    const __m256d z = scale(r, s, sd, mean);
+    const __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(e, one), one);
+    const __m256i word = _mm256_blendv_epi8(_mm256_blendv_epi8(w[0][0], w[0][2], second),
+                                            _mm256_blendv_epi8(w[0][1], w[0][3], second), odd);
+    int m;
+    const __m256d z = _mm256_fmadd_pd(zig_lanes(word, m), sd, mean);
     const int64_t left = n - i;
     if (left >= 4) {
       _mm256_storeu_pd(out + i, z);
@@ -235,6 +237,8 @@ STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, 
       const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
       _mm256_maskstore_pd(out + i, mask, z);
     }
+    slow.add(m & (left >= 4 ? 0xF : (1 << left) - 1), word, first, step, i, 1);
+    slow.make_room();
   }
 }
 

@@ -1,12 +1,14 @@
 // AVX-512 random kernels. Philox runs on eight blocks per vector, one block per 64-bit lane with
 // each 32-bit word in the low half of a lane (vpmuludq gives the full 64-bit product directly;
 // the high halves may hold garbage and are masked where a word is consumed), several vectors in
-// lockstep. The Box–Muller arithmetic mirrors random_internal.hpp operation by operation, so
-// results equal the scalar path.
+// lockstep. The normals' ziggurat fast path is the scalar reference's one multiplication per
+// lane (random_hd.hpp, table gathers); the 2.8 % of lanes it rejects are collected and resolved
+// eight at a time with the slow path's operations lane-wise. Results equal the scalar path.
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
 
+#include <bit>
 #include <cstring>
 
 #include "core/random_internal.hpp"
@@ -79,74 +81,190 @@ STRATA_AVX512 inline void philox8(__m512i blk, const Keys& k, __m512i& x0, __m51
   y1 = w[0][3];
 }
 
-/// bm_radius on the low 32 bits of each lane of x[0..N).
-template <int N>
-STRATA_AVX512 inline void radius_lanes(const __m512i* x, __m512d* out) {
-  __m512d r[N], p[N], e[N], lt[N];
-  STRATA_UNROLL for (int j = 0; j < N; ++j) {
-    const __m512i v = _mm512_or_si512(_mm512_srli_epi64(_mm512_slli_epi64(x[j], 32), 31), _mm512_set1_epi64(1));
-    const __m512d d = _mm512_cvtepu64_pd(v);
-    e[j] = _mm512_sub_pd(_mm512_getexp_pd(d), _mm512_set1_pd(33.0));
-    const __m512d m = _mm512_getmant_pd(d, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-    const __m512i idx = _mm512_srli_epi64(_mm512_castpd_si512(d), 48);
-    const __m512d rc = _mm512_permutex2var_pd(_mm512_loadu_pd(kLogRecip), idx, _mm512_loadu_pd(kLogRecip + 8));
-    lt[j] = _mm512_permutex2var_pd(_mm512_loadu_pd(kLogTable), idx, _mm512_loadu_pd(kLogTable + 8));
-    r[j] = _mm512_fmadd_pd(m, rc, _mm512_set1_pd(-1.0));
-    p[j] = _mm512_set1_pd(kLogPoly[8]);
-  }
-  for (int k = 7; k >= 0; --k) {
-    STRATA_UNROLL for (int j = 0; j < N; ++j) p[j] = _mm512_fmadd_pd(p[j], r[j], _mm512_set1_pd(kLogPoly[k]));
-  }
-  STRATA_UNROLL for (int j = 0; j < N; ++j) {
-    const __m512d t = _mm512_fmadd_pd(p[j], r[j], lt[j]);
-    const __m512d ln_u = _mm512_fmadd_pd(e[j], _mm512_set1_pd(kLn2), t);
-    out[j] = _mm512_sqrt_pd(_mm512_mul_pd(ln_u, _mm512_set1_pd(-2.0)));
-  }
-}
-
-/// sin_turns(y + shift) on the low 32 bits of each lane of y[0..N); `shift_hi[j]` holds shift << 32.
-template <int N>
-STRATA_AVX512 inline void sin_lanes(const __m512i* y, const __m512i* shift_hi, __m512d* out) {
-  __m512d a[N], a2[N], s[N];
-  STRATA_UNROLL for (int j = 0; j < N; ++j) {
-    const __m512i t = _mm512_add_epi64(_mm512_slli_epi64(y[j], 32), shift_hi[j]);
-    __m512i n = _mm512_or_si512(_mm512_srai_epi64(t, 31), _mm512_set1_epi64(1));
-    const __mmask8 gt = _mm512_cmpgt_epi64_mask(n, _mm512_set1_epi64(int64_t{1} << 31));
-    const __mmask8 lt = _mm512_cmplt_epi64_mask(n, _mm512_set1_epi64(-(int64_t{1} << 31)));
-    n = _mm512_mask_sub_epi64(n, gt, _mm512_set1_epi64(int64_t{1} << 32), n);
-    n = _mm512_mask_sub_epi64(n, lt, _mm512_set1_epi64(-(int64_t{1} << 32)), n);
-    a[j] = _mm512_mul_pd(_mm512_cvtepi64_pd(n), _mm512_set1_pd(kTwoPiOver2p33));
-    a2[j] = _mm512_mul_pd(a[j], a[j]);
-    s[j] = _mm512_set1_pd(kSinPoly[8]);
-  }
-  for (int k = 7; k >= 0; --k) {
-    STRATA_UNROLL for (int j = 0; j < N; ++j) s[j] = _mm512_fmadd_pd(s[j], a2[j], _mm512_set1_pd(kSinPoly[k]));
-  }
-  STRATA_UNROLL for (int j = 0; j < N; ++j) out[j] = _mm512_fmadd_pd(_mm512_mul_pd(a2[j], a[j]), s[j], a[j]);
-}
-
-STRATA_AVX512 inline __m512d radius8(__m512i x) {
-  __m512d r;
-  radius_lanes<1>(&x, &r);
-  return r;
-}
-
-STRATA_AVX512 inline __m512d sin8(__m512i y, __m512i shift_hi) {
-  __m512d s;
-  sin_lanes<1>(&y, &shift_hi, &s);
-  return s;
-}
-
-STRATA_AVX512 inline __m512d scale(__m512d r, __m512d s, __m512d sd, __m512d mean) {
-  return _mm512_fmadd_pd(_mm512_mul_pd(r, s), sd, mean);
-}
-
 STRATA_AVX512 inline __m512i lane_iota() { return _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0); }
+
+// K of the ziggurat widened to 64 bits for a 64-bit gather.
+struct ZigK64 {
+  alignas(64) uint64_t k[128];
+  constexpr ZigK64() : k{} {
+    for (int i = 0; i < 128; ++i) k[i] = kZigK[i];
+  }
+};
+alignas(64) constexpr ZigK64 kZigK64{};
+
+/// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in
+/// `slow` the lanes that zig_fast rejects (their value is resolved later).
+STRATA_AVX512 inline __m512d zig_lanes(__m512i w, __mmask8& slow) {
+  const __m512i top = _mm512_slli_epi64(w, 32);  // the word in the high half, the garbage gone
+  const __m512i v = _mm512_or_si512(_mm512_srli_epi64(top, 39), _mm512_set1_epi64(1));  // 2j + 1
+  const __m512d scale = _mm512_i64gather_pd(_mm512_and_si512(w, _mm512_set1_epi64(255)), kZigW, 8);
+  const __m512i k = _mm512_i64gather_epi64(_mm512_and_si512(w, _mm512_set1_epi64(127)), kZigK64.k, 8);
+  slow = _mm512_cmpge_epu64_mask(_mm512_srli_epi64(top, 40), k);
+  return _mm512_mul_pd(_mm512_cvtepu64_pd(v), scale);
+}
+
+/// ln_scaled(d, k) lane-wise: getexp/getmant are the scalar code's exponent and mantissa bits of
+/// a positive normal double, the table index the top 4 mantissa bits.
+STRATA_AVX512 inline __m512d ln_lanes(__m512d d, double k) {
+  const __m512d e = _mm512_add_pd(_mm512_getexp_pd(d), _mm512_set1_pd(k));
+  const __m512d m = _mm512_getmant_pd(d, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  const __m512i idx = _mm512_srli_epi64(_mm512_castpd_si512(d), 48);
+  const __m512d rc = _mm512_permutex2var_pd(_mm512_loadu_pd(kLogRecip), idx, _mm512_loadu_pd(kLogRecip + 8));
+  const __m512d lt = _mm512_permutex2var_pd(_mm512_loadu_pd(kLogTable), idx, _mm512_loadu_pd(kLogTable + 8));
+  const __m512d r = _mm512_fmadd_pd(m, rc, _mm512_set1_pd(-1.0));
+  __m512d p = _mm512_set1_pd(kLogPoly[8]);
+  for (int j = 7; j >= 0; --j) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogPoly[j]));
+  return _mm512_fmadd_pd(e, _mm512_set1_pd(kLn2), _mm512_fmadd_pd(p, r, lt));
+}
+
+/// ln_word of the word in the low half of each lane: ln((2x + 1) * 2^-33).
+STRATA_AVX512 inline __m512d ln_word_lanes(__m512i x) {
+  const __m512i v = _mm512_or_si512(_mm512_srli_epi64(_mm512_slli_epi64(x, 32), 31), _mm512_set1_epi64(1));
+  return ln_lanes(_mm512_cvtepu64_pd(v), -33.0);
+}
+
+/// zig_attempt lane-wise on candidates w with their retry block's words b0, b1: the accepted
+/// lanes in `done`, their values in z (other lanes keep theirs).
+STRATA_AVX512 inline __m512d zig_attempt_lanes(__m512i w, __m512i b0, __m512i b1, __mmask8 active, __mmask8& done,
+                                               __m512d z) {
+  const __m512i i = _mm512_and_si512(w, _mm512_set1_epi64(127));
+  const __mmask8 tail = _mm512_mask_cmpeq_epi64_mask(active, i, _mm512_setzero_si512());
+  const __mmask8 wedge = active & ~tail;
+  __mmask8 acc = 0;
+  __m512d val = z;
+  if (tail) {
+    const __m512d x = _mm512_mul_pd(ln_word_lanes(b0), _mm512_set1_pd(kZigNegInvR));
+    const __m512d y = _mm512_mul_pd(ln_word_lanes(b1), _mm512_set1_pd(-1.0));
+    acc |= _mm512_mask_cmp_pd_mask(tail, _mm512_add_pd(y, y), _mm512_mul_pd(x, x), _CMP_GE_OQ);
+    val = _mm512_mask_mov_pd(val, tail, _mm512_add_pd(_mm512_set1_pd(kZigR), x));
+  }
+  if (wedge) {
+    const __m512i v = _mm512_or_si512(_mm512_srli_epi64(_mm512_slli_epi64(w, 32), 39), _mm512_set1_epi64(1));
+    const __m512d x = _mm512_mul_pd(_mm512_cvtepu64_pd(v), _mm512_i64gather_pd(i, kZigW, 8));
+    const __m512i v0 = _mm512_or_si512(_mm512_srli_epi64(_mm512_slli_epi64(b0, 32), 31), _mm512_set1_epi64(1));
+    const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(v0), _mm512_set1_pd(0x1p-33));
+    const __m512d y = _mm512_fmadd_pd(u, _mm512_i64gather_pd(i, kZigD, 8), _mm512_i64gather_pd(i, kZigF, 8));
+    const __m512d h = _mm512_mul_pd(_mm512_mul_pd(x, x), _mm512_set1_pd(-0.5));
+    acc |= _mm512_mask_cmp_pd_mask(wedge, ln_lanes(y, 0.0), h, _CMP_LT_OQ);
+    val = _mm512_mask_mov_pd(val, wedge, x);
+  }
+  const __mmask8 neg = _mm512_test_epi64_mask(w, _mm512_set1_epi64(128));
+  val = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(val), neg, _mm512_castpd_si512(val),
+                                                  _mm512_set1_epi64(INT64_MIN)));
+  done = acc;
+  return _mm512_mask_mov_pd(z, acc, val);
+}
+
+// The elements a kernel call's fast pass left to the slow path. The fast loop only records the
+// vector of words and its mask (lane l is element e0 + l*de, output pos0 + l*dpos); resolve()
+// lists the lanes and runs zig_attempt's steps on them eight at a time. All lanes of a batch
+// are at the same attempt, so one retry block index each.
+class SlowList {
+ public:
+  SlowList(const FillParams& p, const Keys& k, double* out) : p_(p), k_(k), out_(out) {}
+  ~SlowList() { resolve(); }
+  /// Records the lanes m of w; branch-free (the record is kept only when m is not empty), as
+  /// about a third of the vectors have a lane to record.
+  STRATA_AVX512 void add(__mmask8 m, __m512i w, int64_t e0, int64_t de, int64_t pos0, int64_t dpos) {
+    Group& g = groups_[ng_];
+    _mm512_store_si512(g.w, w);
+    g.mask = m;
+    g.e0 = e0;
+    g.de = de;
+    g.pos0 = pos0;
+    g.dpos = dpos;
+    ng_ += m != 0;
+  }
+  /// Between stages (never inside one: a call there would spill every live vector register):
+  /// resolves once fewer than kStageGroups records are left.
+  void make_room() {
+    if (ng_ > kGroupCap - kStageGroups) resolve();
+  }
+  STRATA_AVX512 void resolve() {
+    for (int gi = 0; gi < ng_; ++gi) {
+      const Group& g = groups_[gi];
+      for (uint32_t m = g.mask; m; m &= m - 1) {
+        const int l = __builtin_ctz(m);
+        e_[n_] = static_cast<uint64_t>(g.e0 + l * g.de);
+        w_[n_] = g.w[l];
+        pos_[n_] = g.pos0 + l * g.dpos;
+        ++n_;
+      }
+    }
+    ng_ = 0;
+    resolve_lanes();
+  }
+
+ private:
+  // kBatches batches of eight lanes in lockstep (their Philox blocks and attempts interleave).
+  STRATA_AVX512 void resolve_lanes() {
+    constexpr int kBatches = 4;
+    const __m512i low56 = _mm512_set1_epi64((int64_t{1} << 56) - 1);
+    for (int t = 0; t < n_; t += 8 * kBatches) {
+      __m512i e[kBatches], w[kBatches];
+      __m512d z[kBatches];
+      __mmask8 live[kBatches], active[kBatches];
+      STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
+        const int left = n_ - (t + 8 * j);
+        live[j] = left >= 8 ? __mmask8(0xFF) : left <= 0 ? __mmask8(0) : static_cast<__mmask8>((1u << left) - 1);
+        e[j] = _mm512_and_si512(_mm512_maskz_loadu_epi64(live[j], e_ + t + 8 * j), low56);
+        w[j] = _mm512_maskz_loadu_epi64(live[j], w_ + t + 8 * j);
+        z[j] = _mm512_setzero_pd();
+        active[j] = live[j];
+      }
+      for (int64_t a = 1; a < 128; ++a) {
+        __mmask8 any = 0;
+        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) any |= active[j];
+        if (!any) break;
+        const __m512i attempt = _mm512_set1_epi64(static_cast<int64_t>((uint64_t{1} << 63) | (uint64_t(a) << 56)));
+        __m512i blk[kBatches], b[kBatches][4];
+        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) blk[j] = _mm512_or_si512(e[j], attempt);
+        philox_lanes<kBatches>(blk, k_, b);
+        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
+          if (!active[j]) continue;
+          __mmask8 done;
+          z[j] = zig_attempt_lanes(w[j], b[j][0], b[j][1], active[j], done, z[j]);
+          active[j] &= ~done;
+          w[j] = _mm512_mask_mov_epi64(w[j], active[j], b[j][2]);
+          __mmask8 slow;
+          const __m512d fast = zig_lanes(w[j], slow);
+          z[j] = _mm512_mask_mov_pd(z[j], active[j] & ~slow, fast);
+          active[j] &= slow;
+        }
+      }
+      STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
+        if (!live[j]) continue;
+        if (active[j]) {  // 127 rejections in a row: the last candidate, as zig_normal
+          __mmask8 unused;
+          z[j] = _mm512_mask_mov_pd(z[j], active[j], zig_lanes(w[j], unused));
+        }
+        const __m512d v = _mm512_fmadd_pd(z[j], _mm512_set1_pd(p_.sd), _mm512_set1_pd(p_.mean));
+        _mm512_mask_i64scatter_pd(out_, live[j], _mm512_maskz_loadu_epi64(live[j], pos_ + t + 8 * j), v, 8);
+      }
+    }
+    n_ = 0;
+  }
+
+  struct Group {
+    alignas(64) uint64_t w[8];
+    uint32_t mask;
+    int64_t e0, de, pos0, dpos;
+  };
+  static constexpr int kStageGroups = 32;  // the most records one stage adds (8 groups x 4 words)
+  static constexpr int kGroupCap = 64 + 1;  // + 1: add() writes one record past the last kept
+  const FillParams& p_;
+  const Keys& k_;
+  double* out_;
+  int ng_ = 0, n_ = 0;
+  Group groups_[kGroupCap];
+  uint64_t e_[8 * kGroupCap], w_[8 * kGroupCap];
+  int64_t pos_[8 * kGroupCap];
+};
 
 }  // namespace
 
-// Block `lane` of a, b, c, d (its four values: pair 0 sin, pair 0 cos, pair 1 sin, pair 1 cos)
-// to out[4*lane .. 4*lane+3]: a 4 x 8 transpose.
+// Block `lane` of a, b, c, d (its four values: words 0, 1, 2, 3) to out[4*lane .. 4*lane+3]:
+// a 4 x 8 transpose.
 STRATA_AVX512 inline void store_blocks8(__m512d a, __m512d b, __m512d c, __m512d d, double* dst) {
   const __m512i ia = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
   const __m512i ib = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
@@ -160,97 +278,111 @@ STRATA_AVX512 inline void store_blocks8(__m512d a, __m512d b, __m512d c, __m512d
   _mm512_storeu_pd(dst + 24, _mm512_shuffle_f64x2(u2, u3, 0xEE));
 }
 
+namespace {
+
+// Lanes `live` of one vector of contiguous blocks starting at block `first` (of b0): the four
+// words' values to out[4 * first ...], the rejected lanes to the slow list.
+STRATA_AVX512 inline void contig_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
+                                       uint64_t b0, double* out, SlowList& slow) {
+  __mmask8 m[4];
+  __m512d z[4];
+  STRATA_UNROLL for (int q = 0; q < 4; ++q) z[q] = _mm512_fmadd_pd(zig_lanes(w[q], m[q]), sd, mean);
+  if (live == 0xFF) {
+    store_blocks8(z[0], z[1], z[2], z[3], out + 4 * first);
+  } else {
+    alignas(64) double tail[32];
+    store_blocks8(z[0], z[1], z[2], z[3], tail);
+    std::memcpy(out + 4 * first, tail, sizeof(double) * 4 * std::popcount(static_cast<unsigned>(live)));
+  }
+  STRATA_UNROLL for (int q = 0; q < 4; ++q) {
+    slow.add(m[q] & live, w[q], static_cast<int64_t>(4 * (b0 + first)) + q, 4, 4 * first + q, 4);
+  }
+}
+
+// Lanes `live` of one vector of blocks of a step-2 run: words kParity and 2 + kParity.
+template <int kParity>
+STRATA_AVX512 inline void step2_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
+                                      uint64_t b0, double* out, SlowList& slow) {
+  const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  __mmask8 ma, mb;
+  const __m512d a = _mm512_fmadd_pd(zig_lanes(w[kParity], ma), sd, mean);
+  const __m512d b = _mm512_fmadd_pd(zig_lanes(w[2 + kParity], mb), sd, mean);
+  if (live == 0xFF) {
+    _mm512_storeu_pd(out + 2 * first, _mm512_permutex2var_pd(a, lo, b));
+    _mm512_storeu_pd(out + 2 * first + 8, _mm512_permutex2var_pd(a, hi, b));
+  } else {
+    alignas(64) double tail[16];
+    _mm512_store_pd(tail, _mm512_permutex2var_pd(a, lo, b));
+    _mm512_store_pd(tail + 8, _mm512_permutex2var_pd(a, hi, b));
+    std::memcpy(out + 2 * first, tail, sizeof(double) * 2 * std::popcount(static_cast<unsigned>(live)));
+  }
+  const int64_t e = static_cast<int64_t>(4 * (b0 + first)) + kParity;
+  slow.add(ma & live, w[kParity], e, 4, 2 * first, 2);
+  slow.add(mb & live, w[2 + kParity], e + 2, 4, 2 * first + 1, 2);
+}
+
+STRATA_AVX512 inline __m512i blocks8(uint64_t b) {
+  return _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b)), lane_iota());
+}
+
+template <int kParity>
+STRATA_AVX512 void normal_step2_impl(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
+  Keys k;
+  make_keys(p.seed, p.stream, k);
+  const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
+  SlowList slow(p, k, out);
+  // Stages of eight groups' Philox words in lockstep, then the kept words' fast path.
+  constexpr int kGroups = 8;
+  int64_t i = 0;
+  for (; i + 8 * kGroups <= nb; i += 8 * kGroups) {
+    __m512i w[kGroups][4], blk[kGroups];
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks8(b0 + i + 8 * g);
+    philox_lanes<kGroups>(blk, k, w);
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) step2_group<kParity>(w[g], i + 8 * g, 0xFF, sd, mean, b0, out, slow);
+    slow.make_room();
+  }
+  for (; i < nb; i += 8) {
+    __m512i w[1][4];
+    const __m512i blk = blocks8(b0 + i);
+    philox_lanes<1>(&blk, k, w);
+    const __mmask8 live = nb - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (nb - i)) - 1);
+    step2_group<kParity>(w[0], i, live, sd, mean, b0, out, slow);
+    slow.make_room();
+  }
+}
+
+}  // namespace
+
 STRATA_AVX512 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
-  const __m512i zero = _mm512_setzero_si512(), quarter = _mm512_set1_epi64(int64_t{1} << 62);
-  // Stages of 32 blocks: four groups' Philox words in lockstep, then two groups at a time
-  // (4 radii, 8 sines: both branches of each pair). Same operations per value as the tail.
-  constexpr int kGroups = 4, kStep = 2;
-  const __m512i shifts[4 * kStep] = {zero, quarter, zero, quarter, zero, quarter, zero, quarter};
+  SlowList slow(p, k, out);
+  constexpr int kGroups = 4;
   int64_t i = 0;
   for (; i + 8 * kGroups <= nb; i += 8 * kGroups) {
     __m512i w[kGroups][4], blk[kGroups];
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g)
-      blk[g] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b0 + i + 8 * g)), lane_iota());
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks8(b0 + i + 8 * g);
     philox_lanes<kGroups>(blk, k, w);
-    for (int g0 = 0; g0 < kGroups; g0 += kStep) {
-      __m512i xs[2 * kStep], ys[4 * kStep];
-      STRATA_UNROLL for (int g = 0; g < kStep; ++g) {
-        xs[2 * g] = w[g0 + g][0];
-        xs[2 * g + 1] = w[g0 + g][2];
-        ys[4 * g] = ys[4 * g + 1] = w[g0 + g][1];
-        ys[4 * g + 2] = ys[4 * g + 3] = w[g0 + g][3];
-      }
-      __m512d r[2 * kStep], s[4 * kStep];
-      radius_lanes<2 * kStep>(xs, r);
-      sin_lanes<4 * kStep>(ys, shifts, s);
-      STRATA_UNROLL for (int g = 0; g < kStep; ++g) {
-        store_blocks8(scale(r[2 * g], s[4 * g], sd, mean), scale(r[2 * g], s[4 * g + 1], sd, mean),
-                      scale(r[2 * g + 1], s[4 * g + 2], sd, mean), scale(r[2 * g + 1], s[4 * g + 3], sd, mean),
-                      out + 4 * (i + 8 * (g0 + g)));
-      }
-    }
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) contig_group(w[g], i + 8 * g, 0xFF, sd, mean, b0, out, slow);
+    slow.make_room();
   }
-  alignas(64) double tail[32];
   for (; i < nb; i += 8) {
-    __m512i x0, y0, x1, y1;
-    philox8(_mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b0 + i)), lane_iota()), k, x0, y0, x1, y1);
-    const __m512d r0 = radius8(x0), r1 = radius8(x1);
-    double* dst = nb - i >= 8 ? out + 4 * i : tail;
-    store_blocks8(scale(r0, sin8(y0, zero), sd, mean), scale(r0, sin8(y0, quarter), sd, mean),
-                  scale(r1, sin8(y1, zero), sd, mean), scale(r1, sin8(y1, quarter), sd, mean), dst);
-    if (dst == tail) std::memcpy(out + 4 * i, tail, sizeof(double) * 4 * (nb - i));
+    __m512i w[1][4];
+    const __m512i blk = blocks8(b0 + i);
+    philox_lanes<1>(&blk, k, w);
+    const __mmask8 live = nb - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (nb - i)) - 1);
+    contig_group(w[0], i, live, sd, mean, b0, out, slow);
+    slow.make_room();
   }
 }
 
 STRATA_AVX512 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
-  Keys k;
-  make_keys(p.seed, p.stream, k);
-  const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
-  const __m512i shift = _mm512_set1_epi64(parity ? int64_t{1} << 62 : 0);
-  const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-  const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-  // Stages of 64 blocks: the Philox words of eight groups in lockstep, then the kept values
-  // (words 0 and 2 of each block: radius from the first word of a pair, sine of the second)
-  // four word pairs at a time. Per value the operations are the tail loop's below.
-  constexpr int kGroups = 8, kPairs = 4;
-  const __m512i shifts[kPairs] = {shift, shift, shift, shift};
-  int64_t i = 0;
-  for (; i + 8 * kGroups <= nb; i += 8 * kGroups) {
-    __m512i w[kGroups][4];
-    __m512i blk[kGroups];
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g)
-      blk[g] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b0 + i + 8 * g)), lane_iota());
-    philox_lanes<kGroups>(blk, k, w);
-    for (int g0 = 0; g0 < kGroups; g0 += kPairs / 2) {
-      __m512i xs[kPairs], ys[kPairs];
-      STRATA_UNROLL for (int q = 0; q < kPairs; ++q) {
-        xs[q] = w[g0 + q / 2][2 * (q & 1)];
-        ys[q] = w[g0 + q / 2][2 * (q & 1) + 1];
-      }
-      __m512d r[kPairs], s[kPairs];
-      radius_lanes<kPairs>(xs, r);
-      sin_lanes<kPairs>(ys, shifts, s);
-      STRATA_UNROLL for (int q = 0; q < kPairs; q += 2) {
-        const __m512d a = scale(r[q], s[q], sd, mean), b = scale(r[q + 1], s[q + 1], sd, mean);
-        double* o = out + 2 * (i + 8 * (g0 + q / 2));
-        _mm512_storeu_pd(o, _mm512_permutex2var_pd(a, lo, b));
-        _mm512_storeu_pd(o + 8, _mm512_permutex2var_pd(a, hi, b));
-      }
-    }
-  }
-  alignas(64) double tail[16];
-  for (; i < nb; i += 8) {
-    __m512i x0, y0, x1, y1;
-    philox8(_mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b0 + i)), lane_iota()), k, x0, y0, x1, y1);
-    const __m512d a = scale(radius8(x0), sin8(y0, shift), sd, mean);
-    const __m512d b = scale(radius8(x1), sin8(y1, shift), sd, mean);
-    double* dst = nb - i >= 8 ? out + 2 * i : tail;
-    _mm512_storeu_pd(dst, _mm512_permutex2var_pd(a, lo, b));
-    _mm512_storeu_pd(dst + 8, _mm512_permutex2var_pd(a, hi, b));
-    if (dst == tail) std::memcpy(out + 2 * i, tail, sizeof(double) * 2 * (nb - i));
+  if (parity) {
+    normal_step2_impl<1>(p, b0, nb, out);
+  } else {
+    normal_step2_impl<0>(p, b0, nb, out);
   }
 }
 
@@ -260,16 +392,21 @@ STRATA_AVX512 void normal_strided(const FillParams& p, uint64_t e0, int64_t step
   const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
   const __m512i lane_step = _mm512_mullo_epi64(lane_iota(), _mm512_set1_epi64(step));
   const __m512i one = _mm512_set1_epi64(1), two = _mm512_set1_epi64(2);
+  SlowList slow(p, k, out);
   for (int64_t i = 0; i < n; i += 8) {
-    const __m512i e = _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(e0 + i * step)), lane_step);
+    const int64_t first = static_cast<int64_t>(e0) + i * step;
+    const __m512i e = _mm512_add_epi64(_mm512_set1_epi64(first), lane_step);
     __m512i x0, y0, x1, y1;
     philox8(_mm512_srli_epi64(e, 2), k, x0, y0, x1, y1);
-    const __mmask8 second = _mm512_test_epi64_mask(e, two);
-    const __m512i x = _mm512_mask_blend_epi64(second, x0, x1), y = _mm512_mask_blend_epi64(second, y0, y1);
-    const __m512i shift = _mm512_slli_epi64(_mm512_and_si512(e, one), 62);
-    const __m512d z = scale(radius8(x), sin8(y, shift), sd, mean);
-    const __mmask8 m = n - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_pd(out + i, m, z);
+    const __mmask8 second = _mm512_test_epi64_mask(e, two), odd = _mm512_test_epi64_mask(e, one);
+    const __m512i w = _mm512_mask_blend_epi64(odd, _mm512_mask_blend_epi64(second, x0, x1),
+                                              _mm512_mask_blend_epi64(second, y0, y1));
+    __mmask8 m;
+    const __m512d z = _mm512_fmadd_pd(zig_lanes(w, m), sd, mean);
+    const __mmask8 live = n - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_pd(out + i, live, z);
+    slow.add(m & live, w, first, step, i, 1);
+    slow.make_room();
   }
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // Internals of the random module (random.cpp, random_avx2.cpp, random_avx512.cpp): the scalar
-// Box–Muller reference (random_hd.hpp, shared with the CUDA kernels) and the vector kernels.
-// The AVX-512 code performs exactly the same IEEE operations in the same order (fma where
-// random_hd.hpp writes std::fma, plain mul/add elsewhere; this relies on ISO C++ mode, where GCC
-// does not contract a*b+c); the AVX2 code does too, with exact equivalents for the integer and
-// bit steps AVX2 lacks. Every path gives identical bits.
+// references (random_hd.hpp, shared with the CUDA kernels: the ziggurat of normal elements,
+// Box–Muller of word pairs) and the vector kernels. The vector code performs exactly the same
+// IEEE operations in the same order (fma where random_hd.hpp writes std::fma, plain mul/add
+// elsewhere; this relies on ISO C++ mode, where GCC does not contract a*b+c), with exact
+// equivalents for the integer and bit steps an ISA lacks. Every path gives identical bits.
 
 #include <cstdint>
 

@@ -73,7 +73,7 @@ class Array {
   /// \brief Uniform [0, 1) (float64: 53 random bits; float32: 24 bits).
   static Array random_uniform(Shape shape, Shape chunks, uint64_t seed,
                               DType dtype = DType(ScalarType::Float64), uint64_t stream = 0);
-  /// \brief Normal(mean, sd) by branch-free Box–Muller (float64 math; float32 = rounded).
+  /// \brief Normal(mean, sd): the ziggurat on element e's word (float64 math; float32 = rounded).
   static Array random_normal(Shape shape, Shape chunks, double mean, double sd, uint64_t seed,
                              DType dtype = DType(ScalarType::Float64), uint64_t stream = 0);
   /// \brief Integers in [low, high), int64, by 64-bit multiply-shift (bias <= (high-low)/2^64).

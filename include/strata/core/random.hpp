@@ -11,8 +11,9 @@
 /// index (row · cols + col), never by where a chunk starts:
 /// - float32 uniform: word e;
 /// - float64 uniform and integers: words 2e, 2e + 1;
-/// - normal: word pair e / 2 (words 2(e/2), 2(e/2) + 1); even e takes the sine branch of
-///   Box–Muller, odd e the cosine branch;
+/// - normal: word e, through a 128-layer ziggurat (Marsaglia & Tsang 2000); the 2.8 % of words
+///   outside their layer's rectangle are resolved with retry blocks 2⁶³ | a·2⁵⁶ | e (a = 1, 2, …)
+///   of the same stream, which no array element uses;
 /// - bytes (RandInt3): byte e mod 4 (little-endian) of word e / 4.
 ///
 /// **Transforms** use only exact integer steps, IEEE +, ×, √ and explicit fma, so the portable
@@ -21,8 +22,11 @@
 /// - uniform float64 in **[0, 1)**: (x ⊕ (y ≪ 21) mod 2⁵³)·2⁻⁵³; 0 is possible, 1 never (the
 ///   `+2⁻⁵⁴` of formats.md is left out because the sum can round to 1.0);
 /// - uniform float32 in [0, 1): (x ≫ 8)·2⁻²⁴;
-/// - normal: √(−2 ln u)·sin θ, u = (x + ½)·2⁻³² ∈ (0, 1), θ = 2π(y + ½)·2⁻³², with a table log
-///   and an integer-folded sine polynomial (|error| < 1e-15 against libm);
+/// - normal element: layer i = x & 127, sign = bit 7, value (2(x ≫ 8) + 1)·2⁻²⁵·xᵢ, exact
+///   acceptance tests (a table log) for the wedges and the tail beyond r = 3.4426;
+/// - normal from a word pair (normal_f64, the sequential Generator): √(−2 ln u)·sin θ,
+///   u = (x + ½)·2⁻³² ∈ (0, 1), θ = 2π(y + ½)·2⁻³², with a table log and an integer-folded
+///   sine polynomial (|error| < 1e-15 against libm);
 /// - integers in [low, low + range): low + ⌊(x | y ≪ 32)·range / 2⁶⁴⌋ (bias ≤ range / 2⁶⁴).
 ///
 /// \code
@@ -131,7 +135,7 @@ STRATA_HD inline double uniform_at(uint64_t seed, uint64_t stream, uint64_t e) {
   return uniform_f64(w[j], w[j + 1]);
 }
 
-/// \brief Standard normal element e of (seed, stream).
+/// \brief Standard normal element e of (seed, stream) (the ziggurat on word e).
 double normal_at(uint64_t seed, uint64_t stream, uint64_t e);
 
 /// \brief Integer element e of (seed, stream) in [low, low + range).

@@ -9,11 +9,11 @@
 
 namespace strata::backend::cuda {
 
-// Element values of one run, each Philox block (and each Box–Muller radius) computed once for
-// all the consecutive elements that use it: normal e comes from block e / 4 with the radius of
-// pair e / 2 (bm_radius of its first word), uniform e from block e / 2. The value is the same
-// expression as normal_elem / uniform_at on the cached words, so the same bits; the cache only
-// removes repeated work. x + add: the two roundings the array engine makes, in its order.
+// Element values of one run, each Philox block computed once for all the consecutive elements
+// that use it: normal e is the ziggurat on word e mod 4 of block e / 4, uniform e comes from
+// block e / 2. The value is the same expression as normal_elem / uniform_at on the cached words,
+// so the same bits; the cache only removes repeated work. x + add: the two roundings the array
+// engine makes, in its order.
 class SliceValues {
  public:
   STRATA_HD SliceValues(const random::FillParams& p, double add) : p_(p), add_(add) {}
@@ -23,27 +23,20 @@ class SliceValues {
     if (b != block_) {
       words_ = random::philox_block(p_.seed, p_.stream, b);
       block_ = b;
-      pair_ = ~uint64_t{0};
     }
     if (!normal) {
       const int j = static_cast<int>(2 * (e & 1));
       return random::uniform_f64(words_[j], words_[j + 1]) + add_;
     }
-    const int pair = static_cast<int>((e >> 1) & 1);
-    if ((e >> 1) != pair_) {
-      radius_ = random::detail::bm_radius(words_[2 * pair]);
-      pair_ = e >> 1;
-    }
-    const double z = radius_ * random::detail::sin_turns(words_[2 * pair + 1] + ((e & 1) ? (1u << 30) : 0u));
+    const double z = random::detail::zig_normal(p_.seed, p_.stream, e, words_[e & 3]);
     return std::fma(z, p_.sd, p_.mean) + add_;
   }
 
  private:
   random::FillParams p_;
   double add_;
-  uint64_t block_ = ~uint64_t{0}, pair_ = ~uint64_t{0};
+  uint64_t block_ = ~uint64_t{0};
   random::Words words_{};
-  double radius_ = 0;
 };
 
 }  // namespace strata::backend::cuda
