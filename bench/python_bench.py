@@ -39,6 +39,14 @@ def timed(fn, repeats):
     return statistics.median(times), out
 
 
+def settle(seconds):
+    """Collects garbage and pauses, so freed memory is back with the kernel before a timed run."""
+    import gc
+
+    gc.collect()
+    time.sleep(seconds)
+
+
 def subspace_sines(a, b, ks=(2, 10)):
     """Largest principal-angle sine between the spans of the first k columns, for each k."""
     out = {}
@@ -62,6 +70,7 @@ def main():
     ap.add_argument("--random-shape", type=int, default=40_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--dask-repeats", type=int, default=1, help="Dask random-sum runs (each paired with a strata run)")
+    ap.add_argument("--settle", type=float, default=3.0, help="seconds of pause before each paired random-sum run")
     ap.add_argument("--skip", action="append", default=[], help="sgkit, dask-svd, dask-random, pca, random, overhead")
     ap.add_argument("--quick", action="store_true", help="2,000 x 20,000 genotypes, 8,000^2 random sum")
     a = ap.parse_args()
@@ -146,9 +155,11 @@ def main():
                 import dask.array as da
 
                 # The seed's own call (legacy RandomState, Box-Muller polar) and the current
-                # Generator API (PCG64, ziggurat: the faster of the two). Each Dask run is
-                # followed by a strata run, so every ratio is of one adjacent pair; the
-                # median of the pairs is reported.
+                # Generator API (PCG64, ziggurat). Each Dask run is followed by a strata run,
+                # so every ratio is of one adjacent pair; the median of the pairs is reported.
+                # Each run starts after a pause (--settle): Dask frees ~13 GB at the end of
+                # its run, and the kernel returning those pages would otherwise be timed as
+                # part of the next run.
                 def dask_sum(seed_call):
                     rs = da.random.RandomState(0) if seed_call else da.random.default_rng(0)
                     y = rs.normal(10, 1, size=(n, n), chunks=(c, c))
@@ -157,7 +168,9 @@ def main():
                 for seed_call, name in ((False, "default_rng"), (True, "RandomState, as in the seed")):
                     pairs = []
                     for _ in range(a.dask_repeats):
+                        settle(a.settle)
                         t_d = timed(lambda: dask_sum(seed_call), 1)[0]
+                        settle(a.settle)
                         t_s = timed(strata_sum, 1)[0]
                         pairs.append((t_d, t_s))
                     t_dr = statistics.median(p[0] for p in pairs)

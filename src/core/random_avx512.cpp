@@ -155,45 +155,21 @@ STRATA_AVX512 inline __m512d zig_attempt_lanes(__m512i w, __m512i b0, __m512i b1
   return _mm512_mask_mov_pd(z, acc, val);
 }
 
-// The elements a kernel call's fast pass left to the slow path. The fast loop only records the
-// vector of words and its mask (lane l is element e0 + l*de, output pos0 + l*dpos); resolve()
-// lists the lanes and runs zig_attempt's steps on them eight at a time. All lanes of a batch
-// are at the same attempt, so one retry block index each.
+// The elements a kernel call's fast pass left to the slow path (element index, word, output
+// position), resolved 32 at a time with zig_attempt's steps lane-wise. All lanes of a batch are
+// at the same attempt, so one retry block index each. push() is scalar work on the 2.8 % of
+// lanes; the kernels call it between stages, where no vector register is live.
 class SlowList {
  public:
   SlowList(const FillParams& p, const Keys& k, double* out) : p_(p), k_(k), out_(out) {}
   ~SlowList() { resolve(); }
-  /// Records the lanes m of w; branch-free (the record is kept only when m is not empty), as
-  /// about a third of the vectors have a lane to record.
-  STRATA_AVX512 void add(__mmask8 m, __m512i w, int64_t e0, int64_t de, int64_t pos0, int64_t dpos) {
-    Group& g = groups_[ng_];
-    _mm512_store_si512(g.w, w);
-    g.mask = m;
-    g.e0 = e0;
-    g.de = de;
-    g.pos0 = pos0;
-    g.dpos = dpos;
-    ng_ += m != 0;
+  void push(uint64_t e, uint64_t w, int64_t pos) {
+    e_[n_] = e;
+    w_[n_] = w;
+    pos_[n_] = pos;
+    if (++n_ == kCap) resolve();
   }
-  /// Between stages (never inside one: a call there would spill every live vector register):
-  /// resolves once fewer than kStageGroups records are left.
-  void make_room() {
-    if (ng_ > kGroupCap - kStageGroups) resolve();
-  }
-  STRATA_AVX512 void resolve() {
-    for (int gi = 0; gi < ng_; ++gi) {
-      const Group& g = groups_[gi];
-      for (uint32_t m = g.mask; m; m &= m - 1) {
-        const int l = __builtin_ctz(m);
-        e_[n_] = static_cast<uint64_t>(g.e0 + l * g.de);
-        w_[n_] = g.w[l];
-        pos_[n_] = g.pos0 + l * g.dpos;
-        ++n_;
-      }
-    }
-    ng_ = 0;
-    resolve_lanes();
-  }
+  STRATA_AVX512 void resolve() { resolve_lanes(); }
 
  private:
   // kBatches batches of eight lanes in lockstep (their Philox blocks and attempts interleave).
@@ -245,20 +221,33 @@ class SlowList {
     n_ = 0;
   }
 
-  struct Group {
-    alignas(64) uint64_t w[8];
-    uint32_t mask;
-    int64_t e0, de, pos0, dpos;
-  };
-  static constexpr int kStageGroups = 32;  // the most records one stage adds (8 groups x 4 words)
-  static constexpr int kGroupCap = 64 + 1;  // + 1: add() writes one record past the last kept
+  static constexpr int kCap = 64;
   const FillParams& p_;
   const Keys& k_;
   double* out_;
-  int ng_ = 0, n_ = 0;
-  Group groups_[kGroupCap];
-  uint64_t e_[8 * kGroupCap], w_[8 * kGroupCap];
-  int64_t pos_[8 * kGroupCap];
+  int n_ = 0;
+  uint64_t e_[kCap], w_[kCap];
+  int64_t pos_[kCap];
+};
+
+// One stage's words and the lanes the fast path rejected: bit 8 * v + l of `bits` is lane l of
+// the stage's vector v (at most 16 vectors).
+struct StageSlow {
+  alignas(64) uint64_t w[16][8];
+  uint64_t bits[2] = {0, 0};
+  STRATA_AVX512 void note(int v, __m512i words, __mmask8 m) {
+    _mm512_store_si512(w[v], words);
+    bits[v >> 3] |= uint64_t{m} << (8 * (v & 7));
+  }
+  /// Calls f(v, l, word) for every rejected lane, in order.
+  template <class F> void each(F&& f) const {
+    for (int h = 0; h < 2; ++h) {
+      for (uint64_t b = bits[h]; b; b &= b - 1) {
+        const int bit = 64 * h + __builtin_ctzll(b), v = bit >> 3, l = bit & 7;
+        f(v, l, w[v][l]);
+      }
+    }
+  }
 };
 
 }  // namespace
@@ -283,7 +272,7 @@ namespace {
 // Lanes `live` of one vector of contiguous blocks starting at block `first` (of b0): the four
 // words' values to out[4 * first ...], the rejected lanes to the slow list.
 STRATA_AVX512 inline void contig_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
-                                       uint64_t b0, double* out, SlowList& slow) {
+                                       double* out, StageSlow& slow, int v0) {
   __mmask8 m[4];
   __m512d z[4];
   STRATA_UNROLL for (int q = 0; q < 4; ++q) z[q] = _mm512_fmadd_pd(zig_lanes(w[q], m[q]), sd, mean);
@@ -294,15 +283,13 @@ STRATA_AVX512 inline void contig_group(const __m512i (&w)[4], int64_t first, __m
     store_blocks8(z[0], z[1], z[2], z[3], tail);
     std::memcpy(out + 4 * first, tail, sizeof(double) * 4 * std::popcount(static_cast<unsigned>(live)));
   }
-  STRATA_UNROLL for (int q = 0; q < 4; ++q) {
-    slow.add(m[q] & live, w[q], static_cast<int64_t>(4 * (b0 + first)) + q, 4, 4 * first + q, 4);
-  }
+  STRATA_UNROLL for (int q = 0; q < 4; ++q) slow.note(v0 + q, w[q], m[q] & live);
 }
 
 // Lanes `live` of one vector of blocks of a step-2 run: words kParity and 2 + kParity.
 template <int kParity>
 STRATA_AVX512 inline void step2_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
-                                      uint64_t b0, double* out, SlowList& slow) {
+                                      double* out, StageSlow& slow, int v0) {
   const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
   const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
   __mmask8 ma, mb;
@@ -317,13 +304,30 @@ STRATA_AVX512 inline void step2_group(const __m512i (&w)[4], int64_t first, __mm
     _mm512_store_pd(tail + 8, _mm512_permutex2var_pd(a, hi, b));
     std::memcpy(out + 2 * first, tail, sizeof(double) * 2 * std::popcount(static_cast<unsigned>(live)));
   }
-  const int64_t e = static_cast<int64_t>(4 * (b0 + first)) + kParity;
-  slow.add(ma & live, w[kParity], e, 4, 2 * first, 2);
-  slow.add(mb & live, w[2 + kParity], e + 2, 4, 2 * first + 1, 2);
+  slow.note(v0, w[kParity], ma & live);
+  slow.note(v0 + 1, w[2 + kParity], mb & live);
 }
 
 STRATA_AVX512 inline __m512i blocks8(uint64_t b) {
   return _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b)), lane_iota());
+}
+
+// Vector v = 2g + q of a step-2 stage at block i: lane l is block b0 + i + 8g + l, word
+// 2q + kParity, output 2(i + 8g + l) + q.
+template <int kParity>
+void push_step2(const StageSlow& st, uint64_t b0, int64_t i, SlowList& slow) {
+  st.each([&](int v, int l, uint64_t w) {
+    const int64_t blk = i + 8 * (v >> 1) + l, q = v & 1;
+    slow.push(4 * (b0 + static_cast<uint64_t>(blk)) + static_cast<uint64_t>(2 * q + kParity), w, 2 * blk + q);
+  });
+}
+
+// Vector v = 4g + q of a contiguous stage at block i: lane l is block b0 + i + 8g + l, word q.
+void push_contig(const StageSlow& st, uint64_t b0, int64_t i, SlowList& slow) {
+  st.each([&](int v, int l, uint64_t w) {
+    const int64_t blk = i + 8 * (v >> 2) + l, q = v & 3;
+    slow.push(4 * (b0 + static_cast<uint64_t>(blk)) + static_cast<uint64_t>(q), w, 4 * blk + q);
+  });
 }
 
 template <int kParity>
@@ -339,16 +343,18 @@ STRATA_AVX512 void normal_step2_impl(const FillParams& p, uint64_t b0, int64_t n
     __m512i w[kGroups][4], blk[kGroups];
     STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks8(b0 + i + 8 * g);
     philox_lanes<kGroups>(blk, k, w);
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) step2_group<kParity>(w[g], i + 8 * g, 0xFF, sd, mean, b0, out, slow);
-    slow.make_room();
+    StageSlow st;
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) step2_group<kParity>(w[g], i + 8 * g, 0xFF, sd, mean, out, st, 2 * g);
+    push_step2<kParity>(st, b0, i, slow);
   }
   for (; i < nb; i += 8) {
     __m512i w[1][4];
     const __m512i blk = blocks8(b0 + i);
     philox_lanes<1>(&blk, k, w);
     const __mmask8 live = nb - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (nb - i)) - 1);
-    step2_group<kParity>(w[0], i, live, sd, mean, b0, out, slow);
-    slow.make_room();
+    StageSlow st;
+    step2_group<kParity>(w[0], i, live, sd, mean, out, st, 0);
+    push_step2<kParity>(st, b0, i, slow);
   }
 }
 
@@ -365,16 +371,18 @@ STRATA_AVX512 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, d
     __m512i w[kGroups][4], blk[kGroups];
     STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks8(b0 + i + 8 * g);
     philox_lanes<kGroups>(blk, k, w);
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) contig_group(w[g], i + 8 * g, 0xFF, sd, mean, b0, out, slow);
-    slow.make_room();
+    StageSlow st;
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) contig_group(w[g], i + 8 * g, 0xFF, sd, mean, out, st, 4 * g);
+    push_contig(st, b0, i, slow);
   }
   for (; i < nb; i += 8) {
     __m512i w[1][4];
     const __m512i blk = blocks8(b0 + i);
     philox_lanes<1>(&blk, k, w);
     const __mmask8 live = nb - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (nb - i)) - 1);
-    contig_group(w[0], i, live, sd, mean, b0, out, slow);
-    slow.make_room();
+    StageSlow st;
+    contig_group(w[0], i, live, sd, mean, out, st, 0);
+    push_contig(st, b0, i, slow);
   }
 }
 
@@ -405,8 +413,14 @@ STRATA_AVX512 void normal_strided(const FillParams& p, uint64_t e0, int64_t step
     const __m512d z = _mm512_fmadd_pd(zig_lanes(w, m), sd, mean);
     const __mmask8 live = n - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (n - i)) - 1);
     _mm512_mask_storeu_pd(out + i, live, z);
-    slow.add(m & live, w, first, step, i, 1);
-    slow.make_room();
+    if (m & live) {
+      alignas(64) uint64_t ws[8];
+      _mm512_store_si512(ws, w);
+      for (unsigned b = m & live; b; b &= b - 1) {
+        const int l = __builtin_ctz(b);
+        slow.push(static_cast<uint64_t>(first + l * step), ws[l], i + l);
+      }
+    }
   }
 }
 
