@@ -2,8 +2,8 @@
 // Philox block per 64-bit lane (four per vector), each 32-bit word in the low half of a lane.
 // The normals' ziggurat fast path is random_hd.hpp's one multiplication per lane (2j + 1 goes to
 // double exactly through the 2^52 magic constant, the tables are gathered); the 2.8 % of lanes
-// it rejects are resolved with the scalar reference. So the bits equal the portable and
-// AVX-512 paths.
+// it rejects are resolved with the slow path's operations lane-wise (the table log with the
+// exponent and mantissa cut from the bits). So the bits equal the portable and AVX-512 paths.
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
@@ -93,12 +93,63 @@ STRATA_AVX2 inline __m256d zig_lanes(__m256i w, int& slow) {
   return _mm256_mul_pd(small_u64_to_pd(v), scale);
 }
 
-// The lanes the fast path rejected (element, word, output position), resolved with the scalar
-// reference (zig_normal, 2.8 % of the values) between stages: a call inside a stage would spill
-// its live vectors.
+/// ln_scaled(d, k) lane-wise for positive normal doubles d: the exponent through the magic
+/// constant (exact small integers), the mantissa and table index cut from the bits, the two log
+/// tables gathered.
+STRATA_AVX2 inline __m256d ln_lanes(__m256d d, double k) {
+  const __m256i bits = _mm256_castpd_si256(d);
+  const __m256d e = _mm256_sub_pd(small_u64_to_pd(_mm256_srli_epi64(bits, 52)), _mm256_set1_pd(1023.0 - k));
+  const __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFF)),
+                                                        _mm256_set1_epi64x(0x3FF0000000000000)));
+  const __m256i idx = _mm256_and_si256(_mm256_srli_epi64(bits, 48), _mm256_set1_epi64x(15));
+  const __m256d r = _mm256_fmadd_pd(m, _mm256_i64gather_pd(kLogRecip, idx, 8), _mm256_set1_pd(-1.0));
+  __m256d p = _mm256_set1_pd(kLogPoly[8]);
+  for (int j = 7; j >= 0; --j) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogPoly[j]));
+  return _mm256_fmadd_pd(e, _mm256_set1_pd(kLn2), _mm256_fmadd_pd(p, r, _mm256_i64gather_pd(kLogTable, idx, 8)));
+}
+
+/// (2x + 1) for the word x in the low half of each lane, as an exact double (< 2^33).
+STRATA_AVX2 inline __m256d odd_of_word(__m256i x) {
+  return small_u64_to_pd(_mm256_or_si256(_mm256_srli_epi64(_mm256_slli_epi64(x, 32), 31), _mm256_set1_epi64x(1)));
+}
+
+/// zig_attempt lane-wise on candidates w (lanes `active`, all ones) with their retry block's
+/// words b0, b1: z takes the accepted lanes' values; returns the accepted lanes.
+STRATA_AVX2 inline __m256i zig_attempt_lanes(__m256i w, __m256i b0, __m256i b1, __m256i active, __m256d& z) {
+  const __m256i i = _mm256_and_si256(w, _mm256_set1_epi64x(127));
+  const __m256i tail = _mm256_and_si256(active, _mm256_cmpeq_epi64(i, _mm256_setzero_si256()));
+  const __m256i wedge = _mm256_andnot_si256(tail, active);
+  __m256i acc = _mm256_setzero_si256();
+  __m256d val = z;
+  if (_mm256_movemask_pd(_mm256_castsi256_pd(tail))) {
+    const __m256d x = _mm256_mul_pd(ln_lanes(odd_of_word(b0), -33.0), _mm256_set1_pd(kZigNegInvR));
+    const __m256d y = _mm256_mul_pd(ln_lanes(odd_of_word(b1), -33.0), _mm256_set1_pd(-1.0));
+    const __m256i ok = _mm256_castpd_si256(_mm256_cmp_pd(_mm256_add_pd(y, y), _mm256_mul_pd(x, x), _CMP_GE_OQ));
+    acc = _mm256_or_si256(acc, _mm256_and_si256(ok, tail));
+    val = _mm256_blendv_pd(val, _mm256_add_pd(_mm256_set1_pd(kZigR), x), _mm256_castsi256_pd(tail));
+  }
+  if (_mm256_movemask_pd(_mm256_castsi256_pd(wedge))) {
+    const __m256i v = _mm256_or_si256(_mm256_srli_epi64(_mm256_slli_epi64(w, 32), 39), _mm256_set1_epi64x(1));
+    const __m256d x = _mm256_mul_pd(small_u64_to_pd(v), _mm256_i64gather_pd(kZigW, i, 8));
+    const __m256d u = _mm256_mul_pd(odd_of_word(b0), _mm256_set1_pd(0x1p-33));
+    const __m256d y = _mm256_fmadd_pd(u, _mm256_i64gather_pd(kZigD, i, 8), _mm256_i64gather_pd(kZigF, i, 8));
+    const __m256d h = _mm256_mul_pd(_mm256_mul_pd(x, x), _mm256_set1_pd(-0.5));
+    const __m256i ok = _mm256_castpd_si256(_mm256_cmp_pd(ln_lanes(y, 0.0), h, _CMP_LT_OQ));
+    acc = _mm256_or_si256(acc, _mm256_and_si256(ok, wedge));
+    val = _mm256_blendv_pd(val, x, _mm256_castsi256_pd(wedge));
+  }
+  const __m256i neg = _mm256_slli_epi64(_mm256_and_si256(w, _mm256_set1_epi64x(128)), 56);  // bit 7 -> sign
+  val = _mm256_xor_pd(val, _mm256_castsi256_pd(neg));
+  z = _mm256_blendv_pd(z, val, _mm256_castsi256_pd(acc));
+  return acc;
+}
+
+// The lanes the fast path rejected (element, word, output position), resolved four at a time
+// (two batches in lockstep) with zig_attempt's steps lane-wise, between stages: a call inside a
+// stage would spill its live vectors.
 class SlowLanes {
  public:
-  SlowLanes(const FillParams& p, double* out) : p_(p), out_(out) {}
+  SlowLanes(const FillParams& p, const Keys& k, double* out) : p_(p), k_(k), out_(out) {}
   ~SlowLanes() { resolve(); }
   STRATA_AVX2 void add(int m, __m256i w, int64_t e0, int64_t de, int64_t pos0, int64_t dpos) {
     if (!m) return;
@@ -107,7 +158,7 @@ class SlowLanes {
     for (; m; m &= m - 1) {
       const int l = __builtin_ctz(static_cast<unsigned>(m));
       e_[n_] = static_cast<uint64_t>(e0 + l * de);
-      w_[n_] = static_cast<uint32_t>(ws[l]);
+      w_[n_] = ws[l];
       pos_[n_] = pos0 + l * dpos;
       ++n_;
     }
@@ -115,8 +166,55 @@ class SlowLanes {
   void make_room() {
     if (n_ > kCap - kStageLanes) resolve();
   }
-  void resolve() {
-    for (int t = 0; t < n_; ++t) out_[pos_[t]] = std::fma(zig_normal(p_.seed, p_.stream, e_[t], w_[t]), p_.sd, p_.mean);
+  STRATA_AVX2 void resolve() {
+    constexpr int kBatches = 2;
+    const __m256i low56 = _mm256_set1_epi64x((int64_t{1} << 56) - 1);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    for (int t = 0; t < n_; t += 4 * kBatches) {
+      __m256i e[kBatches], w[kBatches], active[kBatches];
+      __m256d z[kBatches];
+      STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
+        const int base = t + 4 * j;
+        active[j] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n_ - base), lane);  // lanes below n_
+        e[j] = _mm256_and_si256(_mm256_maskload_epi64(reinterpret_cast<const long long*>(e_ + base), active[j]), low56);
+        w[j] = _mm256_maskload_epi64(reinterpret_cast<const long long*>(w_ + base), active[j]);
+        z[j] = _mm256_setzero_pd();
+      }
+      const __m256i live0 = active[0], live1 = active[1];
+      for (int64_t a = 1; a < 128; ++a) {
+        int any = 0;
+        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) any |= _mm256_movemask_pd(_mm256_castsi256_pd(active[j]));
+        if (!any) break;
+        const __m256i attempt = _mm256_set1_epi64x(static_cast<int64_t>((uint64_t{1} << 63) | (uint64_t(a) << 56)));
+        __m256i blk[kBatches], b[kBatches][4];
+        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) blk[j] = _mm256_or_si256(e[j], attempt);
+        philox_lanes<kBatches>(blk, k_, b);
+        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
+          if (!_mm256_movemask_pd(_mm256_castsi256_pd(active[j]))) continue;
+          const __m256i done = zig_attempt_lanes(w[j], b[j][0], b[j][1], active[j], z[j]);
+          active[j] = _mm256_andnot_si256(done, active[j]);
+          w[j] = _mm256_blendv_epi8(w[j], b[j][2], active[j]);
+          int slow;
+          const __m256d fast = zig_lanes(w[j], slow);
+          const __m256i slow_lanes = _mm256_cmpgt_epi64(
+              _mm256_and_si256(_mm256_set1_epi64x(slow), _mm256_setr_epi64x(1, 2, 4, 8)), _mm256_setzero_si256());
+          z[j] = _mm256_blendv_pd(z[j], fast, _mm256_castsi256_pd(_mm256_andnot_si256(slow_lanes, active[j])));
+          active[j] = _mm256_and_si256(active[j], slow_lanes);
+        }
+      }
+      STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
+        if (_mm256_movemask_pd(_mm256_castsi256_pd(active[j]))) {  // 127 rejections in a row: as zig_normal
+          int unused;
+          z[j] = _mm256_blendv_pd(z[j], zig_lanes(w[j], unused), _mm256_castsi256_pd(active[j]));
+        }
+        alignas(32) double v[4];
+        _mm256_store_pd(v, _mm256_fmadd_pd(z[j], _mm256_set1_pd(p_.sd), _mm256_set1_pd(p_.mean)));
+        const int live = _mm256_movemask_pd(_mm256_castsi256_pd(j == 0 ? live0 : live1));
+        for (int l = 0; l < 4; ++l) {
+          if (live & (1 << l)) out_[pos_[t + 4 * j + l]] = v[l];
+        }
+      }
+    }
     n_ = 0;
   }
 
@@ -124,10 +222,10 @@ class SlowLanes {
   static constexpr int kStageLanes = 64;  // the most lanes one stage adds (4 groups x 4 lanes x 4 words)
   static constexpr int kCap = 256;
   const FillParams& p_;
+  const Keys& k_;
   double* out_;
   int n_ = 0;
-  uint64_t e_[kCap];
-  uint32_t w_[kCap];
+  uint64_t e_[kCap], w_[kCap];
   int64_t pos_[kCap];
 };
 
@@ -161,7 +259,7 @@ STRATA_AVX2 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, dou
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
-  SlowLanes slow(p, out);
+  SlowLanes slow(p, k, out);
   alignas(32) double tail[16];
   for (int64_t i = 0; i < nb; i += 4 * kGroups) {
     __m256i w[kGroups][4], blk[kGroups];
@@ -187,7 +285,7 @@ STRATA_AVX2 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int 
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
-  SlowLanes slow(p, out);
+  SlowLanes slow(p, k, out);
   alignas(32) double tail[8];
   for (int64_t i = 0; i < nb; i += 4 * kGroups) {
     __m256i w[kGroups][4], blk[kGroups];
@@ -217,7 +315,7 @@ STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, 
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
   const __m256i lane_step = _mm256_setr_epi64x(0, step, 2 * step, 3 * step);
   const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
-  SlowLanes slow(p, out);
+  SlowLanes slow(p, k, out);
   for (int64_t i = 0; i < n; i += 4) {
     const int64_t first = static_cast<int64_t>(e0) + i * step;
     const __m256i e = _mm256_add_epi64(_mm256_set1_epi64x(first), lane_step);
