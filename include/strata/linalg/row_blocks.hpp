@@ -88,7 +88,7 @@ Result<RowBlockSourcePtr> make_dense_source(std::vector<double> data, int64_t ro
 enum class RandomDistribution : uint8_t {
   Uniform01,  ///< float64 uniform in [0, 1) (random::uniform_f64)
   RandInt3,   ///< integers 0, 1, 2 ("genotype-like"; P = 86/256, 85/256, 85/256 from one byte)
-  Normal,     ///< standard normal (random::normal_f64, Box–Muller)
+  Normal,     ///< standard normal (random::normal_at, the ziggurat)
 };
 
 /// \brief A rows × cols random matrix generated on demand: element (i, j) depends only on
