@@ -71,15 +71,6 @@ STRATA_AVX2 inline __m256d small_u64_to_pd(__m256i v) {
   return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, _mm256_set1_epi64x(kMagic))), _mm256_set1_pd(kTwo52));
 }
 
-// K of the ziggurat widened to 64 bits for a 64-bit gather.
-struct ZigK64 {
-  alignas(32) int64_t k[128];
-  constexpr ZigK64() : k{} {
-    for (int i = 0; i < 128; ++i) k[i] = kZigK[i];
-  }
-};
-alignas(32) constexpr ZigK64 kZigK64{};
-
 /// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in the
 /// low 4 bits of `slow` the lanes that zig_fast rejects (resolved later).
 STRATA_AVX2 inline __m256d zig_lanes(__m256i w, int& slow) {

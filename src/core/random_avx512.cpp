@@ -83,15 +83,6 @@ STRATA_AVX512 inline void philox8(__m512i blk, const Keys& k, __m512i& x0, __m51
 
 STRATA_AVX512 inline __m512i lane_iota() { return _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0); }
 
-// K of the ziggurat widened to 64 bits for a 64-bit gather.
-struct ZigK64 {
-  alignas(64) uint64_t k[128];
-  constexpr ZigK64() : k{} {
-    for (int i = 0; i < 128; ++i) k[i] = kZigK[i];
-  }
-};
-alignas(64) constexpr ZigK64 kZigK64{};
-
 /// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in
 /// `slow` the lanes that zig_fast rejects (their value is resolved later).
 STRATA_AVX512 inline __m512d zig_lanes(__m512i w, __mmask8& slow) {

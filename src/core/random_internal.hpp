@@ -13,6 +13,15 @@
 
 namespace strata::random::detail {
 
+/// The ziggurat's K widened to 64 bits, for the vector kernels' 64-bit gathers.
+struct ZigK64 {
+  alignas(64) int64_t k[128];
+  constexpr ZigK64() : k{} {
+    for (int i = 0; i < 128; ++i) k[i] = kZigK[i];
+  }
+};
+inline constexpr ZigK64 kZigK64{};
+
 // AVX-512 kernels (random_avx512.cpp); callers check isa_available(Isa::Avx512) first.
 namespace avx512 {
 /// Normal values (fma(z, sd, mean)) of elements 4*b0 .. 4*(b0+nb)-1 (4 per block).
