@@ -210,7 +210,7 @@ class SlowLanes {
   }
 
  private:
-  static constexpr int kStageLanes = 64;  // the most lanes one stage adds (4 groups x 4 lanes x 4 words)
+  static constexpr int kStageLanes = 64;  // more than one stage adds (kGroups x 4 lanes x 4 words = 48)
   static constexpr int kCap = 256;
   const FillParams& p_;
   const Keys& k_;
