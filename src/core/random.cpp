@@ -102,11 +102,11 @@ void for_each_element_words(uint64_t seed, uint64_t stream, int64_t e0, int64_t 
 
 void fill_normal_f64(const FillParams& p, int64_t e0, int64_t step, int64_t n, double* out,
                      const VectorKernels* simd) {
-  if (!simd) {
-    for (int64_t k = 0; k < n; ++k) {
-      const double z = detail::normal_elem(p.seed, p.stream, static_cast<uint64_t>(e0 + k * step));
-      out[k] = std::fma(z, p.sd, p.mean);
-    }
+  if (!simd) {  // each element's word from the shared chunked words (one Philox block per 4)
+    for_each_element_words(p.seed, p.stream, e0, step, n, 1, nullptr, [&](int64_t k, const uint32_t* w) {
+      const uint64_t e = static_cast<uint64_t>(e0 + k * step);
+      out[k] = std::fma(detail::zig_normal(p.seed, p.stream, e, *w), p.sd, p.mean);
+    });
     return;
   }
   if (step == 1) {
