@@ -159,7 +159,7 @@ class SlowLanes {
   }
   STRATA_AVX2 void resolve() {
     constexpr int kBatches = 2;
-    const __m256i low56 = _mm256_set1_epi64x((int64_t{1} << 56) - 1);
+    const __m256i index_bits = _mm256_set1_epi64x(static_cast<int64_t>(kZigRetryIndexMask));
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
     for (int t = 0; t < n_; t += 4 * kBatches) {
       __m256i e[kBatches], w[kBatches], active[kBatches];
@@ -167,7 +167,7 @@ class SlowLanes {
       STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
         const int base = t + 4 * j;
         active[j] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n_ - base), lane);  // lanes below n_
-        e[j] = _mm256_and_si256(_mm256_maskload_epi64(reinterpret_cast<const long long*>(e_ + base), active[j]), low56);
+        e[j] = _mm256_and_si256(_mm256_maskload_epi64(reinterpret_cast<const long long*>(e_ + base), active[j]), index_bits);
         w[j] = _mm256_maskload_epi64(reinterpret_cast<const long long*>(w_ + base), active[j]);
         z[j] = _mm256_setzero_pd();
       }
@@ -176,7 +176,7 @@ class SlowLanes {
         int any = 0;
         STRATA_UNROLL for (int j = 0; j < kBatches; ++j) any |= _mm256_movemask_pd(_mm256_castsi256_pd(active[j]));
         if (!any) break;
-        const __m256i attempt = _mm256_set1_epi64x(static_cast<int64_t>((uint64_t{1} << 63) | (uint64_t(a) << 56)));
+        const __m256i attempt = _mm256_set1_epi64x(static_cast<int64_t>(zig_retry_block(0, static_cast<uint32_t>(a))));
         __m256i blk[kBatches], b[kBatches][4];
         STRATA_UNROLL for (int j = 0; j < kBatches; ++j) blk[j] = _mm256_or_si256(e[j], attempt);
         philox_lanes<kBatches>(blk, k_, b);
@@ -244,14 +244,29 @@ STRATA_AVX2 inline void store_pairs4(__m256d a, __m256d b, double* dst) {
 
 constexpr int kGroups = 3;  // Philox groups (and transform vectors) in lockstep: more spill the 16 ymm registers
 
-}  // namespace
+// The two run shapes (random_avx512.cpp's): a contiguous run keeps all four words of a block,
+// a step-2 run words parity and 2 + parity. Kept word q of block b is element 4b + word(q) and
+// goes to out[kKept * b + q].
+struct ContigRun {
+  static constexpr int kKept = 4;
+  static int word(int q, int) { return q; }
+  STRATA_AVX2 static void store(const __m256d (&z)[kKept], double* dst) { store_blocks4(z[0], z[1], z[2], z[3], dst); }
+};
+struct Step2Run {
+  static constexpr int kKept = 2;
+  static int word(int q, int parity) { return 2 * q + parity; }
+  STRATA_AVX2 static void store(const __m256d (&z)[kKept], double* dst) { store_pairs4(z[0], z[1], dst); }
+};
 
-STRATA_AVX2 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
+// Blocks b0 .. b0 + nb - 1 of a run: kGroups groups' Philox words in lockstep, then the kept
+// words' fast path; the rejected lanes go to the slow list, resolved between stages.
+template <class Run>
+STRATA_AVX2 void normal_run(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
   SlowLanes slow(p, k, out);
-  alignas(32) double tail[16];
+  alignas(32) double tail[4 * Run::kKept];
   for (int64_t i = 0; i < nb; i += 4 * kGroups) {
     __m256i w[kGroups][4], blk[kGroups];
     STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks4(b0 + i + 4 * g);
@@ -259,45 +274,33 @@ STRATA_AVX2 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, dou
     for (int g = 0; g < kGroups && i + 4 * g < nb; ++g) {
       const int64_t first = i + 4 * g, left = nb - first;
       const int live = left >= 4 ? 0xF : (1 << left) - 1;
-      int m[4];
-      __m256d z[4];
-      STRATA_UNROLL for (int q = 0; q < 4; ++q) z[q] = _mm256_fmadd_pd(zig_lanes(w[g][q], m[q]), sd, mean);
-      double* dst = left >= 4 ? out + 4 * first : tail;
-      store_blocks4(z[0], z[1], z[2], z[3], dst);
-      if (dst == tail) std::memcpy(out + 4 * first, tail, sizeof(double) * 4 * left);
-      STRATA_UNROLL for (int q = 0; q < 4; ++q)
-        slow.add(m[q] & live, w[g][q], static_cast<int64_t>(4 * (b0 + first)) + q, 4, 4 * first + q, 4);
+      __m256i kept[Run::kKept];
+      int m[Run::kKept];
+      __m256d z[Run::kKept];
+      STRATA_UNROLL for (int q = 0; q < Run::kKept; ++q) {
+        kept[q] = parity ? w[g][Run::word(q, 1)] : w[g][Run::word(q, 0)];
+        z[q] = _mm256_fmadd_pd(zig_lanes(kept[q], m[q]), sd, mean);
+      }
+      double* dst = left >= 4 ? out + Run::kKept * first : tail;
+      Run::store(z, dst);
+      if (dst == tail) std::memcpy(out + Run::kKept * first, tail, sizeof(double) * Run::kKept * left);
+      STRATA_UNROLL for (int q = 0; q < Run::kKept; ++q) {
+        slow.add(m[q] & live, kept[q], static_cast<int64_t>(4 * (b0 + first)) + Run::word(q, parity), 4,
+                 Run::kKept * first + q, Run::kKept);
+      }
     }
     slow.make_room();
   }
 }
 
+}  // namespace
+
+STRATA_AVX2 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
+  normal_run<ContigRun>(p, b0, nb, 0, out);
+}
+
 STRATA_AVX2 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
-  Keys k;
-  make_keys(p.seed, p.stream, k);
-  const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
-  SlowLanes slow(p, k, out);
-  alignas(32) double tail[8];
-  for (int64_t i = 0; i < nb; i += 4 * kGroups) {
-    __m256i w[kGroups][4], blk[kGroups];
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks4(b0 + i + 4 * g);
-    philox_lanes<kGroups>(blk, k, w);
-    for (int g = 0; g < kGroups && i + 4 * g < nb; ++g) {
-      const int64_t first = i + 4 * g, left = nb - first;
-      const int live = left >= 4 ? 0xF : (1 << left) - 1;
-      const __m256i wa = parity ? w[g][1] : w[g][0], wb = parity ? w[g][3] : w[g][2];
-      int ma, mb;
-      const __m256d a = _mm256_fmadd_pd(zig_lanes(wa, ma), sd, mean);
-      const __m256d b = _mm256_fmadd_pd(zig_lanes(wb, mb), sd, mean);
-      double* dst = left >= 4 ? out + 2 * first : tail;
-      store_pairs4(a, b, dst);
-      if (dst == tail) std::memcpy(out + 2 * first, tail, sizeof(double) * 2 * left);
-      const int64_t e = static_cast<int64_t>(4 * (b0 + first)) + parity;
-      slow.add(ma & live, wa, e, 4, 2 * first, 2);
-      slow.add(mb & live, wb, e + 2, 4, 2 * first + 1, 2);
-    }
-    slow.make_room();
-  }
+  normal_run<Step2Run>(p, b0, nb, parity, out);
 }
 
 STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out) {

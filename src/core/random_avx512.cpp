@@ -160,13 +160,10 @@ class SlowList {
     pos_[n_] = pos;
     if (++n_ == kCap) resolve();
   }
-  STRATA_AVX512 void resolve() { resolve_lanes(); }
-
- private:
   // kBatches batches of eight lanes in lockstep (their Philox blocks and attempts interleave).
-  STRATA_AVX512 void resolve_lanes() {
+  STRATA_AVX512 void resolve() {
     constexpr int kBatches = 4;
-    const __m512i low56 = _mm512_set1_epi64((int64_t{1} << 56) - 1);
+    const __m512i index_bits = _mm512_set1_epi64(static_cast<int64_t>(kZigRetryIndexMask));
     for (int t = 0; t < n_; t += 8 * kBatches) {
       __m512i e[kBatches], w[kBatches];
       __m512d z[kBatches];
@@ -174,7 +171,7 @@ class SlowList {
       STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
         const int left = n_ - (t + 8 * j);
         live[j] = left >= 8 ? __mmask8(0xFF) : left <= 0 ? __mmask8(0) : static_cast<__mmask8>((1u << left) - 1);
-        e[j] = _mm512_and_si512(_mm512_maskz_loadu_epi64(live[j], e_ + t + 8 * j), low56);
+        e[j] = _mm512_and_si512(_mm512_maskz_loadu_epi64(live[j], e_ + t + 8 * j), index_bits);
         w[j] = _mm512_maskz_loadu_epi64(live[j], w_ + t + 8 * j);
         z[j] = _mm512_setzero_pd();
         active[j] = live[j];
@@ -183,7 +180,7 @@ class SlowList {
         __mmask8 any = 0;
         STRATA_UNROLL for (int j = 0; j < kBatches; ++j) any |= active[j];
         if (!any) break;
-        const __m512i attempt = _mm512_set1_epi64(static_cast<int64_t>((uint64_t{1} << 63) | (uint64_t(a) << 56)));
+        const __m512i attempt = _mm512_set1_epi64(static_cast<int64_t>(zig_retry_block(0, static_cast<uint32_t>(a))));
         __m512i blk[kBatches], b[kBatches][4];
         STRATA_UNROLL for (int j = 0; j < kBatches; ++j) blk[j] = _mm512_or_si512(e[j], attempt);
         philox_lanes<kBatches>(blk, k_, b);
@@ -212,6 +209,7 @@ class SlowList {
     n_ = 0;
   }
 
+ private:
   static constexpr int kCap = 64;
   const FillParams& p_;
   const Keys& k_;
@@ -260,83 +258,76 @@ STRATA_AVX512 inline void store_blocks8(__m512d a, __m512d b, __m512d c, __m512d
 
 namespace {
 
-// Lanes `live` of one vector of contiguous blocks starting at block `first` (of b0): the four
-// words' values to out[4 * first ...], the rejected lanes to the slow list.
-STRATA_AVX512 inline void contig_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
-                                       double* out, StageSlow& slow, int v0) {
-  __mmask8 m[4];
-  __m512d z[4];
-  STRATA_UNROLL for (int q = 0; q < 4; ++q) z[q] = _mm512_fmadd_pd(zig_lanes(w[q], m[q]), sd, mean);
-  if (live == 0xFF) {
-    store_blocks8(z[0], z[1], z[2], z[3], out + 4 * first);
-  } else {
-    alignas(64) double tail[32];
-    store_blocks8(z[0], z[1], z[2], z[3], tail);
-    std::memcpy(out + 4 * first, tail, sizeof(double) * 4 * std::popcount(static_cast<unsigned>(live)));
+// The two run shapes the block kernels fill: a contiguous run keeps all four words of a block,
+// a step-2 run words kParity and 2 + kParity. Kept word q of block b is element 4b + word(q) and
+// goes to out[kKept * b + q]; kGroups Philox groups run in lockstep per stage.
+struct ContigRun {
+  static constexpr int kKept = 4, kGroups = 4;
+  static constexpr int word(int q) { return q; }
+  STRATA_AVX512 static void store(const __m512d (&z)[kKept], double* dst) { store_blocks8(z[0], z[1], z[2], z[3], dst); }
+};
+
+template <int kParity>
+struct Step2Run {
+  static constexpr int kKept = 2, kGroups = 8;
+  static constexpr int word(int q) { return 2 * q + kParity; }
+  STRATA_AVX512 static void store(const __m512d (&z)[kKept], double* dst) {
+    _mm512_storeu_pd(dst, _mm512_permutex2var_pd(z[0], _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), z[1]));
+    _mm512_storeu_pd(dst + 8, _mm512_permutex2var_pd(z[0], _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), z[1]));
   }
-  STRATA_UNROLL for (int q = 0; q < 4; ++q) slow.note(v0 + q, w[q], m[q] & live);
+};
+
+// Lanes `live` of one vector of blocks starting at block `first` (of the run): the kept words'
+// values to out[kKept * first ...], their words and rejected lanes to the stage's vectors v0 ...
+template <class Run>
+STRATA_AVX512 inline void run_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
+                                    double* out, StageSlow& slow, int v0) {
+  __mmask8 m[Run::kKept];
+  __m512d z[Run::kKept];
+  STRATA_UNROLL for (int q = 0; q < Run::kKept; ++q) z[q] = _mm512_fmadd_pd(zig_lanes(w[Run::word(q)], m[q]), sd, mean);
+  if (live == 0xFF) {
+    Run::store(z, out + Run::kKept * first);
+  } else {
+    alignas(64) double tail[8 * Run::kKept];
+    Run::store(z, tail);
+    std::memcpy(out + Run::kKept * first, tail,
+                sizeof(double) * Run::kKept * std::popcount(static_cast<unsigned>(live)));
+  }
+  STRATA_UNROLL for (int q = 0; q < Run::kKept; ++q) slow.note(v0 + q, w[Run::word(q)], m[q] & live);
 }
 
-// Lanes `live` of one vector of blocks of a step-2 run: words kParity and 2 + kParity.
-template <int kParity>
-STRATA_AVX512 inline void step2_group(const __m512i (&w)[4], int64_t first, __mmask8 live, __m512d sd, __m512d mean,
-                                      double* out, StageSlow& slow, int v0) {
-  const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-  const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-  __mmask8 ma, mb;
-  const __m512d a = _mm512_fmadd_pd(zig_lanes(w[kParity], ma), sd, mean);
-  const __m512d b = _mm512_fmadd_pd(zig_lanes(w[2 + kParity], mb), sd, mean);
-  if (live == 0xFF) {
-    _mm512_storeu_pd(out + 2 * first, _mm512_permutex2var_pd(a, lo, b));
-    _mm512_storeu_pd(out + 2 * first + 8, _mm512_permutex2var_pd(a, hi, b));
-  } else {
-    alignas(64) double tail[16];
-    _mm512_store_pd(tail, _mm512_permutex2var_pd(a, lo, b));
-    _mm512_store_pd(tail + 8, _mm512_permutex2var_pd(a, hi, b));
-    std::memcpy(out + 2 * first, tail, sizeof(double) * 2 * std::popcount(static_cast<unsigned>(live)));
-  }
-  slow.note(v0, w[kParity], ma & live);
-  slow.note(v0 + 1, w[2 + kParity], mb & live);
+// Vector v = kKept * g + q of a stage at block i: lane l is block b0 + i + 8g + l.
+template <class Run>
+void push_stage(const StageSlow& st, uint64_t b0, int64_t i, SlowList& slow) {
+  st.each([&](int v, int l, uint64_t w) {
+    const int64_t blk = i + 8 * (v / Run::kKept) + l, q = v % Run::kKept;
+    slow.push(4 * (b0 + static_cast<uint64_t>(blk)) + static_cast<uint64_t>(Run::word(static_cast<int>(q))), w,
+              Run::kKept * blk + q);
+  });
 }
 
 STRATA_AVX512 inline __m512i blocks8(uint64_t b) {
   return _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(b)), lane_iota());
 }
 
-// Vector v = 2g + q of a step-2 stage at block i: lane l is block b0 + i + 8g + l, word
-// 2q + kParity, output 2(i + 8g + l) + q.
-template <int kParity>
-void push_step2(const StageSlow& st, uint64_t b0, int64_t i, SlowList& slow) {
-  st.each([&](int v, int l, uint64_t w) {
-    const int64_t blk = i + 8 * (v >> 1) + l, q = v & 1;
-    slow.push(4 * (b0 + static_cast<uint64_t>(blk)) + static_cast<uint64_t>(2 * q + kParity), w, 2 * blk + q);
-  });
-}
-
-// Vector v = 4g + q of a contiguous stage at block i: lane l is block b0 + i + 8g + l, word q.
-void push_contig(const StageSlow& st, uint64_t b0, int64_t i, SlowList& slow) {
-  st.each([&](int v, int l, uint64_t w) {
-    const int64_t blk = i + 8 * (v >> 2) + l, q = v & 3;
-    slow.push(4 * (b0 + static_cast<uint64_t>(blk)) + static_cast<uint64_t>(q), w, 4 * blk + q);
-  });
-}
-
-template <int kParity>
-STRATA_AVX512 void normal_step2_impl(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
+// Blocks b0 .. b0 + nb - 1 of a run: stages of kGroups groups' Philox words in lockstep, then
+// the kept words' fast path; the rejected lanes go to the slow list between stages.
+template <class Run>
+STRATA_AVX512 void normal_run(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
   SlowList slow(p, k, out);
-  // Stages of eight groups' Philox words in lockstep, then the kept words' fast path.
-  constexpr int kGroups = 8;
+  constexpr int kGroups = Run::kGroups;
   int64_t i = 0;
   for (; i + 8 * kGroups <= nb; i += 8 * kGroups) {
     __m512i w[kGroups][4], blk[kGroups];
     STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks8(b0 + i + 8 * g);
     philox_lanes<kGroups>(blk, k, w);
     StageSlow st;
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) step2_group<kParity>(w[g], i + 8 * g, 0xFF, sd, mean, out, st, 2 * g);
-    push_step2<kParity>(st, b0, i, slow);
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g)
+      run_group<Run>(w[g], i + 8 * g, 0xFF, sd, mean, out, st, Run::kKept * g);
+    push_stage<Run>(st, b0, i, slow);
   }
   for (; i < nb; i += 8) {
     __m512i w[1][4];
@@ -344,44 +335,22 @@ STRATA_AVX512 void normal_step2_impl(const FillParams& p, uint64_t b0, int64_t n
     philox_lanes<1>(&blk, k, w);
     const __mmask8 live = nb - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (nb - i)) - 1);
     StageSlow st;
-    step2_group<kParity>(w[0], i, live, sd, mean, out, st, 0);
-    push_step2<kParity>(st, b0, i, slow);
+    run_group<Run>(w[0], i, live, sd, mean, out, st, 0);
+    push_stage<Run>(st, b0, i, slow);
   }
 }
 
 }  // namespace
 
 STRATA_AVX512 void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out) {
-  Keys k;
-  make_keys(p.seed, p.stream, k);
-  const __m512d sd = _mm512_set1_pd(p.sd), mean = _mm512_set1_pd(p.mean);
-  SlowList slow(p, k, out);
-  constexpr int kGroups = 4;
-  int64_t i = 0;
-  for (; i + 8 * kGroups <= nb; i += 8 * kGroups) {
-    __m512i w[kGroups][4], blk[kGroups];
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks8(b0 + i + 8 * g);
-    philox_lanes<kGroups>(blk, k, w);
-    StageSlow st;
-    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) contig_group(w[g], i + 8 * g, 0xFF, sd, mean, out, st, 4 * g);
-    push_contig(st, b0, i, slow);
-  }
-  for (; i < nb; i += 8) {
-    __m512i w[1][4];
-    const __m512i blk = blocks8(b0 + i);
-    philox_lanes<1>(&blk, k, w);
-    const __mmask8 live = nb - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (nb - i)) - 1);
-    StageSlow st;
-    contig_group(w[0], i, live, sd, mean, out, st, 0);
-    push_contig(st, b0, i, slow);
-  }
+  normal_run<ContigRun>(p, b0, nb, out);
 }
 
 STRATA_AVX512 void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out) {
   if (parity) {
-    normal_step2_impl<1>(p, b0, nb, out);
+    normal_run<Step2Run<1>>(p, b0, nb, out);
   } else {
-    normal_step2_impl<0>(p, b0, nb, out);
+    normal_run<Step2Run<0>>(p, b0, nb, out);
   }
 }
 

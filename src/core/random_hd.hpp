@@ -153,9 +153,12 @@ STRATA_HD inline double zig_value(uint32_t w) {
   return static_cast<double>((w >> 7) | 1u) * STRATA_RANDOM_TABLE(kZigW, w & 255);
 }
 
-/// Block index of element e's retry a (1 <= a < 128); indices at or past 2^56 wrap.
-STRATA_HD inline uint64_t zig_retry_block(uint64_t e, uint32_t a) {
-  return (uint64_t{1} << 63) | (uint64_t{a} << 56) | (e & ((uint64_t{1} << 56) - 1));
+/// The element-index bits of a retry block index; indices at or past 2^56 wrap.
+inline constexpr uint64_t kZigRetryIndexMask = (uint64_t{1} << 56) - 1;
+
+/// Block index of element e's retry a (1 <= a < 128): bit 63 (no array block has it), a, e.
+STRATA_HD constexpr uint64_t zig_retry_block(uint64_t e, uint32_t a) {
+  return (uint64_t{1} << 63) | (uint64_t{a} << 56) | (e & kZigRetryIndexMask);
 }
 
 /// One attempt on candidate w (not fast-accepted) with the words b of its retry block: true
