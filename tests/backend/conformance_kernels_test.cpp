@@ -470,18 +470,17 @@ TEST_P(Conformance, RandomFill) {
   }
 }
 
-// Pair counts: planes built by the backend from random codes (trailing pairs of a row's last
-// byte random too: they are past the samples and must count nothing), then joint counts of a
-// tile against plain loops over the codes. Exact.
-TEST_P(Conformance, CodePlanesAndPairCounts) {
-  std::mt19937_64 rng(12);
-  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 5}, {2, 64}, {7, 65}, {65, 200}, {130, 129}, {17, 1000}}) {
-    const Codes c(m, n, 1, rng);
+// Pair counts: planes built by the backend from codes (trailing pairs of a row's last byte
+// random too: they are past the samples and must count nothing), then joint counts of tiles
+// (whole, offset, offset diagonal) against plain loops over the codes. Exact.
+void check_pair_counts(const Backend& be, const Codes& c) {
+  const int64_t n = c.n, m = c.rows;
+  {
     const int64_t words = (m + 63) / 64;
     std::vector<uint64_t> planes(static_cast<size_t>(CodePlanesView::buffer_words(n, words)), ~uint64_t{0});
     for (int64_t w = 0; w < words; ++w) {
       const CodesView block{c.buf.data() + w * 64 * c.stride, std::min<int64_t>(64, m - w * 64), n, c.stride};
-      be_->code_planes(block, planes.data(), words, w);
+      be.code_planes(block, planes.data(), words, w);
     }
     auto plane_bit = [&](int64_t s, int64_t v, int p) {
       const uint64_t word = planes[static_cast<size_t>((((s / 8) * words + v / 64) * 3 + p) * 8 + s % 8)];
@@ -495,13 +494,15 @@ TEST_P(Conformance, CodePlanesAndPairCounts) {
         ASSERT_EQ(plane_bit(s, v, 2), code != 3 ? 1 : 0) << "n " << n << " sample " << s << " variant " << v;
       }
     const CodePlanesView pv{planes.data(), n, words};
-    // Tiles: the whole square, and an offset one (rows from 1, columns from the second group).
+    // Tiles: the whole square, an offset one (rows from 1, columns from the second group) and
+    // a diagonal one from the second group.
     for (auto [row0, rows, col0, cols] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{0, n, 0, n},
                                           {std::min<int64_t>(1, n - 1), n - std::min<int64_t>(1, n - 1),
-                                           n > 8 ? 8 : 0, n > 8 ? n - 8 : n}}) {
+                                           n > 8 ? 8 : 0, n > 8 ? n - 8 : n},
+                                          {n > 8 ? 8 : 0, n > 8 ? n - 8 : n, n > 8 ? 8 : 0, n > 8 ? n - 8 : n}}) {
       const int64_t ldc = (cols + 7) / 8 * 8;
       std::vector<int64_t> got(static_cast<size_t>(kPairCountFields * rows * ldc), 5);
-      ASSERT_TRUE(be_->pair_code_counts(pv, row0, rows, col0, cols, got.data()).ok());
+      ASSERT_TRUE(be.pair_code_counts(pv, row0, rows, col0, cols, got.data()).ok());
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < ldc; ++j) {
           int64_t ref[kPairCountFields] = {};
@@ -524,7 +525,7 @@ TEST_P(Conformance, CodePlanesAndPairCounts) {
         }
       // The KING counts of the same tile (on a diagonal tile only pairs j <= i are required).
       std::vector<int64_t> king(static_cast<size_t>(kKingCountFields * rows * ldc), 7);
-      ASSERT_TRUE(be_->pair_king_counts(pv, row0, rows, col0, cols, king.data()).ok());
+      ASSERT_TRUE(be.pair_king_counts(pv, row0, rows, col0, cols, king.data()).ok());
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < ldc && !(row0 == col0 && j > i); ++j) {
           int64_t ref[kKingCountFields] = {};
@@ -541,6 +542,31 @@ TEST_P(Conformance, CodePlanesAndPairCounts) {
                 << "KING n " << n << " m " << m << " field " << f << " pair " << row0 + i << "," << col0 + j;
         }
     }
+  }
+}
+
+TEST_P(Conformance, CodePlanesAndPairCounts) {
+  std::mt19937_64 rng(12);
+  // Word counts around the kernels' chunks (the AVX2 kernel folds its byte sums every 31
+  // words, the AVX-512 one chunks by 128): 1, 2, 4, 16, 31, 32, 71 and 129 words.
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 5}, {2, 64}, {7, 65}, {65, 200}, {130, 129}, {17, 1000},
+                      {21, 31 * 64}, {12, 31 * 64 + 1}, {21, 70 * 64 + 5}, {9, 128 * 64 + 3}}) {
+    SCOPED_TRACE(testing::Message() << "random codes n " << n << " m " << m);
+    check_pair_counts(*be_, Codes(m, n, 1, rng));
+  }
+  // Every count at its most for whole words (each byte of a popcount at 8): per row, samples
+  // het, then alternating hom-ref / hom-alt, then missing, the same for every variant; 31 and
+  // 129 words, 41 samples (tiles with partial vectors and groups).
+  for (int64_t m : {int64_t{31 * 64}, int64_t{129 * 64}}) {
+    SCOPED_TRACE(testing::Message() << "constant codes m " << m);
+    Codes c(m, 41, 1, rng);
+    for (int64_t v = 0; v < m; ++v)
+      for (int64_t s = 0; s < c.stride * 4; ++s) {
+        const int code = s < 16 ? 1 : s < 36 ? (s % 2 == 0 ? 0 : 2) : 3;
+        uint8_t& byte = c.buf[static_cast<size_t>(v * c.stride + s / 4)];
+        byte = static_cast<uint8_t>((byte & ~(3 << (2 * (s % 4)))) | code << (2 * (s % 4)));
+      }
+    check_pair_counts(*be_, c);
   }
   // A tile outside the planes is refused, not read.
   std::vector<uint64_t> planes(static_cast<size_t>(CodePlanesView::buffer_words(9, 1)), 0);

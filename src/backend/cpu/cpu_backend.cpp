@@ -37,6 +37,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (const GramI16Kernels* i16 = gram_i16_avx2()) k.i16 = *i16;  // VNNI and AMX replace it below
   if (isa == CpuIsa::Avx2 || isa == CpuIsa::Avx2Vnni) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
+    if (const PairCountKernels* p = pair_counts_avx2()) k.pairs = p;
     if (const GramF32Kernels* f32 = gram_f32_avx2()) k.f32 = *f32;
     if (isa == CpuIsa::Avx2Vnni) {
       const GramI16Kernels* i16 = gram_i16_avx_vnni();

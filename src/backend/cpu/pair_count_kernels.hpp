@@ -30,6 +30,9 @@ struct PairCountKernels {
 const PairCountKernels& pair_counts_portable();
 /// Scalar kernels compiled with the POPCNT instruction; nullptr when the CPU lacks it.
 const PairCountKernels* pair_counts_popcnt();
+/// AVX2 kernels (nibble lookups, pair_count_avx2.cpp; planes as the POPCNT kernel); nullptr
+/// when the CPU lacks AVX2 or POPCNT.
+const PairCountKernels* pair_counts_avx2();
 /// AVX-512 VPOPCNTDQ kernels; nullptr when the CPU lacks AVX-512 F/VPOPCNTDQ.
 const PairCountKernels* pair_counts_avx512();
 
