@@ -190,15 +190,19 @@ struct Fields;
 template <>
 struct Fields<true> {
   static constexpr int V = kKingValues, kMain = 2, kRowMiss = 2, kColMiss = 1;
-  // Main: HetHet, IBS0.
-  STRATA_AVX2 static void main(__m256i (&acc)[2][kMain], __m256i lut, const uint64_t* a, const __m256i* b) {
+  // Main: HetHet, IBS0, for vectors [Q0, Q0 + CB) of the group; with ColDense the ColMiss
+  // terms too (for every word).
+  template <int Q0, int CB, bool ColDense>
+  STRATA_AVX2 static void main(__m256i (&acc)[2][kMain], __m256i (&col)[2][kColMiss], __m256i lut, const uint64_t* a,
+                               const __m256i* b) {
     const RowPair h = row_pair(a, kHet), r = row_pair(a, kRef), t = row_pair(a, kAlt);
-    for (int q = 0; q < 2; ++q) {
+    for (int q = Q0; q < Q0 + CB; ++q) {
       const __m256i* bq = b + q * V;
       acc[q][0] = add_field(acc[q][0], lut, h, bq + kHet);
       const __m256i lo = _mm256_or_si256(_mm256_and_si256(r.lo, bq[kAlt]), _mm256_and_si256(t.lo, bq[kRef]));
       const __m256i hi = _mm256_or_si256(_mm256_and_si256(r.hi, bq[kAltHi]), _mm256_and_si256(t.hi, bq[kRefHi]));
       acc[q][1] = add_lookups(acc[q][1], lut, lo, hi);
+      if constexpr (ColDense) col[q][0] = add_field_missing(col[q][0], lut, h, bq + kObs);
     }
   }
   // RowMiss: m_a·m_b, m_a·h_b.
@@ -248,15 +252,21 @@ struct Fields<true> {
 template <>
 struct Fields<false> {
   static constexpr int V = kCountValues, kMain = 4, kRowMiss = 3, kColMiss = 2;
-  // Main: HetHet, HetAlt, AltHet, AltAlt.
-  STRATA_AVX2 static void main(__m256i (&acc)[2][kMain], __m256i lut, const uint64_t* a, const __m256i* b) {
+  // Main: HetHet, HetAlt, AltHet, AltAlt (and the ColMiss terms with ColDense).
+  template <int Q0, int CB, bool ColDense>
+  STRATA_AVX2 static void main(__m256i (&acc)[2][kMain], __m256i (&col)[2][kColMiss], __m256i lut, const uint64_t* a,
+                               const __m256i* b) {
     const RowPair h = row_pair(a, kHet), t = row_pair(a, kAlt);
-    for (int q = 0; q < 2; ++q) {
+    for (int q = Q0; q < Q0 + CB; ++q) {
       const __m256i* bq = b + q * V;
       acc[q][0] = add_field(acc[q][0], lut, h, bq + kHet);
       acc[q][1] = add_field(acc[q][1], lut, h, bq + kAlt);
       acc[q][2] = add_field(acc[q][2], lut, t, bq + kHet);
       acc[q][3] = add_field(acc[q][3], lut, t, bq + kAlt);
+      if constexpr (ColDense) {
+        col[q][0] = add_field_missing(col[q][0], lut, h, bq + kObs);
+        col[q][1] = add_field_missing(col[q][1], lut, t, bq + kObs);
+      }
     }
   }
   // RowMiss: m_a·m_b, m_a·h_b, m_a·t_b.
@@ -316,14 +326,15 @@ STRATA_AVX2 inline void block(const uint64_t* a, const __m256i* b, int64_t n, co
   using F = Fields<King>;
   constexpr int V = F::V;
   // A listed word costs (per vector) 12 ops for the row and 6 for the column vector against
-  // the 34 of a direct KING count, in loops that run slower than the main one: with every call
-  // missing at 1 % (47 % of a row's words listed, 92 % of a vector's) both take ~0.70 ns per
-  // pair-word, at 0.3 % (17 %, 54 %) the split 0.55. So count directly from 0.8 n listed row
-  // words + half the listed vector words on (the nine fields break even about there too).
-  if (10 * row.count + 5 * (col.count[0] + col.count[1]) / 2 >= 8 * n) {
+  // the 34 of a direct KING count, in loops that run ~1.5 times slower per op than the main
+  // one. So the column terms go into the main loop, for every word, once 2/3 of the words are
+  // listed for the vectors, and all fields are counted directly once 2/3 are for the row (at
+  // 1 % of calls missing 47 % of a row's words are listed, 92 % of a vector's).
+  if (3 * row.count >= 2 * n) {
     for (int q = 0; q < 2; ++q) F::direct(a, b + q * V, n, out + 4 * q, fstride);
     return;
   }
+  const bool col_dense = 3 * (col.count[0] + col.count[1]) >= 4 * n;
   const __m256i lut = nibble_lut();
   __m256i main[2][F::kMain], row_miss[2][F::kRowMiss], col_miss[2][F::kColMiss];
   for (int q = 0; q < 2; ++q) {
@@ -331,11 +342,18 @@ STRATA_AVX2 inline void block(const uint64_t* a, const __m256i* b, int64_t n, co
     for (auto& x : row_miss[q]) x = _mm256_setzero_si256();
     for (auto& x : col_miss[q]) x = _mm256_setzero_si256();
   }
-  for (int64_t w = 0; w < n; ++w) F::main(main, lut, a + w * V, b + w * 2 * V);
+  if (!col_dense) {
+    for (int64_t w = 0; w < n; ++w) F::template main<0, 2, false>(main, col_miss, lut, a + w * V, b + w * 2 * V);
+    for (int q = 0; q < 2; ++q)
+      for (int k = 0; k < col.count[q]; ++k)
+        F::col_miss(col_miss[q], lut, a + col.list[q][k] * V, b + col.list[q][k] * 2 * V + q * V);
+  } else if constexpr (King) {
+    for (int64_t w = 0; w < n; ++w) F::template main<0, 2, true>(main, col_miss, lut, a + w * V, b + w * 2 * V);
+  } else {  // 8 accumulators per vector: one vector at a time
+    for (int64_t w = 0; w < n; ++w) F::template main<0, 1, true>(main, col_miss, lut, a + w * V, b + w * 2 * V);
+    for (int64_t w = 0; w < n; ++w) F::template main<1, 1, true>(main, col_miss, lut, a + w * V, b + w * 2 * V);
+  }
   for (int k = 0; k < row.count; ++k) F::row_miss(row_miss, lut, a + row.list[k] * V, b + row.list[k] * 2 * V);
-  for (int q = 0; q < 2; ++q)
-    for (int k = 0; k < col.count[q]; ++k)
-      F::col_miss(col_miss[q], lut, a + col.list[q][k] * V, b + col.list[q][k] * 2 * V + q * V);
   for (int q = 0; q < 2; ++q) F::store(main[q], row_miss[q], col_miss[q], n, row, col, q, out + 4 * q, fstride);
 }
 
