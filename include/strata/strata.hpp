@@ -11,6 +11,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/context.hpp"
+#include "strata/core/cpu_pin.hpp"
 #include "strata/core/dtype.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"

@@ -3,7 +3,9 @@
 #include <nanobind/stl/unique_ptr.h>
 
 #include "common.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/core/config.hpp"
+#include "strata/core/cpu_pin.hpp"
 #include "strata/core/status.hpp"
 
 namespace strata::python {
@@ -34,6 +36,17 @@ void bind_context(nb::module_& m) {
       .def("report_json", [](const PyContext& c) { return c.ctx().report().to_json(); })
       .def("clear_report", [](const PyContext& c) { c.ctx().report().clear(); })
       .def("cancel", [](const PyContext& c) { c.ctx().cancel(); });
+  // The CPU level kernels run at (STRATA_CPU caps it; strata/core/cpu_pin.hpp).
+  m.def("cpu_level", [] {
+    nb::dict d;
+    d["level"] = backend::cpu_isa_name(backend::best_cpu_isa());
+    d["detected"] = backend::cpu_isa_name(backend::detected_cpu_isa());
+    d["pinned"] = cpu_pin().text.empty() ? nb::object(nb::none()) : nb::object(nb::str(cpu_pin().text.c_str()));
+    return d;
+  });
+  m.def("check_cpu_pin", [] {
+    if (const Status st = cpu_pin_status(); !st.ok()) throw nb::value_error(st.message().c_str());
+  });
   m.def("make_context", &make_py_context, nb::arg("threads"), nb::arg("memory"), nb::arg("progress").none(),
         nb::arg("interval") = 0.1);
 }

@@ -14,6 +14,8 @@ Every call takes ``threads=`` (default: all cores) and releases the GIL while it
 errors raise ValueError (invalid arguments or data), OSError (files) or RuntimeError.
 """
 from . import _core
+
+_core.check_cpu_pin()  # a misspelt STRATA_CPU raises here rather than run other kernels than asked
 from . import random
 from ._array import Array, asarray, open_zarr
 from ._context import Context
@@ -25,6 +27,14 @@ from ._relatedness import grm, king, pairwise_distance
 
 __version__ = _core.__version__
 
-__all__ = ["Array", "Context", "Genotypes", "GlmResult", "PcaResult", "asarray", "from_dosages", "glm", "grm", "king",
+
+def cpu_level():
+    """The CPU instruction-set level strata's kernels run at: ``{"level": "avx2", "detected":
+    "avx512-vnni", "pinned": "avx2"}``. ``STRATA_CPU`` (portable, avx2, avx2-vnni, avx512,
+    avx512-vnni, avx512-amx), set before import, caps it for the whole process."""
+    return dict(_core.cpu_level())
+
+
+__all__ = ["Array", "Context", "Genotypes", "GlmResult", "PcaResult", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
            "open_genotypes",
            "open_zarr", "pairwise_distance", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/random_internal.hpp"
+#include "strata/core/cpu_pin.hpp"
 
 namespace strata::random {
 namespace {
@@ -174,8 +175,14 @@ double normal_f64(uint32_t x, uint32_t y) { return detail::normal_words(x, y); }
 
 double normal_at(uint64_t seed, uint64_t stream, uint64_t e) { return detail::normal_elem(seed, stream, e); }
 
+// Capped by STRATA_CPU: level 0 is portable, 1–2 the AVX2 levels, 3 and up AVX-512.
 Isa best_isa() {
-  static const Isa kBest = detect_avx512() ? Isa::Avx512 : detect_avx2() ? Isa::Avx2 : Isa::Portable;
+  static const Isa kBest = [] {
+    const int cap = cpu_pin().max_level;
+    if (cap >= 3 && detect_avx512()) return Isa::Avx512;
+    if (cap >= 1 && detect_avx2()) return Isa::Avx2;
+    return Isa::Portable;
+  }();
   return kBest;
 }
 
@@ -183,7 +190,7 @@ bool isa_available(Isa isa) {
   switch (isa) {
     case Isa::Portable: return true;
     case Isa::Avx2: {
-      static const bool kAvx2 = detect_avx2();
+      static const bool kAvx2 = best_isa() != Isa::Portable && detect_avx2();
       return kAvx2;
     }
     case Isa::Avx512: return best_isa() == Isa::Avx512;

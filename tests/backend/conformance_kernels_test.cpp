@@ -804,7 +804,19 @@ TEST(Backend, DefaultIsTheBestCpu) {
   EXPECT_EQ(cpu_backend()->name(), std::string("cpu-") + cpu_isa_name(best_cpu_isa()));
   EXPECT_TRUE(cpu_isa_available(CpuIsa::Portable));
   EXPECT_EQ((*make_cpu_backend(CpuIsa::Portable))->name(), "cpu-portable");
-  EXPECT_FALSE(cpu_backend()->fast_int16() && !cpu_isa_available(CpuIsa::Avx512Vnni));
+}
+
+// fast_int16() is a property of the level, whatever CPU runs it: the int16 Gram kernels are
+// vectorized at avx2, avx2-vnni, avx512-vnni and avx512-amx; portable and avx512 (no VNNI: its
+// float32 kernels win there) report false.
+TEST(Backend, FastInt16FollowsTheLevel) {
+  for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
+                     CpuIsa::Avx512Amx}) {
+    if (!cpu_isa_available(isa)) continue;
+    const bool want = isa != CpuIsa::Portable && isa != CpuIsa::Avx512;
+    EXPECT_EQ((*make_cpu_backend(isa))->fast_int16(), want) << cpu_isa_name(isa);
+  }
+  EXPECT_EQ(cpu_backend()->fast_int16(), (*make_cpu_backend(best_cpu_isa()))->fast_int16());
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, Conformance, ::testing::ValuesIn(registered_backends()),

@@ -17,6 +17,7 @@
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
+#include "strata/core/cpu_pin.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/remote.hpp"
@@ -145,6 +146,10 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
   j["seconds"] = seconds;
   // The backend that ran the operations, with its instruction set ("cpu-avx512-vnni").
   j["backend"] = backend::of(state.ctx()).name();
+  // The CPU level the kernels ran at and what this CPU has (they differ under STRATA_CPU).
+  j["cpu"] = {{"level", backend::cpu_isa_name(backend::best_cpu_isa())},
+              {"detected", backend::cpu_isa_name(backend::detected_cpu_isa())},
+              {"pinned", cpu_pin().text.empty() ? nlohmann::json(nullptr) : nlohmann::json(cpu_pin().text)}};
   j["device"] = state.device;  // as asked (--device); "backend" names the device that ran
   // Remote stores: requests, retries, bytes and time spent in requests (process-wide tally).
   const io::NetworkCounters net = io::network_counters();
@@ -236,8 +241,9 @@ __attribute__((section(".preinit_array"), used)) void (*const g_preinit_blas)(in
 int main(int argc, char** argv) {
   using namespace strata;
   CLI::App app{"strata: genotype-scale linear algebra on chunked arrays"};
-  app.set_version_flag("--version",
-                       std::string("strata ") + STRATA_VERSION_STRING + "\nbackends: " + backend::backends_built());
+  app.set_version_flag("--version", std::string("strata ") + STRATA_VERSION_STRING +
+                                        "\nbackends: " + backend::backends_built() +
+                                        "\ncpu level: " + backend::cpu_level_summary());
   app.require_subcommand(1);
   cli::CliState state;
 
@@ -269,6 +275,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!state.run) return 0;
+  // A misspelt STRATA_CPU would silently run other kernels than asked: refuse it (usage error).
+  if (const Status pin = cpu_pin_status(); !pin.ok()) {
+    std::fprintf(stderr, "strata: error: %s\n", pin.message().c_str());
+    return 2;
+  }
   // The stores read the endpoint from the environment, like AWS's own tools.
   if (!state.endpoint_url.empty()) ::setenv("AWS_ENDPOINT_URL", state.endpoint_url.c_str(), 1);
   // Under mpirun: MPI starts here and its communicator goes into the Context. Only rank 0

@@ -417,10 +417,17 @@ using BackendPtr = std::shared_ptr<const Backend>;
 /// runs the int16 Gram kernels on AMX tiles. The int16 levels give the same exact sums.
 enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx2Vnni, Avx512, Avx512Vnni, Avx512Amx };
 const char* cpu_isa_name(CpuIsa isa);
-/// \brief The highest level this CPU runs.
+/// \brief The highest level this CPU runs, capped by STRATA_CPU (strata/core/cpu_pin.hpp):
+/// what cpu_backend() and every Context without a backend of its own use.
 CpuIsa best_cpu_isa();
-/// \brief True when this CPU (and this build) runs `isa`.
+/// \brief The highest level this CPU runs, STRATA_CPU aside.
+CpuIsa detected_cpu_isa();
+/// \brief True when this CPU (and this build) runs `isa` and STRATA_CPU allows it: levels above
+/// the pin are unavailable, as on a CPU without them.
 bool cpu_isa_available(CpuIsa isa);
+/// \brief "avx512-vnni", or "avx2 (STRATA_CPU=avx2; this CPU runs up to avx512-vnni)" when
+/// pinned: for --version, reports and logs.
+std::string cpu_level_summary();
 
 /// \brief A CPU backend whose kernels are chosen once, here, for `isa`. Unsupported when the
 /// CPU lacks it (never a silent fallback: a test asking for AVX-512 must know it got it).

@@ -4,10 +4,12 @@
 #include "backend/cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
 #include "backend/checks.hpp"
+#include "strata/core/cpu_pin.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -96,14 +98,30 @@ Status decode_impl(CodesView codes, const T* luts, MatrixView<T> out, RowFn row)
 
 }  // namespace
 
-const KernelTable* kernel_table(CpuIsa isa) {
+namespace {
+// Every level's table as this CPU allows it, regardless of STRATA_CPU.
+const KernelTable* table_of(int level) {
   static const std::optional<KernelTable> tables[] = {make_table(CpuIsa::Portable), make_table(CpuIsa::Avx2),
                                                       make_table(CpuIsa::Avx2Vnni),
                                                       make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni),
                                                       make_table(CpuIsa::Avx512Amx)};
-  if (isa == CpuIsa::Best) return nullptr;
-  const auto& t = tables[static_cast<int>(isa) - static_cast<int>(CpuIsa::Portable)];
+  static_assert(std::size(tables) == kCpuLevelCount);
+  const auto& t = tables[level];
   return t ? &*t : nullptr;
+}
+int level_of(CpuIsa isa) { return static_cast<int>(isa) - static_cast<int>(CpuIsa::Portable); }
+}  // namespace
+
+const KernelTable* kernel_table(CpuIsa isa) {
+  if (isa == CpuIsa::Best) return nullptr;
+  if (level_of(isa) > cpu_pin().max_level) return nullptr;  // above STRATA_CPU: as if the CPU lacked it
+  return table_of(level_of(isa));
+}
+
+CpuIsa detected_isa() {
+  for (int level = kCpuLevelCount - 1; level > 0; --level)
+    if (table_of(level)) return static_cast<CpuIsa>(level + static_cast<int>(CpuIsa::Portable));
+  return CpuIsa::Portable;
 }
 
 std::string CpuBackend::name() const { return std::string("cpu-") + cpu_isa_name(k_.isa); }
@@ -266,6 +284,18 @@ namespace strata::backend {
 
 bool cpu_isa_available(CpuIsa isa) { return isa == CpuIsa::Best || cpu::kernel_table(isa) != nullptr; }
 
+CpuIsa detected_cpu_isa() { return cpu::detected_isa(); }
+
+std::string cpu_level_summary() {
+  const CpuIsa best = best_cpu_isa(), detected = detected_cpu_isa();
+  const CpuPin& pin = cpu_pin();
+  std::string s = cpu_isa_name(best);
+  if (pin.text.empty()) return s;
+  s += std::string(" (STRATA_CPU=") + pin.text + (pin.valid ? "" : ", not a level") + "; this CPU runs up to " +
+       cpu_isa_name(detected) + ")";
+  return s;
+}
+
 CpuIsa best_cpu_isa() {
   for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2Vnni, CpuIsa::Avx2})
     if (cpu::kernel_table(isa)) return isa;
@@ -275,7 +305,12 @@ CpuIsa best_cpu_isa() {
 Result<BackendPtr> make_cpu_backend(CpuIsa isa) {
   if (isa == CpuIsa::Best) isa = best_cpu_isa();
   const cpu::KernelTable* k = cpu::kernel_table(isa);
-  if (!k) return Status::Unsupported("CPU backend: this CPU does not run ", cpu_isa_name(isa), " kernels");
+  if (!k) {
+    const CpuPin& pin = cpu_pin();
+    if (!pin.text.empty() && cpu::level_of(isa) > pin.max_level)
+      return Status::Unsupported("CPU backend: ", cpu_isa_name(isa), " kernels are above STRATA_CPU=", pin.text);
+    return Status::Unsupported("CPU backend: this CPU does not run ", cpu_isa_name(isa), " kernels");
+  }
   return BackendPtr(std::make_shared<cpu::CpuBackend>(*k));
 }
 

@@ -41,6 +41,8 @@ struct KernelTable {
 
 /// The table for `isa` (not Best), or nullptr when the CPU lacks it.
 const KernelTable* kernel_table(CpuIsa isa);
+/// The highest level whose table this CPU can fill, STRATA_CPU aside.
+CpuIsa detected_isa();
 
 class CpuBackend final : public Backend {
  public:
