@@ -26,12 +26,51 @@ double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
 
+// %g with 6 significant digits for |v| in [1e-4, 1e6) (fixed notation there), without the
+// exact conversion to_chars makes: the digits are v · 10^(5 − e) rounded to nearest, where the
+// product's error (< 2^-33) cannot change the rounding unless the exact value lies within 1e-6
+// of a tie; those, values whose exponent the bounds (doubles, not powers of ten) misjudge,
+// and values outside the range return false for to_chars. A kinship triangle is ~all such
+// values, and this is ~5x faster than to_chars (10 % of `strata king` on AVX2 otherwise).
+bool append_g6_fixed(std::string& out, double v) {
+  static constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  static constexpr double kBounds[] = {1e-3, 1e-2, 1e-1, 1, 1e1, 1e2, 1e3, 1e4, 1e5};
+  const double a = std::fabs(v);
+  if (!(a >= 1e-4 && a < 1e6)) return false;
+  int e = -4;  // 10^e ≤ a < 10^(e+1), up to the bounds' rounding (then d is off range below)
+  while (e < 5 && a >= kBounds[e + 4]) ++e;
+  const double scaled = a * kPow10[5 - e];
+  const double whole = std::floor(scaled), frac = scaled - whole;
+  if (std::fabs(frac - 0.5) < 1e-6) return false;
+  int64_t d = static_cast<int64_t>(whole) + (frac > 0.5 ? 1 : 0);
+  if (d < 100000 || d >= 1000000) return false;
+  char digits[6];
+  for (int k = 5; k >= 0; --k, d /= 10) digits[k] = static_cast<char>('0' + d % 10);
+  int last = 5;  // the last digit printed: %g drops trailing zeros of the fraction
+  const int point = e >= 0 ? e : -1;  // digits[0..point] before the decimal point
+  while (last > point && digits[last] == '0') --last;
+  if (v < 0) out += '-';
+  if (e >= 0) {
+    out.append(digits, static_cast<size_t>(e + 1));
+    if (last > e) {
+      out += '.';
+      out.append(digits + e + 1, static_cast<size_t>(last - e));
+    }
+  } else {
+    out += "0.";
+    out.append(static_cast<size_t>(-e - 1), '0');
+    out.append(digits, static_cast<size_t>(last + 1));
+  }
+  return true;
+}
+
 // plink2's %g (6 significant digits), appended.
 void append_king_value(std::string& out, double v) {
   if (std::isnan(v)) {
     out += "nan";
     return;
   }
+  if (append_g6_fixed(out, v)) return;
   // to_chars with a precision formats exactly as printf's %g, several times faster.
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);

@@ -3,8 +3,10 @@
 // of the metric and format parsers. plink2, plink 1.9 and scipy: tests/relatedness.
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <random>
 #include <vector>
 
 #include "core/test_context.hpp"
@@ -160,6 +162,36 @@ TEST(King, KinshipOfKnownTables) {
   EXPECT_EQ(format_king_value(king_kinship(homs)), "-inf");
   EXPECT_EQ(format_king_value(std::nan("")), "nan");
   EXPECT_EQ(format_king_value(-0.0031506), "-0.0031506");
+}
+
+// The kinship printer (a fast path for fixed-notation values) equals printf's %g with 6
+// significant digits, as to_chars gives it: kinship-like ratios, values at every decimal
+// exponent and sign, around the notation's bounds, near rounding ties and exact ties.
+TEST(King, ValuesPrintAsPercentG) {
+  auto g6 = [](double v) {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+    return std::string(buf, end);
+  };
+  std::mt19937_64 rng(31);
+  std::vector<double> values = {0.5, -0.5, 0.25, 1e-4, 9.99999e-5, 0.0001, 0.000999999, 0.00099999949,
+                                0.0009999995, 0.001, 0.1, 0.999999, 0.9999995, 0.99999949, 1, 1.5, 10,
+                                99999.95, 999999, 999999.5, 1e6, 123456.5, 0.1234565, 1.234565, 0.0,
+                                -0.0, -1e-4, 0.0078125, 0.00048828125, 2.5e-5, -0.03125};
+  std::uniform_int_distribution<int64_t> count(0, 200000), digits(100000, 999999);
+  for (int k = 0; k < 200000; ++k) {
+    // Kinship values: 0.5 - (4·ibs0 + h1 + h2) / (4·het).
+    const int64_t het = count(rng) + 1, num = count(rng) % (8 * het);
+    values.push_back(0.5 - static_cast<double>(num) / (4.0 * static_cast<double>(het)));
+    // Random magnitudes over the whole fixed range and beyond.
+    const double u = std::ldexp(static_cast<double>(rng() >> 11), -53);
+    values.push_back((rng() & 1 ? -1 : 1) * std::pow(10.0, -6.0 + 14.0 * u));
+    // Six digits and a 5: ties in decimal, near ties in binary, at each exponent.
+    const double d = static_cast<double>(digits(rng)) + 0.5;
+    values.push_back(d * std::pow(10.0, static_cast<double>(count(rng) % 11) - 10.0));
+    values.push_back(std::nextafter(values.back(), 0.0));
+  }
+  for (double v : values) ASSERT_EQ(format_king_value(v), g6(v)) << std::hexfloat << v;
 }
 
 TEST(King, CutoffRuleRemovesAsPlink2Does) {
