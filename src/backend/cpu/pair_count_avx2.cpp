@@ -64,6 +64,18 @@ inline int64_t plane_at(int64_t s, int64_t words, int64_t w, int64_t p) {
 enum Value : int { kHet = 0, kHetHi, kAlt, kAltHi, kObs, kObsHi, kRef, kRefHi };
 constexpr int kCountValues = 6, kKingValues = 8;
 
+// A sample's het, hom-alt and missing calls over all words (one_sample_terms).
+enum Sum : int { kSumHet = 0, kSumAlt, kSumMiss };
+constexpr int kSums = 3;
+
+STRATA_AVX2 inline void sample_sums(const uint64_t* planes, int64_t words, int64_t s, int64_t* out, int64_t stride) {
+  const uint64_t* a = planes + plane_at(s, words, 0, 0);
+  int64_t h = 0, t = 0, m = 0;
+  for (int64_t w = 0; w < words; ++w, a += kPlanes * kLanes)
+    h += __builtin_popcountll(a[0]), t += __builtin_popcountll(a[kLanes]), m += __builtin_popcountll(~a[2 * kLanes]);
+  out[kSumHet * stride] = h, out[kSumAlt * stride] = t, out[kSumMiss * stride] = m;
+}
+
 // A row's sums over the words of a chunk, and the words where it has a missing call.
 struct RowSums {
   int64_t het, alt, miss;
@@ -236,16 +248,37 @@ struct Fields<true> {
     }
     for (int f = 0; f < kKingCountFields; ++f) add_lanes(out + f * fstride, lane_sums(acc[f]));
   }
+  // What the direct count holds beyond the pair terms: the chunk's one-sample terms, which
+  // the tile adds for all chunks at once (one_sample_terms).
+  STRATA_AVX2 static void drop_one_sample_terms(int64_t n, const RowSums& row, const ColSums& col, int q,
+                                                int64_t* out, int64_t fstride) {
+    const __m256i both = _mm256_sub_epi64(_mm256_set1_epi64x(64 * n - row.miss), load4(col.miss + 4 * q));
+    add_lanes(out + kKingBoth * fstride, _mm256_sub_epi64(_mm256_setzero_si256(), both));
+    add_lanes(out + kKingObsHet * fstride, _mm256_sub_epi64(_mm256_setzero_si256(), load4(col.het + 4 * q)));
+    add_lanes(out + kKingHetObs * fstride, _mm256_set1_epi64x(-row.het));
+  }
+  // The pair terms: Main's fields, the RowMiss and ColMiss corrections where there are any.
   STRATA_AVX2 static void store(const __m256i (&main)[kMain], const __m256i (&row_miss)[kRowMiss],
-                                const __m256i (&col_miss)[kColMiss], int64_t n, const RowSums& row,
-                                const ColSums& col, int q, int64_t* out, int64_t fstride) {
-    const int64_t* c = col.het + 4 * q;
+                                const __m256i (&col_miss)[kColMiss], bool rows_missing, bool cols_missing,
+                                int64_t* out, int64_t fstride) {
+    const __m256i zero = _mm256_setzero_si256();
     add_lanes(out + kKingHetHet * fstride, lane_sums(main[0]));
     add_lanes(out + kKingIbs0 * fstride, lane_sums(main[1]));
-    const __m256i both = _mm256_sub_epi64(_mm256_set1_epi64x(64 * n - row.miss), load4(col.miss + 4 * q));
-    add_lanes(out + kKingBoth * fstride, _mm256_add_epi64(both, lane_sums(row_miss[0])));
-    add_lanes(out + kKingObsHet * fstride, _mm256_sub_epi64(load4(c), lane_sums(row_miss[1])));
-    add_lanes(out + kKingHetObs * fstride, _mm256_sub_epi64(_mm256_set1_epi64x(row.het), lane_sums(col_miss[0])));
+    if (rows_missing) {
+      add_lanes(out + kKingBoth * fstride, lane_sums(row_miss[0]));
+      add_lanes(out + kKingObsHet * fstride, _mm256_sub_epi64(zero, lane_sums(row_miss[1])));
+    }
+    if (cols_missing) add_lanes(out + kKingHetObs * fstride, _mm256_sub_epi64(zero, lane_sums(col_miss[0])));
+  }
+  // The one-sample terms of every word, added once per tile: o_a·o_b's 1 − m_a − m_b, h_a·o_b's
+  // h_a, o_a·h_b's h_b (row: the row sample's sums, col: the column samples').
+  static void one_sample_terms(int64_t words, const int64_t* row, const int64_t* col, int64_t ldc, int64_t* out,
+                               int64_t fstride) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      out[kKingBoth * fstride + j] += 64 * words - row[kSumMiss] - col[kSumMiss * ldc + j];
+      out[kKingHetObs * fstride + j] += row[kSumHet];
+      out[kKingObsHet * fstride + j] += col[kSumHet * ldc + j];
+    }
   }
 };
 
@@ -304,19 +337,43 @@ struct Fields<false> {
     }
     for (int f = 0; f < kPairCountFields; ++f) add_lanes(out + f * fstride, lane_sums(acc[f]));
   }
+  STRATA_AVX2 static void drop_one_sample_terms(int64_t n, const RowSums& row, const ColSums& col, int q,
+                                                int64_t* out, int64_t fstride) {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i both = _mm256_sub_epi64(_mm256_set1_epi64x(64 * n - row.miss), load4(col.miss + 4 * q));
+    add_lanes(out + kPairBoth * fstride, _mm256_sub_epi64(zero, both));
+    add_lanes(out + kPairObsHet * fstride, _mm256_sub_epi64(zero, load4(col.het + 4 * q)));
+    add_lanes(out + kPairObsAlt * fstride, _mm256_sub_epi64(zero, load4(col.alt + 4 * q)));
+    add_lanes(out + kPairHetObs * fstride, _mm256_set1_epi64x(-row.het));
+    add_lanes(out + kPairAltObs * fstride, _mm256_set1_epi64x(-row.alt));
+  }
   STRATA_AVX2 static void store(const __m256i (&main)[kMain], const __m256i (&row_miss)[kRowMiss],
-                                const __m256i (&col_miss)[kColMiss], int64_t n, const RowSums& row,
-                                const ColSums& col, int q, int64_t* out, int64_t fstride) {
+                                const __m256i (&col_miss)[kColMiss], bool rows_missing, bool cols_missing,
+                                int64_t* out, int64_t fstride) {
+    const __m256i zero = _mm256_setzero_si256();
     add_lanes(out + kPairHetHet * fstride, lane_sums(main[0]));
     add_lanes(out + kPairHetAlt * fstride, lane_sums(main[1]));
     add_lanes(out + kPairAltHet * fstride, lane_sums(main[2]));
     add_lanes(out + kPairAltAlt * fstride, lane_sums(main[3]));
-    const __m256i both = _mm256_sub_epi64(_mm256_set1_epi64x(64 * n - row.miss), load4(col.miss + 4 * q));
-    add_lanes(out + kPairBoth * fstride, _mm256_add_epi64(both, lane_sums(row_miss[0])));
-    add_lanes(out + kPairObsHet * fstride, _mm256_sub_epi64(load4(col.het + 4 * q), lane_sums(row_miss[1])));
-    add_lanes(out + kPairObsAlt * fstride, _mm256_sub_epi64(load4(col.alt + 4 * q), lane_sums(row_miss[2])));
-    add_lanes(out + kPairHetObs * fstride, _mm256_sub_epi64(_mm256_set1_epi64x(row.het), lane_sums(col_miss[0])));
-    add_lanes(out + kPairAltObs * fstride, _mm256_sub_epi64(_mm256_set1_epi64x(row.alt), lane_sums(col_miss[1])));
+    if (rows_missing) {
+      add_lanes(out + kPairBoth * fstride, lane_sums(row_miss[0]));
+      add_lanes(out + kPairObsHet * fstride, _mm256_sub_epi64(zero, lane_sums(row_miss[1])));
+      add_lanes(out + kPairObsAlt * fstride, _mm256_sub_epi64(zero, lane_sums(row_miss[2])));
+    }
+    if (cols_missing) {
+      add_lanes(out + kPairHetObs * fstride, _mm256_sub_epi64(zero, lane_sums(col_miss[0])));
+      add_lanes(out + kPairAltObs * fstride, _mm256_sub_epi64(zero, lane_sums(col_miss[1])));
+    }
+  }
+  static void one_sample_terms(int64_t words, const int64_t* row, const int64_t* col, int64_t ldc, int64_t* out,
+                               int64_t fstride) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      out[kPairBoth * fstride + j] += 64 * words - row[kSumMiss] - col[kSumMiss * ldc + j];
+      out[kPairHetObs * fstride + j] += row[kSumHet];
+      out[kPairAltObs * fstride + j] += row[kSumAlt];
+      out[kPairObsHet * fstride + j] += col[kSumHet * ldc + j];
+      out[kPairObsAlt * fstride + j] += col[kSumAlt * ldc + j];
+    }
   }
 };
 
@@ -331,7 +388,10 @@ STRATA_AVX2 inline void block(const uint64_t* a, const __m256i* b, int64_t n, co
   // listed for the vectors, and all fields are counted directly once 2/3 are for the row (at
   // 1 % of calls missing 47 % of a row's words are listed, 92 % of a vector's).
   if (3 * row.count >= 2 * n) {
-    for (int q = 0; q < 2; ++q) F::direct(a, b + q * V, n, out + 4 * q, fstride);
+    for (int q = 0; q < 2; ++q) {
+      F::direct(a, b + q * V, n, out + 4 * q, fstride);
+      F::drop_one_sample_terms(n, row, col, q, out + 4 * q, fstride);
+    }
     return;
   }
   const bool col_dense = 3 * (col.count[0] + col.count[1]) >= 4 * n;
@@ -354,7 +414,8 @@ STRATA_AVX2 inline void block(const uint64_t* a, const __m256i* b, int64_t n, co
     for (int64_t w = 0; w < n; ++w) F::template main<1, 1, true>(main, col_miss, lut, a + w * V, b + w * 2 * V);
   }
   for (int k = 0; k < row.count; ++k) F::row_miss(row_miss, lut, a + row.list[k] * V, b + row.list[k] * 2 * V);
-  for (int q = 0; q < 2; ++q) F::store(main[q], row_miss[q], col_miss[q], n, row, col, q, out + 4 * q, fstride);
+  for (int q = 0; q < 2; ++q)
+    F::store(main[q], row_miss[q], col_miss[q], row.count > 0, col_dense || col.count[q] > 0, out + 4 * q, fstride);
 }
 
 // Chunks of words, blocks of rows, then groups of 8 columns: one group's values pass every row
@@ -368,6 +429,14 @@ STRATA_AVX2 inline void tile_avx2(const uint64_t* planes, int64_t words, int64_t
   std::vector<RowSums> row_sums(kRowBlock);
   alignas(32) __m256i col_values[kChunk * 2 * V];
   ColSums col_sums;
+  // The one-sample terms first (the pair terms are added to them).
+  std::vector<int64_t> col_total(static_cast<size_t>(kSums * ldc));
+  for (int64_t j = 0; j < ldc; ++j) sample_sums(planes, words, col0 + j, &col_total[static_cast<size_t>(j)], ldc);
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t row_total[kSums];
+    sample_sums(planes, words, row0 + i, row_total, 1);
+    Fields<King>::one_sample_terms(words, row_total, col_total.data(), ldc, counts + i * ldc, fstride);
+  }
   for (int64_t w0 = 0; w0 < words; w0 += kChunk) {
     const int64_t n = std::min(kChunk, words - w0);
     for (int64_t i0 = 0; i0 < rows; i0 += kRowBlock) {
