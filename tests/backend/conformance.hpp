@@ -63,6 +63,20 @@ class Conformance : public ::testing::TestWithParam<Registered> {
   BackendPtr be_;
 };
 
+// Random packed codes (all four, so missing calls too), `rows` rows of n codes `stride` bytes
+// apart, plus one spare row and 64 bytes of slack (the kernels' contract).
+struct Codes {
+  int64_t rows, n, stride;
+  std::vector<uint8_t> buf;
+  Codes(int64_t r, int64_t samples, int64_t extra, std::mt19937_64& rng)
+      : rows(r), n(samples), stride((samples + 3) / 4 + extra), buf(static_cast<size_t>((r + 1) * stride + 64)) {
+    for (auto& b : buf) b = static_cast<uint8_t>(rng());
+  }
+  int code(int64_t i, int64_t j) const { return (buf[static_cast<size_t>(i * stride + j / 4)] >> (2 * (j % 4))) & 3; }
+  CodesView view(int64_t samples) const { return {buf.data(), rows, samples, stride}; }
+  CodesView view() const { return view(n); }
+};
+
 constexpr double kPad = -7777.0;  // fills the padding of every view: it must come back untouched
 
 // A dense matrix with padded leading dimension, in either layout.
