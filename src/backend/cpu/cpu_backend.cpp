@@ -32,6 +32,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
+  k.skinny = skinny_gemm_avx2();  // the AVX-512 levels replace it below
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
   if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
   if (const GramI16Kernels* i16 = gram_i16_avx2()) k.i16 = *i16;  // VNNI and AMX replace it below
