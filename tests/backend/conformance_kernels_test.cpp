@@ -299,8 +299,10 @@ TEST_P(Conformance, GramPanelsU8S8) {
         const int64_t ga = (cols + 31) / 32, gb = (rows + 31) / 32;
         std::vector<uint8_t> codes(static_cast<size_t>(ga * quads * 128));
         std::vector<int8_t> limbs(static_cast<size_t>(gb * quads * 384));
-        for (auto& c : codes) c = static_cast<uint8_t>(rng() % 4 == 0 ? 255 : rng() % 3 << (rng() % 7));
-        for (auto& l : limbs) l = static_cast<int8_t>(rng() % 4 == 0 ? -128 : int(rng() % 3) * (int(rng() % 128) - 64));
+        // The GRM's ranges: codes g·2^s ≤ 128, limb bytes g·l with l in [−64, 63] (so [−128, 126]).
+        for (auto& c : codes) c = static_cast<uint8_t>(rng() % 4 == 0 ? 128 : rng() % 3 << (rng() % 7));
+        for (auto& l : limbs)
+          l = static_cast<int8_t>(rng() % 4 == 0 ? (rng() % 2 ? -128 : 126) : int(rng() % 3) * (int(rng() % 128) - 64));
         const int64_t ld = cols + 3;
         std::vector<double> acc(static_cast<size_t>(rows * ld), kPad);
         for (int64_t e = 0; e < rows * ld; ++e)
@@ -324,6 +326,17 @@ TEST_P(Conformance, GramPanelsU8S8) {
           ASSERT_EQ(acc[e], ref[e]) << "quads " << quads << " " << rows << "x" << cols << " mode " << mode << " " << e;
       }
     }
+  }
+  // The longest run at the ranges' extremes: every product 128 · (−128) (a `vpmaddubsw` pair at
+  // −32768 exactly) or 128 · 126, summed over 65,536 variants.
+  for (int8_t extreme : {int8_t(-128), int8_t(126)}) {
+    const int64_t quads = 16384, rows = 3, cols = 40;
+    std::vector<uint8_t> codes(static_cast<size_t>(2 * quads * 128), 128);
+    std::vector<int8_t> limbs(static_cast<size_t>(quads * 384), extreme);
+    std::vector<double> acc(static_cast<size_t>(rows * cols), 1.0);
+    be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, 0, 0.5, acc.data(), cols);
+    const double want = 1.0 + 0.5 * 128.0 * extreme * (1 + 128 + 16384) * 4 * quads;
+    for (size_t e = 0; e < acc.size(); ++e) ASSERT_EQ(acc[e], want) << int(extreme) << " " << e;
   }
   for (int64_t n : {1, 17, 32, 63, 65, 130, 1001}) {
     const int64_t quads = 9, npad = (n + 31) / 32 * 32;

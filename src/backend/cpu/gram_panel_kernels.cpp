@@ -1,5 +1,6 @@
-// Fused GRM tile kernels: register blocks of 8 rows × 32 columns of the tile, one float32
-// FMA chain per entry over the run, flushed once into the float64 accumulators. The panels
+// Fused GRM tile kernels: register blocks of rows × columns of the tile (AVX-512 and the
+// reference 8 × 32, AVX2 6 × 16), one float32 FMA chain per entry over the run, flushed once
+// into the float64 accumulators. The panels
 // are packed by sample groups of 32 (group g: kk × 32 floats, row-major), so every step reads
 // 32 contiguous column values and 8 row values of one variant, and a tile needs no copies.
 #include "backend/cpu/gram_panel_kernels.hpp"
@@ -55,11 +56,66 @@ void gram_panels_portable(const float* a, const float* b, int64_t kk, int64_t ro
 
 #ifdef STRATA_X86
 namespace {
-__attribute__((target("avx2,fma"))) void gram_panels_avx2_impl(const float* a, const float* b, int64_t kk,
-                                                                int64_t rows, int64_t cols, int mode, double* acc,
-                                                                int64_t ldacc) {
-  STRATA_GRAM_PANELS_BODY
+
+#define STRATA_AVX2_TARGET __attribute__((target("avx2,fma")))
+
+// Adds the 8 floats of v (columns j, j + 1, …) to out as doubles, columns below lim only.
+STRATA_AVX2_TARGET inline void flush8(__m256 v, double* out, int64_t lim) {
+  if (lim <= 0) return;
+  const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+  if (lim >= 8) {
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_loadu_pd(out), lo));
+    _mm256_storeu_pd(out + 4, _mm256_add_pd(_mm256_loadu_pd(out + 4), hi));
+    return;
+  }
+  alignas(32) double d[8];
+  _mm256_store_pd(d, lo);
+  _mm256_store_pd(d + 4, hi);
+  for (int64_t j = 0; j < lim; ++j) out[j] += d[j];
 }
+
+// AVX2 has 16 vector registers: register blocks of 6 rows × 16 columns (12 accumulators, two
+// column vectors, one broadcast), each 16-column half of a group in turn. A block's rows may
+// span two groups (6 does not divide 32), so each row has its own pointer; rows past the tile
+// repeat its last row and are not flushed.
+STRATA_AVX2_TARGET void gram_panels_avx2_impl(const float* a, const float* b, int64_t kk, int64_t rows,
+                                              int64_t cols, int mode, double* acc, int64_t ldacc) {
+  constexpr int64_t kR = 6, kHalf = 16;
+  for (int64_t j0 = 0; j0 < cols; j0 += kHalf) {
+    const float* bp = b + (j0 / kGroup) * kk * kGroup + j0 % kGroup;
+    for (int64_t i0 = mode == 0 ? 0 : j0 / kR * kR; i0 < rows; i0 += kR) {
+      const float* ar[kR];
+      for (int64_t r = 0; r < kR; ++r) ar[r] = row_block(a, kk, std::min(i0 + r, rows - 1));
+      const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
+      __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
+      __m256 d0 = c0, d1 = c0, d2 = c0, d3 = c0, d4 = c0, d5 = c0;
+      for (int64_t o = 0; o < kk * kGroup; o += kGroup) {
+        const __m256 b0 = _mm256_loadu_ps(bp + o), b1 = _mm256_loadu_ps(bp + o + 8);
+        __m256 x = _mm256_broadcast_ss(a0 + o);
+        c0 = _mm256_fmadd_ps(x, b0, c0), d0 = _mm256_fmadd_ps(x, b1, d0);
+        x = _mm256_broadcast_ss(a1 + o);
+        c1 = _mm256_fmadd_ps(x, b0, c1), d1 = _mm256_fmadd_ps(x, b1, d1);
+        x = _mm256_broadcast_ss(a2 + o);
+        c2 = _mm256_fmadd_ps(x, b0, c2), d2 = _mm256_fmadd_ps(x, b1, d2);
+        x = _mm256_broadcast_ss(a3 + o);
+        c3 = _mm256_fmadd_ps(x, b0, c3), d3 = _mm256_fmadd_ps(x, b1, d3);
+        x = _mm256_broadcast_ss(a4 + o);
+        c4 = _mm256_fmadd_ps(x, b0, c4), d4 = _mm256_fmadd_ps(x, b1, d4);
+        x = _mm256_broadcast_ss(a5 + o);
+        c5 = _mm256_fmadd_ps(x, b0, c5), d5 = _mm256_fmadd_ps(x, b1, d5);
+      }
+      const __m256 cs[kR] = {c0, c1, c2, c3, c4, c5}, ds[kR] = {d0, d1, d2, d3, d4, d5};
+      for (int64_t r = 0; r < kR && i0 + r < rows; ++r) {
+        const int64_t lim = std::min<int64_t>(column_limit(mode, i0 + r, cols) - j0, kHalf);
+        double* out = acc + (i0 + r) * ldacc + j0;
+        flush8(cs[r], out, lim);
+        flush8(ds[r], out + 8, lim - 8);
+      }
+    }
+  }
+}
+
+#undef STRATA_AVX2_TARGET
 
 // Adds the 16 floats of v (columns j0 + h·16 …) to out as doubles, columns below lim only.
 __attribute__((target("avx512f"))) inline void flush16(__m512 v, double* out, int64_t lim) {
