@@ -1,6 +1,7 @@
 // Backend conformance, kernels: genotype codes, array block kernels, random fill, pair counts,
 // row-pair reductions; and the one instantiation over every registered backend.
 #include "backend/conformance.hpp"
+#include "backend/cpu/gram_panel_kernels.hpp"
 
 namespace strata::backend::conformance {
 namespace {
@@ -252,7 +253,9 @@ TEST_P(Conformance, AccumulateF32) {
 
 TEST_P(Conformance, GramPanelsF32) {
   // Group-packed panels (groups of 32 samples, kk × 32 each); tiles with partial groups and
-  // row blocks; the three modes. Every entry: one float FMA per k in order, then one add.
+  // row blocks; the three modes. Every entry: one float FMA per k in order, then one add (the
+  // portable level built without an FMA unit: a rounded product and a rounded sum per k).
+  const bool fused = GetParam().name != "cpu_portable" || cpu::kPortablePanelsFused;
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   for (int64_t kk : {1, 5, 128}) {
@@ -277,7 +280,8 @@ TEST_P(Conformance, GramPanelsF32) {
           for (int64_t j = 0; j < cols; ++j) {
             if ((mode == 1 && j > i) || (mode == 2 && j >= i)) continue;
             float s = 0.0f;
-            for (int64_t k = 0; k < kk; ++k) s = std::fma(at(a, k, i), at(b, k, j), s);
+            for (int64_t k = 0; k < kk; ++k)
+              s = fused ? std::fma(at(a, k, i), at(b, k, j), s) : s + at(a, k, i) * at(b, k, j);
             ref[static_cast<size_t>(i * ld + j)] += static_cast<double>(s);
           }
         be_->gram_panels_f32(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld);

@@ -30,28 +30,59 @@ inline const float* row_block(const float* a, int64_t kk, int64_t i0) {
   return a + (i0 / kGroup) * kk * kGroup + i0 % kGroup;
 }
 
-// The reference formulation, compiled for any CPU: std::fma keeps each step one rounding.
-#define STRATA_GRAM_PANELS_BODY                                                                   \
-  for (int64_t j0 = 0; j0 < cols; j0 += kGroup)                                                   \
-    for (int64_t i0 = first_row_block(mode, j0); i0 < rows; i0 += kRows) {                        \
-    const float* ap = row_block(a, kk, i0);                                                       \
-    const float* bp = b + (j0 / kGroup) * kk * kGroup;                                            \
-    float c[kRows][kGroup] = {};                                                                  \
-    for (int64_t k = 0; k < kk; ++k)                                                              \
-      for (int64_t r = 0; r < kRows; ++r)                                                         \
-        for (int64_t j = 0; j < kGroup; ++j) c[r][j] = std::fma(ap[k * kGroup + r], bp[k * kGroup + j], c[r][j]); \
-    for (int64_t r = 0; r < kRows && i0 + r < rows; ++r) {                                        \
-      const int64_t lim = column_limit(mode, i0 + r, cols) - j0;                                  \
-      double* out = acc + (i0 + r) * ldacc + j0;                                                  \
-      for (int64_t j = 0; j < std::min<int64_t>(lim, kGroup); ++j) out[j] += static_cast<double>(c[r][j]); \
-    }                                                                                             \
+}  // namespace
+
+namespace {
+
+// One multiply-add of the portable kernel: fused where the compiler targets an FMA unit (then
+// the same bits as every other level), else a rounded product and a rounded sum: without FMA
+// hardware std::fma is a library call per element (53× slower than the AVX2 level), and an
+// exact emulation costs ~30×. kPortablePanelsFused says which (conformance tests it exactly).
+inline float panel_madd(float x, float y, float c) {
+  if constexpr (kPortablePanelsFused) return std::fma(x, y, c);
+  return c + x * y;
+}
+
+// A 4-row × 8-column block over the run in plain loops the compiler keeps in vector registers
+// (SSE2 on x86-64's baseline, NEON on aarch64: 8 accumulators of 4 lanes).
+constexpr int64_t kPortableRows = 4, kPortableCols = 8;
+
+inline void portable_block(const float* ap, const float* bp, int64_t kk, int64_t nr, float (&c)[kPortableRows][kPortableCols]) {
+  for (int64_t r = 0; r < kPortableRows; ++r)
+    for (int64_t j = 0; j < kPortableCols; ++j) c[r][j] = 0.0f;
+  if (nr == kPortableRows) {
+    for (int64_t k = 0; k < kk; ++k) {
+      const float* ak = ap + k * kGroup;
+      const float* bk = bp + k * kGroup;
+      for (int64_t r = 0; r < kPortableRows; ++r)
+        for (int64_t j = 0; j < kPortableCols; ++j) c[r][j] = panel_madd(ak[r], bk[j], c[r][j]);
+    }
+    return;
   }
+  for (int64_t k = 0; k < kk; ++k)
+    for (int64_t r = 0; r < nr; ++r)
+      for (int64_t j = 0; j < kPortableCols; ++j) c[r][j] = panel_madd(ap[k * kGroup + r], bp[k * kGroup + j], c[r][j]);
+}
 
 }  // namespace
 
 void gram_panels_portable(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                           double* acc, int64_t ldacc) {
-  STRATA_GRAM_PANELS_BODY
+  for (int64_t j0 = 0; j0 < cols; j0 += kPortableCols) {
+    // Diagonal modes: row blocks from the first one holding a row with j0 ≤ its index.
+    for (int64_t i0 = mode == 0 ? 0 : j0 / kPortableRows * kPortableRows; i0 < rows; i0 += kPortableRows) {
+      const int64_t nr = std::min(kPortableRows, rows - i0);
+      const float* ap = a + (i0 / kGroup) * kk * kGroup + i0 % kGroup;  // 4 | 32: a block stays in one group
+      const float* bp = b + (j0 / kGroup) * kk * kGroup + j0 % kGroup;
+      float c[kPortableRows][kPortableCols];
+      portable_block(ap, bp, kk, nr, c);
+      for (int64_t r = 0; r < nr; ++r) {
+        const int64_t lim = std::min<int64_t>(column_limit(mode, i0 + r, cols) - j0, kPortableCols);
+        double* out = acc + (i0 + r) * ldacc + j0;
+        for (int64_t j = 0; j < lim; ++j) out[j] += static_cast<double>(c[r][j]);
+      }
+    }
+  }
 }
 
 #ifdef STRATA_X86
@@ -182,7 +213,5 @@ GramPanelsFn gram_panels_avx512() {
 GramPanelsFn gram_panels_avx2() { return nullptr; }
 GramPanelsFn gram_panels_avx512() { return nullptr; }
 #endif
-
-#undef STRATA_GRAM_PANELS_BODY
 
 }  // namespace strata::backend::cpu
