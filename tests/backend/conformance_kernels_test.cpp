@@ -2,6 +2,7 @@
 // reductions (pair counts: conformance_pairs_test.cpp); and the one instantiation over every
 // registered backend.
 #include "backend/conformance.hpp"
+#include "backend/cpu/gram_panel_kernels.hpp"
 
 namespace strata::backend::conformance {
 namespace {
@@ -240,7 +241,9 @@ TEST_P(Conformance, AccumulateF32) {
 
 TEST_P(Conformance, GramPanelsF32) {
   // Group-packed panels (groups of 32 samples, kk × 32 each); tiles with partial groups and
-  // row blocks; the three modes. Every entry: one float FMA per k in order, then one add.
+  // row blocks; the three modes. Every entry: one float FMA per k in order, then one add (the
+  // portable level built without an FMA unit: a rounded product and a rounded sum per k).
+  const bool fused = GetParam().name != "cpu_portable" || cpu::kPortablePanelsFused;
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   for (int64_t kk : {1, 5, 128}) {
@@ -265,7 +268,8 @@ TEST_P(Conformance, GramPanelsF32) {
           for (int64_t j = 0; j < cols; ++j) {
             if ((mode == 1 && j > i) || (mode == 2 && j >= i)) continue;
             float s = 0.0f;
-            for (int64_t k = 0; k < kk; ++k) s = std::fma(at(a, k, i), at(b, k, j), s);
+            for (int64_t k = 0; k < kk; ++k)
+              s = fused ? std::fma(at(a, k, i), at(b, k, j), s) : s + at(a, k, i) * at(b, k, j);
             ref[static_cast<size_t>(i * ld + j)] += static_cast<double>(s);
           }
         be_->gram_panels_f32(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld);
@@ -287,8 +291,10 @@ TEST_P(Conformance, GramPanelsU8S8) {
         const int64_t ga = (cols + 31) / 32, gb = (rows + 31) / 32;
         std::vector<uint8_t> codes(static_cast<size_t>(ga * quads * 128));
         std::vector<int8_t> limbs(static_cast<size_t>(gb * quads * 384));
-        for (auto& c : codes) c = static_cast<uint8_t>(rng() % 4 == 0 ? 255 : rng() % 3 << (rng() % 7));
-        for (auto& l : limbs) l = static_cast<int8_t>(rng() % 4 == 0 ? -128 : int(rng() % 3) * (int(rng() % 128) - 64));
+        // The GRM's ranges: codes g·2^s ≤ 128, limb bytes g·l with l in [−64, 63] (so [−128, 126]).
+        for (auto& c : codes) c = static_cast<uint8_t>(rng() % 4 == 0 ? 128 : rng() % 3 << (rng() % 7));
+        for (auto& l : limbs)
+          l = static_cast<int8_t>(rng() % 4 == 0 ? (rng() % 2 ? -128 : 126) : int(rng() % 3) * (int(rng() % 128) - 64));
         const int64_t ld = cols + 3;
         std::vector<double> acc(static_cast<size_t>(rows * ld), kPad);
         for (int64_t e = 0; e < rows * ld; ++e)
@@ -312,6 +318,17 @@ TEST_P(Conformance, GramPanelsU8S8) {
           ASSERT_EQ(acc[e], ref[e]) << "quads " << quads << " " << rows << "x" << cols << " mode " << mode << " " << e;
       }
     }
+  }
+  // The longest run at the ranges' extremes: every product 128 · (−128) (a `vpmaddubsw` pair at
+  // −32768 exactly) or 128 · 126, summed over 65,536 variants.
+  for (int8_t extreme : {int8_t(-128), int8_t(126)}) {
+    const int64_t quads = 16384, rows = 3, cols = 40;
+    std::vector<uint8_t> codes(static_cast<size_t>(2 * quads * 128), 128);
+    std::vector<int8_t> limbs(static_cast<size_t>(quads * 384), extreme);
+    std::vector<double> acc(static_cast<size_t>(rows * cols), 1.0);
+    be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, 0, 0.5, acc.data(), cols);
+    const double want = 1.0 + 0.5 * 128.0 * extreme * (1 + 128 + 16384) * 4 * quads;
+    for (size_t e = 0; e < acc.size(); ++e) ASSERT_EQ(acc[e], want) << int(extreme) << " " << e;
   }
   for (int64_t n : {1, 17, 32, 63, 65, 130, 1001}) {
     const int64_t quads = 9, npad = (n + 31) / 32 * 32;

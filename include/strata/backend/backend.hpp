@@ -294,6 +294,7 @@ class Backend {
   /// `codes` (u8 per sample and variant, columns) and `limbs` (three s8 limbs, l = l⁰ + 128 l¹ +
   /// 16384 l², per sample and variant, rows) are panels of 32-sample groups as pack_u8s8()
   /// writes them, pointing at the tile's first group. mode 0: every entry; 1: only j ≤ i.
+  /// Codes are at most 128 (the GRM writes g·2^s ≤ 2·64; tests keep to that range).
   virtual void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
                                 int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const = 0;
   /// Packs quads × 4 rows of 2-bit codes (row 4q + t: rows[4q + t], samples [0, n)) into the

@@ -34,6 +34,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (isa == CpuIsa::Portable) return k;
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
+  k.skinny = skinny_gemm_avx2();  // the AVX-512 levels replace it below
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
   if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
   if (const GramI16Kernels* i16 = gram_i16_avx2()) k.i16 = *i16;  // VNNI and AMX replace it below
@@ -49,6 +50,11 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
     // With AVX2 the int16 products beat float32 (PCA 10,000 × 100,000: 11.3 vs 13.5 s); with
     // AVX-512 but no VNNI float32 wins (6.8 vs 11.2 s), so only these levels call them fast.
     k.fast_i16 = gram_i16_avx2() != nullptr;
+    // The exact-integer GRM products with AVX-VNNI only: its 256-bit kernel beat the float32
+    // panels (exact PCA 2,000 x 20,000, 1 thread: ~840 vs ~950 ms CPU); plain AVX2's three
+    // multiplies per 32 byte products lost to them (~1,380 vs ~930 ms).
+    if (GramU8S8Fn g = gram_u8s8_avx_vnni(); g && isa == CpuIsa::Avx2Vnni && pack_u8s8_avx2())
+      k.gram_u8s8 = g, k.pack_u8s8 = pack_u8s8_avx2();
     return k;
   }
   // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__GNUC__) && !defined(__clang__)
@@ -35,31 +36,89 @@ inline uint32_t load_u32(const uint8_t* p) {
   return v;
 }
 
-inline float decode_one(const uint8_t* row, const float* lut, int64_t n) {
-  return lut[(row[n >> 2] >> (2 * (n & 3))) & 3];
-}
 
 // ---------------------------------------------------------------------------- portable
-void times_portable(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
-                    const float* qt, int64_t ldq, int64_t w, float* y) {
-  for (int64_t i = 0; i < rows; ++i) {
-    const uint8_t* row = codes + i * stride;
-    for (int64_t c = 0; c < w; ++c) {
-      float s = 0.0f;
-      for (int64_t n = 0; n < n16; ++n) s += decode_one(row, luts + 4 * i, n) * qt[c * ldq + n];
-      y[i * w + c] += s;
-    }
+// Plain loops the compiler vectorizes with the baseline's vectors (SSE2 on x86-64, NEON on
+// aarch64): a row segment is decoded once into floats (a byte at a time: 4 codes), and the
+// products run over fixed lanes, so no loop carries a float reduction across iterations.
+
+// out[t] = a(row, n0 + t) for t < len; n0 a multiple of 4.
+inline void decode_segment(const uint8_t* row, const float* lut, int64_t n0, int64_t len, float* out) {
+  const uint8_t* p = row + n0 / 4;
+  for (int64_t t = 0; t < len; t += 4, ++p) {
+    const unsigned b = *p;
+    out[t] = lut[b & 3];
+    out[t + 1] = lut[(b >> 2) & 3];
+    out[t + 2] = lut[(b >> 4) & 3];
+    out[t + 3] = lut[b >> 6];
   }
 }
 
+constexpr int64_t kPortableChunk = 512;  // samples per decoded segment (a multiple of 16)
+constexpr int64_t kPortableLanes = 8;    // partial sums per dot product
+constexpr int64_t kPortableRows = 4;     // rows per block
+
+void times_portable(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
+                    const float* qt, int64_t ldq, int64_t w, float* y) {
+  float x[kPortableRows][kPortableChunk];
+  // Lane l of row r and column c sums samples ≡ l (mod 8) in order across the chunks; the lanes
+  // join last, so a column's sums do not depend on w or on the other columns.
+  std::vector<float> acc(static_cast<size_t>(w * kPortableRows * kPortableLanes));
+  for (int64_t i0 = 0; i0 < rows; i0 += kPortableRows) {
+    const int64_t nr = std::min(kPortableRows, rows - i0);
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int64_t n0 = 0; n0 < n16; n0 += kPortableChunk) {
+      const int64_t len = std::min(kPortableChunk, n16 - n0);
+      for (int64_t r = 0; r < kPortableRows; ++r) {
+        if (r < nr) {
+          decode_segment(codes + (i0 + r) * stride, luts + 4 * (i0 + r), n0, len, x[r]);
+        } else {
+          std::fill(x[r], x[r] + len, 0.0f);
+        }
+      }
+      for (int64_t c = 0; c < w; ++c) {
+        float a[kPortableRows][kPortableLanes];
+        float* ac = acc.data() + c * kPortableRows * kPortableLanes;
+        std::memcpy(a, ac, sizeof a);
+        const float* q = qt + c * ldq + n0;
+        for (int64_t t = 0; t < len; t += kPortableLanes)
+          for (int64_t r = 0; r < kPortableRows; ++r)
+            for (int64_t l = 0; l < kPortableLanes; ++l) a[r][l] += x[r][t + l] * q[t + l];
+        std::memcpy(ac, a, sizeof a);
+      }
+    }
+    for (int64_t r = 0; r < nr; ++r)
+      for (int64_t c = 0; c < w; ++c) {
+        const float* a = acc.data() + (c * kPortableRows + r) * kPortableLanes;
+        float s = 0.0f;
+        for (int64_t l = 0; l < kPortableLanes; ++l) s += a[l];
+        y[(i0 + r) * w + c] += s;
+      }
+  }
+}
+
+// zt[c][n] over a chunk of samples: every row's decoded segment axpy'd into the w × chunk block
+// of sums (in L1), rows in order, then added to zt once.
+constexpr int64_t kTChunk = 128;
+
 void t_times_portable(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n0, int64_t len,
                       const float* y, int64_t w, float* zt, int64_t ldz) {
-  for (int64_t c = 0; c < w; ++c) {
-    for (int64_t n = n0; n < n0 + len; ++n) {
-      float s = 0.0f;
-      for (int64_t i = 0; i < rows; ++i) s += decode_one(codes + i * stride, luts + 4 * i, n) * y[i * w + c];
-      zt[c * ldz + n] += s;
+  std::vector<float> sums(static_cast<size_t>(w * kTChunk));
+  float x[kTChunk];
+  for (int64_t s0 = n0; s0 < n0 + len; s0 += kTChunk) {
+    const int64_t m = std::min(kTChunk, n0 + len - s0);
+    std::fill(sums.begin(), sums.end(), 0.0f);
+    for (int64_t i = 0; i < rows; ++i) {
+      decode_segment(codes + i * stride, luts + 4 * i, s0, m, x);
+      const float* yi = y + i * w;
+      for (int64_t c = 0; c < w; ++c) {
+        const float b = yi[c];
+        float* out = sums.data() + c * kTChunk;
+        for (int64_t t = 0; t < m; ++t) out[t] += x[t] * b;
+      }
     }
+    for (int64_t c = 0; c < w; ++c)
+      for (int64_t t = 0; t < m; ++t) zt[c * ldz + s0 + t] += sums[static_cast<size_t>(c * kTChunk + t)];
   }
 }
 

@@ -2,11 +2,21 @@
 // The GRM's fused tile kernel (strata/backend/backend.hpp, gram_panels_f32): float32 products
 // of two group-packed panels summed over one run of variants, joined to float64 accumulators.
 // Every implementation forms each entry as one float32 fused multiply-add per variant, in
-// variant order, then one exact conversion and one rounded float64 add: the same bits.
+// variant order, then one exact conversion and one rounded float64 add: the same bits (the
+// portable kernel without an FMA unit: a rounded product and sum per variant instead).
 
 #include <cstdint>
 
 namespace strata::backend::cpu {
+
+/// Whether the portable kernel fuses its multiply-adds (the compiler targets an FMA unit:
+/// aarch64, or x86 built with FMA): then it gives every level's bits; else each step is a
+/// rounded product and a rounded sum (x86-64's baseline has no FMA instruction).
+#if defined(__FMA__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+inline constexpr bool kPortablePanelsFused = true;
+#else
+inline constexpr bool kPortablePanelsFused = false;
+#endif
 
 /// See Backend::gram_panels_f32 (mode: 0 whole tile, 1 j ≤ i, 2 j < i).
 using GramPanelsFn = void (*)(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,

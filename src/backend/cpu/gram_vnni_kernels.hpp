@@ -25,6 +25,8 @@ void gram_u8s8_portable(const uint8_t* a, const int8_t* b, int64_t quads, int64_
 GramU8S8Fn gram_u8s8_vnni();
 /// AMX kernel (gram_amx_kernels.cpp, the same sums); nullptr without AMX tiles.
 GramU8S8Fn gram_u8s8_amx();
+/// 256-bit AVX-VNNI kernel (gram_u8s8_avx2.cpp, the same sums); nullptr without AVX-VNNI.
+GramU8S8Fn gram_u8s8_avx_vnni();
 
 /// Bytes of one quad's table for the packer (see Backend::pack_u8s8).
 inline constexpr int64_t kVnniTableBytes = 80;
@@ -35,5 +37,7 @@ void pack_u8s8_portable(const uint8_t* const* rows, const uint8_t* tables, int64
                         int8_t* limbs, int64_t* rsum);
 /// AVX-512 VBMI + VNNI packer; nullptr when the CPU lacks them.
 PackU8S8Fn pack_u8s8_vnni();
+/// AVX2 packer (gram_u8s8_avx2.cpp); nullptr without AVX2.
+PackU8S8Fn pack_u8s8_avx2();
 
 }  // namespace strata::backend::cpu

@@ -122,6 +122,33 @@ TEST_P(CpuKernels, CountsMatchScalar) {
   }
 }
 
+// The skinny float64 gemm (≤ 8 columns, inner dimension ≥ 64) of the AVX2 levels sums each
+// entry as the AVX-512 kernels do: the same bits, both layouts of A, every row-block remainder.
+TEST(CpuKernelsSkinny, Avx2MatchesAvx512Bits) {
+  auto avx2 = make_cpu_backend(CpuIsa::Avx2), avx512 = make_cpu_backend(CpuIsa::Avx512);
+  if (!avx2.ok() || !avx512.ok()) GTEST_SKIP() << "needs both the avx2 and avx512 levels";
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t m : {1, 2, 5, 6, 13, 37, 100})
+    for (int64_t w : {1, 3, 4, 5, 8})
+      for (int64_t k : {64, 131})
+        for (Layout la : {Layout::RowMajor, Layout::ColMajor})
+          for (double beta : {0.0, -0.5}) {
+            std::vector<double> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * w)), c0(static_cast<size_t>(m * w));
+            for (auto& x : a) x = u(rng);
+            for (auto& x : b) x = u(rng);
+            for (auto& x : c0) x = u(rng);
+            std::vector<double> c1 = c0, c2 = c0;
+            const MatrixView<const double> av{a.data(), m, k, la == Layout::RowMajor ? k : m, la};
+            ASSERT_TRUE((*avx2)->gemm(Trans::No, Trans::No, 0.75, av, col_major<const double>(b.data(), k, w), beta,
+                                      col_major(c1.data(), m, w)).ok());
+            ASSERT_TRUE((*avx512)->gemm(Trans::No, Trans::No, 0.75, av, col_major<const double>(b.data(), k, w), beta,
+                                        col_major(c2.data(), m, w)).ok());
+            for (size_t e = 0; e < c1.size(); ++e)
+              ASSERT_EQ(c1[e], c2[e]) << "m " << m << " w " << w << " k " << k << " entry " << e;
+          }
+}
+
 std::string isa_test_name(const ::testing::TestParamInfo<CpuIsa>& info) {
   std::string s = cpu_isa_name(info.param);
   std::erase(s, '-');
