@@ -28,6 +28,12 @@ struct PairCountKernels {
 };
 
 const PairCountKernels& pair_counts_portable();
+/// The portable level's counts and KING kernels (pair_count_portable.cpp): lanes over a plane
+/// group's 8 column samples in plain loops the compiler vectorizes, SWAR byte counts.
+void pair_counts_vector_portable(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
+                                 int64_t cols, int64_t* counts);
+void king_counts_vector_portable(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
+                                 int64_t cols, int64_t* counts);
 /// Scalar kernels compiled with the POPCNT instruction; nullptr when the CPU lacks it.
 const PairCountKernels* pair_counts_popcnt();
 /// AVX2 kernels (nibble lookups, pair_count_avx2.cpp; planes as the POPCNT kernel); nullptr
