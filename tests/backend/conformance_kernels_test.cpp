@@ -243,7 +243,7 @@ TEST_P(Conformance, GramPanelsF32) {
   // Group-packed panels (groups of 32 samples, kk × 32 each); tiles with partial groups and
   // row blocks; the three modes. Every entry: one float FMA per k in order, then one add (the
   // portable level built without an FMA unit: a rounded product and a rounded sum per k).
-  const bool fused = GetParam().name != "cpu_portable" || cpu::kPortablePanelsFused;
+  const bool fused = be_->name() != "cpu-portable" || cpu::kPortablePanelsFused;
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   for (int64_t kk : {1, 5, 128}) {
