@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/checks.hpp"
+#include "backend/cpu/pair_count_neon.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -30,6 +31,10 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.gram_u8s8 = gram_u8s8_portable;
   k.pack_u8s8 = pack_u8s8_portable;
   if (isa == CpuIsa::Portable) return k;
+  if (isa == CpuIsa::Neon) {
+    if (!(k.pairs = pair_counts_neon())) return std::nullopt;
+    return k;
+  }
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
@@ -99,7 +104,7 @@ const KernelTable* kernel_table(CpuIsa isa) {
   static const std::optional<KernelTable> tables[] = {make_table(CpuIsa::Portable), make_table(CpuIsa::Avx2),
                                                       make_table(CpuIsa::Avx2Vnni),
                                                       make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni),
-                                                      make_table(CpuIsa::Avx512Amx)};
+                                                      make_table(CpuIsa::Avx512Amx), make_table(CpuIsa::Neon)};
   if (isa == CpuIsa::Best) return nullptr;
   const auto& t = tables[static_cast<int>(isa) - static_cast<int>(CpuIsa::Portable)];
   return t ? &*t : nullptr;
@@ -266,7 +271,7 @@ namespace strata::backend {
 bool cpu_isa_available(CpuIsa isa) { return isa == CpuIsa::Best || cpu::kernel_table(isa) != nullptr; }
 
 CpuIsa best_cpu_isa() {
-  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2Vnni, CpuIsa::Avx2})
+  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2Vnni, CpuIsa::Avx2, CpuIsa::Neon})
     if (cpu::kernel_table(isa)) return isa;
   return CpuIsa::Portable;
 }
