@@ -5,6 +5,12 @@ target_compile_options(strata_flags INTERFACE
 if(STRATA_WERROR)
   target_compile_options(strata_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
 endif()
+# aarch64 has fused multiply-add in its base instruction set and GCC contracts a*b + c into it by
+# default; strata computes IEEE operations in program order (the bits x86-64 gives, the CUDA
+# module's -fmad=false), so no contraction there. x86-64 builds are unchanged.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
+  target_compile_options(strata_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
+endif()
 if(STRATA_NATIVE)
   target_compile_options(strata_flags INTERFACE -march=native)
 endif()

@@ -6,6 +6,10 @@ option(STRATA_BUILD_CLI "Build the strata command-line tool" ON)
 option(STRATA_BUILD_TESTS "Build unit and integration tests" ${PROJECT_IS_TOP_LEVEL})
 option(STRATA_BUILD_BENCHMARKS "Build Google Benchmark micro-benchmarks and bench/ drivers" OFF)
 option(STRATA_BUILD_FUZZERS "Build libFuzzer targets (needs clang)" OFF)
+# tests/backend on its own (strata_conformance_tests, linking strata_backend only), beside the
+# integration binary that holds the same tests: what a cross build runs first under an emulator
+# (scripts/aarch64.sh) without building the layers above the backend.
+option(STRATA_BUILD_CONFORMANCE_BINARY "Build the backend conformance tests as their own binary" OFF)
 # AUTO builds the CUDA backend (libstrata_cuda.so) whenever a CUDA toolkit is found; ON requires
 # one. A cache entry left BOOL by the former option() is taken over as AUTO.
 get_property(_strata_cuda_type CACHE STRATA_ENABLE_CUDA PROPERTY TYPE)

@@ -31,7 +31,7 @@ __version__ = _core.__version__
 def cpu_level():
     """The CPU instruction-set level strata's kernels run at: ``{"level": "avx2", "detected":
     "avx512-vnni", "pinned": "avx2"}``. ``STRATA_CPU`` (portable, avx2, avx2-vnni, avx512,
-    avx512-vnni, avx512-amx), set before import, caps it for the whole process."""
+    avx512-vnni, avx512-amx, neon), set before import, caps it for the whole process."""
     return dict(_core.cpu_level())
 
 

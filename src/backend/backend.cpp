@@ -19,6 +19,7 @@ const char* cpu_isa_name(CpuIsa isa) {
     case CpuIsa::Avx512: return "avx512";
     case CpuIsa::Avx512Vnni: return "avx512-vnni";
     case CpuIsa::Avx512Amx: return "avx512-amx";
+    case CpuIsa::Neon: return "neon";
   }
   return "?";
 }

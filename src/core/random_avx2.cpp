@@ -4,6 +4,8 @@
 // double exactly through the 2^52 magic constant, the tables are gathered); the 2.8 % of lanes
 // it rejects are resolved with the slow path's operations lane-wise (the table log with the
 // exponent and mantissa cut from the bits). So the bits equal the portable and AVX-512 paths.
+// x86-64 only: elsewhere (aarch64) best_isa() is Portable and random.cpp never names these kernels.
+#if defined(__x86_64__)
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
@@ -355,3 +357,5 @@ STRATA_AVX2 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64
 }
 
 }  // namespace strata::random::detail::avx2
+
+#endif  // defined(__x86_64__)

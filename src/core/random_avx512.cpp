@@ -4,6 +4,8 @@
 // lockstep. The normals' ziggurat fast path is the scalar reference's one multiplication per
 // lane (random_hd.hpp, table gathers); the 2.8 % of lanes it rejects are collected and resolved
 // eight at a time with the slow path's operations lane-wise. Results equal the scalar path.
+// x86-64 only: elsewhere (aarch64) best_isa() is Portable and random.cpp never names these kernels.
+#if defined(__x86_64__)
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
@@ -405,3 +407,5 @@ STRATA_AVX512 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int
 }
 
 }  // namespace strata::random::detail::avx512
+
+#endif  // defined(__x86_64__)

@@ -41,7 +41,7 @@ struct Registered {
 inline std::vector<Registered> registered_backends() {
   std::vector<Registered> r{{"cpu_best", [] { return make_cpu_backend(CpuIsa::Best); }}};
   for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
-                     CpuIsa::Avx512Amx}) {
+                     CpuIsa::Avx512Amx, CpuIsa::Neon}) {
     std::string name = std::string("cpu_") + cpu_isa_name(isa);
     std::erase(name, '-');
     r.push_back({name, [isa] { return make_cpu_backend(isa); }});

@@ -690,9 +690,9 @@ TEST(Backend, DefaultIsTheBestCpu) {
 // float32 kernels win there) report false.
 TEST(Backend, FastInt16FollowsTheLevel) {
   for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
-                     CpuIsa::Avx512Amx}) {
+                     CpuIsa::Avx512Amx, CpuIsa::Neon}) {
     if (!cpu_isa_available(isa)) continue;
-    const bool want = isa != CpuIsa::Portable && isa != CpuIsa::Avx512;
+    const bool want = isa != CpuIsa::Portable && isa != CpuIsa::Avx512 && isa != CpuIsa::Neon;
     EXPECT_EQ((*make_cpu_backend(isa))->fast_int16(), want) << cpu_isa_name(isa);
   }
   EXPECT_EQ(cpu_backend()->fast_int16(), (*make_cpu_backend(best_cpu_isa()))->fast_int16());

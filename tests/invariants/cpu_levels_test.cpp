@@ -83,7 +83,7 @@ LevelRuns* make_runs() {
     auto* made = new LevelRuns;
     if (!fs::exists(cli())) return made;
     for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
-                       CpuIsa::Avx512Amx})
+                       CpuIsa::Avx512Amx, CpuIsa::Neon})
       if (backend::cpu_isa_available(isa)) made->levels.push_back(backend::cpu_isa_name(isa));
     const std::string d = made->dir.str();
     const auto sim = run_command(cli() + " simulate -q --samples 240 --variants 3000 --pops 3 --fst 0.05 --missing 0.01"
@@ -232,7 +232,7 @@ TEST_F(CpuLevels, PcaWithinTolerance) {
 TEST_F(CpuLevels, RandomizedPcaInt16LevelsAgree) {
   std::vector<std::string> int16;
   for (const std::string& level : runs().levels)
-    if (level != "portable" && level != "avx512") int16.push_back(level);
+    if (level != "portable" && level != "avx512" && level != "neon") int16.push_back(level);
   if (int16.size() < 2) GTEST_SKIP() << "fewer than two int16 levels on this CPU";
   for (size_t i = 1; i < int16.size(); ++i) {
     for (const char* f : {"p.eigenval", "p.eigenvec"}) {

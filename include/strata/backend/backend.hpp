@@ -415,8 +415,10 @@ using BackendPtr = std::shared_ptr<const Backend>;
 /// kernels and random normals; Avx2Vnni the int16 Gram kernels on AVX-VNNI's 256-bit
 /// `vpdpwssd` (client CPUs without AVX-512); Avx512 adds the AVX-512 decoders and float Gram
 /// kernels (float32 products there); Avx512Vnni adds the VNNI integer Gram kernels; Avx512Amx
-/// runs the int16 Gram kernels on AMX tiles. The int16 levels give the same exact sums.
-enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx2Vnni, Avx512, Avx512Vnni, Avx512Amx };
+/// runs the int16 Gram kernels on AMX tiles. The int16 levels give the same exact sums. Neon,
+/// after the x86 levels, is aarch64's (the pair counts on Advanced SIMD, the rest portable);
+/// no level of one architecture exists on the other.
+enum class CpuIsa : uint8_t { Best, Portable, Avx2, Avx2Vnni, Avx512, Avx512Vnni, Avx512Amx, Neon };
 const char* cpu_isa_name(CpuIsa isa);
 /// \brief The highest level this CPU runs, capped by STRATA_CPU (strata/core/cpu_pin.hpp):
 /// what cpu_backend() and every Context without a backend of its own use.

@@ -11,10 +11,12 @@
 
 namespace strata {
 
-/// \brief The levels STRATA_CPU names, lowest first (backend::CpuIsa's order, less Best).
+/// \brief The levels STRATA_CPU names, lowest first (backend::CpuIsa's order, less Best). The
+/// aarch64 level comes last: a pin at any x86 level leaves an aarch64 CPU portable, and "neon"
+/// caps nothing on x86.
 inline constexpr const char* kCpuLevelNames[] = {"portable", "avx2", "avx2-vnni", "avx512", "avx512-vnni",
-                                                 "avx512-amx"};
-inline constexpr int kCpuLevelCount = 6;
+                                                 "avx512-amx", "neon"};
+inline constexpr int kCpuLevelCount = 7;
 
 /// \brief The cap STRATA_CPU sets.
 struct CpuPin {

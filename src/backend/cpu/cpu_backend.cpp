@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/checks.hpp"
+#include "backend/cpu/pair_count_neon.hpp"
 #include "strata/core/cpu_pin.hpp"
 
 namespace strata::backend::cpu {
@@ -32,6 +33,10 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.gram_u8s8 = gram_u8s8_portable;
   k.pack_u8s8 = pack_u8s8_portable;
   if (isa == CpuIsa::Portable) return k;
+  if (isa == CpuIsa::Neon) {
+    if (!(k.pairs = pair_counts_neon())) return std::nullopt;
+    return k;
+  }
   if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
   k.skinny = skinny_gemm_avx2();  // the AVX-512 levels replace it below
@@ -110,7 +115,7 @@ const KernelTable* table_of(int level) {
   static const std::optional<KernelTable> tables[] = {make_table(CpuIsa::Portable), make_table(CpuIsa::Avx2),
                                                       make_table(CpuIsa::Avx2Vnni),
                                                       make_table(CpuIsa::Avx512), make_table(CpuIsa::Avx512Vnni),
-                                                      make_table(CpuIsa::Avx512Amx)};
+                                                      make_table(CpuIsa::Avx512Amx), make_table(CpuIsa::Neon)};
   static_assert(std::size(tables) == kCpuLevelCount);
   const auto& t = tables[level];
   return t ? &*t : nullptr;
@@ -303,7 +308,7 @@ std::string cpu_level_summary() {
 }
 
 CpuIsa best_cpu_isa() {
-  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2Vnni, CpuIsa::Avx2})
+  for (CpuIsa isa : {CpuIsa::Avx512Amx, CpuIsa::Avx512Vnni, CpuIsa::Avx512, CpuIsa::Avx2Vnni, CpuIsa::Avx2, CpuIsa::Neon})
     if (cpu::kernel_table(isa)) return isa;
   return CpuIsa::Portable;
 }

@@ -18,7 +18,7 @@ namespace strata::backend {
 namespace {
 
 constexpr CpuIsa kLevels[] = {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
-                              CpuIsa::Avx512Amx};
+                              CpuIsa::Avx512Amx, CpuIsa::Neon};
 
 // Runs in the child only: "best=avx2 random=avx2 available=portable,avx2 status=ok".
 TEST(CpuPinChild, Describe) {
@@ -51,7 +51,7 @@ std::string run_pinned(const std::string& value) {
 }
 
 std::string random_level_for(CpuIsa isa) {
-  if (isa == CpuIsa::Portable) return "portable";
+  if (isa == CpuIsa::Portable || isa == CpuIsa::Neon) return "portable";
   if (isa == CpuIsa::Avx2 || isa == CpuIsa::Avx2Vnni) return random::isa_available(random::Isa::Avx2) ? "avx2" : "portable";
   return random::isa_name(random::best_isa());
 }
@@ -82,7 +82,7 @@ TEST(CpuPin, AMisspeltLevelRunsPortableAndSaysSo) {
   const std::string got = run_pinned("avx3");
   EXPECT_NE(got.find("best=portable random=portable available=portable "), std::string::npos) << got;
   EXPECT_NE(got.find("status=STRATA_CPU='avx3': not a CPU level (one of portable, avx2, avx2-vnni, avx512, "
-                     "avx512-vnni, avx512-amx"),
+                     "avx512-vnni, avx512-amx, neon"),
             std::string::npos)
       << got;
 }

@@ -157,7 +157,7 @@ std::string isa_test_name(const ::testing::TestParamInfo<CpuIsa>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Isa, CpuKernels,
                          ::testing::Values(CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512,
-                                           CpuIsa::Avx512Vnni, CpuIsa::Avx512Amx),
+                                           CpuIsa::Avx512Vnni, CpuIsa::Avx512Amx, CpuIsa::Neon),
                          isa_test_name);
 
 }  // namespace
