@@ -14,7 +14,8 @@
 # pull upgrades of the host's amd64 libraries and headers with them): their Debian packages
 # are downloaded and unpacked with `dpkg -x` into a private sysroot,
 # ${STRATA_AARCH64_SYSROOT:-build-aarch64/sysroot}, that cmake/aarch64-linux-gnu.cmake reads.
-# Build tree: ${STRATA_AARCH64_BUILD:-build-aarch64}. Without htslib's or libcurl's arm64
+# Exit 77 when the packages cannot be had here (CI reports that as a skip), 1 on a build or
+# test failure. Build tree: ${STRATA_AARCH64_BUILD:-build-aarch64}. Without htslib's or libcurl's arm64
 # packages (STRATA_AARCH64_MINIMAL=1) strata builds without VCF/BCF and remote stores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,7 +89,7 @@ install_host() {
   if grep -qE '^Remv|^Inst [^ ]+ \[' <<<"$sim"; then
     echo "$sim" | grep -E '^Remv|^Inst [^ ]+ \[' >&2
     log "installing ${missing[*]} would remove or upgrade the packages above; not installing" >&2
-    exit 1
+    exit 77
   fi
   log "installing ${missing[*]}"
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -112,7 +113,7 @@ make_sysroot() {
   # apt-get download as root drops to _apt, which must be able to write there.
   chmod 0777 "$debs" 2>/dev/null || true
   log "downloading $(wc -l <<<"$want") packages into $debs"
-  (cd "$debs" && apt-get download -qq $want)
+  (cd "$debs" && apt-get download -qq $want) || { log "could not download the arm64 packages" >&2; exit 77; }
   rm -rf "$SYSROOT"
   mkdir -p "$SYSROOT"
   local deb
@@ -198,6 +199,8 @@ if [ "$MODE" = all ]; then
   CT+=(-E '^ErrorExit\.ThreadsThatCannotStartDoNotHang$')
 fi
 [ -n "$FILTER" ] && CT+=(-R "$FILTER")
+# Tests that start their own binary again (CpuPin.*) run the child through qemu too.
+export STRATA_TEST_EMULATOR="$QEMU -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$SYSROOT/usr/lib/aarch64-linux-gnu:$SYSROOT/lib/aarch64-linux-gnu:$SYSROOT/usr/lib/aarch64-linux-gnu/openblas-pthread"
 set +e
 ctest "${CT[@]}" >"$BUILD/ctest.log" 2>&1
 rc=$?

@@ -18,3 +18,16 @@ echo "== pip install . (strata-genomics into .venv)"
 echo "== pytest python/tests"
 cd "$ROOT"
 .venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+# aarch64: the cross build and the core/backend suites under qemu-user (scripts/aarch64.sh; exit 77
+# when its packages cannot be had here, reported as a skip).
+echo "== aarch64: cross build, core and backend suites under qemu (scripts/aarch64.sh)"
+set +e
+bash scripts/aarch64.sh
+rc=$?
+set -e
+if [ "$rc" -eq 77 ]; then
+  echo "aarch64: SKIPPED (the cross toolchain or the arm64 packages could not be installed here; see above)"
+elif [ "$rc" -ne 0 ]; then
+  exit "$rc"
+fi
