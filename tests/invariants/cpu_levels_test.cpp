@@ -78,54 +78,53 @@ void write_inputs(const TempDir& dir, const std::string& fam) {
   write_npy(dir.str("y.npy"), y, n, 0);
 }
 
+// Runs every level once; a failure is kept in `failure` (every test reports it).
 LevelRuns* make_runs() {
-  {
-    auto* made = new LevelRuns;
-    if (!fs::exists(cli())) return made;
-    for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
-                       CpuIsa::Avx512Amx, CpuIsa::Neon})
-      if (backend::cpu_isa_available(isa)) made->levels.push_back(backend::cpu_isa_name(isa));
-    const std::string d = made->dir.str();
-    const auto sim = run_command(cli() + " simulate -q --samples 240 --variants 3000 --pops 3 --fst 0.05 --missing 0.01"
-                                         " --out " + d + "/c");
-    if (sim.exit_code != 0) {
-      made->failure = "simulate: " + sim.output;
-      return made;
-    }
-    write_inputs(made->dir, d + "/c.fam");
-    const auto imp = run_command(cli() + " zarr import " + d + "/x.npy " + d + "/x.zarr --chunks 100,5");
-    if (imp.exit_code != 0) {
-      made->failure = "zarr import: " + imp.output;
-      return made;
-    }
-    for (const std::string& level : made->levels) {
-      const std::string o = d + "/" + level + "/", c = d + "/c";
-      fs::create_directories(o);
-      // Every command at this level; the first failure stops the script with its output.
-      const std::string script =
-          "set -e; export STRATA_CPU=" + level + "; S='" + cli() + " ';" +
-          "$S simulate -q --samples 240 --variants 3000 --pops 3 --fst 0.05 --missing 0.01 --out " + o + "sim;" +
-          "$S freq " + c + " -q --out " + o + "f;" +
-          "$S king " + c + " -q --out " + o + "k; $S king " + c + " -q --table --out " + o + "kt;" +
-          "$S distance " + c + " -q --metric ibs --out " + o + "di;" +
-          "$S distance " + c + " -q --metric euclidean --out " + o + "de;" +
-          "$S grm " + c + " -q --out " + o + "g;" +
-          "$S pca " + c + " -q -k 4 --method randomized --out " + o + "p;" +
-          "$S pca " + c + " -q -k 4 --method exact --out " + o + "pe;" +
-          "$S gwas " + c + " -q --pheno " + d + "/pheno.txt --pheno-name q --covar " + d + "/covar.txt --out " + o +
-          "gw;" + "$S gwas " + c + " -q --pheno " + d + "/pheno.txt --pheno-name cc --covar " + d +
-          "/covar.txt --out " + o + "gl;" + "$S glm --x " + d + "/x.zarr --y " + d +
-          "/y.npy --family logistic --solver newton --intercept -q --out " + o + "glm;" +
-          "$S bench random-sum --shape 3000,2000 --chunks 700,900 --threads 2 --json";
-      const auto res = run_command(script);
-      if (res.exit_code != 0) {
-        made->failure = level + ": " + res.output;
-        return made;
-      }
-      made->random_sum[level] = res.output;
-    }
+  auto* made = new LevelRuns;
+  if (!fs::exists(cli())) return made;
+  for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
+                     CpuIsa::Avx512Amx, CpuIsa::Neon})
+    if (backend::cpu_isa_available(isa)) made->levels.push_back(backend::cpu_isa_name(isa));
+  const std::string d = made->dir.str();
+  const auto sim = run_command(cli() + " simulate -q --samples 240 --variants 3000 --pops 3 --fst 0.05 --missing 0.01"
+                                       " --out " + d + "/c");
+  if (sim.exit_code != 0) {
+    made->failure = "simulate: " + sim.output;
     return made;
   }
+  write_inputs(made->dir, d + "/c.fam");
+  const auto imp = run_command(cli() + " zarr import " + d + "/x.npy " + d + "/x.zarr --chunks 100,5");
+  if (imp.exit_code != 0) {
+    made->failure = "zarr import: " + imp.output;
+    return made;
+  }
+  for (const std::string& level : made->levels) {
+    const std::string o = d + "/" + level + "/", c = d + "/c";
+    fs::create_directories(o);
+    // Every command at this level; the first failure stops the script with its output.
+    const std::string script =
+        "set -e; export STRATA_CPU=" + level + "; S='" + cli() + " ';" +
+        "$S simulate -q --samples 240 --variants 3000 --pops 3 --fst 0.05 --missing 0.01 --out " + o + "sim;" +
+        "$S freq " + c + " -q --out " + o + "f;" +
+        "$S king " + c + " -q --out " + o + "k; $S king " + c + " -q --table --out " + o + "kt;" +
+        "$S distance " + c + " -q --metric ibs --out " + o + "di;" +
+        "$S distance " + c + " -q --metric euclidean --out " + o + "de;" +
+        "$S grm " + c + " -q --out " + o + "g;" +
+        "$S pca " + c + " -q -k 4 --method randomized --out " + o + "p;" +
+        "$S pca " + c + " -q -k 4 --method exact --out " + o + "pe;" +
+        "$S gwas " + c + " -q --pheno " + d + "/pheno.txt --pheno-name q --covar " + d + "/covar.txt --out " + o +
+        "gw;" + "$S gwas " + c + " -q --pheno " + d + "/pheno.txt --pheno-name cc --covar " + d +
+        "/covar.txt --out " + o + "gl;" + "$S glm --x " + d + "/x.zarr --y " + d +
+        "/y.npy --family logistic --solver newton --intercept -q --out " + o + "glm;" +
+        "$S bench random-sum --shape 3000,2000 --chunks 700,900 --threads 2 --json";
+    const auto res = run_command(script);
+    if (res.exit_code != 0) {
+      made->failure = level + ": " + res.output;
+      return made;
+    }
+    made->random_sum[level] = res.output;
+  }
+  return made;
 }
 
 // Made once for every test of the suite; the directory goes when the process exits.
