@@ -13,7 +13,7 @@
 # package. The arm64 libraries strata links are not installed as multiarch packages (those
 # pull upgrades of the host's amd64 libraries and headers with them): their Debian packages
 # are downloaded and unpacked with `dpkg -x` into a private sysroot,
-# ${STRATA_AARCH64_SYSROOT:-build-aarch64/sysroot}, that cmake/aarch64-linux-gnu.cmake reads.
+# ${STRATA_AARCH64_SYSROOT:-~/.cache/strata/aarch64-sysroot}, that cmake/aarch64-linux-gnu.cmake reads.
 # Exit 77 when the packages cannot be had here (CI reports that as a skip), 1 on a build or
 # test failure. Build tree: ${STRATA_AARCH64_BUILD:-build-aarch64}. Without htslib's or libcurl's arm64
 # packages (STRATA_AARCH64_MINIMAL=1) strata builds without VCF/BCF and remote stores.
@@ -44,7 +44,8 @@ while [ $# -gt 0 ]; do
 done
 
 BUILD="${STRATA_AARCH64_BUILD:-$ROOT/build-aarch64}"
-SYSROOT="${STRATA_AARCH64_SYSROOT:-$BUILD/sysroot}"
+# Outside the checkout, so fresh clones (CI) reuse it instead of downloading the packages again.
+SYSROOT="${STRATA_AARCH64_SYSROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/strata/aarch64-sysroot}"
 MINIMAL="${STRATA_AARCH64_MINIMAL:-0}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -183,24 +184,28 @@ file "$BUILD/tests/strata_backend_tests" 2>/dev/null | sed 's/, BuildID.*//' || 
 CT=(--test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 1800)
 [ -n "$USER_LABELS" ] && LABELS="$USER_LABELS"
 [ -n "$LABELS" ] && CT+=(-L "$LABELS")
-if [ "$MODE" = all ]; then
-  # Test binaries run the CLI through $STRATA_CLI (tests/testing): a wrapper that runs it under
-  # qemu (the shell and python oracles they start are the host's). The suites whose harness
-  # passes the CLI's path to a script (remote stores, the bad-input probe, the installed
-  # package, GLM oracles, MPI) would exec the aarch64 file directly: left out.
+# Test binaries run the CLI through $STRATA_CLI (tests/testing): a wrapper that runs it under
+# qemu, whenever a CLI is built here (an earlier --all run leaves one for the backend suite's
+# CLI tests too).
+LIBPATH="$SYSROOT/usr/lib/aarch64-linux-gnu:$SYSROOT/lib/aarch64-linux-gnu:$SYSROOT/usr/lib/aarch64-linux-gnu/openblas-pthread"
+if [ -x "$BUILD/tools/cli/strata" ]; then
   WRAP="$BUILD/strata-qemu"
-  LIBPATH="$SYSROOT/usr/lib/aarch64-linux-gnu:$SYSROOT/lib/aarch64-linux-gnu:$SYSROOT/usr/lib/aarch64-linux-gnu/openblas-pthread"
   printf '#!/bin/sh\nexec %s -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=%s %s "$@"\n' \
     "$QEMU" "$LIBPATH" "$BUILD/tools/cli/strata" >"$WRAP"
   chmod +x "$WRAP"
   export STRATA_CLI="$WRAP"
+fi
+if [ "$MODE" = all ]; then
+  # The shell and python oracles the tests start are the host's. The suites whose harness
+  # passes the CLI's path to a script (remote stores, the bad-input probe, the installed
+  # package, GLM oracles, MPI) would exec the aarch64 file directly: left out.
   CT+=(-LE 'remote|probe|install|glm|mpi')
   # qemu itself cannot start under the test's `ulimit -v 200000` (its stack and code buffer).
   CT+=(-E '^ErrorExit\.ThreadsThatCannotStartDoNotHang$')
 fi
 [ -n "$FILTER" ] && CT+=(-R "$FILTER")
 # Tests that start their own binary again (CpuPin.*) run the child through qemu too.
-export STRATA_TEST_EMULATOR="$QEMU -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$SYSROOT/usr/lib/aarch64-linux-gnu:$SYSROOT/lib/aarch64-linux-gnu:$SYSROOT/usr/lib/aarch64-linux-gnu/openblas-pthread"
+export STRATA_TEST_EMULATOR="$QEMU -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$LIBPATH"
 set +e
 ctest "${CT[@]}" >"$BUILD/ctest.log" 2>&1
 rc=$?

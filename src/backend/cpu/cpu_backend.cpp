@@ -37,7 +37,13 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
     if (!(k.pairs = pair_counts_neon())) return std::nullopt;
     return k;
   }
-  if (const PairCountKernels* p = pair_counts_popcnt()) k.pairs = p;
+  // AVX2 pair counts for every x86 level (VPOPCNTDQ's kernel replaces them below): AVX-512 CPUs
+  // without VPOPCNTDQ (Skylake-SP, Cascade Lake) would otherwise run the ~16× slower POPCNT loop.
+  if (const PairCountKernels* p = pair_counts_avx2()) {
+    k.pairs = p;
+  } else if (const PairCountKernels* q = pair_counts_popcnt()) {
+    k.pairs = q;
+  }
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
   k.skinny = skinny_gemm_avx2();  // the AVX-512 levels replace it below
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
@@ -45,7 +51,6 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (const GramI16Kernels* i16 = gram_i16_avx2()) k.i16 = *i16;  // VNNI and AMX replace it below
   if (isa == CpuIsa::Avx2 || isa == CpuIsa::Avx2Vnni) {
     if (!(k.decode = decode_avx2())) return std::nullopt;
-    if (const PairCountKernels* p = pair_counts_avx2()) k.pairs = p;
     if (const GramF32Kernels* f32 = gram_f32_avx2()) k.f32 = *f32;
     if (isa == CpuIsa::Avx2Vnni) {
       const GramI16Kernels* i16 = gram_i16_avx_vnni();
@@ -62,7 +67,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
       k.gram_u8s8 = g, k.pack_u8s8 = pack_u8s8_avx2();
     return k;
   }
-  // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the scalar POPCNT kernel.
+  // VPOPCNTDQ came after AVX-512 F: without it the AVX-512 levels keep the AVX2 kernel.
   if (const PairCountKernels* p = pair_counts_avx512()) k.pairs = p;
   if (RowReduceFn r = row_reduce_avx512()) k.row_reduce = r;
   if (WeightedGramFn f = weighted_gram_avx512()) k.weighted_gram = f;

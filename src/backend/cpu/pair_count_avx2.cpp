@@ -52,12 +52,7 @@ constexpr int64_t kChunk = 31;  // words between byte folds: 31 · 8 = 248 ≤ 2
 constexpr int64_t kRowBlock = 64;
 constexpr uint64_t kLowNibbles = 0x0F0F0F0F0F0F0F0Full;
 
-inline int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
 
-// Offset of plane p, word w of sample s in the planes buffer.
-inline int64_t plane_at(int64_t s, int64_t words, int64_t w, int64_t p) {
-  return (((s / kLanes) * words + w) * kPlanes + p) * kLanes + s % kLanes;
-}
 
 // Per word, the values of a row and of a column vector, in this order. KING adds the hom-ref
 // plane (observed, neither het nor hom-alt).

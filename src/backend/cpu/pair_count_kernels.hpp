@@ -6,7 +6,17 @@
 
 #include <cstdint>
 
+#include "strata/backend/backend.hpp"
+
 namespace strata::backend::cpu {
+
+/// Offset of plane p, word w of sample s in a planes buffer of `words` words per sample
+/// (backend.hpp's CodePlanesView layout); shared by every level's kernels.
+inline int64_t plane_at(int64_t s, int64_t words, int64_t w, int64_t p) {
+  return (((s / kCodePlaneLanes) * words + w) * kCodePlaneCount + p) * kCodePlaneLanes + s % kCodePlaneLanes;
+}
+/// Columns of a count tile: cols rounded up to a plane group.
+inline int64_t round8(int64_t x) { return (x + kCodePlaneLanes - 1) / kCodePlaneLanes * kCodePlaneLanes; }
 
 /// counts[(f·rows + i)·ldc + j] += the pair counts of field f (backend.hpp's PairCountField)
 /// of samples row0 + i and col0 + j over words [0, words) of the planes; ldc = cols rounded up

@@ -35,10 +35,6 @@ constexpr int64_t kWordChunk = 128;
 
 inline int64_t round_to(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-// Offset of plane p, word w of sample s in the planes buffer.
-inline int64_t plane_at(int64_t s, int64_t words, int64_t w, int64_t p) {
-  return (((s / kLanes) * words + w) * kPlanes + p) * kLanes + s % kLanes;
-}
 
 // The byte popcounts of x added pairwise into acc's 16-bit lanes (lanes 0–3: the low word).
 inline uint16x8_t count_into(uint16x8_t acc, uint64x2_t x) {

@@ -2,8 +2,10 @@
 // samples of a plane group, which the compiler vectorizes with the baseline's vectors (SSE2 on
 // x86-64, NEON on aarch64). Without a vector popcount, AND results are counted per byte by the
 // SWAR steps (≤ 8 per byte), summed in bytes over chunks of 31 words (≤ 248) and folded once per
-// chunk. The fields with "observed" go through the missing plane as in the scalar kernels
-// (pair_count_kernels.cpp): pair terms only on words where a sample of the block misses a call.
+// chunk. The fields with "observed" go through the missing plane m = ~observed, as in the AVX2
+// kernels: o_a·o_b = 1 − m_a − m_b + m_a·m_b, h_a·o_b = h_a − h_a·m_b, o_a·h_b = h_b − m_a·h_b
+// (likewise hom-alt), one-sample sums once per sample, pair terms only on words where a sample
+// of the block misses a call.
 #include <algorithm>
 #include <vector>
 
@@ -17,10 +19,6 @@ constexpr int64_t kLanes = kCodePlaneLanes;
 constexpr int64_t kPlanes = kCodePlaneCount;
 constexpr int64_t kChunk = 31;  // words between byte folds: 31 · 8 = 248 ≤ 255
 
-inline int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
-inline int64_t plane_at(int64_t s, int64_t words, int64_t w, int64_t p) {
-  return (((s / kLanes) * words + w) * kPlanes + p) * kLanes + s % kLanes;
-}
 
 // Per byte, the number of set bits (≤ 8).
 inline uint64_t byte_counts(uint64_t x) {
