@@ -424,7 +424,8 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
     return s;
   }
   DistanceSummary s;
-  auto view = detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", &s.selection);
+  auto view = detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", "the distance calculation",
+                                               &s.selection);
   STRATA_RETURN_NOT_OK(comm.agree(view.status()));
   s.num_samples = (*view)->num_samples();
   s.num_variants = (*view)->num_variants();

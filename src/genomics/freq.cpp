@@ -8,6 +8,7 @@
 
 #include "strata/core/output.hpp"
 #include "strata/genomics/freq.hpp"
+#include "strata/io/chromosome.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -50,10 +51,8 @@ Result<std::unique_ptr<OutputSet>> begin_outputs(const std::string& prefix, cons
   return OutputSet::begin(prefix + ".afreq", std::move(rules));
 }
 
-Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
-                  const std::string& prefix, const FreqOptions& options) {
-  if (static_cast<int64_t>(counts.size()) != view.num_variants())
-    return Status::Invalid("write_freq_files: ", counts.size(), " counts for ", view.num_variants(), " variants");
+Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable& table, const std::string& prefix,
+                  const FreqOptions& options) {
   TextFile afreq, vmiss;
   if (options.afreq) {
     STRATA_RETURN_NOT_OK(afreq.open(out, prefix + ".afreq"));
@@ -63,7 +62,8 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vecto
     STRATA_RETURN_NOT_OK(vmiss.open(out, prefix + ".vmiss"));
     STRATA_RETURN_NOT_OK(vmiss.write("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n"));
   }
-  const auto& contigs = view.contigs();
+  std::vector<std::string> contigs;
+  for (const std::string& c : view.contigs()) contigs.push_back(io::plink_chromosome_name(c));
   const int64_t m = view.num_variants();
   const int64_t step = 65536;
   std::string a, b;
@@ -75,7 +75,8 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vecto
     a.clear();
     b.clear();
     for (int64_t i = 0; i < n; ++i) {
-      const genomics::VariantCounts& c = counts[static_cast<size_t>(start + i)];
+      const AlleleCounts& f = table.alleles[static_cast<size_t>(start + i)];
+      const VariantCounts& c = table.calls[static_cast<size_t>(start + i)];
       const int32_t ci = info.contig[i];
       const std::string& chrom = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";
       const std::string& id = info.id[i].empty() ? std::string(".") : info.id[i];
@@ -83,8 +84,8 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const std::vecto
         a += chrom; a += '\t'; a += id; a += '\t';
         a += info.ref[i].empty() ? "." : info.ref[i]; a += '\t';
         a += info.alt[i].empty() ? "." : info.alt[i]; a += '\t';
-        a += format_plink_float(c.alt_freq()); a += '\t';
-        a += std::to_string(c.allele_count()); a += '\n';
+        a += format_plink_float(f.alt_freq()); a += '\t';
+        a += std::to_string(f.observed_alleles); a += '\n';
       }
       if (options.vmiss) {
         b += chrom; b += '\t'; b += id; b += '\t';
@@ -110,7 +111,7 @@ std::string format_plink_float(double value) {
   return buf;
 }
 
-Status write_freq_files(const Context& ctx, const io::GenotypeView& view, const std::string& prefix,
+Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, const std::string& prefix,
                         const FreqOptions& options) {
   // Under MPI rank 0 alone writes; every rank counts its part of the variants. Outputs are
   // checked before the counting pass, and every rank learns whether they can be written.
@@ -123,17 +124,10 @@ Status write_freq_files(const Context& ctx, const io::GenotypeView& view, const 
     st = begun.status();
   }
   STRATA_RETURN_NOT_OK(ctx.communicator().agree(st));
-  ProgressScope progress(ctx, "counting", view.num_variants(), "variants");
-  STRATA_ASSIGN_OR_RETURN(auto counts, genomics::compute_variant_counts(ctx, view));
-  if (writer) st = write_into(*out, view, counts, prefix, options);
+  ProgressScope progress(ctx, "counting", view->num_variants(), "variants");
+  STRATA_ASSIGN_OR_RETURN(FreqTable table, compute_freq_table(ctx, view));
+  if (writer) st = write_into(*out, *view, table, prefix, options);
   return agree_and_commit(ctx, out.get(), st);
-}
-
-Status write_freq_files(const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
-                        const std::string& prefix, const FreqOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(auto out, begin_outputs(prefix, options));
-  STRATA_RETURN_NOT_OK(write_into(*out, view, counts, prefix, options));
-  return out->commit();
 }
 
 }  // namespace strata::genomics

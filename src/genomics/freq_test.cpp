@@ -32,7 +32,7 @@ void compare_with_plink2(const std::string& prefix) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::open_genotypes(prefix));
   FreqOptions o;
-  STRATA_ASSERT_OK(write_freq_files(test_ctx(), *view, tmp.str("ours"), o));
+  STRATA_ASSERT_OK(write_freq_files(test_ctx(), view, tmp.str("ours"), o));
   const std::string ours = read_file(tmp.str("ours.afreq")), theirs = read_file(tmp.str("p2.afreq"));
   ASSERT_FALSE(theirs.empty());
   EXPECT_EQ(ours, theirs);
@@ -64,13 +64,13 @@ TEST(Freq, AllMissingVariantAndAtomicOutput) {
   strata::testing::write_file(tmp.str("m.bed"), std::string("\x6c\x1b\x01\x05", 4));  // both missing
   STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::open_genotypes(tmp.str("m")));
   FreqOptions o;
-  STRATA_ASSERT_OK(write_freq_files(test_ctx(), *view, tmp.str("out"), o));
+  STRATA_ASSERT_OK(write_freq_files(test_ctx(), view, tmp.str("out"), o));
   EXPECT_EQ(read_file(tmp.str("out.afreq")), "#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n1\tx\tA\tC\tnan\t0\n");
   EXPECT_EQ(read_file(tmp.str("out.vmiss")), "#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n1\tx\t2\t2\t1\n");
   // A directory where an output goes fails before anything is written and is left alone; the
   // other output does not appear either.
   std::filesystem::create_directories(tmp.str("d.vmiss"));
-  STRATA_EXPECT_STATUS(write_freq_files(test_ctx(), *view, tmp.str("d"), o), StatusCode::AlreadyExists, "d.vmiss is a directory");
+  STRATA_EXPECT_STATUS(write_freq_files(test_ctx(), view, tmp.str("d"), o), StatusCode::AlreadyExists, "d.vmiss is a directory");
   EXPECT_FALSE(std::filesystem::exists(tmp.str("d.afreq")));
   EXPECT_TRUE(std::filesystem::is_directory(tmp.str("d.vmiss")));
 

@@ -240,7 +240,9 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
     return Status::OK();
   };
   STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
-  auto selected = open_selected_genotypes(ctx, input, options.selection);
+  SelectionOptions selection = options.selection;
+  selection.skip_non_autosomes_for = "GRM construction";  // plink2 --make-rel/--make-grm-bin skip X, Y and MT
+  auto selected = open_selected_genotypes(ctx, input, selection);
   STRATA_RETURN_NOT_OK(comm.agree(selected.status()));
   const io::GenotypeViewPtr view = selected->view;
   const int64_t n = view->num_samples();
@@ -363,6 +365,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
     return Status::OK();
   };
   GrmRunSummary s;
+  s.selection = selected->report;
   STRATA_ASSIGN_OR_RETURN(s.info, compute_grm(ctx, view, options.grm, sink));
   t = clock_type::now();
   const io::SampleInfo& samples = view->samples();

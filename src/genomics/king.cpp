@@ -209,7 +209,8 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   };
   STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
   KingSummary s;
-  auto opened = detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", &s.selection);
+  auto opened = detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", "KING-robust calculation",
+                                               &s.selection);
   STRATA_RETURN_NOT_OK(comm.agree(opened.status()));
   const io::GenotypeViewPtr view = std::move(*opened);
   s.num_samples = view->num_samples();

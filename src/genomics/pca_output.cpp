@@ -292,10 +292,12 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
         STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
       }
     }
-    STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, options.selection));
+    SelectionOptions selection = options.selection;
+    selection.skip_non_autosomes_for = "PCA";  // plink2 --pca skips X, Y and MT
+    STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, selection));
     view = sel.view;
     s.selection = std::move(sel.report);
-    if (options.selection.any()) s.selected_variants = std::move(sel.variants);
+    if (options.selection.any() || s.selection.removed_non_autosomes > 0) s.selected_variants = std::move(sel.variants);
     // Labels first: a bad --pop-file should fail before the expensive passes.
     if (writer && options.write_plot) {
       STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file));

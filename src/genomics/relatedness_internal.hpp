@@ -31,11 +31,13 @@ struct SampleIds {
   }
 };
 
-// The genotypes of `input` for a pairwise command (`what`: "kinship needs", "distances need"): InvalidData
-// naming the input when it has fewer than two samples (there is no pair).
+// The genotypes of `input` for a pairwise command (`what`: "kinship needs", "distances need"; `calculation`
+// names it where X, Y and MT are skipped, as plink2 does): InvalidData naming the input when it has fewer
+// than two samples (there is no pair).
 inline Result<io::GenotypeViewPtr> open_pairwise_genotypes(const Context& ctx, const std::string& input,
-                                                          const SelectionOptions& selection, const char* what,
-                                                          SelectionReport* report) {
+                                                          SelectionOptions selection, const char* what,
+                                                          const char* calculation, SelectionReport* report) {
+  selection.skip_non_autosomes_for = calculation;
   STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, selection));
   *report = std::move(sel.report);
   io::GenotypeViewPtr view = std::move(sel.view);

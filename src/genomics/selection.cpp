@@ -11,6 +11,7 @@
 #include "strata/core/output.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/chromosome.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -118,14 +119,35 @@ int64_t retain(std::vector<int64_t>& base_idx, F keep) {
   return removed;
 }
 
+// Drops the variants on X, Y and MT from `variants` (source indices) and says so as plink2 does.
+// Contig names are checked first: most inputs have none of these and read no metadata here.
+Status skip_non_autosomes(const io::GenotypeView& source, const std::string& what, std::vector<int64_t>& variants,
+                          SelectionReport& rep) {
+  const auto& contigs = source.contigs();
+  std::vector<char> skip(contigs.size());
+  bool any = false;
+  for (size_t c = 0; c < contigs.size(); ++c) any |= (skip[c] = io::is_haploid_somewhere(io::chromosome_kind(contigs[c])));
+  if (!any || variants.empty()) return Status::OK();
+  const int64_t lo = variants.front(), hi = variants.back() + 1;
+  STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, source.variants(lo, hi - lo));
+  rep.removed_non_autosomes = retain(variants, [&](int64_t i) {
+    const int32_t c = vi.contig[static_cast<size_t>(variants[static_cast<size_t>(i)] - lo)];
+    return !(c >= 0 && c < static_cast<int32_t>(skip.size()) && skip[static_cast<size_t>(c)]);
+  });
+  if (rep.removed_non_autosomes > 0)
+    rep.messages.push_back(str_cat("Excluding ", plural(rep.removed_non_autosomes, "variant", "variants"),
+                                   " on non-autosomes from ", what, "."));
+  return Status::OK();
+}
+
+}  // namespace
+
 bool is_founder(const io::SampleInfo& s, int64_t i) {
   const auto k = static_cast<size_t>(i);
   const bool pat = k >= s.paternal_id.size() || s.paternal_id[k] == "0" || s.paternal_id[k].empty();
   const bool mat = k >= s.maternal_id.size() || s.maternal_id[k] == "0" || s.maternal_id[k].empty();
   return pat && mat;
 }
-
-}  // namespace
 
 std::string SelectionReport::to_json() const {
   nlohmann::json j = {{"samples_input", samples_input},     {"variants_input", variants_input},
@@ -135,6 +157,7 @@ std::string SelectionReport::to_json() const {
                       {"removed_range", removed_range},     {"removed_extract", removed_extract},
                       {"removed_exclude", removed_exclude}, {"removed_geno", removed_geno},
                       {"removed_hwe", removed_hwe},         {"removed_maf", removed_maf},
+                      {"removed_autosome", removed_autosome}, {"removed_non_autosomes", removed_non_autosomes},
                       {"keep_unmatched", keep_unmatched},   {"remove_unmatched", remove_unmatched},
                       {"extract_unmatched", extract_unmatched}, {"exclude_unmatched", exclude_unmatched},
                       {"counting_passes", counting_passes}, {"messages", messages}};
@@ -179,7 +202,7 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
   }
 
   // 2. Variants from metadata: --chr, --from-bp/--to-bp, --extract, --exclude.
-  const bool by_metadata = !o.chr.empty() || !o.extract.empty() || !o.exclude.empty();
+  const bool by_metadata = !o.chr.empty() || o.autosome || o.autosome_xy || !o.extract.empty() || !o.exclude.empty();
   if (by_metadata && rep.variants_input > 0) {
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, source->variants(0, rep.variants_input));
     const auto& contigs = source->contigs();
@@ -193,6 +216,17 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
       rep.removed_chr = retain(sel.variants, [&](int64_t i) { return set.contains(contig_name(sel.variants[static_cast<size_t>(i)])); });
       msg.push_back(str_cat("--chr: ", plural(static_cast<int64_t>(sel.variants.size()), "variant", "variants"), " remaining."));
       if (sel.variants.empty()) return no_variants("--chr");
+    }
+    if (o.autosome || o.autosome_xy) {
+      const char* flag = o.autosome ? "--autosome" : "--autosome-xy";
+      rep.removed_autosome = retain(sel.variants, [&](int64_t i) {
+        const io::ChromosomeKind k = io::chromosome_kind(contig_name(sel.variants[static_cast<size_t>(i)]));
+        return k == io::ChromosomeKind::kAutosome || (!o.autosome && k == io::ChromosomeKind::kXY);
+      });
+      msg.push_back(str_cat(flag, ": ", plural(static_cast<int64_t>(sel.variants.size()), "variant", "variants"), " remaining."));
+      if (sel.variants.empty()) return no_variants(flag);
+    }
+    if (!o.chr.empty()) {
       if (o.from_bp || o.to_bp) {
         // Positions are integers: a fractional bound rounds inwards.
         const double lo = o.from_bp ? std::ceil(*o.from_bp) : -1e300, hi = o.to_bp ? std::floor(*o.to_bp) : 1e300;
@@ -295,6 +329,14 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
                             " removed due to allele frequency threshold(s)."));
     }
     if (sel.variants.empty()) return no_variants(o.maf ? "--maf" : o.hwe ? "--hwe" : o.geno ? "--geno" : "--mind");
+  }
+  // 4. Relatedness and PCA skip X, Y and MT (plink2 does so inside the command, after its filters).
+  if (!o.skip_non_autosomes_for.empty()) {
+    STRATA_RETURN_NOT_OK(skip_non_autosomes(*source, o.skip_non_autosomes_for, sel.variants, rep));
+    if (sel.variants.empty())
+      return Status::InvalidData(what, ": no autosomal variants left (", rep.removed_non_autosomes,
+                                 " on X, Y and MT are skipped by ", o.skip_non_autosomes_for,
+                                 ", as plink2 does; ", rep.variants_input, " in the input)");
   }
   rep.samples = static_cast<int64_t>(sel.samples.size());
   rep.variants = static_cast<int64_t>(sel.variants.size());

@@ -7,6 +7,7 @@
 
 #include "io/genotype/text_reader_internal.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/chromosome.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -106,17 +107,7 @@ Result<std::vector<std::string>> read_variant_id_file(const std::string& path) {
   return ids;
 }
 
-int chromosome_code(const std::string& name) {
-  const std::string_view s = strip_chr(name);
-  if (iequals(s, "X")) return 23;
-  if (iequals(s, "Y")) return 24;
-  if (iequals(s, "XY")) return 25;
-  if (iequals(s, "MT") || iequals(s, "M")) return 26;
-  int v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0) return -1;
-  return v;
-}
+int chromosome_code(const std::string& name) { return io::chromosome_code(name); }
 
 Result<ChromosomeSet> ChromosomeSet::parse(const std::string& list) {
   ChromosomeSet set;
@@ -167,7 +158,7 @@ int64_t ChromosomeSet::size() const {
 
 bool SelectionOptions::any() const {
   return !keep.empty() || !remove.empty() || !extract.empty() || !exclude.empty() || !chr.empty() ||
-         from_bp || to_bp || mind || geno || hwe || maf;
+         from_bp || to_bp || mind || geno || hwe || maf || autosome || autosome_xy;
 }
 
 std::vector<std::string> SelectionOptions::files() const {

@@ -123,7 +123,7 @@ void register_freq(CLI::App& app, CliState& state) {
       genomics::FreqOptions fo;
       fo.input = a->input;
       fo.protected_paths = a->selection.files();
-      return genomics::write_freq_files(state.ctx(), *sel.view, a->out, fo);
+      return genomics::write_freq_files(state.ctx(), sel.view, a->out, fo);
     };
     state.distributed = true;
   });

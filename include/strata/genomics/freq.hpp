@@ -5,7 +5,7 @@
 ///
 /// `.afreq`: `#CHROM ID REF ALT ALT_FREQS OBS_CT`, tab-separated; ALT_FREQS is the ALT allele
 /// frequency with 6 significant digits (`nan` when nothing is observed) and OBS_CT the number
-/// of observed alleles (2 per non-missing call). `.vmiss`: `#CHROM ID MISSING_CT OBS_CT F_MISS`
+/// of observed alleles (2 per non-missing diploid call, 1 per haploid one: see compute_freq_table). `.vmiss`: `#CHROM ID MISSING_CT OBS_CT F_MISS`
 /// with OBS_CT the number of samples. For a multi-allelic site read as non-reference dosage,
 /// ALT lists every ALT allele and ALT_FREQS is their summed frequency (plink2 prints one
 /// frequency per ALT allele instead).
@@ -15,6 +15,7 @@
 /// STRATA_RETURN_NOT_OK(genomics::write_freq_files(ctx, *view, "out/hapmap3"));
 /// \endcode
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -34,15 +35,34 @@ struct FreqOptions {
   std::vector<std::string> protected_paths;
 };
 
-/// \brief Count every variant of `view` in one pass and write the requested files, together,
-/// as one OutputSet (strata/core/output.hpp): checked before the pass, moved into place when
-/// complete.
-Status write_freq_files(const Context& ctx, const io::GenotypeView& view, const std::string& prefix,
-                        const FreqOptions& options = {});
+/// \brief plink2's allele counts of one variant, with the ploidy of its chromosome
+/// (io/chromosome.hpp): a heterozygous call where the sample is haploid is half an ALT allele.
+struct AlleleCounts {
+  int64_t alt_halves = 0;        ///< ALT alleles × 2
+  int64_t observed_alleles = 0;  ///< `OBS_CT` of `.afreq`
+  /// ALT allele frequency; NaN when nothing is observed.
+  double alt_freq() const {
+    return observed_alleles == 0 ? std::nan("") : double(alt_halves) / double(2 * observed_alleles);
+  }
+};
 
-/// \brief Write the files from counts already computed (counts.size() == view.num_variants()).
-Status write_freq_files(const io::GenotypeView& view, const std::vector<genomics::VariantCounts>& counts,
-                        const std::string& prefix, const FreqOptions& options = {});
+/// \brief What `.afreq` and `.vmiss` print, per variant.
+struct FreqTable {
+  std::vector<AlleleCounts> alleles;      ///< founders only (plink2 `--freq`)
+  std::vector<VariantCounts> calls;       ///< every sample; on Y males only (plink2 `--missing`)
+};
+
+/// \brief Count every variant of `view` as plink2's `--freq` and `--missing` do: frequencies over
+/// founders (no parent named in the `.fam`), X haploid in males, Y in males only, MT haploid;
+/// missingness over every sample, on Y over males. One counting pass, plus one over the males
+/// on X and Y, plus one over the founders when some samples are not.
+Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewPtr& view);
+
+/// \brief Count every variant of `view` (compute_freq_table) and write the requested files,
+/// together, as one OutputSet (strata/core/output.hpp): checked before the pass, moved into
+/// place when complete. Chromosome names are written as plink2 writes them.
+Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, const std::string& prefix,
+                        const FreqOptions& options = {});
 
 /// \brief A number as plink2 prints frequencies: `%g` with 6 significant digits ("nan" for NaN).
 std::string format_plink_float(double value);

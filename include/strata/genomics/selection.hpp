@@ -5,10 +5,12 @@
 /// through it.
 ///
 /// Order (plink2 2.00a3.5, checked by experiment): `--keep` then `--remove` (samples);
-/// `--chr`, `--from-bp/--to-bp`, `--extract`, `--exclude` (variants, from metadata); then one
-/// counting pass for `--mind` (sample missing rate over the variants left); then, on the
-/// samples left, `--geno` (variant missing rate), `--hwe` (exact test, founders only) and
-/// `--maf` (founders only), each counted among the variants the previous one left.
+/// `--chr`, `--autosome`/`--autosome-xy`, `--from-bp/--to-bp`, `--extract`, `--exclude`
+/// (variants, from metadata); then one counting pass for `--mind` (sample missing rate over the
+/// variants left); then, on the samples left, `--geno` (variant missing rate), `--hwe` (exact
+/// test, founders only) and `--maf` (founders only), each counted among the variants the
+/// previous one left; last, for relatedness and PCA, X, Y and MT are skipped
+/// (`skip_non_autosomes_for`).
 ///
 /// Semantics matched to plink2:
 /// - sample ID files: whitespace-separated; a `#FID IID …` or `#IID …` header names the
@@ -59,6 +61,12 @@ struct SelectionOptions {
   std::optional<double> geno;        ///< `--geno`: drop variants with missing rate > X
   std::optional<double> hwe;         ///< `--hwe`: drop variants with HWE exact p < P
   std::optional<double> maf;         ///< `--maf`: drop variants with MAF < X
+  bool autosome = false;             ///< `--autosome`: chromosomes 1–22 only (with `--chr`: both)
+  bool autosome_xy = false;          ///< `--autosome-xy`: chromosomes 1–22 and XY
+  /// Not a flag: set by the relatedness and PCA commands, which skip X, Y and MT as plink2's
+  /// `--make-king`/`--make-rel`/`--pca` do (io/chromosome.hpp), after every other step; names
+  /// the calculation in the message ("Excluding 430 variants on non-autosomes from PCA.").
+  std::string skip_non_autosomes_for;
   /// Whether any flag is set.
   bool any() const;
   /// The files the flags name (outputs must never replace them).
@@ -79,6 +87,8 @@ struct SelectionReport {
   int64_t removed_keep = 0, removed_remove = 0, removed_mind = 0;
   int64_t removed_chr = 0, removed_range = 0, removed_extract = 0, removed_exclude = 0;
   int64_t removed_geno = 0, removed_hwe = 0, removed_maf = 0;
+  int64_t removed_autosome = 0;               ///< `--autosome` / `--autosome-xy`
+  int64_t removed_non_autosomes = 0;          ///< X, Y and MT skipped by a relatedness/PCA command
   int64_t counting_passes = 0;
   /// One line per step that ran, as plink2 logs it ("--geno: 8 variants removed due to
   /// missing genotype data.").
@@ -112,6 +122,9 @@ struct SelectedConvert {
 };
 Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& input, const std::string& output,
                                          const io::ConvertOptions& options, const SelectionOptions& selection);
+
+/// \brief Whether sample `i` is a founder: both parent IDs `0` (or absent), as plink2 decides.
+bool is_founder(const io::SampleInfo& samples, int64_t i);
 
 /// \brief A sample's key in ID files: "FID\tIID", FID `0` when the source has none.
 std::string sample_key(const io::SampleInfo& samples, int64_t i);

@@ -1,0 +1,117 @@
+// compute_freq_table: plink2's --freq (founders, ploidy by chromosome and sex) and --missing
+// (every sample; males on Y) counts from genotype-code counts over a few sample subsets.
+#include <vector>
+
+#include "strata/genomics/freq.hpp"
+#include "strata/genomics/selection.hpp"
+#include "strata/io/chromosome.hpp"
+
+namespace strata::genomics {
+namespace {
+
+using io::ChromosomeKind;
+
+// Counts over `samples` × `variants` of `view` (everything when both are empty).
+Result<std::vector<VariantCounts>> counts_over(const Context& ctx, const io::GenotypeViewPtr& view,
+                                               const std::vector<int64_t>* samples, const std::vector<int64_t>* variants) {
+  if (!samples && !variants) return compute_variant_counts(ctx, *view);
+  std::vector<int64_t> all_samples, all_variants;
+  if (!samples) {
+    for (int64_t i = 0; i < view->num_samples(); ++i) all_samples.push_back(i);
+    samples = &all_samples;
+  }
+  if (!variants) {
+    for (int64_t v = 0; v < view->num_variants(); ++v) all_variants.push_back(v);
+    variants = &all_variants;
+  }
+  if (samples->empty() || variants->empty()) return std::vector<VariantCounts>(variants->size());
+  STRATA_ASSIGN_OR_RETURN(auto sub, io::make_genotype_subset(view, *samples, *variants));
+  return compute_variant_counts(ctx, *sub);
+}
+
+VariantCounts minus(const VariantCounts& a, const VariantCounts& b) {
+  return {a.hom_ref - b.hom_ref, a.het - b.het, a.hom_alt - b.hom_alt, a.missing - b.missing};
+}
+
+AlleleCounts diploid(const VariantCounts& c) { return {2 * c.alt_alleles(), c.allele_count()}; }
+AlleleCounts haploid(const VariantCounts& c) { return {c.het + 2 * c.hom_alt, c.observed()}; }
+AlleleCounts operator+(const AlleleCounts& a, const AlleleCounts& b) {
+  return {a.alt_halves + b.alt_halves, a.observed_alleles + b.observed_alleles};
+}
+
+}  // namespace
+
+Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewPtr& view) {
+  const int64_t n = view->num_samples(), m = view->num_variants();
+  const io::SampleInfo& info = view->samples();
+  std::vector<ChromosomeKind> kind_of_contig;
+  bool has_sex_chromosomes = false, has_mt = false;
+  for (const std::string& c : view->contigs()) {
+    kind_of_contig.push_back(io::chromosome_kind(c));
+    has_sex_chromosomes |= kind_of_contig.back() == ChromosomeKind::kX || kind_of_contig.back() == ChromosomeKind::kY;
+    has_mt |= kind_of_contig.back() == ChromosomeKind::kMT;
+  }
+  std::vector<ChromosomeKind> kind(static_cast<size_t>(m), ChromosomeKind::kAutosome);
+  std::vector<int64_t> xy_variants;  // on X or Y
+  if (has_sex_chromosomes || has_mt) {
+    STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, view->variants(0, m));
+    for (int64_t v = 0; v < m; ++v) {
+      const int32_t c = vi.contig[static_cast<size_t>(v)];
+      if (c < 0 || c >= static_cast<int32_t>(kind_of_contig.size())) continue;
+      kind[static_cast<size_t>(v)] = kind_of_contig[static_cast<size_t>(c)];
+      if (kind[static_cast<size_t>(v)] == ChromosomeKind::kX || kind[static_cast<size_t>(v)] == ChromosomeKind::kY)
+        xy_variants.push_back(v);
+    }
+  }
+  std::vector<int64_t> founders, males, founder_males;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool f = is_founder(info, i);
+    const bool male = i < static_cast<int64_t>(info.sex.size()) && info.sex[static_cast<size_t>(i)] == 1;
+    if (f) founders.push_back(i);
+    if (male) males.push_back(i);
+    if (f && male) founder_males.push_back(i);
+  }
+  const bool all_founders = static_cast<int64_t>(founders.size()) == n;
+
+  FreqTable t;
+  STRATA_ASSIGN_OR_RETURN(t.calls, counts_over(ctx, view, nullptr, nullptr));
+  std::vector<VariantCounts> founder_counts;
+  if (!all_founders) {
+    STRATA_ASSIGN_OR_RETURN(founder_counts, counts_over(ctx, view, &founders, nullptr));
+  }
+  const std::vector<VariantCounts>& fc = all_founders ? t.calls : founder_counts;
+  // Males on X and Y, indexed like xy_variants: every male (for --missing on Y) and the founders.
+  std::vector<VariantCounts> male_counts, founder_male_counts;
+  if (!xy_variants.empty()) {
+    STRATA_ASSIGN_OR_RETURN(male_counts, counts_over(ctx, view, &males, &xy_variants));
+    if (founder_males.size() != males.size()) {
+      STRATA_ASSIGN_OR_RETURN(founder_male_counts, counts_over(ctx, view, &founder_males, &xy_variants));
+    }
+  }
+  const std::vector<VariantCounts>& fmc = founder_males.size() != males.size() ? founder_male_counts : male_counts;
+
+  t.alleles.resize(static_cast<size_t>(m));
+  size_t j = 0;  // position in xy_variants
+  for (int64_t v = 0; v < m; ++v) {
+    const auto k = static_cast<size_t>(v);
+    switch (kind[k]) {
+      case ChromosomeKind::kX:
+        t.alleles[k] = haploid(fmc[j]) + diploid(minus(fc[k], fmc[j]));
+        ++j;
+        break;
+      case ChromosomeKind::kY:
+        t.alleles[k] = haploid(fmc[j]);
+        t.calls[k] = male_counts[j];  // plink2 --missing counts males only on Y
+        ++j;
+        break;
+      case ChromosomeKind::kMT:
+        t.alleles[k] = haploid(fc[k]);
+        break;
+      default:
+        t.alleles[k] = diploid(fc[k]);
+    }
+  }
+  return t;
+}
+
+}  // namespace strata::genomics

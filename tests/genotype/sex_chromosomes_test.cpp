@@ -1,0 +1,100 @@
+// X, Y, XY and MT as plink2 models them, end to end through the CLI against plink2 itself:
+// frequencies and missingness byte for byte (males haploid on X, Y males only, MT haploid,
+// founders only, chromosome names normalised), and KING, GRM and PCA over the autosomes and
+// XY only. Before, strata counted every chromosome as a diploid autosome.
+#include <cmath>
+#include <filesystem>
+
+#include "testing/sex_chromosome_cohort.hpp"
+#include "testing/testing.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using strata::testing::read_file;
+using strata::testing::run_command;
+using strata::testing::TempDir;
+
+std::string cli() { return strata::testing::strata_cli_path(); }
+
+class SexChromosomes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/bin/plink2")) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
+    cohort_ = strata::testing::write_sex_chromosome_cohort(tmp_.str("c"), true);
+    // GRM and PCA standardize with every sample's frequencies (GCTA's choice), plink2 with the
+    // founders': they are compared on a cohort without pedigree.
+    strata::testing::write_sex_chromosome_cohort(tmp_.str("u"), false);
+  }
+  testing::CommandResult run(const std::string& args) { return run_command("cd " + tmp_.str() + " && " + args); }
+  std::vector<double> numbers(const std::string& file) {
+    std::vector<double> v;
+    for (const auto& row : strata::testing::read_rows(tmp_.str(file), ' '))
+      for (const auto& f : row) v.push_back(std::stod(f));
+    return v;
+  }
+  TempDir tmp_;
+  strata::testing::SexChromosomeCohort cohort_;
+};
+
+TEST_F(SexChromosomes, FreqAndMissingEqualPlink2) {
+  auto p = run("/usr/bin/plink2 --bfile c --freq --missing variant-only --out p --threads 1");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  auto s = run(cli() + " freq c --out s -q");
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  const std::string ours = read_file(tmp_.str("s.afreq"));
+  EXPECT_EQ(ours, read_file(tmp_.str("p.afreq")));
+  EXPECT_EQ(read_file(tmp_.str("s.vmiss")), read_file(tmp_.str("p.vmiss")));
+  // The names plink2 writes: chr1 → 1, chrX and 23 → X, chrY → Y, 25 → XY, chrM and M → MT.
+  for (const char* row : {"\n1\tv0\t", "\nX\tv880\t", "\nX\tv881\t", "\nY\t", "\nXY\t", "\nMT\tv1180\t", "\nMT\tv1181\t"})
+    EXPECT_NE(ours.find(row), std::string::npos) << row;
+}
+
+TEST_F(SexChromosomes, KingGrmAndPcaSkipXYAndMTAsPlink2Does) {
+  const std::string excluded = "Excluding " + std::to_string(cohort_.non_autosomal) + " variants on non-autosomes from ";
+  auto k = run(cli() + " king c --out s 2>&1");
+  ASSERT_EQ(k.exit_code, 0) << k.output;
+  EXPECT_NE(k.output.find(excluded + "KING-robust calculation."), std::string::npos) << k.output;
+  ASSERT_EQ(run("/usr/bin/plink2 --bfile c --make-king triangle --out p --threads 1").exit_code, 0);
+  const auto ours = numbers("s.king"), theirs = numbers("p.king");
+  ASSERT_EQ(ours.size(), theirs.size());
+  for (size_t i = 0; i < ours.size(); ++i) ASSERT_NEAR(ours[i], theirs[i], 5e-7 * std::max(1.0, std::abs(theirs[i]))) << i;
+
+  auto g = run(cli() + " grm u --out s 2>&1");
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  EXPECT_NE(g.output.find(excluded + "GRM construction."), std::string::npos) << g.output;
+  ASSERT_EQ(run("/usr/bin/plink2 --bfile u --make-rel triangle --out p --threads 1").exit_code, 0);
+  const auto our_rel = numbers("s.rel"), their_rel = numbers("p.rel");
+  ASSERT_EQ(our_rel.size(), their_rel.size());
+  for (size_t i = 0; i < our_rel.size(); ++i) ASSERT_NEAR(our_rel[i], their_rel[i], 2e-6) << i;
+
+  auto c = run(cli() + " pca u -k 4 --method exact --out s 2>&1");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_NE(c.output.find(excluded + "PCA."), std::string::npos) << c.output;
+  ASSERT_EQ(run("/usr/bin/plink2 --bfile u --pca 4 meanimpute --out p --threads 1").exit_code, 0);
+  const auto our_ev = numbers("s.eigenval"), their_ev = numbers("p.eigenval");
+  ASSERT_EQ(our_ev.size(), their_ev.size());
+  for (size_t i = 0; i < our_ev.size(); ++i) EXPECT_NEAR(our_ev[i], their_ev[i], 1e-5 * their_ev[i]) << i;
+
+  auto d = run(cli() + " distance c --metric ibs --out s 2>&1");
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  EXPECT_NE(d.output.find(excluded + "the distance calculation."), std::string::npos) << d.output;
+}
+
+TEST_F(SexChromosomes, AutosomeFlagsAndNothingLeft) {
+  const int64_t autosomal = cohort_.variants - cohort_.non_autosomal - cohort_.xy;
+  auto a = run(cli() + " freq c --autosome --out a 2>&1");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_NE(a.output.find("--autosome: " + std::to_string(autosomal) + " variants remaining."), std::string::npos) << a.output;
+  auto b = run(cli() + " freq c --autosome-xy --out b 2>&1");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_NE(b.output.find("--autosome-xy: " + std::to_string(autosomal + cohort_.xy) + " variants remaining."),
+            std::string::npos) << b.output;
+  STRATA_EXPECT_CLI_ERROR(run(cli() + " freq c --autosome --autosome-xy --out e 2>&1"), 2, "--autosome excludes --autosome-xy");
+  // KING on X alone: nothing autosomal is left, and the error says why.
+  STRATA_EXPECT_CLI_ERROR(run(cli() + " king c --chr X --out k 2>&1"), 1, "no autosomal variants left");
+}
+
+}  // namespace
+}  // namespace strata
