@@ -45,6 +45,7 @@
 #include "strata/genomics/row_distance.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/genomics/simulate.hpp"
+#include "strata/io/chromosome.hpp"
 #include "strata/io/codec.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_convert.hpp"

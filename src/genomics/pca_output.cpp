@@ -1,4 +1,5 @@
 // run_pca_to_files: declare every output (one OutputSet), open, pca(), write them all, commit.
+#include "strata/io/chromosome.hpp"
 #include "strata/genomics/pca_output.hpp"
 
 #include <algorithm>
@@ -131,7 +132,9 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
     for (; i < m && used[static_cast<size_t>(i)] < start + info.size(); ++i) {
       const auto v = static_cast<size_t>(used[static_cast<size_t>(i)] - start);
       const int32_t c = info.contig.empty() ? -1 : info.contig[v];
-      text += c >= 0 && c < static_cast<int32_t>(view.contigs().size()) ? view.contigs()[static_cast<size_t>(c)] : dot;
+      text += c >= 0 && c < static_cast<int32_t>(view.contigs().size())
+                  ? io::plink_chromosome_name(view.contigs()[static_cast<size_t>(c)])
+                  : dot;
       text += '\t';
       text += info.id.empty() ? dot : info.id[v];
       text += '\t';

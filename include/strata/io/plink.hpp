@@ -32,16 +32,26 @@ struct PlinkPaths {
 };
 PlinkPaths plink_paths(const std::string& prefix_or_path);
 
-/// \brief Parse a `.fam` file (6 whitespace-separated columns; blank lines skipped).
-/// Errors name the file and the 1-based line.
+/// \brief Parse a `.fam` file: 6 whitespace-separated columns (more are ignored), or the columns
+/// a first-line `#FID IID …`/`#IID …` header names (FID, IID, PAT, MAT, SEX, then the phenotype;
+/// absent ones get plink2's defaults), after optional `##` comment lines. Any other line
+/// starting with '#' and blank lines between samples are refused, as plink2 does: a header read
+/// as a sample would shift every ID onto the previous sample's genotypes. Errors name the file
+/// and the 1-based line.
 Result<SampleInfo> read_fam(const std::string& path);
 
 /// \brief A parsed `.bim`: contig names in order of first appearance, and one row per variant.
 struct BimTable {
   std::vector<std::string> contigs;
   VariantInfo variants;
+  int64_t negative_positions = 0;  ///< variants plink2 skips (open_genotypes leaves them out)
 };
-/// \brief Parse a `.bim` file (6 whitespace-separated columns). ALT = column 5, REF = column 6.
+/// \brief The largest base-pair position plink2 reads (2^31 − 2).
+inline constexpr int64_t kMaxBimPosition = 2147483646;
+/// \brief Parse a `.bim` file: 6 whitespace-separated columns (chrom id cM position A1 A2) or 5
+/// without cM; more are ignored. ALT = A1, REF = A2. Refused as plink2 refuses them: blank
+/// lines between variants, positions above kMaxBimPosition, numeric chromosome codes above 26
+/// (not human: 23–26 would be read as X, Y, XY and MT), non-finite cM.
 Result<BimTable> read_bim(const std::string& path);
 
 /// \brief The 256-entry byte tables between `.bed` codes and canonical codes.
@@ -69,6 +79,8 @@ class BedReader final : public GenotypeView {
   int64_t variant_chunk() const override;
 
   const PlinkPaths& paths() const { return paths_; }
+  /// Variants whose `.bim` position is negative (plink2 skips them; open_genotypes does too).
+  int64_t negative_positions() const { return bim_.negative_positions; }
 
  private:
   BedReader() = default;

@@ -185,8 +185,8 @@ TEST(BedReader, BadInputsNameFileAndProblem) {
   STRATA_EXPECT_STATUS(BedReader::open(tmp.str("badbim")), StatusCode::Corrupt, "badbim\\.bim line 2: position 'x2'");
 
   write_small(tmp, "badfam");
-  write_file(tmp.str("badfam.fam"), "a b 0 0 0 -9\n\na b 0 0\n");
-  STRATA_EXPECT_STATUS(BedReader::open(tmp.str("badfam")), StatusCode::Corrupt, "badfam\\.fam line 3: expected 6 columns.*found 4");
+  write_file(tmp.str("badfam.fam"), "a b 0 0 0 -9\na b 0 0\n");
+  STRATA_EXPECT_STATUS(BedReader::open(tmp.str("badfam")), StatusCode::Corrupt, "badfam\\.fam line 2: expected 6 columns.*found 4");
 
   STRATA_EXPECT_STATUS(BedReader::open(tmp.str("absent")), StatusCode::NotFound, "absent\\.bed: no such file");
   write_small(tmp, "nofam");

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "strata/io/chromosome.hpp"
 #include "strata/io/plink.hpp"
 
 namespace strata::io {
@@ -66,6 +67,18 @@ BedWriter::~BedWriter() = default;
 
 Result<std::unique_ptr<BedWriter>> BedWriter::create(const std::string& prefix, const SampleInfo& samples,
                                                      const BedWriteTarget& target) {
+  // A `.fam` is whitespace-separated: an ID holding a space would shift every column when read
+  // back, and one starting with '#' on the first line would be read as a header.
+  for (int64_t i = 0; i < samples.size(); ++i) {
+    for (const auto* column : {&samples.family_id, &samples.id, &samples.paternal_id, &samples.maternal_id}) {
+      if (i >= static_cast<int64_t>(column->size())) continue;
+      const std::string& v = (*column)[static_cast<size_t>(i)];
+      if (v.find_first_of(" \t\r\n") != std::string::npos || (!v.empty() && v[0] == '#'))
+        return Status::InvalidData(plink_paths(prefix).fam, ": sample ", i + 1, " has the ID '", v, "', which a .fam cannot ",
+                                   "hold (", v[0] == '#' ? "it starts with '#'" : "it contains whitespace",
+                                   "); rename the sample first (bcftools reheader)");
+    }
+  }
   std::unique_ptr<BedWriter> w(new BedWriter());
   w->impl_ = std::make_unique<Impl>();
   Impl& im = *w->impl_;
@@ -106,7 +119,8 @@ Status BedWriter::append(const VariantInfo& info, const std::vector<std::string>
     STRATA_RETURN_NOT_OK(im.bed.write(im.row.data(), im.row.size()));
 
     const int32_t c = info.contig[v];
-    text += (c >= 0 && c < static_cast<int32_t>(contigs.size())) ? contigs[c] : std::string("0");
+    // plink2 writes its own spelling (chrX and 23 as X, chrM as MT, chr1 as 1).
+    text += (c >= 0 && c < static_cast<int32_t>(contigs.size())) ? plink_chromosome_name(contigs[c]) : std::string("0");
     text += '\t';
     text += info.id[v].empty() ? "." : info.id[v];
     text += '\t';

@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "io/genotype/sources_internal.hpp"
+#include "strata/core/log.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/remote.hpp"
 
@@ -14,12 +15,18 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   if (is_plink_path(path)) {
     STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
     GenotypeViewPtr view = bed;
-    if (options.multiallelic == MultiallelicMode::Skip) {
-      // A `.bim` can hold a joined ALT list (written from a multi-allelic source).
+    const bool skip_multiallelic = options.multiallelic == MultiallelicMode::Skip;
+    if (skip_multiallelic || bed->negative_positions() > 0) {
+      // A `.bim` can hold a joined ALT list (written from a multi-allelic source); plink2 skips
+      // variants with a negative position ("99 out of 100 variants loaded").
       std::vector<int64_t> kept;
       STRATA_ASSIGN_OR_RETURN(VariantInfo info, bed->variants(0, bed->num_variants()));
       for (int64_t i = 0; i < info.size(); ++i)
-        if (info.alt[i].find(',') == std::string::npos) kept.push_back(i);
+        if (info.position[i] >= 0 && (!skip_multiallelic || info.alt[i].find(',') == std::string::npos))
+          kept.push_back(i);
+      if (bed->negative_positions() > 0)
+        log_warning(bed->paths().bim, ": ", bed->negative_positions(), " of ", info.size(),
+                    " variants have a negative position and are skipped (as plink2 does)");
       if (static_cast<int64_t>(kept.size()) != info.size()) view = make_variant_subset(view, std::move(kept));
     }
     return view;

@@ -1,11 +1,14 @@
 // PLINK 1 text companions: `.fam` (samples) and `.bim` (variants) parsing, `.fam` formatting.
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <unordered_map>
 
 #include "io/genotype/sample_ids_internal.hpp"
 #include "io/genotype/text_reader_internal.hpp"
+#include "strata/io/chromosome.hpp"
 #include "strata/io/plink.hpp"
 
 namespace strata::io {
@@ -49,33 +52,102 @@ bool is_plink_path(const std::string& path) {
   return std::filesystem::is_regular_file(path + ".bed", ec);
 }
 
+namespace {
+
+// The columns of a `.fam` line: plain PLINK 1 order, or the order a `#FID`/`#IID` header names
+// (plink2 reads a .psam-style header in a `.fam`). -1: absent (plink2's default is used).
+struct FamColumns {
+  int fid = 0, iid = 1, pat = 2, mat = 3, sex = 4, pheno = 5;
+  int count = 6;         // columns per line
+  bool header = false;   // lines must have exactly `count` columns
+};
+
+Result<FamColumns> parse_fam_header(const std::string& path, int64_t line_no, std::string_view line) {
+  FamColumns c{-1, -1, -1, -1, -1, -1, 0, true};
+  line.remove_prefix(1);  // '#'
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < line.size();) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (j > i) names.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    const int idx = static_cast<int>(k);
+    int* slot = names[k] == "FID" ? &c.fid : names[k] == "IID" ? &c.iid : names[k] == "PAT" ? &c.pat
+              : names[k] == "MAT" ? &c.mat : names[k] == "SEX" ? &c.sex : nullptr;
+    if (slot) {
+      if (*slot >= 0) return Status::Corrupt(path, " line ", line_no, ": header names column '", names[k], "' twice");
+      *slot = idx;
+    } else if (c.pheno < 0) {
+      c.pheno = idx;  // the first other column is the phenotype (PHENO1 in plink2's files)
+    }
+  }
+  if (c.iid < 0)
+    return Status::Corrupt(path, " line ", line_no, ": a header line must name an IID column (#FID IID ... or #IID ...)");
+  if (names.size() > 4096) return Status::Corrupt(path, " line ", line_no, ": header has more than 4096 columns");
+  c.count = static_cast<int>(names.size());
+  return c;
+}
+
+}  // namespace
+
 Result<SampleInfo> read_fam(const std::string& path) {
   detail::LineReader r;
   STRATA_RETURN_NOT_OK(r.open(path));
   SampleInfo s;
   std::string_view line;
-  std::string_view tok[6];
+  std::vector<std::string_view> tok(8);
+  FamColumns cols;
+  bool data_seen = false;
+  int64_t blank_line = 0;  // the last blank line seen (plink2 refuses blank lines between samples)
   // plink2 rejects a repeated sample ID (FID and IID together: IIDs may repeat across families).
   std::vector<std::string> keys;
   std::vector<int64_t> line_of;
   while (r.next(line)) {
-    if (detail::is_blank(line)) continue;
+    if (detail::is_blank(line)) {
+      blank_line = r.line_no();
+      continue;
+    }
     if (line.find('\0') != std::string_view::npos)
       return Status::Corrupt(path, " line ", r.line_no(), ": contains a NUL byte (not a text .fam file?)");
-    const int n = detail::split_ws(line, tok, 6);
-    if (n != 6) {
-      return Status::Corrupt(path, " line ", r.line_no(), ": expected 6 columns (FID IID father mother sex phenotype), found ",
-                             n > 6 ? "more than 6" : std::to_string(n));
+    if (blank_line > 0 && (data_seen || cols.header))
+      return Status::Corrupt(path, " line ", blank_line, ": empty line between samples (plink2 refuses it too)");
+    if (line[0] == '#') {
+      // `##` comment lines may open the file; then one `#FID`/`#IID` header. Anything else that
+      // starts with '#' is refused: it would otherwise become a sample and shift every ID.
+      if (!data_seen && !cols.header && line.size() > 1 && line[1] == '#') continue;
+      if (!data_seen && !cols.header && (line.substr(0, 4) == "#FID" || line.substr(0, 4) == "#IID")) {
+        STRATA_ASSIGN_OR_RETURN(cols, parse_fam_header(path, r.line_no(), line));
+        tok.resize(static_cast<size_t>(cols.count) + 1);
+        continue;
+      }
+      return Status::Corrupt(path, " line ", r.line_no(), ": a line starting with '#' ",
+                             data_seen ? "after the first sample" : "that is not a #FID/#IID header",
+                             " (a header must be the first line and name IID)");
     }
-    keys.push_back(str_cat(tok[0], '\t', tok[1]));
+    const int want = cols.count;
+    const int n = detail::split_ws(line, tok.data(), static_cast<int>(tok.size()));
+    if (cols.header ? n != want : n < want) {
+      if (cols.header)
+        return Status::Corrupt(path, " line ", r.line_no(), ": expected ", want, " columns (as the header names), found ",
+                               n > want ? "more" : std::to_string(n));
+      return Status::Corrupt(path, " line ", r.line_no(),
+                             ": expected 6 columns (FID IID father mother sex phenotype), found ", n);
+    }
+    data_seen = true;
+    auto col = [&](int i, std::string_view dflt) { return i >= 0 ? tok[static_cast<size_t>(i)] : dflt; };
+    const std::string_view fid = col(cols.fid, "0"), iid = col(cols.iid, "0"), sex = col(cols.sex, "0");
+    keys.push_back(str_cat(fid, '\t', iid));
     line_of.push_back(r.line_no());
-    s.family_id.emplace_back(tok[0]);
-    s.id.emplace_back(tok[1]);
-    s.paternal_id.emplace_back(tok[2]);
-    s.maternal_id.emplace_back(tok[3]);
+    s.family_id.emplace_back(fid);
+    s.id.emplace_back(iid);
+    s.paternal_id.emplace_back(col(cols.pat, "0"));
+    s.maternal_id.emplace_back(col(cols.mat, "0"));
     // PLINK reads any sex token other than 1/2 as unknown.
-    s.sex.push_back(tok[4] == "1" ? 1 : tok[4] == "2" ? 2 : 0);
-    s.phenotype.emplace_back(tok[5]);
+    s.sex.push_back(sex == "1" ? 1 : sex == "2" ? 2 : 0);
+    s.phenotype.emplace_back(col(cols.pheno, "-9"));
   }
   STRATA_RETURN_NOT_OK(r.status());
   if (const auto d = detail::first_duplicate(keys)) {
@@ -94,19 +166,39 @@ Result<BimTable> read_bim(const std::string& path) {
   std::string_view line;
   std::string_view tok[6];
   VariantInfo& v = t.variants;
+  int64_t blank_line = 0;
   while (r.next(line)) {
-    if (detail::is_blank(line)) continue;
+    if (detail::is_blank(line)) {
+      blank_line = r.line_no();
+      continue;
+    }
     if (line.find('\0') != std::string_view::npos)
       return Status::Corrupt(path, " line ", r.line_no(), ": contains a NUL byte (not a text .bim file?)");
-    const int n = detail::split_ws(line, tok, 6);
-    if (n != 6) {
-      return Status::Corrupt(path, " line ", r.line_no(), ": expected 6 columns (chrom id cM position A1 A2), found ",
-                             n > 6 ? "more than 6" : std::to_string(n));
+    if (blank_line > 0 && v.size() > 0)
+      return Status::Corrupt(path, " line ", blank_line, ": empty line between variants (plink2 refuses it too)");
+    // 6 columns (chrom id cM position A1 A2), or 5 without the cM column; plink2 ignores more.
+    const int n = std::min(detail::split_ws(line, tok, 6), 6);
+    if (n < 5)
+      return Status::Corrupt(path, " line ", r.line_no(), ": expected 6 columns (chrom id cM position A1 A2) or 5 "
+                             "(no cM), found ", n);
+    const int o = n == 5 ? -1 : 0;  // offset of the columns after cM
+    double cm_value = 0.0;
+    if (n == 6) {
+      auto cm = parse_double(tok[2]);
+      if (!cm.ok() || !std::isfinite(*cm))
+        return Status::Corrupt(path, " line ", r.line_no(), ": cM column '", tok[2], "' is not a finite number");
+      cm_value = *cm;
     }
-    auto cm = parse_double(tok[2]);
-    if (!cm.ok()) return Status::Corrupt(path, " line ", r.line_no(), ": cM column '", tok[2], "' is not a number");
-    auto pos = parse_int(tok[3]);
-    if (!pos.ok()) return Status::Corrupt(path, " line ", r.line_no(), ": position '", tok[3], "' is not an integer");
+    auto pos = parse_int(tok[3 + o]);
+    if (!pos.ok()) return Status::Corrupt(path, " line ", r.line_no(), ": position '", tok[3 + o], "' is not an integer");
+    if (*pos > kMaxBimPosition)
+      return Status::Corrupt(path, " line ", r.line_no(), ": position ", *pos, " is above plink2's limit (",
+                             kMaxBimPosition, ")");
+    if (*pos < 0) ++t.negative_positions;
+    const int code = chromosome_code(tok[0]);
+    if (code > 26)
+      return Status::Corrupt(path, " line ", r.line_no(), ": chromosome code '", tok[0], "' is not a human chromosome "
+                             "(1-22, X/23, Y/24, XY/25, MT/26; other contigs need names that are not numbers)");
     std::string chrom(tok[0]);
     auto it = contig_index.find(chrom);
     if (it == contig_index.end()) {
@@ -116,10 +208,10 @@ Result<BimTable> read_bim(const std::string& path) {
     }
     v.contig.push_back(it->second);
     v.id.emplace_back(tok[1]);
-    v.cm.push_back(*cm);
+    v.cm.push_back(cm_value);
     v.position.push_back(*pos);
-    v.alt.emplace_back(tok[4]);  // A1 = ALT
-    v.ref.emplace_back(tok[5]);  // A2 = REF
+    v.alt.emplace_back(tok[4 + o]);  // A1 = ALT
+    v.ref.emplace_back(tok[5 + o]);  // A2 = REF
   }
   STRATA_RETURN_NOT_OK(r.status());
   return t;
