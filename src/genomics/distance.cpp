@@ -200,7 +200,7 @@ Result<std::string> write_genotype_distances(const Context& ctx, const io::Genot
       const bool diagonal = pt.row0 == pt.col0;
       for (int64_t r = 0; r < pt.rows; ++r)
         for (int64_t c = 0; c < (diagonal ? r + 1 : pt.cols); ++c) {
-          const double d = pair_distance(metric, pt.table(r, c));
+          const double d = pair_distance(metric, pt.table(r, c), diagonal && c == r);
           v[static_cast<size_t>(r * pt.cols + c)] = d;
           mirror[static_cast<size_t>(c * pt.rows + r)] = d;
           if (diagonal) v[static_cast<size_t>(c * pt.cols + r)] = d;
@@ -250,7 +250,7 @@ Result<std::string> write_genotype_distances(const Context& ctx, const io::Genot
       const int64_t cols = std::min(pt.cols, last - pt.col0);
       for (int64_t c = 0; c < cols; ++c) {
         if (pt.col0 + c > 0) out.text += '\t';
-        append_value(out.text, pair_distance(metric, pt.table(r, c)));
+        append_value(out.text, pair_distance(metric, pt.table(r, c), pt.col0 + c == i));
       }
       if (pt.last_in_row && last > 0) out.text += '\n';
       out.ends.push_back(static_cast<uint32_t>(out.text.size()));
@@ -322,7 +322,8 @@ Result<DistanceFormat> parse_distance_format(std::string_view text) {
   return Status::Invalid("--format must be square, triangle or zarr; got '", text, "'");
 }
 
-double pair_distance(const DistanceSpec& spec, const PairTable& t) {
+double pair_distance(const DistanceSpec& spec, const PairTable& t, bool same_sample) {
+  if (same_sample) return spec.metric == DistanceMetric::Ibs ? 1.0 : 0.0;
   const int64_t n = t.both();
   if (n == 0) return std::nan("");
   const auto d1 = static_cast<double>(t.differ1()), d2 = static_cast<double>(t.differ2());
@@ -362,7 +363,7 @@ Result<std::vector<double>> distance_matrix(const Context& ctx, const io::Genoty
     std::vector<double> v(static_cast<size_t>(pt.rows * pt.cols), 0.0);
     for (int64_t r = 0; r < pt.rows; ++r)
       for (int64_t c = 0; c < pt.cols && pt.col0 + c <= pt.row0 + r; ++c)
-        v[static_cast<size_t>(r * pt.cols + c)] = pair_distance(spec, pt.table(r, c));
+        v[static_cast<size_t>(r * pt.cols + c)] = pair_distance(spec, pt.table(r, c), pt.col0 + c == pt.row0 + r);
     append_doubles(out.text, v);
     return Status::OK();
   };

@@ -77,6 +77,11 @@ Status load_panel(const Context& ctx, const RowMatrix& array, const DistanceSpec
   for (int64_t r = 0; r < rows; ++r) {
     double* x = p.x.data() + r * d;
     bool nan = false;
+    // NaN is a missing value; an infinity has no distance to anything (it gave rows of inf/nan).
+    for (int64_t k = 0; k < d; ++k)
+      if (std::isinf(x[k]))
+        return Status::InvalidData(array.description, ": row ", row0 + r, ", column ", k, " is ",
+                                   x[k] > 0 ? "inf" : "-inf", " (values must be finite; NaN marks a missing value)");
     if (spec.metric == DistanceMetric::Correlation) {
       double sum = 0.0;
       int64_t n = 0;
@@ -90,6 +95,7 @@ Status load_panel(const Context& ctx, const RowMatrix& array, const DistanceSpec
       nan |= std::isnan(x[k]);
       s += x[k] * x[k];
     }
+
     p.norm2[static_cast<size_t>(r)] = s;
     if (nan) p.block_nan[static_cast<size_t>(r / kBlock)] = 1, any_nan = true;
   }

@@ -121,6 +121,40 @@ TEST_F(DistanceOracle, IbsEqualsPlink19) {
   }
 }
 
+// A sample with no call: its diagonal is plink 1.9's (ibs 1, allele-sharing 0; nan before), its
+// pairs have no common variant (nan in both).
+TEST_F(DistanceOracle, AllMissingSampleDiagonalEqualsPlink19) {
+  if (!fs::exists("/usr/bin/plink1.9")) GTEST_SKIP() << "no oracle: plink1.9 not installed (Debian plink1.9)";
+  const std::string in = simulate(9, 200, 0.02, 4);
+  const auto w = strata::testing::run_python(
+      "import numpy as np\n"
+      "b = np.fromfile('" + in + ".bed', dtype=np.uint8)\n"
+      "rows = b[3:].reshape(200, -1)\n"
+      "rows[:, 1] = (rows[:, 1] & 0xF3) | 0x04\n"  // sample 5 (byte 1, bits 2-3) missing everywhere
+      "b[3:] = rows.ravel(); b.tofile('" + in + ".bed'); print('ok')\n");
+  ASSERT_NE(w.output.find("ok"), std::string::npos) << w.output;
+  for (const char* shape : {"square", "triangle"}) {
+    const auto p = run_command("/usr/bin/plink1.9 --bfile " + in + " --distance " + shape +
+                               " ibs 1-ibs flat-missing --out " + dir_.str("p") + " > /dev/null");
+    ASSERT_EQ(p.exit_code, 0) << p.output;
+    for (const char* metric : {"ibs", "allele-sharing"}) {
+      const auto s = run_command(cli() + " distance " + in + " -q --metric " + metric + " --format " + shape +
+                                 " --out " + dir_.str(metric));
+      ASSERT_EQ(s.exit_code, 0) << s.output;
+      const std::string plink = dir_.str(std::string("p.") + (std::string(metric) == "ibs" ? "mibs" : "mdist"));
+      const auto r = strata::testing::run_python(
+          "import numpy as np\n"
+          "a = [np.array(l.split(), dtype=float) for l in open('" + dir_.str(metric) + ".dist')]\n"
+          "b = [np.array(l.split(), dtype=float) for l in open('" + plink + "')]\n"
+          "ok = len(a) == len(b) and all(len(x) == len(y) and np.allclose(x, y, rtol=0, atol=1e-6, equal_nan=True) "
+          "for x, y in zip(a, b))\n"
+          "nan = sum(int(np.isnan(x).sum()) for x in a)\n"
+          "print('same' if ok else 'differ', nan)\n");
+      EXPECT_NE(r.output.find("same"), std::string::npos) << metric << " " << shape << ": " << r.output;
+    }
+  }
+}
+
 TEST_F(DistanceOracle, ZarrOutputReadByPythonZarr) {
   if (strata::testing::python_with_zarr().empty()) GTEST_SKIP() << strata::testing::kSkipNoPythonZarr;
   const std::string in = simulate(70, 200, 0.02, 9);

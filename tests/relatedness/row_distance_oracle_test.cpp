@@ -162,6 +162,10 @@ TEST_F(RowDistanceOracle, BadArraysFailClearlyWithNoOutput) {
       "zarr.open_array('" + dir_.str("flags.zarr") + "', mode='w', shape=(4, 5), dtype='bool')[:] = True\n"
       "zarr.open_array('" + dir_.str("text.zarr") + "', mode='w', shape=(4, 2), dtype='U3')[:] = 'ab'\n"
       "zarr.open_array('" + dir_.str("ok.zarr") + "', mode='w', shape=(4, 3), dtype='f8')[:] = 1.0\n"
+      "X = np.ones((4, 3)); X[2, 1] = np.inf\n"
+      "zarr.open_array('" + dir_.str("inf.zarr") + "', mode='w', shape=(4, 3), dtype='f8')[:] = X\n"
+      "X[2, 1] = -np.inf\n"
+      "zarr.open_array('" + dir_.str("ninf.zarr") + "', mode='w', shape=(4, 3), dtype='f4')[:] = X\n"
       "print('ok')\n");
   ASSERT_NE(made.output.find("ok"), std::string::npos) << made.output;
   auto run = [&](const std::string& array, const std::string& metric) {
@@ -174,6 +178,9 @@ TEST_F(RowDistanceOracle, BadArraysFailClearlyWithNoOutput) {
   STRATA_EXPECT_CLI_ERROR(run("flags.zarr", "euclidean"), 1,
                           "flags.zarr: dtype bool is not numeric: distances need an integer or float array");
   STRATA_EXPECT_CLI_ERROR(run("text.zarr", "euclidean"), 1, "text.zarr");
+  // Before, an infinity gave a row of inf and nan with exit 0.
+  STRATA_EXPECT_CLI_ERROR(run("inf.zarr", "euclidean"), 1, "inf.zarr: row 2, column 1 is inf (values must be finite");
+  STRATA_EXPECT_CLI_ERROR(run("ninf.zarr", "correlation"), 1, "row 2, column 1 is -inf");
   EXPECT_NE(run("text.zarr", "euclidean").output.find("numeric"), std::string::npos);
   STRATA_EXPECT_CLI_ERROR(run("ok.zarr", "ibs"), 2,
                           "--metric ibs needs genotype input; ");

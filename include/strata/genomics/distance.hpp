@@ -92,8 +92,10 @@ enum class DistanceFormat : uint8_t { Square, Triangle, Zarr };
 /// \brief "square", "triangle" or "zarr"; Invalid otherwise.
 Result<DistanceFormat> parse_distance_format(std::string_view text);
 
-/// \brief The metric of a pair from its joint counts (see the table above).
-double pair_distance(const DistanceSpec& spec, const PairTable& t);
+/// \brief The metric of a pair from its joint counts (see the table above). A sample with itself
+/// (`same_sample`) is 0 apart (ibs: 1), whatever it has observed: plink 1.9's diagonal, and
+/// scipy's squareform, even for a sample with no call.
+double pair_distance(const DistanceSpec& spec, const PairTable& t, bool same_sample = false);
 
 /// \brief The N × N matrix (row-major) of `view`'s samples.
 Result<std::vector<double>> distance_matrix(const Context& ctx, const io::GenotypeView& view,
