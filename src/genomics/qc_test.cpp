@@ -136,3 +136,26 @@ TEST(VariantStats, HapMap3CodeFrequencies) {
 
 }  // namespace
 }  // namespace strata::genomics
+
+namespace strata::genomics {
+namespace {
+
+// plink2 2.00a3.5 `--hardy` on chrX (.hardy.x: female hom A1, het, hom AX, male A1, male AX, P)
+// of a simulated cohort with haploid males; P printed to 6 significant digits.
+TEST(Hwe, XChromosomeTestEqualsPlink2Hardy) {
+  const double rows[][6] = {
+      {88, 13, 1, 83, 8, 0.518849},  {7, 24, 68, 16, 75, 0.0875724}, {11, 44, 45, 27, 63, 0.87125},
+      {2, 17, 82, 10, 82, 0.435432}, {6, 49, 45, 31, 57, 0.251474},  {0, 18, 80, 6, 84, 0.613396},
+      {87, 11, 4, 81, 9, 0.00561322}, {14, 61, 25, 26, 65, 0.00240218}, {38, 34, 30, 49, 43, 0.00339025},
+      {39, 49, 12, 49, 40, 0.364979}, {42, 43, 16, 50, 40, 0.339941}};
+  for (const auto& r : rows) {
+    const double p = hwe_xchr_exact_p(int64_t(r[1]), int64_t(r[0]), int64_t(r[2]), int64_t(r[3]), int64_t(r[4]));
+    EXPECT_NEAR(p, r[5], 5e-6 * r[5]) << r[0] << " " << r[1] << " " << r[2] << " " << r[3] << " " << r[4];
+  }
+  EXPECT_EQ(hwe_xchr_exact_p(0, 0, 0, 0, 0), 1.0);
+  // Females only: the autosomal exact test.
+  EXPECT_NEAR(hwe_xchr_exact_p(10, 30, 5, 0, 0), hwe_exact_p(10, 30, 5), 1e-9);
+}
+
+}  // namespace
+}  // namespace strata::genomics

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "strata/core/output.hpp"
+#include "strata/genomics/freq.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/chromosome.hpp"
@@ -117,6 +118,27 @@ int64_t retain(std::vector<int64_t>& base_idx, F keep) {
   const int64_t removed = static_cast<int64_t>(base_idx.size() - out.size());
   base_idx = std::move(out);
   return removed;
+}
+
+// The chromosome kind of each of `variants` (source indices, ascending); metadata is read only
+// when some contig is X, Y or MT.
+Status variant_kinds(const io::GenotypeView& source, const std::vector<int64_t>& variants,
+                     std::vector<io::ChromosomeKind>& kind) {
+  kind.assign(variants.size(), io::ChromosomeKind::kAutosome);
+  std::vector<io::ChromosomeKind> of_contig;
+  bool any = false;
+  for (const std::string& c : source.contigs()) {
+    of_contig.push_back(io::chromosome_kind(c));
+    any |= io::is_haploid_somewhere(of_contig.back());
+  }
+  if (!any || variants.empty()) return Status::OK();
+  const int64_t lo = variants.front(), hi = variants.back() + 1;
+  STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, source.variants(lo, hi - lo));
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const int32_t c = vi.contig[static_cast<size_t>(variants[i] - lo)];
+    if (c >= 0 && c < static_cast<int32_t>(of_contig.size())) kind[i] = of_contig[static_cast<size_t>(c)];
+  }
+  return Status::OK();
 }
 
 // Drops the variants on X, Y and MT from `variants` (source indices) and says so as plink2 does.
@@ -255,78 +277,129 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
     }
   }
 
-  // 3. Counting filters: --mind on the variants left, then --geno, --hwe, --maf on the samples left.
+  // 3. Counting filters: --mind on the variants left, then --geno, --hwe, --maf on the samples left,
+  // with plink2's chromosome model: Y counts for males only (--mind, --geno), --maf uses
+  // compute_freq_table's founder frequencies (X haploid in males, MT haploid), --hwe tests the
+  // founders (on X plink2's X test of female genotypes and male alleles; Y and MT are not tested).
   if (o.mind || o.geno || o.hwe || o.maf) {
     if (sel.variants.empty()) return no_variants("the variant filters");
-    std::vector<VariantCounts> counts;
-    std::vector<int64_t> miss;
-    STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
-    STRATA_RETURN_NOT_OK(count_pass(ctx, *view, counts, o.mind ? &miss : nullptr));
-    ++rep.counting_passes;
+    std::vector<io::ChromosomeKind> kind;
+    STRATA_RETURN_NOT_OK(variant_kinds(*source, sel.variants, kind));
+    auto is_male = [&](int64_t s) { return s < static_cast<int64_t>(info.sex.size()) && info.sex[static_cast<size_t>(s)] == 1; };
+    auto variants_of = [&](io::ChromosomeKind k) {
+      std::vector<int64_t> out;
+      for (size_t i = 0; i < kind.size(); ++i)
+        if (kind[i] == k) out.push_back(sel.variants[i]);
+      return out;
+    };
     if (o.mind) {
-      const double m = static_cast<double>(sel.variants.size());
-      rep.removed_mind = retain(sel.samples, [&](int64_t i) { return !(double(miss[static_cast<size_t>(i)]) / m > *o.mind); });
-      msg.push_back(str_cat(plural(rep.removed_mind, "sample", "samples"), " removed due to missing genotype data (--mind)."));
-      if (sel.samples.empty()) return no_samples("--mind");
-      if (rep.removed_mind > 0 && (o.geno || o.hwe || o.maf)) {
-        STRATA_ASSIGN_OR_RETURN(view, io::make_genotype_subset(source, sel.samples, sel.variants));
-        STRATA_RETURN_NOT_OK(count_pass(ctx, *view, counts, nullptr));
+      std::vector<VariantCounts> counts;
+      std::vector<int64_t> miss, y_miss;
+      STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
+      STRATA_RETURN_NOT_OK(count_pass(ctx, *view, counts, &miss));
+      ++rep.counting_passes;
+      const std::vector<int64_t> y = variants_of(io::ChromosomeKind::kY);
+      if (!y.empty()) {
+        STRATA_ASSIGN_OR_RETURN(auto yview, io::make_genotype_subset(source, sel.samples, y));
+        STRATA_RETURN_NOT_OK(count_pass(ctx, *yview, counts, &y_miss));
         ++rep.counting_passes;
       }
+      const auto m = static_cast<int64_t>(sel.variants.size()), my = static_cast<int64_t>(y.size());
+      std::vector<int64_t> before = sel.samples;
+      rep.removed_mind = retain(sel.samples, [&](int64_t i) {
+        const bool male = is_male(before[static_cast<size_t>(i)]);
+        const int64_t missing = miss[static_cast<size_t>(i)] - (male || my == 0 ? 0 : y_miss[static_cast<size_t>(i)]);
+        const int64_t total = male ? m : m - my;
+        return total == 0 || !(double(missing) / double(total) > *o.mind);
+      });
+      msg.push_back(str_cat(plural(rep.removed_mind, "sample", "samples"), " removed due to missing genotype data (--mind)."));
+      if (sel.samples.empty()) return no_samples("--mind");
     }
-    // --hwe and --maf count founders only (plink2's default).
-    std::vector<VariantCounts> founder_counts;
-    const std::vector<VariantCounts>* fc = &counts;
-    if (o.hwe || o.maf) {
-      std::vector<int64_t> founders;
-      for (int64_t s : sel.samples)
-        if (is_founder(info, s)) founders.push_back(s);
-      if (founders.size() != sel.samples.size()) {
-        founder_counts.assign(counts.size(), VariantCounts{});
-        if (!founders.empty()) {
-          STRATA_ASSIGN_OR_RETURN(auto fview, io::make_genotype_subset(source, founders, sel.variants));
-          STRATA_RETURN_NOT_OK(count_pass(ctx, *fview, founder_counts, nullptr));
-          ++rep.counting_passes;
+    if (o.geno || o.hwe || o.maf) {
+      STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
+      STRATA_ASSIGN_OR_RETURN(FreqTable table, compute_freq_table(ctx, view));
+      ++rep.counting_passes;
+      // --hwe: founders' genotype counts; on X the female founders'.
+      std::vector<VariantCounts> hwe_counts;
+      std::vector<VariantCounts> x_male;  // founder males on X, by position in sel.variants (hom codes = alleles)
+      if (o.hwe) {
+        std::vector<int64_t> founders, female_founders, male_founders;
+        for (int64_t s : sel.samples) {
+          if (!is_founder(info, s)) continue;
+          founders.push_back(s);
+          if (s < static_cast<int64_t>(info.sex.size()) && info.sex[static_cast<size_t>(s)] == 2) female_founders.push_back(s);
+          if (is_male(s)) male_founders.push_back(s);
         }
-        fc = &founder_counts;
+        if (founders.size() == sel.samples.size()) {
+          STRATA_RETURN_NOT_OK(count_pass(ctx, *view, hwe_counts, nullptr));
+        } else {
+          hwe_counts.assign(sel.variants.size(), VariantCounts{});
+          if (!founders.empty()) {
+            STRATA_ASSIGN_OR_RETURN(auto fview, io::make_genotype_subset(source, founders, sel.variants));
+            STRATA_RETURN_NOT_OK(count_pass(ctx, *fview, hwe_counts, nullptr));
+          }
+        }
+        ++rep.counting_passes;
+        const std::vector<int64_t> x = variants_of(io::ChromosomeKind::kX);
+        if (!x.empty()) {
+          std::vector<VariantCounts> x_female(x.size()), x_male_rows(x.size());
+          for (auto [who, into] : {std::pair{&female_founders, &x_female}, std::pair{&male_founders, &x_male_rows}}) {
+            if (who->empty()) continue;
+            STRATA_ASSIGN_OR_RETURN(auto xview, io::make_genotype_subset(source, *who, x));
+            STRATA_RETURN_NOT_OK(count_pass(ctx, *xview, *into, nullptr));
+            ++rep.counting_passes;
+          }
+          x_male.assign(kind.size(), VariantCounts{});
+          size_t j = 0;
+          for (size_t i = 0; i < kind.size(); ++i)
+            if (kind[i] == io::ChromosomeKind::kX) hwe_counts[i] = x_female[j], x_male[i] = x_male_rows[j++];
+        }
       }
-    }
-    // `keep` runs over positions of the current variant list; `pos` maps them to count rows.
-    std::vector<int64_t> pos = iota_indices(static_cast<int64_t>(sel.variants.size()));
-    auto apply = [&](auto keep) {
-      std::vector<int64_t> vars, p;
-      for (size_t i = 0; i < pos.size(); ++i)
-        if (keep(counts[static_cast<size_t>(pos[i])], (*fc)[static_cast<size_t>(pos[i])])) {
-          vars.push_back(sel.variants[i]);
-          p.push_back(pos[i]);
-        }
-      const int64_t removed = static_cast<int64_t>(sel.variants.size() - vars.size());
-      sel.variants = std::move(vars);
-      pos = std::move(p);
-      return removed;
-    };
-    if (o.geno) {
-      rep.removed_geno = apply([&](const VariantCounts& c, const VariantCounts&) {
-        return c.total() == 0 || !(double(c.missing) / double(c.total()) > *o.geno);
-      });
-      msg.push_back(str_cat("--geno: ", plural(rep.removed_geno, "variant", "variants"), " removed due to missing genotype data."));
-    }
-    if (o.hwe) {
-      rep.removed_hwe = apply([&](const VariantCounts&, const VariantCounts& f) {
-        return !(hwe_exact_p(f.het, f.hom_ref, f.hom_alt) < *o.hwe);
-      });
-      msg.push_back(str_cat("--hwe: ", plural(rep.removed_hwe, "variant", "variants"),
-                            " removed due to Hardy-Weinberg exact test (founders only)."));
-    }
-    if (o.maf) {
-      // No observed founder call: no frequency, kept (plink2 compares NaN, which is never below).
-      // From the minor allele count, one rounding: 4 of 20 alleles is exactly 0.2 (1 - 0.8 is not).
-      rep.removed_maf = apply([&](const VariantCounts&, const VariantCounts& f) {
-        const int64_t total = f.allele_count(), alt = f.alt_alleles();
-        return total == 0 || !(double(std::min(alt, total - alt)) / double(total) < *o.maf);
-      });
-      msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
-                            " removed due to allele frequency threshold(s)."));
+      // `keep` runs over positions of the current variant list; `pos` maps them to count rows.
+      std::vector<int64_t> pos = iota_indices(static_cast<int64_t>(sel.variants.size()));
+      auto apply = [&](auto keep) {
+        std::vector<int64_t> vars, p;
+        for (size_t i = 0; i < pos.size(); ++i)
+          if (keep(static_cast<size_t>(pos[i]))) {
+            vars.push_back(sel.variants[i]);
+            p.push_back(pos[i]);
+          }
+        const int64_t removed = static_cast<int64_t>(sel.variants.size() - vars.size());
+        sel.variants = std::move(vars);
+        pos = std::move(p);
+        return removed;
+      };
+      if (o.geno) {
+        rep.removed_geno = apply([&](size_t v) {
+          const VariantCounts& c = table.calls[v];
+          return c.total() == 0 || !(double(c.missing) / double(c.total()) > *o.geno);
+        });
+        msg.push_back(str_cat("--geno: ", plural(rep.removed_geno, "variant", "variants"), " removed due to missing genotype data."));
+      }
+      if (o.hwe) {
+        rep.removed_hwe = apply([&](size_t v) {
+          if (kind[v] == io::ChromosomeKind::kY || kind[v] == io::ChromosomeKind::kMT) return true;
+          const VariantCounts& f = hwe_counts[v];
+          if (kind[v] == io::ChromosomeKind::kX) {  // plink2: females and haploid male calls together
+            const VariantCounts& m = x_male[v];
+            return !(hwe_xchr_exact_p(f.het, f.hom_ref, f.hom_alt, m.hom_ref, m.hom_alt) < *o.hwe);
+          }
+          return !(hwe_exact_p(f.het, f.hom_ref, f.hom_alt) < *o.hwe);
+        });
+        msg.push_back(str_cat("--hwe: ", plural(rep.removed_hwe, "variant", "variants"),
+                              " removed due to Hardy-Weinberg exact test (founders only)."));
+      }
+      if (o.maf) {
+        // No observed founder allele: no frequency, kept (plink2 compares NaN, which is never
+        // below). From the minor allele count, one rounding: 4 of 20 is exactly 0.2.
+        rep.removed_maf = apply([&](size_t v) {
+          const AlleleCounts& a = table.alleles[v];
+          const int64_t total = 2 * a.observed_alleles, alt = a.alt_halves;
+          return total == 0 || !(double(std::min(alt, total - alt)) / double(total) < *o.maf);
+        });
+        msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
+                              " removed due to allele frequency threshold(s)."));
+      }
     }
     if (sel.variants.empty()) return no_variants(o.maf ? "--maf" : o.hwe ? "--hwe" : o.geno ? "--geno" : "--mind");
   }

@@ -82,6 +82,29 @@ TEST_F(SexChromosomes, KingGrmAndPcaSkipXYAndMTAsPlink2Does) {
   EXPECT_NE(d.output.find(excluded + "the distance calculation."), std::string::npos) << d.output;
 }
 
+// The counting filters with plink2's model: --maf on founder frequencies with ploidy, --geno and
+// --mind counting Y for males only, --hwe with plink2's X test (female genotypes and male
+// alleles) and no test on Y and MT. Before, X/Y/MT were diploid autosomes (--hwe 0.01 removed
+// 439 variants of such a cohort where plink2 removes 13).
+TEST_F(SexChromosomes, SelectionFiltersEqualPlink2) {
+  for (const char* flag : {"--maf 0.2", "--maf 0.05", "--geno 0.02", "--hwe 0.01", "--hwe 0.3", "--mind 0.02 --geno 0.05"}) {
+    SCOPED_TRACE(flag);
+    auto p = run(std::string("/usr/bin/plink2 --bfile c ") + flag + " --write-snplist --write-samples --out p --threads 1");
+    ASSERT_EQ(p.exit_code, 0) << p.output;
+    auto s = run(cli() + " freq c " + flag + " --out s -q");
+    ASSERT_EQ(s.exit_code, 0) << s.output;
+    std::string ours;
+    for (const auto& row : strata::testing::read_rows(tmp_.str("s.afreq")))
+      if (row[0][0] != '#') ours += row[1] + "\n";
+    EXPECT_EQ(ours, read_file(tmp_.str("p.snplist")));
+    // Samples: .vmiss's OBS_CT is the number of samples kept (males only on Y).
+    const auto vmiss = strata::testing::read_rows(tmp_.str("s.vmiss"));
+    const auto ids = strata::testing::read_rows(tmp_.str("p.id"));
+    ASSERT_GT(vmiss.size(), 1u);
+    EXPECT_EQ(std::stoll(vmiss[1][3]), static_cast<long long>(ids.size()) - 1);  // less the header
+  }
+}
+
 TEST_F(SexChromosomes, AutosomeFlagsAndNothingLeft) {
   const int64_t autosomal = cohort_.variants - cohort_.non_autosomal - cohort_.xy;
   auto a = run(cli() + " freq c --autosome --out a 2>&1");

@@ -144,6 +144,18 @@ def cases_cohort():
         add(C, "%s-skips-X-Y-MT-as-plink2" % cmd, args, 0, setup=setup_cohort(), allowed=outs, check=check,
             stderr_must="Excluding %d variants on non-autosomes from %s." % (n_non_auto, calc),
             gate=gate2 if check else None)
+    def snplist_check(flags):
+        def check(d, p):
+            why = plink2(d, ["--bfile", "c"] + flags + ["--write-snplist", "--out", "p2"])
+            if why:
+                return why
+            ours = [l.split("\t")[1] for l in open(os.path.join(d, "s.afreq")).read().splitlines()[1:]]
+            theirs = open(os.path.join(d, "p2.snplist")).read().split()
+            return None if ours == theirs else "kept %d variants, plink2 %d" % (len(ours), len(theirs))
+        return check
+    for flags in (["--maf", "0.2"], ["--geno", "0.02"], ["--hwe", "0.01"], ["--hwe", "0.3"], ["--mind", "0.02"]):
+        add(C, "freq%s-on-X-Y-MT-vs-plink2" % "".join(flags), ["freq", "c", "--out", "s", "-q"] + flags, 0,
+            setup=setup_cohort(children=True), allowed=freq_out, check=snplist_check(flags), gate=gate2)
     add(C, "king-on-X-only-refused", ["king", "c", "--chr", "X", "--out", "s", "-q"], 1, setup=setup_cohort())
     add(C, "freq-autosome", ["freq", "c", "--autosome", "--out", "s"], 0, setup=setup_cohort(), allowed=freq_out,
         stderr_must="--autosome: 660 variants remaining.")

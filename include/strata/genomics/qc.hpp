@@ -70,6 +70,11 @@ void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* 
 /// observed. 1 when nothing is observed.
 double hwe_exact_p(int64_t het, int64_t hom1, int64_t hom2);
 
+/// \brief The X-chromosome exact test plink2 runs for `--hardy`/`--hwe` on chrX (Graffelman &
+/// Weir 2016): female genotype counts and male allele counts together, given the allele
+/// count. 1 when nothing is observed.
+double hwe_xchr_exact_p(int64_t female_het, int64_t female_hom1, int64_t female_hom2, int64_t male1, int64_t male2);
+
 /// \brief Variant filters, with PLINK semantics.
 struct VariantFilter {
   double min_maf = 0.0;         ///< `--maf`: drop variants with MAF < min_maf
