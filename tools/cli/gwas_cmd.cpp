@@ -55,6 +55,7 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
                       {"controls", p.controls},
                       {"firth_fits", p.firth},
                       {"na_rows", p.errors},
+                      {"errcodes", p.errcodes},
                       {"file", p.file}});
   }
   if (!state.quiet)
