@@ -5,9 +5,11 @@ optimum found by scipy (ctest GwasOracle.firth-separation).
 
 The covariate S is 1 for cases and 0 for controls plus a little noise: the logistic likelihood
 has no maximum and plink2's hybrid (and strata's --firth auto) fall back to Firth regression.
-Both iterate slowly there and often stop at their limits (UNFINISHED); this settles which
-estimate is right where strata's converged: the maximum of ℓ(β) + ½·log det(XᵀWX) over [1, A1 dosage, C1, S], found here by
-BFGS with its exact gradient, independently of logistf's fixed-point iteration.
+Both iterate slowly there and often stop at their limits (UNFINISHED). The penalized
+likelihood ℓ(β) + ½·log det(XᵀWX) over [1, A1 dosage, C1, S] is flat along the genotype's
+coefficient and can have two local maxima, so each estimate is judged by the profile maximum
+it reaches (L-BFGS-B with the exact gradient, independent of logistf's fixed-point iteration)
+against the best found from β = 0 and from both tools' estimates.
 Exit 77 (skipped, reason printed) without scipy, plink2 or the shared data.
 """
 import argparse
