@@ -87,7 +87,7 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
 
 // Scratch buffers of linear_fits(), reused across variants by one worker.
 struct LinearScratch {
-  std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram;
+  std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram, inv;
 };
 
 // Linear statistics of one group and variant from the block product row `prod` (Qᵀg then

@@ -148,6 +148,7 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
       }
     }
   }
+  int inv_state = 0;  // 0: not computed, 1: (XᵀX)⁻¹ in w.inv, correlations valid, 2: invalid
   for (int64_t j = 0; j < P; ++j) {
     double gy = gy_raw[j], yy = g.yy[j];
     if (miss > 0) {
@@ -173,8 +174,12 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
     if (!std::isfinite(f.se) || !(sigma2 / gg >= 1e-20) || linalg::exact_fit(rss, g.sst[j])) {
       f.err = Err::InvalidResult;
     } else if (g.est_corr_risk || sigma2 < 1e-20 * std::fmax(g.cc_diag_max, sum_g2) * 2.0) {
-      gram_over_t();
-      if (!linalg::valid_least_squares(w.gram, p, sigma2)) f.err = Err::InvalidResult;
+      // (XᵀX)⁻¹ once per variant: the correlations do not depend on σ², the floor does.
+      if (inv_state == 0) {
+        gram_over_t();
+        inv_state = linalg::spd_inverse(w.gram, p, &w.inv) && linalg::valid_covariance(w.inv, p, false, 0.0) ? 1 : 2;
+      }
+      if (inv_state == 2 || !linalg::valid_covariance(w.inv, p, false, 1e-20 / sigma2)) f.err = Err::InvalidResult;
     }
   }
 }

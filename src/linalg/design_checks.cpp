@@ -70,11 +70,11 @@ CorrVifResult check_corr_and_vif(const std::vector<double>& gram, int64_t p, dou
   return out;
 }
 
-bool valid_covariance(const std::vector<double>& cov, int64_t p, bool skip_intercept) {
+bool valid_covariance(const std::vector<double>& cov, int64_t p, bool skip_intercept, double min_variance) {
   std::vector<double> sd(static_cast<size_t>(p));
   for (int64_t i = 0; i < p; ++i) {
     const double d = cov[i * p + i];
-    if (i > 0 && (d < 1e-20 || !std::isfinite(d))) return false;
+    if (i > 0 && (d < min_variance || !std::isfinite(d))) return false;
     sd[i] = std::sqrt(d);
   }
   for (int64_t i = 1; i < p; ++i)

@@ -35,7 +35,9 @@ CorrVifResult check_corr_and_vif(const std::vector<double>& gram, int64_t p, dou
 /// \brief plink2's validParameters(): `cov` (p × p row-major, both triangles; index 0 the
 /// intercept) is usable when every variance but the intercept's is finite and ≥ 1e-20 and no
 /// two estimates correlate above 0.99999. `skip_intercept`: the intercept's row is not read.
-bool valid_covariance(const std::vector<double>& cov, int64_t p, bool skip_intercept = false);
+/// `min_variance` is the floor (1e-20; (XᵀX)⁻¹ against 1e-20/σ² checks σ²·(XᵀX)⁻¹).
+bool valid_covariance(const std::vector<double>& cov, int64_t p, bool skip_intercept = false,
+                      double min_variance = 1e-20);
 
 /// \brief plink2's covariate scale check (plink2_glm_shared.cc, "scales vary too widely"):
 /// over n samples, with each covariate's Σx and Σx² (`sums`, `ssqs`), the largest Σx² (at
