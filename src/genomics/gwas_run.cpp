@@ -432,6 +432,11 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       summary.warnings.push_back("phenotype '" + ps.name + "': " + degenerate + " of " + std::to_string(m) +
                                  " variants (plink2's ERRCODEs: the design is collinear, separated or "
                                  "numerically degenerate there)");
+    // Most variants needing Firth under --firth auto: the covariates separate the classes.
+    if (ps.logistic && o.firth == FirthMode::Auto && ps.firth * 2 > m)
+      summary.warnings.push_back("phenotype '" + ps.name + "': Firth regression on " + std::to_string(ps.firth) +
+                                 " of " + std::to_string(m) +
+                                 " variants: the covariates (quasi-)separate cases from controls");
   }
   summary.groups = model.linear_groups;
   if (writer)
