@@ -60,6 +60,7 @@
 #include "strata/io/zarr.hpp"
 #include "strata/io/zarr_strings.hpp"
 #include "strata/linalg/dense.hpp"
+#include "strata/linalg/design_checks.hpp"
 #include "strata/linalg/gram_operator.hpp"
 #include "strata/linalg/glm.hpp"
 #include "strata/linalg/pass.hpp"

@@ -56,6 +56,8 @@ nb::dict result_of(linalg::GlmResult&& r) {
   d["resident"] = r.resident;
   d["log"] = log;
   d["warnings"] = warnings;
+  d["design_check"] = r.design_check;
+  d["separation"] = r.separation;
   return d;
 }
 

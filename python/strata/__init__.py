@@ -20,7 +20,7 @@ from . import random
 from ._array import Array, asarray, open_zarr
 from ._context import Context
 from ._genotypes import Genotypes, from_dosages, open_genotypes
-from ._glm import GlmResult, glm
+from ._glm import GlmResult, GlmWarning, glm
 from ._linalg import qr, svd
 from ._pca import PcaResult, pca, pca_dataset
 from ._relatedness import grm, king, pairwise_distance
@@ -35,6 +35,6 @@ def cpu_level():
     return dict(_core.cpu_level())
 
 
-__all__ = ["Array", "Context", "Genotypes", "GlmResult", "PcaResult", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
+__all__ = ["Array", "Context", "Genotypes", "GlmResult", "GlmWarning", "PcaResult", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
            "open_genotypes",
            "open_zarr", "pairwise_distance", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

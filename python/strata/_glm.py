@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 
 import numpy as np
 
@@ -15,7 +16,11 @@ from ._linalg import _matrix
 class GlmResult:
     """A fitted GLM. ``se``/``stat``/``p`` are NaN for penalized fits (``has_stats`` False);
     ``stat`` is t (normal family, ``df_resid`` degrees of freedom) or z. ``log`` holds one dict
-    per iteration (objective, change, step, passes over X)."""
+    per iteration (objective, change, step, passes over X). ``design_check`` is ``"."`` or
+    plink2's ERRCODE for the design (CORR_TOO_HIGH, VIF_INFINITE, VIF_TOO_HIGH, INVALID_RESULT)
+    and ``separation`` tells a logistic fit that predicts rows with certainty; collinear,
+    invalid and separated fits have NaN statistics. Every entry of ``warnings`` is also issued
+    as a ``strata.GlmWarning``."""
 
     terms: list
     coef: np.ndarray
@@ -32,6 +37,12 @@ class GlmResult:
     resident: bool
     log: list
     warnings: list
+    design_check: str = "."
+    separation: bool = False
+
+
+class GlmWarning(UserWarning):
+    """A degenerate fit: collinear columns, separation, an unusable covariance, no convergence."""
 
 
 def glm(x, y, family: str = "logistic", solver: str = "newton", *, penalty: str = "none", lam: float = 1.0,
@@ -66,4 +77,7 @@ def glm(x, y, family: str = "logistic", solver: str = "newton", *, penalty: str 
         r = _core.glm_zarr(ctx._core, os.fspath(x), y, opts)
     else:
         r = _core.glm_dense(ctx._core, _matrix(x), y, opts)
-    return GlmResult(**r)
+    result = GlmResult(**r)
+    for w in result.warnings:
+        warnings.warn(f"strata.glm: {w}", GlmWarning, stacklevel=2)
+    return result

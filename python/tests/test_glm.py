@@ -1,4 +1,6 @@
 """strata.glm against statsmodels / scikit-learn, numpy and Zarr input, errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,42 @@ def test_bad_input_raises_value_error():
         strata.glm(x, y * 2, "logistic", "newton")
     with pytest.raises(ValueError, match="49 values"):
         strata.glm(x, y[:-1], "logistic", "newton")
+
+
+SOLVERS = ["newton", "lbfgs", "admm", "gradient-descent", "proximal-gradient"]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_duplicated_column_warns_for_every_solver(solver):
+    # x3 = x1: X has rank 4 of 5 (numpy says so); statistics of such a fit are meaningless.
+    x, y = _data(n=400)
+    xd = np.column_stack([x[:, :3], x[:, 1]])
+    assert np.linalg.matrix_rank(np.column_stack([xd, np.ones(len(xd))])) == 4
+    with pytest.warns(strata.GlmWarning, match="x1 and x3 correlate above 0.999"):
+        r = strata.glm(xd, y, "logistic", solver, intercept=True, threads=2)
+    assert r.design_check == "CORR_TOO_HIGH"
+    assert np.isnan(r.se).all() and np.isnan(r.p).all()
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_separable_classes_warn_for_every_solver(solver):
+    sm = pytest.importorskip("statsmodels.api")
+    x, _ = _data(n=400)
+    y = (x[:, 0] > 0).astype(float)
+    # statsmodels sees the same thing: its maximum likelihood fit does not converge and
+    # predicts every row with certainty.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = sm.Logit(y, np.column_stack([x, np.ones(len(x))])).fit(disp=0)
+    assert np.abs(ref.predict() - y).max() < 1e-3
+    with pytest.warns(strata.GlmWarning, match="separation suspected"):
+        r = strata.glm(x, y, "logistic", solver, intercept=True, threads=2)
+    assert r.separation and np.isnan(r.p).all()
+
+
+def test_well_posed_fit_gives_no_warning():
+    x, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", strata.GlmWarning)
+        r = strata.glm(x, y, "logistic", "newton", intercept=True, threads=2)
+    assert r.design_check == "." and not r.separation and not r.warnings

@@ -6,6 +6,7 @@
 #include "gwas_setup.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/context.hpp"
+#include "strata/linalg/design_checks.hpp"
 
 namespace strata::genomics {
 
@@ -73,6 +74,13 @@ Status orthonormalize(const Context& ctx, Group& g, const std::vector<std::vecto
     for (int64_t j = i; j < k; ++j) g.r[i * k + j] = r[i + j * k];
   g.y.assign(static_cast<size_t>(n * P), 0.0);
   g.yy.assign(static_cast<size_t>(P), 0.0);
+  g.sst.assign(static_cast<size_t>(P), 0.0);
+  for (int64_t j = 0; j < P; ++j) {
+    double mean = 0.0;
+    for (double v : y[j]) mean += v;
+    mean /= static_cast<double>(n);
+    for (double v : y[j]) g.sst[j] += (v - mean) * (v - mean);
+  }
   std::vector<double> qty(static_cast<size_t>(k));
   for (int64_t j = 0; j < P; ++j) {
     std::vector<double> res(y[j]);
@@ -184,14 +192,49 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
       g.c.assign(s_set.size() * static_cast<size_t>(g.k), 1.0);
       std::vector<std::string> names;
       for (size_t u = 0; u < used.size(); ++u) names.push_back(covar.columns[used[u]].name);
+      // Covariates on scales far from the genotype's and each other's (plink2 refuses them:
+      // "scales vary too widely", e.g. 1e15 + 1e12·c) are standardized here, as plink2's
+      // --covar-variance-standardize would: an affine change of the covariates leaves the
+      // genotype's estimate, SE and P as they are, and keeps the float covariates of the
+      // logistic fit and the Gram checks accurate.
+      std::vector<double> shift(used.size(), 0.0), scale(used.size(), 1.0);
+      {
+        std::vector<double> sums(used.size(), 0.0), ssqs(used.size(), 0.0);
+        for (size_t u = 0; u < used.size(); ++u)
+          for (int64_t s : s_set) {
+            const double v = covar.columns[used[u]].values[s];
+            sums[u] += v;
+            ssqs[u] += v * v;
+          }
+        const int64_t ns = static_cast<int64_t>(s_set.size());
+        if (linalg::covariate_scales_unstable(sums, ssqs, ns)) {
+          for (size_t u = 0; u < used.size(); ++u) {
+            shift[u] = sums[u] / static_cast<double>(ns);
+            double ss = 0.0;
+            for (int64_t s : s_set) {
+              const double d = covar.columns[used[u]].values[s] - shift[u];
+              ss += d * d;
+            }
+            scale[u] = 1.0 / std::sqrt(ss / static_cast<double>(ns - 1));
+          }
+          m.warnings.push_back("phenotype '" + col.name +
+                               "': the covariates' scales vary too widely for a stable fit (plink2 refuses them); "
+                               "strata standardizes them internally (--covar-variance-standardize), which leaves "
+                               "the genotype's results unchanged");
+        }
+      }
       for (size_t i = 0; i < s_set.size(); ++i)
         for (size_t u = 0; u < used.size(); ++u) {
-          const double v = covar.columns[used[u]].values[s_set[i]];
+          const double v = (covar.columns[used[u]].values[s_set[i]] - shift[u]) * scale[u];
           // plink2 holds covariates in single precision for logistic regression.
           g.c[i * g.k + 1 + u] = logistic ? static_cast<double>(static_cast<float>(v)) : v;
         }
       if (m.covariates.empty() || names.size() > m.covariates.size()) m.covariates = names;
       STRATA_RETURN_NOT_OK(check_covariates(g, names, col.name, o));
+      if (!logistic) {
+        for (int64_t i = 0; i < g.k; ++i) g.cc_diag_max = std::fmax(g.cc_diag_max, g.cc[i * g.k + i]);
+        g.est_corr_risk = !(linalg::max_estimate_correlation(g.cc, g.k) <= 0.999);
+      }
       m.groups.push_back(std::move(g));
       group_y.emplace_back();
     } else {
@@ -224,6 +267,11 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
       continue;
     }
     STRATA_RETURN_NOT_OK(orthonormalize(ctx, g, group_y[gi]));
+    for (size_t j = 0; j < g.phenos.size(); ++j)
+      if (linalg::exact_fit(g.yy[j], g.sst[j]))
+        m.warnings.push_back("phenotype '" + m.phenotypes[g.phenos[j]].name +
+                             "' is a linear function of the covariates (residual variance 0, e.g. a covariate "
+                             "equal to the phenotype): every variant is INVALID_RESULT");
     g.col0 = col;
     col += g.width();
     g.pos.assign(static_cast<size_t>(n), -1);

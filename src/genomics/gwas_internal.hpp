@@ -48,6 +48,9 @@ struct Group {
   std::vector<int> phenos;       // indices into the run's phenotype list
   std::vector<double> y;         // |S| × P row-major: residualized (linear) or 0/1 (logistic)
   std::vector<double> yy;        // linear: y_rᵀy_r per phenotype
+  std::vector<double> sst;       // linear: Σ(y − ȳ)² over S per phenotype (exact-fit test)
+  double cc_diag_max = 0;        // linear: largest diagonal element of cc
+  bool est_corr_risk = false;    // linear: covariate estimates correlate near plink2's 0.99999
   int64_t col0 = 0;              // linear: first column of [Q | Y_r] in the block product
   // Columns in the block product: Q, Y_r, the indicator of S (gives Σ_S g).
   int64_t width() const { return k + static_cast<int64_t>(phenos.size()) + 1; }
@@ -84,7 +87,7 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
 
 // Scratch buffers of linear_fits(), reused across variants by one worker.
 struct LinearScratch {
-  std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram;
+  std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram, inv;
 };
 
 // Linear statistics of one group and variant from the block product row `prod` (Qᵀg then

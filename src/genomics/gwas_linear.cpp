@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "gwas_internal.hpp"
+#include "strata/linalg/design_checks.hpp"
 
 namespace strata::genomics::gwas_detail {
 namespace {
@@ -92,15 +93,19 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   const double room = miss == 0 ? 1.0 : 2.0;
   const bool safe = few_missing && vif_g * g.cov_vif * room <= o.max_vif && g.cov_corr + (miss ? 0.01 : 0.0) <= o.max_corr &&
                     std::sqrt(std::fmax(0.0, 1.0 - 1.0 / vif_g)) <= o.max_corr;
-  if (!safe) {
-    // Gram over T in covariate coordinates: CᵀC less the missing rows; Cᵀg = Rᵀ·Qᵀg (g is 0 on M).
+  // Gram of [intercept, g, covariates] over T in covariate coordinates: CᵀC less the missing
+  // rows; Cᵀg = Rᵀ·Qᵀg (g is 0 on M).
+  const int64_t p = k + 1;
+  bool have_gram = false;
+  auto gram_over_t = [&] {
+    if (have_gram) return;
+    have_gram = true;
     w.cc.assign(g.cc.begin(), g.cc.end());
     for (int64_t s : v.missing) {
       const double* c = &g.c[s * k];
       for (int64_t i = 0; i < k; ++i)
         for (int64_t t = 0; t < k; ++t) w.cc[i * k + t] -= c[i] * c[t];
     }
-    const int64_t p = k + 1;
     w.gram.assign(static_cast<size_t>(p * p), 0.0);
     auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };  // covariate column → predictor
     for (int64_t i = 0; i < k; ++i)
@@ -111,6 +116,9 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
       w.gram[idx(i) * p + 1] = w.gram[1 * p + idx(i)] = s;
     }
     w.gram[1 * p + 1] = sum_g2;
+  };
+  if (!safe) {
+    gram_over_t();
     const Err e = check_corr_and_vif(w.gram, p, o.max_corr, o.max_vif);
     if (e != Err::Ok) return fail(e);
   }
@@ -140,6 +148,7 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
       }
     }
   }
+  int inv_state = 0;  // 0: not computed, 1: (XᵀX)⁻¹ in w.inv, correlations valid, 2: invalid
   for (int64_t j = 0; j < P; ++j) {
     double gy = gy_raw[j], yy = g.yy[j];
     if (miss > 0) {
@@ -150,13 +159,28 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
     const double beta = gy / gg;
     double rss = yy - beta * gy;
     if (rss < 0.0) rss = 0.0;
-    const double se = std::sqrt(rss / df / gg);
+    const double sigma2 = rss / df;
+    const double se = std::sqrt(sigma2 / gg);
     Fit& f = out[j];
     f.beta = v.flip ? -beta : beta;
     f.se = se;
     f.stat = f.beta / se;
     f.p = p_from_t(f.stat, df);
-    if (!std::isfinite(f.se) || !(se > 0.0)) f.err = Err::InvalidResult;
+    // plink2's validParameters(): every predictor's variance σ²·(XᵀX)⁻¹ᵢᵢ ≥ 1e-20, no two
+    // estimates correlated above 0.99999; and a residual that is zero to rounding (the
+    // covariates or the genotype reproduce the phenotype) gives no statistics either.
+    // (XᵀX)⁻¹ᵢᵢ ≥ 1/(XᵀX)ᵢᵢ, so the full check is needed only when σ² is within reach of the
+    // limit or the group's covariate estimates are nearly collinear (g.est_corr_risk).
+    if (!std::isfinite(f.se) || !(sigma2 / gg >= 1e-20) || linalg::exact_fit(rss, g.sst[j])) {
+      f.err = Err::InvalidResult;
+    } else if (g.est_corr_risk || sigma2 < 1e-20 * std::fmax(g.cc_diag_max, sum_g2) * 2.0) {
+      // (XᵀX)⁻¹ once per variant: the correlations do not depend on σ², the floor does.
+      if (inv_state == 0) {
+        gram_over_t();
+        inv_state = linalg::spd_inverse(w.gram, p, &w.inv) && linalg::valid_covariance(w.inv, p, false, 0.0) ? 1 : 2;
+      }
+      if (inv_state == 2 || !linalg::valid_covariance(w.inv, p, false, 1e-20 / sigma2)) f.err = Err::InvalidResult;
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "gwas_internal.hpp"
 #include "strata/backend/backend.hpp"
+#include "strata/linalg/design_checks.hpp"
 
 namespace strata::genomics::gwas_detail {
 namespace {
@@ -212,20 +213,6 @@ double dot8(const double* a, const double* b, int64_t n) {
   return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
-// plink2's validParameters(): a usable covariance matrix.
-bool valid_covariance(const std::vector<double>& cov, int64_t p) {
-  std::vector<double> sd(static_cast<size_t>(p));
-  for (int64_t i = 0; i < p; ++i) {
-    const double d = cov[i * p + i];
-    if (i > 0 && (d < 1e-20 || !std::isfinite(d))) return false;
-    sd[i] = std::sqrt(d);
-  }
-  for (int64_t i = 1; i < p; ++i)
-    for (int64_t j = 0; j < i; ++j)
-      if (cov[i * p + j] > 0.99999 * sd[i] * sd[j]) return false;
-  return true;
-}
-
 }  // namespace
 
 void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const std::vector<double>& x, bool flip,
@@ -349,6 +336,11 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
       }
       use_firth = true;
     }
+    // Newton at its iteration limit: the likelihood has no finite maximum (separation or
+    // quasi-separation, e.g. by a covariate). plink2's single-precision iteration fails there
+    // and falls back to Firth; in double precision the steps may stay small enough to reach
+    // the limit instead, so the limit falls back too.
+    if (!use_firth && f.unfinished && o.firth == FirthMode::Auto) use_firth = true;
   }
   if (use_firth) {
     f.firth = true;
@@ -358,7 +350,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
       return;
     }
   }
-  if (!valid_covariance(cov, pr.p)) {
+  if (!linalg::valid_covariance(cov, pr.p)) {
     f.err = Err::InvalidResult;
     return;
   }

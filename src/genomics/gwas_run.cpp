@@ -5,6 +5,7 @@
 // scanned for its counts and missing samples, then the fits run. A block's lines are formatted
 // on the workers and written in variant order, so the files are the same for any thread count.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -187,6 +188,10 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   const int64_t nblocks = (m + block - 1) / block;
   std::vector<std::vector<std::string>> texts(static_cast<size_t>(nblocks));
   std::vector<std::vector<int64_t>> block_errors(static_cast<size_t>(nblocks)), block_firth(static_cast<size_t>(nblocks));
+  // Per phenotype: rows by ERRCODE (Err's values) and, last, the UNFINISHED rows.
+  constexpr int kUnfinished = static_cast<int>(Err::InvalidResult) + 1, kCodes = kUnfinished + 1;
+  std::vector<std::array<int64_t, kCodes>> codes(static_cast<size_t>(np));
+  for (auto& c : codes) c.fill(0);
   const auto& contigs = view->contigs();
   io::GenotypeViewPtr cur = view;  // the view a pass reads: all variants, or a rank's blocks of a round
 
@@ -221,7 +226,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     std::vector<int64_t> row_missing;
     std::vector<std::string>& text = texts[bi];
     text.assign(static_cast<size_t>(np), std::string());
-    block_errors[bi].assign(static_cast<size_t>(np), 0);
+    block_errors[bi].assign(static_cast<size_t>(np * kCodes), 0);
     block_firth[bi].assign(static_cast<size_t>(np), 0);
     std::vector<Fit> fits;
     std::vector<double> x;
@@ -316,12 +321,13 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
             s += '\t';
             put(s, f.p);
             s += f.unfinished ? "\tUNFINISHED\n" : "\t.\n";
+            if (f.unfinished) ++block_errors[bi][pj * kCodes + kUnfinished];
           } else {
             s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA\t" : "\tNA\tNA\tNA\tNA\t";
             s += gwas_detail::err_text(f.err);
             if (f.err == Err::Separation) s += f.separation_allele == 'R' ? ",REF" : ",ALT1";
             s += '\n';
-            ++block_errors[bi][pj];
+            ++block_errors[bi][pj * kCodes + static_cast<int>(f.err)];
           }
           if (f.firth) ++block_firth[bi][pj];
         }
@@ -333,7 +339,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     const int64_t bi = b.variant_start / block;
     for (int64_t j = 0; j < np; ++j) {
       STRATA_RETURN_NOT_OK(files[j].write(texts[bi][j]));
-      summary.phenotypes[j].errors += block_errors[bi][j];
+      for (int c = 0; c < kCodes; ++c) codes[j][c] += block_errors[bi][j * kCodes + c];
       summary.phenotypes[j].firth += block_firth[bi][j];
     }
     texts[bi].clear();
@@ -370,7 +376,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
         for (int64_t bi = 0; bi < b1 - b0; ++bi)
           for (int64_t j = 0; j < np; ++j) {
             mine.put_string(texts[bi][j]);
-            mine.put(block_errors[bi][j]);
+            for (int c = 0; c < kCodes; ++c) mine.put(block_errors[bi][j * kCodes + c]);
             mine.put(block_firth[bi][j]);
           }
       }
@@ -384,12 +390,15 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
         std::string text;
         while (!in.done()) {
           for (int64_t j = 0; j < np; ++j) {
-            int64_t errors = 0, firth = 0;
+            int64_t firth = 0;
             STRATA_RETURN_NOT_OK(in.get_string(text));
-            STRATA_RETURN_NOT_OK(in.get(errors));
+            for (int c = 0; c < kCodes; ++c) {
+              int64_t count = 0;
+              STRATA_RETURN_NOT_OK(in.get(count));
+              codes[j][c] += count;
+            }
             STRATA_RETURN_NOT_OK(in.get(firth));
             STRATA_RETURN_NOT_OK(files[j].write(text));
-            summary.phenotypes[j].errors += errors;
             summary.phenotypes[j].firth += firth;
           }
         }
@@ -402,6 +411,33 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   summary.selection = sel.report;
   summary.covariates = model.covariates;
   summary.warnings = model.warnings;
+  // Rows without statistics, or with unreliable ones, by ERRCODE: the summary, the report and
+  // a warning for the degenerate designs (collinear, separated, invalid, unfinished).
+  for (int64_t j = 0; j < np; ++j) {
+    GwasPhenotypeSummary& ps = summary.phenotypes[j];
+    std::string degenerate;
+    for (int c = 1; c < kCodes; ++c) {
+      const int64_t count = codes[j][c];
+      if (count == 0) continue;
+      const std::string name = c == kUnfinished ? "UNFINISHED" : gwas_detail::err_text(static_cast<Err>(c));
+      ps.errcodes[name] = count;
+      if (c != kUnfinished) ps.errors += count;
+      const Err e = static_cast<Err>(c);
+      if (c == kUnfinished || e == Err::CorrTooHigh || e == Err::VifInfinite || e == Err::VifTooHigh ||
+          e == Err::Separation || e == Err::RankDeficient || e == Err::LogisticConvergeFail ||
+          e == Err::FirthConvergeFail || e == Err::InvalidResult)
+        degenerate += (degenerate.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+    }
+    if (!degenerate.empty())
+      summary.warnings.push_back("phenotype '" + ps.name + "': " + degenerate + " of " + std::to_string(m) +
+                                 " variants (plink2's ERRCODEs: the design is collinear, separated or "
+                                 "numerically degenerate there)");
+    // Most variants needing Firth under --firth auto: the covariates separate the classes.
+    if (ps.logistic && o.firth == FirthMode::Auto && ps.firth * 2 > m)
+      summary.warnings.push_back("phenotype '" + ps.name + "': Firth regression on " + std::to_string(ps.firth) +
+                                 " of " + std::to_string(m) +
+                                 " variants: the covariates (quasi-)separate cases from controls");
+  }
   summary.groups = model.linear_groups;
   if (writer)
     for (const auto& f : files) summary.files.push_back(f.path);

@@ -11,6 +11,7 @@
 #include "linalg/glm_internal.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/npy.hpp"
+#include "strata/linalg/design_checks.hpp"
 #include "strata/linalg/stats.hpp"
 
 namespace strata::linalg {
@@ -69,9 +70,29 @@ Status wald_statistics(glm_detail::GlmData& d, glm_detail::Eval e, GlmResult* re
   const double scale = normal ? (res->df_resid > 0 ? e.loss / res->df_resid : nan) : 1.0;
   if (!cholesky(h, p)) {
     res->warnings.push_back("the information matrix XᵀWX is singular or not finite: SE, STAT and P are NA");
+    res->design_check = "INVALID_RESULT";
     return Status::OK();
   }
   const std::vector<double> var = cholesky_inverse_diagonal(h, p);
+  {
+    // plink2's validParameters() on the covariance (the intercept, when present, last here).
+    // plink2's validParameters() reads index 0 as the intercept: put the intercept (last
+    // here) there, or a stand-in uncorrelated with everything when the model has none.
+    const int64_t icpt = d.has_intercept() ? p - 1 : -1;
+    const int64_t q = icpt >= 0 ? p : p + 1;
+    auto at = [&](int64_t j) { return j == icpt ? int64_t{0} : j + 1; };  // coefficient → position
+    std::vector<double> cov, perm(static_cast<size_t>(q * q), 0.0);
+    const bool ok = spd_inverse(e.hess, p, &cov);
+    perm[0] = 1.0;
+    for (int64_t i = 0; ok && i < p; ++i)
+      for (int64_t j = 0; j < p; ++j) perm[at(i) * q + at(j)] = cov[i * p + j] * (normal ? 2.0 : 1.0) * scale;
+    if (!ok || !valid_covariance(perm, q)) {
+      res->warnings.push_back("the covariance of the estimates is degenerate (plink2's INVALID_RESULT: a variance "
+                              "below 1e-20 or two estimates correlated above 0.99999): SE, STAT and P are NA");
+      res->design_check = "INVALID_RESULT";
+      return Status::OK();
+    }
+  }
   for (int64_t j = 0; j < p; ++j) {
     const double v = var[j];
     const double se = std::sqrt(v * scale);
@@ -163,6 +184,7 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
     STRATA_RETURN_NOT_OK(d->evaluate(res.coef, glm_detail::kLoss, &e));
     res.objective = e.loss + glm_detail::penalty_value(p, res.coef);
   }
+  STRATA_RETURN_NOT_OK(glm_detail::check_design(*d, p, &res));
   phase("glm statistics");
   if (!res.converged)
     res.warnings.push_back(std::string(glm_solver_name(p.solver)) + " stopped after " +

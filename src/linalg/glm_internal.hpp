@@ -57,6 +57,7 @@ class GlmData {
   /// max |x| over X (the intercept's ones included), found by the first Hessian pass; −1 before.
   double x_abs_max() const { return x_abs_max_; }
   GlmFamily family() const { return family_; }
+  bool has_intercept() const { return intercept_; }
 
   /// One pass: fn(b, rows of block b (row-major count × p), count, row0, partial) for every
   /// block in parallel; the `width`-element partials are summed in the fixed tree into *total
@@ -124,5 +125,11 @@ Status solve_lbfgs(GlmData& d, const GlmParams& p, GlmResult* res);
 Status solve_gradient_descent(GlmData& d, const GlmParams& p, GlmResult* res);
 Status solve_proximal_gradient(GlmData& d, const GlmParams& p, GlmResult* res);
 Status solve_admm(GlmData& d, const GlmParams& p, GlmResult* res);
+
+/// After any solver (one pass): collinearity of the columns (plink2's max-corr and VIF checks;
+/// a constant column besides the intercept, an all-zero column), and for the logistic family
+/// separation (rows fitted with certainty). Each adds a warning and sets design_check /
+/// separation; collinear (not merely VIF_TOO_HIGH) or separated fits get NA statistics.
+Status check_design(GlmData& d, const GlmParams& params, GlmResult* res);
 
 }  // namespace strata::linalg::glm_detail

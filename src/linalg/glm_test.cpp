@@ -140,8 +140,12 @@ TEST(Glm, UnpenalizedSolversMatchReferenceFit) {
         EXPECT_NEAR(r->se[j] / se[j], 1.0, 1e-8);
         EXPECT_NEAR(r->stat[j], r->coef[j] / r->se[j], 1e-12);
       }
-      // Newton's last Hessian stands for the final β's (its step is tiny): no statistics pass.
-      if (s == GlmSolver::Newton) EXPECT_EQ(r->passes, r->iterations);
+      // Newton's last Hessian stands for the final β's (its step is tiny): no statistics pass,
+      // only the design checks' pass.
+      if (s == GlmSolver::Newton) EXPECT_EQ(r->passes, r->iterations + 1);
+      EXPECT_EQ(r->design_check, ".");
+      EXPECT_FALSE(r->separation);
+      EXPECT_TRUE(r->warnings.empty());
     }
   }
 }
@@ -159,7 +163,7 @@ TEST(Glm, NewtonStatisticsPassWhenTheLastStepIsLarge) {
     STRATA_ASSERT_OK(r.status());
     SCOPED_TRACE(glm_family_name(f));
     EXPECT_TRUE(r->converged);  // the step-size rule declined, not the early return of a non-converged fit
-    EXPECT_EQ(r->passes, r->iterations + 1);
+    EXPECT_EQ(r->passes, r->iterations + 2);  // the statistics pass and the design checks' pass
     // SE at the returned β, recomputed in long double from strata's coefficients.
     const int64_t n = d.n, np = d.p;
     std::vector<long double> h(static_cast<size_t>(np * np), 0.0L);

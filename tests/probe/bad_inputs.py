@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cases_cohort  # noqa: E402
 import cases_inputs  # noqa: E402
+import cases_models  # noqa: E402
 import cases_outputs  # noqa: E402
 import probe_harness as h  # noqa: E402
 
@@ -41,6 +42,7 @@ ORDER = ["data-loss", "symlinks", "kill", "usage", "data-errors", "wrong-answers
 BUILDERS = {"data-loss": cases_outputs.cases_data_loss, "symlinks": cases_outputs.cases_symlinks, "kill": cases_outputs.cases_kill, "usage": cases_inputs.cases_usage,
             "data-errors": cases_inputs.cases_data, "wrong-answers": cases_inputs.cases_wrong, "report": cases_outputs.cases_report,
             "cohort": cases_cohort.cases_cohort}
+cases_models.register(ORDER, BUILDERS)
 
 
 def main():
@@ -102,12 +104,12 @@ def main():
         sys.stderr.write("%s %-14s %s\n" % ("ok  " if not probs else "FAIL", case.cls, case.name))
     total = time.monotonic() - t_start
     print()
-    print("%-16s | %11s | %15s" % ("class", "cases tried", "handled cleanly"))
-    print("-" * 16 + "-+-" + "-" * 11 + "-+-" + "-" * 15)
+    print("%-18s | %11s | %15s" % ("class", "cases tried", "handled cleanly"))
+    print("-" * 18 + "-+-" + "-" * 11 + "-+-" + "-" * 15)
     for c in ORDER:
         if c in stats:
-            print("%-16s | %11d | %15d" % (c, stats[c][0], stats[c][1]))
-    print("%-16s | %11d | %15d" % ("TOTAL", sum(s[0] for s in stats.values()), sum(s[1] for s in stats.values())))
+            print("%-18s | %11d | %15d" % (c, stats[c][0], stats[c][1]))
+    print("%-18s | %11d | %15d" % ("TOTAL", sum(s[0] for s in stats.values()), sum(s[1] for s in stats.values())))
     print()
     if failures:
         print("Cases not handled cleanly:")

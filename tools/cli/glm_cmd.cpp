@@ -75,6 +75,8 @@ Status run_glm(GlmArgs& a, CliState& state) {
                   {"blocks", f.blocks},
                   {"iteration_log", log},
                   {"warnings", f.warnings},
+                  {"design_check", f.design_check},
+                  {"separation", f.separation},
                   {"wall_seconds", wall},
                   {"files", s.files}};
   return Status::OK();

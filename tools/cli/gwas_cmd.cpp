@@ -55,6 +55,7 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
                       {"controls", p.controls},
                       {"firth_fits", p.firth},
                       {"na_rows", p.errors},
+                      {"errcodes", p.errcodes},
                       {"file", p.file}});
   }
   if (!state.quiet)
@@ -89,7 +90,7 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
   cmd->add_option("--model", a->model, "auto (logistic for case/control phenotypes), linear or logistic")
       ->check(CLI::IsMember({"auto", "linear", "logistic"}));
   cmd->add_option("--firth", a->firth,
-                  "auto (Firth when logistic regression fails, plink2's firth-fallback), always or never")
+                  "auto (Firth when logistic regression fails or reaches its iteration limit, or an allele is only in cases or controls: plink2's firth-fallback), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("--1", a->zero_one, "Case/control phenotypes are coded 0 = control, 1 = case (plink2 --1)");
   cmd->add_option("--ci", a->ci, "Add L95/U95 columns for this confidence level, e.g. 0.95")

@@ -29,6 +29,7 @@
 /// \endcode
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ struct GwasPhenotypeSummary {
   int64_t cases = 0, controls = 0;///< logistic only
   int64_t errors = 0;             ///< variants with an ERRCODE other than '.'
   int64_t firth = 0;              ///< variants fitted by Firth regression
+  std::map<std::string, int64_t> errcodes;  ///< rows by ERRCODE other than '.' (UNFINISHED too)
   std::string file;
 };
 

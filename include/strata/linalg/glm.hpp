@@ -97,6 +97,12 @@ struct GlmResult {
   int64_t rows = 0, block_rows = 0, blocks = 0;
   std::vector<GlmIteration> log;
   std::vector<std::string> warnings;
+  /// The design checks (every solver): "." or plink2's ERRCODE of the predictors
+  /// (CORR_TOO_HIGH, VIF_INFINITE, VIF_TOO_HIGH; INVALID_RESULT for an unusable covariance),
+  /// and whether the logistic fit separates the classes. Collinear, invalid or separated
+  /// unpenalized fits have NA statistics; each adds a warning.
+  std::string design_check = ".";
+  bool separation = false;
 };
 
 /// \brief Fit y ~ X. y has x.rows() finite values (0/1 for logistic, ≥ 0 for Poisson:
