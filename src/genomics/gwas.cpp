@@ -108,7 +108,8 @@ Status orthonormalize(const Context& ctx, Group& g, const std::vector<std::vecto
 
 }  // namespace
 
-Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, const GwasOptions& o) {
+Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, const GwasOptions& o,
+                          const ModelScope& scope) {
   Model m;
   SampleTableOptions po;
   po.phenotypes = true;
@@ -121,6 +122,12 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     co.phenotypes = false;
     co.names = o.covar_names;
     STRATA_ASSIGN_OR_RETURN(covar, read_sample_table(o.covar_path, samples, co));
+  }
+  if (!scope.sex_covariate.empty()) {
+    SampleColumn sex;
+    sex.name = "SEX";
+    sex.values = scope.sex_covariate;
+    covar.columns.push_back(std::move(sex));
   }
   if (pheno.unknown_rows > 0)
     m.warnings.push_back(std::to_string(pheno.unknown_rows) + " rows of " + o.pheno_path +
@@ -145,7 +152,7 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     ph.logistic = logistic;
     std::vector<int64_t> s_set;
     for (int64_t s = 0; s < n; ++s) {
-      if (std::isnan(col.values[s])) continue;
+      if (std::isnan(col.values[s]) || (!scope.include.empty() && !scope.include[s])) continue;
       bool ok = true;
       for (const auto& c : covar.columns) ok = ok && !std::isnan(c.values[s]);
       if (ok) s_set.push_back(s);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "gwas_setup.hpp"
 #include "strata/backend/backend.hpp"
@@ -21,6 +22,7 @@
 #include "strata/genomics/grm_output.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/chromosome.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -45,6 +47,17 @@ bool a1_is_ref(const int64_t* counts) {
   const double ref_freq = static_cast<double>(2 * counts[0] + counts[1]) * (1.0 / static_cast<double>(obs));
   const double alt_freq = 1.0 - ref_freq;
   return alt_freq > ref_freq;
+}
+
+// The same on X and Y, where a male's call is one allele (a heterozygous one half of each):
+// `all` counts every sample, `male` the males; on Y only the males count.
+bool a1_is_ref_haploid(const int64_t* all, const int64_t* male, bool y) {
+  const int64_t d0 = y ? 0 : all[0] - male[0], d1 = y ? 0 : all[1] - male[1], d2 = y ? 0 : all[2] - male[2];
+  const int64_t obs = 2 * (d0 + d1 + d2) + male[0] + male[1] + male[2];
+  if (obs == 0) return false;
+  const double ref = static_cast<double>(2 * d0 + d1) + static_cast<double>(male[0]) + 0.5 * static_cast<double>(male[1]);
+  const double ref_freq = ref * (1.0 / static_cast<double>(obs));
+  return 1.0 - ref_freq > ref_freq;
 }
 
 struct Columns {
@@ -80,6 +93,66 @@ struct OutFile {
   }
 };
 
+// What the pass needs of one model: [Q | Y_r | 1_S] of every linear group over all input samples
+// (zero outside a group's samples). Σ_S g² is the row's count of hets + 4 × homs less the few
+// samples outside S (scanned per variant) when at most n/8 are outside; other groups get a
+// column of 1_S in the squared dosages' product.
+struct ModelPass {
+  const Model* model = nullptr;
+  int64_t w = 0, nsq = 0;
+  std::vector<double> wmat, ind;
+  std::vector<int64_t> sq_col;
+  std::vector<std::vector<int64_t>> outside;
+  double scale = 1.0;          // haploid coding: the genotype term is dosage / 2 (Y, MT)
+  std::vector<char> male;      // X and Y: who is male (A1, the minor allele, counts a male's call once)
+  bool y = false;              // Y: only males count toward A1
+};
+
+ModelPass make_pass(const Model& model, int64_t n) {
+  ModelPass mp;
+  mp.model = &model;
+  const int64_t w = mp.w = model.product_width;
+  mp.wmat.assign(static_cast<size_t>(n * w), 0.0);
+  mp.sq_col.assign(model.groups.size(), -1);
+  mp.outside.resize(model.groups.size());
+  for (size_t gi = 0; gi < model.groups.size(); ++gi) {
+    const Group& g = model.groups[gi];
+    if (g.logistic) continue;
+    const int64_t P = static_cast<int64_t>(g.phenos.size());
+    for (size_t i = 0; i < g.samples.size(); ++i) {
+      double* row = &mp.wmat[g.samples[i] * w + g.col0];
+      for (int64_t t = 0; t < g.k; ++t) row[t] = g.q[i * g.k + t];
+      for (int64_t j = 0; j < P; ++j) row[g.k + j] = g.y[i * P + j];
+      row[g.k + P] = 1.0;
+    }
+    if ((n - static_cast<int64_t>(g.samples.size())) * 8 <= n) {
+      for (int64_t s = 0; s < n; ++s)
+        if (g.pos[s] < 0) mp.outside[gi].push_back(s);
+    } else {
+      mp.sq_col[gi] = mp.nsq++;
+    }
+  }
+  mp.ind.assign(static_cast<size_t>(n * mp.nsq), 0.0);
+  for (size_t gi = 0; gi < model.groups.size(); ++gi)
+    if (mp.sq_col[gi] >= 0)
+      for (int64_t s : model.groups[gi].samples) mp.ind[s * mp.nsq + mp.sq_col[gi]] = 1.0;
+  return mp;
+}
+
+// plink2's models by chromosome (io/chromosome.hpp): autosomes, XY and other contigs as they are;
+// X with sex as a covariate over the samples of known sex (when any sample's sex is known; males
+// coded 0/2); Y over males with the haploid coding (dosage / 2); MT haploid over everyone.
+enum class Segment : int { kDiploid = 0, kX = 1, kY = 2, kMT = 3 };
+
+Segment segment_of(io::ChromosomeKind k) {
+  switch (k) {
+    case io::ChromosomeKind::kX: return Segment::kX;
+    case io::ChromosomeKind::kY: return Segment::kY;
+    case io::ChromosomeKind::kMT: return Segment::kMT;
+    default: return Segment::kDiploid;
+  }
+}
+
 }  // namespace
 
 Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
@@ -91,14 +164,64 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, o.selection));
   const io::GenotypeViewPtr view = sel.view;
   STRATA_ASSIGN_OR_RETURN(Model model, gwas_detail::build_model(ctx, view->samples(), o));
-  for (const auto& c : view->contigs())
-    if (c == "X" || c == "chrX" || c == "23" || c == "Y" || c == "chrY" || c == "24" || c == "XY" || c == "25") {
-      model.warnings.push_back("contig " + c +
-                               " is tested like an autosome (plink2 adds sex as a covariate on chrX and "
-                               "models haploid calls there; strata does not)");
-      break;
-    }
   const int64_t n = view->num_samples(), m = view->num_variants();
+  // Runs of variants by model (Segment), in variant order; metadata is read only when a contig
+  // is X, Y or MT.
+  std::vector<std::pair<Segment, std::vector<int64_t>>> runs;
+  {
+    std::vector<Segment> of_contig;
+    bool any = false;
+    for (const auto& c : view->contigs()) {
+      of_contig.push_back(segment_of(io::chromosome_kind(c)));
+      any |= of_contig.back() != Segment::kDiploid;
+    }
+    if (any && m > 0) {
+      STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, view->variants(0, m));
+      for (int64_t v = 0; v < m; ++v) {
+        const int32_t c = vi.contig[static_cast<size_t>(v)];
+        const Segment sg = c >= 0 && c < static_cast<int32_t>(of_contig.size()) ? of_contig[static_cast<size_t>(c)]
+                                                                                 : Segment::kDiploid;
+        if (runs.empty() || runs.back().first != sg) runs.emplace_back(sg, std::vector<int64_t>{});
+        runs.back().second.push_back(v);
+      }
+    }
+  }
+  // The models of X and Y (MT uses the autosomes' with the haploid coding).
+  const io::SampleInfo& sample_info = view->samples();
+  auto sex_of = [&](int64_t s) { return s < static_cast<int64_t>(sample_info.sex.size()) ? sample_info.sex[static_cast<size_t>(s)] : 0; };
+  std::array<std::optional<Model>, 4> models;
+  std::array<std::string, 4> no_model;  // why a segment cannot be tested
+  bool any_sex = false, any_male = false;
+  for (int64_t s = 0; s < n; ++s) any_sex |= sex_of(s) == 1 || sex_of(s) == 2, any_male |= sex_of(s) == 1;
+  for (const auto& [sg, vars] : runs) {
+    const int k = static_cast<int>(sg);
+    if (sg == Segment::kDiploid || sg == Segment::kMT || models[k] || !no_model[k].empty()) continue;
+    gwas_detail::ModelScope scope;
+    if (sg == Segment::kX && any_sex) {
+      scope.include.assign(static_cast<size_t>(n), 0);
+      scope.sex_covariate.assign(static_cast<size_t>(n), std::nan(""));
+      for (int64_t s = 0; s < n; ++s)
+        if (sex_of(s) == 1 || sex_of(s) == 2) scope.include[s] = 1, scope.sex_covariate[s] = sex_of(s);
+    }
+    if (sg == Segment::kY) {
+      if (!any_male) {
+        no_model[k] = "no sample is male";
+        continue;
+      }
+      scope.include.assign(static_cast<size_t>(n), 0);
+      for (int64_t s = 0; s < n; ++s) scope.include[s] = sex_of(s) == 1;
+    }
+    if (sg == Segment::kX && !any_sex) continue;  // no sex known: X is tested as an autosome, as plink2 does
+    auto built = gwas_detail::build_model(ctx, sample_info, o, scope);
+    if (!built.ok()) {
+      no_model[k] = built.status().message();
+      continue;
+    }
+    if (built->phenotypes.size() != model.phenotypes.size())
+      return Status::Invalid("gwas: the ", sg == Segment::kX ? "X" : "Y", " model has ", built->phenotypes.size(),
+                             " phenotypes, the autosomes' ", model.phenotypes.size());
+    models[k] = std::move(*built);
+  }
   const int64_t np = static_cast<int64_t>(model.phenotypes.size());
 
   Columns cols;
@@ -151,51 +274,39 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   };
   STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
 
-  // [Q | Y_r | 1_S] of every linear group over all input samples (zero outside a group's
-  // samples). Σ_S g² is the row's count of hets + 4 × homs less the few samples outside S
-  // (scanned per variant) when at most n/8 are outside; other groups get a column of 1_S in the
-  // squared dosages' product.
-  const int64_t w = model.product_width;
-  std::vector<double> wmat(static_cast<size_t>(n * w), 0.0);
-  std::vector<int64_t> sq_col(model.groups.size(), -1);
-  std::vector<std::vector<int64_t>> outside(model.groups.size());
-  int64_t nsq = 0;
-  for (size_t gi = 0; gi < model.groups.size(); ++gi) {
-    const Group& g = model.groups[gi];
-    if (g.logistic) continue;
-    const int64_t P = static_cast<int64_t>(g.phenos.size());
-    for (size_t i = 0; i < g.samples.size(); ++i) {
-      double* row = &wmat[g.samples[i] * w + g.col0];
-      for (int64_t t = 0; t < g.k; ++t) row[t] = g.q[i * g.k + t];
-      for (int64_t j = 0; j < P; ++j) row[g.k + j] = g.y[i * P + j];
-      row[g.k + P] = 1.0;
-    }
-    if ((n - static_cast<int64_t>(g.samples.size())) * 8 <= n) {
-      for (int64_t s = 0; s < n; ++s)
-        if (g.pos[s] < 0) outside[gi].push_back(s);
-    } else {
-      sq_col[gi] = nsq++;
-    }
+  std::array<ModelPass, 4> passes;
+  for (int k = 0; k < 4; ++k) {
+    const Model* mk = (k == static_cast<int>(Segment::kX) || k == static_cast<int>(Segment::kY)) && models[k] ? &*models[k]
+                      : &model;
+    passes[k] = make_pass(*mk, n);
   }
-  std::vector<double> ind(static_cast<size_t>(n * nsq), 0.0);
-  for (size_t gi = 0; gi < model.groups.size(); ++gi)
-    if (sq_col[gi] >= 0)
-      for (int64_t s : model.groups[gi].samples) ind[s * nsq + sq_col[gi]] = 1.0;
+  passes[static_cast<int>(Segment::kY)].scale = passes[static_cast<int>(Segment::kMT)].scale = 2.0;
+  passes[static_cast<int>(Segment::kY)].y = true;
+  for (Segment sg : {Segment::kX, Segment::kY}) {
+    if (!models[static_cast<int>(sg)]) continue;
+    auto& male = passes[static_cast<int>(sg)].male;
+    male.assign(static_cast<size_t>(n), 0);
+    for (int64_t s = 0; s < n; ++s) male[s] = sex_of(s) == 1;
+  }
+  const ModelPass* active = &passes[0];
 
   const backend::Backend& be = backend::of(ctx);
   // Blocks of ~8 MiB of decoded dosages: the grid depends on the data only.
   const int64_t block = std::max<int64_t>(16, (int64_t{8} << 20) / (8 * std::max<int64_t>(n, 1)));
-  const int64_t nblocks = (m + block - 1) / block;
-  std::vector<std::vector<std::string>> texts(static_cast<size_t>(nblocks));
-  std::vector<std::vector<int64_t>> block_errors(static_cast<size_t>(nblocks)), block_firth(static_cast<size_t>(nblocks));
+  std::vector<std::vector<std::string>> texts;
+  std::vector<std::vector<int64_t>> block_errors, block_firth;
   // Per phenotype: rows by ERRCODE (Err's values) and, last, the UNFINISHED rows.
   constexpr int kUnfinished = static_cast<int>(Err::InvalidResult) + 1, kCodes = kUnfinished + 1;
   std::vector<std::array<int64_t, kCodes>> codes(static_cast<size_t>(np));
   for (auto& c : codes) c.fill(0);
-  const auto& contigs = view->contigs();
+  std::vector<std::string> contigs;
+  for (const auto& c : view->contigs()) contigs.push_back(io::plink_chromosome_name(c));
   io::GenotypeViewPtr cur = view;  // the view a pass reads: all variants, or a rank's blocks of a round
 
   auto work = [&](io::GenotypeBlock& b) -> Status {
+    const ModelPass& mp = *active;
+    const Model& mdl = *mp.model;
+    const int64_t w = mp.w, nsq = mp.nsq;
     const int64_t rows = b.variant_count, bi = b.variant_start / block;
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, cur->variants(b.variant_start, rows));
     backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
@@ -218,8 +329,8 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
                        backend::row_major(res.data(), rows, cols));
       };
       static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
-      STRATA_RETURN_NOT_OK(product(kDosage, wmat, w, prod));
-      if (nsq > 0) STRATA_RETURN_NOT_OK(product(kSquare, ind, nsq, prod2));
+      STRATA_RETURN_NOT_OK(product(kDosage, mp.wmat, w, prod));
+      if (nsq > 0) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));
     }
     gwas_detail::LinearScratch scratch;
     gwas_detail::LogisticScratch lscratch;
@@ -233,9 +344,14 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     VariantData vd;
     for (int64_t r = 0; r < rows; ++r) {
       const uint8_t* row = b.row(r);
-      const bool flip = a1_is_ref(&all_counts[4 * r]);
+      int64_t male_counts[4] = {0, 0, 0, 0};
+      if (!mp.male.empty())
+        for (int64_t smp = 0; smp < b.sample_count; ++smp)
+          if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
+      const bool flip = mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
+                                        : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
       const int32_t ci = info.contig[r];
-      std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";
+      std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";  // plink2's names
       lead += '\t' + std::to_string(info.position[r]) + '\t' + info.id[r] + '\t' + info.ref[r] + '\t' +
               (info.alt[r].empty() ? "." : info.alt[r]);
       if (cols.extra.provisional_ref) lead += io::is_plink_path(input) ? "\tY" : "\tN";
@@ -252,8 +368,8 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
           for (int t = 0; t < 4; ++t)
             if (((x >> (2 * t)) & 3) == 3 && byte * 4 + t < b.sample_count) row_missing.push_back(byte * 4 + t);
         }
-      for (size_t gi = 0; gi < model.groups.size(); ++gi) {
-        const Group& g = model.groups[gi];
+      for (size_t gi = 0; gi < mdl.groups.size(); ++gi) {
+        const Group& g = mdl.groups[gi];
         const int64_t ns = static_cast<int64_t>(g.samples.size()), P = static_cast<int64_t>(g.phenos.size());
         vd.flip = flip;
         vd.counts[0] = vd.counts[1] = vd.counts[2] = vd.counts[3] = 0;
@@ -276,12 +392,12 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
           const double* pr = &prod[r * w + g.col0];
           const int64_t sum_g = static_cast<int64_t>(std::llround(pr[g.k + P]));
           int64_t sum_g2 = 0;
-          if (sq_col[gi] >= 0) {
-            sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nsq + sq_col[gi]]));
+          if (mp.sq_col[gi] >= 0) {
+            sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nsq + mp.sq_col[gi]]));
           } else {
             static const int64_t kSq[4] = {0, 1, 4, 0};
             sum_g2 = all_counts[4 * r + 1] + 4 * all_counts[4 * r + 2];
-            for (int64_t s : outside[gi]) sum_g2 -= kSq[io::code_at(row, s)];
+            for (int64_t s : mp.outside[gi]) sum_g2 -= kSq[io::code_at(row, s)];
           }
           vd.counts[3] = static_cast<int64_t>(vd.missing.size());
           vd.counts[2] = (sum_g2 - sum_g) / 2;
@@ -291,6 +407,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
           if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
         }
         const int64_t nt = ns - vd.counts[3];
+        // Over the dosages tested (on X males are 0/2, as plink2's A1_FREQ counts them).
         const double a1_freq = nt > 0 ? static_cast<double>(vd.counts[1] + 2 * vd.counts[2]) / (2.0 * nt) : std::nan("");
         for (int64_t j = 0; j < P; ++j) {
           const int pj = g.phenos[j];
@@ -306,11 +423,12 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
           const bool ok = f.err == Err::Ok;
           if (ok) {
             s += '\t';
-            put(s, g.logistic ? std::exp(f.beta) : f.beta);
+            const double beta = f.beta * mp.scale, se = f.se * mp.scale;
+            put(s, g.logistic ? std::exp(beta) : beta);
             s += '\t';
-            put(s, f.se);
+            put(s, se);
             if (cols.ci) {
-              const double lo = f.beta - cols.z * f.se, hi = f.beta + cols.z * f.se;
+              const double lo = beta - cols.z * se, hi = beta + cols.z * se;
               s += '\t';
               put(s, g.logistic ? std::exp(lo) : lo);
               s += '\t';
@@ -355,22 +473,21 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     }
     return Status::OK();
   };
+  auto run_pass = [&](const io::GenotypeViewPtr& sv, int64_t ms, int64_t nblocks) -> Status {
   if (comm.size() == 1) {
-    ProgressScope progress(ctx, "gwas", m, "variants");
-    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *view, block, work, in_order));
+    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *sv, block, work, in_order));
   } else {
     // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
     // thread), reading only those; rank 0 gathers every rank's lines and writes them in block
     // order. A variant's statistics depend on its own row only: the same bytes for any P.
-    ProgressScope progress(ctx, "gwas", m, "variants");  // this rank's passes add its own variants
     const int64_t per_rank = std::max<int64_t>(1, 4 * ctx.threads());
     for (int64_t t0 = 0; t0 < nblocks; t0 += per_rank * comm.size()) {
       const int64_t b0 = std::min(nblocks, t0 + comm.rank() * per_rank), b1 = std::min(nblocks, b0 + per_rank);
       WireWriter mine;  // per block and phenotype: its lines, errors and Firth fits
       if (b1 > b0) {
         std::vector<int64_t> kept;
-        for (int64_t v = b0 * block; v < std::min(m, b1 * block); ++v) kept.push_back(v);
-        cur = io::make_variant_subset(view, std::move(kept));
+        for (int64_t v = b0 * block; v < std::min(ms, b1 * block); ++v) kept.push_back(v);
+        cur = io::make_variant_subset(sv, std::move(kept));
         STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
                                                          [](io::GenotypeBlock&) { return Status::OK(); }));
         for (int64_t bi = 0; bi < b1 - b0; ++bi)
@@ -382,8 +499,8 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       }
       std::vector<std::string> all;
       STRATA_RETURN_NOT_OK(comm.gather(mine.bytes(), &all));
-      const int64_t round_variants = std::min(m, (t0 + per_rank * comm.size()) * block) - t0 * block;
-      ctx.advance_progress(round_variants - (std::min(m, b1 * block) - std::min(m, b0 * block)));  // the others'
+      const int64_t round_variants = std::min(ms, (t0 + per_rank * comm.size()) * block) - t0 * block;
+      ctx.advance_progress(round_variants - (std::min(ms, b1 * block) - std::min(ms, b0 * block)));  // the others'
       if (!writer) continue;
       for (size_t r = 0; r < all.size(); ++r) {
         WireReader in(all[r], str_cat("gwas: rank ", r, "'s results"));
@@ -405,9 +522,40 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       }
     }
   }
+  return Status::OK();
+  };
+  // One pass per run of variants with the same model (one run, the whole view, for autosomes).
+  if (runs.empty()) runs.emplace_back(Segment::kDiploid, std::vector<int64_t>{});
+  const bool whole = runs.size() == 1 && runs[0].first == Segment::kDiploid;
+  int64_t tested = 0;
+  ProgressScope progress(ctx, "gwas", m, "variants");
+  for (auto& [segment, vars] : runs) {
+    const int k = static_cast<int>(segment);
+    if (!no_model[k].empty()) {
+      ctx.advance_progress(static_cast<int64_t>(vars.size()));
+      continue;  // said once, below
+    }
+    active = &passes[k];
+    const io::GenotypeViewPtr seg_view = whole ? view : io::make_variant_subset(view, std::move(vars));
+    const int64_t ms = seg_view->num_variants(), nblocks = (ms + block - 1) / block;
+    tested += ms;
+    texts.assign(static_cast<size_t>(nblocks), {});
+    block_errors.assign(static_cast<size_t>(nblocks), {});
+    block_firth.assign(static_cast<size_t>(nblocks), {});
+    cur = seg_view;
+    STRATA_RETURN_NOT_OK(run_pass(seg_view, ms, nblocks));
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (no_model[k].empty()) continue;
+    int64_t skipped = 0;
+    for (const auto& [segment, vars] : runs)
+      if (static_cast<int>(segment) == k) skipped += static_cast<int64_t>(vars.size());
+    model.warnings.push_back(str_cat(skipped, " variants on ", k == static_cast<int>(Segment::kX) ? "X" : "Y",
+                                     " are not tested (", no_model[k], ")"));
+  }
   STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? written() : Status::OK()));
   summary.num_samples = n;
-  summary.num_variants = m;
+  summary.num_variants = tested;
   summary.selection = sel.report;
   summary.covariates = model.covariates;
   summary.warnings = model.warnings;
@@ -429,13 +577,13 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
         degenerate += (degenerate.empty() ? "" : ", ") + std::to_string(count) + " " + name;
     }
     if (!degenerate.empty())
-      summary.warnings.push_back("phenotype '" + ps.name + "': " + degenerate + " of " + std::to_string(m) +
+      summary.warnings.push_back("phenotype '" + ps.name + "': " + degenerate + " of " + std::to_string(tested) +
                                  " variants (plink2's ERRCODEs: the design is collinear, separated or "
                                  "numerically degenerate there)");
     // Most variants needing Firth under --firth auto: the covariates separate the classes.
     if (ps.logistic && o.firth == FirthMode::Auto && ps.firth * 2 > m)
       summary.warnings.push_back("phenotype '" + ps.name + "': Firth regression on " + std::to_string(ps.firth) +
-                                 " of " + std::to_string(m) +
+                                 " of " + std::to_string(tested) +
                                  " variants: the covariates (quasi-)separate cases from controls");
   }
   summary.groups = model.linear_groups;

@@ -23,8 +23,17 @@ struct Model {
   int64_t linear_groups = 0;
 };
 
+// Which samples a model uses and what it adds (plink2's chrX and chrY models): `include` (one
+// flag per sample; empty = all) and `sex_covariate` (one value per sample, NaN unknown: such
+// samples leave the model; empty = none), added after the covariate file's columns as SEX.
+struct ModelScope {
+  std::vector<char> include;
+  std::vector<double> sex_covariate;
+};
+
 // Read the tables and set every phenotype's model up (InvalidData for phenotypes that cannot be
 // tested and for collinear covariates).
-Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, const GwasOptions& o);
+Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, const GwasOptions& o,
+                          const ModelScope& scope = {});
 
 }  // namespace strata::genomics::gwas_detail

@@ -105,6 +105,48 @@ TEST_F(SexChromosomes, SelectionFiltersEqualPlink2) {
   }
 }
 
+// Association with plink2's chromosome models: X with sex as a covariate over the samples of
+// known sex (males coded 0/2), Y over males and MT over everyone with the haploid coding
+// (dosage / 2: BETA and SE twice the diploid ones), A1 the minor allele counting a male's call
+// once. Linear rows equal plink2's text but for P's last digit (its t tail); logistic odds ratios
+// within 1e-4 (plink2's logistic SEs are single precision, settled elsewhere against statsmodels).
+// Before, every chromosome was fitted as an autosome with a warning.
+TEST_F(SexChromosomes, GwasEqualsPlink2OnXYAndMT) {
+  std::string pheno = "#FID\tIID\tQ\tB\n";
+  for (int64_t i = 0; i < cohort_.samples; ++i)
+    pheno += "F" + std::to_string(i) + "\tI" + std::to_string(i) + "\t" + std::to_string(std::sin(1.7 * double(i)) +
+             0.01 * double(i % 7)) + "\t" + (i % 3 == 0 ? "2" : "1") + "\n";
+  strata::testing::write_file(tmp_.str("ph.txt"), pheno);
+  auto p = run("/usr/bin/plink2 --bfile u --pheno ph.txt --glm allow-no-covars hide-covar --out p --threads 1");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  auto s = run(cli() + " gwas u --pheno ph.txt --out s -q");
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  for (const char* file : {".Q.glm.linear", ".B.glm.logistic.hybrid"}) {
+    SCOPED_TRACE(file);
+    const bool logistic = std::string(file).find("logistic") != std::string::npos;
+    const auto ours = strata::testing::read_rows(tmp_.str(std::string("s") + file));
+    const auto theirs = strata::testing::read_rows(tmp_.str(std::string("p") + file));
+    ASSERT_EQ(ours.size(), theirs.size());
+    ASSERT_EQ(ours.size(), static_cast<size_t>(cohort_.variants + 1));
+    int64_t compared = 0;
+    for (size_t r = 1; r < ours.size(); ++r) {
+      const auto &a = ours[r], &b = theirs[r];
+      ASSERT_EQ(a.size(), b.size());
+      if (a[0] != "X" && a[0] != "Y" && a[0] != "MT" && a[0] != "XY") continue;
+      ++compared;
+      const size_t est = logistic ? 9 : 8;  // OR / BETA
+      for (size_t c = 0; c < est; ++c) ASSERT_EQ(a[c], b[c]) << "row " << r << " column " << c;
+      ASSERT_EQ(a.back(), b.back()) << "row " << r;
+      if (b[est] == "NA") continue;
+      EXPECT_NEAR(std::stod(a[est]), std::stod(b[est]), (logistic ? 1e-4 : 2e-6) * std::abs(std::stod(b[est]))) << r;
+      if (!logistic)
+        for (size_t c = est + 1; c + 1 < a.size(); ++c)
+          EXPECT_NEAR(std::stod(a[c]), std::stod(b[c]), 2e-6 * std::abs(std::stod(b[c])) + 1e-12) << r << " " << c;
+    }
+    EXPECT_EQ(compared, cohort_.non_autosomal + cohort_.xy);
+  }
+}
+
 TEST_F(SexChromosomes, AutosomeFlagsAndNothingLeft) {
   const int64_t autosomal = cohort_.variants - cohort_.non_autosomal - cohort_.xy;
   auto a = run(cli() + " freq c --autosome --out a 2>&1");
