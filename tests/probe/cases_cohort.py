@@ -156,6 +156,30 @@ def cases_cohort():
     for flags in (["--maf", "0.2"], ["--geno", "0.02"], ["--hwe", "0.01"], ["--hwe", "0.3"], ["--mind", "0.02"]):
         add(C, "freq%s-on-X-Y-MT-vs-plink2" % "".join(flags), ["freq", "c", "--out", "s", "-q"] + flags, 0,
             setup=setup_cohort(children=True), allowed=freq_out, check=snplist_check(flags), gate=gate2)
+    def gwas_setup(d):
+        setup_cohort()(d)
+        rows = ["#FID\tIID\tQ\tB"] + ["F%d\tI%d\t%.6f\t%d" % (i, i, np.sin(1.3 * i), 1 + (i % 3 == 0)) for i in range(203)]
+        write(os.path.join(d, "ph.txt"), "\n".join(rows) + "\n")
+
+    def gwas_check(d, p):
+        why = plink2(d, ["--bfile", "c", "--pheno", "ph.txt", "--glm", "allow-no-covars", "hide-covar", "--out", "p2"])
+        if why:
+            return why
+        for f, est in ((".Q.glm.linear", 8), (".B.glm.logistic.hybrid", 9)):
+            a = [l.split("\t") for l in open(os.path.join(d, "s" + f)).read().splitlines()]
+            b = [l.split("\t") for l in open(os.path.join(d, "p2" + f)).read().splitlines()]
+            if len(a) != len(b):
+                return "%s: %d rows, plink2 %d" % (f, len(a), len(b))
+            for x, y in zip(a[1:], b[1:]):
+                if x[0] not in ("X", "Y", "MT", "XY"):
+                    continue
+                if x[:est] != y[:est] or x[-1] != y[-1]:
+                    return "%s: row %s differs from plink2's: %s vs %s" % (f, x[2], x[:est], y[:est])
+                if y[est] != "NA" and abs(float(x[est]) - float(y[est])) > 1e-4 * abs(float(y[est])):
+                    return "%s: row %s estimate %s, plink2 %s" % (f, x[2], x[est], y[est])
+        return None
+    add(C, "gwas-X-Y-MT-models-vs-plink2", ["gwas", "c", "--pheno", "ph.txt", "--out", "s", "-q"], 0,
+        setup=gwas_setup, allowed=["s.Q.glm.linear", "s.B.glm.logistic.hybrid"], check=gwas_check, gate=gate2)
     add(C, "king-on-X-only-refused", ["king", "c", "--chr", "X", "--out", "s", "-q"], 1, setup=setup_cohort())
     add(C, "freq-autosome", ["freq", "c", "--autosome", "--out", "s"], 0, setup=setup_cohort(), allowed=freq_out,
         stderr_must="--autosome: 660 variants remaining.")
