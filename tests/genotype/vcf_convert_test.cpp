@@ -264,3 +264,41 @@ TEST_F(VcfFiles, BadInputsFailClearlyAndLeaveNothing) {
 
 }  // namespace
 }  // namespace strata::io
+
+namespace strata::io {
+namespace {
+
+// What plink2 reads and strata refused: positions out of order within a chromosome, converted to
+// a PLINK fileset (kept in the file's order with a warning; VCF Zarr still needs sorted records),
+// and a VCF without its ##fileformat line. A split chromosome is refused by both.
+TEST(VcfLeniency, UnsortedToBedAndNoFileformatLineAsPlink2) {
+  TempDir tmp;
+  const std::string meta = "##contig=<ID=1>\n##contig=<ID=2>\n##FORMAT=<ID=GT,Number=1,Type=String,Description=\"g\">\n"
+                           "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ta\tb\n";
+  const std::string body = "1\t5\tv1\tA\tC\t.\t.\t.\tGT\t0/1\t0/0\n1\t2\tv3\tA\tC\t.\t.\t.\tGT\t0/0\t1/1\n"
+                           "2\t3\tv2\tA\tC\t.\t.\t.\tGT\t1/1\t0/1\n";
+  write_file(tmp.str("u.vcf"), "##fileformat=VCFv4.2\n" + meta + body);
+  write_file(tmp.str("n.vcf"), meta + body);
+  for (const char* in : {"u.vcf", "n.vcf"}) {
+    SCOPED_TRACE(in);
+    const std::string out = tmp.str(std::string(in) + ".out");
+    STRATA_ASSERT_OK(convert_genotypes(test_ctx(), tmp.str(in), out + ".bed", {}));
+    EXPECT_EQ(read_file(out + ".bim"), "1\tv1\t0\t5\tC\tA\n1\tv3\t0\t2\tC\tA\n2\tv2\t0\t3\tC\tA\n");
+    STRATA_EXPECT_STATUS(convert_genotypes(test_ctx(), tmp.str(in), out + ".vcz", {}), StatusCode::Corrupt,
+                         "position 2 is before the previous one.*VCF Zarr needs sorted positions");
+    if (fs::exists("/usr/bin/plink2")) {
+      const auto r = run_command("cd " + tmp.str() + " && /usr/bin/plink2 --vcf " + in + " --make-bed --out p --threads 1");
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_EQ(read_file(out + ".bed"), read_file(tmp.str("p.bed")));
+      EXPECT_EQ(read_file(out + ".bim"), read_file(tmp.str("p.bim")));
+    }
+  }
+  write_file(tmp.str("s.vcf"), meta + "1\t5\tv1\tA\tC\t.\t.\t.\tGT\t0/1\t0/0\n2\t3\tv2\tA\tC\t.\t.\t.\tGT\t1/1\t0/1\n"
+                                      "1\t9\tv3\tA\tC\t.\t.\t.\tGT\t0/0\t1/1\n");
+  STRATA_EXPECT_STATUS(convert_genotypes(test_ctx(), tmp.str("s.vcf"), tmp.str("s.bed"), {}), StatusCode::Corrupt,
+                       "contig '1' appears again after other contigs");
+  EXPECT_FALSE(fs::exists(tmp.str("s.bed")));
+}
+
+}  // namespace
+}  // namespace strata::io

@@ -124,7 +124,21 @@ Result<OpenVcf> open_vcf(const std::string& path, int threads) {
     }
   }
   const htsFormat* format = hts_get_format(v.file.get());
-  const htsExactFormat fmt = format->format;
+  htsExactFormat fmt = format->format;
+  if ((fmt == text_format || fmt == unknown_format) && format->compression == no_compression) {
+    // A VCF whose header lacks its first line (##fileformat): plink2 reads it; htslib reads it
+    // when told the format.
+    char head[7] = {};
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    const size_t got = f ? std::fread(head, 1, 6, f) : 0;
+    if (f) std::fclose(f);
+    if (got == 6 && (std::string_view(head, 6) == "#CHROM" || std::string_view(head, 2) == "##")) {
+      // htslib reads it once told the format (it only warns that the first line is missing).
+      v.file->format.format = vcf;
+      v.file->format.category = variant_data;
+      fmt = vcf;
+    }
+  }
   if (fmt != vcf && fmt != bcf) {
     char* desc = hts_format_description(format);
     const std::string what = desc ? desc : "unknown";
@@ -197,6 +211,7 @@ class Converter {
   const Context& ctx_;
   ConvertOptions o_;
   bool to_zarr_;
+  bool unsorted_warned_ = false;
   int64_t n_ = 0, ploidy_ = 0, chunk_ = 0;
   int64_t record_ = 0;  // 1-based index of the record being read
   bool eof_marker_missing_ = false;
@@ -277,10 +292,21 @@ Status Converter::add_qual_filter(const bcf_hdr_t* hdr, const bcf1_t* rec) {
 Status Converter::check_order(const std::string& contig, int64_t pos) {
   if (contig != last_contig_) {
     if (!last_contig_.empty()) contigs_done_[last_contig_] = true;
+    // A split chromosome is refused for every output, as plink2 refuses it ("split chromosome").
     if (contigs_done_.count(contig))
-      return fail_record(("contig '" + contig + "' appears again after other contigs: the file is not sorted").c_str());
+      return fail_record(("contig '" + contig + "' appears again after other contigs: the file is not sorted "
+                          "(bcftools sort)").c_str());
   } else if (pos < last_pos_) {
-    return fail_record(("position " + std::to_string(pos) + " is before the previous one: the file is not sorted").c_str());
+    // A PLINK fileset keeps the file's order (plink2 reads positions out of order within a
+    // chromosome, with a warning); VCF Zarr stores need sorted positions (bio2zarr's rule).
+    if (!to_zarr_) {
+      if (!unsorted_warned_) log_warning(input_, ": variants are not sorted by position (record ", record_,
+                                         "); they are kept in the file's order, as plink2 does");
+      unsorted_warned_ = true;
+    } else {
+      return fail_record(("position " + std::to_string(pos) + " is before the previous one: the file is not sorted "
+                          "(VCF Zarr needs sorted positions: bcftools sort, or convert to .bed)").c_str());
+    }
   }
   last_contig_ = contig;
   last_pos_ = pos;
