@@ -129,6 +129,7 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     sex.values = scope.sex_covariate;
     covar.columns.push_back(std::move(sex));
   }
+  for (const auto& w : covar.warnings) m.warnings.push_back(o.covar_path + ": " + w);
   if (pheno.unknown_rows > 0)
     m.warnings.push_back(std::to_string(pheno.unknown_rows) + " rows of " + o.pheno_path +
                          " name samples not analysed (absent from the input or removed by the selection)");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <algorithm>
 #include <unordered_map>
 
 namespace strata::genomics {
@@ -81,6 +82,10 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
   std::vector<std::string> first;
   while (first.empty() && std::getline(in, line)) {
     ++line_no;
+    // A UTF-8 byte order mark (spreadsheet exports) must not become part of the header's first
+    // name; `##` lines before the header are comments.
+    if (line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    if (line.rfind("##", 0) == 0) continue;
     first = fields_of(line);
   }
   if (first.empty()) return Status::InvalidData(path, ": empty ", what, " file");
@@ -141,6 +146,10 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     t.columns[c].name = names[pick[c]];
     t.columns[c].values.assign(static_cast<size_t>(n), std::nan(""));
   }
+  // Covariates that are not numbers are categorical (plink2 splits them into indicators): their
+  // tokens are kept per sample until the whole file is read.
+  std::vector<std::vector<std::string>> tokens(pick.size());
+  std::vector<std::pair<int64_t, std::string>> first_text(pick.size(), {0, ""});  // line and token
   std::vector<char> seen(static_cast<size_t>(n), 0);
   auto take_row = [&](const std::vector<std::string>& f) -> Status {
     if (f.size() != id_cols + names.size())
@@ -157,11 +166,18 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     seen[s] = 1;
     ++t.matched_rows;
     for (size_t c = 0; c < pick.size(); ++c) {
-      double v;
+      double v = std::nan("");
       const std::string& tok = f[id_cols + pick[c]];
-      if (!parse_value(tok, &v))
-        return Status::Corrupt(path, " line ", line_no, ": ", what, " '", names[pick[c]], "' value '", tok,
-                               "' is not a number (missing is NA or -9)");
+      if (!parse_value(tok, &v)) {
+        if (options.phenotypes)
+          return Status::Corrupt(path, " line ", line_no, ": ", what, " '", names[pick[c]], "' value '", tok,
+                                 "' is not a number (missing is NA or -9)");
+        if (first_text[c].first == 0) first_text[c] = {line_no, tok};
+      }
+      if (!options.phenotypes) {
+        if (tokens[c].empty()) tokens[c].resize(static_cast<size_t>(n));
+        tokens[c][s] = tok;
+      }
       t.columns[c].values[s] = v;
     }
     return Status::OK();
@@ -176,8 +192,48 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
   if (t.matched_rows == 0)
     return Status::InvalidData(path, ": none of its ", t.rows, " rows names a sample of the genotype input",
                                has_fid ? " (matched on FID and IID)" : " (matched on IID, FID 0 as plink2 does)");
-  if (options.phenotypes)
+  if (options.phenotypes) {
     for (auto& c : t.columns) classify_binary(c, options.zero_one_binary);
+    return t;
+  }
+  // Covariates: categorical columns become indicators NAME=CATEGORY for every category but the
+  // first in sorted order (the reference); columns with no value at all are left out (plink2
+  // excludes them as constant). Either way a warning says so.
+  std::vector<SampleColumn> out;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    SampleColumn& col = t.columns[c];
+    if (first_text[c].first > 0) {
+      std::vector<std::string> cats;
+      for (int64_t s = 0; s < n; ++s)
+        if (!tokens[c][s].empty() && !is_missing_token(tokens[c][s])) cats.push_back(tokens[c][s]);
+      std::sort(cats.begin(), cats.end());
+      cats.erase(std::unique(cats.begin(), cats.end()), cats.end());
+      if (cats.size() > 1000)
+        return Status::InvalidData(path, ": covariate '", col.name, "' has ", cats.size(), " categories (first text value '",
+                                   first_text[c].second, "' on line ", first_text[c].first,
+                                   "); a covariate is a number, or a category among at most 1000");
+      t.warnings.push_back(str_cat("covariate '", col.name, "' is categorical (", cats.size(), " categories, e.g. '",
+                                   first_text[c].second, "'): ", cats.size() - 1, " indicator covariate",
+                                   cats.size() == 2 ? "" : "s", ", '", cats.front(), "' the reference"));
+      for (size_t k = 1; k < cats.size(); ++k) {
+        SampleColumn d;
+        d.name = col.name + "=" + cats[k];
+        d.values.assign(static_cast<size_t>(n), std::nan(""));
+        for (int64_t s = 0; s < n; ++s)
+          if (!tokens[c][s].empty() && !is_missing_token(tokens[c][s])) d.values[s] = tokens[c][s] == cats[k] ? 1.0 : 0.0;
+        out.push_back(std::move(d));
+      }
+      continue;
+    }
+    bool any = false;
+    for (double v : col.values) any = any || !std::isnan(v);
+    if (!any) {
+      t.warnings.push_back(str_cat("covariate '", col.name, "' has no value and is left out"));
+      continue;
+    }
+    out.push_back(std::move(col));
+  }
+  t.columns = std::move(out);
   return t;
 }
 

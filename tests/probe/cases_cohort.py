@@ -180,6 +180,37 @@ def cases_cohort():
         return None
     add(C, "gwas-X-Y-MT-models-vs-plink2", ["gwas", "c", "--pheno", "ph.txt", "--out", "s", "-q"], 0,
         setup=gwas_setup, allowed=["s.Q.glm.linear", "s.B.glm.logistic.hybrid"], check=gwas_check, gate=gate2)
+    def covar_setup(d):
+        gwas_setup(d)
+        r = np.random.default_rng(2)
+        rows = ["#FID\tIID\tPOP\tAGE\tEMPTY"] + ["F%d\tI%d\t%s\t%.2f\tNA" % (i, i, r.choice(["EUR", "AFR", "EAS"]),
+                                                                            r.normal(50, 10)) for i in range(203)]
+        write(os.path.join(d, "cv.txt"), "\n".join(rows) + "\n")
+
+    def covar_check(d, p):
+        why = plink2(d, ["--bfile", "c", "--pheno", "ph.txt", "--pheno-name", "Q", "--covar", "cv.txt", "--glm",
+                         "hide-covar", "--out", "p2"])
+        if why:
+            return why
+        a, b = open(os.path.join(d, "s.Q.glm.linear")).read().splitlines(), open(os.path.join(d, "p2.Q.glm.linear")).read().splitlines()
+        if len(a) != len(b):
+            return "%d rows, plink2 %d" % (len(a), len(b))
+        for x, y in zip(a, b):
+            x, y = x.split("\t"), y.split("\t")
+            if x[:11] != y[:11]:
+                return "row %s differs from plink2's: %s vs %s" % (x[2], x[:11], y[:11])
+        return None
+    add(C, "gwas-categorical-and-empty-covariates-vs-plink2", ["gwas", "c", "--pheno", "ph.txt", "--pheno-name", "Q",
+                                                               "--covar", "cv.txt", "--out", "s"], 0,
+        setup=covar_setup, allowed=["s.Q.glm.linear"], check=covar_check, stderr_must="'POP' is categorical", gate=gate2)
+
+    def bom_setup(d):
+        gwas_setup(d)
+        t = open(os.path.join(d, "ph.txt")).read()
+        write(os.path.join(d, "ph.txt"), "\ufeff##exported\n" + t)
+    add(C, "gwas-pheno-with-bom-and-comment", ["gwas", "c", "--pheno", "ph.txt", "--pheno-name", "Q", "--out", "s", "-q"], 0,
+        setup=bom_setup, allowed=["s.Q.glm.linear"], check=lambda d, p: None if os.path.exists(os.path.join(d, "s.Q.glm.linear"))
+        else "no s.Q.glm.linear (the header was not read as one)")
     add(C, "king-on-X-only-refused", ["king", "c", "--chr", "X", "--out", "s", "-q"], 1, setup=setup_cohort())
     add(C, "freq-autosome", ["freq", "c", "--autosome", "--out", "s"], 0, setup=setup_cohort(), allowed=freq_out,
         stderr_must="--autosome: 660 variants remaining.")

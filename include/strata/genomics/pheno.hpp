@@ -8,6 +8,10 @@
 /// (plink2 reads a missing FID column as FID 0); rows naming samples the input lacks are
 /// skipped and counted.
 ///
+/// A UTF-8 byte order mark and `##` lines before the header are skipped. Covariate columns
+/// holding text are categorical: one 0/1 indicator `NAME=CATEGORY` per category but the first
+/// in sorted order; a covariate with no value at all is left out (both with a warning).
+///
 /// Phenotype columns are binary (case/control) when every non-missing value is 1 or 2
 /// (control/case; 0 is missing too), or, with `zero_one_binary` (plink2 `--1`), 0 or 1;
 /// otherwise quantitative. Binary values are stored 0 = control, 1 = case.
@@ -35,6 +39,7 @@ struct SampleTable {
   int64_t rows = 0;           ///< data rows in the file
   int64_t matched_rows = 0;   ///< rows naming a sample of the input
   int64_t unknown_rows = 0;   ///< rows naming samples the input lacks (skipped)
+  std::vector<std::string> warnings;  ///< covariates split into categories or left out
 };
 
 /// \brief How to read a table.

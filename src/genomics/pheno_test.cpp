@@ -1,0 +1,60 @@
+// Phenotype and covariate tables: what plink2 reads that strata refused or misread (a UTF-8 byte
+// order mark, `##` comment lines, categorical and empty covariates).
+#include "strata/genomics/pheno.hpp"
+#include "testing/testing.hpp"
+
+namespace strata::genomics {
+namespace {
+
+using strata::testing::TempDir;
+using strata::testing::write_file;
+
+io::SampleInfo three() {
+  io::SampleInfo s;
+  s.id = {"a", "b", "c", "d"};
+  s.family_id = {"f", "f", "f", "f"};
+  return s;
+}
+
+TEST(SampleTable, ByteOrderMarkAndCommentLines) {
+  TempDir tmp;
+  // Before, the BOM made the header a data row ("\xEF\xBB\xBF#FID" is not "#FID").
+  write_file(tmp.str("p.txt"), "\xEF\xBB\xBF##made by a spreadsheet\n#FID IID Q\nf a 1.5\nf b 2\nf c NA\nf d 3\n");
+  SampleTableOptions o;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto t, read_sample_table(tmp.str("p.txt"), three(), o));
+  ASSERT_EQ(t.columns.size(), 1u);
+  EXPECT_EQ(t.columns[0].name, "Q");
+  EXPECT_EQ(t.columns[0].values[0], 1.5);
+  EXPECT_TRUE(std::isnan(t.columns[0].values[2]));
+  write_file(tmp.str("b.txt"), "\xEF\xBB\xBF" "f a 1\nf b 2\nf c 1\nf d 2\n");  // no header: PHENO1
+  STRATA_ASSERT_OK_AND_ASSIGN(auto h, read_sample_table(tmp.str("b.txt"), three(), o));
+  ASSERT_EQ(h.columns.size(), 1u);
+  EXPECT_EQ(h.columns[0].name, "PHENO1");
+  EXPECT_EQ(h.matched_rows, 4);
+}
+
+TEST(SampleTable, CategoricalAndEmptyCovariates) {
+  TempDir tmp;
+  write_file(tmp.str("c.txt"), "#FID IID POP AGE NONE\nf a EUR 30 NA\nf b AFR 41 NA\nf c NA 50 NA\nf d EAS 29 -9\n");
+  SampleTableOptions o;
+  o.phenotypes = false;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto t, read_sample_table(tmp.str("c.txt"), three(), o));
+  ASSERT_EQ(t.columns.size(), 3u);  // POP=EAS, POP=EUR (AFR the reference), AGE; NONE left out
+  EXPECT_EQ(t.columns[0].name, "POP=EAS");
+  EXPECT_EQ(t.columns[1].name, "POP=EUR");
+  EXPECT_EQ(t.columns[2].name, "AGE");
+  EXPECT_EQ(t.columns[1].values[0], 1.0);
+  EXPECT_EQ(t.columns[0].values[0], 0.0);
+  EXPECT_EQ(t.columns[0].values[3], 1.0);
+  EXPECT_TRUE(std::isnan(t.columns[0].values[2]));  // NA stays missing
+  ASSERT_EQ(t.warnings.size(), 2u);
+  EXPECT_NE(t.warnings[0].find("'POP' is categorical (3 categories"), std::string::npos) << t.warnings[0];
+  EXPECT_NE(t.warnings[1].find("'NONE' has no value"), std::string::npos) << t.warnings[1];
+  // A phenotype must still be a number.
+  SampleTableOptions p;
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("c.txt"), three(), p), StatusCode::Corrupt,
+                       "line 2: phenotype 'POP' value 'EUR' is not a number");
+}
+
+}  // namespace
+}  // namespace strata::genomics
