@@ -25,6 +25,8 @@ struct CliState {
   int64_t memory_budget = 0;    ///< --memory where a command has it (0 = the library default)
   std::string report_path;      ///< --report run.json
   std::string endpoint_url;     ///< --endpoint-url for s3:// (exported as AWS_ENDPOINT_URL)
+  int64_t http_deadline_s = 0;  ///< --http-deadline (exported as STRATA_HTTP_DEADLINE_SECONDS); 0 = unset
+  int64_t http_stall_s = 0;     ///< --http-stall (exported as STRATA_HTTP_STALL_SECONDS); 0 = unset
   std::string device = "cpu";   ///< --device: cpu, cuda, cuda:N, cuda:all or auto
   /// The resources of the run, made by main() after parsing (threads, budget, progress bar).
   std::optional<Context> context;
@@ -56,7 +58,8 @@ void add_common_options(CLI::App* cmd, CliState& state);
 /// Add --device (cpu|cuda|cuda:N|cuda:all|auto) alone (part of add_common_options; for commands
 /// with their own --threads/--report, e.g. bench). main() makes the backend it names.
 void add_device_option(CLI::App* cmd, CliState& state);
-/// Add --endpoint-url alone (commands without the other common options, e.g. zarr info).
+/// Add --endpoint-url, --http-deadline and --http-stall alone (commands without the other common
+/// options, e.g. zarr info).
 void add_endpoint_option(CLI::App* cmd, CliState& state);
 
 /// Add plink2's sample and variant selection flags (--keep, --remove, --extract, --exclude,

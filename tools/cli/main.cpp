@@ -59,6 +59,14 @@ void add_endpoint_option(CLI::App* cmd, CliState& state) {
                                                                              : "must be an http:// or https:// URL";
           },
           "URL", ""));
+  cmd->add_option("--http-deadline", state.http_deadline_s,
+                  "Seconds an http(s)://, s3:// or gs:// request may take, all retries together, before the "
+                  "command fails (default 120; $STRATA_HTTP_DEADLINE_SECONDS)")
+      ->check(integer_in(1, 86'400, "1–86400 seconds"));
+  cmd->add_option("--http-stall", state.http_stall_s,
+                  "Seconds a request may go below 1 KB/s (a server that accepts and does not answer) before it "
+                  "is retried, once (default 15; $STRATA_HTTP_STALL_SECONDS)")
+      ->check(integer_in(1, 3'600, "1–3600 seconds"));
 }
 
 // A file at the report path is replaced only when it is an earlier run report (a JSON object
@@ -282,6 +290,8 @@ int main(int argc, char** argv) {
   }
   // The stores read the endpoint from the environment, like AWS's own tools.
   if (!state.endpoint_url.empty()) ::setenv("AWS_ENDPOINT_URL", state.endpoint_url.c_str(), 1);
+  if (state.http_deadline_s > 0) ::setenv("STRATA_HTTP_DEADLINE_SECONDS", std::to_string(state.http_deadline_s).c_str(), 1);
+  if (state.http_stall_s > 0) ::setenv("STRATA_HTTP_STALL_SECONDS", std::to_string(state.http_stall_s).c_str(), 1);
   // Under mpirun: MPI starts here and its communicator goes into the Context. Only rank 0
   // prints (progress, warnings, tables) and writes (the commands' OutputSets, the report).
   std::shared_ptr<const Communicator> comm = single_process_communicator();
@@ -326,6 +336,8 @@ int main(int argc, char** argv) {
   bool agreed = false;
   const auto t0 = std::chrono::steady_clock::now();
   try {
+    // Every output of the command (the report included) must be a different file.
+    CommandOutputs outputs_of_command;
     // The report is staged first: a report that cannot be written fails before any output.
     std::optional<AtomicFile> report;
     if (root && !state.report_path.empty()) st = cli::check_report_target(state.report_path);
