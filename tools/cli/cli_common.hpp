@@ -125,10 +125,22 @@ inline CLI::Validator non_empty_path() {
       "");
 }
 
+/// A comma-separated list with at least one name (`--chr ''` or `--pheno-name ,` is not "no
+/// filter": leaving the option out is).
+inline CLI::Validator name_list() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        return s.find_first_not_of(", \t") == std::string::npos
+                   ? std::string("must name at least one value (leave the option out for no filter)")
+                   : std::string();
+      },
+      "LIST", "");
+}
+
 /// A memory size such as 2G, 512M or 1000000 (bytes), at least 1 MiB; defined in main.cpp.
 CLI::Validator memory_size();
 
-/// Worker threads: 0 (all cores) or 1-1024.
-inline constexpr int kMaxThreads = 1024;
+/// Worker threads: 0 (all cores) or 1-1024 (the library's limit).
+using strata::kMaxThreads;
 
 }  // namespace strata::cli

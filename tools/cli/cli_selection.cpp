@@ -17,7 +17,7 @@ void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& s) {
   files("--remove", s.remove, "Remove the samples listed (same formats as --keep)");
   files("--extract", s.extract, "Keep only the variants whose IDs are listed (whitespace-separated, e.g. a .prune.in)");
   files("--exclude", s.exclude, "Remove the variants whose IDs are listed");
-  cmd->add_option("--chr", s.chr, "Keep only these chromosomes, e.g. 1-4,22,X")->group(g);
+  cmd->add_option("--chr", s.chr, "Keep only these chromosomes, e.g. 1-4,22,X")->check(name_list())->group(g);
   const auto number = real_in([](double) { return true; }, "a number");
   cmd->add_option("--from-bp", s.from_bp, "First base-pair position kept (needs --chr naming one chromosome)")
       ->check(number)->group(g);

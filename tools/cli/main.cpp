@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -189,9 +191,9 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
 CLI::Validator memory_size() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        auto bytes = parse_memory_size(s);
-        if (!bytes.ok() || *bytes < (int64_t{1} << 20))
-          return "must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '" + s + "'";
+        // The library's check, shared with Python's memory= ("memory must be ..." → "must be ...").
+        auto bytes = parse_memory_budget(s);
+        if (!bytes.ok()) return bytes.status().message().substr(std::string_view("memory ").size());
         return std::string();
       },
       "SIZE", "");
@@ -377,6 +379,10 @@ int main(int argc, char** argv) {
     local = st;
     st = comm->agree(st);
   }
+  // What a command printed (zarr info, zarr verify, tables) must have reached its destination:
+  // `strata zarr info x > /dev/full` is a failed run, not exit 0.
+  if (st.ok() && root && (std::fflush(stdout) != 0 || std::ferror(stdout)))
+    st = Status::IOError("cannot write to standard output: ", std::strerror(errno));
   const int code = cli::exit_code_for(st);
   if (!st.ok()) {
     // Rank 0 prints the agreed error; another rank prints its own only when that was a different one.
