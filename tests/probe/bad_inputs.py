@@ -32,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cases_hostile  # noqa: E402
 import cases_inputs  # noqa: E402
 import cases_outputs  # noqa: E402
 import probe_harness as h  # noqa: E402
@@ -39,6 +40,7 @@ import probe_harness as h  # noqa: E402
 ORDER = ["data-loss", "symlinks", "kill", "usage", "data-errors", "wrong-answers", "report"]
 BUILDERS = {"data-loss": cases_outputs.cases_data_loss, "symlinks": cases_outputs.cases_symlinks, "kill": cases_outputs.cases_kill, "usage": cases_inputs.cases_usage,
             "data-errors": cases_inputs.cases_data, "wrong-answers": cases_inputs.cases_wrong, "report": cases_outputs.cases_report}
+ORDER += list(cases_hostile.CLASSES); BUILDERS.update(cases_hostile.CLASSES)  # noqa: E702
 
 
 def main():
