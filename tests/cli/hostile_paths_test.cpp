@@ -96,5 +96,67 @@ TEST_F(HostilePaths, TextInputsHaveBoundedLinesAndNoDevices) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// The input (X or y) and the problem, exit 1: these are data errors, not usage errors (before:
+// exit 2, and LAPACK's "syev: argument 5 rejected" for an X whose XᵀX overflows).
+TEST_F(HostilePaths, GlmDataErrorsExitOneAndNameTheInput) {
+  const std::string py = strata::testing::python_with_zarr();
+  if (py.empty()) GTEST_SKIP() << "Debian's python3 with numpy not found";
+  auto made = strata::testing::run_python(
+      "import numpy as np, os\n"
+      "os.chdir('" + tmp.str("") + "')\n"
+      "r = np.random.default_rng(0)\n"
+      "np.save('x1.npy', np.arange(40.0)); np.save('x3.npy', np.ones((40, 3, 2)))\n"
+      "np.save('x.npy', r.normal(size=(40, 3))); np.save('xbig.npy', r.normal(size=(40, 3)) * 1e200)\n"
+      "np.save('y.npy', (np.arange(40) % 2).astype(float))\n"
+      "np.save('yo.npy', np.array(['a'] * 40, dtype=object), allow_pickle=True)\n");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  for (const char* x : {"x1", "x3", "x", "xbig"})
+    ASSERT_EQ(run_command(s() + "zarr import -q " + tmp.str(std::string(x) + ".npy") + " " + tmp.str(std::string(x) + ".zarr")).exit_code, 0);
+  fs::create_directories(tmp.path() / "grp.zarr");
+  write_file(tmp.str("grp.zarr/.zgroup"), "{\"zarr_format\": 2}");
+  auto glm = [&](const std::string& x, const std::string& y, const std::string& family = "logistic") {
+    return run_command(s() + "glm -q --family " + family + " --solver newton --x " + tmp.str(x) + " --y " + tmp.str(y) +
+                       " --out " + tmp.str("g"));
+  };
+  STRATA_EXPECT_CLI_ERROR(glm("x1.zarr", "y.npy"), 1, "x1.zarr: expected a 2-D array, found 1-D");
+  STRATA_EXPECT_CLI_ERROR(glm("x3.zarr", "y.npy"), 1, "x3.zarr: expected a 2-D array, found 3-D");
+  STRATA_EXPECT_CLI_ERROR(glm("grp.zarr", "y.npy"), 1, "is a Zarr group, not an array");
+  STRATA_EXPECT_CLI_ERROR(glm("x.zarr", "yo.npy"), 1, "y: " + tmp.str("yo.npy") + ": unsupported dtype");
+  for (const char* family : {"logistic", "normal"}) {
+    auto r = glm("xbig.zarr", "y.npy", family);
+    STRATA_EXPECT_CLI_ERROR(r, 1, "X: the information matrix XᵀWX is not finite");
+    EXPECT_EQ(r.output.find("LAPACK"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(tmp.path() / "g.coef.tsv"));
+  // Usage errors stay exit 2, with the library's message (the one Python raises).
+  STRATA_EXPECT_CLI_ERROR(run_command(s() + "glm -q --family logistic --solver newton --x " + tmp.str("x.zarr") + " --y " +
+                                      tmp.str("y.npy") + " --out " + tmp.str("g") + " --tol -1"),
+                          2, "--tol: tol must be a finite number > 0, got -1");
+}
+
+TEST_F(HostilePaths, EmptyFiltersAreUsageErrors) {
+  // Before: --chr '' and --pheno-name '' ran with no filter, exit 0.
+  for (const char* chr : {"''", "','", "' '"})
+    STRATA_EXPECT_CLI_ERROR(run_command(s() + "freq -q " + tmp.str("base") + " --out " + tmp.str("o") + " --chr " + chr), 2,
+                            "--chr: must name at least one value");
+  ASSERT_EQ(run_command("awk 'BEGIN { print \"FID IID P\" } { print $1, $2, NR % 2 + 1 }' " + tmp.str("base.fam") + " > " +
+                        tmp.str("ph.txt")).exit_code, 0);
+  for (const char* name : {"''", "','"})
+    STRATA_EXPECT_CLI_ERROR(run_command(s() + "gwas -q " + tmp.str("base") + " --pheno " + tmp.str("ph.txt") + " --out " +
+                                        tmp.str("g") + " --pheno-name " + name),
+                            2, "--pheno-name: must name at least one value");
+  EXPECT_EQ(run_command(s() + "gwas -q " + tmp.str("base") + " --pheno " + tmp.str("ph.txt") + " --out " + tmp.str("g") +
+                        " --pheno-name P").exit_code, 0);
+}
+
+TEST_F(HostilePaths, AFailedWriteToStandardOutputIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  ASSERT_EQ(run_command(s() + "convert -q " + tmp.str("base") + " " + tmp.str("c.zarr")).exit_code, 0);
+  // Before: exit 0 with nothing written.
+  auto r = run_command("(" + s() + "zarr info " + tmp.str("c.zarr") + " > /dev/full)");  // stderr to the test
+  STRATA_EXPECT_CLI_ERROR(r, 1, "cannot write to standard output: No space left on device");
+  EXPECT_EQ(run_command(s() + "zarr info " + tmp.str("c.zarr") + " > /dev/null").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace strata
