@@ -103,7 +103,7 @@ Status check_thread_count(int64_t threads) {
 Result<int64_t> parse_memory_budget(std::string_view text) {
   auto bytes = parse_memory_size(text);
   if (!bytes.ok() || *bytes < kMinUserMemoryBudget)
-    return Status::Invalid("memory must be a size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '", text, "'");
+    return Status::Invalid("memory must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '", text, "'");
   return *bytes;
 }
 
