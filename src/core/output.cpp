@@ -47,6 +47,7 @@ void fault_point(int armed, int step) {
 // unresolved) and what it resolves to, so that no two outputs of a command are the same data.
 struct Claim {
   fs::path identity, resolved;
+  const void* owner = nullptr;  // the OutputSet that declared it
 };
 struct CommandClaims {
   std::mutex mu;
@@ -271,7 +272,7 @@ struct OutputSet::Impl {
   Status check_distinct(const Claim& c, const std::string& shown) const;
   static Claim claim_of(const fs::path& p) {
     std::error_code ec;
-    Claim c{identity_of(p), fs::weakly_canonical(p, ec)};
+    Claim c{identity_of(p), fs::weakly_canonical(p, ec), nullptr};
     if (ec) c.resolved = c.identity;
     return c;
   }
@@ -350,6 +351,22 @@ void claim_for_command(const Claim& c) {
   std::lock_guard lock(cc.mu);
   if (cc.scopes > 0) cc.claims.push_back(c);
 }
+
+// A set discarded before its commit wrote nothing: its paths are free again (a command that
+// retries a conversion declares them anew).
+void release_claims(const void* owner) {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  std::erase_if(cc.claims, [owner](const Claim& c) { return c.owner == owner; });
+}
+
+// A committed set's paths stay claimed for the rest of the command, whoever reuses its address.
+void keep_claims(const void* owner) {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  for (Claim& c : cc.claims)
+    if (c.owner == owner) c.owner = nullptr;
+}
 }  // namespace
 
 CommandOutputs::CommandOutputs() {
@@ -405,6 +422,7 @@ Result<std::string> OutputSet::add_file(const std::string& final_path) {
   const fs::path p = normalize_output(final_path);
   STRATA_RETURN_NOT_OK(m.check(p, false));
   Entry e{false, p.string(), "o" + std::to_string(m.entries.size()), 0, Impl::claim_of(p)};
+  e.claim.owner = &m;
   const std::string staged = (m.stage / e.staged_name).string();
   STRATA_ASSIGN_OR_RETURN(int fd, create_new_file(staged));
   ::close(fd);
@@ -418,6 +436,7 @@ Result<std::string> OutputSet::add_directory(const std::string& final_path) {
   const fs::path p = normalize_output(final_path);
   STRATA_RETURN_NOT_OK(m.check(p, true));
   Entry e{true, p.string(), "o" + std::to_string(m.entries.size()), 0, Impl::claim_of(p)};
+  e.claim.owner = &m;
   const std::string staged = (m.stage / e.staged_name).string();
   if (::mkdir(staged.c_str(), 0777) != 0) return Status::IOError(staged, ": cannot create: ", errno_text());
   claim_for_command(e.claim);
@@ -467,6 +486,7 @@ Status OutputSet::commit() {
   fs::remove(m.stage / "journal", ec);
   fault_point(armed, static_cast<int>(m.entries.size()) + 2);
   remove_stage(m.stage);
+  keep_claims(&m);
   m.committed = true;
   return Status::OK();
 }
@@ -478,10 +498,12 @@ void OutputSet::discard() {
   if (m.journaled) {
     // A journaled commit that failed half-way: finish it rather than leave a mix.
     if (roll_forward(m.stage).ok()) remove_stage(m.stage);
+    keep_claims(&m);
     m.committed = true;
     return;
   }
   remove_stage(m.stage);
+  release_claims(&m);
   m.committed = true;  // nothing left to do
 }
 

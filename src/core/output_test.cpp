@@ -172,6 +172,26 @@ TEST(OutputSet, NoTwoOutputsOfACommandAreTheSameFile) {
   EXPECT_EQ(read_file(d.str("o.afreq")), "old table");
 }
 
+TEST(OutputSet, ADiscardedSetFreesItsPathsForTheCommand) {
+  // convert retries a VCF with mixed ploidy: the first attempt's set is discarded and the same
+  // store declared again.
+  TempDir d;
+  CommandOutputs command;
+  {
+    auto first = OutputSet::begin(d.str("c.vcz"), {});
+    ASSERT_TRUE(first.ok());
+    STRATA_ASSERT_OK((*first)->add_directory(d.str("c.vcz")).status());
+  }
+  auto again = OutputSet::begin(d.str("c.vcz"), {});
+  ASSERT_TRUE(again.ok());
+  STRATA_ASSERT_OK((*again)->add_directory(d.str("c.vcz")).status());
+  STRATA_ASSERT_OK((*again)->commit());
+  // Committed: claimed for the rest of the command.
+  auto third = OutputSet::begin(d.str("c.vcz"), {});
+  ASSERT_TRUE(third.ok());
+  STRATA_EXPECT_STATUS((*third)->add_directory(d.str("c.vcz")), StatusCode::Invalid, "also another output");
+}
+
 TEST(OutputSet, OutputsOfOneSetAreDistinct) {
   TempDir d;
   auto set = OutputSet::begin(d.str("a"), {});
