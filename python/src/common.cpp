@@ -80,8 +80,8 @@ PyContext::~PyContext() {
 }
 
 std::unique_ptr<PyContext> make_py_context(int threads, int64_t memory, nb::object progress, double interval) {
-  if (threads < 0) throw StatusError(Status::Invalid("threads must be at least 1 (or None for all cores), got ", threads));
-  if (memory < 0) throw StatusError(Status::Invalid("memory must be a positive number of bytes, got ", memory));
+  // The library's checks, as the CLI's --threads and --memory (0 = the default).
+  if (memory != 0) check(check_memory_budget(memory));
   ContextOptions o;
   o.threads = threads;
   o.memory_budget = memory;

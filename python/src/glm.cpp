@@ -18,8 +18,15 @@ linalg::GlmParams params_of(const nb::dict& o) {
   p.lambda = nb::cast<double>(o["lam"]);
   p.alpha = nb::cast<double>(o["alpha"]);
   p.intercept = nb::cast<bool>(o["intercept"]);
-  p.max_iter = nb::cast<int64_t>(o["max_iter"]);
-  p.tol = nb::cast<double>(o["tol"]);
+  // None: the solver's default; any number goes to the library's validation as given.
+  if (!o["max_iter"].is_none()) {
+    p.max_iter = nb::cast<int64_t>(o["max_iter"]);
+    check(linalg::check_glm_max_iter(p.max_iter));
+  }
+  if (!o["tol"].is_none()) {
+    p.tol = nb::cast<double>(o["tol"]);
+    check(linalg::check_glm_tol(p.tol));  // NaN too: only None means the default
+  }
   p.ftol = nb::cast<double>(o["ftol"]);
   p.rho = nb::cast<double>(o["rho"]);
   p.abstol = nb::cast<double>(o["abstol"]);

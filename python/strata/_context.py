@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 
 from . import _core
 
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def parse_memory(memory) -> int:
@@ -17,13 +15,13 @@ def parse_memory(memory) -> int:
     if isinstance(memory, bool):
         raise TypeError("memory must be a number of bytes or a size like '2G'")
     if isinstance(memory, int):
-        if memory <= 0:
-            raise ValueError(f"memory must be a positive number of bytes, got {memory}")
+        if memory <= 0:  # 0 would mean the default to the library
+            raise ValueError(f"memory must be at least 1M ({1 << 20} bytes), got {memory}")
         return memory
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(memory), re.IGNORECASE)
-    if not m:
-        raise ValueError(f"memory must be bytes or a size like '512M' or '2G', got {memory!r}")
-    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+    if not isinstance(memory, str):
+        raise TypeError("memory must be a number of bytes or a size like '2G'")
+    # The library parses and checks it, as the CLI's --memory.
+    return _core.parse_memory_budget(memory)
 
 
 def _threads(threads) -> int:

@@ -70,8 +70,8 @@ def glm(x, y, family: str = "logistic", solver: str = "newton", *, penalty: str 
         raise ValueError(f"y must be numeric, got dtype {y.dtype}")
     y = np.ascontiguousarray(y, dtype=np.float64)
     opts = dict(family=family, solver=solver, penalty=penalty, lam=float(lam), alpha=float(alpha),
-                intercept=bool(intercept), max_iter=-1 if max_iter is None else int(max_iter),
-                tol=-1.0 if tol is None else float(tol), ftol=float(ftol), rho=float(rho), abstol=float(abstol),
+                intercept=bool(intercept), max_iter=None if max_iter is None else int(max_iter),
+                tol=None if tol is None else float(tol), ftol=float(ftol), rho=float(rho), abstol=float(abstol),
                 reltol=float(reltol))
     if isinstance(x, (str, os.PathLike)):
         r = _core.glm_zarr(ctx._core, os.fspath(x), y, opts)

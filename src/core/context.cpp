@@ -94,8 +94,27 @@ Context::Context() {
   s_ = made->s_;
 }
 
+Status check_thread_count(int64_t threads) {
+  if (threads < 0 || threads > kMaxThreads)
+    return Status::Invalid("threads must be 0 (all cores) or 1–", kMaxThreads, ", got ", threads);
+  return Status::OK();
+}
+
+Result<int64_t> parse_memory_budget(std::string_view text) {
+  auto bytes = parse_memory_size(text);
+  if (!bytes.ok() || *bytes < kMinUserMemoryBudget)
+    return Status::Invalid("memory must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '", text, "'");
+  return *bytes;
+}
+
+Status check_memory_budget(int64_t bytes) {
+  if (bytes < kMinUserMemoryBudget)
+    return Status::Invalid("memory must be at least 1M (", kMinUserMemoryBudget, " bytes), got ", bytes);
+  return Status::OK();
+}
+
 Result<Context> Context::make(const ContextOptions& options) {
-  if (options.threads < 0) return Status::Invalid("threads must be at least 0, got ", options.threads);
+  STRATA_RETURN_NOT_OK(check_thread_count(options.threads));
   if (options.memory_budget < 0) return Status::Invalid("memory budget must be at least 0, got ", options.memory_budget);
   auto s = std::make_shared<State>();
   try {

@@ -5,6 +5,7 @@
 
 #include "core/large_alloc.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/context.hpp"
 #include "strata/core/dtype.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -44,6 +45,21 @@ TEST(Result, PropagatesThroughMacros) {
   STRATA_EXPECT_STATUS(from_ok, StatusCode::Internal, "^Result constructed from an OK Status$");
 }
 
+TEST(Context, UserLimitsHaveOneCheck) {
+  // The CLI's --threads/--memory and Python's threads=/memory= call these (one message).
+  STRATA_EXPECT_OK(check_thread_count(0));
+  STRATA_EXPECT_OK(check_thread_count(kMaxThreads));
+  STRATA_EXPECT_STATUS(check_thread_count(9999), StatusCode::Invalid, "^threads must be 0 \\(all cores\\) or 1–1024, got 9999$");
+  ContextOptions o;
+  o.threads = 9999;
+  STRATA_EXPECT_STATUS(Context::make(o), StatusCode::Invalid, "got 9999");
+  STRATA_EXPECT_STATUS(parse_memory_budget("1"), StatusCode::Invalid, "at least 1M, got '1'$");
+  STRATA_EXPECT_STATUS(parse_memory_budget("2X"), StatusCode::Invalid, "got '2X'$");
+  EXPECT_EQ(*parse_memory_budget("2G"), int64_t{2} << 30);
+  STRATA_EXPECT_STATUS(check_memory_budget(1000), StatusCode::Invalid, "at least 1M");
+  STRATA_EXPECT_OK(check_memory_budget(int64_t{1} << 20));
+}
+
 TEST(DType, NumpyStrings) {
   for (const char* s : {"|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8",
                         ">i2", ">u4", ">f8"}) {
@@ -53,7 +69,7 @@ TEST(DType, NumpyStrings) {
   STRATA_ASSERT_OK_AND_ASSIGN(DType be, DType::from_numpy(">f8"));
   EXPECT_TRUE(be.needs_swap());
   EXPECT_EQ(be.itemsize(), 8);
-  STRATA_EXPECT_STATUS(DType::from_numpy("|O"), StatusCode::Invalid, "O");
+  STRATA_EXPECT_STATUS(DType::from_numpy("|O"), StatusCode::Unsupported, "O");  // an object array: data, exit 1
   STRATA_EXPECT_STATUS(DType::from_numpy("<U8"), StatusCode::Unsupported, "U8");
   STRATA_EXPECT_STATUS(DType::from_numpy("<c16"), StatusCode::Unsupported, "c16");
   STRATA_ASSERT_OK_AND_ASSIGN(DType v3, DType::from_v3("uint16"));

@@ -40,7 +40,7 @@ std::string DType::numpy_str() const {
 std::string DType::v3_name() const { return info(type).v3; }
 
 Result<DType> DType::from_numpy(std::string_view s) {
-  if (s.size() < 3) return Status::Invalid("unsupported dtype '", s, "'");
+  if (s.size() < 3) return Status::Unsupported("unsupported dtype '", s, "'");
   ByteOrder order;
   switch (s[0]) {
     case '<': order = ByteOrder::Little; break;

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "strata/core/log.hpp"
@@ -40,6 +41,26 @@ int fault_step() {
 }
 void fault_point(int armed, int step) {
   if (armed == step) std::raise(SIGKILL);
+}
+
+// The outputs claimed by the running command (CommandOutputs scope): its identity (link
+// unresolved) and what it resolves to, so that no two outputs of a command are the same data.
+struct Claim {
+  fs::path identity, resolved;
+  const void* owner = nullptr;  // the OutputSet that declared it
+};
+struct CommandClaims {
+  std::mutex mu;
+  int scopes = 0;
+  std::vector<Claim> claims;
+};
+CommandClaims& command_claims() {
+  static CommandClaims c;
+  return c;
+}
+
+bool same_data(const Claim& a, const Claim& b) {
+  return a.identity == b.identity || a.resolved == b.resolved || a.identity == b.resolved || a.resolved == b.identity;
 }
 
 // The path without following its last component: canonical parent + name.
@@ -92,6 +113,7 @@ struct Entry {
   std::string final_path;  // absolute
   std::string staged_name; // inside the staging directory
   ino_t staged_ino = 0;
+  Claim claim;             // final_path's identity and resolution (not journaled)
 };
 
 // Move one staged entry into place: rename for files and new directories, exchange for an
@@ -247,7 +269,30 @@ struct OutputSet::Impl {
   bool journaled = false, committed = false;
 
   Status check(const fs::path& final_path, bool directory) const;
+  Status check_distinct(const Claim& c, const std::string& shown) const;
+  static Claim claim_of(const fs::path& p) {
+    std::error_code ec;
+    Claim c{identity_of(p), fs::weakly_canonical(p, ec), nullptr};
+    if (ec) c.resolved = c.identity;
+    return c;
+  }
 };
+
+// No two outputs of a set, or of the running command, may be the same data.
+Status OutputSet::Impl::check_distinct(const Claim& c, const std::string& shown) const {
+  auto clash = [&](const fs::path& other) {
+    const std::string also = other.string() == shown ? "" : str_cat(" (the same file as ", other.string(), ")");
+    return Status::Invalid(shown, " is also another output of this command", also,
+                           ": every output of a command (its --out files, --report) must be a different file");
+  };
+  for (const Entry& e : entries)
+    if (same_data(e.claim, c)) return clash(e.final_path);
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  for (const Claim& other : cc.claims)
+    if (same_data(other, c)) return clash(other.identity);
+  return Status::OK();
+}
 
 Status OutputSet::Impl::check(const fs::path& p, bool directory) const {
   const std::string shown = p.string();
@@ -271,15 +316,22 @@ Status OutputSet::Impl::check(const fs::path& p, bool directory) const {
   }
   if (p.parent_path() != dir)
     return Status::Internal("outputs of one command must share a directory: ", shown, " is not in ", dir.string());
-  for (const Entry& e : entries)
-    if (e.final_path == shown) return Status::Internal(shown, " is declared twice as an output");
+  STRATA_RETURN_NOT_OK(check_distinct(claim_of(p), shown));
   struct stat st;
   if (::lstat(p.c_str(), &st) != 0) return Status::OK();  // new output
   if (!directory) {
+    // A link is judged by what it points to (a link to a directory is refused like the
+    // directory); the link itself is then replaced, its target never written.
+    struct stat target;
+    const bool link = S_ISLNK(st.st_mode);
+    if (link && ::stat(p.c_str(), &target) == 0) st = target;
+    const char* as = link ? " is a symbolic link to a directory" : " is a directory";
     if (S_ISDIR(st.st_mode))
-      return Status::AlreadyExists(shown, " is a directory; strata replaces only files at a file output's path");
+      return Status::AlreadyExists(shown, as, "; strata replaces only files at a file output's path");
     if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-      return Status::AlreadyExists(shown, " exists and is not a regular file; refusing to replace it");
+      return Status::AlreadyExists(shown, link ? " is a symbolic link to something that is not a regular file"
+                                               : " exists and is not a regular file",
+                                   "; refusing to replace it");
     return Status::OK();
   }
   if (!rules.overwrite) return Status::AlreadyExists(shown, " already exists (use --overwrite to replace it)");
@@ -289,6 +341,44 @@ Status OutputSet::Impl::check(const fs::path& p, bool directory) const {
     return Status::AlreadyExists(shown, " is not a Zarr store (no .zgroup, .zarray or zarr.json); strata replaces only "
                                  "Zarr stores");
   return Status::OK();
+}
+
+namespace {
+// Recorded only while a CommandOutputs scope is open (a library user's separate calls may
+// rewrite a path they wrote before).
+void claim_for_command(const Claim& c) {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  if (cc.scopes > 0) cc.claims.push_back(c);
+}
+
+// A set discarded before its commit wrote nothing: its paths are free again (a command that
+// retries a conversion declares them anew).
+void release_claims(const void* owner) {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  std::erase_if(cc.claims, [owner](const Claim& c) { return c.owner == owner; });
+}
+
+// A committed set's paths stay claimed for the rest of the command, whoever reuses its address.
+void keep_claims(const void* owner) {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  for (Claim& c : cc.claims)
+    if (c.owner == owner) c.owner = nullptr;
+}
+}  // namespace
+
+CommandOutputs::CommandOutputs() {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  ++cc.scopes;
+}
+
+CommandOutputs::~CommandOutputs() {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  if (--cc.scopes == 0) cc.claims.clear();
 }
 
 OutputSet::OutputSet() : impl_(std::make_unique<Impl>()) {}
@@ -331,10 +421,12 @@ Result<std::string> OutputSet::add_file(const std::string& final_path) {
   Impl& m = *impl_;
   const fs::path p = normalize_output(final_path);
   STRATA_RETURN_NOT_OK(m.check(p, false));
-  Entry e{false, p.string(), "o" + std::to_string(m.entries.size()), 0};
+  Entry e{false, p.string(), "o" + std::to_string(m.entries.size()), 0, Impl::claim_of(p)};
+  e.claim.owner = &m;
   const std::string staged = (m.stage / e.staged_name).string();
   STRATA_ASSIGN_OR_RETURN(int fd, create_new_file(staged));
   ::close(fd);
+  claim_for_command(e.claim);
   m.entries.push_back(std::move(e));
   return staged;
 }
@@ -343,9 +435,11 @@ Result<std::string> OutputSet::add_directory(const std::string& final_path) {
   Impl& m = *impl_;
   const fs::path p = normalize_output(final_path);
   STRATA_RETURN_NOT_OK(m.check(p, true));
-  Entry e{true, p.string(), "o" + std::to_string(m.entries.size()), 0};
+  Entry e{true, p.string(), "o" + std::to_string(m.entries.size()), 0, Impl::claim_of(p)};
+  e.claim.owner = &m;
   const std::string staged = (m.stage / e.staged_name).string();
   if (::mkdir(staged.c_str(), 0777) != 0) return Status::IOError(staged, ": cannot create: ", errno_text());
+  claim_for_command(e.claim);
   m.entries.push_back(std::move(e));
   return staged;
 }
@@ -392,6 +486,7 @@ Status OutputSet::commit() {
   fs::remove(m.stage / "journal", ec);
   fault_point(armed, static_cast<int>(m.entries.size()) + 2);
   remove_stage(m.stage);
+  keep_claims(&m);
   m.committed = true;
   return Status::OK();
 }
@@ -403,10 +498,12 @@ void OutputSet::discard() {
   if (m.journaled) {
     // A journaled commit that failed half-way: finish it rather than leave a mix.
     if (roll_forward(m.stage).ok()) remove_stage(m.stage);
+    keep_claims(&m);
     m.committed = true;
     return;
   }
   remove_stage(m.stage);
+  release_claims(&m);
   m.committed = true;  // nothing left to do
 }
 

@@ -141,6 +141,76 @@ TEST(OutputSet, ReplacesASymlinkNotItsTarget) {
   EXPECT_EQ(read_file(d.str("out.txt")), "new");
 }
 
+TEST(OutputSet, ALinkToADirectoryIsRefusedLikeTheDirectory) {
+  TempDir d;
+  fs::create_directories(d.path() / "real");
+  write_file(d.str("real/keep"), "kept");
+  fs::create_directory_symlink(d.path() / "real", d.path() / "run.json");
+  STRATA_EXPECT_STATUS(write_file_atomically(d.str("run.json"), "{}"), StatusCode::AlreadyExists,
+                       "is a symbolic link to a directory");
+  EXPECT_TRUE(fs::is_symlink(d.path() / "run.json"));
+  EXPECT_EQ(read_file(d.str("real/keep")), "kept");
+  EXPECT_TRUE(leftovers(d.path()).empty());
+}
+
+TEST(OutputSet, NoTwoOutputsOfACommandAreTheSameFile) {
+  TempDir d;
+  write_file(d.str("o.afreq"), "old table");
+  CommandOutputs command;
+  // The report is staged first, then the command's table under the same name: refused.
+  auto report = AtomicFile::begin(d.str("o.afreq"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto set = OutputSet::begin(d.str("o.afreq"), {});
+  ASSERT_TRUE(set.ok());
+  STRATA_EXPECT_STATUS((*set)->add_file(d.str("o.afreq")), StatusCode::Invalid,
+                       "o.afreq is also another output of this command");
+  // Through a relative path and through a symbolic link, too.
+  fs::create_symlink(d.path() / "o.afreq", d.path() / "link");
+  STRATA_EXPECT_STATUS((*set)->add_file(d.str("link")), StatusCode::Invalid, "also another output of this command");
+  STRATA_EXPECT_STATUS((*set)->check(d.str("sub/../o.afreq"), false), StatusCode::Invalid, "also another output of this command");
+  STRATA_ASSERT_OK((*set)->add_file(d.str("o.vmiss")).status());
+  EXPECT_EQ(read_file(d.str("o.afreq")), "old table");
+}
+
+TEST(OutputSet, ADiscardedSetFreesItsPathsForTheCommand) {
+  // convert retries a VCF with mixed ploidy: the first attempt's set is discarded and the same
+  // store declared again.
+  TempDir d;
+  CommandOutputs command;
+  {
+    auto first = OutputSet::begin(d.str("c.vcz"), {});
+    ASSERT_TRUE(first.ok());
+    STRATA_ASSERT_OK((*first)->add_directory(d.str("c.vcz")).status());
+  }
+  auto again = OutputSet::begin(d.str("c.vcz"), {});
+  ASSERT_TRUE(again.ok());
+  STRATA_ASSERT_OK((*again)->add_directory(d.str("c.vcz")).status());
+  STRATA_ASSERT_OK((*again)->commit());
+  // Committed: claimed for the rest of the command.
+  auto third = OutputSet::begin(d.str("c.vcz"), {});
+  ASSERT_TRUE(third.ok());
+  STRATA_EXPECT_STATUS((*third)->add_directory(d.str("c.vcz")), StatusCode::Invalid, "also another output");
+}
+
+TEST(OutputSet, OutputsOfOneSetAreDistinct) {
+  TempDir d;
+  auto set = OutputSet::begin(d.str("a"), {});
+  ASSERT_TRUE(set.ok());
+  STRATA_ASSERT_OK((*set)->add_file(d.str("a")).status());
+  STRATA_EXPECT_STATUS((*set)->add_file(d.str("./a")), StatusCode::Invalid, "also another output of this command");
+}
+
+TEST(OutputSet, SeparateCommandsMayReuseAPath) {
+  TempDir d;
+  for (int i = 0; i < 2; ++i) {
+    CommandOutputs command;
+    STRATA_ASSERT_OK(write_file_atomically(d.str("x"), "v" + std::to_string(i)));
+  }
+  STRATA_ASSERT_OK(write_file_atomically(d.str("x"), "v2"));  // no scope: each call alone
+  STRATA_ASSERT_OK(write_file_atomically(d.str("x"), "v3"));
+  EXPECT_EQ(read_file(d.str("x")), "v3");
+}
+
 TEST(OutputSet, StagedFilesAreCreatedExclusively) {
   TempDir d;
   const std::string f = d.str("exists");

@@ -176,6 +176,8 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
                           const std::function<Status(const PairTile&, PreparedTile&)>& commit) {
   const backend::Backend& be = backend::of(ctx);
   const int64_t n = view.num_samples(), m = view.num_variants();
+  // Every pair would be NaN (KING, IBS) or 0/0: refused, as the GRM refuses it.
+  if (m == 0) return Status::InvalidData(view.describe(), ": no variants: kinship and distances need at least one");
   const int64_t words = (m + kWordBits - 1) / kWordBits;
   STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, view, options));
   const int64_t tile = plan.tile, per_side = (n + tile - 1) / tile;

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "io/genotype/text_reader_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -241,19 +242,19 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
 Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples, const std::string& pop_file) {
   const auto n = static_cast<size_t>(samples.size());
   if (!pop_file.empty()) {
-    std::ifstream f(pop_file);
-    if (!f) return Status::IOError("cannot open --pop-file ", pop_file);
+    io::detail::LineReader f;
+    STRATA_RETURN_NOT_OK(f.open(pop_file, /*allow_pipe=*/true).with_context("--pop-file"));
     std::unordered_map<std::string, std::string> pop;
-    std::string line;
-    int64_t lineno = 0;
-    while (std::getline(f, line)) {
-      ++lineno;
+    std::string_view view;
+    while (f.next(view)) {
+      const std::string line(view);
       if (line.empty() || line[0] == '#') continue;
       std::istringstream ss(line);
       std::string iid, p;
-      if (!(ss >> iid >> p)) return Status::InvalidData(pop_file, ":", lineno, ": expected two columns IID POP");
+      if (!(ss >> iid >> p)) return Status::InvalidData(pop_file, ":", f.line_no(), ": expected two columns IID POP");
       pop[iid] = p;
     }
+    STRATA_RETURN_NOT_OK(f.status());
     std::vector<std::string> out(n);
     for (size_t i = 0; i < n; ++i) {
       auto it = pop.find(samples.id[i]);

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "io/genotype/text_reader_internal.hpp"
+
 namespace strata::genomics {
 namespace {
 
@@ -73,14 +75,20 @@ std::vector<std::string> split_names(const std::string& list) {
 
 Result<SampleTable> read_sample_table(const std::string& path, const io::SampleInfo& samples,
                                       const SampleTableOptions& options) {
-  std::ifstream in(path);
-  if (!in) return Status::IOError(path, ": cannot open");
+  io::detail::LineReader in;  // a regular file or a pipe the user named; bounded lines
+  STRATA_RETURN_NOT_OK(in.open(path, /*allow_pipe=*/true));
+  auto getline = [&in](io::detail::LineReader&, std::string& out) {
+    std::string_view v;
+    if (!in.next(v)) return false;
+    out.assign(v);
+    return true;
+  };
   const char* what = options.phenotypes ? "phenotype" : "covariate";
   std::string line;
   int64_t line_no = 0;
   // First non-empty line: header or data.
   std::vector<std::string> first;
-  while (first.empty() && std::getline(in, line)) {
+  while (first.empty() && getline(in, line)) {
     ++line_no;
     // A UTF-8 byte order mark (spreadsheet exports) must not become part of the header's first
     // name; `##` lines before the header are comments.
@@ -88,6 +96,7 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     if (line.rfind("##", 0) == 0) continue;
     first = fields_of(line);
   }
+  STRATA_RETURN_NOT_OK(in.status());
   if (first.empty()) return Status::InvalidData(path, ": empty ", what, " file");
   bool has_fid = true, header = true;
   if (first[0] == "#FID" || first[0] == "FID") {
@@ -183,12 +192,13 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     return Status::OK();
   };
   if (!header) STRATA_RETURN_NOT_OK(take_row(first));
-  while (std::getline(in, line)) {
+  while (getline(in, line)) {
     ++line_no;
     auto f = fields_of(line);
     if (f.empty()) continue;
     STRATA_RETURN_NOT_OK(take_row(f));
   }
+  STRATA_RETURN_NOT_OK(in.status());
   if (t.matched_rows == 0)
     return Status::InvalidData(path, ": none of its ", t.rows, " rows names a sample of the genotype input",
                                has_fid ? " (matched on FID and IID)" : " (matched on IID, FID 0 as plink2 does)");

@@ -51,7 +51,7 @@ std::string sample_key(const io::SampleInfo& s, int64_t i) {
 
 Result<std::vector<std::string>> read_sample_id_file(const std::string& path) {
   io::detail::LineReader r;
-  STRATA_RETURN_NOT_OK(r.open(path));
+  STRATA_RETURN_NOT_OK(r.open(path, /*allow_pipe=*/true));
   std::vector<std::string> keys;
   // Column positions from a `#FID IID` / `#IID` header; -1 = decide per line.
   int fid_col = -1, iid_col = -1;
@@ -96,7 +96,7 @@ Result<std::vector<std::string>> read_sample_id_file(const std::string& path) {
 
 Result<std::vector<std::string>> read_variant_id_file(const std::string& path) {
   io::detail::LineReader r;
-  STRATA_RETURN_NOT_OK(r.open(path));
+  STRATA_RETURN_NOT_OK(r.open(path, /*allow_pipe=*/true));
   std::vector<std::string> ids;
   std::string_view line;
   while (r.next(line)) {

@@ -114,6 +114,16 @@ const char* glm_family_name(GlmFamily f) { return kFamilies[static_cast<int>(f)]
 const char* glm_solver_name(GlmSolver s) { return kSolvers[static_cast<int>(s)]; }
 const char* glm_penalty_name(GlmPenalty p) { return kPenalties[static_cast<int>(p)]; }
 
+Status check_glm_tol(double tol) {
+  if (!(tol > 0 && std::isfinite(tol))) return Status::Invalid("tol must be a finite number > 0, got ", tol);
+  return Status::OK();
+}
+
+Status check_glm_max_iter(int64_t max_iter) {
+  if (max_iter < 1) return Status::Invalid("max-iter must be at least 1, got ", max_iter);
+  return Status::OK();
+}
+
 Status validate_glm_params(const GlmParams& p) {
   const char* solver = glm_solver_name(p.solver);
   if (p.penalty != GlmPenalty::None &&
@@ -126,8 +136,8 @@ Status validate_glm_params(const GlmParams& p) {
                            " is not differentiable at 0: use admm or proximal-gradient");
   if (!(p.lambda >= 0) || !std::isfinite(p.lambda)) return Status::Invalid("lambda must be ≥ 0, got ", p.lambda);
   if (!(p.alpha >= 0 && p.alpha <= 1)) return Status::Invalid("alpha must be in [0, 1], got ", p.alpha);
-  if (p.max_iter == 0 || p.max_iter < -1) return Status::Invalid("max-iter must be at least 1, got ", p.max_iter);
-  if (p.tol != -1.0 && !(p.tol > 0 && std::isfinite(p.tol))) return Status::Invalid("tol must be > 0, got ", p.tol);
+  if (p.max_iter != kGlmDefaultMaxIter) STRATA_RETURN_NOT_OK(check_glm_max_iter(p.max_iter));
+  if (!std::isnan(p.tol)) STRATA_RETURN_NOT_OK(check_glm_tol(p.tol));
   if (!(p.ftol >= 0 && std::isfinite(p.ftol))) return Status::Invalid("ftol must be ≥ 0, got ", p.ftol);
   if (!(p.rho > 0 && std::isfinite(p.rho))) return Status::Invalid("rho must be > 0, got ", p.rho);
   if (!(p.over_relax > 0 && p.over_relax < 2)) return Status::Invalid("over_relax must be in (0, 2), got ", p.over_relax);
@@ -139,8 +149,8 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
                           const GlmParams& params) {
   STRATA_RETURN_NOT_OK(validate_glm_params(params));
   GlmParams p = params;
-  if (p.max_iter < 0) p.max_iter = default_max_iter(p.solver);
-  if (p.tol < 0) p.tol = default_tol(p.solver);
+  if (p.max_iter == kGlmDefaultMaxIter) p.max_iter = default_max_iter(p.solver);
+  if (std::isnan(p.tol)) p.tol = default_tol(p.solver);
   for (size_t i = 0; i < y.size(); ++i) {
     const double v = y[i];
     if (!std::isfinite(v)) return Status::InvalidData("y: non-finite value ", v, " at row ", i);
@@ -194,7 +204,9 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
 }
 
 Result<std::vector<double>> read_npy_vector(const std::string& path) {
-  STRATA_ASSIGN_OR_RETURN(io::NpyReader r, io::NpyReader::open(path));
+  auto opened = io::NpyReader::open(path);
+  if (!opened.ok()) return opened.status().with_context("y");
+  io::NpyReader r = std::move(*opened);
   const io::NpyHeader& h = r.header();
   const Shape& s = h.shape;
   if (!(s.size() == 1 || (s.size() == 2 && s[1] == 1)))

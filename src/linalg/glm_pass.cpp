@@ -275,6 +275,11 @@ void penalty_prox(const GlmParams& p, double t, std::vector<double>& beta) {
 
 Result<std::vector<double>> solve_symmetric(const Context& ctx, std::vector<double> h, const std::vector<double>& g,
                                             int64_t p) {
+  // Not LAPACK's "argument rejected": say which input is at fault.
+  for (double v : h)
+    if (!std::isfinite(v))
+      return Status::InvalidData("X: the information matrix XᵀWX is not finite (X holds values too large for float64 "
+                                 "sums of squares, near 1e154 or above, or not finite); rescale X");
   std::vector<double> l = h;  // symmetric: row-major = column-major
   if (cholesky(l, p)) {
     std::vector<double> s = g;

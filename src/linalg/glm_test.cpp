@@ -3,6 +3,7 @@
 // heights, and the bad-input errors.
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -298,6 +299,33 @@ TEST(Glm, BadInputIsRefusedClearly) {
   d.y[7] = 0;
   r = fit_glm(test_ctx(), *make_dense_source(d.x.data(), 50, 2), d.y, p);
   EXPECT_NE(r.status().message().find("49 values"), std::string::npos) << r.status().message();
+}
+
+TEST(Glm, OnlyTheDefaultsMeanTheDefaults) {
+  // Before: tol = -1 (and max_iter = -1) silently meant "the solver's default" in the library
+  // (so in Python) while the CLI refused them.
+  GlmParams p;
+  STRATA_EXPECT_OK(validate_glm_params(p));
+  for (double tol : {-1.0, 0.0, std::numeric_limits<double>::infinity()}) {
+    p.tol = tol;
+    STRATA_EXPECT_STATUS(validate_glm_params(p), StatusCode::Invalid, "tol must be a finite number > 0");
+  }
+  // NaN marks the default inside GlmParams; from a user it is refused (Python's tol=nan).
+  STRATA_EXPECT_STATUS(check_glm_tol(std::nan("")), StatusCode::Invalid, "tol must be a finite number > 0, got nan");
+  STRATA_EXPECT_OK(check_glm_tol(1e-6));
+  p = GlmParams{};
+  p.max_iter = -1;
+  STRATA_EXPECT_STATUS(validate_glm_params(p), StatusCode::Invalid, "max-iter must be at least 1, got -1");
+}
+
+TEST(Glm, AnOverflowingInformationMatrixNamesX) {
+  // Before: LAPACK's "syev: argument 5 rejected" (exit 2) for X near 1e200.
+  Data d = make_data(GlmFamily::Normal, 50, 2, 1);
+  for (double& v : d.x) v *= 1e200;
+  GlmParams p;
+  p.family = GlmFamily::Normal;
+  auto r = fit(test_ctx(), d, p);
+  STRATA_EXPECT_STATUS(r, StatusCode::InvalidData, "^X: the information matrix XᵀWX is not finite");
 }
 
 TEST(Glm, ReadsNpyVectors) {

@@ -98,7 +98,7 @@ class ZarrSource final : public RowBlockSource {
 
 Result<RowBlockSourcePtr> make_zarr_source(const io::ZarrArray& array) {
   if (array.ndim() != 2) {
-    return Status::Invalid(array.describe(), ": expected a 2-D array, found ", array.ndim(), "-D (shape ",
+    return Status::InvalidData(array.describe(), ": expected a 2-D array, found ", array.ndim(), "-D (shape ",
                            shape_to_string(array.shape()), ")");
   }
   if (array.dtype().is_bool()) {

@@ -33,6 +33,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cases_cohort  # noqa: E402
+import cases_hostile  # noqa: E402
 import cases_inputs  # noqa: E402
 import cases_models  # noqa: E402
 import cases_outputs  # noqa: E402
@@ -43,6 +44,7 @@ BUILDERS = {"data-loss": cases_outputs.cases_data_loss, "symlinks": cases_output
             "data-errors": cases_inputs.cases_data, "wrong-answers": cases_inputs.cases_wrong, "report": cases_outputs.cases_report,
             "cohort": cases_cohort.cases_cohort}
 cases_models.register(ORDER, BUILDERS)
+ORDER += list(cases_hostile.CLASSES); BUILDERS.update(cases_hostile.CLASSES)  # noqa: E702
 
 
 def main():

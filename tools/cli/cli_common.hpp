@@ -25,6 +25,8 @@ struct CliState {
   int64_t memory_budget = 0;    ///< --memory where a command has it (0 = the library default)
   std::string report_path;      ///< --report run.json
   std::string endpoint_url;     ///< --endpoint-url for s3:// (exported as AWS_ENDPOINT_URL)
+  int64_t http_deadline_s = 0;  ///< --http-deadline (exported as STRATA_HTTP_DEADLINE_SECONDS); 0 = unset
+  int64_t http_stall_s = 0;     ///< --http-stall (exported as STRATA_HTTP_STALL_SECONDS); 0 = unset
   std::string device = "cpu";   ///< --device: cpu, cuda, cuda:N, cuda:all or auto
   /// The resources of the run, made by main() after parsing (threads, budget, progress bar).
   std::optional<Context> context;
@@ -56,7 +58,8 @@ void add_common_options(CLI::App* cmd, CliState& state);
 /// Add --device (cpu|cuda|cuda:N|cuda:all|auto) alone (part of add_common_options; for commands
 /// with their own --threads/--report, e.g. bench). main() makes the backend it names.
 void add_device_option(CLI::App* cmd, CliState& state);
-/// Add --endpoint-url alone (commands without the other common options, e.g. zarr info).
+/// Add --endpoint-url, --http-deadline and --http-stall alone (commands without the other common
+/// options, e.g. zarr info).
 void add_endpoint_option(CLI::App* cmd, CliState& state);
 
 /// Add plink2's sample and variant selection flags (--keep, --remove, --extract, --exclude,
@@ -122,10 +125,22 @@ inline CLI::Validator non_empty_path() {
       "");
 }
 
+/// A comma-separated list with at least one name (`--chr ''` or `--pheno-name ,` is not "no
+/// filter": leaving the option out is).
+inline CLI::Validator name_list() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        return s.find_first_not_of(", \t") == std::string::npos
+                   ? std::string("must name at least one value (leave the option out for no filter)")
+                   : std::string();
+      },
+      "LIST", "");
+}
+
 /// A memory size such as 2G, 512M or 1000000 (bytes), at least 1 MiB; defined in main.cpp.
 CLI::Validator memory_size();
 
-/// Worker threads: 0 (all cores) or 1-1024.
-inline constexpr int kMaxThreads = 1024;
+/// Worker threads: 0 (all cores) or 1-1024 (the library's limit).
+using strata::kMaxThreads;
 
 }  // namespace strata::cli

@@ -17,7 +17,7 @@ void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& s) {
   files("--remove", s.remove, "Remove the samples listed (same formats as --keep)");
   files("--extract", s.extract, "Keep only the variants whose IDs are listed (whitespace-separated, e.g. a .prune.in)");
   files("--exclude", s.exclude, "Remove the variants whose IDs are listed");
-  cmd->add_option("--chr", s.chr, "Keep only these chromosomes, e.g. 1-4,22,X")->group(g);
+  cmd->add_option("--chr", s.chr, "Keep only these chromosomes, e.g. 1-4,22,X")->check(name_list())->group(g);
   auto* autosome = cmd->add_flag("--autosome", s.autosome, "Keep only chromosomes 1-22 (no X, Y, XY, MT or other contigs)")->group(g);
   cmd->add_flag("--autosome-xy", s.autosome_xy, "Keep only chromosomes 1-22 and XY (the pseudo-autosomal region)")
       ->excludes(autosome)->group(g);

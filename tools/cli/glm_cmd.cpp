@@ -1,5 +1,7 @@
 // `strata glm`: a thin wrapper over strata/linalg/glm.hpp.
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 
@@ -23,6 +25,21 @@ CLI::Validator name_check(F parse, std::string names) {
         return r.ok() ? std::string() : r.status().message();
       },
       names, "");
+}
+
+// A number checked by the library (`check`: the check Python's strata.glm gets, one message).
+template <class Check>
+CLI::Validator glm_number(Check check, std::string what) {
+  return CLI::Validator(
+      [check, what](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = s.empty() ? 0.0 : std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0])))
+          return "must be " + what + ", got '" + s + "'";
+        const Status st = check(v);
+        return st.ok() ? std::string() : st.message();
+      },
+      what, "");
 }
 
 Status run_glm(GlmArgs& a, CliState& state) {
@@ -115,7 +132,7 @@ void register_glm_commands(CLI::App& app, CliState& state) {
   cmd->add_option("--tol", a->params.tol,
                   "Convergence tolerance (default: newton 1e-8 on max |step|, lbfgs 1e-4 on max |gradient|, "
                   "gradient-descent 1e-14 and proximal-gradient 1e-8 on the relative decrease)")
-      ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
+      ->check(glm_number([](double v) { return linalg::check_glm_tol(v); }, "a number > 0"));
   cmd->add_option("--ftol", a->params.ftol,
                   "lbfgs: also stop when the relative decrease is at most this (default 2.22e-9, scipy's factr 1e7; "
                   "0 = gradient test only)")

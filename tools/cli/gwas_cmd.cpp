@@ -84,7 +84,8 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
   cmd->add_option("--pheno", a->pheno, "Phenotype file (#FID IID A B ... or #IID A ...; NA / -9 missing)")
       ->required()
       ->check(non_empty_path());
-  cmd->add_option("--pheno-name", a->pheno_name, "Phenotype columns to test, comma-separated (default: all)");
+  cmd->add_option("--pheno-name", a->pheno_name, "Phenotype columns to test, comma-separated (default: all)")
+      ->check(name_list());
   cmd->add_option("--covar", a->covar, "Covariate file (same layout)")->check(non_empty_path());
   cmd->add_option("--covar-name", a->covar_name, "Covariate columns to use, comma-separated (default: all)");
   cmd->add_option("--model", a->model, "auto (logistic for case/control phenotypes), linear or logistic")

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +61,14 @@ void add_endpoint_option(CLI::App* cmd, CliState& state) {
                                                                              : "must be an http:// or https:// URL";
           },
           "URL", ""));
+  cmd->add_option("--http-deadline", state.http_deadline_s,
+                  "Seconds an http(s)://, s3:// or gs:// request may take, all retries together, before the "
+                  "command fails (default 120; $STRATA_HTTP_DEADLINE_SECONDS)")
+      ->check(integer_in(1, 86'400, "1–86400 seconds"));
+  cmd->add_option("--http-stall", state.http_stall_s,
+                  "Seconds a request may go below 1 KB/s (a server that accepts and does not answer) before it "
+                  "is retried, once (default 15; $STRATA_HTTP_STALL_SECONDS)")
+      ->check(integer_in(1, 3'600, "1–3600 seconds"));
 }
 
 // A file at the report path is replaced only when it is an earlier run report (a JSON object
@@ -181,9 +191,9 @@ std::string report_text(const CliState& state, const CLI::App& app, int argc, ch
 CLI::Validator memory_size() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        auto bytes = parse_memory_size(s);
-        if (!bytes.ok() || *bytes < (int64_t{1} << 20))
-          return "must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '" + s + "'";
+        // The library's check, shared with Python's memory= ("memory must be ..." → "must be ...").
+        auto bytes = parse_memory_budget(s);
+        if (!bytes.ok()) return bytes.status().message().substr(std::string_view("memory ").size());
         return std::string();
       },
       "SIZE", "");
@@ -282,6 +292,8 @@ int main(int argc, char** argv) {
   }
   // The stores read the endpoint from the environment, like AWS's own tools.
   if (!state.endpoint_url.empty()) ::setenv("AWS_ENDPOINT_URL", state.endpoint_url.c_str(), 1);
+  if (state.http_deadline_s > 0) ::setenv("STRATA_HTTP_DEADLINE_SECONDS", std::to_string(state.http_deadline_s).c_str(), 1);
+  if (state.http_stall_s > 0) ::setenv("STRATA_HTTP_STALL_SECONDS", std::to_string(state.http_stall_s).c_str(), 1);
   // Under mpirun: MPI starts here and its communicator goes into the Context. Only rank 0
   // prints (progress, warnings, tables) and writes (the commands' OutputSets, the report).
   std::shared_ptr<const Communicator> comm = single_process_communicator();
@@ -326,6 +338,8 @@ int main(int argc, char** argv) {
   bool agreed = false;
   const auto t0 = std::chrono::steady_clock::now();
   try {
+    // Every output of the command (the report included) must be a different file.
+    CommandOutputs outputs_of_command;
     // The report is staged first: a report that cannot be written fails before any output.
     std::optional<AtomicFile> report;
     if (root && !state.report_path.empty()) st = cli::check_report_target(state.report_path);
@@ -365,6 +379,10 @@ int main(int argc, char** argv) {
     local = st;
     st = comm->agree(st);
   }
+  // What a command printed (zarr info, zarr verify, tables) must have reached its destination:
+  // `strata zarr info x > /dev/full` is a failed run, not exit 0.
+  if (st.ok() && root && (std::fflush(stdout) != 0 || std::ferror(stdout)))
+    st = Status::IOError("cannot write to standard output: ", std::strerror(errno));
   const int code = cli::exit_code_for(st);
   if (!st.ok()) {
     // Rank 0 prints the agreed error; another rank prints its own only when that was a different one.

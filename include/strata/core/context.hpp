@@ -106,6 +106,20 @@ std::shared_ptr<const Communicator> single_process_communicator();
 /// Returns {first item, items}.
 std::pair<int64_t, int64_t> rank_range(int64_t total, int64_t block, int rank, int size);
 
+/// The most worker threads a Context may have (the CLI's --threads, Python's threads=).
+inline constexpr int kMaxThreads = 1024;
+/// The smallest memory budget a user may give (--memory, Python's memory=): 1 MiB.
+inline constexpr int64_t kMinUserMemoryBudget = int64_t{1} << 20;
+
+/// \brief Threads as a user gives them: 0 (all cores) or 1..kMaxThreads; Invalid otherwise,
+/// with the message the CLI and Python both print. Context::make applies it.
+Status check_thread_count(int64_t threads);
+/// \brief A memory budget as a user writes it ("2G", "512M", "1500000000" bytes), at least
+/// kMinUserMemoryBudget; Invalid with the message the CLI and Python both print.
+Result<int64_t> parse_memory_budget(std::string_view text);
+/// \brief A memory budget in bytes given by a user: at least kMinUserMemoryBudget.
+Status check_memory_budget(int64_t bytes);
+
 /// \brief Resources of a Context.
 struct ContextOptions {
   /// Worker threads (0 = one per hardware thread). Results never depend on it.

@@ -11,6 +11,12 @@
 ///   only when it is a Zarr node (`.zgroup`, `.zarray` or `zarr.json` at its root).
 /// - No output may be, contain or lie inside an **input** of the same command, nor be `/`,
 ///   the home directory, the working directory or one of its ancestors.
+/// - No two outputs of a command may be the same file: the paths (`--out`-derived files, the
+///   `--report`, stores) must differ after resolving relative paths and symbolic links (checked
+///   within an OutputSet, and across every OutputSet while a CommandOutputs scope is open).
+/// - A symbolic link at a file output's path is judged by what it points to: a link to a
+///   directory or a special file is refused like one; a link to a regular file (or to nothing) is
+///   replaced by the new file, and its target is never written.
 /// - Missing parent directories are created (for every command alike).
 ///
 /// How an OutputSet commits (all outputs of a set live in one directory D):
@@ -85,6 +91,18 @@ class OutputSet {
   OutputSet();
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+/// \brief The outputs of one command. While a scope is open (the CLI opens one around each
+/// command), every output declared by any OutputSet or AtomicFile in the process must differ
+/// from every other declared since the scope opened, after resolving symbolic links: a
+/// `--report` naming the command's own table is refused (Invalid) before anything is written.
+class CommandOutputs {
+ public:
+  CommandOutputs();
+  ~CommandOutputs();
+  CommandOutputs(const CommandOutputs&) = delete;
+  CommandOutputs& operator=(const CommandOutputs&) = delete;
 };
 
 /// \brief The commit point of a distributed command (only rank 0 holds `out`; null elsewhere):

@@ -24,6 +24,7 @@
 /// STRATA_ASSIGN_OR_RETURN(linalg::GlmResult fit, linalg::fit_glm(ctx, *x, y, p));
 /// \endcode
 
+#include <limits>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -49,7 +50,12 @@ const char* glm_family_name(GlmFamily f);
 const char* glm_solver_name(GlmSolver s);
 const char* glm_penalty_name(GlmPenalty p);
 
-/// \brief What to fit. Negative max_iter / tol mean the solver's dask-glm default
+/// max_iter / tol left at these take the solver's default: values no caller passes by accident
+/// (a negative tol or max_iter is an error, as in the CLI, not "the default").
+inline constexpr int64_t kGlmDefaultMaxIter = std::numeric_limits<int64_t>::min();
+inline constexpr double kGlmDefaultTol = std::numeric_limits<double>::quiet_NaN();
+
+/// \brief What to fit. max_iter / tol at kGlmDefaultMaxIter / kGlmDefaultTol mean the solver's dask-glm default
 /// (max_iter: newton 50, lbfgs 100, gradient-descent 100, proximal-gradient 100, admm 250;
 /// tol: newton 1e-8 (max |Δβ|), lbfgs 1e-4 (max |gradient|), gradient-descent 1e-14 and
 /// proximal-gradient 1e-8 (relative decrease of the objective); admm stops on abstol/reltol).
@@ -60,13 +66,19 @@ struct GlmParams {
   double lambda = 1.0;   ///< penalty weight λ (dask-glm's lamduh)
   double alpha = 0.5;    ///< elastic net: weight of the l1 part (dask-glm's ElasticNet weight)
   bool intercept = false;  ///< append a column of ones (its coefficient comes last)
-  int64_t max_iter = -1;
-  double tol = -1.0;
+  int64_t max_iter = kGlmDefaultMaxIter;
+  double tol = kGlmDefaultTol;  ///< NaN: the default (Python's tol=None)
   /// lbfgs: stop when the relative decrease of the objective is at most ftol (scipy's
   /// factr·eps; dask-glm runs scipy's default factr 1e7 = 2.22e-9). 0 = only the gradient test.
   double ftol = 1e7 * 2.220446049250313e-16;
   double rho = 1.0, over_relax = 1.0, abstol = 1e-4, reltol = 1e-2;  ///< admm (dask-glm defaults)
 };
+
+/// \brief A tolerance or iteration limit a user gave (the CLI's --tol/--max-iter, Python's
+/// tol=/max_iter=): Invalid unless a finite tol > 0 / max_iter ≥ 1. validate_glm_params applies
+/// them to every value other than the defaults; the front ends call them on what the user gave.
+Status check_glm_tol(double tol);
+Status check_glm_max_iter(int64_t max_iter);
 
 /// \brief Invalid when the combination cannot be fitted: a penalty with newton or
 /// gradient-descent (dask-glm's take none), l1/elastic-net with lbfgs (not differentiable),

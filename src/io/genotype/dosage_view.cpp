@@ -6,6 +6,8 @@
 
 #include "strata/io/genotype_dosage.hpp"
 
+#include "io/genotype/sample_ids_internal.hpp"
+
 namespace strata::io {
 namespace {
 
@@ -104,7 +106,18 @@ Status DosageViewBuilder::add_codes(int64_t row0, int64_t nrows, const uint8_t* 
   return Status::OK();
 }
 
+namespace {
+// Sample IDs given with in-memory dosages follow the rules of every file reader: one per
+// sample, none twice (the CLI refuses a .fam with a duplicate; so does Python's from_dosages).
+Status check_given_samples(const SampleInfo& samples, int64_t n) {
+  if (samples.size() == 0) return Status::OK();
+  if (samples.size() != n) return Status::Invalid("sample_ids has ", samples.size(), " entries for ", n, " samples");
+  return detail::check_unique_sample_ids(samples.id, "sample_ids");
+}
+}  // namespace
+
 Result<GenotypeViewPtr> DosageViewBuilder::finish(SampleInfo samples, VariantInfo variants) && {
+  STRATA_RETURN_NOT_OK(check_given_samples(samples, n_));
   if (samples.size() == 0) {
     samples.id.reserve(static_cast<size_t>(n_));
     for (int64_t i = 0; i < n_; ++i) samples.id.push_back(std::to_string(i));
@@ -127,6 +140,7 @@ Result<GenotypeViewPtr> DosageViewBuilder::finish(SampleInfo samples, VariantInf
 
 Result<GenotypeViewPtr> make_dosage_genotypes(const DosageMatrix& dosages, SampleInfo samples, VariantInfo variants) {
   STRATA_RETURN_NOT_OK(check_shape(dosages));
+  STRATA_RETURN_NOT_OK(check_given_samples(samples, dosages.cols));  // before packing
   STRATA_ASSIGN_OR_RETURN(DosageViewBuilder b, DosageViewBuilder::make(dosages.rows, dosages.cols));
   STRATA_RETURN_NOT_OK(b.add_rows(0, dosages));
   return std::move(b).finish(std::move(samples), std::move(variants));

@@ -18,6 +18,7 @@
 
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/sample_ids_internal.hpp"
+#include "io/genotype/text_reader_internal.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -111,6 +112,7 @@ Result<OpenVcf> open_vcf(const std::string& path, int threads) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path, ": no such file");
   if (S_ISDIR(st.st_mode)) return Status::Unsupported(path, ": is a directory, not a VCF or BCF file");
+  STRATA_RETURN_NOT_OK(detail::check_text_input(path, /*allow_pipe=*/true));  // never /dev/zero
   OpenVcf v;
   {
     HtsLogCapture log;

@@ -1,8 +1,13 @@
 #pragma once
 // A buffered line reader and whitespace tokenizer for the PLINK text files, with line numbers
-// for error messages.
+// for error messages. Every text input strata reads (.bim, .fam, phenotype, covariate, ID and
+// population files) goes through it: a regular file (or a pipe the user named), lines of at most
+// kMaxTextLineBytes.
+
+#include <sys/stat.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,6 +19,30 @@
 
 namespace strata::io::detail {
 
+/// The longest line a text input may have (8 MiB; a .fam or phenotype line is a few hundred
+/// bytes, a phenotype table with 100,000 columns about 1 MB). A longer "line" is not text.
+inline constexpr size_t kMaxTextLineBytes = size_t{8} << 20;
+
+/// Whether a path may be read as a text input: a regular file, or a pipe (FIFO, `<(cmd)`)
+/// when `allow_pipe` (the user named the file: --pheno, --keep, ...; not the .bim/.fam found
+/// from a prefix). Devices (/dev/zero), sockets and directories never are, also behind a link.
+inline Status check_text_input(const std::string& path, bool allow_pipe) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound(path, ": no such file");
+    return Status::IOError(path, ": cannot open: ", std::strerror(errno));
+  }
+  if (S_ISREG(st.st_mode) || (allow_pipe && S_ISFIFO(st.st_mode))) return Status::OK();
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a pipe (FIFO)"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  return Status::InvalidData(path, " is ", kind, "; strata reads text inputs only from regular files",
+                             allow_pipe ? " or pipes" : "");
+}
+
 class LineReader {
  public:
   ~LineReader() {
@@ -22,13 +51,19 @@ class LineReader {
   LineReader() = default;
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
-  Status open(const std::string& path) {
+  /// Open a text input (see check_text_input; `allow_pipe` for files the user named).
+  Status open(const std::string& path, bool allow_pipe = false) {
     path_ = path;
+    STRATA_RETURN_NOT_OK(check_text_input(path, allow_pipe));
     f_ = std::fopen(path.c_str(), "rb");
     if (!f_) {
       if (errno == ENOENT) return Status::NotFound(path, ": no such file");
       return Status::IOError(path, ": cannot open: ", std::strerror(errno));
     }
+    // Replaced by something else between the check and the open.
+    struct stat st;
+    if (::fstat(::fileno(f_), &st) != 0 || !(S_ISREG(st.st_mode) || (allow_pipe && S_ISFIFO(st.st_mode))))
+      return Status::InvalidData(path, ": is not a regular file; strata reads text inputs only from regular files");
     return Status::OK();
   }
   /// Next line without its "\n" / "\r\n"; false at end of file. Errors set status().
@@ -64,7 +99,12 @@ class LineReader {
     pos_ = 0;
     len_ = tail;
     if (buf_.size() < (1u << 20)) buf_.resize(1u << 20);
-    if (len_ == buf_.size()) buf_.resize(buf_.size() * 2);
+    if (len_ >= kMaxTextLineBytes) {
+      status_ = Status::InvalidData(path_, " line ", line_no_ + 1, ": longer than ", kMaxTextLineBytes >> 20,
+                                    " MiB without a line end; not a text file?");
+      return;
+    }
+    if (len_ == buf_.size()) buf_.resize(std::min(buf_.size() * 2, kMaxTextLineBytes + 1));
     const size_t got = std::fread(buf_.data() + len_, 1, buf_.size() - len_, f_);
     len_ += got;
     if (got == 0) {

@@ -2,6 +2,7 @@
 // between requests; TLS peer and host verification stay on. libcurl is loaded with dlopen on
 // first use, not linked: its ~27 dependent shared libraries doubled every strata's start-up.
 // <curl/curl.h> is for types and constants only; every call goes through CurlApi.
+#include <algorithm>
 #include <curl/curl.h>
 #include <dlfcn.h>
 
@@ -226,7 +227,8 @@ class CurlTransport final : public HttpTransport {
     g_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
     g_curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
     g_curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.stall_timeout_s));
-    g_curl.easy_setopt(h, CURLOPT_TIMEOUT, static_cast<long>(o_.total_timeout_s));
+    const int64_t limit_ms = req.timeout_ms > 0 ? req.timeout_ms : o_.deadline_s * 1000;
+    g_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<int64_t>(limit_ms, 1)));
     g_curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     g_curl.easy_setopt(h, CURLOPT_HEADERDATA, &t);
     g_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);

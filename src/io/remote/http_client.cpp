@@ -1,6 +1,7 @@
 // HttpClient: retries with exponential backoff and jitter, network counters; the shared client.
 #include "io/remote/http_client_internal.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -60,11 +61,23 @@ Result<HttpResponse> HttpClient::send(const HttpRequest& req) const {
   thread_local std::minstd_rand jitter(std::random_device{}());
   int64_t backoff = options_.backoff_initial_ms;
   Status last;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(options_.deadline_s);
+  auto left_ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count(); };
+  auto past_deadline = [&](const Status& why, int attempts) {
+    return Status::IOError(why.message(), " (no complete answer within the ", options_.deadline_s, " s deadline per request after ",
+                           attempts, attempts == 1 ? " attempt" : " attempts",
+                           "; STRATA_HTTP_DEADLINE_SECONDS or --http-deadline sets it)");
+  };
+  int stalls = 0;
+  HttpRequest attempt_req = req;
   for (int attempt = 1;; ++attempt) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     bool retryable = false;
-    auto r = transport_->perform(req, retryable);
-    c.wait_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    attempt_req.timeout_ms = std::max<int64_t>(left_ms(), 1);
+    auto r = transport_->perform(attempt_req, retryable);
+    const auto took = Clock::now() - t0;
+    c.wait_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
     c.requests += 1;
     c.bytes_sent += static_cast<int64_t>(req.body.size());
     if (r.ok()) c.bytes_received += static_cast<int64_t>(r->body.size());
@@ -75,14 +88,22 @@ Result<HttpResponse> HttpClient::send(const HttpRequest& req) const {
     } else {
       last = r.status();
       if (!retryable) return last;
+      // An attempt that ran a whole stall period got no answer: a server silent twice will
+      // not answer a third time.
+      if (took >= std::chrono::seconds(options_.stall_timeout_s) && ++stalls >= 2) {
+        return Status::IOError(last.message(), " (no answer in ", attempt, " attempts: the server stalled for ",
+                               options_.stall_timeout_s, " s each time; STRATA_HTTP_STALL_SECONDS or --http-stall sets it)");
+      }
     }
+    if (left_ms() <= 0) return past_deadline(last, attempt);
     if (attempt >= options_.max_attempts) {
       return Status(last.code(), str_cat(last.message(), " (gave up after ", attempt, " attempts)"));
     }
     c.retries += 1;
     // Full jitter: a random wait up to the current backoff, which doubles up to the cap.
-    const int64_t wait = std::uniform_int_distribution<int64_t>(backoff / 2, backoff)(jitter);
-    std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+    const int64_t wait = std::min(std::uniform_int_distribution<int64_t>(backoff / 2, backoff)(jitter), left_ms());
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::max<int64_t>(wait, 0)));
+    if (left_ms() <= 0) return past_deadline(last, attempt);
     backoff = std::min(backoff * 2, options_.backoff_max_ms);
   }
 }
@@ -105,6 +126,7 @@ Result<std::shared_ptr<HttpClient>> shared_http_client() {
   o.max_attempts = static_cast<int>(env_int("STRATA_HTTP_ATTEMPTS", o.max_attempts, 1, 20));
   o.backoff_initial_ms = env_int("STRATA_HTTP_BACKOFF_MS", o.backoff_initial_ms, 1, 60'000);
   o.stall_timeout_s = env_int("STRATA_HTTP_STALL_SECONDS", o.stall_timeout_s, 1, 3'600);
+  o.deadline_s = env_int("STRATA_HTTP_DEADLINE_SECONDS", o.deadline_s, 1, 86'400);
   o.connect_timeout_ms = env_int("STRATA_HTTP_CONNECT_TIMEOUT_MS", o.connect_timeout_ms, 100, 600'000);
   STRATA_ASSIGN_OR_RETURN(auto transport, make_curl_transport(o));
   client = std::make_shared<HttpClient>(std::move(transport), o);

@@ -16,6 +16,10 @@
 
 namespace strata::io::remote {
 
+/// Defaults of the HTTP time limits (stated in the CLI's --help and docs/architecture.md).
+inline constexpr int64_t kDefaultHttpStallSeconds = 15;
+inline constexpr int64_t kDefaultHttpDeadlineSeconds = 120;
+
 struct HttpRequest {
   std::string method = "GET";  ///< GET, HEAD, PUT, DELETE
   std::string url;             ///< complete and encoded
@@ -26,6 +30,9 @@ struct HttpRequest {
   int64_t max_body = -1;
   /// For range reads: the exact body length a 206 must have; anything else is retried.
   int64_t expect_body = -1;
+  /// The most this attempt may take (set by HttpClient from what is left of the request's
+  /// deadline); -1 = the transport's own limit.
+  int64_t timeout_ms = -1;
 };
 
 struct HttpResponse {
@@ -45,8 +52,12 @@ class HttpTransport {
 struct HttpClientOptions {
   int max_connections = 16;     ///< requests in flight at once (easy handles kept alive)
   int64_t connect_timeout_ms = 10'000;
-  int64_t stall_timeout_s = 30;  ///< a transfer below 1 KB/s for this long is a timeout
-  int64_t total_timeout_s = 600;
+  /// An attempt below 1 KB/s for this long (a server that accepts and never answers) times out;
+  /// such an attempt is retried once at most. STRATA_HTTP_STALL_SECONDS, --http-stall.
+  int64_t stall_timeout_s = kDefaultHttpStallSeconds;
+  /// A request, all its attempts and waits together, fails after this long.
+  /// STRATA_HTTP_DEADLINE_SECONDS, --http-deadline.
+  int64_t deadline_s = kDefaultHttpDeadlineSeconds;
   int max_attempts = 5;          ///< per request, counting the first
   int64_t backoff_initial_ms = 100;
   int64_t backoff_max_ms = 5'000;

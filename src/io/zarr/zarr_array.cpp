@@ -53,13 +53,13 @@ Result<detail::ArrayMetadata> load_metadata(const Store& store, const std::strin
     const std::string what = detail::join_key(desc, detail::kZarrJson);
     STRATA_ASSIGN_OR_RETURN(json doc, detail::parse_json_object(*zjson, what));
     if (auto nt = doc.find("node_type"); nt != doc.end() && *nt == "group")
-      return Status::Invalid(desc, ": is a Zarr group, not an array");
+      return Status::InvalidData(desc, ": is a Zarr group, not an array");
     auto meta = detail::parse_v3_array(doc);
     if (!meta.ok()) return meta.status().with_context(what);
     return meta;
   }
   STRATA_ASSIGN_OR_RETURN(bool group, store.exists(detail::join_key(path, detail::kZgroup)));
-  if (group) return Status::Invalid(desc, ": is a Zarr group, not an array");
+  if (group) return Status::InvalidData(desc, ": is a Zarr group, not an array");
   return Status::NotFound(desc, ": no Zarr array here (no .zarray or zarr.json)");
 }
 

@@ -104,9 +104,9 @@ TEST_F(ZarrErrors, BadMetadata) {
                        prefix("v3") + "/zarr\\.json: codecs\\[1\\]: .*'zfp'");
   STRATA_EXPECT_STATUS(ZarrArray::open(store_, "nothing"), StatusCode::NotFound, "nothing: no Zarr array here");
   STRATA_ASSERT_OK(zarr_create_group(store_, "grp", ZarrFormat::V2));
-  STRATA_EXPECT_STATUS(ZarrArray::open(store_, "grp"), StatusCode::Invalid, "is a Zarr group, not an array");
+  STRATA_EXPECT_STATUS(ZarrArray::open(store_, "grp"), StatusCode::InvalidData, "is a Zarr group, not an array");
   STRATA_ASSERT_OK(zarr_create_group(store_, "grp3", ZarrFormat::V3));
-  STRATA_EXPECT_STATUS(ZarrArray::open(store_, "grp3"), StatusCode::Invalid, "is a Zarr group, not an array");
+  STRATA_EXPECT_STATUS(ZarrArray::open(store_, "grp3"), StatusCode::InvalidData, "is a Zarr group, not an array");
 }
 
 TEST_F(ZarrErrors, InvalidRequests) {
