@@ -31,6 +31,8 @@ bool parse_value(const std::string& s, double* out) {
   }
   errno = 0;
   char* end = nullptr;
+  // Decimal numbers only: strtod also reads hex floats ("0x1p3"), which plink2 refuses.
+  if (s.find_first_of("xX") != std::string::npos) return false;
   const double v = std::strtod(s.c_str(), &end);
   if (end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) return false;
   // plink2 reads "-9.0" as missing as well.
@@ -192,10 +194,16 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     return Status::OK();
   };
   if (!header) STRATA_RETURN_NOT_OK(take_row(first));
+  int64_t blank_line = 0;  // blank lines may end the file; between rows plink2 refuses them
   while (getline(in, line)) {
     ++line_no;
     auto f = fields_of(line);
-    if (f.empty()) continue;
+    if (f.empty()) {
+      if (blank_line == 0) blank_line = line_no;
+      continue;
+    }
+    if (blank_line > 0)
+      return Status::Corrupt(path, " line ", blank_line, ": empty line between rows (plink2 refuses it too)");
     STRATA_RETURN_NOT_OK(take_row(f));
   }
   STRATA_RETURN_NOT_OK(in.status());

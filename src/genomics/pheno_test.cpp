@@ -56,5 +56,16 @@ TEST(SampleTable, CategoricalAndEmptyCovariates) {
                        "line 2: phenotype 'POP' value 'EUR' is not a number");
 }
 
+TEST(SampleTable, RefusedAsPlink2RefusesThem) {
+  TempDir tmp;
+  SampleTableOptions o;
+  write_file(tmp.str("h.txt"), "#FID IID Q\nf a 0x1p1\nf b 2\n");
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("h.txt"), three(), o), StatusCode::Corrupt, "line 2: phenotype 'Q' value '0x1p1'");
+  write_file(tmp.str("b.txt"), "#FID IID Q\nf a 1\n\nf b 2\n");
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("b.txt"), three(), o), StatusCode::Corrupt, "line 3: empty line between rows");
+  write_file(tmp.str("e.txt"), "#FID IID Q\nf a 1\nf b 2\n\n\n");  // trailing blank lines are fine
+  STRATA_ASSERT_OK(read_sample_table(tmp.str("e.txt"), three(), o));
+}
+
 }  // namespace
 }  // namespace strata::genomics
