@@ -115,6 +115,11 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
   po.phenotypes = true;
   po.zero_one_binary = o.zero_one_binary;
   po.names = o.pheno_names;
+  for (const std::string& v : samples.phenotype)
+    if (!(v.empty() || v == "-9" || v == "0" || v == "NA" || v == "na" || v == "nan")) {
+      po.first_number = 2;  // PHENO1 is the .fam's phenotype in plink2's numbering
+      break;
+    }
   STRATA_ASSIGN_OR_RETURN(SampleTable pheno, read_sample_table(o.pheno_path, samples, po));
   SampleTable covar;
   if (!o.covar_path.empty()) {

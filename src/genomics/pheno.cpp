@@ -115,7 +115,7 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     names.assign(first.begin() + static_cast<long>(id_cols), first.end());
   } else {
     for (size_t i = 2; i < first.size(); ++i)
-      names.push_back((options.phenotypes ? "PHENO" : "COVAR") + std::to_string(i - 1));
+      names.push_back((options.phenotypes ? "PHENO" : "COVAR") + std::to_string(i - 2 + options.first_number));
   }
   if (names.empty()) return Status::InvalidData(path, ": no ", what, " columns");
   for (size_t i = 0; i < names.size(); ++i)

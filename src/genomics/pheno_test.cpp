@@ -31,6 +31,9 @@ TEST(SampleTable, ByteOrderMarkAndCommentLines) {
   ASSERT_EQ(h.columns.size(), 1u);
   EXPECT_EQ(h.columns[0].name, "PHENO1");
   EXPECT_EQ(h.matched_rows, 4);
+  o.first_number = 2;  // after a .fam phenotype, as plink2 numbers them
+  STRATA_ASSERT_OK_AND_ASSIGN(auto h2, read_sample_table(tmp.str("b.txt"), three(), o));
+  EXPECT_EQ(h2.columns[0].name, "PHENO2");
 }
 
 TEST(SampleTable, CategoricalAndEmptyCovariates) {

@@ -211,6 +211,20 @@ def cases_cohort():
     add(C, "gwas-pheno-with-bom-and-comment", ["gwas", "c", "--pheno", "ph.txt", "--pheno-name", "Q", "--out", "s", "-q"], 0,
         setup=bom_setup, allowed=["s.Q.glm.linear"], check=lambda d, p: None if os.path.exists(os.path.join(d, "s.Q.glm.linear"))
         else "no s.Q.glm.linear (the header was not read as one)")
+    def headerless_setup(d):
+        gwas_setup(d)
+        t = open(os.path.join(d, "ph.txt")).read().splitlines()[1:]
+        write(os.path.join(d, "ph.txt"), "\n".join("\t".join(l.split("\t")[:3]) for l in t) + "\n")
+
+    def headerless_check(d, p):
+        why = plink2(d, ["--bfile", "c", "--pheno", "ph.txt", "--glm", "allow-no-covars", "hide-covar", "--out", "p2"])
+        if why:
+            return why
+        theirs = sorted(f[3:] for f in os.listdir(d) if f.startswith("p2.") and ".glm." in f and "PHENO1" not in f)
+        ours = sorted(f[2:] for f in os.listdir(d) if f.startswith("s.") and ".glm." in f)
+        return None if ours == theirs else "outputs %s, plink2 %s (its PHENO1 is the .fam's phenotype)" % (ours, theirs)
+    add(C, "gwas-headerless-pheno-named-as-plink2", ["gwas", "c", "--pheno", "ph.txt", "--out", "s", "-q"], 0,
+        setup=headerless_setup, allowed=["s.PHENO2.glm.linear"], check=headerless_check, gate=gate2)
     add(C, "king-on-X-only-refused", ["king", "c", "--chr", "X", "--out", "s", "-q"], 1, setup=setup_cohort())
     add(C, "freq-autosome", ["freq", "c", "--autosome", "--out", "s"], 0, setup=setup_cohort(), allowed=freq_out,
         stderr_must="--autosome: 660 variants remaining.")

@@ -46,6 +46,9 @@ struct SampleTable {
 struct SampleTableOptions {
   bool phenotypes = true;       ///< phenotypes (binary detection, PHENO names) or covariates
   bool zero_one_binary = false; ///< plink2 `--1`: binary phenotypes coded 0 = control, 1 = case
+  /// Number of the first headerless column (PHENO<k>): plink2 counts the `.fam`'s phenotype as
+  /// PHENO1 when it has a value, so a headerless `--pheno` file's columns start at PHENO2.
+  int first_number = 1;
   /// Columns to keep, in this order (plink2 `--pheno-name` / `--covar-name`); empty = all.
   std::vector<std::string> names;
 };
