@@ -16,6 +16,7 @@
 #include "backend/cpu/gram_int_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -205,21 +206,49 @@ STRATA_VNNI void t_times_vnni(const uint8_t* codes, int64_t stride, int64_t rows
 }
 
 // ------------------------------------------------------------- AVX2 and AVX-VNNI (256-bit)
+// Per-thread scratch, 32-byte aligned, kept across calls (a fresh buffer per call would be
+// page-faulted anew).
+class AlignedI32 {
+ public:
+  int32_t* get(int64_t count) {
+    if (static_cast<int64_t>(buf_.size()) < count + 8) buf_.resize(static_cast<size_t>(count + 8));
+    const auto misalign = reinterpret_cast<uintptr_t>(buf_.data()) % 32;
+    return buf_.data() + (32 - misalign) % 32 / sizeof(int32_t);
+  }
+
+ private:
+  std::vector<int32_t> buf_;
+};
+
 #define STRATA_I16_NS avx2
 #define STRATA_I16_TARGET __attribute__((target("avx2")))
 #define STRATA_I16_DOT(acc, x, q) _mm256_add_epi32(acc, _mm256_madd_epi16(x, q))
+#define STRATA_I16_BDOT(acc, src, y)                                                            \
+  do {                                                                                          \
+    __m256i t_;                                                                                 \
+    __asm__("vpbroadcastd %2, %1\n\tvpmaddwd %3, %1, %1\n\tvpaddd %1, %0, %0"                  \
+            : "+x"(acc), "=&x"(t_)                                                              \
+            : "m"(src), "x"(y));                                                                \
+  } while (0)
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
 #undef STRATA_I16_DOT
+#undef STRATA_I16_BDOT
 
 #define STRATA_I16_NS avx_vnni
 #define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
 #define STRATA_I16_DOT(acc, x, q) _mm256_dpwssd_avx_epi32(acc, x, q)
+#define STRATA_I16_BDOT(acc, src, y)                                                                      \
+  do {                                                                                                    \
+    __m256i t_;                                                                                           \
+    __asm__("vpbroadcastd %2, %1\n\t%{vex%} vpdpwssd %3, %1, %0" : "+x"(acc), "=&x"(t_) : "m"(src), "x"(y)); \
+  } while (0)
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
 #undef STRATA_I16_DOT
+#undef STRATA_I16_BDOT
 
 bool have_avx2() {
   static const bool ok = __builtin_cpu_supports("avx2");
