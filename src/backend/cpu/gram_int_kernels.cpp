@@ -300,7 +300,7 @@ const GramI16Kernels& gram_i16_portable() {
 
 const GramI16Kernels* gram_i16_avx2() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256, nullptr, avx2::pack_t_256};
+  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256, avx2::pack_256, avx2::pack_t_256};
   return have_avx2() ? &k : nullptr;
 #else
   return nullptr;
@@ -309,7 +309,7 @@ const GramI16Kernels* gram_i16_avx2() {
 
 const GramI16Kernels* gram_i16_avx_vnni() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256, nullptr, avx_vnni::pack_t_256};
+  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256, avx_vnni::pack_256, avx_vnni::pack_t_256};
   return have_avx_vnni() ? &k : nullptr;
 #else
   return nullptr;
