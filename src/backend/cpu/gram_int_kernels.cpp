@@ -222,15 +222,12 @@ class Aligned32 {
   std::vector<T> buf_;
 };
 using AlignedI16 = Aligned32<int16_t>;
-using AlignedI32 = Aligned32<int32_t>;
 
 // A packed buffer's first 32-byte boundary (pack_t allocates 32 bytes more).
 inline const int32_t* align32(const uint8_t* p) {
   return reinterpret_cast<const int32_t*>(p + (32 - reinterpret_cast<uintptr_t>(p) % 32) % 32);
 }
 inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static_cast<const uint8_t*>(p))); }
-// Panel reads of asm broadcasts (the panel is written as vectors).
-typedef uint64_t AliasU64 __attribute__((may_alias));
 
 #define STRATA_I16_NS avx2
 #define STRATA_I16_TARGET __attribute__((target("avx2")))
@@ -240,37 +237,34 @@ typedef uint64_t AliasU64 __attribute__((may_alias));
     __m256i t_;                                                                                 \
     __asm__("vpmaddwd %2, %3, %1\n\tvpaddd %1, %0, %0" : "+x"(acc), "=&x"(t_) : "xm"(q), "x"(x)); \
   } while (0)
-#define STRATA_I16_QDOT2(a0, a1, src, y0, y1)                                                   \
+#define STRATA_I16_BDOT(acc, src, x)                                                            \
   do {                                                                                          \
-    __m256i x_, t_;                                                                             \
-    __asm__("vpbroadcastq %4, %2\n\tvpmaddwd %5, %2, %3\n\tvpaddd %3, %0, %0\n\t"              \
-            "vpmaddwd %6, %2, %3\n\tvpaddd %3, %1, %1"                                           \
-            : "+x"(a0), "+x"(a1), "=&x"(x_), "=&x"(t_)                                          \
-            : "m"(src), "x"(y0), "x"(y1));                                                      \
+    __m256i t_;                                                                                 \
+    __asm__("vpbroadcastd %2, %1\n\tvpmaddwd %3, %1, %1\n\tvpaddd %1, %0, %0"                  \
+            : "+x"(acc), "=&x"(t_)                                                              \
+            : "m"(src), "x"(x));                                                                \
   } while (0)
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
 #undef STRATA_I16_DOT
-#undef STRATA_I16_QDOT2
+#undef STRATA_I16_BDOT
 #undef STRATA_I16_MDOT
 
 #define STRATA_I16_NS avx_vnni
 #define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
 #define STRATA_I16_DOT(acc, x, q) _mm256_dpwssd_avx_epi32(acc, x, q)
 #define STRATA_I16_MDOT(acc, x, q) __asm__("%{vex%} vpdpwssd %1, %2, %0" : "+x"(acc) : "xm"(q), "x"(x))
-#define STRATA_I16_QDOT2(a0, a1, src, y0, y1)                                                          \
-  do {                                                                                                 \
-    __m256i x_;                                                                                        \
-    __asm__("vpbroadcastq %3, %2\n\t%{vex%} vpdpwssd %4, %2, %0\n\t%{vex%} vpdpwssd %5, %2, %1"           \
-            : "+x"(a0), "+x"(a1), "=&x"(x_)                                                            \
-            : "m"(src), "x"(y0), "x"(y1));                                                             \
+#define STRATA_I16_BDOT(acc, src, x)                                                                      \
+  do {                                                                                                    \
+    __m256i t_;                                                                                           \
+    __asm__("vpbroadcastd %2, %1\n\t%{vex%} vpdpwssd %3, %1, %0" : "+x"(acc), "=&x"(t_) : "m"(src), "x"(x)); \
   } while (0)
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
 #undef STRATA_I16_DOT
-#undef STRATA_I16_QDOT2
+#undef STRATA_I16_BDOT
 #undef STRATA_I16_MDOT
 
 bool have_avx2() {
@@ -300,7 +294,7 @@ const GramI16Kernels& gram_i16_portable() {
 
 const GramI16Kernels* gram_i16_avx2() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256, avx2::pack_256, avx2::pack_t_256};
+  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256, avx2::pack_256};
   return have_avx2() ? &k : nullptr;
 #else
   return nullptr;
@@ -309,7 +303,7 @@ const GramI16Kernels* gram_i16_avx2() {
 
 const GramI16Kernels* gram_i16_avx_vnni() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256, avx_vnni::pack_256, avx_vnni::pack_t_256};
+  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256, avx_vnni::pack_256};
   return have_avx_vnni() ? &k : nullptr;
 #else
   return nullptr;
