@@ -231,6 +231,7 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
 
 #define STRATA_I16_NS avx2
 #define STRATA_I16_TARGET __attribute__((target("avx2")))
+#define STRATA_I16_DECODE_AHEAD true
 #define STRATA_I16_DOT(acc, x, q) _mm256_add_epi32(acc, _mm256_madd_epi16(x, q))
 #define STRATA_I16_MDOT(acc, x, q)                                                              \
   do {                                                                                          \
@@ -247,12 +248,14 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
+#undef STRATA_I16_DECODE_AHEAD
 #undef STRATA_I16_DOT
 #undef STRATA_I16_BDOT
 #undef STRATA_I16_MDOT
 
 #define STRATA_I16_NS avx_vnni
 #define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
+#define STRATA_I16_DECODE_AHEAD false
 #define STRATA_I16_DOT(acc, x, q) _mm256_dpwssd_avx_epi32(acc, x, q)
 #define STRATA_I16_MDOT(acc, x, q) __asm__("%{vex%} vpdpwssd %1, %2, %0" : "+x"(acc) : "xm"(q), "x"(x))
 #define STRATA_I16_BDOT(acc, src, x)                                                                      \
@@ -263,6 +266,7 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
+#undef STRATA_I16_DECODE_AHEAD
 #undef STRATA_I16_DOT
 #undef STRATA_I16_BDOT
 #undef STRATA_I16_MDOT
