@@ -223,7 +223,7 @@ class Aligned32 {
 };
 using AlignedI16 = Aligned32<int16_t>;
 
-// A packed buffer's first 32-byte boundary (pack_t allocates 32 bytes more).
+// A packed buffer's first 32-byte boundary (pack_256 allocates 32 bytes more).
 inline const int32_t* align32(const uint8_t* p) {
   return reinterpret_cast<const int32_t*>(p + (32 - reinterpret_cast<uintptr_t>(p) % 32) % 32);
 }
@@ -232,7 +232,6 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
 #define STRATA_I16_NS avx2
 #define STRATA_I16_TARGET __attribute__((target("avx2")))
 #define STRATA_I16_DECODE_AHEAD true
-#define STRATA_I16_DOT(acc, x, q) _mm256_add_epi32(acc, _mm256_madd_epi16(x, q))
 #define STRATA_I16_MDOT(acc, x, q)                                                              \
   do {                                                                                          \
     __m256i t_;                                                                                 \
@@ -249,14 +248,12 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
 #undef STRATA_I16_DECODE_AHEAD
-#undef STRATA_I16_DOT
 #undef STRATA_I16_BDOT
 #undef STRATA_I16_MDOT
 
 #define STRATA_I16_NS avx_vnni
 #define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
 #define STRATA_I16_DECODE_AHEAD false
-#define STRATA_I16_DOT(acc, x, q) _mm256_dpwssd_avx_epi32(acc, x, q)
 #define STRATA_I16_MDOT(acc, x, q) __asm__("%{vex%} vpdpwssd %1, %2, %0" : "+x"(acc) : "xm"(q), "x"(x))
 #define STRATA_I16_BDOT(acc, src, x)                                                                      \
   do {                                                                                                    \
@@ -267,7 +264,6 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
 #undef STRATA_I16_DECODE_AHEAD
-#undef STRATA_I16_DOT
 #undef STRATA_I16_BDOT
 #undef STRATA_I16_MDOT
 
