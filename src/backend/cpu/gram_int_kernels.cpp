@@ -16,6 +16,7 @@
 #include "backend/cpu/gram_int_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -205,21 +206,66 @@ STRATA_VNNI void t_times_vnni(const uint8_t* codes, int64_t stride, int64_t rows
 }
 
 // ------------------------------------------------------------- AVX2 and AVX-VNNI (256-bit)
+// Per-thread scratch, 32-byte aligned, kept across calls (a fresh buffer per call would be
+// page-faulted anew).
+template <class T>
+class Aligned32 {
+ public:
+  T* get(int64_t count) {
+    constexpr int64_t kPad = 32 / sizeof(T);
+    if (static_cast<int64_t>(buf_.size()) < count + kPad) buf_.resize(static_cast<size_t>(count + kPad));
+    const auto misalign = reinterpret_cast<uintptr_t>(buf_.data()) % 32;
+    return buf_.data() + (32 - misalign) % 32 / sizeof(T);
+  }
+
+ private:
+  std::vector<T> buf_;
+};
+using AlignedI16 = Aligned32<int16_t>;
+
+// A packed buffer's first 32-byte boundary (pack_256 allocates 32 bytes more).
+inline const int32_t* align32(const uint8_t* p) {
+  return reinterpret_cast<const int32_t*>(p + (32 - reinterpret_cast<uintptr_t>(p) % 32) % 32);
+}
+inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static_cast<const uint8_t*>(p))); }
+
 #define STRATA_I16_NS avx2
 #define STRATA_I16_TARGET __attribute__((target("avx2")))
-#define STRATA_I16_DOT(acc, x, q) _mm256_add_epi32(acc, _mm256_madd_epi16(x, q))
+#define STRATA_I16_DECODE_AHEAD true
+#define STRATA_I16_MDOT(acc, x, q)                                                              \
+  do {                                                                                          \
+    __m256i t_;                                                                                 \
+    __asm__("vpmaddwd %2, %3, %1\n\tvpaddd %1, %0, %0" : "+x"(acc), "=&x"(t_) : "xm"(q), "x"(x)); \
+  } while (0)
+#define STRATA_I16_BDOT(acc, src, x)                                                            \
+  do {                                                                                          \
+    __m256i t_;                                                                                 \
+    __asm__("vpbroadcastd %2, %1\n\tvpmaddwd %3, %1, %1\n\tvpaddd %1, %0, %0"                  \
+            : "+x"(acc), "=&x"(t_)                                                              \
+            : "m"(src), "x"(x));                                                                \
+  } while (0)
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
-#undef STRATA_I16_DOT
+#undef STRATA_I16_DECODE_AHEAD
+#undef STRATA_I16_BDOT
+#undef STRATA_I16_MDOT
 
 #define STRATA_I16_NS avx_vnni
 #define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
-#define STRATA_I16_DOT(acc, x, q) _mm256_dpwssd_avx_epi32(acc, x, q)
+#define STRATA_I16_DECODE_AHEAD false
+#define STRATA_I16_MDOT(acc, x, q) __asm__("%{vex%} vpdpwssd %1, %2, %0" : "+x"(acc) : "xm"(q), "x"(x))
+#define STRATA_I16_BDOT(acc, src, x)                                                                      \
+  do {                                                                                                    \
+    __m256i t_;                                                                                           \
+    __asm__("vpbroadcastd %2, %1\n\t%{vex%} vpdpwssd %3, %1, %0" : "+x"(acc), "=&x"(t_) : "m"(src), "x"(x)); \
+  } while (0)
 #include "backend/cpu/gram_i16_256.inc"
 #undef STRATA_I16_NS
 #undef STRATA_I16_TARGET
-#undef STRATA_I16_DOT
+#undef STRATA_I16_DECODE_AHEAD
+#undef STRATA_I16_BDOT
+#undef STRATA_I16_MDOT
 
 bool have_avx2() {
   static const bool ok = __builtin_cpu_supports("avx2");
@@ -248,7 +294,7 @@ const GramI16Kernels& gram_i16_portable() {
 
 const GramI16Kernels* gram_i16_avx2() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256};
+  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256, avx2::pack_256};
   return have_avx2() ? &k : nullptr;
 #else
   return nullptr;
@@ -257,7 +303,7 @@ const GramI16Kernels* gram_i16_avx2() {
 
 const GramI16Kernels* gram_i16_avx_vnni() {
 #ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256};
+  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256, avx_vnni::pack_256};
   return have_avx_vnni() ? &k : nullptr;
 #else
   return nullptr;

@@ -231,7 +231,7 @@ bool have_avx512() {
 // The AVX-512 kernels' scheme on 8-lane vectors: 8 codes decode by a variable shift and a
 // permute of the row's table replicated to 8 lanes (vpermps reads the low 3 index bits: the
 // code plus one bit of its neighbour, which selects the same entry). 16 ymm registers hold a
-// 3-row × 4-column block of codes_times accumulators, or a 4-column × 2-vector block of Zᵀ.
+// row × 12 columns of codes_times accumulators, or a 4-column × 2-vector block of Zᵀ.
 #define STRATA_AVX2 __attribute__((target("avx2,fma")))
 
 STRATA_AVX2 inline __m256 decode8(const uint8_t* row, int64_t n, __m256 table, __m256i shifts) {
@@ -250,48 +250,43 @@ STRATA_AVX2 inline float reduce8(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
 }
 
-template <int RB, int CB>
-STRATA_AVX2 void times_block_avx2(const uint8_t* codes, int64_t stride, const float* luts, int64_t n_begin,
-                                  int64_t n_end, const float* qt, int64_t ldq, int64_t w, int64_t c0, float* y) {
+// One row against CB columns: its decoded codes feed CB accumulators (12 + the codes, the table
+// and the shifts fit the 16 ymm registers; 3 rows × 4 columns spilled half its accumulators).
+// Each accumulator sums the same products in the same order as any row blocking would.
+template <int CB>
+STRATA_AVX2 void times_row_avx2(const uint8_t* row, const float* lut, int64_t n_begin, int64_t n_end, const float* qt,
+                                int64_t ldq, int64_t c0, float* y) {
   const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
-  __m256 table[RB];
-#pragma GCC unroll 4
-  for (int r = 0; r < RB; ++r) table[r] = table8(luts + 4 * r);
-  __m256 acc[RB][CB];
-#pragma GCC unroll 4
-  for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
+  const __m256 table = table8(lut);
+  __m256 acc[CB];
+#pragma GCC unroll 12
+  for (int c = 0; c < CB; ++c) acc[c] = _mm256_setzero_ps();
   const float* q0 = qt + c0 * ldq;
   for (int64_t n = n_begin; n < n_end; n += 8) {
-    __m256 x[RB];
-#pragma GCC unroll 4
-    for (int r = 0; r < RB; ++r) x[r] = decode8(codes + r * stride, n, table[r], shifts);
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) {
-      const __m256 q = _mm256_loadu_ps(q0 + c * ldq + n);
-#pragma GCC unroll 4
-      for (int r = 0; r < RB; ++r) acc[r][c] = _mm256_fmadd_ps(x[r], q, acc[r][c]);
-    }
+    const __m256 x = decode8(row, n, table, shifts);
+#pragma GCC unroll 12
+    for (int c = 0; c < CB; ++c) acc[c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(q0 + c * ldq + n), acc[c]);
   }
-#pragma GCC unroll 4
-  for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) y[r * w + c0 + c] += reduce8(acc[r][c]);
+#pragma GCC unroll 12
+  for (int c = 0; c < CB; ++c) y[c0 + c] += reduce8(acc[c]);
 }
 
 STRATA_AVX2 void times_avx2(const uint8_t* codes, int64_t stride, const float* luts, int64_t rows, int64_t n16,
                             const float* qt, int64_t ldq, int64_t w, float* y) {
-  constexpr int RB = 3, CB = 4;
   for (int64_t n0 = 0; n0 < n16; n0 += kTimesChunk) {
-    const int64_t n1 = std::min(n16, n0 + kTimesChunk);
-    int64_t i = 0;
-    for (; i + RB <= rows; i += RB)
-      for (int64_t c0 = 0; c0 < w; c0 += CB)
-        times_block_avx2<RB, CB>(codes + i * stride, stride, luts + 4 * i, n0, n1, qt, ldq, w, c0, y + i * w);
-    for (; i < rows; ++i)
-      for (int64_t c0 = 0; c0 < w; c0 += CB)
-        times_block_avx2<1, CB>(codes + i * stride, stride, luts + 4 * i, n0, n1, qt, ldq, w, c0, y + i * w);
+    const int64_t n1 = std::min(n16, n0 + kTimesChunk), bytes = (n1 - n0) / 4;
+    for (int64_t i = 0; i < rows; ++i) {
+      // Rows lie `stride` apart (a jump the line prefetchers do not follow): fetch the chunk of
+      // the row after next meanwhile.
+      const char* ahead = reinterpret_cast<const char*>(codes + (i + 2) * stride + n0 / 4);
+      for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
+      _mm_prefetch(ahead + bytes - 1, _MM_HINT_T0);
+      const uint8_t* row = codes + i * stride;
+      int64_t c0 = 0;
+      for (; c0 + 12 <= w; c0 += 12) times_row_avx2<12>(row, luts + 4 * i, n0, n1, qt, ldq, c0, y + i * w);
+      if (c0 + 8 <= w) times_row_avx2<8>(row, luts + 4 * i, n0, n1, qt, ldq, c0, y + i * w), c0 += 8;
+      if (c0 < w) times_row_avx2<4>(row, luts + 4 * i, n0, n1, qt, ldq, c0, y + i * w);
+    }
   }
 }
 

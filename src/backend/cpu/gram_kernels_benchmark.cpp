@@ -25,8 +25,16 @@ const GramI16Kernels& i16() {
   static const GramI16Kernels* k = gram_i16_amx() ? gram_i16_amx() : gram_i16_vnni();
   return k ? *k : gram_i16_portable();
 }
-// The int16 kernels of one kind (second argument: 0 VNNI, 1 AMX); null when this CPU lacks it.
-const GramI16Kernels* i16_kind(int64_t kind) { return kind == 1 ? gram_i16_amx() : gram_i16_vnni(); }
+// The int16 kernels of one kind (second argument: 0 VNNI, 1 AMX, 2 AVX2, 3 AVX-VNNI); null when
+// this CPU lacks it.
+const GramI16Kernels* i16_kind(int64_t kind) {
+  switch (kind) {
+    case 1: return gram_i16_amx();
+    case 2: return gram_i16_avx2();
+    case 3: return gram_i16_avx_vnni();
+    default: return gram_i16_vnni();
+  }
+}
 template <class... A>
 void codes_times(A... a) { f32().times(a...); }
 template <class... A>
@@ -246,12 +254,12 @@ BENCHMARK(BM_GramPanelsU8S8)->ArgsProduct({{28, 200, 508, 2048}, {0, 1}});
 BENCHMARK(BM_GramPackU8S8);
 BENCHMARK(BM_GramTransposedI16Packed)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTimesF32)->Arg(8)->Arg(16)->Arg(32);
-BENCHMARK(BM_GramTimesI16)->ArgsProduct({{8, 16, 24, 32}, {0, 1}});
+BENCHMARK(BM_GramTimesI16)->ArgsProduct({{8, 16, 24, 32}, {0, 1, 2, 3}});
 BENCHMARK(BM_GramTransposedF32)->Arg(8)->Arg(16)->Arg(32);
 BENCHMARK(BM_GramTransposedF32Slices)->Arg(1)->Arg(16);
 BENCHMARK(BM_GramTransposedF32SlicesPacked)->Arg(1)->Arg(16);
 BENCHMARK(BM_GramPassF32)->Arg(4)->Arg(8)->Arg(16)->Arg(32);
-BENCHMARK(BM_GramTransposedI16)->ArgsProduct({{8, 16, 24, 32}, {0, 1}});
+BENCHMARK(BM_GramTransposedI16)->ArgsProduct({{8, 16, 24, 32}, {0, 1, 2, 3}});
 
 }  // namespace
 }  // namespace strata::backend::cpu
