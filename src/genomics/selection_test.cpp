@@ -63,6 +63,27 @@ TEST(Selection, SubsetViewReadsTheKeptCodesForAnyBox) {
   EXPECT_FALSE(make_genotype_subset(base, {0}, {37}).ok());
 }
 
+// A subset of a subset (the selection counts males among the samples --mind left) reads the
+// same codes as the composed subset. Both levels gather through one function, which shared a
+// thread's buffer with the level below it (the inner read reallocated the rows the outer one
+// was about to gather).
+TEST(Selection, SubsetOfASubsetReadsTheComposedSamples) {
+  const auto base = random_view(300, 41, 3);  // 300 variants, 41 samples
+  const std::vector<int64_t> outer = {1, 3, 4, 8, 13, 14, 20, 27, 33, 39, 40};
+  const std::vector<int64_t> inner = {0, 2, 5, 9, 10};  // positions within `outer`
+  std::vector<int64_t> all(300);
+  for (int64_t v = 0; v < 300; ++v) all[static_cast<size_t>(v)] = v;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto a, make_genotype_subset(base, outer, all));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto ab, make_genotype_subset(a, inner, all));
+  std::vector<int64_t> composed;
+  for (int64_t i : inner) composed.push_back(outer[static_cast<size_t>(i)]);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto direct, make_genotype_subset(base, composed, all));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto x, read_genotype_block(*ab, 0, 300));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto y, read_genotype_block(*direct, 0, 300));
+  for (int64_t v = 0; v < 300; ++v)
+    for (int64_t j = 0; j < 5; ++j) ASSERT_EQ(code_at(x.row(v), j), code_at(y.row(v), j)) << v << "," << j;
+}
+
 TEST(Selection, ChromosomeLists) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto set, ChromosomeSet::parse("1-4, 22,X chrMT"));
   for (const char* yes : {"1", "chr3", "4", "22", "X", "chrX", "23", "MT", "26", "chrM"}) EXPECT_TRUE(set.contains(yes)) << yes;

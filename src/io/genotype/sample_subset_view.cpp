@@ -64,7 +64,14 @@ class SampleSubsetView final : public GenotypeView {
     // A contiguous run of kept samples is a plain sample range of the base.
     if (bn == ns) return base_->read_codes(v0, nv, b0, ns, out, stride);
     // Otherwise read the covering range in pieces of ~4 MiB and gather.
-    thread_local std::vector<uint8_t> raw;
+    // The thread's buffer is taken for the call: a subset of a subset reads through this same
+    // function, and its own resize must not move the rows being gathered here.
+    thread_local std::vector<uint8_t> spare;
+    std::vector<uint8_t> raw = std::move(spare);
+    struct GiveBack {
+      std::vector<uint8_t>& raw;
+      ~GiveBack() { spare = std::move(raw); }
+    } give_back{raw};
     const int64_t row = packed_row_bytes(bn);
     const int64_t per_read = std::max<int64_t>(1, (int64_t{4} << 20) / row);
     for (int64_t done = 0; done < nv;) {
