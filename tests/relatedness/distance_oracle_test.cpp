@@ -45,6 +45,29 @@ class DistanceOracle : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return p;
   }
+  // ibs and allele-sharing of `in`, square and triangle, against plink 1.9's .mibs/.mdist
+  // (`--distance SHAPE ibs 1-ibs` + `flat`), value by value (nan only where plink's is nan).
+  void expect_plink19(const std::string& in, const std::string& flat, const std::string& what) {
+    for (const char* shape : {"square", "triangle"}) {
+      const auto p = run_command("/usr/bin/plink1.9 --bfile " + in + " --distance " + shape + " ibs 1-ibs" + flat +
+                                 " --out " + dir_.str("p") + " > /dev/null");
+      ASSERT_EQ(p.exit_code, 0) << p.output;
+      for (const char* metric : {"ibs", "allele-sharing"}) {
+        const auto s = run_command(cli() + " distance " + in + " -q --metric " + metric + " --format " + shape +
+                                   " --out " + dir_.str(metric));
+        ASSERT_EQ(s.exit_code, 0) << s.output;
+        const std::string plink = dir_.str(std::string("p.") + (std::string(metric) == "ibs" ? "mibs" : "mdist"));
+        const auto r = strata::testing::run_python(
+            "import numpy as np\n"
+            "a = [np.array(l.split(), dtype=float) for l in open('" + dir_.str(metric) + ".dist')]\n"
+            "b = [np.array(l.split(), dtype=float) for l in open('" + plink + "')]\n"
+            "ok = len(a) == len(b) and all(len(x) == len(y) and np.allclose(x, y, rtol=0, atol=1e-6, equal_nan=True) "
+            "for x, y in zip(a, b))\n"
+            "print('same' if ok else 'differ', len(a), len(b))\n");
+        EXPECT_NE(r.output.find("same"), std::string::npos) << metric << " " << shape << " " << what << ": " << r.output;
+      }
+    }
+  }
   TempDir dir_;
 };
 
@@ -97,25 +120,7 @@ TEST_F(DistanceOracle, IbsEqualsPlink19) {
   if (!fs::exists("/usr/bin/plink1.9")) GTEST_SKIP() << "no oracle: plink1.9 not installed (Debian plink1.9)";
   for (double missing : {0.0, 0.05}) {
     const std::string in = simulate(37, 500, missing, 3);
-    const std::string flat = missing > 0 ? " flat-missing" : "";
-    for (const char* shape : {"square", "triangle"}) {
-      const auto p = run_command("/usr/bin/plink1.9 --bfile " + in + " --distance " + shape + " ibs 1-ibs" + flat +
-                                 " --out " + dir_.str("p") + " > /dev/null");
-      ASSERT_EQ(p.exit_code, 0) << p.output;
-      for (const char* metric : {"ibs", "allele-sharing"}) {
-        const auto s = run_command(cli() + " distance " + in + " -q --metric " + metric + " --format " + shape +
-                                   " --out " + dir_.str(metric));
-        ASSERT_EQ(s.exit_code, 0) << s.output;
-        const std::string plink = dir_.str(std::string("p.") + (std::string(metric) == "ibs" ? "mibs" : "mdist"));
-        const auto r = strata::testing::run_python(
-            "import numpy as np\n"
-            "a = [list(map(float, l.split())) for l in open('" + dir_.str(metric) + ".dist')]\n"
-            "b = [list(map(float, l.split())) for l in open('" + plink + "')]\n"
-            "ok = len(a) == len(b) and all(len(x) == len(y) and np.allclose(x, y, rtol=0, atol=1e-6) for x, y in zip(a, b))\n"
-            "print('same' if ok else 'differ', len(a), len(b))\n");
-        EXPECT_NE(r.output.find("same"), std::string::npos) << metric << " " << shape << " missing " << missing << ": " << r.output;
-      }
-    }
+    expect_plink19(in, missing > 0 ? " flat-missing" : "", "missing " + std::to_string(missing));
     // The ID file: FID and IID per line, as plink 1.9's.
     EXPECT_EQ(read_file(dir_.str("ibs.dist.id")), read_file(dir_.str("p.mibs.id")));
   }
@@ -133,26 +138,7 @@ TEST_F(DistanceOracle, AllMissingSampleDiagonalEqualsPlink19) {
       "rows[:, 1] = (rows[:, 1] & 0xF3) | 0x04\n"  // sample 5 (byte 1, bits 2-3) missing everywhere
       "b[3:] = rows.ravel(); b.tofile('" + in + ".bed'); print('ok')\n");
   ASSERT_NE(w.output.find("ok"), std::string::npos) << w.output;
-  for (const char* shape : {"square", "triangle"}) {
-    const auto p = run_command("/usr/bin/plink1.9 --bfile " + in + " --distance " + shape +
-                               " ibs 1-ibs flat-missing --out " + dir_.str("p") + " > /dev/null");
-    ASSERT_EQ(p.exit_code, 0) << p.output;
-    for (const char* metric : {"ibs", "allele-sharing"}) {
-      const auto s = run_command(cli() + " distance " + in + " -q --metric " + metric + " --format " + shape +
-                                 " --out " + dir_.str(metric));
-      ASSERT_EQ(s.exit_code, 0) << s.output;
-      const std::string plink = dir_.str(std::string("p.") + (std::string(metric) == "ibs" ? "mibs" : "mdist"));
-      const auto r = strata::testing::run_python(
-          "import numpy as np\n"
-          "a = [np.array(l.split(), dtype=float) for l in open('" + dir_.str(metric) + ".dist')]\n"
-          "b = [np.array(l.split(), dtype=float) for l in open('" + plink + "')]\n"
-          "ok = len(a) == len(b) and all(len(x) == len(y) and np.allclose(x, y, rtol=0, atol=1e-6, equal_nan=True) "
-          "for x, y in zip(a, b))\n"
-          "nan = sum(int(np.isnan(x).sum()) for x in a)\n"
-          "print('same' if ok else 'differ', nan)\n");
-      EXPECT_NE(r.output.find("same"), std::string::npos) << metric << " " << shape << ": " << r.output;
-    }
-  }
+  expect_plink19(in, " flat-missing", "all-missing sample");
 }
 
 TEST_F(DistanceOracle, ZarrOutputReadByPythonZarr) {
