@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 #include "pca_common.hpp"
+#include "strata/genomics/selection.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_dosage.hpp"
@@ -106,7 +107,12 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, int64_t k, const std::
                  const std::string& scale, double tolerance, int iterations, int64_t block,
                  const std::string& precision, uint64_t seed, double maf, double geno, bool loadings) {
   const genomics::PcaParams p = pca_params(k, method, scale, tolerance, iterations, block, precision, seed, maf, geno, loadings);
-  return pca_dict(released(pc, [&] { return genomics::pca(pc.ctx(), g.view, p); }));
+  std::vector<int64_t> kept;  // as `strata pca`: X, Y and MT skipped
+  const io::GenotypeViewPtr view = take(genomics::without_non_autosomes(g.view, "PCA", nullptr, &kept));
+  genomics::PcaResult r = released(pc, [&] { return genomics::pca(pc.ctx(), view, p); });
+  if (!kept.empty())
+    for (int64_t& v : r.variants_used) v = kept[static_cast<size_t>(v)];  // indices of the input's variants
+  return pca_dict(std::move(r));
 }
 
 }  // namespace

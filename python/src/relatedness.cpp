@@ -2,6 +2,7 @@
 #include <nanobind/stl/string.h>
 
 #include "common.hpp"
+#include "strata/genomics/selection.hpp"
 #include "strata/genomics/distance.hpp"
 #include "strata/genomics/grm.hpp"
 #include "strata/genomics/king.hpp"
@@ -49,7 +50,8 @@ DType dtype_of(const Rows& a) {
 void bind_relatedness(nb::module_& m) {
   m.def("king", [](const PyContext& pc, const Genotypes& g) {
     need_pairs(g, "kinship needs");
-    std::vector<double> k = released(pc, [&] { return genomics::king_matrix(pc.ctx(), *g.view); });
+    const io::GenotypeViewPtr v = take(genomics::without_non_autosomes(g.view, "KING-robust calculation"));
+    std::vector<double> k = released(pc, [&] { return genomics::king_matrix(pc.ctx(), *v); });
     return square(std::move(k), g.view->num_samples());
   });
   m.def("grm", [](const PyContext& pc, const Genotypes& g, bool meanimpute, double maf, double geno) {
@@ -60,13 +62,15 @@ void bind_relatedness(nb::module_& m) {
     p.filter.max_missing = geno;
     check(genomics::validate_variant_filter(p.filter));
     genomics::GrmInfo info;
-    std::vector<double> v = released(pc, [&] { return genomics::compute_grm_dense(pc.ctx(), g.view, p, &info); });
+    const io::GenotypeViewPtr view = take(genomics::without_non_autosomes(g.view, "GRM construction"));
+    std::vector<double> v = released(pc, [&] { return genomics::compute_grm_dense(pc.ctx(), view, p, &info); });
     return nb::make_tuple(square(std::move(v), g.view->num_samples()), info.grm_variants);
   });
   m.def("genotype_distance", [](const PyContext& pc, const Genotypes& g, const std::string& metric) {
     const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
     need_pairs(g, "distances need");
-    std::vector<double> d = released(pc, [&] { return genomics::distance_matrix(pc.ctx(), *g.view, spec); });
+    const io::GenotypeViewPtr v = take(genomics::without_non_autosomes(g.view, "the distance calculation"));
+    std::vector<double> d = released(pc, [&] { return genomics::distance_matrix(pc.ctx(), *v, spec); });
     return square(std::move(d), g.view->num_samples());
   });
   m.def("row_distance", [](const PyContext& pc, const Rows& a, const std::string& metric) {

@@ -20,7 +20,7 @@ def king(x, *, threads=None, memory=None, progress=False, context=None) -> np.nd
     ``--make-king``), an (samples × samples) float64 array. ``x`` is what strata.pca takes
     (a path, strata.Genotypes, (variants × samples) dosages, an sgkit Dataset). Each pair uses
     the variants both samples have observed; the diagonal is 0.5 (NaN for a sample without a
-    heterozygous call)."""
+    heterozygous call). Variants on X, Y and MT are skipped, as ``strata king`` and plink2 do."""
     g = _genotypes(x)
     ctx = resolve(context, threads, memory, progress)
     return _core.king(ctx._core, g._view)
@@ -30,7 +30,8 @@ def grm(x, *, meanimpute: bool = False, maf: float = 0.0, geno: float = 1.0, thr
         progress=False, context=None) -> np.ndarray:
     """Genomic relationship matrix (``strata grm``, plink2's ``--make-rel``), (samples × samples)
     float64: (1/M_ab) Σ x_a x_b with x = (g − 2f) / √(2f(1 − f)); M_ab = variants both samples
-    observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``."""
+    observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``. Variants on X, Y
+    and MT are skipped, as ``strata grm`` and plink2 do."""
     g = _genotypes(x)
     ctx = resolve(context, threads, memory, progress)
     out, _ = _core.grm(ctx._core, g._view, bool(meanimpute), float(maf), float(geno))

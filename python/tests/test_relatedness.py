@@ -90,3 +90,55 @@ def test_grm_equals_the_cli(hapmap3, strata_cli, tmp_path):
     assert strata.grm(strata.open_genotypes(hapmap3), meanimpute=True).shape == got.shape
     with pytest.raises(ValueError):
         strata.king(np.zeros((10, 1), dtype=np.int8))
+
+
+def _sex_chromosome_cohort(prefix, n=61, seed=3):
+    """A .bed/.bim/.fam with autosomes, X, Y, XY and MT (males haploid on X and Y)."""
+    rng = np.random.default_rng(seed)
+    sex = rng.choice([1, 2], size=n)
+    names = [("1", 80), ("chr2", 80), ("chrX", 60), ("Y", 30), ("XY", 20), ("MT", 20)]
+    rows, bim = [], []
+    for chrom, m in names:
+        for j in range(m):
+            p = rng.uniform(0.1, 0.9)
+            g = rng.binomial(2, p, size=n)
+            if chrom in ("chrX", "Y", "MT"):
+                hap = 2 * rng.binomial(1, p, size=n)
+                g = hap if chrom == "MT" else np.where(sex == 1, hap, g if chrom == "chrX" else 0)
+            rows.append(g)
+            bim.append(f"{chrom}\tv{len(bim)}\t0\t{1000 * (j + 1)}\tA\tG")
+    code = np.array([0b11, 0b10, 0b00])  # ALT dosage 0, 1, 2 -> .bed bits
+    nb = (n + 3) // 4
+    bed = bytearray(b"\x6c\x1b\x01")
+    for g in rows:
+        b = np.full(nb * 4, 0b01, dtype=np.uint8)
+        b[:n] = code[g]
+        b = b.reshape(nb, 4)
+        bed += (b[:, 0] | b[:, 1] << 2 | b[:, 2] << 4 | b[:, 3] << 6).astype(np.uint8).tobytes()
+    open(prefix + ".bed", "wb").write(bytes(bed))
+    open(prefix + ".bim", "w").write("\n".join(bim) + "\n")
+    open(prefix + ".fam", "w").write("".join(f"F{i} I{i} 0 0 {sex[i]} -9\n" for i in range(n)))
+    return 160  # autosomal variants (XY is kept as well)
+
+
+def test_python_skips_x_y_mt_as_the_cli(strata_cli, tmp_path):
+    # strata.king/grm/pca on a path read the genotypes as `strata king/grm/pca` do: X, Y and MT
+    # skipped (plink2's rule); before, the Python API used them and the CLI did not.
+    prefix = str(tmp_path / "c")
+    _sex_chromosome_cohort(prefix)
+    subprocess.run([strata_cli, "king", prefix, "--out", prefix + "_k", "-q"], check=True)
+    k = strata.king(prefix)
+    lines = open(prefix + "_k.king").read().splitlines()
+    for i in range(1, k.shape[0]):
+        np.testing.assert_allclose(k[i, :i], [float(v) for v in lines[i - 1].split("\t")], rtol=5e-6, atol=1e-6)
+    zarr = pytest.importorskip("zarr")
+    subprocess.run([strata_cli, "grm", prefix, "--format", "zarr", "--out", prefix + "_g", "-q"], check=True)
+    want = zarr.open_group(prefix + "_g.zarr", mode="r")["grm"][...]
+    got = strata.grm(prefix)
+    lower = np.tril_indices(got.shape[0])
+    np.testing.assert_array_equal(got[lower], want[lower])
+    subprocess.run([strata_cli, "pca", prefix, "-k", "3", "--method", "exact", "--out", prefix + "_p", "-q"], check=True)
+    r = strata.pca(prefix, k=3, method="exact")
+    np.testing.assert_allclose(r.eigenvalues, np.loadtxt(prefix + "_p.eigenval"), rtol=1e-5)
+    used = np.asarray(r.variants_used)  # indices of the input's variants: autosomes and XY only
+    assert used.max() < 270 and not np.any((used >= 160) & (used < 250))

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/freq.hpp"
 #include "strata/genomics/qc.hpp"
@@ -169,6 +170,26 @@ bool is_founder(const io::SampleInfo& s, int64_t i) {
   const bool pat = k >= s.paternal_id.size() || s.paternal_id[k] == "0" || s.paternal_id[k].empty();
   const bool mat = k >= s.maternal_id.size() || s.maternal_id[k] == "0" || s.maternal_id[k].empty();
   return pat && mat;
+}
+
+Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, const std::string& calculation,
+                                                  int64_t* skipped, std::vector<int64_t>* kept) {
+  if (skipped) *skipped = 0;
+  if (kept) kept->clear();
+  bool any = false;
+  for (const std::string& c : view->contigs()) any |= io::is_haploid_somewhere(io::chromosome_kind(c));
+  if (!any) return view;
+  std::vector<int64_t> variants = iota_indices(view->num_variants());
+  SelectionReport rep;
+  STRATA_RETURN_NOT_OK(skip_non_autosomes(*view, calculation, variants, rep));
+  if (skipped) *skipped = rep.removed_non_autosomes;
+  if (rep.removed_non_autosomes == 0) return view;
+  if (variants.empty())
+    return Status::InvalidData(view->describe(), ": no autosomal variants (", rep.removed_non_autosomes,
+                               " on X, Y and MT are skipped by ", calculation, ", as plink2 does)");
+  for (const auto& m : rep.messages) log_info(m);
+  if (kept) *kept = variants;
+  return io::make_variant_subset(std::move(view), std::move(variants));
 }
 
 std::string SelectionReport::to_json() const {
