@@ -32,7 +32,12 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.gram_panels = gram_panels_portable;
   k.gram_u8s8 = gram_u8s8_portable;
   k.pack_u8s8 = pack_u8s8_portable;
-  if (isa == CpuIsa::Portable) return k;
+  // x86-64's baseline (SSE2) has `pmaddwd`: the int16 route beats the portable float32 kernels
+  // there (randomized PCA 10,000 × 20,000, 2 threads: see NOTES, session 18).
+  if (isa == CpuIsa::Portable) {
+    if (const GramI16Kernels* i16 = gram_i16_sse2()) k.i16 = *i16, k.fast_i16 = true;
+    return k;
+  }
   if (isa == CpuIsa::Neon) {
     if (!(k.pairs = pair_counts_neon())) return std::nullopt;
     return k;

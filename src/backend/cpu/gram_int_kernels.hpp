@@ -40,6 +40,8 @@ struct GramI16Kernels {
 };
 
 const GramI16Kernels& gram_i16_portable();
+/// The portable level's kernels on x86-64 (SSE2, the architecture's baseline); nullptr elsewhere.
+const GramI16Kernels* gram_i16_sse2();
 /// nullptr when the CPU (or the build target) lacks AVX2 (`vpmaddwd`: the same exact sums).
 const GramI16Kernels* gram_i16_avx2();
 /// The same kernels with AVX-VNNI's 256-bit `vpdpwssd` (client CPUs without AVX-512); nullptr
