@@ -16,6 +16,7 @@
 //  - gram_u8s8 (GRM panels): codes (u8, ≤ 128) against limb bytes (s8) as UDOT of codes and
 //    limb + 128 (an XOR of the top bit), less 128 · the column's code sum; a lane over the
 //    longest run (16,384 quads) reaches at most 16,384 · 4 · 128 · 254 < 2^32, exact in uint32.
+//    Its packer needs no dot products (TBL, ST4).
 #include "backend/cpu/gram_int_neon.hpp"
 
 #include <algorithm>
@@ -295,6 +296,64 @@ STRATA_DOTPROD void gram_u8s8_neon_impl(const uint8_t* a, const int8_t* b, int64
   }
 }
 
+// The GRM packer (gram_vnni_kernels.hpp's layout) 16 samples at a time: each of a quad's four
+// rows decoded to 16 codes in order, 4t + code looked up in the quad's 16-byte tables (TBL;
+// samples past n index out of range and read 0), and ST4 interleaves the four variants' bytes,
+// which is the panels' [sample][variant] order. The centring sums per limb in int32 (|code ·
+// limb| ≤ 255 · 64 over at most 65,536 products: < 2^31), joined in int64 at the end.
+void pack_u8s8_neon_impl(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
+                         int8_t* limbs, int64_t* rsum) {
+  const uint8x16_t spread = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+  const int8x16_t shifts = {0, -2, -4, -6, 0, -2, -4, -6, 0, -2, -4, -6, 0, -2, -4, -6};
+  const uint8x16_t three = vdupq_n_u8(3), lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const int64_t bytes = (n + 3) / 4, npad = (n + kVnniGroup - 1) / kVnniGroup * kVnniGroup;
+  for (int64_t s = 0; s < npad; s += 16) {
+    // Lanes of samples at or past n: top bit set, so every lookup reads 0.
+    const uint8x16_t invalid = vandq_u8(vcgeq_u8(lane, vdupq_n_u8(static_cast<uint8_t>(std::clamp<int64_t>(n - s, 0, 16)))),
+                                        vdupq_n_u8(0x80));
+    uint8_t* cd = codes + (s / kVnniGroup) * quads * kCodeQuad + (s % kVnniGroup) * 4;
+    int8_t* lb = limbs + (s / kVnniGroup) * quads * kLimbQuad + (s % kVnniGroup) * 4;
+    int32x4_t r[3][4];
+    for (auto& l : r)
+      for (auto& v : l) v = vdupq_n_s32(0);
+    for (int64_t q = 0; q < quads; ++q) {
+      const uint8_t* tab = tables + q * kVnniTableBytes;
+      const uint8x16_t tcode = vld1q_u8(tab), t0 = vld1q_u8(tab + 16), t1 = vld1q_u8(tab + 32), t2 = vld1q_u8(tab + 48);
+      uint8x16x4_t u, l0, l1, l2;
+#pragma GCC unroll 4
+      for (int t = 0; t < 4; ++t) {
+        const uint8_t* row = rows[4 * q + t] + s / 4;
+        uint32_t word = 0;
+        std::memcpy(&word, row, static_cast<size_t>(std::clamp<int64_t>(bytes - s / 4, 0, 4)));
+        const uint8x16_t code = vandq_u8(vshlq_u8(vqtbl1q_u8(vreinterpretq_u8_u32(vdupq_n_u32(word)), spread), shifts), three);
+        const uint8x16_t idx = vorrq_u8(vaddq_u8(code, vdupq_n_u8(static_cast<uint8_t>(4 * t))), invalid);
+        u.val[t] = vqtbl1q_u8(tcode, idx);
+        l0.val[t] = vqtbl1q_u8(t0, idx);
+        l1.val[t] = vqtbl1q_u8(t1, idx);
+        l2.val[t] = vqtbl1q_u8(t2, idx);
+        const int16x8_t lo = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(u.val[t]))),
+                        hi = vreinterpretq_s16_u16(vmovl_high_u8(u.val[t]));
+#pragma GCC unroll 3
+        for (int l = 0; l < 3; ++l) {
+          const auto a = static_cast<int16_t>(static_cast<int8_t>(tab[64 + 4 * l + t]));
+          r[l][0] = vmlal_n_s16(r[l][0], vget_low_s16(lo), a);
+          r[l][1] = vmlal_high_n_s16(r[l][1], lo, a);
+          r[l][2] = vmlal_n_s16(r[l][2], vget_low_s16(hi), a);
+          r[l][3] = vmlal_high_n_s16(r[l][3], hi, a);
+        }
+      }
+      vst4q_u8(cd + q * kCodeQuad, u);  // [sample][variant]
+      vst4q_u8(reinterpret_cast<uint8_t*>(lb + q * kLimbQuad), l0);
+      vst4q_u8(reinterpret_cast<uint8_t*>(lb + q * kLimbQuad + kCodeQuad), l1);
+      vst4q_u8(reinterpret_cast<uint8_t*>(lb + q * kLimbQuad + 2 * kCodeQuad), l2);
+    }
+    alignas(16) int32_t v[3][16];
+    for (int l = 0; l < 3; ++l)
+      for (int k = 0; k < 4; ++k) vst1q_s32(v[l] + 4 * k, r[l][k]);
+    for (int k = 0; k < 16; ++k) rsum[s + k] = int64_t{v[0][k]} + 128 * int64_t{v[1][k]} + 16384 * int64_t{v[2][k]};
+  }
+}
+
 }  // namespace
 
 bool neon_dotprod() {
@@ -309,10 +368,13 @@ const GramI16Kernels* gram_i16_neon() {
 
 GramU8S8Fn gram_u8s8_neon() { return neon_dotprod() ? gram_u8s8_neon_impl : nullptr; }
 
+PackU8S8Fn pack_u8s8_neon() { return pack_u8s8_neon_impl; }
+
 #else
 bool neon_dotprod() { return false; }
 const GramI16Kernels* gram_i16_neon() { return nullptr; }
 GramU8S8Fn gram_u8s8_neon() { return nullptr; }
+PackU8S8Fn pack_u8s8_neon() { return nullptr; }
 #endif
 
 }  // namespace strata::backend::cpu

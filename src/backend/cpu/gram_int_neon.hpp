@@ -14,5 +14,7 @@ bool neon_dotprod();
 const GramI16Kernels* gram_i16_neon();
 /// The exact-integer GRM product with UDOT; nullptr without it.
 GramU8S8Fn gram_u8s8_neon();
+/// The GRM packer on plain NEON (TBL + ST4; the portable one's bytes); nullptr off aarch64.
+PackU8S8Fn pack_u8s8_neon();
 
 }  // namespace strata::backend::cpu
