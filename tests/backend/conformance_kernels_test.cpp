@@ -2,6 +2,10 @@
 // reductions (pair counts: conformance_pairs_test.cpp); and the one instantiation over every
 // registered backend.
 #include "backend/conformance.hpp"
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 #include "backend/cpu/gram_panel_kernels.hpp"
 
 namespace strata::backend::conformance {
@@ -134,7 +138,8 @@ TEST_P(Conformance, CodesTimesF32ColumnsIndependentOfWidth) {
 TEST_P(Conformance, CodesTimesInt16) {
   std::mt19937_64 rng(12);
   std::uniform_int_distribution<int> val(-32767, 32767);
-  for (auto [rows, n, w] : {std::tuple<int64_t, int64_t, int64_t>{96, 1000, 16}, {7, 70, 8}, {13, 33, 24}}) {
+  // (5 x 4500: several chunks of samples in the kernels that sum per chunk)
+  for (auto [rows, n, w] : {std::tuple<int64_t, int64_t, int64_t>{96, 1000, 16}, {7, 70, 8}, {13, 33, 24}, {5, 4500, 8}}) {
     const Codes c(rows, n, 0, rng);
     const int64_t n32 = (n + 31) / 32 * 32;
     std::vector<int16_t> qt(static_cast<size_t>(w * n32), 0);
@@ -685,9 +690,19 @@ TEST(Backend, DefaultIsTheBestCpu) {
   EXPECT_EQ((*make_cpu_backend(CpuIsa::Portable))->name(), "cpu-portable");
 }
 
+// Whether this aarch64 CPU has the dot-product instructions (read here, not from the backend).
+bool cpu_has_dotprod() {
+#if defined(__aarch64__) && defined(__linux__)
+  return (getauxval(AT_HWCAP) & (1UL << 20)) != 0;  // HWCAP_ASIMDDP
+#else
+  return false;
+#endif
+}
+
 // fast_int16() is a property of the level, whatever CPU runs it: the int16 Gram kernels are
-// vectorized at avx2, avx2-vnni, avx512-vnni and avx512-amx; portable and avx512 (no VNNI: its
-// float32 kernels win there) report false.
+// vectorized at avx2, avx2-vnni, avx512-vnni and avx512-amx, and at neon where the CPU has the
+// dot products (UDOT/SDOT; the exact-integer GRM product goes with them there); portable and
+// avx512 (no VNNI: its float32 kernels win there) report false.
 TEST(Backend, FastInt16FollowsTheLevel) {
   for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
                      CpuIsa::Avx512Amx, CpuIsa::Neon}) {
@@ -697,8 +712,13 @@ TEST(Backend, FastInt16FollowsTheLevel) {
 #else
     const bool portable_fast = false;
 #endif
-    const bool want = isa == CpuIsa::Portable ? portable_fast : isa != CpuIsa::Avx512 && isa != CpuIsa::Neon;
+    const bool want = isa == CpuIsa::Portable ? portable_fast
+                      : isa == CpuIsa::Neon   ? cpu_has_dotprod()
+                                              : isa != CpuIsa::Avx512;
     EXPECT_EQ((*make_cpu_backend(isa))->fast_int16(), want) << cpu_isa_name(isa);
+    if (isa == CpuIsa::Neon) {
+      EXPECT_EQ((*make_cpu_backend(isa))->fast_u8s8(), want);
+    }
   }
   EXPECT_EQ(cpu_backend()->fast_int16(), (*make_cpu_backend(best_cpu_isa()))->fast_int16());
 }

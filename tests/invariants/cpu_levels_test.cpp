@@ -230,13 +230,10 @@ TEST_F(CpuLevels, PcaWithinTolerance) {
 // the float32 ones (only their dense steps differ).
 TEST_F(CpuLevels, RandomizedPcaInt16LevelsAgree) {
   std::vector<std::string> int16;
-  for (const std::string& level : runs().levels)
-#if defined(__x86_64__)
-    // The portable level has SSE2's int16 kernels on x86-64 (the architecture's baseline).
-    if (level != "avx512" && level != "neon") int16.push_back(level);
-#else
-    if (level != "portable" && level != "avx512" && level != "neon") int16.push_back(level);
-#endif
+  for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2, CpuIsa::Avx2Vnni, CpuIsa::Avx512, CpuIsa::Avx512Vnni,
+                     CpuIsa::Avx512Amx, CpuIsa::Neon})
+    if (backend::cpu_isa_available(isa) && (*backend::make_cpu_backend(isa))->fast_int16())
+      int16.push_back(backend::cpu_isa_name(isa));
   if (int16.size() < 2) GTEST_SKIP() << "fewer than two int16 levels on this CPU";
   for (size_t i = 1; i < int16.size(); ++i) {
     for (const char* f : {"p.eigenval", "p.eigenvec"}) {

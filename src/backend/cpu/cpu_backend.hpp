@@ -35,7 +35,7 @@ struct KernelTable {
   GramPanelsFn gram_panels = nullptr;
   GramU8S8Fn gram_u8s8 = nullptr;
   PackU8S8Fn pack_u8s8 = nullptr;
-  bool fast_i16 = false;  ///< int16 Gram products vectorized (AVX2 vpmaddwd, VNNI or AMX)
+  bool fast_i16 = false;  ///< int16 Gram products vectorized (AVX2 vpmaddwd, VNNI, AMX or NEON dot products)
   random::Isa random = random::Isa::Portable;
 };
 
