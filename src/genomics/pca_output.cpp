@@ -1,5 +1,4 @@
 // run_pca_to_files: declare every output (one OutputSet), open, pca(), write them all, commit.
-#include "strata/io/chromosome.hpp"
 #include "strata/genomics/pca_output.hpp"
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/plot.hpp"
+#include "strata/io/chromosome.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
 #include "strata/io/zarr_strings.hpp"
@@ -238,34 +238,6 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
 }
 
 }  // namespace
-
-Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples, const std::string& pop_file) {
-  const auto n = static_cast<size_t>(samples.size());
-  if (!pop_file.empty()) {
-    io::detail::LineReader f;
-    STRATA_RETURN_NOT_OK(f.open(pop_file, /*allow_pipe=*/true).with_context("--pop-file"));
-    std::unordered_map<std::string, std::string> pop;
-    std::string_view view;
-    while (f.next(view)) {
-      const std::string line(view);
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream ss(line);
-      std::string iid, p;
-      if (!(ss >> iid >> p)) return Status::InvalidData(pop_file, ":", f.line_no(), ": expected two columns IID POP");
-      pop[iid] = p;
-    }
-    STRATA_RETURN_NOT_OK(f.status());
-    std::vector<std::string> out(n);
-    for (size_t i = 0; i < n; ++i) {
-      auto it = pop.find(samples.id[i]);
-      if (it != pop.end()) out[i] = it->second;
-    }
-    return out;
-  }
-  if (samples.population.size() == n) return samples.population;
-  if (samples.family_id.size() == n) return samples.family_id;
-  return std::vector<std::string>(n);
-}
 
 Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                        const PcaRunOptions& options) {

@@ -180,7 +180,7 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   write_file(dir_.str("badpops.txt"), "onlyonecolumn\n");
   r = run_command(cli() + " pca " + dir_.str("sim") + " -k 2 -q --pop-file " + dir_.str("badpops.txt") + " --out " +
                   dir_.str("out/z"));
-  STRATA_EXPECT_CLI_ERROR(r, 1, "badpops.txt:1: expected two columns IID POP");
+  STRATA_EXPECT_CLI_ERROR(r, 1, "badpops.txt:1: 1 columns, expected 2 (IID POP");
   EXPECT_TRUE(files_with_prefix(dir_.str("out"), "z").empty());
 
   const auto rep = nlohmann::json::parse(read_file(dir_.str("run.json")));

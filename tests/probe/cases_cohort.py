@@ -225,6 +225,21 @@ def cases_cohort():
         return None if ours == theirs else "outputs %s, plink2 %s (its PHENO1 is the .fam's phenotype)" % (ours, theirs)
     add(C, "gwas-headerless-pheno-named-as-plink2", ["gwas", "c", "--pheno", "ph.txt", "--out", "s", "-q"], 0,
         setup=headerless_setup, allowed=["s.PHENO2.glm.linear"], check=headerless_check, gate=gate2)
+    def sheet_setup(d):
+        setup_cohort()(d)
+        rows = ["FID\tIID\tdad\tmom\tsex\tpheno\tpopulation"] + [
+            "F%d\tI%d\t0\t0\t1\t0\t%s" % (i, i, ("EUR", "AFR", "EAS")[i % 3]) for i in range(203)]
+        write(os.path.join(d, "sheet.txt"), "\n".join(rows) + "\n")
+
+    def sheet_check(d, p):
+        svg = open(os.path.join(d, "s.svg")).read()
+        for pop in ("EUR (68)", "AFR (68)", "EAS (67)"):
+            if pop not in svg:
+                return "legend lacks %r (the population column was not the one read)" % pop
+        return None
+    add(C, "pca-pop-file-sample-sheet-by-column-name", ["pca", "c", "-k", "2", "--method", "exact", "--pop-file",
+                                                        "sheet.txt", "--out", "s", "-q"], 0, setup=sheet_setup,
+        allowed=["s.eigenvec", "s.eigenval", "s.eigenvec.var", "s.zarr", "s.svg"], check=sheet_check)
     add(C, "king-on-X-only-refused", ["king", "c", "--chr", "X", "--out", "s", "-q"], 1, setup=setup_cohort())
     add(C, "freq-autosome", ["freq", "c", "--autosome", "--out", "s"], 0, setup=setup_cohort(), allowed=freq_out,
         stderr_must="--autosome: 660 variants remaining.")

@@ -243,7 +243,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
                   "method's)")
       ->check(CLI::IsMember({"auto", "int16", "mixed", "float32", "float64"}));
   pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
-  pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP (default: population or .fam FID)")
+  pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID and population/POP (default: the source's population, or the .fam FID)")
       ->check(non_empty_path());
   pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
   pca->add_flag("--overwrite", pa->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
