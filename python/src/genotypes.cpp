@@ -156,7 +156,7 @@ nb::dict pca_dict(genomics::PcaResult r) {
   d["converged"] = r.converged;
   d["max_error_estimate"] = r.max_error_estimate;
   d["stop"] = r.stop;
-  d["method"] = r.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
+  d["method"] = linalg::svd_method_name(r.method);
   d["route"] = r.route;
   d["passes"] = r.passes;
   d["resident"] = r.resident;

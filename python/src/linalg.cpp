@@ -29,7 +29,7 @@ nb::tuple svd_of(const PyContext& pc, const linalg::RowBlockSourcePtr& src, int6
   if (!r.u.empty()) u = nb::cast(column_major_array(std::move(r.u.data), r.u.rows, r.u.cols));
   const int64_t vr = r.v.rows, vc = r.v.cols;
   nb::object v = nb::cast(column_major_array(std::move(r.v.data), vr, vc));
-  const char* m = r.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
+  const char* m = linalg::svd_method_name(r.method);
   return nb::make_tuple(u, vector_array(std::move(r.s)), v, m, vector_array(std::move(r.error_estimate)));
 }
 

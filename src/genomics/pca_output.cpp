@@ -32,9 +32,7 @@ double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
 
-const char* method_name(linalg::SvdMethod m) {
-  return m == linalg::SvdMethod::Exact ? "exact" : "randomized";
-}
+const char* method_name(linalg::SvdMethod m) { return linalg::svd_method_name(m); }
 
 const char* scale_name(genomics::Standardization s) {
   switch (s) {

@@ -125,6 +125,14 @@ Result<SvdMethod> parse_svd_method(const std::string& name) {
   return Status::Invalid("unknown SVD method '", name, "' (expected auto, exact or randomized)");
 }
 
+const char* svd_method_name(SvdMethod method) {
+  switch (method) {
+    case SvdMethod::Exact: return "exact";
+    case SvdMethod::Randomized: return "randomized";
+    default: return "auto";
+  }
+}
+
 Result<SvdResult> svd(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options) {
   if (!source) return Status::Invalid("svd: no source");
   if (options.precision == Precision::Int16 || options.precision == Precision::Mixed) {

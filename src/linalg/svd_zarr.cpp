@@ -91,7 +91,7 @@ Result<SvdResult> run_into(const Context& ctx, const RowBlockSourcePtr& src, con
   STRATA_RETURN_NOT_OK(write_in_memory(o, r));
   nlohmann::json attrs = {
       {"source", input},
-      {"method", r.method == SvdMethod::Exact ? "exact" : "randomized"},
+      {"method", svd_method_name(r.method)},
       {"k", k},
       {"passes", r.passes},
       {"singular_values", r.s},

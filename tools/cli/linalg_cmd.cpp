@@ -55,7 +55,7 @@ Status run_svd(const SvdArgs& a, CliState& state) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!state.quiet) {
     std::printf("%s SVD, k = %zu, %lld passes, %.2f s -> %s\n",
-                r.method == linalg::SvdMethod::Exact ? "exact" : "randomized", r.s.size(),
+                linalg::svd_method_name(r.method), r.s.size(),
                 static_cast<long long>(r.passes), wall, a.out.c_str());
     std::printf("%4s %16s %12s\n", "i", "singular value", "est. error");
     for (size_t i = 0; i < r.s.size(); ++i) std::printf("%4zu %16.8g %12.2e\n", i + 1, r.s[i], r.error_estimate[i]);
@@ -66,7 +66,7 @@ Status run_svd(const SvdArgs& a, CliState& state) {
   state.report = {{"command", "svd"},
                   {"input", a.path},
                   {"output", a.out},
-                  {"method", r.method == linalg::SvdMethod::Exact ? "exact" : "randomized"},
+                  {"method", linalg::svd_method_name(r.method)},
                   {"passes", r.passes},
                   {"stop", r.stop},
                   {"converged", r.converged},
@@ -121,7 +121,7 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   if (!r.ok()) return r.status();
   const genomics::PcaRunSummary& s = *r;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const char* method = s.result.method == linalg::SvdMethod::Exact ? "exact" : "randomized";
+  const char* method = linalg::svd_method_name(s.result.method);
   const genomics::PcaResult& res = s.result;
   if (!state.quiet) {
     std::printf("%s PCA (%s route) of %lld samples x %lld variants used (M = %lld, of %lld), k = %zu, %lld passes (%s), %.2f s\n",

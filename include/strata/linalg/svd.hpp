@@ -146,5 +146,7 @@ Result<SvdResult> svd_randomized(const Context& ctx, const GramOperator& op, con
 
 /// \brief "auto", "exact", "randomized" → SvdMethod.
 Result<SvdMethod> parse_svd_method(const std::string& name);
+/// \brief The name parse_svd_method reads back ("auto", "exact", "randomized").
+const char* svd_method_name(SvdMethod method);
 
 }  // namespace strata::linalg
