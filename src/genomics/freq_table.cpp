@@ -41,28 +41,17 @@ AlleleCounts operator+(const AlleleCounts& a, const AlleleCounts& b) {
 
 }  // namespace
 
-Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewPtr& view) {
+Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewPtr& view, const FreqTableOptions& o) {
   const int64_t n = view->num_samples(), m = view->num_variants();
   const io::SampleInfo& info = view->samples();
-  std::vector<ChromosomeKind> kind_of_contig;
-  bool has_sex_chromosomes = false, has_mt = false;
-  for (const std::string& c : view->contigs()) {
-    kind_of_contig.push_back(io::chromosome_kind(c));
-    has_sex_chromosomes |= kind_of_contig.back() == ChromosomeKind::kX || kind_of_contig.back() == ChromosomeKind::kY;
-    has_mt |= kind_of_contig.back() == ChromosomeKind::kMT;
-  }
   std::vector<ChromosomeKind> kind(static_cast<size_t>(m), ChromosomeKind::kAutosome);
-  std::vector<int64_t> xy_variants;  // on X or Y
-  if (has_sex_chromosomes || has_mt) {
-    STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, view->variants(0, m));
-    for (int64_t v = 0; v < m; ++v) {
-      const int32_t c = vi.contig[static_cast<size_t>(v)];
-      if (c < 0 || c >= static_cast<int32_t>(kind_of_contig.size())) continue;
-      kind[static_cast<size_t>(v)] = kind_of_contig[static_cast<size_t>(c)];
-      if (kind[static_cast<size_t>(v)] == ChromosomeKind::kX || kind[static_cast<size_t>(v)] == ChromosomeKind::kY)
-        xy_variants.push_back(v);
-    }
+  if (io::has_haploid_contig(*view)) {
+    STRATA_ASSIGN_OR_RETURN(kind, io::variant_chromosome_kinds(*view));
   }
+  std::vector<int64_t> xy_variants;  // on X or Y
+  for (int64_t v = 0; v < m; ++v)
+    if (kind[static_cast<size_t>(v)] == ChromosomeKind::kX || kind[static_cast<size_t>(v)] == ChromosomeKind::kY)
+      xy_variants.push_back(v);
   std::vector<int64_t> founders, males, founder_males;
   for (int64_t i = 0; i < n; ++i) {
     const bool f = is_founder(info, i);
@@ -74,12 +63,19 @@ Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewP
   const bool all_founders = static_cast<int64_t>(founders.size()) == n;
 
   FreqTable t;
-  STRATA_ASSIGN_OR_RETURN(t.calls, counts_over(ctx, view, nullptr, nullptr));
+  if (o.calls) {
+    if (static_cast<int64_t>(o.calls->size()) != m)
+      return Status::Invalid("compute_freq_table: ", o.calls->size(), " counts for ", m, " variants");
+    t.calls = *o.calls;
+  } else {
+    STRATA_ASSIGN_OR_RETURN(t.calls, counts_over(ctx, view, nullptr, nullptr));
+  }
   std::vector<VariantCounts> founder_counts;
   if (!all_founders) {
     STRATA_ASSIGN_OR_RETURN(founder_counts, counts_over(ctx, view, &founders, nullptr));
   }
   const std::vector<VariantCounts>& fc = all_founders ? t.calls : founder_counts;
+  if (o.founder_calls) *o.founder_calls = fc;  // copied before the rows of Y in t.calls become males only
   // Males on X and Y, indexed like xy_variants: every male (for --missing on Y) and the founders.
   std::vector<VariantCounts> male_counts, founder_male_counts;
   if (!xy_variants.empty()) {

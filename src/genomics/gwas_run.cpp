@@ -168,22 +168,12 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   // Runs of variants by model (Segment), in variant order; metadata is read only when a contig
   // is X, Y or MT.
   std::vector<std::pair<Segment, std::vector<int64_t>>> runs;
-  {
-    std::vector<Segment> of_contig;
-    bool any = false;
-    for (const auto& c : view->contigs()) {
-      of_contig.push_back(segment_of(io::chromosome_kind(c)));
-      any |= of_contig.back() != Segment::kDiploid;
-    }
-    if (any && m > 0) {
-      STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, view->variants(0, m));
-      for (int64_t v = 0; v < m; ++v) {
-        const int32_t c = vi.contig[static_cast<size_t>(v)];
-        const Segment sg = c >= 0 && c < static_cast<int32_t>(of_contig.size()) ? of_contig[static_cast<size_t>(c)]
-                                                                                 : Segment::kDiploid;
-        if (runs.empty() || runs.back().first != sg) runs.emplace_back(sg, std::vector<int64_t>{});
-        runs.back().second.push_back(v);
-      }
+  if (m > 0 && io::has_haploid_contig(*view)) {
+    STRATA_ASSIGN_OR_RETURN(const std::vector<io::ChromosomeKind> kind, io::variant_chromosome_kinds(*view));
+    for (int64_t v = 0; v < m; ++v) {
+      const Segment sg = segment_of(kind[static_cast<size_t>(v)]);
+      if (runs.empty() || runs.back().first != sg) runs.emplace_back(sg, std::vector<int64_t>{});
+      runs.back().second.push_back(v);
     }
   }
   // The models of X and Y (MT uses the autosomes' with the haploid coding).

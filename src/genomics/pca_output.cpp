@@ -121,6 +121,8 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
   const bool have_loadings = r.loadings.rows == m && r.loadings.cols == k;
   const int64_t span = 65536;
   static const std::string dot = ".";
+  std::vector<std::string> chrom;  // plink2's spelling of each contig (chrX → X)
+  for (const std::string& c : view.contigs()) chrom.push_back(io::plink_chromosome_name(c));
   for (int64_t i = 0; i < m;) {
     const int64_t start = used[static_cast<size_t>(i)];
     const int64_t next = std::min(start + span, view.num_variants());
@@ -131,9 +133,7 @@ Status write_eigenvec_var(const std::string& path, const io::GenotypeView& view,
     for (; i < m && used[static_cast<size_t>(i)] < start + info.size(); ++i) {
       const auto v = static_cast<size_t>(used[static_cast<size_t>(i)] - start);
       const int32_t c = info.contig.empty() ? -1 : info.contig[v];
-      text += c >= 0 && c < static_cast<int32_t>(view.contigs().size())
-                  ? io::plink_chromosome_name(view.contigs()[static_cast<size_t>(c)])
-                  : dot;
+      text += c >= 0 && c < static_cast<int32_t>(chrom.size()) ? chrom[static_cast<size_t>(c)] : dot;
       text += '\t';
       text += info.id.empty() ? dot : info.id[v];
       text += '\t';

@@ -14,13 +14,7 @@ namespace {
 
 std::vector<std::string> tokens(std::string_view line) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < line.size();) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-    if (j > i) out.emplace_back(line.substr(i, j - i));
-    i = j;
-  }
+  for (std::string_view t : io::detail::split_all(line)) out.emplace_back(t);
   return out;
 }
 

@@ -123,40 +123,14 @@ int64_t retain(std::vector<int64_t>& base_idx, F keep) {
 
 // The chromosome kind of each of `variants` (source indices, ascending); metadata is read only
 // when some contig is X, Y or MT.
-Status variant_kinds(const io::GenotypeView& source, const std::vector<int64_t>& variants,
-                     std::vector<io::ChromosomeKind>& kind) {
-  kind.assign(variants.size(), io::ChromosomeKind::kAutosome);
-  std::vector<io::ChromosomeKind> of_contig;
-  bool any = false;
-  for (const std::string& c : source.contigs()) {
-    of_contig.push_back(io::chromosome_kind(c));
-    any |= io::is_haploid_somewhere(of_contig.back());
-  }
-  if (!any || variants.empty()) return Status::OK();
-  const int64_t lo = variants.front(), hi = variants.back() + 1;
-  STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, source.variants(lo, hi - lo));
-  for (size_t i = 0; i < variants.size(); ++i) {
-    const int32_t c = vi.contig[static_cast<size_t>(variants[i] - lo)];
-    if (c >= 0 && c < static_cast<int32_t>(of_contig.size())) kind[i] = of_contig[static_cast<size_t>(c)];
-  }
-  return Status::OK();
-}
-
 // Drops the variants on X, Y and MT from `variants` (source indices) and says so as plink2 does.
 // Contig names are checked first: most inputs have none of these and read no metadata here.
 Status skip_non_autosomes(const io::GenotypeView& source, const std::string& what, std::vector<int64_t>& variants,
                           SelectionReport& rep) {
-  const auto& contigs = source.contigs();
-  std::vector<char> skip(contigs.size());
-  bool any = false;
-  for (size_t c = 0; c < contigs.size(); ++c) any |= (skip[c] = io::is_haploid_somewhere(io::chromosome_kind(contigs[c])));
-  if (!any || variants.empty()) return Status::OK();
-  const int64_t lo = variants.front(), hi = variants.back() + 1;
-  STRATA_ASSIGN_OR_RETURN(io::VariantInfo vi, source.variants(lo, hi - lo));
-  rep.removed_non_autosomes = retain(variants, [&](int64_t i) {
-    const int32_t c = vi.contig[static_cast<size_t>(variants[static_cast<size_t>(i)] - lo)];
-    return !(c >= 0 && c < static_cast<int32_t>(skip.size()) && skip[static_cast<size_t>(c)]);
-  });
+  if (variants.empty() || !io::has_haploid_contig(source)) return Status::OK();
+  STRATA_ASSIGN_OR_RETURN(const std::vector<io::ChromosomeKind> kind, io::variant_chromosome_kinds(source, &variants));
+  rep.removed_non_autosomes =
+      retain(variants, [&](int64_t i) { return !io::is_haploid_somewhere(kind[static_cast<size_t>(i)]); });
   if (rep.removed_non_autosomes > 0)
     rep.messages.push_back(str_cat("Excluding ", plural(rep.removed_non_autosomes, "variant", "variants"),
                                    " on non-autosomes from ", what, "."));
@@ -176,9 +150,7 @@ Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, cons
                                                   int64_t* skipped, std::vector<int64_t>* kept) {
   if (skipped) *skipped = 0;
   if (kept) kept->clear();
-  bool any = false;
-  for (const std::string& c : view->contigs()) any |= io::is_haploid_somewhere(io::chromosome_kind(c));
-  if (!any) return view;
+  if (!io::has_haploid_contig(*view)) return view;
   std::vector<int64_t> variants = iota_indices(view->num_variants());
   SelectionReport rep;
   STRATA_RETURN_NOT_OK(skip_non_autosomes(*view, calculation, variants, rep));
@@ -304,8 +276,10 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
   // founders (on X plink2's X test of female genotypes and male alleles; Y and MT are not tested).
   if (o.mind || o.geno || o.hwe || o.maf) {
     if (sel.variants.empty()) return no_variants("the variant filters");
-    std::vector<io::ChromosomeKind> kind;
-    STRATA_RETURN_NOT_OK(variant_kinds(*source, sel.variants, kind));
+    std::vector<io::ChromosomeKind> kind(sel.variants.size(), io::ChromosomeKind::kAutosome);
+    if (io::has_haploid_contig(*source)) {
+      STRATA_ASSIGN_OR_RETURN(kind, io::variant_chromosome_kinds(*source, &sel.variants));
+    }
     auto is_male = [&](int64_t s) { return s < static_cast<int64_t>(info.sex.size()) && info.sex[static_cast<size_t>(s)] == 1; };
     auto variants_of = [&](io::ChromosomeKind k) {
       std::vector<int64_t> out;
@@ -313,8 +287,10 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
         if (kind[i] == k) out.push_back(sel.variants[i]);
       return out;
     };
+    // The --mind pass's variant counts serve the frequency table when --mind removed no sample.
+    std::vector<VariantCounts> counts;
     if (o.mind) {
-      std::vector<VariantCounts> counts;
+      std::vector<VariantCounts> y_counts;
       std::vector<int64_t> miss, y_miss;
       STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
       STRATA_RETURN_NOT_OK(count_pass(ctx, *view, counts, &miss));
@@ -322,7 +298,7 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
       const std::vector<int64_t> y = variants_of(io::ChromosomeKind::kY);
       if (!y.empty()) {
         STRATA_ASSIGN_OR_RETURN(auto yview, io::make_genotype_subset(source, sel.samples, y));
-        STRATA_RETURN_NOT_OK(count_pass(ctx, *yview, counts, &y_miss));
+        STRATA_RETURN_NOT_OK(count_pass(ctx, *yview, y_counts, &y_miss));
         ++rep.counting_passes;
       }
       const auto m = static_cast<int64_t>(sel.variants.size()), my = static_cast<int64_t>(y.size());
@@ -338,29 +314,21 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
     }
     if (o.geno || o.hwe || o.maf) {
       STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
-      STRATA_ASSIGN_OR_RETURN(FreqTable table, compute_freq_table(ctx, view));
-      ++rep.counting_passes;
-      // --hwe: founders' genotype counts; on X the female founders'.
+      // --hwe: founders' genotype counts (from the table's pass); on X the female founders'.
       std::vector<VariantCounts> hwe_counts;
+      FreqTableOptions fo;
+      if (o.mind && rep.removed_mind == 0) fo.calls = &counts;
+      if (o.hwe) fo.founder_calls = &hwe_counts;
+      STRATA_ASSIGN_OR_RETURN(FreqTable table, compute_freq_table(ctx, view, fo));
+      ++rep.counting_passes;
       std::vector<VariantCounts> x_male;  // founder males on X, by position in sel.variants (hom codes = alleles)
       if (o.hwe) {
-        std::vector<int64_t> founders, female_founders, male_founders;
+        std::vector<int64_t> female_founders, male_founders;
         for (int64_t s : sel.samples) {
           if (!is_founder(info, s)) continue;
-          founders.push_back(s);
           if (s < static_cast<int64_t>(info.sex.size()) && info.sex[static_cast<size_t>(s)] == 2) female_founders.push_back(s);
           if (is_male(s)) male_founders.push_back(s);
         }
-        if (founders.size() == sel.samples.size()) {
-          STRATA_RETURN_NOT_OK(count_pass(ctx, *view, hwe_counts, nullptr));
-        } else {
-          hwe_counts.assign(sel.variants.size(), VariantCounts{});
-          if (!founders.empty()) {
-            STRATA_ASSIGN_OR_RETURN(auto fview, io::make_genotype_subset(source, founders, sel.variants));
-            STRATA_RETURN_NOT_OK(count_pass(ctx, *fview, hwe_counts, nullptr));
-          }
-        }
-        ++rep.counting_passes;
         const std::vector<int64_t> x = variants_of(io::ChromosomeKind::kX);
         if (!x.empty()) {
           std::vector<VariantCounts> x_female(x.size()), x_male_rows(x.size());

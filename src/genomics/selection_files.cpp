@@ -12,17 +12,7 @@
 namespace strata::genomics {
 namespace {
 
-std::vector<std::string_view> tokens(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const size_t b = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > b) out.push_back(line.substr(b, i - b));
-  }
-  return out;
-}
+std::vector<std::string_view> tokens(std::string_view line) { return io::detail::split_all(line); }
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&

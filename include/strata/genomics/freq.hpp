@@ -52,11 +52,20 @@ struct FreqTable {
   std::vector<VariantCounts> calls;       ///< every sample; on Y males only (plink2 `--missing`)
 };
 
+/// \brief What compute_freq_table may reuse and hand back.
+struct FreqTableOptions {
+  /// Code counts of every variant over every sample of the view, already taken (saves a pass).
+  const std::vector<VariantCounts>* calls = nullptr;
+  /// When set, receives the founders' code counts of every variant (diploid, as read).
+  std::vector<VariantCounts>* founder_calls = nullptr;
+};
+
 /// \brief Count every variant of `view` as plink2's `--freq` and `--missing` do: frequencies over
 /// founders (no parent named in the `.fam`), X haploid in males, Y in males only, MT haploid;
 /// missingness over every sample, on Y over males. One counting pass, plus one over the males
 /// on X and Y, plus one over the founders when some samples are not.
-Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewPtr& view);
+Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewPtr& view,
+                                     const FreqTableOptions& options = {});
 
 /// \brief Count every variant of `view` (compute_freq_table) and write the requested files,
 /// together, as one OutputSet (strata/core/output.hpp): checked before the pass, moved into

@@ -12,10 +12,16 @@
 /// males and absent in everyone else; MT is haploid in everyone; XY is diploid. A heterozygous
 /// call where a sample is haploid is kept and counts as half an ALT allele (plink2's `--freq`
 /// and `--glm` read it as dosage 0.5).
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "strata/core/result.hpp"
 
 namespace strata::io {
+
+class GenotypeView;
 
 /// \brief What a contig is in plink2's human model.
 enum class ChromosomeKind : unsigned char { kAutosome, kX, kY, kXY, kMT, kOther };
@@ -32,6 +38,14 @@ ChromosomeKind chromosome_kind(std::string_view name);
 inline bool is_haploid_somewhere(ChromosomeKind k) {
   return k == ChromosomeKind::kX || k == ChromosomeKind::kY || k == ChromosomeKind::kMT;
 }
+
+/// \brief Whether a contig of `view` is X, Y or MT (only then do ploidy rules change anything).
+bool has_haploid_contig(const GenotypeView& view);
+
+/// \brief The kind of each of `variants` (indices of `view`, ascending; nullptr = every variant).
+/// The variant metadata is read only when the view's contigs are of more than one kind.
+Result<std::vector<ChromosomeKind>> variant_chromosome_kinds(const GenotypeView& view,
+                                                             const std::vector<int64_t>* variants = nullptr);
 
 /// \brief A contig name as plink2 writes it (`--output-chr MT`, its default): `chr1`, `Chr1` and
 /// `01` become `1`; `chrX` and `23` become `X`; `24` `Y`; `25` `XY`; `chrM`, `M` and `26` `MT`.

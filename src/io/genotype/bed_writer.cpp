@@ -111,6 +111,10 @@ Status BedWriter::append(const VariantInfo& info, const std::vector<std::string>
   const uint8_t* table = code_to_bed_table();
   const int rem = static_cast<int>(im.num_samples & 3);
   std::string text;
+  // plink2 writes its own spelling (chrX and 23 as X, chrM as MT, chr1 as 1): once per contig.
+  std::vector<std::string> names;
+  names.reserve(contigs.size());
+  for (const std::string& name : contigs) names.push_back(plink_chromosome_name(name));
   for (int64_t v = 0; v < info.size(); ++v) {
     const uint8_t* src = codes + v * stride;
     for (int64_t i = 0; i < nb; ++i) im.row[i] = table[src[i]];
@@ -119,8 +123,7 @@ Status BedWriter::append(const VariantInfo& info, const std::vector<std::string>
     STRATA_RETURN_NOT_OK(im.bed.write(im.row.data(), im.row.size()));
 
     const int32_t c = info.contig[v];
-    // plink2 writes its own spelling (chrX and 23 as X, chrM as MT, chr1 as 1).
-    text += (c >= 0 && c < static_cast<int32_t>(contigs.size())) ? plink_chromosome_name(contigs[c]) : std::string("0");
+    text += (c >= 0 && c < static_cast<int32_t>(names.size())) ? names[static_cast<size_t>(c)] : std::string("0");
     text += '\t';
     text += info.id[v].empty() ? "." : info.id[v];
     text += '\t';

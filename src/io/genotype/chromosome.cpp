@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "strata/io/genotype.hpp"
+
 namespace strata::io {
 namespace {
 
@@ -49,6 +51,33 @@ ChromosomeKind chromosome_kind(std::string_view name) {
     case 26: return ChromosomeKind::kMT;
     default: return ChromosomeKind::kOther;
   }
+}
+
+bool has_haploid_contig(const GenotypeView& view) {
+  for (const std::string& c : view.contigs())
+    if (is_haploid_somewhere(chromosome_kind(c))) return true;
+  return false;
+}
+
+Result<std::vector<ChromosomeKind>> variant_chromosome_kinds(const GenotypeView& view,
+                                                             const std::vector<int64_t>* variants) {
+  std::vector<ChromosomeKind> of_contig;
+  bool mixed = false;
+  for (const std::string& c : view.contigs()) {
+    of_contig.push_back(chromosome_kind(c));
+    mixed |= of_contig.back() != of_contig.front();
+  }
+  const int64_t count = variants ? static_cast<int64_t>(variants->size()) : view.num_variants();
+  std::vector<ChromosomeKind> kind(static_cast<size_t>(count),
+                                   of_contig.empty() ? ChromosomeKind::kOther : of_contig.front());
+  if (!mixed || count == 0) return kind;
+  const int64_t lo = variants ? variants->front() : 0, hi = variants ? variants->back() + 1 : count;
+  STRATA_ASSIGN_OR_RETURN(VariantInfo vi, view.variants(lo, hi - lo));
+  for (int64_t i = 0; i < count; ++i) {
+    const int32_t c = vi.contig[static_cast<size_t>((variants ? (*variants)[static_cast<size_t>(i)] : i) - lo)];
+    if (c >= 0 && c < static_cast<int32_t>(of_contig.size())) kind[static_cast<size_t>(i)] = of_contig[static_cast<size_t>(c)];
+  }
+  return kind;
 }
 
 std::string plink_chromosome_name(std::string_view name) {

@@ -65,14 +65,7 @@ struct FamColumns {
 Result<FamColumns> parse_fam_header(const std::string& path, int64_t line_no, std::string_view line) {
   FamColumns c{-1, -1, -1, -1, -1, -1, 0, true};
   line.remove_prefix(1);  // '#'
-  std::vector<std::string_view> names;
-  for (size_t i = 0; i < line.size();) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-    if (j > i) names.push_back(line.substr(i, j - i));
-    i = j;
-  }
+  const std::vector<std::string_view> names = detail::split_all(line);
   for (size_t k = 0; k < names.size(); ++k) {
     const int idx = static_cast<int>(k);
     int* slot = names[k] == "FID" ? &c.fid : names[k] == "IID" ? &c.iid : names[k] == "PAT" ? &c.pat

@@ -141,6 +141,18 @@ inline int split_ws(std::string_view line, std::string_view* out, int max) {
   return n;
 }
 
+/// Every space/tab-separated token of `line`.
+inline std::vector<std::string_view> split_all(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < line.size();) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t b = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > b) out.push_back(line.substr(b, i - b));
+  }
+  return out;
+}
+
 inline bool is_blank(std::string_view line) {
   for (char c : line)
     if (c != ' ' && c != '\t') return false;
