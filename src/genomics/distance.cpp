@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -13,7 +12,7 @@
 
 #include "genomics/relatedness_internal.hpp"
 #include "genomics/row_spool.hpp"
-#include "strata/core/output.hpp"
+#include "strata/core/job.hpp"
 #include "strata/genomics/row_distance.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
@@ -22,13 +21,8 @@
 namespace strata::genomics {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using detail::SampleIds;
 using detail::TextWriter;
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 // Shortest decimal that reads back to the same double ("nan", "inf" as such).
 void append_value(std::string& out, double v) {
@@ -150,7 +144,7 @@ Result<DistanceSummary> write_row_distances(const Context& ctx, const io::ZarrAr
       }
       return Status::OK();
     }));
-    const auto t = clock_type::now();
+    PhaseTimer write(ctx, "write");
     if (options.format == DistanceFormat::Zarr) {
       STRATA_RETURN_NOT_OK(write_zarr(dist_path, json_escape(input), distance_metric_name(options.metric), d, n,
                                       std::min<int64_t>(n, 256), ids,
@@ -158,7 +152,6 @@ Result<DistanceSummary> write_row_distances(const Context& ctx, const io::ZarrAr
     } else {
       STRATA_RETURN_NOT_OK(write_square(dist_path, d, n));
     }
-    ctx.report().add_phase("write", seconds_since(t));
   }
   if (options.format != DistanceFormat::Zarr) STRATA_RETURN_NOT_OK(write_dist_ids(id_path, ids));
   return s;
@@ -385,61 +378,65 @@ Result<std::vector<double>> distance_matrix(const Context& ctx, const io::Genoty
 Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                               const DistanceOptions& options) {
   if (prefix.empty()) return Status::Invalid("distance: no output prefix");
-  auto t = clock_type::now();
   // Under MPI the ranks share the genotype tiles; rank 0 alone declares, writes and commits
   // the outputs (and computes a numeric array's distances alone), after every rank agrees.
-  const Communicator& comm = ctx.communicator();
-  const bool writer = comm.rank() == 0;
+  Job job(ctx, "distance", input, prefix);
+  PhaseTimer open = job.phase("open");
   const bool zarr = options.format == DistanceFormat::Zarr;
-  std::unique_ptr<OutputSet> out;
   std::string dist_path, id_path;
-  auto declare = [&]() -> Status {
-    OutputRules rules;
-    rules.overwrite = options.overwrite;
-    rules.inputs = input_paths(input);
-    for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
-    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(zarr ? prefix + ".dist.zarr" : prefix + ".dist", std::move(rules)));
-    if (zarr) {
-      STRATA_ASSIGN_OR_RETURN(dist_path, out->add_directory(prefix + ".dist.zarr"));
-    } else {
-      STRATA_ASSIGN_OR_RETURN(dist_path, out->add_file(prefix + ".dist"));
-      STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".dist.id"));
-    }
-    return Status::OK();
-  };
-  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
+  OutputRules rules;
+  rules.overwrite = options.overwrite;
+  rules.inputs = options.selection.files();
+  STRATA_RETURN_NOT_OK(job.declare(zarr ? prefix + ".dist.zarr" : prefix + ".dist", std::move(rules),
+                                   [&](OutputSet& out) -> Status {
+                                     if (zarr) {
+                                       STRATA_ASSIGN_OR_RETURN(dist_path, out.add_directory(prefix + ".dist.zarr"));
+                                     } else {
+                                       STRATA_ASSIGN_OR_RETURN(dist_path, out.add_file(prefix + ".dist"));
+                                       STRATA_ASSIGN_OR_RETURN(id_path, out.add_file(prefix + ".dist.id"));
+                                     }
+                                     return Status::OK();
+                                   }));
   auto opened = open_row_matrix(input);
-  STRATA_RETURN_NOT_OK(comm.agree(opened.status()));
+  STRATA_RETURN_NOT_OK(job.agree(opened.status()));
+  DistanceSummary s;
+  auto summarize = [&]() {
+    s.files = job.files();
+    Summary& r = job.summary();
+    r.set("samples", s.num_samples).set("variants", s.num_variants);
+    r.set("metric", distance_metric_name(options.metric));
+    if (!s.layout.empty()) r.set("matrix", s.layout).set("sample_bands", s.sample_bands).set("spilled_bytes", s.spilled_bytes);
+    s.selection.add_to(r);
+    s.report = std::move(r);
+  };
   if (const std::optional<io::ZarrArray>& matrix = *opened) {
-    DistanceSummary s;
     auto rows_alone = [&]() -> Status {
       if (options.selection.any())
         return Status::Invalid(input, ": sample and variant selection (--keep, --maf, ...) applies to genotype inputs, "
                                "not to a numeric array");
-      ctx.report().add_phase("open", seconds_since(t));
+      open.stop();
       STRATA_ASSIGN_OR_RETURN(s, write_row_distances(ctx.local(), *matrix, input, dist_path, id_path, options));
       return Status::OK();
     };
-    STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? rows_alone() : Status::OK()));
-    if (out) s.files = out->final_paths();
+    STRATA_RETURN_NOT_OK(job.commit(job.writer() ? rows_alone() : Status::OK()));
+    summarize();
     return s;
   }
-  DistanceSummary s;
   auto view = detail::open_pairwise_genotypes(ctx, input, options.selection, "distances need", "the distance calculation",
                                                &s.selection);
-  STRATA_RETURN_NOT_OK(comm.agree(view.status()));
+  STRATA_RETURN_NOT_OK(job.agree(view.status()));
   s.num_samples = (*view)->num_samples();
   s.num_variants = (*view)->num_variants();
   const SampleIds ids = SampleIds::of((*view)->samples(), s.num_samples);
-  ctx.report().add_phase("open", seconds_since(t));
+  open.stop();
 
   STRATA_ASSIGN_OR_RETURN(s.layout, write_genotype_distances(ctx, **view, input, dist_path, ids, options,
-                                                              writer ? out->staging_dir() : std::string(), writer, &s));
-  t = clock_type::now();
-  const Status written = writer && !zarr ? write_dist_ids(id_path, ids) : Status::OK();
-  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), written));
-  if (out) s.files = out->final_paths();
-  ctx.report().add_phase("write", seconds_since(t));
+                                                              job.staging_dir(), job.writer(), &s));
+  PhaseTimer write = job.phase("write");
+  const Status written = job.writer() && !zarr ? write_dist_ids(id_path, ids) : Status::OK();
+  STRATA_RETURN_NOT_OK(job.commit(written));
+  write.stop();
+  summarize();
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "strata/core/job.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/freq.hpp"
 #include "strata/io/chromosome.hpp"
@@ -43,13 +44,6 @@ class TextFile {
   std::string path_;
   std::FILE* f_ = nullptr;
 };
-
-Result<std::unique_ptr<OutputSet>> begin_outputs(const std::string& prefix, const FreqOptions& options) {
-  OutputRules rules;
-  if (!options.input.empty()) rules.inputs = input_paths(options.input);
-  for (const auto& f : options.protected_paths) rules.inputs.push_back(f);
-  return OutputSet::begin(prefix + ".afreq", std::move(rules));
-}
 
 Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable& table, const std::string& prefix,
                   const FreqOptions& options) {
@@ -111,23 +105,54 @@ std::string format_plink_float(double value) {
   return buf;
 }
 
-Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, const std::string& prefix,
-                        const FreqOptions& options) {
-  // Under MPI rank 0 alone writes; every rank counts its part of the variants. Outputs are
-  // checked before the counting pass, and every rank learns whether they can be written.
-  const bool writer = ctx.communicator().rank() == 0;
-  std::unique_ptr<OutputSet> out;
-  Status st;
-  if (writer) {
-    auto begun = begin_outputs(prefix, options);
-    if (begun.ok()) out = std::move(*begun);
-    st = begun.status();
-  }
-  STRATA_RETURN_NOT_OK(ctx.communicator().agree(st));
+namespace {
+
+// Declares the outputs of `job`: every rank learns whether they can be written.
+Status declare_outputs(Job& job, const FreqOptions& options) {
+  OutputRules rules;
+  rules.inputs = options.selection.files();
+  return job.declare(job.prefix() + ".afreq", std::move(rules), nullptr);
+}
+
+// Under MPI rank 0 alone writes; every rank counts its part of the variants.
+Status count_and_write(Job& job, const io::GenotypeViewPtr& view, const FreqOptions& options) {
+  const Context& ctx = job.ctx();
   ProgressScope progress(ctx, "counting", view->num_variants(), "variants");
   STRATA_ASSIGN_OR_RETURN(FreqTable table, compute_freq_table(ctx, view));
-  if (writer) st = write_into(*out, *view, table, prefix, options);
-  return agree_and_commit(ctx, out.get(), st);
+  PhaseTimer write = job.phase("write");
+  return job.commit(job.writer() ? write_into(*job.outputs(), *view, table, job.prefix(), options) : Status::OK());
+}
+
+}  // namespace
+
+Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, const std::string& prefix,
+                        const FreqOptions& options) {
+  Job job(ctx, "freq", "", prefix);
+  STRATA_RETURN_NOT_OK(declare_outputs(job, options));
+  return count_and_write(job, view, options);
+}
+
+Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
+                                      const FreqOptions& options) {
+  if (prefix.empty()) return Status::Invalid("freq: no output prefix");
+  Job job(ctx, "freq", input, prefix);
+  PhaseTimer open = job.phase("open");
+  STRATA_RETURN_NOT_OK(declare_outputs(job, options));
+  auto selected = open_selected_genotypes(ctx, input, options.selection, options.open);
+  STRATA_RETURN_NOT_OK(job.agree(selected.status()));
+  open.stop();
+  FreqSummary s;
+  s.num_samples = selected->view->num_samples();
+  s.num_variants = selected->view->num_variants();
+  s.skipped_sites = selected->view->report().skipped_sites;
+  s.selection = std::move(selected->report);
+  STRATA_RETURN_NOT_OK(count_and_write(job, selected->view, options));
+  s.files = job.files();
+  Summary& r = job.summary();
+  r.set("samples", s.num_samples).set("variants", s.num_variants);
+  s.selection.add_to(r);
+  s.report = std::move(r);
+  return s;
 }
 
 }  // namespace strata::genomics

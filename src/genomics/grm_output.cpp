@@ -7,14 +7,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
 
 #include "io/zarr/metadata_json_internal.hpp"
-#include "strata/core/output.hpp"
+#include "strata/core/job.hpp"
 #include "strata/io/codec.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
@@ -23,10 +22,6 @@
 namespace strata::genomics {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 // Powers of ten that are exact doubles (10^0 … 10^22).
 constexpr double kExactPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
@@ -208,45 +203,41 @@ char* format_grm_value(double x, char* out) {
 Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                        const GrmRunOptions& options) {
   if (prefix.empty()) return Status::Invalid("grm: no output prefix");
-  auto t = clock_type::now();
   // Under MPI the ranks share the GRM's tiles (compute_grm); rank 0 alone declares, writes and
   // commits the outputs, after every rank agrees.
-  const Communicator& comm = ctx.communicator();
-  const bool writer = comm.rank() == 0;
+  Job job(ctx, "grm", input, prefix);
+  PhaseTimer open = job.phase("open");
+  const bool writer = job.writer();
   const GrmFormat format = options.format;
   const std::string first = format == GrmFormat::Rel      ? prefix + ".rel"
                             : format == GrmFormat::RelBin ? prefix + ".rel.bin"
                             : format == GrmFormat::GrmBin ? prefix + ".grm.bin"
                                                           : prefix + ".zarr";
-  std::unique_ptr<OutputSet> out;
   std::string main_path, count_path, id_path;
-  auto declare = [&]() -> Status {
-    OutputRules rules;
-    rules.overwrite = options.overwrite;
-    rules.inputs = input_paths(input);
-    for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
-    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(first, std::move(rules)));
+  OutputRules rules;
+  rules.overwrite = options.overwrite;
+  rules.inputs = options.selection.files();
+  STRATA_RETURN_NOT_OK(job.declare(first, std::move(rules), [&](OutputSet& out) -> Status {
     if (format == GrmFormat::Zarr) {
-      STRATA_ASSIGN_OR_RETURN(main_path, out->add_directory(first));
+      STRATA_ASSIGN_OR_RETURN(main_path, out.add_directory(first));
     } else {
-      STRATA_ASSIGN_OR_RETURN(main_path, out->add_file(first));
+      STRATA_ASSIGN_OR_RETURN(main_path, out.add_file(first));
       if (format == GrmFormat::GrmBin) {
-        STRATA_ASSIGN_OR_RETURN(count_path, out->add_file(prefix + ".grm.N.bin"));
-        STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".grm.id"));
+        STRATA_ASSIGN_OR_RETURN(count_path, out.add_file(prefix + ".grm.N.bin"));
+        STRATA_ASSIGN_OR_RETURN(id_path, out.add_file(prefix + ".grm.id"));
       } else {
-        STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".rel.id"));
+        STRATA_ASSIGN_OR_RETURN(id_path, out.add_file(prefix + ".rel.id"));
       }
     }
     return Status::OK();
-  };
-  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
+  }));
   SelectionOptions selection = options.selection;
   selection.skip_non_autosomes_for = "GRM construction";  // plink2 --make-rel/--make-grm-bin skip X, Y and MT
   auto selected = open_selected_genotypes(ctx, input, selection);
-  STRATA_RETURN_NOT_OK(comm.agree(selected.status()));
+  STRATA_RETURN_NOT_OK(job.agree(selected.status()));
   const io::GenotypeViewPtr view = selected->view;
   const int64_t n = view->num_samples();
-  ctx.report().add_phase("open", seconds_since(t));
+  open.stop();
 
   PositionalFile main_file, count_file;
   std::shared_ptr<io::LocalStore> store;
@@ -272,7 +263,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
     }
     return Status::OK();
   };
-  STRATA_RETURN_NOT_OK(comm.agree(writer ? open_outputs() : Status::OK()));
+  STRATA_RETURN_NOT_OK(job.agree(writer ? open_outputs() : Status::OK()));
 
   // Text: one tile row of the lower triangle is buffered (rows × its width), then emitted.
   std::vector<double> band_rows;
@@ -367,7 +358,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   GrmRunSummary s;
   s.selection = selected->report;
   STRATA_ASSIGN_OR_RETURN(s.info, compute_grm(ctx, view, options.grm, sink));
-  t = clock_type::now();
+  PhaseTimer write = job.phase("write");
   const io::SampleInfo& samples = view->samples();
   auto finish = [&]() -> Status {
     if (format == GrmFormat::GrmBin && !s.info.pairwise_counts) {
@@ -399,9 +390,17 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
     }
     return Status::OK();
   };
-  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? finish() : Status::OK()));
-  if (out) s.files = out->final_paths();
-  ctx.report().add_phase("write", seconds_since(t));
+  STRATA_RETURN_NOT_OK(job.commit(writer ? finish() : Status::OK()));
+  write.stop();
+  s.files = job.files();
+  const GrmInfo& i = s.info;
+  Summary& r = job.summary();
+  r.set("format", grm_format_name(format)).set("meanimpute", options.grm.meanimpute);
+  r.set("samples", i.num_samples).set("variants_input", i.num_variants_input).set("grm_variants", i.grm_variants);
+  r.set("dropped_missing", i.filter.dropped_missing).set("dropped_maf", i.filter.dropped_maf);
+  r.set("pairwise_counts", i.pairwise_counts).set("bands", i.bands).set("tile", i.tile);
+  s.selection.add_to(r);
+  s.report = std::move(r);
   return s;
 }
 

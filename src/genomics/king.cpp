@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -12,19 +11,14 @@
 
 #include "genomics/relatedness_internal.hpp"
 #include "genomics/row_spool.hpp"
-#include "strata/core/output.hpp"
+#include "strata/core/job.hpp"
 #include "strata/io/genotype.hpp"
 
 namespace strata::genomics {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using detail::SampleIds;
 using detail::TextWriter;
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 // %g with 6 significant digits for |v| in [1e-4, 1e6) (fixed notation there), without the
 // exact conversion to_chars makes: the digits are v · 10^(5 − e) rounded to nearest, where the
@@ -181,44 +175,40 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     return Status::Invalid("king: --cutoff must be a kinship of 0 or more, got ", *options.cutoff);
   const bool table = options.table || options.filter.has_value();
   const bool triangle = !table && !options.cutoff;
-  auto t = clock_type::now();
   // Under MPI every rank computes and formats its share of the tiles; rank 0 alone declares,
   // writes and commits the outputs, after every rank agrees.
-  const Communicator& comm = ctx.communicator();
-  const bool writer = comm.rank() == 0;
-  std::unique_ptr<OutputSet> out;
+  Job job(ctx, "king", input, prefix);
+  PhaseTimer open = job.phase("open");
   std::string king_path, id_path, kin0_path, in_path, out_path;
-  auto declare = [&]() -> Status {
-    OutputRules rules;
-    rules.inputs = input_paths(input);
-    for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
-    const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
-    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(first, std::move(rules)));
+  OutputRules rules;
+  rules.inputs = options.selection.files();
+  const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
+  STRATA_RETURN_NOT_OK(job.declare(first, std::move(rules), [&](OutputSet& out) -> Status {
     if (triangle) {
-      STRATA_ASSIGN_OR_RETURN(king_path, out->add_file(prefix + ".king"));
-      STRATA_ASSIGN_OR_RETURN(id_path, out->add_file(prefix + ".king.id"));
+      STRATA_ASSIGN_OR_RETURN(king_path, out.add_file(prefix + ".king"));
+      STRATA_ASSIGN_OR_RETURN(id_path, out.add_file(prefix + ".king.id"));
     }
     if (table) {
-      STRATA_ASSIGN_OR_RETURN(kin0_path, out->add_file(prefix + ".kin0"));
+      STRATA_ASSIGN_OR_RETURN(kin0_path, out.add_file(prefix + ".kin0"));
     }
     if (options.cutoff) {
-      STRATA_ASSIGN_OR_RETURN(in_path, out->add_file(prefix + ".king.cutoff.in.id"));
-      STRATA_ASSIGN_OR_RETURN(out_path, out->add_file(prefix + ".king.cutoff.out.id"));
+      STRATA_ASSIGN_OR_RETURN(in_path, out.add_file(prefix + ".king.cutoff.in.id"));
+      STRATA_ASSIGN_OR_RETURN(out_path, out.add_file(prefix + ".king.cutoff.out.id"));
     }
     return Status::OK();
-  };
-  STRATA_RETURN_NOT_OK(comm.agree(writer ? declare() : Status::OK()));
+  }));
   KingSummary s;
   auto opened = detail::open_pairwise_genotypes(ctx, input, options.selection, "kinship needs", "KING-robust calculation",
                                                &s.selection);
-  STRATA_RETURN_NOT_OK(comm.agree(opened.status()));
+  STRATA_RETURN_NOT_OK(job.agree(opened.status()));
   const io::GenotypeViewPtr view = std::move(*opened);
   s.num_samples = view->num_samples();
   s.num_variants = view->num_variants();
   const int64_t n = s.num_samples;
   const SampleIds ids = SampleIds::of(view->samples(), n);
-  ctx.report().add_phase("open", seconds_since(t));
+  open.stop();
 
+  const bool writer = job.writer();
   TextWriter tri, kin0;
   if (writer && triangle) {
     STRATA_ASSIGN_OR_RETURN(tri, TextWriter::open(king_path));
@@ -235,7 +225,7 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   const int64_t spool_cap = options.spool_bytes > 0 ? options.spool_bytes : ctx.memory_budget() / 4;
   if (triangle || table) pass.reserve_bytes += spool_cap;
   std::optional<detail::RowSpool> spool;  // rank 0's (the staging directory is its)
-  if (writer) spool.emplace(out->staging_dir(), spool_cap);
+  if (writer) spool.emplace(job.staging_dir(), spool_cap);
   STRATA_ASSIGN_OR_RETURN(const PairPassPlan plan, plan_pair_pass(ctx, *view, pass));
   s.sample_bands = plan.bands;
   TextWriter& text_out = triangle ? tri : kin0;
@@ -290,7 +280,7 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, *view, pass, prepare, commit));
   s.spilled_bytes = spool ? spool->spilled_bytes() : 0;
 
-  t = clock_type::now();
+  PhaseTimer write = job.phase("write");
   auto finish = [&]() -> Status {
     if (triangle) {
       STRATA_RETURN_NOT_OK(tri.close());
@@ -316,9 +306,15 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     }
     return Status::OK();
   };
-  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), writer ? finish() : Status::OK()));
-  if (out) s.files = out->final_paths();
-  ctx.report().add_phase("write", seconds_since(t));
+  STRATA_RETURN_NOT_OK(job.commit(writer ? finish() : Status::OK()));
+  write.stop();
+  s.files = job.files();
+  Summary& r = job.summary();
+  r.set("samples", s.num_samples).set("variants", s.num_variants).set("pairs_written", s.pairs_written);
+  r.set("sample_bands", s.sample_bands).set("spilled_bytes", s.spilled_bytes);
+  if (options.cutoff) r.set("cutoff_removed", s.cutoff_removed);
+  s.selection.add_to(r);
+  s.report = std::move(r);
   return s;
 }
 

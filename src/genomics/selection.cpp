@@ -164,6 +164,10 @@ Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, cons
   return io::make_variant_subset(std::move(view), std::move(variants));
 }
 
+void SelectionReport::add_to(Summary& summary) const {
+  if (!messages.empty()) summary.set("selection", Summary::Json{to_json()});
+}
+
 std::string SelectionReport::to_json() const {
   nlohmann::json j = {{"samples_input", samples_input},     {"variants_input", variants_input},
                       {"samples", samples},                 {"variants", variants},

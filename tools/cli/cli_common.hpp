@@ -13,6 +13,7 @@
 #include <string>
 
 #include "strata/core/context.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/status.hpp"
 #include "strata/genomics/selection.hpp"
 
@@ -66,6 +67,11 @@ void add_endpoint_option(CLI::App* cmd, CliState& state);
 /// --chr, --from-bp, --to-bp, --mind, --geno, --hwe, --maf) to a computing subcommand;
 /// cli_selection.cpp. The library applies them (strata/genomics/selection.hpp).
 void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& selection);
+/// The command's report fields (a library Summary) become the run report's.
+void set_report(CliState& state, const Summary& summary);
+/// The command's wall time from its summary (0 when absent).
+double wall_seconds(const Summary& summary);
+
 /// Log what the selection did (plink2's lines) and put it under "selection" in the report.
 void note_selection(CliState& state, const genomics::SelectionReport& report);
 

@@ -49,4 +49,15 @@ void note_selection(CliState& state, const genomics::SelectionReport& r) {
   state.report["selection"] = nlohmann::json::parse(r.to_json());
 }
 
+void set_report(CliState& state, const Summary& summary) {
+  const nlohmann::json fields = nlohmann::json::parse(summary.to_json());
+  if (!state.report.is_object()) state.report = nlohmann::json::object();
+  for (const auto& [key, value] : fields.items()) state.report[key] = value;
+}
+
+double wall_seconds(const Summary& summary) {
+  const Summary::Value* v = summary.find("wall_seconds");
+  return v && std::holds_alternative<double>(*v) ? std::get<double>(*v) : 0.0;
+}
+
 }  // namespace strata::cli

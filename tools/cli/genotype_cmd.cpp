@@ -112,18 +112,16 @@ void register_freq(CLI::App& app, CliState& state) {
   add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     state.run = [a, &state]() -> Status {
-      io::GenotypeOpenOptions oo;
-      STRATA_ASSIGN_OR_RETURN(oo.multiallelic, parse_multiallelic(a->multiallelic));
-      oo.array = a->array;
-      STRATA_RETURN_NOT_OK(genomics::validate_selection(a->selection));
-      STRATA_ASSIGN_OR_RETURN(auto sel, genomics::open_selected_genotypes(state.ctx(), a->input, a->selection, oo));
-      const io::SourceReport rep = sel.view->report();
-      if (rep.skipped_sites > 0) log_warning("skipped ", rep.skipped_sites, " multi-allelic sites");
-      note_selection(state, sel.report);
       genomics::FreqOptions fo;
-      fo.input = a->input;
-      fo.protected_paths = a->selection.files();
-      return genomics::write_freq_files(state.ctx(), sel.view, a->out, fo);
+      STRATA_ASSIGN_OR_RETURN(fo.open.multiallelic, parse_multiallelic(a->multiallelic));
+      fo.open.array = a->array;
+      fo.selection = a->selection;
+      STRATA_RETURN_NOT_OK(genomics::validate_selection(fo.selection));
+      STRATA_ASSIGN_OR_RETURN(genomics::FreqSummary s, genomics::run_freq_to_files(state.ctx(), a->input, a->out, fo));
+      if (s.skipped_sites > 0) log_warning("skipped ", s.skipped_sites, " multi-allelic sites");
+      note_selection(state, s.selection);
+      set_report(state, s.report);
+      return Status::OK();
     };
     state.distributed = true;
   });

@@ -1,5 +1,4 @@
 // `strata grm`: a thin wrapper over strata/genomics/grm_output.hpp.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -16,7 +15,6 @@ struct GrmArgs {
 };
 
 Status run_grm(const GrmArgs& a, CliState& state) {
-  const auto t0 = std::chrono::steady_clock::now();
   genomics::GrmRunOptions o;
   STRATA_ASSIGN_OR_RETURN(o.format, genomics::parse_grm_format(a.format));
   o.grm.meanimpute = a.meanimpute;
@@ -24,31 +22,16 @@ Status run_grm(const GrmArgs& a, CliState& state) {
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   o.overwrite = a.overwrite;
   STRATA_ASSIGN_OR_RETURN(genomics::GrmRunSummary s, genomics::run_grm_to_files(state.ctx(), a.input, a.out, o));
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const genomics::GrmInfo& i = s.info;
   if (!state.quiet) {
     std::printf("GRM of %lld samples over M = %lld variants (of %lld)%s, %s, %lld pass%s, %.2f s\n",
                 static_cast<long long>(i.num_samples), static_cast<long long>(i.grm_variants),
                 static_cast<long long>(i.num_variants_input),
                 i.pairwise_counts ? ", pairs divided by the variants both observe" : "", a.format.c_str(),
-                static_cast<long long>(i.bands), i.bands == 1 ? "" : "es", wall);
+                static_cast<long long>(i.bands), i.bands == 1 ? "" : "es", wall_seconds(s.report));
     for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
   }
-  state.report = {{"command", "grm"},
-                  {"input", a.input},
-                  {"output_prefix", a.out},
-                  {"format", a.format},
-                  {"meanimpute", a.meanimpute},
-                  {"samples", i.num_samples},
-                  {"variants_input", i.num_variants_input},
-                  {"grm_variants", i.grm_variants},
-                  {"dropped_missing", i.filter.dropped_missing},
-                  {"dropped_maf", i.filter.dropped_maf},
-                  {"pairwise_counts", i.pairwise_counts},
-                  {"bands", i.bands},
-                  {"tile", i.tile},
-                  {"wall_seconds", wall},
-                  {"files", s.files}};
+  set_report(state, s.report);
   note_selection(state, s.selection);
   return Status::OK();
 }

@@ -57,13 +57,8 @@ void register_king(CLI::App& app, CliState& state) {
       STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
       STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_king_to_files(state.ctx(), a->input, a->out, o));
       note_selection(state, s.selection);
-      state.report["samples"] = s.num_samples;
-      state.report["variants"] = s.num_variants;
-      state.report["pairs_written"] = s.pairs_written;
-      state.report["sample_bands"] = s.sample_bands;
-      state.report["spilled_bytes"] = s.spilled_bytes;
+      set_report(state, s.report);
       if (a->cutoff) {
-        state.report["cutoff_removed"] = s.cutoff_removed;
         log_info("--cutoff: ", s.cutoff_removed, " samples removed, ", s.num_samples - s.cutoff_removed, " kept");
       }
       return Status::OK();
@@ -127,14 +122,7 @@ void register_distance(CLI::App& app, CliState& state) {
       STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
       STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_distance_to_files(state.ctx(), a->input, a->out, o));
       note_selection(state, s.selection);
-      state.report["samples"] = s.num_samples;
-      state.report["variants"] = s.num_variants;
-      state.report["metric"] = genomics::distance_metric_name(o.metric);
-      if (!s.layout.empty()) {
-        state.report["matrix"] = s.layout;
-        state.report["sample_bands"] = s.sample_bands;
-        state.report["spilled_bytes"] = s.spilled_bytes;
-      }
+      set_report(state, s.report);
       return Status::OK();
     };
     state.distributed = true;  // genomics::run_distance_to_files shares the tiles across MPI ranks

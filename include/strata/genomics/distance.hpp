@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "strata/core/context.hpp"
+#include "strata/core/job.hpp"
 #include "strata/genomics/pair_counts.hpp"
 #include "strata/genomics/selection.hpp"
 
@@ -122,6 +123,7 @@ struct DistanceSummary {
   int64_t spilled_bytes = 0;  ///< pending text rows that went through the spill file
   int64_t sample_bands = 1;   ///< bands of the pair pass (pair_counts.hpp; 1 = planes resident)
   std::vector<std::string> files;
+  Summary report;             ///< the report fields (the CLI's --report, Python's dict)
 };
 
 /// \brief Open `input` and write the distance outputs for `prefix`. A path naming a 2-D numeric

@@ -19,20 +19,29 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
-/// \brief Options of write_freq_files.
+/// \brief Options of run_freq_to_files and write_freq_files.
 struct FreqOptions {
   bool afreq = true;     ///< write PREFIX.afreq
   bool vmiss = true;     ///< write PREFIX.vmiss
-  /// The input the view was opened from: never replaced by an output.
-  std::string input;
-  /// Other files the outputs must never replace (selection ID files).
-  std::vector<std::string> protected_paths;
+  SelectionOptions selection;      ///< run_freq_to_files: the samples and variants counted
+  io::GenotypeOpenOptions open;    ///< run_freq_to_files: how the input is read
+};
+
+/// \brief What run_freq_to_files() did.
+struct FreqSummary {
+  int64_t num_samples = 0, num_variants = 0;
+  int64_t skipped_sites = 0;       ///< multi-allelic sites the reader skipped (--multiallelic skip)
+  SelectionReport selection;
+  std::vector<std::string> files;
+  Summary report;                  ///< the report fields (the CLI's --report, Python's dict)
 };
 
 /// \brief plink2's allele counts of one variant, with the ploidy of its chromosome
@@ -72,6 +81,11 @@ Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewP
 /// place when complete. Chromosome names are written as plink2 writes them.
 Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, const std::string& prefix,
                         const FreqOptions& options = {});
+
+/// \brief Open `input` with the selection of `options` and write its frequency files for
+/// `prefix` (the outputs are declared before the input is read and never replace it).
+Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
+                                      const FreqOptions& options = {});
 
 /// \brief A number as plink2 prints frequencies: `%g` with 6 significant digits ("nan" for NaN).
 std::string format_plink_float(double value);

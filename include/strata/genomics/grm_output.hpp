@@ -44,6 +44,7 @@ struct GrmRunSummary {
   GrmInfo info;
   SelectionReport selection;       ///< what the selection removed
   std::vector<std::string> files;  ///< outputs written
+  Summary report;                  ///< the report fields (the CLI's --report, Python's dict)
 };
 
 /// \brief `x` as plink2 prints GRM entries (printf "%g": 6 significant digits) into `out`

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "strata/core/context.hpp"
+#include "strata/core/job.hpp"
 #include "strata/genomics/pair_counts.hpp"
 #include "strata/genomics/selection.hpp"
 
@@ -67,6 +68,7 @@ struct KingSummary {
   int64_t spilled_bytes = 0;       ///< pending rows that went through the spill file
   int64_t sample_bands = 1;        ///< bands of the pair pass (pair_counts.hpp; 1 = planes resident)
   std::vector<std::string> files;  ///< outputs written
+  Summary report;                  ///< the report fields (the CLI's --report, Python's dict)
 };
 
 /// \brief Open `input` (anything io::open_genotypes() reads) and write the KING outputs for

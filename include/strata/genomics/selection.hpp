@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "strata/core/result.hpp"
+#include "strata/core/job.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_convert.hpp"
 
@@ -95,6 +96,8 @@ struct SelectionReport {
   std::vector<std::string> messages;
   /// The report as JSON text (strata's public headers carry no JSON type).
   std::string to_json() const;
+  /// \brief Put the report under "selection" in a command's summary when any step ran.
+  void add_to(Summary& summary) const;
 };
 
 /// \brief A selected view and the indices it keeps.

@@ -1,0 +1,137 @@
+// Job, PhaseTimer and Summary (strata/core/job.hpp).
+#include "strata/core/job.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "strata/core/context.hpp"
+
+namespace strata {
+namespace {
+
+nlohmann::ordered_json to_value(const Summary::Value& v);
+
+nlohmann::ordered_json to_object(const Summary& s) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : s.fields()) j[key] = to_value(value);
+  return j;
+}
+
+nlohmann::ordered_json number(double d) { return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json(); }
+
+nlohmann::ordered_json to_value(const Summary::Value& v) {
+  struct Visit {
+    nlohmann::ordered_json operator()(std::nullptr_t) const { return nullptr; }
+    nlohmann::ordered_json operator()(bool b) const { return b; }
+    nlohmann::ordered_json operator()(int64_t i) const { return i; }
+    nlohmann::ordered_json operator()(double d) const { return number(d); }
+    nlohmann::ordered_json operator()(const std::string& s) const { return s; }
+    nlohmann::ordered_json operator()(const std::vector<int64_t>& a) const { return a; }
+    nlohmann::ordered_json operator()(const std::vector<double>& a) const {
+      nlohmann::ordered_json j = nlohmann::ordered_json::array();
+      for (double d : a) j.push_back(number(d));
+      return j;
+    }
+    nlohmann::ordered_json operator()(const std::vector<std::string>& a) const { return a; }
+    nlohmann::ordered_json operator()(const std::vector<Summary>& a) const {
+      nlohmann::ordered_json j = nlohmann::ordered_json::array();
+      for (const Summary& s : a) j.push_back(to_object(s));
+      return j;
+    }
+    nlohmann::ordered_json operator()(const std::shared_ptr<const Summary>& s) const {
+      return s ? to_object(*s) : nlohmann::ordered_json();
+    }
+    nlohmann::ordered_json operator()(const Summary::Json& t) const {
+      return nlohmann::ordered_json::parse(t.text, nullptr, /*allow_exceptions=*/false);
+    }
+  };
+  return std::visit(Visit{}, v);
+}
+
+}  // namespace
+
+Summary& Summary::set(const std::string& key, Value value) {
+  for (auto& [k, v] : fields_) {
+    if (k == key) {
+      v = std::move(value);
+      return *this;
+    }
+  }
+  fields_.emplace_back(key, std::move(value));
+  return *this;
+}
+
+Summary& Summary::set(const std::string& key, Summary nested) {
+  return set(key, Value(std::make_shared<const Summary>(std::move(nested))));
+}
+
+Summary& Summary::merge(const Summary& other) {
+  for (const auto& [k, v] : other.fields_) set(k, v);
+  return *this;
+}
+
+bool Summary::contains(const std::string& key) const { return find(key) != nullptr; }
+
+const Summary::Value* Summary::find(const std::string& key) const {
+  for (const auto& [k, v] : fields_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+std::string Summary::to_json() const { return to_object(*this).dump(); }
+
+PhaseTimer::PhaseTimer(const Context& ctx, std::string name)
+    : ctx_(&ctx), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+
+PhaseTimer::PhaseTimer(PhaseTimer&& o) noexcept
+    : ctx_(o.ctx_), name_(std::move(o.name_)), start_(o.start_), seconds_(o.seconds_) {
+  o.ctx_ = nullptr;
+}
+
+double PhaseTimer::stop() {
+  if (!ctx_) return seconds_;
+  seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  ctx_->report().add_phase(name_, seconds_);
+  ctx_ = nullptr;
+  return seconds_;
+}
+
+Job::Job(const Context& ctx, std::string command, std::string input, std::string prefix)
+    : ctx_(&ctx),
+      writer_(ctx.communicator().rank() == 0),
+      input_(std::move(input)),
+      prefix_(std::move(prefix)),
+      start_(std::chrono::steady_clock::now()) {
+  summary_.set("command", std::move(command));
+  summary_.set("input", input_);
+  summary_.set("output_prefix", prefix_);
+}
+
+Job::~Job() = default;
+
+Status Job::declare(const std::string& first, OutputRules rules, const std::function<Status(OutputSet&)>& stage) {
+  Status st;
+  if (writer_) {
+    st = [&]() -> Status {
+      if (!input_.empty())
+        for (std::string& p : input_paths(input_)) rules.inputs.push_back(std::move(p));
+      STRATA_ASSIGN_OR_RETURN(out_, OutputSet::begin(first, std::move(rules)));
+      return stage ? stage(*out_) : Status::OK();
+    }();
+  }
+  return agree(st);
+}
+
+std::string Job::staging_dir() const { return out_ ? out_->staging_dir() : std::string(); }
+
+Status Job::agree(const Status& local) const { return ctx_->communicator().agree(local); }
+
+Status Job::commit(const Status& written) {
+  STRATA_RETURN_NOT_OK(agree_and_commit(*ctx_, out_.get(), written));
+  if (out_) files_ = out_->final_paths();
+  summary_.set("files", files_);
+  summary_.set("wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  return Status::OK();
+}
+
+}  // namespace strata
