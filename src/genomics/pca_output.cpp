@@ -13,6 +13,7 @@
 
 #include "io/genotype/text_reader_internal.hpp"
 #include "io/zarr/metadata_json_internal.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/pca_format.hpp"
@@ -26,11 +27,7 @@ namespace strata::genomics {
 namespace {
 
 namespace fs = std::filesystem;
-using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 const char* method_name(linalg::SvdMethod m) { return linalg::svd_method_name(m); }
 
@@ -237,35 +234,45 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
 
 }  // namespace
 
+Summary pca_result_summary(const PcaResult& r, const PcaParams& params) {
+  Summary s;
+  s.set("method", linalg::svd_method_name(r.method)).set("route", r.route).set("k", params.k);
+  s.set("variants_used", r.variants_used.size()).set("grm_variants", r.grm_variants);
+  s.set("passes", r.passes).set("stop", r.stop).set("converged", r.converged);
+  s.set("tolerance", params.tolerance).set("max_error_estimate", r.max_error_estimate);
+  s.set("codes_resident", r.resident).set("arithmetic", r.arithmetic);
+  s.set("eigenvalues", r.eigenvalues).set("error_estimate", r.error_estimate);
+  return s;
+}
+
 Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                        const PcaRunOptions& options) {
   if (prefix.empty()) return Status::Invalid("pca: no output prefix");
   PcaRunSummary s;
-  auto t = clock_type::now();
   // Under MPI rank 0 alone declares and writes the outputs; every rank opens the input and
   // runs the passes on its part. The ranks agree after this setup and before the commit.
-  const bool writer = ctx.communicator().rank() == 0;
-  std::unique_ptr<OutputSet> out;
+  Job job(ctx, "pca", input, prefix);
+  PhaseTimer open = job.phase("open");
+  const bool writer = job.writer();
   std::string vec, val, var, zarr, svg;
+  // Every output is declared (and checked against the inputs and what exists) before the passes.
+  OutputRules rules;
+  rules.overwrite = options.overwrite;
+  if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
+  for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
+  STRATA_RETURN_NOT_OK(job.declare(prefix + ".eigenvec", std::move(rules), [&](OutputSet& out) -> Status {
+    STRATA_ASSIGN_OR_RETURN(vec, out.add_file(prefix + ".eigenvec"));
+    STRATA_ASSIGN_OR_RETURN(val, out.add_file(prefix + ".eigenval"));
+    STRATA_ASSIGN_OR_RETURN(var, out.add_file(prefix + ".eigenvec.var"));
+    STRATA_ASSIGN_OR_RETURN(zarr, out.add_directory(prefix + ".zarr"));
+    if (options.write_plot) {
+      STRATA_ASSIGN_OR_RETURN(svg, out.add_file(prefix + ".svg"));
+    }
+    return Status::OK();
+  }));
   io::GenotypeViewPtr view;
   std::vector<std::string> labels;
   Status st = [&]() -> Status {
-    if (writer) {
-      // Every output is declared (and checked against the inputs and what exists) before the passes.
-      OutputRules rules;
-      rules.overwrite = options.overwrite;
-      rules.inputs = input_paths(input);
-      if (!options.pop_file.empty()) rules.inputs.push_back(options.pop_file);
-      for (const auto& f : options.selection.files()) rules.inputs.push_back(f);
-      STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(prefix + ".eigenvec", std::move(rules)));
-      STRATA_ASSIGN_OR_RETURN(vec, out->add_file(prefix + ".eigenvec"));
-      STRATA_ASSIGN_OR_RETURN(val, out->add_file(prefix + ".eigenval"));
-      STRATA_ASSIGN_OR_RETURN(var, out->add_file(prefix + ".eigenvec.var"));
-      STRATA_ASSIGN_OR_RETURN(zarr, out->add_directory(prefix + ".zarr"));
-      if (options.write_plot) {
-        STRATA_ASSIGN_OR_RETURN(svg, out->add_file(prefix + ".svg"));
-      }
-    }
     SelectionOptions selection = options.selection;
     selection.skip_non_autosomes_for = "PCA";  // plink2 --pca skips X, Y and MT
     STRATA_ASSIGN_OR_RETURN(Selection sel, open_selected_genotypes(ctx, input, selection));
@@ -278,15 +285,15 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     }
     return Status::OK();
   }();
-  STRATA_RETURN_NOT_OK(ctx.communicator().agree(st));
+  STRATA_RETURN_NOT_OK(job.agree(st));
   s.num_samples = view->num_samples();
   s.num_variants_input = view->num_variants();
-  ctx.report().add_phase("open", seconds_since(t));
+  open.stop();
   STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
   for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
 
-  t = clock_type::now();
+  PhaseTimer write = job.phase("write");
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
   // run must not survive beside the new outputs).
   const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
@@ -318,9 +325,15 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     return Status::OK();
   };
   if (writer) st = ctx.pool().parallel_for(2, [&](int64_t half) { return half == 0 ? variant_side() : sample_side(); });
-  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), st));
-  if (writer) s.files = out->final_paths();
-  ctx.report().add_phase("write", seconds_since(t));
+  STRATA_RETURN_NOT_OK(job.commit(st));
+  write.stop();
+  s.files = job.files();
+  Summary& rep = job.summary();
+  rep.merge(pca_result_summary(r, options.pca));
+  rep.set("samples", s.num_samples).set("variants_input", s.num_variants_input);
+  rep.set("variance_ratio", s.variance_ratio);
+  s.selection.add_to(rep);
+  s.report = std::move(rep);
   return s;
 }
 

@@ -1,5 +1,4 @@
 // `strata gwas`: a thin wrapper over strata/genomics/gwas.hpp.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -18,7 +17,6 @@ struct GwasArgs {
 };
 
 Status run_gwas(const GwasArgs& a, CliState& state) {
-  const auto t0 = std::chrono::steady_clock::now();
   genomics::GwasOptions o;
   o.pheno_path = a.pheno;
   o.pheno_names = genomics::split_names(a.pheno_name);
@@ -34,8 +32,7 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   o.selection = a.selection;
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   STRATA_ASSIGN_OR_RETURN(genomics::GwasRunSummary s, genomics::run_gwas_to_files(state.ctx(), a.input, a.out, o));
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json phenos = nlohmann::json::array();
+  const double wall = wall_seconds(s.report);
   for (const auto& w : s.warnings) std::fprintf(stderr, "strata: warning: %s\n", w.c_str());
   for (const auto& p : s.phenotypes) {
     if (!state.quiet) {
@@ -48,24 +45,12 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
         std::printf("%s: linear, %lld samples, %lld NA rows -> %s\n", p.name.c_str(),
                     static_cast<long long>(p.samples), static_cast<long long>(p.errors), p.file.c_str());
     }
-    phenos.push_back({{"name", p.name},
-                      {"model", p.logistic ? "logistic" : "linear"},
-                      {"samples", p.samples},
-                      {"cases", p.cases},
-                      {"controls", p.controls},
-                      {"firth_fits", p.firth},
-                      {"na_rows", p.errors},
-                      {"errcodes", p.errcodes},
-                      {"file", p.file}});
   }
   if (!state.quiet)
     std::printf("%lld variants x %lld samples, %zu covariates, %zu phenotypes, %.2f s\n",
                 static_cast<long long>(s.num_variants), static_cast<long long>(s.num_samples), s.covariates.size(),
                 s.phenotypes.size(), wall);
-  state.report = {{"command", "gwas"},      {"input", a.input},        {"output_prefix", a.out},
-                  {"samples", s.num_samples}, {"variants", s.num_variants}, {"covariates", s.covariates},
-                  {"warnings", s.warnings}, {"linear_groups", s.groups}, {"phenotypes", phenos},
-                  {"wall_seconds", wall},   {"files", s.files}};
+  set_report(state, s.report);
   note_selection(state, s.selection);
   return Status::OK();
 }

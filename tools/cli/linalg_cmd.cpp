@@ -95,7 +95,6 @@ struct PcaArgs {
 };
 
 Status run_pca(const PcaArgs& a, CliState& state) {
-  const auto t0 = std::chrono::steady_clock::now();
   if (a.input.empty() == a.bfile.empty()) return Status::Invalid("give exactly one of INPUT or --bfile PREFIX");
   const std::string input = a.input.empty() ? a.bfile : a.input;
   if (a.k < 1) return Status::Invalid("-k must be at least 1, got ", a.k);
@@ -120,7 +119,7 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   auto r = genomics::run_pca_to_files(state.ctx(), input, a.out, o);
   if (!r.ok()) return r.status();
   const genomics::PcaRunSummary& s = *r;
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = wall_seconds(s.report);
   const char* method = linalg::svd_method_name(s.result.method);
   const genomics::PcaResult& res = s.result;
   if (!state.quiet) {
@@ -140,29 +139,8 @@ Status run_pca(const PcaArgs& a, CliState& state) {
   if (!res.converged)
     log_warning("the PCA did not meet --tolerance ", a.tolerance, ": largest eigenvalue error estimate ",
                 res.max_error_estimate, " after ", res.passes, " passes (raise --iterations or loosen --tolerance)");
-  state.report = {{"command", "pca"},
-                  {"input", input},
-                  {"output_prefix", a.out},
-                  {"method", method},
-                  {"route", res.route},
-                  {"scale", a.scale},
-                  {"k", a.k},
-                  {"samples", s.num_samples},
-                  {"variants_input", s.num_variants_input},
-                  {"variants_used", res.variants_used.size()},
-                  {"grm_variants", res.grm_variants},
-                  {"passes", res.passes},
-                  {"stop", res.stop},
-                  {"converged", res.converged},
-                  {"tolerance", a.tolerance},
-                  {"max_error_estimate", res.max_error_estimate},
-                  {"codes_resident", res.resident},
-                  {"arithmetic", res.arithmetic},
-                  {"wall_seconds", wall},
-                  {"eigenvalues", res.eigenvalues},
-                  {"variance_ratio", s.variance_ratio},
-                  {"error_estimate", res.error_estimate},
-                  {"files", s.files}};
+  set_report(state, s.report);
+  state.report["scale"] = a.scale;
   note_selection(state, s.selection);
   return Status::OK();
 }

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/genomics/selection.hpp"
 
@@ -97,6 +98,7 @@ struct GwasRunSummary {
   std::vector<GwasPhenotypeSummary> phenotypes;
   int64_t groups = 0;                        ///< distinct sample sets among linear phenotypes
   std::vector<std::string> files;
+  Summary report;                            ///< the report fields (the CLI's --report, Python's dict)
 };
 
 /// \brief Run the association scan of `input` (anything io::open_genotypes() reads) and write

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "strata/core/result.hpp"
+#include "strata/core/job.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/selection.hpp"
 
@@ -51,7 +52,12 @@ struct PcaRunSummary {
   std::vector<int64_t> selected_variants;               ///< input index of each selected variant (empty: all)
   std::vector<double> variance_ratio;                   ///< eigenvalue / GRM trace
   std::vector<std::string> files;                       ///< outputs written
+  Summary report;                                       ///< the report fields (the CLI's --report)
 };
+
+/// \brief The report fields of a PCA result (method, route, passes, eigenvalues, ...): the
+/// CLI's `--report` and Python's result carry the same.
+Summary pca_result_summary(const PcaResult& result, const PcaParams& params);
 
 /// \brief Run PCA on `input` (anything io::open_genotypes() reads) and write the outputs
 /// for `prefix`. Errors name the input or output and the problem; no output is left on error.

@@ -1,0 +1,300 @@
+// strata gwas: the scan of a segment's variants into plink2's lines (gwas_scan.hpp).
+//
+// Blocks of variants are decoded to float64 dosages (missing = 0) once and multiplied by the
+// [Q | Y_r] columns of every linear group (backend gemm); per variant, each group's codes are
+// scanned for its counts and missing samples, then the fits run. A block's lines are formatted
+// on the workers and written in variant order, so the files are the same for any thread count.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "gwas_scan.hpp"
+#include "strata/backend/backend.hpp"
+#include "strata/core/context.hpp"
+#include "strata/core/wire.hpp"
+#include "strata/genomics/grm_output.hpp"
+
+namespace strata::genomics::gwas_detail {
+namespace {
+
+void put(std::string& s, double x) {
+  char buf[32];
+  char* e = format_grm_value(x, buf);
+  s.append(buf, e);
+}
+
+// plink2's A1: REF is major unless ALT's frequency (1 − REF count · (1/obs), as plink2 rounds
+// it) is larger; A1 is the other allele.
+bool a1_is_ref(const int64_t* counts) {
+  const int64_t obs = 2 * (counts[0] + counts[1] + counts[2]);
+  if (obs == 0) return false;
+  const double ref_freq = static_cast<double>(2 * counts[0] + counts[1]) * (1.0 / static_cast<double>(obs));
+  const double alt_freq = 1.0 - ref_freq;
+  return alt_freq > ref_freq;
+}
+
+// The same on X and Y, where a male's call is one allele (a heterozygous one half of each):
+// `all` counts every sample, `male` the males; on Y only the males count.
+bool a1_is_ref_haploid(const int64_t* all, const int64_t* male, bool y) {
+  const int64_t d0 = y ? 0 : all[0] - male[0], d1 = y ? 0 : all[1] - male[1], d2 = y ? 0 : all[2] - male[2];
+  const int64_t obs = 2 * (d0 + d1 + d2) + male[0] + male[1] + male[2];
+  if (obs == 0) return false;
+  const double ref = static_cast<double>(2 * d0 + d1) + static_cast<double>(male[0]) + 0.5 * static_cast<double>(male[1]);
+  const double ref_freq = ref * (1.0 / static_cast<double>(obs));
+  return 1.0 - ref_freq > ref_freq;
+}
+
+// One block's lines and tallies, per phenotype.
+struct BlockResult {
+  std::vector<std::string> text;
+  std::vector<int64_t> errors;  // phenotype-major, kCodes each
+  std::vector<int64_t> firth;
+};
+
+// Tests the variants of block `b` of `view` (every phenotype of every group).
+Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& mp, const io::GenotypeView& view,
+                  io::GenotypeBlock& b, BlockResult& out) {
+  const GwasOptions& o = *setup.options;
+  const Columns& cols = setup.columns;
+  const std::vector<std::string>& contigs = setup.contigs;
+  const int64_t np = setup.phenotypes, n = view.num_samples();
+  const backend::Backend& be = backend::of(ctx);
+  const Model& mdl = *mp.model;
+  const int64_t w = mp.w, nsq = mp.nsq;
+  const int64_t rows = b.variant_count;
+  STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(b.variant_start, rows));
+  backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
+  std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
+  be.count_codes(codes, all_counts.data());
+  // Products of the dosages (missing = 0) with [Q | Y_r | 1_S] (and, for groups missing many
+  // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
+  // Σ_S g² (exact integer sums).
+  std::vector<double> prod, prod2;
+  if (w > 0) {
+    std::vector<double> luts(static_cast<size_t>(4 * rows));
+    const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
+    auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
+                       std::vector<double>& res) -> Status {
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
+      STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
+      res.assign(static_cast<size_t>(rows * cols), 0.0);
+      return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), rows, n),
+                     backend::row_major<const double>(rhs.data(), n, cols), 0.0,
+                     backend::row_major(res.data(), rows, cols));
+    };
+    static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
+    STRATA_RETURN_NOT_OK(product(kDosage, mp.wmat, w, prod));
+    if (nsq > 0) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));
+  }
+  gwas_detail::LinearScratch scratch;
+  gwas_detail::LogisticScratch lscratch;
+  std::vector<int64_t> row_missing;
+  std::vector<std::string>& text = out.text;
+  text.assign(static_cast<size_t>(np), std::string());
+  out.errors.assign(static_cast<size_t>(np * kCodes), 0);
+  out.firth.assign(static_cast<size_t>(np), 0);
+  std::vector<Fit> fits;
+  std::vector<double> x;
+  VariantData vd;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* row = b.row(r);
+    int64_t male_counts[4] = {0, 0, 0, 0};
+    if (!mp.male.empty())
+      for (int64_t smp = 0; smp < b.sample_count; ++smp)
+        if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
+    const bool flip = mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
+                                      : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
+    const int32_t ci = info.contig[r];
+    std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";  // plink2's names
+    lead += '\t' + std::to_string(info.position[r]) + '\t' + info.id[r] + '\t' + info.ref[r] + '\t' +
+            (info.alt[r].empty() ? "." : info.alt[r]);
+    if (cols.extra.provisional_ref) lead += setup.plink_input ? "\tY" : "\tN";
+    const std::string& a1 = flip ? info.ref[r] : info.alt[r];
+    const std::string& other = flip ? info.alt[r] : info.ref[r];
+    lead += '\t' + a1;
+    if (cols.extra.omitted) lead += '\t' + other;
+    // Samples with a missing call in this row (a word scan, only when the row has any).
+    row_missing.clear();
+    if (all_counts[4 * r + 3] > 0)
+      for (int64_t byte = 0; byte < io::packed_row_bytes(b.sample_count); ++byte) {
+        const uint8_t x = row[byte];
+        if (((x & (x >> 1)) & 0x55) == 0) continue;
+        for (int t = 0; t < 4; ++t)
+          if (((x >> (2 * t)) & 3) == 3 && byte * 4 + t < b.sample_count) row_missing.push_back(byte * 4 + t);
+      }
+    for (size_t gi = 0; gi < mdl.groups.size(); ++gi) {
+      const Group& g = mdl.groups[gi];
+      const int64_t ns = static_cast<int64_t>(g.samples.size()), P = static_cast<int64_t>(g.phenos.size());
+      vd.flip = flip;
+      vd.counts[0] = vd.counts[1] = vd.counts[2] = vd.counts[3] = 0;
+      vd.missing.clear();
+      fits.assign(static_cast<size_t>(P), Fit{});
+      if (g.logistic) {
+        x.assign(static_cast<size_t>(ns), 0.0);
+        for (int64_t i = 0; i < ns; ++i) {
+          const uint8_t c = io::code_at(row, g.samples[i]);
+          ++vd.counts[c];
+          x[i] = c == 3 ? std::nan("") : (flip ? 2.0 - c : static_cast<double>(c));
+        }
+        if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
+        for (int64_t j = 0; j < P; ++j)
+          gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, lscratch, &fits[j]);
+      } else {
+        for (int64_t s : row_missing)
+          if (g.pos[s] >= 0) vd.missing.push_back(g.pos[s]);
+        // ALT dosage counts over S from the exact sums Σg and Σg².
+        const double* pr = &prod[r * w + g.col0];
+        const int64_t sum_g = static_cast<int64_t>(std::llround(pr[g.k + P]));
+        int64_t sum_g2 = 0;
+        if (mp.sq_col[gi] >= 0) {
+          sum_g2 = static_cast<int64_t>(std::llround(prod2[r * nsq + mp.sq_col[gi]]));
+        } else {
+          static const int64_t kSq[4] = {0, 1, 4, 0};
+          sum_g2 = all_counts[4 * r + 1] + 4 * all_counts[4 * r + 2];
+          for (int64_t s : mp.outside[gi]) sum_g2 -= kSq[io::code_at(row, s)];
+        }
+        vd.counts[3] = static_cast<int64_t>(vd.missing.size());
+        vd.counts[2] = (sum_g2 - sum_g) / 2;
+        vd.counts[1] = sum_g - 2 * vd.counts[2];
+        vd.counts[0] = ns - vd.counts[3] - vd.counts[1] - vd.counts[2];
+        gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data());
+        if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
+      }
+      const int64_t nt = ns - vd.counts[3];
+      // Over the dosages tested (on X males are 0/2, as plink2's A1_FREQ counts them).
+      const double a1_freq = nt > 0 ? static_cast<double>(vd.counts[1] + 2 * vd.counts[2]) / (2.0 * nt) : std::nan("");
+      for (int64_t j = 0; j < P; ++j) {
+        const int pj = g.phenos[j];
+        const Fit& f = fits[j];
+        std::string& s = text[pj];
+        s += lead;
+        if (cols.extra.a1_freq) {
+          s += '\t';
+          put(s, a1_freq);
+        }
+        if (g.logistic && cols.firth_col) s += f.firth ? "\tY" : "\tN";
+        s += "\tADD\t" + std::to_string(f.obs);
+        const bool ok = f.err == Err::Ok;
+        if (ok) {
+          s += '\t';
+          const double beta = f.beta * mp.scale, se = f.se * mp.scale;
+          put(s, g.logistic ? std::exp(beta) : beta);
+          s += '\t';
+          put(s, se);
+          if (cols.ci) {
+            const double lo = beta - cols.z * se, hi = beta + cols.z * se;
+            s += '\t';
+            put(s, g.logistic ? std::exp(lo) : lo);
+            s += '\t';
+            put(s, g.logistic ? std::exp(hi) : hi);
+          }
+          s += '\t';
+          put(s, f.stat);
+          s += '\t';
+          put(s, f.p);
+          s += f.unfinished ? "\tUNFINISHED\n" : "\t.\n";
+          if (f.unfinished) ++out.errors[pj * kCodes + kUnfinished];
+        } else {
+          s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA\t" : "\tNA\tNA\tNA\tNA\t";
+          s += gwas_detail::err_text(f.err);
+          if (f.err == Err::Separation) s += f.separation_allele == 'R' ? ",REF" : ",ALT1";
+          s += '\n';
+          ++out.errors[pj * kCodes + static_cast<int>(f.err)];
+        }
+        if (f.firth) ++out.firth[pj];
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string header(bool logistic, const Columns& c) {
+  std::string h = "#CHROM\tPOS\tID\tREF\tALT";
+  if (c.extra.provisional_ref) h += "\tPROVISIONAL_REF?";
+  h += "\tA1";
+  if (c.extra.omitted) h += "\tOMITTED";
+  if (c.extra.a1_freq) h += "\tA1_FREQ";
+  if (logistic && c.firth_col) h += "\tFIRTH?";
+  h += logistic ? "\tTEST\tOBS_CT\tOR\tLOG(OR)_SE" : "\tTEST\tOBS_CT\tBETA\tSE";
+  if (c.ci) h += "\tL95\tU95";
+  h += logistic ? "\tZ_STAT\tP\tERRCODE\n" : "\tT_STAT\tP\tERRCODE\n";
+  return h;
+}
+
+Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass& pass, const io::GenotypeViewPtr& sv,
+                    const std::function<Status(int64_t pheno, const std::string& text)>& write,
+                    std::vector<PhenotypeTally>& tally) {
+  const Communicator& comm = ctx.communicator();
+  const bool writer = comm.rank() == 0;
+  const int64_t np = setup.phenotypes, block = setup.block;
+  const int64_t ms = sv->num_variants(), nblocks = (ms + block - 1) / block;
+  std::vector<BlockResult> results(static_cast<size_t>(nblocks));
+  io::GenotypeViewPtr cur = sv;  // the view a pass reads: all variants, or a rank's blocks of a round
+  auto work = [&](io::GenotypeBlock& b) -> Status {
+    return test_block(ctx, setup, pass, *cur, b, results[static_cast<size_t>(b.variant_start / block)]);
+  };
+  auto in_order = [&](io::GenotypeBlock& b) -> Status {
+    BlockResult& done = results[static_cast<size_t>(b.variant_start / block)];
+    for (int64_t j = 0; j < np; ++j) {
+      STRATA_RETURN_NOT_OK(write(j, done.text[j]));
+      for (int c = 0; c < kCodes; ++c) tally[j].codes[c] += done.errors[j * kCodes + c];
+      tally[j].firth += done.firth[j];
+    }
+    done = BlockResult{};
+    return Status::OK();
+  };
+  if (comm.size() == 1) {
+    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *sv, block, work, in_order));
+  } else {
+    // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
+    // thread), reading only those; rank 0 gathers every rank's lines and writes them in block
+    // order. A variant's statistics depend on its own row only: the same bytes for any P.
+    const int64_t per_rank = std::max<int64_t>(1, 4 * ctx.threads());
+    for (int64_t t0 = 0; t0 < nblocks; t0 += per_rank * comm.size()) {
+      const int64_t b0 = std::min(nblocks, t0 + comm.rank() * per_rank), b1 = std::min(nblocks, b0 + per_rank);
+      WireWriter mine;  // per block and phenotype: its lines, errors and Firth fits
+      if (b1 > b0) {
+        std::vector<int64_t> kept;
+        for (int64_t v = b0 * block; v < std::min(ms, b1 * block); ++v) kept.push_back(v);
+        cur = io::make_variant_subset(sv, std::move(kept));
+        STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
+                                                         [](io::GenotypeBlock&) { return Status::OK(); }));
+        for (int64_t bi = 0; bi < b1 - b0; ++bi)
+          for (int64_t j = 0; j < np; ++j) {
+            mine.put_string(results[bi].text[j]);
+            for (int c = 0; c < kCodes; ++c) mine.put(results[bi].errors[j * kCodes + c]);
+            mine.put(results[bi].firth[j]);
+          }
+      }
+      std::vector<std::string> all;
+      STRATA_RETURN_NOT_OK(comm.gather(mine.bytes(), &all));
+      const int64_t round_variants = std::min(ms, (t0 + per_rank * comm.size()) * block) - t0 * block;
+      ctx.advance_progress(round_variants - (std::min(ms, b1 * block) - std::min(ms, b0 * block)));  // the others'
+      if (!writer) continue;
+      for (size_t r = 0; r < all.size(); ++r) {
+        WireReader in(all[r], str_cat("gwas: rank ", r, "'s results"));
+        std::string text;
+        while (!in.done()) {
+          for (int64_t j = 0; j < np; ++j) {
+            int64_t firth = 0;
+            STRATA_RETURN_NOT_OK(in.get_string(text));
+            for (int c = 0; c < kCodes; ++c) {
+              int64_t count = 0;
+              STRATA_RETURN_NOT_OK(in.get(count));
+              tally[j].codes[c] += count;
+            }
+            STRATA_RETURN_NOT_OK(in.get(firth));
+            STRATA_RETURN_NOT_OK(write(j, text));
+            tally[j].firth += firth;
+          }
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace strata::genomics::gwas_detail
