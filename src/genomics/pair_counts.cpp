@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "strata/core/buffer.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/pass_engine.hpp"
 #include "strata/core/wire.hpp"
 
@@ -21,9 +22,6 @@ namespace {
 using backend::kPairCountFields;
 using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 constexpr int64_t kDefaultTile = 256;
 constexpr int64_t kWordBits = 64;

@@ -8,6 +8,7 @@
 
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/grm.hpp"
 #include "strata/linalg/sym_eigen.hpp"
@@ -15,9 +16,6 @@
 namespace strata::genomics {
 namespace {
 using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 // Loadings pass blocks: about 512 KiB of float64 standardized rows each (they stay in L2
 // between the decode and the product).
 constexpr int64_t kLoadingsBlockBytes = int64_t{512} << 10;

@@ -12,6 +12,7 @@
 
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/pass_engine.hpp"
 #include "strata/io/remote.hpp"
 #include "strata/io/store.hpp"

@@ -2,6 +2,8 @@
 // table and the command's files.
 #include "strata/linalg/glm.hpp"
 
+#include "strata/core/job.hpp"
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -267,23 +269,49 @@ std::string format_glm_coefficients(const GlmResult& fit) {
 Result<GlmRunSummary> run_glm_to_files(const Context& ctx, const std::string& x_path, const std::string& y_path,
                                        const std::string& out_prefix, const GlmParams& params) {
   STRATA_RETURN_NOT_OK(validate_glm_params(params));
+  Job job(ctx, "glm", x_path, out_prefix);
   OutputRules rules;
-  rules.inputs = input_paths(x_path);
   rules.inputs.push_back(y_path);
   const std::string path = out_prefix + ".coef.tsv";
-  STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(path, std::move(rules)));
-  STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_file(path));
+  std::string staged;
+  STRATA_RETURN_NOT_OK(job.declare(path, std::move(rules), [&](OutputSet& out) -> Status {
+    STRATA_ASSIGN_OR_RETURN(staged, out.add_file(path));
+    return Status::OK();
+  }));
   STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr x, open_zarr_source(x_path));
   STRATA_ASSIGN_OR_RETURN(std::vector<double> y, read_npy_vector(y_path));
   GlmRunSummary s;
   STRATA_ASSIGN_OR_RETURN(s.fit, fit_glm(ctx, *x, y, params));
-  const std::string text = format_glm_coefficients(s.fit);
-  std::FILE* f = std::fopen(staged.c_str(), "wb");
-  if (!f) return Status::IOError(path, ": cannot create: ", std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return Status::IOError(path, ": write failed: ", std::strerror(errno));
-  STRATA_RETURN_NOT_OK(out->commit());
-  s.files.push_back(path);
+  PhaseTimer write = job.phase("write");
+  auto write_text = [&]() -> Status {
+    const std::string text = format_glm_coefficients(s.fit);
+    std::FILE* f = std::fopen(staged.c_str(), "wb");
+    if (!f) return Status::IOError(path, ": cannot create: ", std::strerror(errno));
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) return Status::IOError(path, ": write failed: ", std::strerror(errno));
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write_text() : Status::OK()));
+  write.stop();
+  s.files = job.files();
+  const GlmResult& f = s.fit;
+  Summary& r = job.summary();
+  r.set("x", x_path).set("y", y_path);
+  r.set("family", glm_family_name(params.family)).set("solver", glm_solver_name(params.solver));
+  r.set("penalty", glm_penalty_name(params.penalty)).set("lambda", params.lambda).set("alpha", params.alpha);
+  r.set("intercept", params.intercept).set("rows", f.rows).set("coefficients", f.coef.size());
+  r.set("iterations", f.iterations).set("converged", f.converged).set("objective", f.objective);
+  r.set("passes_over_x", f.passes).set("resident", f.resident).set("block_rows", f.block_rows).set("blocks", f.blocks);
+  std::vector<Summary> log;
+  for (const GlmIteration& it : f.log) {
+    Summary e;
+    e.set("iteration", it.iteration).set("objective", it.objective).set("change", it.change);
+    e.set("step", it.step).set("passes", it.passes);
+    log.push_back(std::move(e));
+  }
+  r.set("iteration_log", std::move(log)).set("warnings", f.warnings);
+  r.set("design_check", f.design_check).set("separation", f.separation);
+  s.report = std::move(r);
   return s;
 }
 

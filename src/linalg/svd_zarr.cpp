@@ -2,6 +2,8 @@
 // rename the finished group into place.
 #include "strata/linalg/svd_zarr.hpp"
 
+#include "strata/core/job.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -108,32 +110,35 @@ Result<SvdResult> run_into(const Context& ctx, const RowBlockSourcePtr& src, con
 
 }  // namespace
 
-Result<SvdResult> svd_to_zarr(const Context& ctx, const std::string& input, const std::string& output, const SvdParams& options,
-                              const SvdZarrOptions& zarr_options) {
+Result<SvdZarrSummary> svd_to_zarr(const Context& ctx, const std::string& input, const std::string& output,
+                                   const SvdParams& options, const SvdZarrOptions& zarr_options) {
   STRATA_ASSIGN_OR_RETURN(RowBlockSourcePtr src, open_zarr_source(input));
   if (options.k < 1) return Status::Invalid("k must be at least 1, got ", options.k);
   STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(*src, options.k, /*allow_full=*/false));
   if (output.empty()) return Status::Invalid("no output path");
   STRATA_RETURN_NOT_OK(io::parse_codec_spec(zarr_options.codec, 8).status());
   // The output is checked before the passes: an existing store needs overwrite, and the input
-  // (or a store holding it) is never replaced.
-  // Under MPI rank 0 alone declares and commits it, after every rank agrees.
-  const Communicator& comm = ctx.communicator();
-  std::unique_ptr<OutputSet> out;
+  // (or a store holding it) is never replaced. Under MPI rank 0 alone declares and commits it,
+  // after every rank agrees.
+  Job job(ctx, "svd", input, output);
   std::string staged;
-  auto declare = [&]() -> Status {
-    OutputRules rules;
-    rules.overwrite = zarr_options.overwrite;
-    rules.inputs = {input};
-    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(output, std::move(rules)));
-    STRATA_ASSIGN_OR_RETURN(staged, out->add_directory(output));
+  OutputRules rules;
+  rules.overwrite = zarr_options.overwrite;
+  STRATA_RETURN_NOT_OK(job.declare(output, std::move(rules), [&](OutputSet& out) -> Status {
+    STRATA_ASSIGN_OR_RETURN(staged, out.add_directory(output));
     return Status::OK();
-  };
-  STRATA_RETURN_NOT_OK(comm.agree(comm.rank() == 0 ? declare() : Status::OK()));
-  Result<SvdResult> r = run_into(ctx, src, staged, options, zarr_options, k, input);
-  if (!r.ok()) return r.status();
-  STRATA_RETURN_NOT_OK(agree_and_commit(ctx, out.get(), Status::OK()));
-  return r;
+  }));
+  SvdZarrSummary s;
+  STRATA_ASSIGN_OR_RETURN(s.result, run_into(ctx, src, staged, options, zarr_options, k, input));
+  STRATA_RETURN_NOT_OK(job.commit(Status::OK()));
+  s.files = job.files();
+  const SvdResult& r = s.result;
+  Summary& rep = job.summary();
+  rep.set("output", output).set("method", svd_method_name(r.method)).set("passes", r.passes).set("stop", r.stop);
+  rep.set("converged", r.converged).set("max_error_estimate", r.max_error_estimate);
+  rep.set("singular_values", r.s).set("error_estimate", r.error_estimate).set("residual_norms", r.residual_norms);
+  s.report = std::move(rep);
+  return s;
 }
 
 }  // namespace strata::linalg

@@ -102,7 +102,8 @@ TEST(SvdToZarr, WritesUSVtAtomically) {
   write_array(tmp.str("x.zarr"), rows, cols, a, {64, 16});
   SvdParams o;
   o.k = 5;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}));
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdZarrSummary r, svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}));
+  EXPECT_EQ(r.files.size(), 1u);
   auto store = io::LocalStore::open(tmp.str("out.zarr"));
   ASSERT_TRUE(store.ok());
   STRATA_ASSERT_OK_AND_ASSIGN(auto u, io::ZarrArray::open(*store, "U"));
@@ -135,8 +136,8 @@ TEST(SvdToZarr, WritesUSVtAtomically) {
   std::vector<double> at = DenseMatrix::from_row_major(a.data(), rows, cols).transposed().to_row_major();
   write_array(tmp.str("xt.zarr"), cols, rows, at, {16, 64});
   o.method = SvdMethod::Exact;
-  STRATA_ASSERT_OK_AND_ASSIGN(SvdResult rt, svd_to_zarr(test_ctx(), tmp.str("xt.zarr"), tmp.str("outt.zarr"), o, {}));
-  EXPECT_TRUE(rt.transposed);
+  STRATA_ASSERT_OK_AND_ASSIGN(SvdZarrSummary rt, svd_to_zarr(test_ctx(), tmp.str("xt.zarr"), tmp.str("outt.zarr"), o, {}));
+  EXPECT_TRUE(rt.result.transposed);
   auto st = io::LocalStore::open(tmp.str("outt.zarr"));
   STRATA_ASSERT_OK_AND_ASSIGN(auto vtt, io::ZarrArray::open(*st, "Vt"));
   std::vector<double> v2(5 * rows);

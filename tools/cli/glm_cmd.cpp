@@ -1,6 +1,5 @@
 // `strata glm`: a thin wrapper over strata/linalg/glm.hpp.
 #include <cctype>
-#include <chrono>
 #include <cstdlib>
 #include <cstdio>
 #include <memory>
@@ -43,7 +42,6 @@ CLI::Validator glm_number(Check check, std::string what) {
 }
 
 Status run_glm(GlmArgs& a, CliState& state) {
-  const auto t0 = std::chrono::steady_clock::now();
   linalg::GlmParams& p = a.params;
   STRATA_ASSIGN_OR_RETURN(p.family, linalg::parse_glm_family(a.family));
   STRATA_ASSIGN_OR_RETURN(p.solver, linalg::parse_glm_solver(a.solver));
@@ -54,7 +52,7 @@ Status run_glm(GlmArgs& a, CliState& state) {
     return Status::Invalid("--alpha is the elastic net's l1 weight: it needs --penalty elastic-net");
   STRATA_ASSIGN_OR_RETURN(linalg::GlmRunSummary s, linalg::run_glm_to_files(state.ctx(), a.x, a.y, a.out, p));
   const linalg::GlmResult& f = s.fit;
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = wall_seconds(s.report);
   for (const auto& w : f.warnings) std::fprintf(stderr, "strata: warning: %s\n", w.c_str());
   if (!state.quiet)
     std::printf("%s %s%s: %lld rows x %zu coefficients, %lld iterations (%s), %lld passes over X (%s), objective "
@@ -64,38 +62,7 @@ Status run_glm(GlmArgs& a, CliState& state) {
                 static_cast<long long>(f.rows), f.coef.size(), static_cast<long long>(f.iterations),
                 f.converged ? "converged" : "not converged", static_cast<long long>(f.passes),
                 f.resident ? "resident" : "streamed", f.objective, wall, s.files[0].c_str());
-  nlohmann::json log = nlohmann::json::array();
-  for (const auto& it : f.log)
-    log.push_back({{"iteration", it.iteration},
-                   {"objective", it.objective},
-                   {"change", it.change},
-                   {"step", it.step},
-                   {"passes", it.passes}});
-  state.report = {{"command", "glm"},
-                  {"x", a.x},
-                  {"y", a.y},
-                  {"output_prefix", a.out},
-                  {"family", linalg::glm_family_name(p.family)},
-                  {"solver", linalg::glm_solver_name(p.solver)},
-                  {"penalty", linalg::glm_penalty_name(p.penalty)},
-                  {"lambda", p.lambda},
-                  {"alpha", p.alpha},
-                  {"intercept", p.intercept},
-                  {"rows", f.rows},
-                  {"coefficients", f.coef.size()},
-                  {"iterations", f.iterations},
-                  {"converged", f.converged},
-                  {"objective", f.objective},
-                  {"passes_over_x", f.passes},
-                  {"resident", f.resident},
-                  {"block_rows", f.block_rows},
-                  {"blocks", f.blocks},
-                  {"iteration_log", log},
-                  {"warnings", f.warnings},
-                  {"design_check", f.design_check},
-                  {"separation", f.separation},
-                  {"wall_seconds", wall},
-                  {"files", s.files}};
+  set_report(state, s.report);
   return Status::OK();
 }
 

@@ -34,7 +34,6 @@ struct SvdArgs {
 };
 
 Status run_svd(const SvdArgs& a, CliState& state) {
-  const auto t0 = std::chrono::steady_clock::now();
   linalg::SvdParams opt;
   opt.k = a.k;
   STRATA_ASSIGN_OR_RETURN(opt.method, linalg::parse_svd_method(a.method));
@@ -51,8 +50,9 @@ Status run_svd(const SvdArgs& a, CliState& state) {
   opt.seed = a.seed;
   linalg::SvdZarrOptions zo;
   zo.overwrite = a.overwrite;
-  STRATA_ASSIGN_OR_RETURN(linalg::SvdResult r, linalg::svd_to_zarr(state.ctx(), a.path, a.out, opt, zo));
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  STRATA_ASSIGN_OR_RETURN(linalg::SvdZarrSummary summary, linalg::svd_to_zarr(state.ctx(), a.path, a.out, opt, zo));
+  const linalg::SvdResult& r = summary.result;
+  const double wall = wall_seconds(summary.report);
   if (!state.quiet) {
     std::printf("%s SVD, k = %zu, %lld passes, %.2f s -> %s\n",
                 linalg::svd_method_name(r.method), r.s.size(),
@@ -63,18 +63,7 @@ Status run_svd(const SvdArgs& a, CliState& state) {
   if (!r.converged)
     log_warning("the SVD did not meet --tolerance: largest error estimate ", r.max_error_estimate, " after ", r.passes,
                 " passes (raise --iterations or loosen --tolerance)");
-  state.report = {{"command", "svd"},
-                  {"input", a.path},
-                  {"output", a.out},
-                  {"method", linalg::svd_method_name(r.method)},
-                  {"passes", r.passes},
-                  {"stop", r.stop},
-                  {"converged", r.converged},
-                  {"max_error_estimate", r.max_error_estimate},
-                  {"wall_seconds", wall},
-                  {"singular_values", r.s},
-                  {"error_estimate", r.error_estimate},
-                  {"residual_norms", r.residual_norms}};
+  set_report(state, summary.report);
   return Status::OK();
 }
 

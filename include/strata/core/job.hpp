@@ -81,6 +81,11 @@ class Summary {
   std::vector<std::pair<std::string, Value>> fields_;
 };
 
+/// \brief Seconds from `start` to now (the steady clock).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// \brief Adds the time from its construction to stop() (or its destruction) to phase `name`
 /// of the Context's report.
 class PhaseTimer {

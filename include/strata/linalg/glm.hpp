@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "strata/core/context.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/linalg/row_blocks.hpp"
 
@@ -134,6 +135,7 @@ std::string format_glm_coefficients(const GlmResult& fit);
 struct GlmRunSummary {
   GlmResult fit;
   std::vector<std::string> files;
+  Summary report;  ///< the report fields (the CLI's --report)
 };
 /// \brief `strata glm`: open X (a Zarr array path or URL), read y (.npy), check both, fit,
 /// write `out_prefix.coef.tsv` atomically. Nothing is written on failure.

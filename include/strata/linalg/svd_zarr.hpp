@@ -3,7 +3,9 @@
 /// SVD of a 2-D numeric Zarr array written to a Zarr group: what `strata svd` runs.
 
 #include <string>
+#include <vector>
 
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/linalg/svd.hpp"
 
@@ -15,6 +17,13 @@ struct SvdZarrOptions {
   bool overwrite = false;
   /// Codec of the output arrays (io::parse_codec_spec syntax).
   std::string codec = "blosc:zstd:5:shuffle";
+};
+
+/// \brief What svd_to_zarr() did.
+struct SvdZarrSummary {
+  SvdResult result;
+  std::vector<std::string> files;  ///< the output store
+  Summary report;                  ///< the report fields (the CLI's --report)
 };
 
 /// \brief Decompose the 2-D numeric array at `input` ("store.zarr" or "store.zarr/path") and
@@ -30,7 +39,7 @@ struct SvdZarrOptions {
 /// opt.k = 10;
 /// STRATA_ASSIGN_OR_RETURN(auto r, linalg::svd_to_zarr("x.zarr", "x_svd.zarr", opt, {}));
 /// \endcode
-Result<SvdResult> svd_to_zarr(const Context& ctx, const std::string& input, const std::string& output, const SvdParams& options,
-                              const SvdZarrOptions& zarr_options);
+Result<SvdZarrSummary> svd_to_zarr(const Context& ctx, const std::string& input, const std::string& output,
+                                   const SvdParams& options, const SvdZarrOptions& zarr_options);
 
 }  // namespace strata::linalg
