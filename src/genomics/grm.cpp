@@ -243,6 +243,377 @@ Status gather_tiles(const Communicator& comm, std::vector<TileAccumulator>& acc,
   return Status::OK();
 }
 
+// What one GRM pass computes, fixed before it starts: the variants kept and their tables, the
+// integer products' weights and block plans, the tile grid, the blocks and the bands.
+struct GrmPlan {
+  GrmInfo info;
+  int64_t n = 0, m = 0;  // samples; variants kept
+  io::GenotypeViewPtr kept_view;
+  std::vector<float> luts;           // standardized value per code, 4 per kept variant
+  std::vector<uint8_t> has_missing;  // per kept variant
+  bool pairwise = false;             // M_ab per pair: both-missing counts ride along
+  // Integer products (GrmParams::integer_products where the backend has a fast one).
+  bool integer = false;
+  std::vector<uint8_t> eligible;  // per kept variant: summed as integers
+  std::vector<IntWeight> iw;
+  double centre_c = 0.0;  // C = Σ ŵ μ'² (as Σ 2^-k a μ': the same rounding as r)
+  std::vector<BlockPlan> block_plans;
+  SymmetricTiles tiles;
+  int64_t tile = 0, block_variants = 0, num_blocks = 0, stride = 0, npad = 0;
+  std::vector<std::pair<int64_t, int64_t>> bands;  // tile rows [R0, R1) per pass
+  int64_t block_rows(int64_t b) const { return std::min(block_variants, m - b * block_variants); }
+};
+
+// The filters, and the standardization tables of the variants they keep.
+Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCounts>& counts, const GrmParams& params,
+                     GrmPlan& plan) {
+  GrmInfo& info = plan.info;
+  info.num_samples = plan.n;
+  info.num_variants_input = view.num_variants();
+  VariantFilter filter = params.filter;
+  filter.drop_monomorphic = false;  // plink2 keeps them: x = 0, but they count in M
+  info.filter = apply_variant_filter(counts, filter);
+  const std::vector<int64_t>& kept = info.filter.kept;
+  if (kept.empty()) {
+    return Status::InvalidData(view.describe(), ": every variant was filtered out (", info.filter.dropped_missing,
+                               " by missingness, ", info.filter.dropped_maf, " by MAF)");
+  }
+  const auto m = static_cast<int64_t>(kept.size());
+  plan.m = info.grm_variants = m;
+  if (m > std::numeric_limits<int32_t>::max()) {
+    return Status::InvalidData(view.describe(), ": ", m, " variants is more than a GRM pass takes (2^31 - 1)");
+  }
+  // Tables: standardized values per code, and which kept variants have missing calls.
+  plan.luts.resize(static_cast<size_t>(4 * m));
+  plan.has_missing.assign(static_cast<size_t>(m), 0);
+  bool any_missing = false;
+  for (int64_t i = 0; i < m; ++i) {
+    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
+    double lut[4];
+    make_standardize_lut(c, Standardization::Binom2, lut);
+    for (int q = 0; q < 4; ++q) plan.luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
+    plan.has_missing[static_cast<size_t>(i)] = c.missing > 0;
+    any_missing = any_missing || c.missing > 0;
+  }
+  info.pairwise_counts = !params.meanimpute && any_missing;
+  plan.pairwise = info.pairwise_counts;
+  return Status::OK();
+}
+
+// Integer products: polymorphic variants with every call observed (μ is then their mean, so
+// the centring sums are exact identities), their quantized weights and C.
+void plan_integer_weights(const std::vector<VariantCounts>& counts, GrmPlan& plan) {
+  const std::vector<int64_t>& kept = plan.info.filter.kept;
+  plan.eligible.assign(static_cast<size_t>(plan.integer ? plan.m : 0), 0);
+  plan.iw.assign(plan.eligible.size(), IntWeight{});
+  for (int64_t i = 0; plan.integer && i < plan.m; ++i) {
+    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
+    const double f = c.alt_freq();
+    if (c.missing > 0 || !(f > 0.0 && f < 1.0)) continue;
+    IntWeight& x = plan.iw[static_cast<size_t>(i)];
+    const double w = 1.0 / (2.0 * f * (1.0 - f)), mu = 2.0 * std::min(f, 1.0 - f);
+    x.k = static_cast<int>(std::floor(std::log2(static_cast<double>(kWeightMax) / w)));
+    while ((x.w = std::llround(std::ldexp(w, x.k))) > kWeightMax) --x.k;
+    x.a = std::llround(static_cast<double>(x.w) * mu);
+    x.flip = f > 0.5;
+    plan.eligible[static_cast<size_t>(i)] = 1;
+    plan.centre_c += std::ldexp(static_cast<double>(x.a), -x.k) * mu;
+    ++plan.info.integer_variants;
+  }
+}
+
+// Bands of lower tile rows whose accumulators fit half the budget beside the panels.
+std::vector<std::pair<int64_t, int64_t>> plan_bands(const GrmPlan& plan, int64_t memory_budget) {
+  const int64_t n = plan.n, tile = plan.tile, per_side = plan.tiles.per_side;
+  const int64_t panel_bytes = 2 * plan.block_variants * plan.npad * 4 * (plan.pairwise ? 2 : 1);
+  const int64_t acc_per_value = plan.pairwise ? 16 : 8;
+  const int64_t room = std::max<int64_t>(0, memory_budget / 2 - panel_bytes);
+  std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
+  for (int64_t r = 0; r < per_side;) {
+    int64_t r1 = r, bytes = 0;
+    while (r1 < per_side) {
+      const int64_t rows = std::min(tile, n - r1 * tile);
+      const int64_t add = rows * std::min(n, (r1 + 1) * tile) * acc_per_value;
+      if (r1 > r && bytes + add > room) break;
+      bytes += add;
+      ++r1;
+    }
+    bands.emplace_back(r, r1);
+    r = r1;
+  }
+  return bands;
+}
+
+Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,
+                         const GrmParams& params) {
+  GrmPlan plan;
+  plan.n = view->num_samples();
+  STRATA_RETURN_NOT_OK(plan_variants(*view, counts, params, plan));
+  plan.integer = params.integer_products && backend::of(ctx).fast_u8s8();
+  plan_integer_weights(counts, plan);
+  plan.kept_view = io::make_variant_subset(view, plan.info.filter.kept);
+  plan.tile = plan.info.tile = grm_tile(plan.n, params.tile);
+  plan.tiles = SymmetricTiles::make(plan.n, plan.tile);
+  plan.block_variants = grm_block_variants(plan.n);
+  plan.num_blocks = ceil_div(plan.m, plan.block_variants);
+  plan.stride = io::packed_row_bytes(plan.n);
+  plan.npad = ceil_div(plan.n, kGroup) * kGroup;  // packed panel width
+  plan.block_plans.resize(static_cast<size_t>(plan.integer ? plan.num_blocks : 0));
+  for (int64_t b = 0; plan.integer && b < plan.num_blocks; ++b)
+    plan.block_plans[static_cast<size_t>(b)] =
+        plan_block(plan.iw, plan.eligible, b * plan.block_variants, plan.block_rows(b));
+  plan.bands = plan_bands(plan, ctx.memory_budget());
+  plan.info.bands = static_cast<int64_t>(plan.bands.size());
+  return plan;
+}
+
+// Reads each block of the pass into the panels of its slot: float32 standardized rows, the
+// missing indicators (pairwise counts) and, with integer products, the packed integer runs and
+// (once per block, in block order) their centring sums r.
+class BlockReader {
+ public:
+  BlockReader(const Context& ctx, const GrmPlan& plan)
+      : plan_(plan), be_(backend::of(ctx)), pool_(ctx.pool()), pipelined_(pipelined_reads(ctx)),
+        centre_r_(static_cast<size_t>(plan.integer ? plan.npad : 0), 0.0) {}
+
+  const Panels& panels() const { return p_; }
+  // r of the integer products (complete once every block was read).
+  const std::vector<double>& centre_r() const { return centre_r_; }
+  int64_t centred_blocks() const { return centred_blocks_; }
+
+  Status read(int64_t b, int slot) {
+    const int64_t rows = plan_.block_rows(b);
+    p_.codes[slot].resize(static_cast<size_t>(rows * plan_.stride));
+    if (!plan_.integer) p_.values[slot].resize(static_cast<size_t>(rows * plan_.npad));
+    p_.rows[slot] = rows;
+    p_.block[slot] = b;
+    STRATA_RETURN_NOT_OK(plan_.integer ? read_integer_block(b, slot, rows) : read_float_block(b, slot, rows));
+    return plan_.pairwise ? read_missing_rows(b, slot, rows) : Status::OK();
+  }
+
+ private:
+  // A block's pieces run on the reader thread in order when it has one, else on the workers
+  // (the panels are the same bits either way: each piece writes its own rows).
+  Status each(int64_t count, const std::function<Status(int64_t)>& fn) const {
+    if (pipelined_) {
+      for (int64_t t = 0; t < count; ++t) STRATA_RETURN_NOT_OK(fn(t));
+      return Status::OK();
+    }
+    return pool_.parallel_for(count, fn);
+  }
+
+  // Read and decode the block in runs of rows.
+  Status read_float_block(int64_t b, int slot, int64_t rows) {
+    const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride;
+    auto& codes = p_.codes[slot];
+    return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
+      STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
+      return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts.data() + 4 * (v0 + r0),
+                        p_.values[slot].data());
+    });
+  }
+
+  // With integer products: read the block's codes, decode its float rows, pack its runs, and
+  // (once per block, in block order) add the runs' centring sums to r.
+  Status read_integer_block(int64_t b, int slot, int64_t rows) {
+    const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride, npad = plan_.npad;
+    const BlockPlan& bp = plan_.block_plans[static_cast<size_t>(b)];
+    auto& codes = p_.codes[slot];
+    STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
+      return plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride);
+    }));
+    const auto nf = static_cast<int64_t>(bp.float_rows.size());
+    p_.rows[slot] = nf;
+    auto& fc = p_.fcodes[slot];
+    fc.resize(static_cast<size_t>(nf * stride));
+    std::vector<float> flut(static_cast<size_t>(4 * nf));
+    for (int64_t r = 0; r < nf; ++r) {
+      const int64_t row = bp.float_rows[static_cast<size_t>(r)];
+      std::memcpy(fc.data() + r * stride, codes.data() + row * stride, static_cast<size_t>(stride));
+      std::memcpy(flut.data() + 4 * r, plan_.luts.data() + 4 * (v0 + row), 4 * sizeof(float));
+    }
+    p_.values[slot].resize(static_cast<size_t>(nf * npad));
+    STRATA_RETURN_NOT_OK(each(ceil_div(nf, kFloat32Run), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kFloat32Run;
+      return decode_run(be_, fc.data(), stride, r0, std::min(kFloat32Run, nf - r0), n, npad, flut.data() + 4 * r0,
+                        p_.values[slot].data());
+    }));
+    p_.icodes[slot].resize(static_cast<size_t>(bp.quads * 4 * npad));
+    p_.ilimbs[slot].resize(static_cast<size_t>(bp.quads * 12 * npad));
+    p_.rsum[slot].resize(static_cast<size_t>(bp.runs.size()) * static_cast<size_t>(npad));
+    STRATA_RETURN_NOT_OK(each(static_cast<int64_t>(bp.runs.size()), [&](int64_t t) -> Status {
+      const IntRun& run = bp.runs[static_cast<size_t>(t)];
+      std::vector<const uint8_t*> rp(static_cast<size_t>(4 * run.quads));
+      for (int64_t i = 0; i < 4 * run.quads; ++i)
+        rp[i] = codes.data() + bp.quad_rows[static_cast<size_t>(4 * run.quad0 + i)] * stride;
+      be_.pack_u8s8(rp.data(), bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
+                    p_.icodes[slot].data() + run.quad0 * 4 * npad, p_.ilimbs[slot].data() + run.quad0 * 12 * npad,
+                    p_.rsum[slot].data() + t * npad);
+      return Status::OK();
+    }));
+    if (b != centred_blocks_) return Status::OK();
+    ++centred_blocks_;
+    for (size_t t = 0; t < bp.runs.size(); ++t) {
+      const int64_t* rs = p_.rsum[slot].data() + t * static_cast<size_t>(npad);
+      for (int64_t j = 0; j < n; ++j) centre_r_[static_cast<size_t>(j)] += bp.runs[t].scale * static_cast<double>(rs[j]);
+    }
+    return Status::OK();
+  }
+
+  // Only rows with missing calls add to the both-missing counts: gather and decode them.
+  Status read_missing_rows(int64_t b, int slot, int64_t rows) {
+    static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    const int64_t v0 = b * plan_.block_variants, stride = plan_.stride;
+    const auto& codes = p_.codes[slot];
+    auto& mc = p_.mcodes[slot];
+    mc.clear();
+    int64_t mrows = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (!plan_.has_missing[static_cast<size_t>(v0 + r)]) continue;
+      mc.insert(mc.end(), codes.begin() + r * stride, codes.begin() + (r + 1) * stride);
+      ++mrows;
+    }
+    p_.mrows[slot] = mrows;
+    if (mrows == 0) return Status::OK();
+    std::vector<float> lut4(static_cast<size_t>(4 * mrows));
+    for (int64_t r = 0; r < mrows; ++r) std::memcpy(lut4.data() + 4 * r, kMissingLut, sizeof(kMissingLut));
+    p_.missing[slot].resize(static_cast<size_t>(mrows * plan_.npad));
+    for (int64_t r0 = 0; r0 < mrows; r0 += kFloat32Run) {
+      STRATA_RETURN_NOT_OK(decode_run(be_, mc.data(), stride, r0, std::min(kFloat32Run, mrows - r0), plan_.n,
+                                      plan_.npad, lut4.data() + 4 * r0, p_.missing[slot].data()));
+    }
+    return Status::OK();
+  }
+
+  const GrmPlan& plan_;
+  const backend::Backend& be_;
+  ThreadPool& pool_;
+  const bool pipelined_;
+  Panels p_;
+  std::vector<double> centre_r_;  // r (the first band's reads)
+  int64_t centred_blocks_ = 0;
+};
+
+// The accumulators of one band: lower tile rows R in [r0, r1), columns C ≤ R, row-major. Under
+// MPI tile k of the band is rank k mod P's; this rank's lie in one zeroed buffer.
+struct BandTiles {
+  std::vector<TileAccumulator> acc;
+  std::vector<int64_t> mine;     // this rank's tiles (upper indices)
+  std::vector<int64_t> slot_of;  // upper index → position in acc (-1: not in the band)
+  Buffer buffer;
+};
+
+Result<BandTiles> band_tiles(const GrmPlan& plan, int64_t r0, int64_t r1, int rank, int ranks) {
+  BandTiles band;
+  const int64_t tile = plan.tile, n = plan.n;
+  band.slot_of.assign(static_cast<size_t>(plan.tiles.count), -1);
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int64_t c = 0; c <= r; ++c) {
+      const int64_t u = upper_index(plan.tiles.per_side, c, r);
+      if (static_cast<int64_t>(band.acc.size()) % ranks == rank) band.mine.push_back(u);
+      band.slot_of[static_cast<size_t>(u)] = static_cast<int64_t>(band.acc.size());
+      TileAccumulator a;
+      a.row0 = r * tile;
+      a.rows = std::min(tile, n - a.row0);
+      a.col0 = c * tile;
+      a.cols = std::min(tile, n - a.col0);
+      band.acc.push_back(std::move(a));
+    }
+  }
+  // Each of this rank's tiles at a 64-byte boundary.
+  auto padded = [](const TileAccumulator& a) { return (a.rows * a.cols + 7) / 8 * 8; };
+  const int copies = plan.pairwise ? 2 : 1;
+  int64_t doubles = 0;
+  for (size_t i = 0; i < band.acc.size(); ++i)
+    if (static_cast<int64_t>(i) % ranks == rank) doubles += padded(band.acc[i]) * copies;
+  STRATA_ASSIGN_OR_RETURN(band.buffer, Buffer::zeros(doubles * 8));
+  for (size_t i = 0, at = 0; i < band.acc.size(); ++i) {
+    if (static_cast<int64_t>(i) % ranks != rank) continue;
+    band.acc[i].band_sum = band.buffer.as<double>() + at;
+    at += static_cast<size_t>(padded(band.acc[i]));
+    if (!plan.pairwise) continue;
+    band.acc[i].band_missing = band.buffer.as<double>() + at;
+    at += static_cast<size_t>(padded(band.acc[i]));
+  }
+  return band;
+}
+
+// This rank's tiles of the band over every block: the float32 product, the integer runs'
+// product and, for pairwise counts, the product of missing indicators.
+Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, BandTiles& band) {
+  if (band.mine.empty()) return Status::OK();
+  const backend::Backend& be = backend::of(ctx);
+  const Panels& p = reader.panels();
+  PassOptions po;
+  po.label = "grm";
+  po.progress_units = [&](int64_t b) { return plan.block_rows(b); };
+  STRATA_RETURN_NOT_OK(run_symmetric_tiles(
+      ctx, plan.tiles, band.mine, plan.num_blocks, [&](int64_t b, int slot) { return reader.read(b, slot); },
+      [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
+        TileAccumulator& a = band.acc[static_cast<size_t>(band.slot_of[static_cast<size_t>(u)])];
+        add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true);
+        if (plan.integer)
+          add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])], p.icodes[slot].data(),
+                              p.ilimbs[slot].data(), plan.npad, a, a.s());
+        if (plan.pairwise && p.mrows[slot] > 0)
+          add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
+        return Status::OK();
+      },
+      po));
+  // r needs every block once, in order: the first band's reads (a rank with tiles reads all).
+  if (plan.integer && reader.centred_blocks() != plan.num_blocks)
+    return Status::Internal("grm: centring sums saw ", reader.centred_blocks(), " of ", plan.num_blocks, " blocks");
+  return Status::OK();
+}
+
+// The band's raw sums made GRM values (the integer products' centring terms, then division by
+// M or by each pair's M_ab) and handed to `sink`, tile by tile in order. `missing_per_sample`
+// gains this band's rows (columns of earlier bands were recorded by their diagonal tiles).
+Status finish_band(const GrmPlan& plan, const std::vector<double>& centre_r, BandTiles& band,
+                   std::vector<double>& missing_per_sample, const GrmTileSink& sink) {
+  for (auto& a : band.acc) {
+    if (a.row0 != a.col0) continue;
+    symmetrize(a.s(), a.rows);
+    if (!plan.pairwise) continue;
+    symmetrize(a.b(), a.rows);
+    for (int64_t i = 0; i < a.rows; ++i) missing_per_sample[static_cast<size_t>(a.row0 + i)] = a.b()[i * a.cols + i];
+  }
+  const int64_t m = plan.m;
+  const double inv_m = 1.0 / static_cast<double>(m);
+  for (auto& a : band.acc) {
+    GrmTile t{a.row0, a.rows, a.col0, a.cols, a.s(), nullptr};
+    double* sum = a.s();
+    for (int64_t i = 0; plan.integer && i < a.rows; ++i) {  // the integer products' centring terms
+      const double ci = plan.centre_c - centre_r[static_cast<size_t>(a.row0 + i)];
+      for (int64_t j = 0; j < a.cols; ++j) sum[i * a.cols + j] += ci - centre_r[static_cast<size_t>(a.col0 + j)];
+    }
+    if (!plan.pairwise) {
+      for (int64_t e = 0; e < a.rows * a.cols; ++e) sum[e] *= inv_m;
+    } else {
+      double* both_missing = a.b();
+      // M_ab = M − missing_a − missing_b + both missing (plink2's count of pairs observed).
+      for (int64_t i = 0; i < a.rows; ++i) {
+        const double ma = missing_per_sample[static_cast<size_t>(a.row0 + i)];
+        for (int64_t j = 0; j < a.cols; ++j) {
+          const int64_t e = i * a.cols + j;
+          const double mb = missing_per_sample[static_cast<size_t>(a.col0 + j)];
+          const double both = a.row0 + i == a.col0 + j ? ma : both_missing[e];
+          const double pairs = static_cast<double>(m) - ma - mb + both;
+          both_missing[e] = pairs;
+          sum[e] = pairs > 0 ? sum[e] / pairs : std::numeric_limits<double>::quiet_NaN();
+        }
+      }
+      t.counts = both_missing;
+    }
+    STRATA_RETURN_NOT_OK(sink(t));
+    a.sum = Buffer();
+    a.both_missing = Buffer();
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view, const GrmParams& params,
@@ -269,303 +640,27 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   if (n < 2) {
     return Status::InvalidData(view->describe(), ": a relationship matrix needs at least 2 samples, got ", n);
   }
-  GrmInfo info;
-  info.num_samples = n;
-  info.num_variants_input = view->num_variants();
-  VariantFilter filter = params.filter;
-  filter.drop_monomorphic = false;  // plink2 keeps them: x = 0, but they count in M
-  info.filter = apply_variant_filter(counts, filter);
-  const std::vector<int64_t>& kept = info.filter.kept;
-  if (kept.empty()) {
-    return Status::InvalidData(view->describe(), ": every variant was filtered out (", info.filter.dropped_missing,
-                               " by missingness, ", info.filter.dropped_maf, " by MAF)");
-  }
-  const auto m = static_cast<int64_t>(kept.size());
-  info.grm_variants = m;
-  if (m > std::numeric_limits<int32_t>::max()) {
-    return Status::InvalidData(view->describe(), ": ", m, " variants is more than a GRM pass takes (2^31 - 1)");
-  }
-  // Tables: standardized values per code, and which kept variants have missing calls.
-  std::vector<float> luts(static_cast<size_t>(4 * m));
-  std::vector<uint8_t> has_missing(static_cast<size_t>(m), 0);
-  bool any_missing = false;
-  for (int64_t i = 0; i < m; ++i) {
-    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
-    double lut[4];
-    make_standardize_lut(c, Standardization::Binom2, lut);
-    for (int q = 0; q < 4; ++q) luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
-    has_missing[static_cast<size_t>(i)] = c.missing > 0;
-    any_missing = any_missing || c.missing > 0;
-  }
-  info.pairwise_counts = !params.meanimpute && any_missing;
-  const bool pairwise = info.pairwise_counts;
-  const backend::Backend& be = backend::of(ctx);
-  // Integer products: polymorphic variants with every call observed (μ is then their mean, so
-  // the centring sums below are exact identities).
-  const bool integer = params.integer_products && be.fast_u8s8();
-  std::vector<uint8_t> eligible(static_cast<size_t>(integer ? m : 0), 0);
-  std::vector<IntWeight> iw(eligible.size());
-  double centre_c = 0.0;  // C = Σ ŵ μ'² (as Σ 2^-k a μ': the same rounding as r)
-  for (int64_t i = 0; integer && i < m; ++i) {
-    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
-    const double f = c.alt_freq();
-    if (c.missing > 0 || !(f > 0.0 && f < 1.0)) continue;
-    IntWeight& x = iw[static_cast<size_t>(i)];
-    const double w = 1.0 / (2.0 * f * (1.0 - f)), mu = 2.0 * std::min(f, 1.0 - f);
-    x.k = static_cast<int>(std::floor(std::log2(static_cast<double>(kWeightMax) / w)));
-    while ((x.w = std::llround(std::ldexp(w, x.k))) > kWeightMax) --x.k;
-    x.a = std::llround(static_cast<double>(x.w) * mu);
-    x.flip = f > 0.5;
-    eligible[static_cast<size_t>(i)] = 1;
-    centre_c += std::ldexp(static_cast<double>(x.a), -x.k) * mu;
-    ++info.integer_variants;
-  }
-
-  const io::GenotypeViewPtr sub = io::make_variant_subset(view, kept);
-  const int64_t tile = grm_tile(n, params.tile);
-  info.tile = tile;
-  const SymmetricTiles tiles = SymmetricTiles::make(n, tile);
-  const int64_t per_side = tiles.per_side;
-  const int64_t block_variants = grm_block_variants(n);
-  const int64_t num_blocks = (m + block_variants - 1) / block_variants;
-  const int64_t stride = io::packed_row_bytes(n);
-  const int64_t npad = ceil_div(n, kGroup) * kGroup;  // packed panel width
-  std::vector<BlockPlan> plans(static_cast<size_t>(integer ? num_blocks : 0));
-  for (int64_t b = 0; integer && b < num_blocks; ++b)
-    plans[static_cast<size_t>(b)] =
-        plan_block(iw, eligible, b * block_variants, std::min(block_variants, m - b * block_variants));
-  std::vector<double> centre_r(static_cast<size_t>(integer ? npad : 0), 0.0);  // r (first band's reads)
-  int64_t centred_blocks = 0;
-
-  // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
-  const int64_t panel_bytes = 2 * block_variants * npad * 4 * (pairwise ? 2 : 1);
-  const int64_t acc_per_value = pairwise ? 16 : 8;
-  const int64_t room = std::max<int64_t>(0, ctx.memory_budget() / 2 - panel_bytes);
-  std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
-  for (int64_t r = 0; r < per_side;) {
-    int64_t r1 = r, bytes = 0;
-    while (r1 < per_side) {
-      const int64_t rows = std::min(tile, n - r1 * tile);
-      const int64_t add = rows * std::min(n, (r1 + 1) * tile) * acc_per_value;
-      if (r1 > r && bytes + add > room) break;
-      bytes += add;
-      ++r1;
-    }
-    bands.emplace_back(r, r1);
-    r = r1;
-  }
-  info.bands = static_cast<int64_t>(bands.size());
-  ProgressScope progress(ctx, "grm", m * info.bands, "variants");
-
-  Panels p;
-  static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-  const bool pipelined = pipelined_reads(ctx);
-  // A block's pieces run on the reader thread in order when it has one, else on the workers
-  // (the panels are the same bits either way: each piece writes its own rows).
-  auto each = [&](int64_t count, const std::function<Status(int64_t)>& fn) -> Status {
-    if (pipelined) {
-      for (int64_t t = 0; t < count; ++t) STRATA_RETURN_NOT_OK(fn(t));
-      return Status::OK();
-    }
-    return ctx.pool().parallel_for(count, fn);
-  };
-  // With integer products: read the block's codes, decode its float rows, pack its runs, and
-  // (once per block, in block order) add the runs' centring sums to r.
-  auto read_integer_block = [&](int64_t b, int slot, int64_t rows) -> Status {
-    const int64_t v0 = b * block_variants;
-    const BlockPlan& bp = plans[static_cast<size_t>(b)];
-    auto& codes = p.codes[slot];
-    STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
-      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
-      return sub->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride);
-    }));
-    const auto nf = static_cast<int64_t>(bp.float_rows.size());
-    p.rows[slot] = nf;
-    auto& fc = p.fcodes[slot];
-    fc.resize(static_cast<size_t>(nf * stride));
-    std::vector<float> flut(static_cast<size_t>(4 * nf));
-    for (int64_t r = 0; r < nf; ++r) {
-      const int64_t row = bp.float_rows[static_cast<size_t>(r)];
-      std::memcpy(fc.data() + r * stride, codes.data() + row * stride, static_cast<size_t>(stride));
-      std::memcpy(flut.data() + 4 * r, luts.data() + 4 * (v0 + row), 4 * sizeof(float));
-    }
-    p.values[slot].resize(static_cast<size_t>(nf * npad));
-    STRATA_RETURN_NOT_OK(each(ceil_div(nf, kFloat32Run), [&](int64_t t) -> Status {
-      const int64_t r0 = t * kFloat32Run;
-      return decode_run(be, fc.data(), stride, r0, std::min(kFloat32Run, nf - r0), n, npad, flut.data() + 4 * r0,
-                        p.values[slot].data());
-    }));
-    p.icodes[slot].resize(static_cast<size_t>(bp.quads * 4 * npad));
-    p.ilimbs[slot].resize(static_cast<size_t>(bp.quads * 12 * npad));
-    p.rsum[slot].resize(static_cast<size_t>(bp.runs.size()) * static_cast<size_t>(npad));
-    STRATA_RETURN_NOT_OK(each(static_cast<int64_t>(bp.runs.size()), [&](int64_t t) -> Status {
-      const IntRun& run = bp.runs[static_cast<size_t>(t)];
-      std::vector<const uint8_t*> rp(static_cast<size_t>(4 * run.quads));
-      for (int64_t i = 0; i < 4 * run.quads; ++i)
-        rp[i] = codes.data() + bp.quad_rows[static_cast<size_t>(4 * run.quad0 + i)] * stride;
-      be.pack_u8s8(rp.data(), bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
-                   p.icodes[slot].data() + run.quad0 * 4 * npad, p.ilimbs[slot].data() + run.quad0 * 12 * npad,
-                   p.rsum[slot].data() + t * npad);
-      return Status::OK();
-    }));
-    if (b != centred_blocks) return Status::OK();
-    ++centred_blocks;
-    for (size_t t = 0; t < bp.runs.size(); ++t) {
-      const int64_t* rs = p.rsum[slot].data() + t * static_cast<size_t>(npad);
-      for (int64_t j = 0; j < n; ++j) centre_r[static_cast<size_t>(j)] += bp.runs[t].scale * static_cast<double>(rs[j]);
-    }
-    return Status::OK();
-  };
-  auto read = [&](int64_t b, int slot) -> Status {
-    const int64_t v0 = b * block_variants;
-    const int64_t rows = std::min(block_variants, m - v0);
-    auto& codes = p.codes[slot];
-    codes.resize(static_cast<size_t>(rows * stride));
-    if (!integer) p.values[slot].resize(static_cast<size_t>(rows * npad));
-    p.rows[slot] = rows;
-    p.block[slot] = b;
-    if (integer) {
-      STRATA_RETURN_NOT_OK(read_integer_block(b, slot, rows));
-    } else {
-      // Read and decode the block in runs of rows.
-      STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
-        const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
-        STRATA_RETURN_NOT_OK(sub->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
-        return decode_run(be, codes.data(), stride, r0, count, n, npad, luts.data() + 4 * (v0 + r0),
-                          p.values[slot].data());
-      }));
-    }
-    if (!pairwise) return Status::OK();
-    // Only rows with missing calls add to the both-missing counts: gather them.
-    auto& mc = p.mcodes[slot];
-    mc.clear();
-    int64_t mrows = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (!has_missing[static_cast<size_t>(v0 + r)]) continue;
-      mc.insert(mc.end(), codes.begin() + r * stride, codes.begin() + (r + 1) * stride);
-      ++mrows;
-    }
-    p.mrows[slot] = mrows;
-    if (mrows == 0) return Status::OK();
-    std::vector<float> lut4(static_cast<size_t>(4 * mrows));
-    for (int64_t r = 0; r < mrows; ++r) std::memcpy(lut4.data() + 4 * r, kMissingLut, sizeof(kMissingLut));
-    p.missing[slot].resize(static_cast<size_t>(mrows * npad));
-    for (int64_t r0 = 0; r0 < mrows; r0 += kFloat32Run) {
-      STRATA_RETURN_NOT_OK(decode_run(be, mc.data(), stride, r0, std::min(kFloat32Run, mrows - r0), n, npad,
-                                      lut4.data() + 4 * r0, p.missing[slot].data()));
-    }
-    return Status::OK();
-  };
-
+  STRATA_ASSIGN_OR_RETURN(const GrmPlan plan, plan_grm(ctx, view, counts, params));
+  ProgressScope progress(ctx, "grm", plan.m * plan.info.bands, "variants");
+  BlockReader reader(ctx, plan);
   const auto t_pass = clock_type::now();
-  std::vector<double> missing_per_sample(static_cast<size_t>(pairwise ? n : 0), 0.0);
+  std::vector<double> missing_per_sample(static_cast<size_t>(plan.pairwise ? n : 0), 0.0);
   // Under MPI the ranks share each band's tiles (tile k of the band on rank k mod P); every
   // rank streams all the variants for its own. A tile sums the same blocks in the same order
   // wherever it runs, so the GRM is the same bits for any rank count. Rank 0 gathers the raw
   // sums and finishes, normalizes and sinks every tile, in order; the other ranks sink nothing.
   const Communicator& comm = ctx.communicator();
-  const int ranks = comm.size(), rank = comm.rank();
-  for (const auto& [r0, r1] : bands) {
-    // Tiles of the band: lower rows R in [r0, r1), columns C ≤ R, row-major.
-    std::vector<int64_t> indices, mine;
-    std::vector<TileAccumulator> acc;
-    std::vector<int64_t> slot_of(static_cast<size_t>(tiles.count), -1);
-    for (int64_t r = r0; r < r1; ++r) {
-      for (int64_t c = 0; c <= r; ++c) {
-        const int64_t u = upper_index(per_side, c, r);
-        const bool own = static_cast<int64_t>(acc.size()) % ranks == rank;
-        slot_of[static_cast<size_t>(u)] = static_cast<int64_t>(acc.size());
-        indices.push_back(u);
-        if (own) mine.push_back(u);
-        TileAccumulator a;
-        a.row0 = r * tile;
-        a.rows = std::min(tile, n - a.row0);
-        a.col0 = c * tile;
-        a.cols = std::min(tile, n - a.col0);
-        acc.push_back(std::move(a));
-      }
+  for (const auto& [r0, r1] : plan.bands) {
+    STRATA_ASSIGN_OR_RETURN(BandTiles band, band_tiles(plan, r0, r1, comm.rank(), comm.size()));
+    STRATA_RETURN_NOT_OK(sum_band(ctx, plan, reader, band));
+    if (comm.size() > 1) {
+      STRATA_RETURN_NOT_OK(gather_tiles(comm, band.acc, plan.pairwise));
+      if (comm.rank() != 0) continue;
     }
-    // This rank's accumulators: one zeroed buffer, each tile at a 64-byte boundary.
-    auto padded = [](const TileAccumulator& a) { return (a.rows * a.cols + 7) / 8 * 8; };
-    int64_t band_doubles = 0;
-    for (size_t i = 0; i < acc.size(); ++i)
-      if (static_cast<int64_t>(i) % ranks == rank) band_doubles += padded(acc[i]) * (pairwise ? 2 : 1);
-    STRATA_ASSIGN_OR_RETURN(Buffer band_acc, Buffer::zeros(band_doubles * 8));
-    for (size_t i = 0, at = 0; i < acc.size(); ++i) {
-      if (static_cast<int64_t>(i) % ranks != rank) continue;
-      acc[i].band_sum = band_acc.as<double>() + at;
-      at += static_cast<size_t>(padded(acc[i]));
-      if (!pairwise) continue;
-      acc[i].band_missing = band_acc.as<double>() + at;
-      at += static_cast<size_t>(padded(acc[i]));
-    }
-    PassOptions po;
-    po.label = "grm";
-    po.progress_units = [&](int64_t b) { return std::min(block_variants, m - b * block_variants); };
-    if (!mine.empty()) {
-      STRATA_RETURN_NOT_OK(run_symmetric_tiles(
-          ctx, tiles, mine, num_blocks, read,
-          [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
-            TileAccumulator& a = acc[static_cast<size_t>(slot_of[static_cast<size_t>(u)])];
-            add_product(be, p.values[slot].data(), p.rows[slot], npad, a, a.s(), true);
-            if (integer)
-              add_integer_product(be, plans[static_cast<size_t>(p.block[slot])], p.icodes[slot].data(),
-                                  p.ilimbs[slot].data(), npad, a, a.s());
-            if (pairwise && p.mrows[slot] > 0)
-              add_product(be, p.missing[slot].data(), p.mrows[slot], npad, a, a.b(), false);
-            return Status::OK();
-          },
-          po));
-    }
-    // r needs every block once, in order: the first band's reads (a rank with tiles reads all).
-    if (integer && !mine.empty() && centred_blocks != num_blocks)
-      return Status::Internal("grm: centring sums saw ", centred_blocks, " of ", num_blocks, " blocks");
-    if (ranks > 1) {
-      STRATA_RETURN_NOT_OK(gather_tiles(comm, acc, pairwise));
-      if (rank != 0) continue;
-    }
-    // Missing calls per sample (the diagonal of the both-missing counts) of this band's rows;
-    // columns of earlier bands were recorded by their own diagonal tiles.
-    for (auto& a : acc) {
-      if (a.row0 != a.col0) continue;
-      symmetrize(a.s(), a.rows);
-      if (!pairwise) continue;
-      symmetrize(a.b(), a.rows);
-      for (int64_t i = 0; i < a.rows; ++i) missing_per_sample[static_cast<size_t>(a.row0 + i)] = a.b()[i * a.cols + i];
-    }
-    const double inv_m = 1.0 / static_cast<double>(m);
-    for (auto& a : acc) {
-      GrmTile t{a.row0, a.rows, a.col0, a.cols, a.s(), nullptr};
-      double* sum = a.s();
-      for (int64_t i = 0; integer && i < a.rows; ++i) {  // the integer products' centring terms
-        const double ci = centre_c - centre_r[static_cast<size_t>(a.row0 + i)];
-        for (int64_t j = 0; j < a.cols; ++j) sum[i * a.cols + j] += ci - centre_r[static_cast<size_t>(a.col0 + j)];
-      }
-      if (!pairwise) {
-        for (int64_t e = 0; e < a.rows * a.cols; ++e) sum[e] *= inv_m;
-      } else {
-        double* both_missing = a.b();
-        // M_ab = M − missing_a − missing_b + both missing (plink2's count of pairs observed).
-        for (int64_t i = 0; i < a.rows; ++i) {
-          const double ma = missing_per_sample[static_cast<size_t>(a.row0 + i)];
-          for (int64_t j = 0; j < a.cols; ++j) {
-            const int64_t e = i * a.cols + j;
-            const double mb = missing_per_sample[static_cast<size_t>(a.col0 + j)];
-            const double both = a.row0 + i == a.col0 + j ? ma : both_missing[e];
-            const double pairs = static_cast<double>(m) - ma - mb + both;
-            both_missing[e] = pairs;
-            sum[e] = pairs > 0 ? sum[e] / pairs : std::numeric_limits<double>::quiet_NaN();
-          }
-        }
-        t.counts = both_missing;
-      }
-      STRATA_RETURN_NOT_OK(sink(t));
-      a.sum = Buffer();
-      a.both_missing = Buffer();
-    }
+    STRATA_RETURN_NOT_OK(finish_band(plan, reader.centre_r(), band, missing_per_sample, sink));
   }
   ctx.report().add_phase("grm", seconds_since(t_pass));
-  return info;
+  return plan.info;
 }
 
 Result<std::vector<double>> compute_grm_dense(const Context& ctx, const io::GenotypeViewPtr& view,

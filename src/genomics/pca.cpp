@@ -51,21 +51,6 @@ Status validate(const PcaParams& options) {
   return Status::OK();
 }
 
-// The passes the progress bar expects before the route is known (from the input's size, so
-// the bar does not run to 100 % on the counts pass); corrected once it is.
-int64_t guessed_svd_units(const PcaSource& src, const PcaParams& options) {
-  const int64_t n_all = src.num_variants;
-  const bool exact_guess = options.method == linalg::SvdMethod::Exact ||
-                           (options.method == linalg::SvdMethod::Auto &&
-                            std::min(n_all, src.num_samples) <= options.exact_max_dim);
-  const int64_t guessed_passes =
-      exact_guess ? 2
-      : options.iterations > 0
-          ? options.iterations + 1
-          : default_krylov_passes(options, options.block_columns > 0 ? options.block_columns : kPcaBlockColumns) + 1;
-  return n_all * guessed_passes;
-}
-
 // What pca_from_counts runs for m variants used of n samples.
 struct RunPlan {
   linalg::SvdMethod method = linalg::SvdMethod::Auto;
@@ -74,6 +59,10 @@ struct RunPlan {
   linalg::SvdParams so;
   bool uses_operator = false;   // the routes of the genotype Gram operator (not GRM, not TSQR)
   int64_t resident_bytes = 0;   // what that operator may keep codes in
+  // Progress units (variants per pass) the task expects for the route's passes, and those
+  // this layer adds for them: the GRM route's pass adds its own bands when it starts.
+  int64_t expected_units = 0;
+  int64_t counted_units = 0;
 };
 
 RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_t m) {
@@ -113,11 +102,16 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
   const int64_t width = (block + 7) / 8 * 8 * (krylov ? std::max(1, so.iterations) : 1);
   const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
   p.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
+  p.expected_units = p.exact_route == PcaRoute::Grm    ? m      // one band at least
+                     : p.exact_route == PcaRoute::Tsqr ? 2 * m  // TSQR's R pass and the pass applying Q
+                                                       : m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0));
+  p.counted_units = p.exact_route == PcaRoute::Grm ? 0 : p.expected_units;
   return p;
 }
 
+// `expected`: the plan for every variant of the input, which the task's total was made from.
 Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, const std::vector<VariantCounts>& counts,
-                                  const PcaParams& options, ProgressScope& progress, int64_t guessed_svd_units) {
+                                  const PcaParams& options, const RunPlan& expected, ProgressScope& progress) {
   PcaResult out;
   genomics::VariantFilter filter = options.filter;
   // Zero-variance variants carry no information and would only change M.
@@ -147,7 +141,9 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.grm_trace = sum_sq / m_scale;
   if (!(sum_sq > 0.0)) return Status::InvalidData(src.description, ": the standardized genotypes are all zero (constant data)");
   const int64_t n = src.num_samples;
-  const RunPlan plan = plan_run(ctx, options, n, m);
+  // The route depends on the variants used: planned anew only where the filters dropped some.
+  const RunPlan plan = m == src.num_variants ? expected : plan_run(ctx, options, n, m);
+  progress.add_total(plan.counted_units - expected.expected_units);  // 0 unless filtered or GRM
   const PcaRoute exact_route = plan.exact_route;
   const double tolerance = plan.tolerance;
   const linalg::SvdParams& so = plan.so;
@@ -166,7 +162,6 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
       return Status::Invalid("pca: the GRM route standardizes as plink2 (--scale binom2); use the TSQR route for --scale ",
                              "binom, center or none");
     }
-    progress.add_total(-guessed_svd_units);  // the GRM pass (and loadings pass) report their own units
     out.method = linalg::SvdMethod::Exact;
     out.route = "grm";
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
@@ -181,7 +176,6 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
     STRATA_ASSIGN_OR_RETURN(auto rows,
                             make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
-    progress.add_total(2 * rows->rows() - guessed_svd_units);  // TSQR's R pass and the pass applying Q
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, rows, so));
     out.arithmetic = "float64";
   } else {
@@ -200,7 +194,6 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     STRATA_ASSIGN_OR_RETURN(auto op, src.gram_operator(counts, out.variants_used, go));
     ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
-    progress.add_total(m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0)) - guessed_svd_units);
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, so));
   }
   ctx.report().add_phase("svd", seconds_since(t1));
@@ -230,17 +223,18 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
                           const GenotypeGramOptions& go) {
     return make_genotype_gram_operator(ctx, view, counts, std::move(kept), options.scale, go);
   };
-  const int64_t guessed = guessed_svd_units(src, options);
-  ProgressScope progress(ctx, "pca", src.num_variants + guessed, "variants");
+  // The variants used are known after the counts pass: until then the plan for all of them
+  // stands in, for the task's total and for whether that pass keeps the codes.
+  const RunPlan expected = plan_run(ctx, options, src.num_samples, src.num_variants);
+  ProgressScope progress(ctx, "pca", src.num_variants + expected.expected_units, "variants");
   const auto t0 = clock::now();
   // When the run will keep every variant's codes in memory anyway, one read gives both the
   // counts and the codes (filters then only move the kept rows down); otherwise the counts
   // pass reads the input alone.
-  const RunPlan guess = plan_run(ctx, options, src.num_samples, src.num_variants);
   ResidentCodes preloaded;
   std::vector<VariantCounts> counts;
-  if (guess.uses_operator && ctx.communicator().size() == 1 &&
-      src.num_variants * io::packed_row_bytes(src.num_samples) <= guess.resident_bytes) {
+  if (expected.uses_operator && ctx.communicator().size() == 1 &&
+      src.num_variants * io::packed_row_bytes(src.num_samples) <= expected.resident_bytes) {
     STRATA_ASSIGN_OR_RETURN(preloaded, load_codes_with_counts(ctx, *view));
     counts = std::move(preloaded.counts);
     src.preloaded = &preloaded;
@@ -249,7 +243,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     STRATA_ASSIGN_OR_RETURN(counts, genomics::compute_variant_counts(ctx, *view));
     ctx.report().add_phase("variant counts", seconds_since(t0));
   }
-  return pca_from_counts(ctx, src, counts, options, progress, guessed);
+  return pca_from_counts(ctx, src, counts, options, expected, progress);
 }
 
 Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options) {
@@ -264,10 +258,10 @@ Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const
                           const GenotypeGramOptions& go) {
     return make_remote_genotype_gram_operator(ctx, g.num_samples, counts, std::move(kept), options.scale, go, g.runner);
   };
-  const int64_t guessed = guessed_svd_units(src, options);
-  ProgressScope progress(ctx, "pca", src.num_variants + guessed, "variants");
+  const RunPlan expected = plan_run(ctx, options, src.num_samples, src.num_variants);
+  ProgressScope progress(ctx, "pca", src.num_variants + expected.expected_units, "variants");
   ctx.advance_progress(src.num_variants);  // the counts pass ran where the codes are
-  return pca_from_counts(ctx, src, g.counts, options, progress, guessed);
+  return pca_from_counts(ctx, src, g.counts, options, expected, progress);
 }
 
 }  // namespace strata::genomics

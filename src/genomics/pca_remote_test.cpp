@@ -1,5 +1,7 @@
 // pca_remote(): group partials computed apart (as Dask workers do) and added in order give the
 // same bits as pca() of the same genotypes.
+#include <cmath>
+
 #include "core/test_context.hpp"
 #include "genomics/test_cohort.hpp"
 #include "strata/genomics/genotype_gram.hpp"
@@ -122,6 +124,62 @@ TEST(PcaRemote, ExactRoutesFetchTheCodes) {
   EXPECT_EQ(fetched, 1);
   EXPECT_EQ(remote->eigenvalues, local->eigenvalues);
   EXPECT_EQ(remote->eigenvectors.data, local->eigenvectors.data);
+}
+
+// A runner whose results come back wrong: groups swapped, or the last one missing.
+class MisorderedRunner final : public GenotypeGroupRunner {
+ public:
+  MisorderedRunner(io::GenotypeViewPtr view, bool drop_last) : inner_(std::move(view)), drop_last_(drop_last) {}
+  Status plan(const std::vector<int64_t>& kept, Standardization scale, Precision arithmetic) override {
+    return inner_.plan(kept, scale, arithmetic);
+  }
+  Status gram(const linalg::DenseMatrix& q, const std::function<Status(int64_t, GenotypeGramPartial&&)>& add) override {
+    std::vector<std::pair<int64_t, GenotypeGramPartial>> got;
+    STRATA_RETURN_NOT_OK(inner_.gram(q, [&](int64_t g, GenotypeGramPartial&& p) -> Status {
+      got.emplace_back(g, std::move(p));
+      return Status::OK();
+    }));
+    return hand_back(got, add);
+  }
+  Status project(const linalg::DenseMatrix& x, const std::function<Status(int64_t, std::vector<double>&&)>& add) override {
+    std::vector<std::pair<int64_t, std::vector<double>>> got;
+    STRATA_RETURN_NOT_OK(inner_.project(x, [&](int64_t g, std::vector<double>&& rows) -> Status {
+      got.emplace_back(g, std::move(rows));
+      return Status::OK();
+    }));
+    return hand_back(got, add);
+  }
+  const std::vector<VariantCounts>& counts() const { return inner_.counts(); }
+
+ private:
+  template <class T, class Add>
+  Status hand_back(std::vector<std::pair<int64_t, T>>& got, const Add& add) {
+    if (drop_last_) got.pop_back();
+    else std::swap(got[0], got[1]);
+    for (auto& [g, r] : got) STRATA_RETURN_NOT_OK(add(g, std::move(r)));
+    return Status::OK();
+  }
+  ApartRunner inner_;
+  bool drop_last_;
+};
+
+TEST(PcaRemote, RefusesGroupsOutOfOrderOrMissing) {
+  const io::GenotypeViewPtr view = cohort(7000, 40, 5);  // three groups
+  for (bool drop_last : {false, true}) {
+    auto runner = std::make_shared<MisorderedRunner>(view, drop_last);
+    std::vector<int64_t> kept(7000);
+    for (int64_t v = 0; v < 7000; ++v) kept[static_cast<size_t>(v)] = v;
+    GenotypeGramOptions go;
+    auto op = make_remote_genotype_gram_operator(test_ctx(), 40, runner->counts(), kept, Standardization::Binom2, go,
+                                                 runner);
+    ASSERT_TRUE(op.ok()) << op.status().message();
+    linalg::DenseMatrix q(40, 8), y;
+    for (int64_t j = 0; j < 8; ++j)
+      for (int64_t i = 0; i < 40; ++i) q(i, j) = std::sin(double(i + 40 * j));
+    STRATA_EXPECT_STATUS((*op)->gram(q, y), StatusCode::Invalid, drop_last ? "2 groups came back" : "out of order");
+    const Status projected = (*op)->project(q, [](int64_t, int64_t, int64_t, const double*) { return Status::OK(); });
+    STRATA_EXPECT_STATUS(projected, StatusCode::Invalid, drop_last ? "2 groups came back" : "out of order");
+  }
 }
 
 TEST(PcaRemote, RefusesMismatchedPartials) {

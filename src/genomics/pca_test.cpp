@@ -1,5 +1,7 @@
 #include "core/test_context.hpp"
 #include "strata/genomics/pca.hpp"
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "strata/core/thread_pool.hpp"
@@ -77,6 +79,53 @@ TEST(Pca, CodesReadWithTheCountsGiveTheStreamedBits) {
   EXPECT_EQ(resident.eigenvalues, streamed.eigenvalues);
   EXPECT_EQ(resident.eigenvectors.data, streamed.eigenvectors.data);
   EXPECT_EQ(resident.loadings.data, streamed.loadings.data);
+}
+
+// Records one progress task: its first total and where it ended.
+struct TaskRecord final : ProgressSink {
+  void begin(std::string_view, int64_t total, std::string_view) override { first_total = total; }
+  void update(int64_t, int64_t) override {}
+  void end(int64_t d, int64_t total) override {
+    done = d;
+    last_total = total;
+  }
+  int64_t first_total = -1, done = -1, last_total = -1;
+};
+
+// The task's total is the work the route's passes do: a run ends at 100 % on every route,
+// and, where the filters keep every variant, its total was known when it began.
+TEST(Pca, ProgressEndsAtItsTotalOnEveryRoute) {
+  const int64_t m = 900, n = 60;
+  const io::GenotypeViewPtr view = cohort(m, n, 7);
+  std::vector<int64_t> polymorphic;  // every variant but the monomorphic one (3)
+  for (int64_t v = 0; v < m; ++v)
+    if (v != 3) polymorphic.push_back(v);
+  const io::GenotypeViewPtr all_kept = io::make_variant_subset(view, polymorphic);
+  for (auto [method, route] : {std::pair{linalg::SvdMethod::Exact, PcaRoute::Tsqr},
+                               std::pair{linalg::SvdMethod::Exact, PcaRoute::Grm},
+                               std::pair{linalg::SvdMethod::Randomized, PcaRoute::Auto}}) {
+    for (bool dropping : {true, false}) {
+      auto sink = std::make_shared<TaskRecord>();
+      ContextOptions co;
+      co.threads = 2;
+      co.progress = sink;
+      STRATA_ASSERT_OK_AND_ASSIGN(Context ctx, Context::make(co));
+      PcaParams o;
+      o.k = 3;
+      o.method = method;
+      o.exact_route = route;
+      o.iterations = 4;
+      if (dropping) o.filter.min_maf = 0.1;
+      STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(ctx, dropping ? view : all_kept, o));
+      const std::string what = std::string(r.route) + (dropping ? " dropping" : " keeping");
+      const int64_t input = dropping ? m : m - 1, used = static_cast<int64_t>(r.variants_used.size());
+      EXPECT_EQ(used < input, dropping) << what;
+      EXPECT_GE(sink->done, input + used) << what;  // the counts pass and at least one pass over the used
+      EXPECT_GT(sink->first_total, input) << what;  // the bar does not fill on the counts pass
+      EXPECT_EQ(sink->done, sink->last_total) << what;
+      if (!dropping) EXPECT_EQ(sink->first_total, sink->last_total) << what;  // the GRM pass: one band here
+    }
+  }
 }
 
 TEST(Pca, EveryVariantFilteredOut) {
