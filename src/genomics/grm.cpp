@@ -12,6 +12,7 @@
 #include "core/large_alloc.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/pass_engine.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -22,9 +23,6 @@ namespace strata::genomics {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 // Lower-triangle tile (R, C), R ≥ C, is upper tile (C, R) of SymmetricTiles' row-major order.
 int64_t upper_index(int64_t per_side, int64_t i, int64_t j) { return i * per_side - i * (i - 1) / 2 + (j - i); }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "genomics/pca_grm_internal.hpp"
+#include "strata/core/job.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 
 namespace strata::genomics {
@@ -28,7 +29,6 @@ int64_t default_krylov_passes(const PcaParams& p, int64_t block_columns) {
 }
 
 using clock = std::chrono::steady_clock;
-double seconds_since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
 // Where the genotypes are: the codes here (a view), or elsewhere with a runner for the passes.
 struct PcaSource {
