@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "strata/core/pass_engine.hpp"
 #include "strata/core/status.hpp"
-#include "strata/exec/pass.hpp"
 
 namespace strata::linalg {
 
