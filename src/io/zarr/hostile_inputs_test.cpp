@@ -151,12 +151,8 @@ TEST(HostileMetadata, ListedKeysCoverEveryKeyEncoding) {
   TempDir dir;
   auto store = *LocalStore::open(dir.str());
   for (auto [fmt, sep] : {std::pair{ZarrFormat::V2, '.'}, {ZarrFormat::V2, '/'}, {ZarrFormat::V3, '/'}}) {
-    ZarrCreateOptions o;
-    o.format = fmt;
+    auto o = testutil::create_options(fmt, {5, 4}, {2, 2}, DType(ScalarType::UInt8));
     o.separator = sep;
-    o.shape = {5, 4};
-    o.chunks = {2, 2};
-    o.dtype = DType(ScalarType::UInt8);
     const std::string name = str_cat("a", static_cast<int>(fmt), sep == '/' ? "n" : "f");
     STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, name, o));
     std::vector<uint8_t> chunk(4, 1);
