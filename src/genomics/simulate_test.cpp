@@ -23,12 +23,8 @@ using strata::testing::TempDir;
 // n samples and m variants in `pops` populations at Fst `fst`, a fraction `missing` of calls missing.
 SimulateOptions options(int64_t n, int64_t m, int64_t pops, double fst, double missing, uint64_t seed) {
   SimulateOptions o;
-  o.num_samples = n;
-  o.num_variants = m;
-  o.num_pops = pops;
-  o.fst = fst;
-  o.missing = missing;
-  o.seed = seed;
+  o.num_samples = n, o.num_variants = m, o.num_pops = pops;
+  o.fst = fst, o.missing = missing, o.seed = seed;
   return o;
 }
 

@@ -43,16 +43,15 @@ TEST(FamText, HeaderLineIsNotASample) {
   ASSERT_EQ(p.size(), 2);
   EXPECT_EQ(fam_line(p, 0), "0 x 0 0 2 0.5");
   EXPECT_EQ(p.id[1], "y");
-  // A row with fewer columns than the header names.
-  STRATA_EXPECT_STATUS(read_text(tmp, "s.fam", "#IID SEX\nx 2\ny\n", read_fam), StatusCode::Corrupt,
-                       "line 3: expected 2 columns");
-  // '#' anywhere else is refused, not read as a sample.
-  STRATA_EXPECT_STATUS(read_text(tmp, "l.fam", "f a 0 0 1 2\n#FID IID\n", read_fam), StatusCode::Corrupt,
-                       "line 2: a line starting with '#'");
-  STRATA_EXPECT_STATUS(read_text(tmp, "c.fam", "#comment\nf a 0 0 1 2\n", read_fam), StatusCode::Corrupt,
-                       "line 1: a line starting with '#'");
-  STRATA_EXPECT_STATUS(read_text(tmp, "n.fam", "#FID PAT\nf 0\n", read_fam), StatusCode::Corrupt,
-                       "must name an IID column");
+  // Refused: a row with fewer columns than the header names; '#' anywhere else (not read as a
+  // sample); a header without IID.
+  const std::pair<const char*, const char*> refused[] = {
+      {"#IID SEX\nx 2\ny\n", "line 3: expected 2 columns"},
+      {"f a 0 0 1 2\n#FID IID\n", "line 2: a line starting with '#'"},
+      {"#comment\nf a 0 0 1 2\n", "line 1: a line starting with '#'"},
+      {"#FID PAT\nf 0\n", "must name an IID column"}};
+  for (const auto& [text, message] : refused)
+    STRATA_EXPECT_STATUS(read_text(tmp, "r.fam", text, read_fam), StatusCode::Corrupt, message);
 }
 
 TEST(FamText, ExtraColumnsAndBlankLines) {
@@ -77,12 +76,12 @@ TEST(BimText, ColumnsLimitsAndRefusals) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto seven, read_text(tmp, "7.bim", "1 v1 0.5 100 A G x\n", read_bim));
   EXPECT_EQ(seven.variants.cm[0], 0.5);
   EXPECT_EQ(seven.variants.ref[0], "G");
-  STRATA_EXPECT_STATUS(read_text(tmp, "b.bim", "1 v1 0 100 A G\n\n1 v2 0 200 A G\n", read_bim), StatusCode::Corrupt,
-                       "line 2: empty line between variants");
-  STRATA_EXPECT_STATUS(read_text(tmp, "99.bim", "1 v1 0 100 A G\n99 v2 0 200 A G\n", read_bim), StatusCode::Corrupt,
-                       "line 2: chromosome code '99' is not a human");
-  STRATA_EXPECT_STATUS(read_text(tmp, "p.bim", "1 v1 0 2147483647 A G\n", read_bim), StatusCode::Corrupt,
-                       "above plink2's limit");
+  const std::pair<const char*, const char*> refused[] = {
+      {"1 v1 0 100 A G\n\n1 v2 0 200 A G\n", "line 2: empty line between variants"},
+      {"1 v1 0 100 A G\n99 v2 0 200 A G\n", "line 2: chromosome code '99' is not a human"},
+      {"1 v1 0 2147483647 A G\n", "above plink2's limit"}};
+  for (const auto& [text, message] : refused)
+    STRATA_EXPECT_STATUS(read_text(tmp, "r.bim", text, read_bim), StatusCode::Corrupt, message);
   write_file(tmp.str("ok.bim"), "1 v1 0 2147483646 A G\n");
   STRATA_ASSERT_OK(read_bim(tmp.str("ok.bim")));
   for (const char* cm : {"inf", "nan", "0x1p3"}) {

@@ -12,6 +12,7 @@
 
 #include "strata/core/shape.hpp"
 #include "strata/io/zarr.hpp"
+#include "testing/testing.hpp"
 
 namespace strata::io::testutil {
 
@@ -78,6 +79,13 @@ inline ZarrCreateOptions create_options(ZarrFormat format, Shape shape, Shape ch
   o.chunks = std::move(chunks);
   if (dtype) o.dtype = *dtype;
   return o;
+}
+
+/// The report's only corrupt chunk is `key`, refused for a reason that contains `why`.
+inline void expect_one_corrupt(const ZarrArray::VerifyReport& rep, const std::string& key, const std::string& why) {
+  ASSERT_EQ(rep.corrupt.size(), 1u);
+  EXPECT_EQ(rep.corrupt[0].first, key);
+  EXPECT_THAT(rep.corrupt[0].second, ::testing::HasSubstr(why));
 }
 
 /// "path[a]" / "path[g]" for each node of a walk, to compare listings compactly.
