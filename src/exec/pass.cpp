@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "exec/run_context.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -24,15 +23,29 @@ namespace detail {
 // Materialize the block `info` of every input array; `bufs` owns the memory `views` point into.
 Status read_block_views(const std::vector<Array>& arrays, const BlockInfo& info, RunContext& run,
                         std::vector<Buffer>& bufs, std::vector<BlockView>& views) {
-  const Box box = Box::dense(info.origin, info.extent);
   for (const Array& a : arrays) {
-    STRATA_ASSIGN_OR_RETURN(Buffer b, Buffer::allocate(std::max<int64_t>(1, box.numel()) * a.dtype().itemsize()));
-    EvalContext ctx = run.eval_context();
-    STRATA_RETURN_NOT_OK(a.node()->read_box(box, b.data(), ctx));
+    STRATA_ASSIGN_OR_RETURN(Buffer b, run.read_block(*a.node(), info, a.dtype().itemsize()));
     views.push_back(BlockView{b.data(), a.dtype(), info.extent});
     bufs.push_back(std::move(b));
   }
   return Status::OK();
+}
+
+// One pass over the grid's blocks: `visit(info, views, i)` with block i of every array read,
+// `commit` as run_blocks takes it.
+Status run_block_views(const PassGrid& grid, const std::vector<Array>& arrays, RunContext& run,
+                       const std::function<Status(const BlockInfo&, std::span<const BlockView>, int64_t)>& visit,
+                       const std::function<Status(int64_t)>& commit, const PassOptions& o) {
+  return run.run_pass(
+      grid.grid.num_chunks(), grid.block_bytes(arrays),
+      [&](int64_t i) -> Status {
+        const BlockInfo info = grid.info(i);
+        std::vector<Buffer> bufs;
+        std::vector<BlockView> views;
+        STRATA_RETURN_NOT_OK(read_block_views(arrays, info, run, bufs, views));
+        return visit(info, views, i);
+      },
+      commit, o);
 }
 
 }  // namespace detail
@@ -42,20 +55,10 @@ Status for_each_block(const Context& ctx, const std::vector<Array>& arrays, cons
   STRATA_ASSIGN_OR_RETURN(detail::PassGrid grid, detail::PassGrid::make(arrays, std::move(block_shape)));
   detail::RunContext run(ctx, options);
   STRATA_RETURN_NOT_OK(run.prepare(arrays));
-  PassOptions o = run.pass_options(options.label.empty() ? "for_each_block" : options.label);
-  const auto t0 = std::chrono::steady_clock::now();
-  run.start_pass(grid.grid.num_chunks());
-  Status st = run_blocks(
-      ctx, grid.grid.num_chunks(), grid.block_bytes(arrays),
-      [&](int64_t i) -> Status {
-        BlockInfo info = grid.info(i);
-        std::vector<Buffer> bufs;
-        std::vector<BlockView> views;
-        STRATA_RETURN_NOT_OK(detail::read_block_views(arrays, info, run, bufs, views));
-        return fn(info, views);
-      },
+  const PassOptions o = run.pass_options(options.label.empty() ? "for_each_block" : options.label);
+  Status st = detail::run_block_views(
+      grid, arrays, run, [&](const BlockInfo& info, std::span<const BlockView> views, int64_t) { return fn(info, views); },
       nullptr, o);
-  run.finish_pass(o.label, t0);
   run.finish();
   return st;
 }
@@ -74,23 +77,14 @@ Status reduce_blocks_impl(const Context& ctx, const std::vector<Array>& arrays, 
   STRATA_RETURN_NOT_OK(run.prepare(arrays));
   PassOptions po = run.pass_options(o.label);
   po.window = slots;
-  const auto t0 = std::chrono::steady_clock::now();
-  run.start_pass(grid.grid.num_chunks());
-  Status st = run_blocks(
-      ctx, grid.grid.num_chunks(), grid.block_bytes(arrays),
-      [&](int64_t i) -> Status {
-        BlockInfo info = grid.info(i);
-        std::vector<Buffer> bufs;
-        std::vector<BlockView> views;
-        STRATA_RETURN_NOT_OK(detail::read_block_views(arrays, info, run, bufs, views));
-        return partial(info, views, i % slots);
-      },
+  Status st = run_block_views(
+      grid, arrays, run,
+      [&](const BlockInfo& info, std::span<const BlockView> views, int64_t i) { return partial(info, views, i % slots); },
       [&](int64_t i) -> Status {
         combine(i % slots);
         return Status::OK();
       },
       po);
-  run.finish_pass(o.label, t0);
   run.finish();
   return st;
 }

@@ -1,5 +1,4 @@
 // persist(): one pass computing every chunk once and keeping it encoded in memory.
-#include <chrono>
 #include <cstring>
 
 #include "array/persisted.hpp"
@@ -28,16 +27,11 @@ Result<Array> persist(const Context& ctx, const Array& a, const PersistOptions& 
   const int64_t cn = grid.grid.chunk_numel();
   storage->chunks.resize(static_cast<size_t>(grid.grid.num_chunks()));
   const std::string label = options.label.empty() ? "persist" : options.label;
-  const auto t0 = std::chrono::steady_clock::now();
-  run.start_pass(grid.grid.num_chunks());
-  Status st = run_blocks(
-      ctx, grid.grid.num_chunks(), 2 * grid.block_bytes({a}) + cn * isz,
+  Status st = run.run_pass(
+      grid.grid.num_chunks(), 2 * grid.block_bytes({a}) + cn * isz,
       [&](int64_t i) -> Status {
         const BlockInfo info = grid.info(i);
-        const detail::Box box = detail::Box::dense(info.origin, info.extent);
-        STRATA_ASSIGN_OR_RETURN(Buffer block, Buffer::allocate(std::max<int64_t>(1, box.numel()) * isz));
-        detail::EvalContext ectx = run.eval_context();
-        STRATA_RETURN_NOT_OK(a.node()->read_box(box, block.data(), ectx));
+        STRATA_ASSIGN_OR_RETURN(Buffer block, run.read_block(*a.node(), info, isz));
         STRATA_ASSIGN_OR_RETURN(Buffer full, Buffer::zeros(std::max<int64_t>(1, cn) * isz));
         copy_box(block.data(), info.extent, Shape(chunk.size(), 0), full.data(), chunk, Shape(chunk.size(), 0),
                  info.extent, isz);
@@ -56,7 +50,6 @@ Result<Array> persist(const Context& ctx, const Array& a, const PersistOptions& 
         return Status::OK();
       },
       nullptr, run.pass_options(label));
-  run.finish_pass(label, t0);
   run.finish();
   STRATA_RETURN_NOT_OK(st);
   for (const Bytes& b : storage->chunks) storage->stored_bytes += static_cast<int64_t>(b.size());

@@ -1,7 +1,6 @@
 // compute() and to_zarr(): one pass over the array's blocks after its reductions are evaluated.
 #include "strata/exec/run.hpp"
 
-#include <chrono>
 #include <cstring>
 
 #include "exec/run_context.hpp"
@@ -21,22 +20,16 @@ Result<HostArray> compute(const Context& ctx, const Array& a, const PassOptions&
   STRATA_ASSIGN_OR_RETURN(detail::PassGrid grid, detail::PassGrid::make({a}, {}));
   const int64_t isz = a.dtype().itemsize();
   const std::string label = options.label.empty() ? "compute" : options.label;
-  const auto t0 = std::chrono::steady_clock::now();
-  run.start_pass(grid.grid.num_chunks());
-  Status st = run_blocks(
-      ctx, grid.grid.num_chunks(), grid.block_bytes({a}),
+  Status st = run.run_pass(
+      grid.grid.num_chunks(), grid.block_bytes({a}),
       [&](int64_t i) -> Status {
         const BlockInfo info = grid.info(i);
-        const detail::Box box = detail::Box::dense(info.origin, info.extent);
-        STRATA_ASSIGN_OR_RETURN(Buffer tmp, Buffer::allocate(std::max<int64_t>(1, box.numel()) * isz));
-        detail::EvalContext ectx = run.eval_context();
-        STRATA_RETURN_NOT_OK(a.node()->read_box(box, tmp.data(), ectx));
+        STRATA_ASSIGN_OR_RETURN(Buffer tmp, run.read_block(*a.node(), info, isz));
         copy_box(tmp.data(), info.extent, Shape(info.extent.size(), 0), out.raw(), a.shape(), info.origin,
                  info.extent, isz);
         return Status::OK();
       },
       nullptr, run.pass_options(label));
-  run.finish_pass(label, t0);
   run.finish();
   STRATA_RETURN_NOT_OK(st);
   return out;
@@ -56,20 +49,14 @@ Status to_zarr(const Context& ctx, const Array& a, const std::shared_ptr<io::Sto
   STRATA_ASSIGN_OR_RETURN(detail::PassGrid grid, detail::PassGrid::make({a}, block));
   const int64_t isz = a.dtype().itemsize();
   const std::string label = options.label.empty() ? "to_zarr " + path : options.label;
-  const auto t0 = std::chrono::steady_clock::now();
-  run.start_pass(grid.grid.num_chunks());
-  Status st = run_blocks(
-      ctx, grid.grid.num_chunks(), 2 * grid.block_bytes({a}),
+  Status st = run.run_pass(
+      grid.grid.num_chunks(), 2 * grid.block_bytes({a}),
       [&](int64_t i) -> Status {
         const BlockInfo info = grid.info(i);
-        const detail::Box box = detail::Box::dense(info.origin, info.extent);
-        STRATA_ASSIGN_OR_RETURN(Buffer tmp, Buffer::allocate(std::max<int64_t>(1, box.numel()) * isz));
-        detail::EvalContext ectx = run.eval_context();
-        STRATA_RETURN_NOT_OK(a.node()->read_box(box, tmp.data(), ectx));
+        STRATA_ASSIGN_OR_RETURN(Buffer tmp, run.read_block(*a.node(), info, isz));
         return z.write_region(info.origin, info.extent, tmp.data(), &ctx.pool());
       },
       nullptr, run.pass_options(label));
-  run.finish_pass(label, t0);
   run.finish();
   return st.with_context(str_cat("writing ", z.describe()));
 }

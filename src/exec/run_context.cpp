@@ -92,6 +92,23 @@ void RunContext::finish_pass(const std::string& label, std::chrono::steady_clock
   local_.add_phase(label, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
+Status RunContext::run_pass(int64_t blocks, int64_t bytes_per_block, const std::function<Status(int64_t)>& work,
+                            const std::function<Status(int64_t)>& commit, const PassOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  start_pass(blocks);
+  Status st = run_blocks(ctx_, blocks, bytes_per_block, work, commit, o);
+  finish_pass(o.label, t0);
+  return st;
+}
+
+Result<Buffer> RunContext::read_block(const Node& n, const BlockInfo& info, int64_t itemsize) {
+  const Box box = Box::dense(info.origin, info.extent);
+  STRATA_ASSIGN_OR_RETURN(Buffer b, Buffer::allocate(std::max<int64_t>(1, box.numel()) * itemsize));
+  EvalContext ctx = eval_context();
+  STRATA_RETURN_NOT_OK(n.read_box(box, b.data(), ctx));
+  return b;
+}
+
 void RunContext::finish() {
   RunReport r = local_;
   stats_.add_to(r);
@@ -149,10 +166,8 @@ Status RunContext::evaluate_reduce(const ReduceNode& r) {
   for (int64_t e : r.kept_shape(full)) kept_numel *= e;
   const int64_t bytes = (in.tileable() ? 0 : grid.chunk_numel() * in.dtype().itemsize()) + in.working_bytes(full) +
                         kept_numel * isz;
-  const auto t0 = std::chrono::steady_clock::now();
-  start_pass(grid.num_chunks());
-  Status st = run_blocks(
-      ctx_, grid.num_chunks(), bytes,
+  Status st = run_pass(
+      grid.num_chunks(), bytes,
       [&](int64_t i) -> Status {
         const Shape idx = grid.unravel(i);
         const Box box = Box::dense(grid.chunk_origin(idx), grid.chunk_extent(idx));
@@ -176,7 +191,6 @@ Status RunContext::evaluate_reduce(const ReduceNode& r) {
         return Status::OK();
       },
       o);
-  finish_pass(label, t0);
   STRATA_RETURN_NOT_OK(st);
   STRATA_ASSIGN_OR_RETURN(HostArray out, HostArray::allocate(r.shape(), r.dtype()));
   r.finalize(total.data(), out.raw());

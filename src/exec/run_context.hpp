@@ -3,6 +3,7 @@
 // counters, the reductions evaluated for it, timing, and the report it fills.
 
 #include <chrono>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +34,12 @@ class RunContext {
   /// A pass of `blocks` blocks is about to run (grows the run's progress total).
   void start_pass(int64_t blocks) { progress_.add_total(blocks); }
   void finish_pass(const std::string& label, std::chrono::steady_clock::time_point t0);
+  /// One timed pass: run_blocks(work, commit) over `blocks` blocks on the run's context, its
+  /// wall time recorded as phase o.label.
+  Status run_pass(int64_t blocks, int64_t bytes_per_block, const std::function<Status(int64_t)>& work,
+                  const std::function<Status(int64_t)>& commit, const PassOptions& o);
+  /// Block `info` of `n` read densely into a new buffer of `itemsize`-byte elements.
+  Result<Buffer> read_block(const Node& n, const BlockInfo& info, int64_t itemsize);
   /// Fold counters and wall time into the context's report.
   void finish();
   const HostArray* materialized(const Node* n) const;

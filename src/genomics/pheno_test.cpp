@@ -9,7 +9,8 @@ namespace {
 using strata::testing::TempDir;
 using strata::testing::write_file;
 
-io::SampleInfo three() {
+// Samples a, b, c and d of family f.
+io::SampleInfo four_samples() {
   io::SampleInfo s;
   s.id = {"a", "b", "c", "d"};
   s.family_id = {"f", "f", "f", "f"};
@@ -21,18 +22,18 @@ TEST(SampleTable, ByteOrderMarkAndCommentLines) {
   // Before, the BOM made the header a data row ("\xEF\xBB\xBF#FID" is not "#FID").
   write_file(tmp.str("p.txt"), "\xEF\xBB\xBF##made by a spreadsheet\n#FID IID Q\nf a 1.5\nf b 2\nf c NA\nf d 3\n");
   SampleTableOptions o;
-  STRATA_ASSERT_OK_AND_ASSIGN(auto t, read_sample_table(tmp.str("p.txt"), three(), o));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto t, read_sample_table(tmp.str("p.txt"), four_samples(), o));
   ASSERT_EQ(t.columns.size(), 1u);
   EXPECT_EQ(t.columns[0].name, "Q");
   EXPECT_EQ(t.columns[0].values[0], 1.5);
   EXPECT_TRUE(std::isnan(t.columns[0].values[2]));
   write_file(tmp.str("b.txt"), "\xEF\xBB\xBF" "f a 1\nf b 2\nf c 1\nf d 2\n");  // no header: PHENO1
-  STRATA_ASSERT_OK_AND_ASSIGN(auto h, read_sample_table(tmp.str("b.txt"), three(), o));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto h, read_sample_table(tmp.str("b.txt"), four_samples(), o));
   ASSERT_EQ(h.columns.size(), 1u);
   EXPECT_EQ(h.columns[0].name, "PHENO1");
   EXPECT_EQ(h.matched_rows, 4);
   o.first_number = 2;  // after a .fam phenotype, as plink2 numbers them
-  STRATA_ASSERT_OK_AND_ASSIGN(auto h2, read_sample_table(tmp.str("b.txt"), three(), o));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto h2, read_sample_table(tmp.str("b.txt"), four_samples(), o));
   EXPECT_EQ(h2.columns[0].name, "PHENO2");
 }
 
@@ -41,7 +42,7 @@ TEST(SampleTable, CategoricalAndEmptyCovariates) {
   write_file(tmp.str("c.txt"), "#FID IID POP AGE NONE\nf a EUR 30 NA\nf b AFR 41 NA\nf c NA 50 NA\nf d EAS 29 -9\n");
   SampleTableOptions o;
   o.phenotypes = false;
-  STRATA_ASSERT_OK_AND_ASSIGN(auto t, read_sample_table(tmp.str("c.txt"), three(), o));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto t, read_sample_table(tmp.str("c.txt"), four_samples(), o));
   ASSERT_EQ(t.columns.size(), 3u);  // POP=EAS, POP=EUR (AFR the reference), AGE; NONE left out
   EXPECT_EQ(t.columns[0].name, "POP=EAS");
   EXPECT_EQ(t.columns[1].name, "POP=EUR");
@@ -55,7 +56,7 @@ TEST(SampleTable, CategoricalAndEmptyCovariates) {
   EXPECT_NE(t.warnings[1].find("'NONE' has no value"), std::string::npos) << t.warnings[1];
   // A phenotype must still be a number.
   SampleTableOptions p;
-  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("c.txt"), three(), p), StatusCode::Corrupt,
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("c.txt"), four_samples(), p), StatusCode::Corrupt,
                        "line 2: phenotype 'POP' value 'EUR' is not a number");
 }
 
@@ -63,11 +64,11 @@ TEST(SampleTable, RefusedAsPlink2RefusesThem) {
   TempDir tmp;
   SampleTableOptions o;
   write_file(tmp.str("h.txt"), "#FID IID Q\nf a 0x1p1\nf b 2\n");
-  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("h.txt"), three(), o), StatusCode::Corrupt, "line 2: phenotype 'Q' value '0x1p1'");
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("h.txt"), four_samples(), o), StatusCode::Corrupt, "line 2: phenotype 'Q' value '0x1p1'");
   write_file(tmp.str("b.txt"), "#FID IID Q\nf a 1\n\nf b 2\n");
-  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("b.txt"), three(), o), StatusCode::Corrupt, "line 3: empty line between rows");
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("b.txt"), four_samples(), o), StatusCode::Corrupt, "line 3: empty line between rows");
   write_file(tmp.str("e.txt"), "#FID IID Q\nf a 1\nf b 2\n\n\n");  // trailing blank lines are fine
-  STRATA_ASSERT_OK(read_sample_table(tmp.str("e.txt"), three(), o));
+  STRATA_ASSERT_OK(read_sample_table(tmp.str("e.txt"), four_samples(), o));
 }
 
 }  // namespace

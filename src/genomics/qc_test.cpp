@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/test_context.hpp"
+#include "genomics/test_cohort.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/io/plink.hpp"
 #include "testing/testing.hpp"
@@ -20,20 +21,10 @@ using strata::testing::shared_data_dir;
 GenotypeViewPtr make_view(const std::vector<std::vector<int>>& rows) {
   const int64_t m = static_cast<int64_t>(rows.size()), n = static_cast<int64_t>(rows[0].size());
   std::vector<uint8_t> codes(static_cast<size_t>(m * packed_row_bytes(n)), 0xFF);
-  VariantInfo info;
-  for (int64_t v = 0; v < m; ++v) {
+  for (int64_t v = 0; v < m; ++v)
     for (int64_t s = 0; s < n; ++s)
       set_code(codes.data() + v * packed_row_bytes(n), s, static_cast<uint8_t>(rows[v][s] < 0 ? int{kCodeMissing} : rows[v][s]));
-    info.contig.push_back(0);
-    info.position.push_back(v + 1);
-    info.id.push_back("v" + std::to_string(v));
-    info.ref.emplace_back("A");
-    info.alt.emplace_back("C");
-    info.cm.push_back(0);
-  }
-  SampleInfo s;
-  for (int64_t i = 0; i < n; ++i) s.id.push_back("s" + std::to_string(i));
-  auto view = make_memory_genotypes(std::move(codes), m, n, s, {"1"}, info);
+  auto view = make_memory_genotypes(std::move(codes), m, n, numbered_samples(n), {"1"}, numbered_variants(m));
   EXPECT_TRUE(view.ok());
   return *view;
 }

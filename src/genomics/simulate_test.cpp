@@ -20,16 +20,15 @@ namespace {
 
 using strata::testing::TempDir;
 
-SimulateOptions small_options() {
+// n samples and m variants in `pops` populations at Fst `fst`, a fraction `missing` of calls missing.
+SimulateOptions options(int64_t n, int64_t m, int64_t pops, double fst, double missing, uint64_t seed) {
   SimulateOptions o;
-  o.num_samples = 203;
-  o.num_variants = 157;
-  o.num_pops = 3;
-  o.fst = 0.1;
-  o.missing = 0.05;
-  o.seed = 42;
+  o.num_samples = n, o.num_variants = m, o.num_pops = pops;
+  o.fst = fst, o.missing = missing, o.seed = seed;
   return o;
 }
+
+SimulateOptions small_options() { return options(203, 157, 3, 0.1, 0.05, 42); }
 
 // Without structure every call is keyed element-wise: threshold t_v from the variant's draw
 // sequence (stream 2), alleles = words 2g and 2g + 1 of stream 0, missingness = word g of
@@ -94,13 +93,7 @@ TEST(Simulate, FilesIdenticalForAnyThreadsAndBlocks) {
 }
 
 TEST(Simulate, PopulationsAndModel) {
-  SimulateOptions o;
-  o.num_samples = 3000;
-  o.num_variants = 400;
-  o.num_pops = 4;
-  o.fst = 0.05;
-  o.missing = 0.02;
-  o.seed = 7;
+  const SimulateOptions o = options(3000, 400, 4, 0.05, 0.02, 7);
   const auto pops = simulated_populations(o);
   ASSERT_EQ(pops.size(), 3000u);
   EXPECT_TRUE(std::is_sorted(pops.begin(), pops.end()));

@@ -10,6 +10,27 @@
 
 namespace strata::genomics {
 
+// Samples s0, s1, … s(n−1).
+inline io::SampleInfo numbered_samples(int64_t n) {
+  io::SampleInfo samples;
+  for (int64_t j = 0; j < n; ++j) samples.id.push_back("s" + std::to_string(j));
+  return samples;
+}
+
+// Variants v0, v1, … v(m−1) on contig 0 at positions 1, 2, …: A>C, 0 cM.
+inline io::VariantInfo numbered_variants(int64_t m) {
+  io::VariantInfo vi;
+  for (int64_t v = 0; v < m; ++v) {
+    vi.contig.push_back(0);
+    vi.position.push_back(v + 1);
+    vi.id.push_back("v" + std::to_string(v));
+    vi.ref.push_back("A");
+    vi.alt.push_back("C");
+    vi.cm.push_back(0);
+  }
+  return vi;
+}
+
 // The ALT dosages of cohort(m, n, seed), variant-major (m × n), −1 = missing: two populations
 // with different frequencies, a few missing calls, and one monomorphic variant (3). Tests use
 // them as an oracle that does not go through the genotype view.
@@ -41,18 +62,7 @@ inline io::GenotypeViewPtr cohort(int64_t m, int64_t n, uint64_t seed) {
       io::set_code(codes.data() + v * stride, j, c < 0 ? uint8_t{io::kCodeMissing} : static_cast<uint8_t>(c));
     }
   }
-  io::SampleInfo samples;
-  for (int64_t j = 0; j < n; ++j) samples.id.push_back("s" + std::to_string(j));
-  io::VariantInfo vi;
-  for (int64_t v = 0; v < m; ++v) {
-    vi.contig.push_back(0);
-    vi.position.push_back(v + 1);
-    vi.id.push_back("v" + std::to_string(v));
-    vi.ref.push_back("A");
-    vi.alt.push_back("C");
-    vi.cm.push_back(0);
-  }
-  auto view = io::make_memory_genotypes(std::move(codes), m, n, std::move(samples), {"1"}, std::move(vi));
+  auto view = io::make_memory_genotypes(std::move(codes), m, n, numbered_samples(n), {"1"}, numbered_variants(m));
   return view.ok() ? *view : nullptr;
 }
 

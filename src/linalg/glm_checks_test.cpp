@@ -3,6 +3,7 @@
 // duplicated column, a second constant column, separable classes, an exact normal fit; and a
 // well-posed fit that must pass untouched.
 #include <cmath>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -17,7 +18,7 @@ namespace {
 using testing::test_ctx;
 
 constexpr GlmSolver kSolvers[] = {GlmSolver::Newton, GlmSolver::Lbfgs, GlmSolver::Admm, GlmSolver::GradientDescent,
-                                  GlmSolver::ProximalGradient};
+                                GlmSolver::ProximalGradient};
 
 struct Design {
   int64_t n = 0, p = 0;
@@ -50,6 +51,16 @@ Result<GlmResult> fit(const Design& d, GlmFamily f, GlmSolver s) {
   return fit_glm(test_ctx(), *make_dense_source(d.x.data(), d.n, d.p), d.y, p);
 }
 
+// `check` on the logistic fit of d by every solver (each under a trace naming it).
+void for_each_solver(const Design& d, const std::function<void(const GlmResult&)>& check) {
+  for (GlmSolver s : kSolvers) {
+    SCOPED_TRACE(glm_solver_name(s));
+    auto r = fit(d, GlmFamily::Logistic, s);
+    STRATA_ASSERT_OK(r.status());
+    check(*r);
+  }
+}
+
 bool has_warning(const GlmResult& r, const std::string& text) {
   for (const auto& w : r.warnings)
     if (w.find(text) != std::string::npos) return true;
@@ -58,38 +69,29 @@ bool has_warning(const GlmResult& r, const std::string& text) {
 
 TEST(GlmDesignChecks, DuplicatedColumnIsCollinearForEverySolver) {
   const Design d = design(400, 1, false);
-  for (GlmSolver s : kSolvers) {
-    SCOPED_TRACE(glm_solver_name(s));
-    auto r = fit(d, GlmFamily::Logistic, s);
-    STRATA_ASSERT_OK(r.status());
-    EXPECT_EQ(r->design_check, "CORR_TOO_HIGH");
-    EXPECT_TRUE(has_warning(*r, "x1 and x3 correlate above 0.999")) << ::testing::PrintToString(r->warnings);
-    for (double v : r->se) EXPECT_TRUE(std::isnan(v)) << "SE of a collinear design";
-  }
+  for_each_solver(d, [](const GlmResult& r) {
+    EXPECT_EQ(r.design_check, "CORR_TOO_HIGH");
+    EXPECT_TRUE(has_warning(r, "x1 and x3 correlate above 0.999")) << ::testing::PrintToString(r.warnings);
+    for (double v : r.se) EXPECT_TRUE(std::isnan(v)) << "SE of a collinear design";
+  });
 }
 
 TEST(GlmDesignChecks, SecondConstantColumnIsCollinearWithTheIntercept) {
   const Design d = design(300, 2, false);
-  for (GlmSolver s : kSolvers) {
-    SCOPED_TRACE(glm_solver_name(s));
-    auto r = fit(d, GlmFamily::Logistic, s);
-    STRATA_ASSERT_OK(r.status());
-    EXPECT_TRUE(has_warning(*r, "x3 is constant, collinear with intercept")) << ::testing::PrintToString(r->warnings);
-  }
+  for_each_solver(d, [](const GlmResult& r) {
+    EXPECT_TRUE(has_warning(r, "x3 is constant, collinear with intercept")) << ::testing::PrintToString(r.warnings);
+  });
 }
 
 TEST(GlmDesignChecks, SeparableClassesAreReportedForEverySolver) {
   // y = [x0 > 0]: the likelihood has no maximum; every solver's coefficients run off (lbfgs
   // used to report convergence with a coefficient in the thousands, no warning).
   const Design d = design(400, 0, true);
-  for (GlmSolver s : kSolvers) {
-    SCOPED_TRACE(glm_solver_name(s));
-    auto r = fit(d, GlmFamily::Logistic, s);
-    STRATA_ASSERT_OK(r.status());
-    EXPECT_TRUE(r->separation);
-    EXPECT_TRUE(has_warning(*r, "separation suspected")) << ::testing::PrintToString(r->warnings);
-    for (double v : r->p) EXPECT_TRUE(std::isnan(v));
-  }
+  for_each_solver(d, [](const GlmResult& r) {
+    EXPECT_TRUE(r.separation);
+    EXPECT_TRUE(has_warning(r, "separation suspected")) << ::testing::PrintToString(r.warnings);
+    for (double v : r.p) EXPECT_TRUE(std::isnan(v));
+  });
 }
 
 TEST(GlmDesignChecks, ExactNormalFitIsInvalidResult) {
@@ -104,15 +106,12 @@ TEST(GlmDesignChecks, ExactNormalFitIsInvalidResult) {
 
 TEST(GlmDesignChecks, WellPosedFitsPassUntouched) {
   const Design d = design(500, 0, false);
-  for (GlmSolver s : kSolvers) {
-    SCOPED_TRACE(glm_solver_name(s));
-    auto r = fit(d, GlmFamily::Logistic, s);
-    STRATA_ASSERT_OK(r.status());
-    EXPECT_EQ(r->design_check, ".");
-    EXPECT_FALSE(r->separation);
-    EXPECT_FALSE(has_warning(*r, "collinear")) << ::testing::PrintToString(r->warnings);
-    for (double v : r->se) EXPECT_TRUE(std::isfinite(v));
-  }
+  for_each_solver(d, [](const GlmResult& r) {
+    EXPECT_EQ(r.design_check, ".");
+    EXPECT_FALSE(r.separation);
+    EXPECT_FALSE(has_warning(r, "collinear")) << ::testing::PrintToString(r.warnings);
+    for (double v : r.se) EXPECT_TRUE(std::isfinite(v));
+  });
 }
 
 // Gram of [1, columns] over n rows.
@@ -121,8 +120,8 @@ std::vector<double> gram_of(const std::vector<std::vector<double>>& cols) {
   std::vector<double> g(p * p, 0.0);
   for (size_t s = 0; s < n; ++s)
     for (size_t i = 0; i < p; ++i)
-      for (size_t j = 0; j < p; ++j)
-        g[i * p + j] += (i ? cols[i - 1][s] : 1.0) * (j ? cols[j - 1][s] : 1.0);
+    for (size_t j = 0; j < p; ++j)
+      g[i * p + j] += (i ? cols[i - 1][s] : 1.0) * (j ? cols[j - 1][s] : 1.0);
   return g;
 }
 

@@ -25,6 +25,14 @@ std::vector<double> lapack_s(std::vector<double> a, int64_t rows, int64_t cols) 
   return s;
 }
 
+// Options for the top k singular values by `method`, defaults otherwise.
+SvdParams params(int64_t k, SvdMethod method) {
+  SvdParams o;
+  o.k = k;
+  o.method = method;
+  return o;
+}
+
 std::vector<double> gaussian_row_major(int64_t rows, int64_t cols, uint64_t seed, double scale = 1.0) {
   std::vector<double> a = testutil::gaussian(rows, cols, seed).to_row_major();
   for (double& x : a) x *= scale;
@@ -45,9 +53,7 @@ TEST(SvdEdge, SmallRandomizedIsExactTallAndFat) {
     const std::vector<double> ref = lapack_s(a, rows, cols);
     RowBlockSourcePtr src = make_dense_source(a.data(), rows, cols);
     for (int iterations : {-1, 30}) {
-      SvdParams o;
-      o.k = 2;
-      o.method = SvdMethod::Randomized;
+      SvdParams o = params(2, SvdMethod::Randomized);
       o.iterations = iterations;
       o.tolerance = 1e-10;
       STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
@@ -67,9 +73,7 @@ TEST(SvdEdge, SmallRandomizedIsExactTallAndFat) {
     // Fewer passes than completeness needs, or subspace iteration (12 columns of 20 or more):
     // approximate, and a tolerance it cannot meet is reported, not passed off as met.
     for (auto scheme : {RandomizedScheme::BlockKrylov, RandomizedScheme::SubspaceIteration}) {
-      SvdParams o;
-      o.k = 2;
-      o.method = SvdMethod::Randomized;
+      SvdParams o = params(2, SvdMethod::Randomized);
       o.scheme = scheme;
       o.iterations = 1;
       o.tolerance = 1e-10;
@@ -91,9 +95,7 @@ TEST(SvdEdge, UnmetToleranceIsReported) {
   for (int i = 0; i < 300; ++i) s.push_back(10.0 - 0.01 * i);  // flat: slow convergence
   const std::vector<double> a = testutil::with_spectrum(2000, 300, s, 5);
   RowBlockSourcePtr src = make_dense_source(a.data(), 2000, 300);
-  SvdParams o;
-  o.k = 5;
-  o.method = SvdMethod::Randomized;
+  SvdParams o = params(5, SvdMethod::Randomized);
   o.iterations = 2;
   o.tolerance = 1e-10;
   STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
@@ -129,9 +131,7 @@ TEST(SvdEdge, SubnormalAndHugeInputAreRescaled) {
     RowBlockSourcePtr src = make_dense_source(a.data(), rows, cols);
     for (auto method : {SvdMethod::Exact, SvdMethod::Randomized}) {
       SCOPED_TRACE(::testing::Message() << "scale " << scale << " method " << int(method));
-      SvdParams o;
-      o.k = 3;
-      o.method = method;
+      SvdParams o = params(3, method);
       o.iterations = 8;
       STRATA_ASSERT_OK_AND_ASSIGN(SvdResult r, svd(test_ctx(), src, o));
       // Subnormal singular values keep only the bits a subnormal has.
@@ -152,23 +152,17 @@ TEST(SvdEdge, NonFiniteAndZeroInputAreInvalidData) {
     a[3 * cols + 4] = bad;
     RowBlockSourcePtr src = make_dense_source(a.data(), rows, cols);
     for (auto method : {SvdMethod::Exact, SvdMethod::Randomized}) {
-      SvdParams o;
-      o.k = 2;
-      o.method = method;
+      SvdParams o = params(2, method);
       STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "dense 50 x 10: non-finite value .* at row 3, column 4");
     }
   }
   std::vector<double> zero(static_cast<size_t>(rows * cols), 0.0);
   RowBlockSourcePtr src = make_dense_source(zero.data(), rows, cols);
   for (auto method : {SvdMethod::Exact, SvdMethod::Randomized}) {
-    SvdParams o;
-    o.k = 2;
-    o.method = method;
+    SvdParams o = params(2, method);
     STRATA_EXPECT_STATUS(svd(test_ctx(), src, o), StatusCode::InvalidData, "the matrix is zero");
   }
-  SvdParams o;
-  o.k = 10;
-  o.method = SvdMethod::Exact;
+  SvdParams o = params(10, SvdMethod::Exact);
   std::vector<double> a = gaussian_row_major(rows, cols, 3);
   STRATA_EXPECT_STATUS(svd(test_ctx(), make_dense_source(a.data(), rows, cols), o), StatusCode::Ok, "");
   o.k = 11;

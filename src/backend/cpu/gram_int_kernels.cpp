@@ -20,15 +20,7 @@
 #include <cstring>
 #include <vector>
 
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#define STRATA_GRAM_INT_X86 1
-#endif
+#include "backend/cpu/x86_intrinsics_internal.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -63,7 +55,7 @@ void t_times_portable(const uint8_t* codes, int64_t stride, int64_t rows, int64_
   }
 }
 
-#ifdef STRATA_GRAM_INT_X86
+#ifdef STRATA_X86
 #define STRATA_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi,bmi2")))
 
 // acc += pairwise products of a and b. Inline assembly for phase 2: there GCC 12 copies every
@@ -101,15 +93,21 @@ STRATA_VNNI inline __m512i decode32(const uint8_t* row, int64_t n, __m512i shift
   return _mm512_and_si512(_mm512_srlv_epi16(data, shifts), mask);
 }
 
+// A block's accumulators zeroed (unrolled: they live in registers).
+template <int A, int B>
+STRATA_VNNI inline void zero_all(__m512i (&acc)[A][B]) {
+#pragma GCC unroll 16
+  for (int a = 0; a < A; ++a)
+#pragma GCC unroll 16
+    for (int b = 0; b < B; ++b) acc[a][b] = _mm512_setzero_si512();
+}
+
 template <int RB, int CB>
 STRATA_VNNI void times_block(const uint8_t* codes, int64_t stride, int64_t n_begin, int64_t n_end, const int16_t* qs,
                              int64_t ldq, int64_t w, int64_t c0, int64_t* p) {
   const __m512i shifts = lane_shifts(), mask = _mm512_set1_epi16(3);
   __m512i acc[RB][CB];
-#pragma GCC unroll 8
-  for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 8
-    for (int c = 0; c < CB; ++c) acc[r][c] = _mm512_setzero_si512();
+  zero_all(acc);
   const int16_t* q0 = qs + c0 * ldq - n_begin;
   for (int64_t n = n_begin; n < n_end; n += 32) {
     __m512i x[RB];
@@ -160,10 +158,7 @@ STRATA_VNNI void t_times_block(const uint8_t* codes, int64_t stride, int64_t pai
                                int64_t w, int64_t c0, int32_t* zt, int64_t ldz) {
   const __m512i shifts = lane_shifts(), mask = _mm512_set1_epi16(3);
   __m512i acc[CB][NV];
-#pragma GCC unroll 16
-  for (int c = 0; c < CB; ++c)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[c][v] = _mm512_setzero_si512();
+  zero_all(acc);
   const uint8_t* r0 = codes + (n >> 2);
   const int32_t* wp = reinterpret_cast<const int32_t*>(wpairs) + c0;
   for (int64_t pr = 0; pr < pairs; ++pr, r0 += 2 * stride, wp += w) {
@@ -245,11 +240,6 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
             : "m"(src), "x"(x));                                                                \
   } while (0)
 #include "backend/cpu/gram_i16_256.inc"
-#undef STRATA_I16_NS
-#undef STRATA_I16_TARGET
-#undef STRATA_I16_DECODE_AHEAD
-#undef STRATA_I16_BDOT
-#undef STRATA_I16_MDOT
 
 #define STRATA_I16_NS avx_vnni
 #define STRATA_I16_TARGET __attribute__((target("avx2,avxvnni")))
@@ -261,11 +251,6 @@ inline int32_t* align32(uint8_t* p) { return const_cast<int32_t*>(align32(static
     __asm__("vpbroadcastd %2, %1\n\t%{vex%} vpdpwssd %3, %1, %0" : "+x"(acc), "=&x"(t_) : "m"(src), "x"(x)); \
   } while (0)
 #include "backend/cpu/gram_i16_256.inc"
-#undef STRATA_I16_NS
-#undef STRATA_I16_TARGET
-#undef STRATA_I16_DECODE_AHEAD
-#undef STRATA_I16_BDOT
-#undef STRATA_I16_MDOT
 
 bool have_avx2() {
   static const bool ok = __builtin_cpu_supports("avx2");
@@ -292,31 +277,18 @@ const GramI16Kernels& gram_i16_portable() {
   return k;
 }
 
-const GramI16Kernels* gram_i16_avx2() {
-#ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx2::times_256, avx2::t_times_256, avx2::pack_256};
-  return have_avx2() ? &k : nullptr;
-#else
-  return nullptr;
-#endif
-}
+#ifdef STRATA_X86
+constexpr GramI16Kernels kAvx2{avx2::times_256, avx2::t_times_256, avx2::pack_256};
+constexpr GramI16Kernels kAvxVnni{avx_vnni::times_256, avx_vnni::t_times_256, avx_vnni::pack_256};
+constexpr GramI16Kernels kVnni{times_vnni, t_times_vnni};
 
-const GramI16Kernels* gram_i16_avx_vnni() {
-#ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{avx_vnni::times_256, avx_vnni::t_times_256, avx_vnni::pack_256};
-  return have_avx_vnni() ? &k : nullptr;
+const GramI16Kernels* gram_i16_avx2() { return have_avx2() ? &kAvx2 : nullptr; }
+const GramI16Kernels* gram_i16_avx_vnni() { return have_avx_vnni() ? &kAvxVnni : nullptr; }
+const GramI16Kernels* gram_i16_vnni() { return have_vnni() ? &kVnni : nullptr; }
 #else
-  return nullptr;
+const GramI16Kernels* gram_i16_avx2() { return nullptr; }
+const GramI16Kernels* gram_i16_avx_vnni() { return nullptr; }
+const GramI16Kernels* gram_i16_vnni() { return nullptr; }
 #endif
-}
-
-const GramI16Kernels* gram_i16_vnni() {
-#ifdef STRATA_GRAM_INT_X86
-  static const GramI16Kernels k{times_vnni, t_times_vnni};
-  return have_vnni() ? &k : nullptr;
-#else
-  return nullptr;
-#endif
-}
 
 }  // namespace strata::backend::cpu

@@ -14,14 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#define STRATA_GRAM_X86 1
-#endif
+#include "backend/cpu/x86_intrinsics_internal.hpp"
 
 namespace strata::backend::cpu {
 namespace {
@@ -122,7 +115,7 @@ void t_times_portable(const uint8_t* codes, int64_t stride, const float* luts, i
   }
 }
 
-#ifdef STRATA_GRAM_X86
+#ifdef STRATA_X86
 // ----------------------------------------------------------------------------- AVX-512
 #define STRATA_AVX512 __attribute__((target("avx512f")))
 
@@ -345,7 +338,7 @@ const GramF32Kernels& gram_f32_portable() {
 }
 
 const GramF32Kernels* gram_f32_avx2() {
-#ifdef STRATA_GRAM_X86
+#ifdef STRATA_X86
   static const GramF32Kernels k{times_avx2, t_times_avx2};
   return have_avx2() ? &k : nullptr;
 #else
@@ -354,7 +347,7 @@ const GramF32Kernels* gram_f32_avx2() {
 }
 
 const GramF32Kernels* gram_f32_avx512() {
-#ifdef STRATA_GRAM_X86
+#ifdef STRATA_X86
   static const GramF32Kernels k{times_avx512, t_times_avx512};
   return have_avx512() ? &k : nullptr;
 #else

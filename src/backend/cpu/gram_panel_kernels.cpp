@@ -168,29 +168,18 @@ __attribute__((target("avx512f"))) void gram_panels_avx512_impl(const float* a, 
     for (int64_t i0 = first_row_block(mode, j0); i0 < rows; i0 += kRows) {
     const float* ap = row_block(a, kk, i0);
     const float* bp = b + (j0 / kGroup) * kk * kGroup;
-    __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
-    __m512 d0 = c0, d1 = c0, d2 = c0, d3 = c0, d4 = c0, d5 = c0, d6 = c0, d7 = c0;
+    __m512 cs[kRows], ds[kRows];  // columns j0 .. j0 + 15 and j0 + 16 .. j0 + 31 of each row
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) cs[r] = ds[r] = _mm512_setzero_ps();
     for (int64_t k = 0; k < kk; ++k) {
       const float* ak = ap + k * kGroup;
       const __m512 b0 = _mm512_loadu_ps(bp + k * kGroup), b1 = _mm512_loadu_ps(bp + k * kGroup + 16);
-      __m512 x = _mm512_set1_ps(ak[0]);
-      c0 = _mm512_fmadd_ps(x, b0, c0), d0 = _mm512_fmadd_ps(x, b1, d0);
-      x = _mm512_set1_ps(ak[1]);
-      c1 = _mm512_fmadd_ps(x, b0, c1), d1 = _mm512_fmadd_ps(x, b1, d1);
-      x = _mm512_set1_ps(ak[2]);
-      c2 = _mm512_fmadd_ps(x, b0, c2), d2 = _mm512_fmadd_ps(x, b1, d2);
-      x = _mm512_set1_ps(ak[3]);
-      c3 = _mm512_fmadd_ps(x, b0, c3), d3 = _mm512_fmadd_ps(x, b1, d3);
-      x = _mm512_set1_ps(ak[4]);
-      c4 = _mm512_fmadd_ps(x, b0, c4), d4 = _mm512_fmadd_ps(x, b1, d4);
-      x = _mm512_set1_ps(ak[5]);
-      c5 = _mm512_fmadd_ps(x, b0, c5), d5 = _mm512_fmadd_ps(x, b1, d5);
-      x = _mm512_set1_ps(ak[6]);
-      c6 = _mm512_fmadd_ps(x, b0, c6), d6 = _mm512_fmadd_ps(x, b1, d6);
-      x = _mm512_set1_ps(ak[7]);
-      c7 = _mm512_fmadd_ps(x, b0, c7), d7 = _mm512_fmadd_ps(x, b1, d7);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 x = _mm512_set1_ps(ak[r]);
+        cs[r] = _mm512_fmadd_ps(x, b0, cs[r]), ds[r] = _mm512_fmadd_ps(x, b1, ds[r]);
+      }
     }
-    const __m512 cs[kRows] = {c0, c1, c2, c3, c4, c5, c6, c7}, ds[kRows] = {d0, d1, d2, d3, d4, d5, d6, d7};
     for (int64_t r = 0; r < kRows && i0 + r < rows; ++r) {
       const int64_t lim = std::min<int64_t>(column_limit(mode, i0 + r, cols) - j0, kGroup);
       double* out = acc + (i0 + r) * ldacc + j0;

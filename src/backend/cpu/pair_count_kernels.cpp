@@ -24,56 +24,43 @@ namespace {
 constexpr int64_t kLanes = kCodePlaneLanes;
 constexpr int64_t kPlanes = kCodePlaneCount;
 
-template <class Popcount>
+// The 9 pair counts, or with King KING's five: hom-ref = observed and neither het nor hom-alt,
+// so opposite homozygotes are one popcount: (a ref & b alt) | (a alt & b ref). KING may skip
+// the pairs above a diagonal tile's diagonal.
+template <bool King, class Popcount>
 inline void counts_scalar(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
                           int64_t cols, int64_t* counts, Popcount pop) {
+  constexpr int kFields = King ? kKingCountFields : kPairCountFields;
   const int64_t ldc = round8(cols);
+  const bool lower_only = King && row0 == col0;
   for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < ldc; ++j) {
-      int64_t c[kPairCountFields] = {};
+    for (int64_t j = 0; j < ldc && !(lower_only && j > i); ++j) {
+      int64_t c[kFields] = {};
       const uint64_t* a = planes + plane_at(row0 + i, words, 0, 0);
       const uint64_t* b = planes + plane_at(col0 + j, words, 0, 0);
       for (int64_t w = 0; w < words; ++w, a += kPlanes * kLanes, b += kPlanes * kLanes) {
         const uint64_t ah = a[0], at = a[kLanes], ao = a[2 * kLanes];
         const uint64_t bh = b[0], bt = b[kLanes], bo = b[2 * kLanes];
-        c[kPairBoth] += pop(ao & bo);
-        c[kPairHetHet] += pop(ah & bh);
-        c[kPairHetAlt] += pop(ah & bt);
-        c[kPairAltHet] += pop(at & bh);
-        c[kPairAltAlt] += pop(at & bt);
-        c[kPairHetObs] += pop(ah & bo);
-        c[kPairAltObs] += pop(at & bo);
-        c[kPairObsHet] += pop(ao & bh);
-        c[kPairObsAlt] += pop(ao & bt);
+        if constexpr (King) {
+          const uint64_t ar = ao & ~(ah | at), br = bo & ~(bh | bt);
+          c[kKingBoth] += pop(ao & bo);
+          c[kKingHetHet] += pop(ah & bh);
+          c[kKingHetObs] += pop(ah & bo);
+          c[kKingObsHet] += pop(ao & bh);
+          c[kKingIbs0] += pop((ar & bt) | (at & br));
+        } else {
+          c[kPairBoth] += pop(ao & bo);
+          c[kPairHetHet] += pop(ah & bh);
+          c[kPairHetAlt] += pop(ah & bt);
+          c[kPairAltHet] += pop(at & bh);
+          c[kPairAltAlt] += pop(at & bt);
+          c[kPairHetObs] += pop(ah & bo);
+          c[kPairAltObs] += pop(at & bo);
+          c[kPairObsHet] += pop(ao & bh);
+          c[kPairObsAlt] += pop(ao & bt);
+        }
       }
-      for (int f = 0; f < kPairCountFields; ++f) counts[(f * rows + i) * ldc + j] += c[f];
-    }
-  }
-}
-
-// KING's five counts. Hom-ref = observed and neither het nor hom-alt, so opposite homozygotes
-// are one popcount: (a ref & b alt) | (a alt & b ref).
-template <class Popcount>
-inline void king_scalar(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
-                        int64_t cols, int64_t* counts, Popcount pop) {
-  const int64_t ldc = round8(cols);
-  const bool diagonal = row0 == col0;
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < ldc && !(diagonal && j > i); ++j) {
-      int64_t c[kKingCountFields] = {};
-      const uint64_t* a = planes + plane_at(row0 + i, words, 0, 0);
-      const uint64_t* b = planes + plane_at(col0 + j, words, 0, 0);
-      for (int64_t w = 0; w < words; ++w, a += kPlanes * kLanes, b += kPlanes * kLanes) {
-        const uint64_t ah = a[0], at = a[kLanes], ao = a[2 * kLanes];
-        const uint64_t bh = b[0], bt = b[kLanes], bo = b[2 * kLanes];
-        const uint64_t ar = ao & ~(ah | at), br = bo & ~(bh | bt);
-        c[kKingBoth] += pop(ao & bo);
-        c[kKingHetHet] += pop(ah & bh);
-        c[kKingHetObs] += pop(ah & bo);
-        c[kKingObsHet] += pop(ao & bh);
-        c[kKingIbs0] += pop((ar & bt) | (at & br));
-      }
-      for (int f = 0; f < kKingCountFields; ++f) counts[(f * rows + i) * ldc + j] += c[f];
+      for (int f = 0; f < kFields; ++f) counts[(f * rows + i) * ldc + j] += c[f];
     }
   }
 }
@@ -140,14 +127,14 @@ inline void planes_scalar(const uint8_t* codes, int64_t stride, int64_t rows, in
 #ifdef STRATA_PAIR_X86
 __attribute__((target("popcnt"))) void king_popcnt(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows,
                                                    int64_t col0, int64_t cols, int64_t* counts) {
-  king_scalar(planes, words, row0, rows, col0, cols, counts,
-              [](uint64_t x) __attribute__((target("popcnt"))) { return __builtin_popcountll(x); });
+  counts_scalar<true>(planes, words, row0, rows, col0, cols, counts,
+                      [](uint64_t x) __attribute__((target("popcnt"))) { return __builtin_popcountll(x); });
 }
 
 __attribute__((target("popcnt"))) void counts_popcnt(const uint64_t* planes, int64_t words, int64_t row0,
                                                      int64_t rows, int64_t col0, int64_t cols, int64_t* counts) {
-  counts_scalar(planes, words, row0, rows, col0, cols, counts,
-                [](uint64_t x) __attribute__((target("popcnt"))) { return __builtin_popcountll(x); });
+  counts_scalar<false>(planes, words, row0, rows, col0, cols, counts,
+                      [](uint64_t x) __attribute__((target("popcnt"))) { return __builtin_popcountll(x); });
 }
 
 #define STRATA_VPOPCNT __attribute__((target("avx512f,avx512vpopcntdq")))
@@ -156,39 +143,61 @@ __attribute__((target("popcnt"))) void counts_popcnt(const uint64_t* planes, int
 // take 1.5 MiB, inside a 2 MiB L2.
 constexpr int64_t kWordChunk = 128;
 
-template <int RA>
+STRATA_VPOPCNT inline __m512i add_popcount(__m512i acc, __m512i x, __m512i y) {
+  return _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
+}
+
+// RA row samples × 8 column samples over words [w0, w1): the 9 pair counts, or with King the 5
+// KING counts (5 popcounts per word and pair instead of 9; the column hom-ref plane is one
+// ternary-logic op per word, shared by the block's rows).
+template <bool King, int RA>
 STRATA_VPOPCNT inline void block_avx512(const uint64_t* planes, int64_t words, int64_t w0, int64_t w1, int64_t a0,
                                         int64_t b0, int64_t* out, int64_t rows, int64_t ldc) {
-  __m512i acc[RA][kPairCountFields];
+  constexpr int kFields = King ? kKingCountFields : kPairCountFields;
+  __m512i acc[RA][kFields];
   for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kPairCountFields; ++f) acc[r][f] = _mm512_setzero_si512();
+    for (int f = 0; f < kFields; ++f) acc[r][f] = _mm512_setzero_si512();
   const uint64_t* b = planes + plane_at(b0, words, w0, 0);
   const uint64_t* a[RA];
   for (int r = 0; r < RA; ++r) a[r] = planes + plane_at(a0 + r, words, w0, 0);
   for (int64_t w = w0; w < w1; ++w) {
     const __m512i bh = _mm512_loadu_si512(b), bt = _mm512_loadu_si512(b + kLanes),
                   bo = _mm512_loadu_si512(b + 2 * kLanes);
+    [[maybe_unused]] const __m512i br = King ? _mm512_ternarylogic_epi64(bo, bh, bt, 0x10) : bo;  // bo & ~(bh | bt)
     b += kPlanes * kLanes;
 #pragma GCC unroll 4
     for (int r = 0; r < RA; ++r) {
+      // Broadcasts straight from memory (a load each), and the row's hom-ref word as a vector
+      // op: a scalar and/not/or would route every word through general registers.
       const __m512i ah = _mm512_set1_epi64(static_cast<long long>(a[r][0]));
       const __m512i at = _mm512_set1_epi64(static_cast<long long>(a[r][kLanes]));
       const __m512i ao = _mm512_set1_epi64(static_cast<long long>(a[r][2 * kLanes]));
       a[r] += kPlanes * kLanes;
       __m512i* c = acc[r];
-      c[kPairBoth] = _mm512_add_epi64(c[kPairBoth], _mm512_popcnt_epi64(_mm512_and_si512(ao, bo)));
-      c[kPairHetHet] = _mm512_add_epi64(c[kPairHetHet], _mm512_popcnt_epi64(_mm512_and_si512(ah, bh)));
-      c[kPairHetAlt] = _mm512_add_epi64(c[kPairHetAlt], _mm512_popcnt_epi64(_mm512_and_si512(ah, bt)));
-      c[kPairAltHet] = _mm512_add_epi64(c[kPairAltHet], _mm512_popcnt_epi64(_mm512_and_si512(at, bh)));
-      c[kPairAltAlt] = _mm512_add_epi64(c[kPairAltAlt], _mm512_popcnt_epi64(_mm512_and_si512(at, bt)));
-      c[kPairHetObs] = _mm512_add_epi64(c[kPairHetObs], _mm512_popcnt_epi64(_mm512_and_si512(ah, bo)));
-      c[kPairAltObs] = _mm512_add_epi64(c[kPairAltObs], _mm512_popcnt_epi64(_mm512_and_si512(at, bo)));
-      c[kPairObsHet] = _mm512_add_epi64(c[kPairObsHet], _mm512_popcnt_epi64(_mm512_and_si512(ao, bh)));
-      c[kPairObsAlt] = _mm512_add_epi64(c[kPairObsAlt], _mm512_popcnt_epi64(_mm512_and_si512(ao, bt)));
+      if constexpr (King) {
+        const __m512i ar = _mm512_ternarylogic_epi64(ao, ah, at, 0x10);  // ao & ~(ah | at)
+        c[kKingBoth] = add_popcount(c[kKingBoth], ao, bo);
+        c[kKingHetHet] = add_popcount(c[kKingHetHet], ah, bh);
+        c[kKingHetObs] = add_popcount(c[kKingHetObs], ah, bo);
+        c[kKingObsHet] = add_popcount(c[kKingObsHet], ao, bh);
+        // (ar & bt) | (at & br)
+        const __m512i opposite = _mm512_ternarylogic_epi64(_mm512_and_si512(ar, bt), at, br, 0xF8);
+        c[kKingIbs0] = _mm512_add_epi64(c[kKingIbs0], _mm512_popcnt_epi64(opposite));
+      } else {
+        c[kPairBoth] = add_popcount(c[kPairBoth], ao, bo);
+        c[kPairHetHet] = add_popcount(c[kPairHetHet], ah, bh);
+        c[kPairHetAlt] = add_popcount(c[kPairHetAlt], ah, bt);
+        c[kPairAltHet] = add_popcount(c[kPairAltHet], at, bh);
+        c[kPairAltAlt] = add_popcount(c[kPairAltAlt], at, bt);
+        c[kPairHetObs] = add_popcount(c[kPairHetObs], ah, bo);
+        c[kPairAltObs] = add_popcount(c[kPairAltObs], at, bo);
+        c[kPairObsHet] = add_popcount(c[kPairObsHet], ao, bh);
+        c[kPairObsAlt] = add_popcount(c[kPairObsAlt], ao, bt);
+      }
     }
   }
   for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kPairCountFields; ++f) {
+    for (int f = 0; f < kFields; ++f) {
       int64_t* p = out + (f * rows + r) * ldc;
       _mm512_storeu_si512(p, _mm512_add_epi64(_mm512_loadu_si512(p), acc[r][f]));
     }
@@ -203,57 +212,16 @@ STRATA_VPOPCNT void counts_avx512(const uint64_t* planes, int64_t words, int64_t
       for (int64_t j = 0; j < ldc; j += kLanes) {
         int64_t* out = counts + i * ldc + j;
         if (rows - i >= 2) {
-          block_avx512<2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
+          block_avx512<false, 2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
         } else {
-          block_avx512<1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
+          block_avx512<false, 1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
         }
       }
     }
   }
 }
 
-// KING: 5 popcounts per word and pair instead of 9; blocks of 4 row samples share the column
-// planes (and the column hom-ref plane, one ternary-logic op per word).
-template <int RA>
-STRATA_VPOPCNT inline void king_block_avx512(const uint64_t* planes, int64_t words, int64_t w0, int64_t w1, int64_t a0,
-                                             int64_t b0, int64_t* out, int64_t rows, int64_t ldc) {
-  __m512i acc[RA][kKingCountFields];
-  for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kKingCountFields; ++f) acc[r][f] = _mm512_setzero_si512();
-  const uint64_t* b = planes + plane_at(b0, words, w0, 0);
-  const uint64_t* a[RA];
-  for (int r = 0; r < RA; ++r) a[r] = planes + plane_at(a0 + r, words, w0, 0);
-  for (int64_t w = w0; w < w1; ++w) {
-    const __m512i bh = _mm512_loadu_si512(b), bt = _mm512_loadu_si512(b + kLanes),
-                  bo = _mm512_loadu_si512(b + 2 * kLanes);
-    const __m512i br = _mm512_ternarylogic_epi64(bo, bh, bt, 0x10);  // bo & ~(bh | bt)
-    b += kPlanes * kLanes;
-#pragma GCC unroll 4
-    for (int r = 0; r < RA; ++r) {
-      // Broadcasts straight from memory (a load each), and the row's hom-ref word as a vector
-      // op: a scalar and/not/or would route every word through general registers.
-      const __m512i ah = _mm512_set1_epi64(static_cast<long long>(a[r][0]));
-      const __m512i at = _mm512_set1_epi64(static_cast<long long>(a[r][kLanes]));
-      const __m512i ao = _mm512_set1_epi64(static_cast<long long>(a[r][2 * kLanes]));
-      a[r] += kPlanes * kLanes;
-      const __m512i ar = _mm512_ternarylogic_epi64(ao, ah, at, 0x10);  // ao & ~(ah | at)
-      __m512i* c = acc[r];
-      c[kKingBoth] = _mm512_add_epi64(c[kKingBoth], _mm512_popcnt_epi64(_mm512_and_si512(ao, bo)));
-      c[kKingHetHet] = _mm512_add_epi64(c[kKingHetHet], _mm512_popcnt_epi64(_mm512_and_si512(ah, bh)));
-      c[kKingHetObs] = _mm512_add_epi64(c[kKingHetObs], _mm512_popcnt_epi64(_mm512_and_si512(ah, bo)));
-      c[kKingObsHet] = _mm512_add_epi64(c[kKingObsHet], _mm512_popcnt_epi64(_mm512_and_si512(ao, bh)));
-      // (ar & bt) | (at & br)
-      const __m512i opposite = _mm512_ternarylogic_epi64(_mm512_and_si512(ar, bt), at, br, 0xF8);
-      c[kKingIbs0] = _mm512_add_epi64(c[kKingIbs0], _mm512_popcnt_epi64(opposite));
-    }
-  }
-  for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kKingCountFields; ++f) {
-      int64_t* p = out + (f * rows + r) * ldc;
-      _mm512_storeu_si512(p, _mm512_add_epi64(_mm512_loadu_si512(p), acc[r][f]));
-    }
-}
-
+// KING: blocks of 4 row samples share the column planes.
 STRATA_VPOPCNT void king_avx512(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0,
                                 int64_t cols, int64_t* counts) {
   const int64_t ldc = round8(cols);
@@ -267,10 +235,10 @@ STRATA_VPOPCNT void king_avx512(const uint64_t* planes, int64_t words, int64_t r
       for (int64_t j = 0; j < jend; j += kLanes) {
         int64_t* out = counts + i * ldc + j;
         switch (ra) {
-          case 4: king_block_avx512<4>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
-          case 3: king_block_avx512<3>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
-          case 2: king_block_avx512<2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
-          default: king_block_avx512<1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          case 4: block_avx512<true, 4>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          case 3: block_avx512<true, 3>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          case 2: block_avx512<true, 2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
+          default: block_avx512<true, 1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc); break;
         }
       }
     }

@@ -58,38 +58,59 @@ inline Columns load_columns(const uint64_t* b) {
           {vld1q_u64(b + 2 * kLanes), vld1q_u64(b + 2 * kLanes + 2)}};
 }
 
-template <int RA>
+// RA row samples × 4 column samples over words [w0, w1): the 9 pair counts, or with King the 5
+// KING counts: hom-ref = observed and neither het nor hom-alt (BIC), opposite homozygotes
+// (a ref & b alt) | (a alt & b ref) one count.
+template <bool King, int RA>
 inline void counts_block(const uint64_t* planes, int64_t words, int64_t w0, int64_t w1, int64_t a0, int64_t b0,
                          int64_t* out, int64_t rows, int64_t ldc) {
-  uint16x8_t acc[RA][kPairCountFields][2];
+  constexpr int kFields = King ? kKingCountFields : kPairCountFields;
+  uint16x8_t acc[RA][kFields][2];
   for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kPairCountFields; ++f) acc[r][f][0] = acc[r][f][1] = vdupq_n_u16(0);
+    for (int f = 0; f < kFields; ++f) acc[r][f][0] = acc[r][f][1] = vdupq_n_u16(0);
   const uint64_t* b = planes + plane_at(b0, words, w0, 0);
   const uint64_t* a[RA];
   for (int r = 0; r < RA; ++r) a[r] = planes + plane_at(a0 + r, words, w0, 0);
   for (int64_t w = w0; w < w1; ++w) {
     const Columns bc = load_columns(b);
     b += kStep;
+    [[maybe_unused]] uint64x2_t br[2];
+    if constexpr (King) {
+      br[0] = vbicq_u64(bc.o[0], vorrq_u64(bc.h[0], bc.t[0]));
+      br[1] = vbicq_u64(bc.o[1], vorrq_u64(bc.h[1], bc.t[1]));
+    }
     for (int r = 0; r < RA; ++r) {
       const uint64x2_t ah = vld1q_dup_u64(a[r]), at = vld1q_dup_u64(a[r] + kLanes),
                        ao = vld1q_dup_u64(a[r] + 2 * kLanes);
       a[r] += kStep;
       uint16x8_t(*c)[2] = acc[r];
-      for (int h = 0; h < 2; ++h) {
-        c[kPairBoth][h] = count_into(c[kPairBoth][h], vandq_u64(ao, bc.o[h]));
-        c[kPairHetHet][h] = count_into(c[kPairHetHet][h], vandq_u64(ah, bc.h[h]));
-        c[kPairHetAlt][h] = count_into(c[kPairHetAlt][h], vandq_u64(ah, bc.t[h]));
-        c[kPairAltHet][h] = count_into(c[kPairAltHet][h], vandq_u64(at, bc.h[h]));
-        c[kPairAltAlt][h] = count_into(c[kPairAltAlt][h], vandq_u64(at, bc.t[h]));
-        c[kPairHetObs][h] = count_into(c[kPairHetObs][h], vandq_u64(ah, bc.o[h]));
-        c[kPairAltObs][h] = count_into(c[kPairAltObs][h], vandq_u64(at, bc.o[h]));
-        c[kPairObsHet][h] = count_into(c[kPairObsHet][h], vandq_u64(ao, bc.h[h]));
-        c[kPairObsAlt][h] = count_into(c[kPairObsAlt][h], vandq_u64(ao, bc.t[h]));
+      if constexpr (King) {
+        const uint64x2_t ar = vbicq_u64(ao, vorrq_u64(ah, at));
+        for (int h = 0; h < 2; ++h) {
+          c[kKingBoth][h] = count_into(c[kKingBoth][h], vandq_u64(ao, bc.o[h]));
+          c[kKingHetHet][h] = count_into(c[kKingHetHet][h], vandq_u64(ah, bc.h[h]));
+          c[kKingHetObs][h] = count_into(c[kKingHetObs][h], vandq_u64(ah, bc.o[h]));
+          c[kKingObsHet][h] = count_into(c[kKingObsHet][h], vandq_u64(ao, bc.h[h]));
+          c[kKingIbs0][h] =
+              count_into(c[kKingIbs0][h], vorrq_u64(vandq_u64(ar, bc.t[h]), vandq_u64(at, br[h])));
+        }
+      } else {
+        for (int h = 0; h < 2; ++h) {
+          c[kPairBoth][h] = count_into(c[kPairBoth][h], vandq_u64(ao, bc.o[h]));
+          c[kPairHetHet][h] = count_into(c[kPairHetHet][h], vandq_u64(ah, bc.h[h]));
+          c[kPairHetAlt][h] = count_into(c[kPairHetAlt][h], vandq_u64(ah, bc.t[h]));
+          c[kPairAltHet][h] = count_into(c[kPairAltHet][h], vandq_u64(at, bc.h[h]));
+          c[kPairAltAlt][h] = count_into(c[kPairAltAlt][h], vandq_u64(at, bc.t[h]));
+          c[kPairHetObs][h] = count_into(c[kPairHetObs][h], vandq_u64(ah, bc.o[h]));
+          c[kPairAltObs][h] = count_into(c[kPairAltObs][h], vandq_u64(at, bc.o[h]));
+          c[kPairObsHet][h] = count_into(c[kPairObsHet][h], vandq_u64(ao, bc.h[h]));
+          c[kPairObsAlt][h] = count_into(c[kPairObsAlt][h], vandq_u64(ao, bc.t[h]));
+        }
       }
     }
   }
   for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kPairCountFields; ++f)
+    for (int f = 0; f < kFields; ++f)
       for (int h = 0; h < 2; ++h) flush(acc[r][f][h], out + (f * rows + r) * ldc + 2 * h);
 }
 
@@ -100,45 +121,8 @@ void counts_neon(const uint64_t* planes, int64_t words, int64_t row0, int64_t ro
     const int64_t w1 = std::min(words, w0 + kWordChunk);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < ldc; j += kCols)
-        counts_block<1>(planes, words, w0, w1, row0 + i, col0 + j, counts + i * ldc + j, rows, ldc);
+        counts_block<false, 1>(planes, words, w0, w1, row0 + i, col0 + j, counts + i * ldc + j, rows, ldc);
   }
-}
-
-// KING: hom-ref = observed and neither het nor hom-alt (BIC), opposite homozygotes
-// (a ref & b alt) | (a alt & b ref) one count.
-template <int RA>
-inline void king_block(const uint64_t* planes, int64_t words, int64_t w0, int64_t w1, int64_t a0, int64_t b0,
-                       int64_t* out, int64_t rows, int64_t ldc) {
-  uint16x8_t acc[RA][kKingCountFields][2];
-  for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kKingCountFields; ++f) acc[r][f][0] = acc[r][f][1] = vdupq_n_u16(0);
-  const uint64_t* b = planes + plane_at(b0, words, w0, 0);
-  const uint64_t* a[RA];
-  for (int r = 0; r < RA; ++r) a[r] = planes + plane_at(a0 + r, words, w0, 0);
-  for (int64_t w = w0; w < w1; ++w) {
-    const Columns bc = load_columns(b);
-    b += kStep;
-    const uint64x2_t br[2] = {vbicq_u64(bc.o[0], vorrq_u64(bc.h[0], bc.t[0])),
-                              vbicq_u64(bc.o[1], vorrq_u64(bc.h[1], bc.t[1]))};
-    for (int r = 0; r < RA; ++r) {
-      const uint64x2_t ah = vld1q_dup_u64(a[r]), at = vld1q_dup_u64(a[r] + kLanes),
-                       ao = vld1q_dup_u64(a[r] + 2 * kLanes);
-      a[r] += kStep;
-      const uint64x2_t ar = vbicq_u64(ao, vorrq_u64(ah, at));
-      uint16x8_t(*c)[2] = acc[r];
-      for (int h = 0; h < 2; ++h) {
-        c[kKingBoth][h] = count_into(c[kKingBoth][h], vandq_u64(ao, bc.o[h]));
-        c[kKingHetHet][h] = count_into(c[kKingHetHet][h], vandq_u64(ah, bc.h[h]));
-        c[kKingHetObs][h] = count_into(c[kKingHetObs][h], vandq_u64(ah, bc.o[h]));
-        c[kKingObsHet][h] = count_into(c[kKingObsHet][h], vandq_u64(ao, bc.h[h]));
-        c[kKingIbs0][h] =
-            count_into(c[kKingIbs0][h], vorrq_u64(vandq_u64(ar, bc.t[h]), vandq_u64(at, br[h])));
-      }
-    }
-  }
-  for (int r = 0; r < RA; ++r)
-    for (int f = 0; f < kKingCountFields; ++f)
-      for (int h = 0; h < 2; ++h) flush(acc[r][f][h], out + (f * rows + r) * ldc + 2 * h);
 }
 
 void king_neon(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
@@ -154,9 +138,9 @@ void king_neon(const uint64_t* planes, int64_t words, int64_t row0, int64_t rows
       for (int64_t j = 0; j < jend; j += kCols) {
         int64_t* out = counts + i * ldc + j;
         if (ra == 2) {
-          king_block<2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
+          counts_block<true, 2>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
         } else {
-          king_block<1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
+          counts_block<true, 1>(planes, words, w0, w1, row0 + i, col0 + j, out, rows, ldc);
         }
       }
     }

@@ -32,6 +32,18 @@ inline double term(double x, double y, double p) {
   return 0.0;
 }
 
+// A pair's result from its lane partials: their max (Chebyshev) or their tree sum.
+template <RowReduce Op>
+inline double combine_lanes(const double (&s)[kLanes]) {
+  if constexpr (Op == RowReduce::Chebyshev) {
+    double m = 0.0;
+    for (double v : s) m = v > m ? v : m;
+    return m;
+  } else {
+    return lane_tree_sum(s);
+  }
+}
+
 template <RowReduce Op>
 void portable_op(double p, const double* a, int64_t lda, int64_t rows, const double* b, int64_t ldb, int64_t cols,
                  int64_t d, double* out, int64_t ldo, int64_t* observed) {
@@ -52,13 +64,7 @@ void portable_op(double p, const double* a, int64_t lda, int64_t rows, const dou
         }
         ++n;
       }
-      if constexpr (Op == RowReduce::Chebyshev) {
-        double m = 0.0;
-        for (double v : s) m = v > m ? v : m;
-        out[i * ldo + j] = m;
-      } else {
-        out[i * ldo + j] = lane_tree_sum(s);
-      }
+      out[i * ldo + j] = combine_lanes<Op>(s);
       if (observed) observed[i * ldo + j] = n;
     }
 }
@@ -123,13 +129,7 @@ STRATA_AVX512F void block(const double* a, int64_t lda, const double* b, int64_t
     for (int c = 0; c < RB; ++c) {
       alignas(64) double s[kLanes];
       _mm512_store_pd(s, acc[r][c]);
-      if constexpr (Op == RowReduce::Chebyshev) {
-        double m = 0.0;
-        for (double v : s) m = v > m ? v : m;
-        out[r * ldo + c] = m;
-      } else {
-        out[r * ldo + c] = lane_tree_sum(s);
-      }
+      out[r * ldo + c] = combine_lanes<Op>(s);
       if constexpr (Count) {
         alignas(64) int64_t n[kLanes];
         _mm512_store_si512(n, cnt[r][c]);

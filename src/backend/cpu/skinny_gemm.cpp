@@ -6,9 +6,11 @@
 //   one row of C; every step broadcasts A(i, p) against B's row p.
 // - Columns of A contiguous (A·B as a sum of outer products): 16 rows of C at a time, the same
 //   broadcasts read down A's columns.
-// Each C entry sums its k terms in order p = 0, 1, …: the same bits for any row split.
+// Each C entry sums its k terms in order p = 0, 1, …: the same bits for any row split, at
+// either level (AVX-512 or AVX2 + FMA: the loops of skinny_gemm_loops.inc, once per level).
 #include "backend/cpu/skinny_gemm.hpp"
 
+#include <cstdint>
 #include <vector>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -19,122 +21,75 @@
 namespace strata::backend::cpu {
 
 #ifdef STRATA_SKINNY_X86
+namespace avx512 {
 namespace {
 
-#define STRATA_AVX512F __attribute__((target("avx512f,avx512vl,fma")))
+#define STRATA_SKINNY_TARGET __attribute__((target("avx512f,avx512vl,fma")))
 
-// Shapes worth it: a long inner dimension (the table copy is k·8 doubles) and at most 8 columns.
-constexpr int64_t kMinInner = 64;
-constexpr int kMaxColumns = 8;
-
-// Registers of 8 or 4 float64 lanes.
+constexpr int kAlign = 64;
 template <int L>
-struct Lanes;
-template <>
-struct Lanes<8> {
-  using V = __m512d;
-  STRATA_AVX512F static V zero() { return _mm512_setzero_pd(); }
-  STRATA_AVX512F static V load(const double* p) { return _mm512_load_pd(p); }
-  STRATA_AVX512F static V splat(double x) { return _mm512_set1_pd(x); }
-  STRATA_AVX512F static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
-  STRATA_AVX512F static void store(double* p, V a) { _mm512_store_pd(p, a); }
-};
-template <>
-struct Lanes<4> {
-  using V = __m256d;
-  STRATA_AVX512F static V zero() { return _mm256_setzero_pd(); }
-  STRATA_AVX512F static V load(const double* p) { return _mm256_load_pd(p); }
-  STRATA_AVX512F static V splat(double x) { return _mm256_set1_pd(x); }
-  STRATA_AVX512F static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
-  STRATA_AVX512F static void store(double* p, V a) { _mm256_store_pd(p, a); }
+struct Blocks {
+  static constexpr int kDot = 12, kAxpy = 16, kMid = 4;
 };
 
-// C(i, 0..w) = α·acc + β·C(i, 0..w) from one accumulator of L lanes.
-template <int L>
-STRATA_AVX512F inline void store_row(typename Lanes<L>::V acc, int64_t i, int64_t w, double alpha, double beta,
-                                     double* c, int64_t ldc) {
-  alignas(64) double t[8] = {};
-  Lanes<L>::store(t, acc);
-  if (beta == 0.0) {
-    for (int64_t j = 0; j < w; ++j) c[i + j * ldc] = alpha * t[j];
-  } else {
-    for (int64_t j = 0; j < w; ++j) c[i + j * ldc] = alpha * t[j] + beta * c[i + j * ldc];
-  }
-}
+// Rows of 8 or 4 float64 lanes: one zmm or ymm register.
+#define STRATA_SKINNY_ROWS STRATA_SKINNY_ROW(8, __m512d, _mm512) STRATA_SKINNY_ROW(4, __m256d, _mm256)
 
-// R rows of A (rows contiguous) starting at row i.
-template <int L, int R>
-STRATA_AVX512F void dot_rows(const double* a, int64_t lda, int64_t k, const double* bt, int64_t i, int64_t w,
-                             double alpha, double beta, double* c, int64_t ldc) {
-  using X = Lanes<L>;
-  typename X::V acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = X::zero();
-  const double* ai = a + i * lda;
-  for (int64_t p = 0; p < k; ++p) {
-    const auto bv = X::load(bt + p * L);
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) acc[r] = X::fma(X::splat(ai[r * lda + p]), bv, acc[r]);
-  }
-  for (int r = 0; r < R; ++r) store_row<L>(acc[r], i + r, w, alpha, beta, c, ldc);
-}
+#include "backend/cpu/skinny_gemm_loops.inc"
 
-// R rows of C from A with contiguous columns, starting at row i.
-template <int L, int R>
-STRATA_AVX512F void axpy_rows(const double* a, int64_t lda, int64_t k, const double* bt, int64_t i, int64_t w,
-                              double alpha, double beta, double* c, int64_t ldc) {
-  using X = Lanes<L>;
-  typename X::V acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = X::zero();
-  for (int64_t p = 0; p < k; ++p) {
-    const auto bv = X::load(bt + p * L);
-    const double* ap = a + i + p * lda;
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) acc[r] = X::fma(X::splat(ap[r]), bv, acc[r]);
-  }
-  for (int r = 0; r < R; ++r) store_row<L>(acc[r], i + r, w, alpha, beta, c, ldc);
-}
-
-template <int L>
-STRATA_AVX512F void skinny_lanes(bool a_rows_contiguous, int64_t m, int64_t w, int64_t k, double alpha,
-                                 const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
-                                 int64_t ldc) {
-  // B's rows as L-lane registers (64-byte aligned, zero past column w).
-  thread_local std::vector<double> table;
-  table.assign(static_cast<size_t>(k * L + 8), 0.0);
-  double* bt = table.data();
-  while (reinterpret_cast<uintptr_t>(bt) % 64 != 0) ++bt;
-  for (int64_t j = 0; j < w; ++j)
-    for (int64_t p = 0; p < k; ++p) bt[p * L + j] = b[p + j * ldb];
-  int64_t i = 0;
-  if (a_rows_contiguous) {
-    for (; i + 12 <= m; i += 12) dot_rows<L, 12>(a, lda, k, bt, i, w, alpha, beta, c, ldc);
-    for (; i + 4 <= m; i += 4) dot_rows<L, 4>(a, lda, k, bt, i, w, alpha, beta, c, ldc);
-    for (; i < m; ++i) dot_rows<L, 1>(a, lda, k, bt, i, w, alpha, beta, c, ldc);
-  } else {
-    for (; i + 16 <= m; i += 16) axpy_rows<L, 16>(a, lda, k, bt, i, w, alpha, beta, c, ldc);
-    for (; i + 4 <= m; i += 4) axpy_rows<L, 4>(a, lda, k, bt, i, w, alpha, beta, c, ldc);
-    for (; i < m; ++i) axpy_rows<L, 1>(a, lda, k, bt, i, w, alpha, beta, c, ldc);
-  }
-}
-
-bool skinny_avx512(bool a_rows_contiguous, int64_t m, int64_t w, int64_t k, double alpha, const double* a,
-                   int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  if (w < 1 || w > kMaxColumns || k < kMinInner || m < 1) return false;
-  if (w <= 4) {
-    skinny_lanes<4>(a_rows_contiguous, m, w, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else {
-    skinny_lanes<8>(a_rows_contiguous, m, w, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  }
-  return true;
-}
+#undef STRATA_SKINNY_ROWS
+#undef STRATA_SKINNY_TARGET
 
 }  // namespace
+}  // namespace avx512
+
+// AVX2 + FMA: the same loops with 16 ymm registers. B's rows are 4-lane registers for w ≤ 4
+// (12 rows of A at a time) or pairs of them for w ≤ 8 (6 rows at a time).
+namespace avx2 {
+namespace {
+
+#define STRATA_SKINNY_TARGET __attribute__((target("avx2,fma")))
+
+constexpr int kAlign = 32;
+// Rows per block: the accumulators plus B's row and a broadcast fill the 16 registers.
+template <int L>
+struct Blocks {
+  static constexpr int kDot = L == 4 ? 12 : 6, kAxpy = kDot, kMid = 2;
+};
+
+// One row of B (or of C's accumulators): 4 lanes, or 8 as two registers.
+template <int L>
+struct Row;
+template <>
+struct Row<8> {
+  __m256d lo, hi;
+  STRATA_SKINNY_TARGET static Row zero() { return {_mm256_setzero_pd(), _mm256_setzero_pd()}; }
+  STRATA_SKINNY_TARGET static Row load(const double* p) { return {_mm256_load_pd(p), _mm256_load_pd(p + 4)}; }
+  STRATA_SKINNY_TARGET static Row fma(double x, Row b, Row c) {
+    const __m256d s = _mm256_set1_pd(x);
+    return {_mm256_fmadd_pd(s, b.lo, c.lo), _mm256_fmadd_pd(s, b.hi, c.hi)};
+  }
+  STRATA_SKINNY_TARGET void store(double* p) const { _mm256_store_pd(p, lo), _mm256_store_pd(p + 4, hi); }
+};
+#define STRATA_SKINNY_ROWS STRATA_SKINNY_ROW(4, __m256d, _mm256)
+
+#include "backend/cpu/skinny_gemm_loops.inc"
+
+#undef STRATA_SKINNY_ROWS
+#undef STRATA_SKINNY_TARGET
+
+}  // namespace
+}  // namespace avx2
 
 SkinnyGemmFn skinny_gemm_avx512() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? skinny_avx512 : nullptr;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? avx512::skinny : nullptr;
+}
+SkinnyGemmFn skinny_gemm_avx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? avx2::skinny : nullptr;
 }
 #else
 SkinnyGemmFn skinny_gemm_avx512() { return nullptr; }
+SkinnyGemmFn skinny_gemm_avx2() { return nullptr; }
 #endif
 
 }  // namespace strata::backend::cpu

@@ -17,7 +17,7 @@ using SkinnyGemmFn = bool (*)(bool a_rows_contiguous, int64_t m, int64_t w, int6
 
 /// The AVX-512 F kernels, or nullptr when the CPU lacks AVX-512 F.
 SkinnyGemmFn skinny_gemm_avx512();
-/// The AVX2 + FMA kernels (skinny_gemm_avx2.cpp, the same bits), or nullptr without them.
+/// The AVX2 + FMA kernels (the same loops and bits), or nullptr without them.
 SkinnyGemmFn skinny_gemm_avx2();
 
 }  // namespace strata::backend::cpu

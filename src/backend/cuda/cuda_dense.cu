@@ -101,21 +101,25 @@ Status syevd(Lane& lane, int64_t n, std::vector<double>& h, std::vector<double>&
 
 }  // namespace
 
+// A gemm's multiply-adds: C's entries times the inner dimension.
+template <class T>
+double gemm_size(Trans ta, const MatrixView<const T>& a, const MatrixView<T>& c) {
+  return double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols);
+}
+
 #define STRATA_CUDA_LANE(guard)                           \
   STRATA_ASSIGN_OR_RETURN(Lane * guard##_lane, lane());   \
   LaneGuard guard(pool_, guard##_lane)
 
 Status CudaBackend::gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
                          double beta, MatrixView<double> c) const {
-  if (host_product(double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols)))
-    return inner()->gemm(ta, tb, alpha, a, b, beta, c);
+  if (host_product(gemm_size(ta, a, c))) return inner()->gemm(ta, tb, alpha, a, b, beta, c);
   STRATA_CUDA_LANE(l);
   return gemm_impl(*l, ta, tb, alpha, a, b, beta, c);
 }
 Status CudaBackend::gemm(Trans ta, Trans tb, float alpha, MatrixView<const float> a, MatrixView<const float> b,
                          float beta, MatrixView<float> c) const {
-  if (host_product(double(c.rows) * double(c.cols) * double(ta == Trans::Yes ? a.rows : a.cols)))
-    return inner()->gemm(ta, tb, alpha, a, b, beta, c);
+  if (host_product(gemm_size(ta, a, c))) return inner()->gemm(ta, tb, alpha, a, b, beta, c);
   STRATA_CUDA_LANE(l);
   return gemm_impl(*l, ta, tb, alpha, a, b, beta, c);
 }

@@ -329,43 +329,52 @@ Status pair_counts(Lane& lane, CodePlanesView planes, int64_t row0, int64_t rows
 
 int64_t groups(int64_t n) { return (n + kGroup - 1) / kGroup; }
 
+// A panel product on the device: `launch(s, in, out)` uploads the inputs into `in` and starts
+// the kernel, which writes rows × cols values of T into `out` (allocated here); each is added to
+// its entry of acc (columns below column_limit) as to_double(value).
+template <class T, class Launch, class ToDouble>
+Status device_panels(Lane& lane, int64_t rows, int64_t cols, int mode, double* acc, int64_t ldacc, Launch launch,
+                     ToDouble to_double) {
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer in[2], out;
+  STRATA_RETURN_NOT_OK(out.allocate(sizeof(T) * rows * cols, s));
+  STRATA_RETURN_NOT_OK(launch(s, in, out));
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<T> h(static_cast<size_t>(rows * cols));
+  STRATA_RETURN_NOT_OK(download(s, out, h));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
+      acc[i * ldacc + j] += to_double(h[static_cast<size_t>(i * cols + j)]);
+  return Status::OK();
+}
+
 Status panels_f32(Lane& lane, const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                   double* acc, int64_t ldacc) {
   if (rows <= 0 || cols <= 0 || kk <= 0) return Status::OK();
-  const cudaStream_t s = lane.stream[0];
-  DeviceBuffer da, db, dout;
-  STRATA_RETURN_NOT_OK(to_device(s, da, a, groups(rows) * kk * kGroup));
-  STRATA_RETURN_NOT_OK(to_device(s, db, b, groups(cols) * kk * kGroup));
-  STRATA_RETURN_NOT_OK(dout.allocate(sizeof(float) * rows * cols, s));
-  panels_f32_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(da.as<float>(), db.as<float>(), kk, rows, cols, mode,
-                                                                  dout.as<float>());
-  STRATA_CUDA_RETURN(cudaGetLastError());
-  std::vector<float> h(static_cast<size_t>(rows * cols));
-  STRATA_RETURN_NOT_OK(download(s, dout, h));
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
-      acc[i * ldacc + j] += static_cast<double>(h[static_cast<size_t>(i * cols + j)]);
-  return Status::OK();
+  auto launch = [&](cudaStream_t s, DeviceBuffer (&in)[2], DeviceBuffer& out) -> Status {
+    STRATA_RETURN_NOT_OK(to_device(s, in[0], a, groups(rows) * kk * kGroup));
+    STRATA_RETURN_NOT_OK(to_device(s, in[1], b, groups(cols) * kk * kGroup));
+    panels_f32_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(in[0].as<float>(), in[1].as<float>(), kk, rows,
+                                                                    cols, mode, out.as<float>());
+    return Status::OK();
+  };
+  return device_panels<float>(lane, rows, cols, mode, acc, ldacc, launch,
+                              [](float x) { return static_cast<double>(x); });
 }
 
 Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
                    int mode, double scale, double* acc, int64_t ldacc) {
   if (rows <= 0 || cols <= 0 || quads <= 0) return Status::OK();
-  const cudaStream_t s = lane.stream[0];
-  DeviceBuffer dc, dl, dout;
-  STRATA_RETURN_NOT_OK(to_device(s, dc, codes, groups(cols) * quads * kCodeQuad));
-  STRATA_RETURN_NOT_OK(to_device(s, dl, limbs, groups(rows) * quads * kLimbQuad));
-  STRATA_RETURN_NOT_OK(dout.allocate(sizeof(int64_t) * rows * cols, s));
-  panels_u8s8_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(dc.as<uint8_t>(), dl.as<int8_t>(), quads, rows,
-                                                                   cols, mode, dout.as<int64_t>());
-  STRATA_CUDA_RETURN(cudaGetLastError());
-  std::vector<int64_t> h(static_cast<size_t>(rows * cols));
-  STRATA_RETURN_NOT_OK(download(s, dout, h));
+  auto launch = [&](cudaStream_t s, DeviceBuffer (&in)[2], DeviceBuffer& out) -> Status {
+    STRATA_RETURN_NOT_OK(to_device(s, in[0], codes, groups(cols) * quads * kCodeQuad));
+    STRATA_RETURN_NOT_OK(to_device(s, in[1], limbs, groups(rows) * quads * kLimbQuad));
+    panels_u8s8_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(in[0].as<uint8_t>(), in[1].as<int8_t>(), quads,
+                                                                     rows, cols, mode, out.as<int64_t>());
+    return Status::OK();
+  };
   // As the CPU: scale · the exact sum (< 2⁴⁶, exact as a double), one rounded add.
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < column_limit(mode, i, cols); ++j)
-      acc[i * ldacc + j] += scale * static_cast<double>(h[static_cast<size_t>(i * cols + j)]);
-  return Status::OK();
+  return device_panels<int64_t>(lane, rows, cols, mode, acc, ldacc, launch,
+                                [scale](int64_t x) { return scale * static_cast<double>(x); });
 }
 
 }  // namespace

@@ -15,36 +15,43 @@ namespace {
 using strata::testing::TempDir;
 using strata::testing::write_file;
 
+// Sample i as its .fam line: FID IID PAT MAT SEX PHENO.
+std::string fam_line(const SampleInfo& s, int64_t i) {
+  const size_t k = static_cast<size_t>(i);
+  return str_cat(s.family_id[k], " ", s.id[k], " ", s.paternal_id[k], " ", s.maternal_id[k], " ", int{s.sex[k]}, " ",
+                 s.phenotype[k]);
+}
+
+// `text` written as tmp's file `name` and read by `read` (read_fam or read_bim).
+template <class Read>
+auto read_text(const TempDir& tmp, const std::string& name, const std::string& text, Read read) {
+  write_file(tmp.str(name), text);
+  return read(tmp.str(name));
+}
+
 TEST(FamText, HeaderLineIsNotASample) {
   TempDir tmp;
   // Before, "#FID" became sample 1 and every ID moved onto the previous sample's genotypes.
-  write_file(tmp.str("h.fam"), "#FID IID PAT MAT SEX PHENO1\nf1 a 0 0 1 2\nf2 b a c 2 -9\n");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto s, read_fam(tmp.str("h.fam")));
+  STRATA_ASSERT_OK_AND_ASSIGN(
+      auto s, read_text(tmp, "h.fam", "#FID IID PAT MAT SEX PHENO1\nf1 a 0 0 1 2\nf2 b a c 2 -9\n", read_fam));
   ASSERT_EQ(s.size(), 2);
-  EXPECT_EQ(s.id[0], "a");
-  EXPECT_EQ(s.family_id[1], "f2");
-  EXPECT_EQ(s.paternal_id[1], "a");
-  EXPECT_EQ(s.sex[0], 1);
-  EXPECT_EQ(s.phenotype[0], "2");
+  EXPECT_EQ(fam_line(s, 0), "f1 a 0 0 1 2");
+  EXPECT_EQ(fam_line(s, 1), "f2 b a c 2 -9");
   // .psam-style: ## comments, then #IID and any order; absent columns get plink2's defaults.
-  write_file(tmp.str("p.fam"), "##source=x\n#IID\tSEX\tQ\nx\t2\t0.5\ny\t1\tNA\n");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto p, read_fam(tmp.str("p.fam")));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto p,
+                              read_text(tmp, "p.fam", "##source=x\n#IID\tSEX\tQ\nx\t2\t0.5\ny\t1\tNA\n", read_fam));
   ASSERT_EQ(p.size(), 2);
+  EXPECT_EQ(fam_line(p, 0), "0 x 0 0 2 0.5");
   EXPECT_EQ(p.id[1], "y");
-  EXPECT_EQ(p.family_id[0], "0");
-  EXPECT_EQ(p.paternal_id[0], "0");
-  EXPECT_EQ(p.sex[0], 2);
-  EXPECT_EQ(p.phenotype[0], "0.5");
-  // A row with fewer columns than the header names.
-  write_file(tmp.str("s.fam"), "#IID SEX\nx 2\ny\n");
-  STRATA_EXPECT_STATUS(read_fam(tmp.str("s.fam")), StatusCode::Corrupt, "line 3: expected 2 columns");
-  // '#' anywhere else is refused, not read as a sample.
-  write_file(tmp.str("l.fam"), "f a 0 0 1 2\n#FID IID\n");
-  STRATA_EXPECT_STATUS(read_fam(tmp.str("l.fam")), StatusCode::Corrupt, "line 2: a line starting with '#'");
-  write_file(tmp.str("c.fam"), "#comment\nf a 0 0 1 2\n");
-  STRATA_EXPECT_STATUS(read_fam(tmp.str("c.fam")), StatusCode::Corrupt, "line 1: a line starting with '#'");
-  write_file(tmp.str("n.fam"), "#FID PAT\nf 0\n");
-  STRATA_EXPECT_STATUS(read_fam(tmp.str("n.fam")), StatusCode::Corrupt, "must name an IID column");
+  // Refused: a row with fewer columns than the header names; '#' anywhere else (not read as a
+  // sample); a header without IID.
+  const std::pair<const char*, const char*> refused[] = {
+      {"#IID SEX\nx 2\ny\n", "line 3: expected 2 columns"},
+      {"f a 0 0 1 2\n#FID IID\n", "line 2: a line starting with '#'"},
+      {"#comment\nf a 0 0 1 2\n", "line 1: a line starting with '#'"},
+      {"#FID PAT\nf 0\n", "must name an IID column"}};
+  for (const auto& [text, message] : refused)
+    STRATA_EXPECT_STATUS(read_text(tmp, "r.fam", text, read_fam), StatusCode::Corrupt, message);
 }
 
 TEST(FamText, ExtraColumnsAndBlankLines) {
@@ -53,39 +60,35 @@ TEST(FamText, ExtraColumnsAndBlankLines) {
   STRATA_ASSERT_OK_AND_ASSIGN(auto s, read_fam(tmp.str("7.fam")));
   EXPECT_EQ(s.size(), 2);
   EXPECT_EQ(s.phenotype[1], "1");
-  write_file(tmp.str("b.fam"), "f a 0 0 1 2\n\nf b 0 0 2 1\n");
-  STRATA_EXPECT_STATUS(read_fam(tmp.str("b.fam")), StatusCode::Corrupt, "line 2: empty line between samples");
-  write_file(tmp.str("5.fam"), "f a 0 0 1\n");
-  STRATA_EXPECT_STATUS(read_fam(tmp.str("5.fam")), StatusCode::Corrupt, "expected 6 columns");
+  STRATA_EXPECT_STATUS(read_text(tmp, "b.fam", "f a 0 0 1 2\n\nf b 0 0 2 1\n", read_fam), StatusCode::Corrupt,
+                       "line 2: empty line between samples");
+  STRATA_EXPECT_STATUS(read_text(tmp, "5.fam", "f a 0 0 1\n", read_fam), StatusCode::Corrupt, "expected 6 columns");
 }
 
 TEST(BimText, ColumnsLimitsAndRefusals) {
   TempDir tmp;
-  write_file(tmp.str("5.bim"), "1 v1 100 A G\nchrX v2 200 C T\n");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto five, read_bim(tmp.str("5.bim")));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto five, read_text(tmp, "5.bim", "1 v1 100 A G\nchrX v2 200 C T\n", read_bim));
   ASSERT_EQ(five.variants.size(), 2);
   EXPECT_EQ(five.variants.position[1], 200);
   EXPECT_EQ(five.variants.alt[1], "C");
   EXPECT_EQ(five.variants.ref[1], "T");
   EXPECT_EQ(five.variants.cm[0], 0.0);
-  write_file(tmp.str("7.bim"), "1 v1 0.5 100 A G x\n");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto seven, read_bim(tmp.str("7.bim")));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto seven, read_text(tmp, "7.bim", "1 v1 0.5 100 A G x\n", read_bim));
   EXPECT_EQ(seven.variants.cm[0], 0.5);
   EXPECT_EQ(seven.variants.ref[0], "G");
-  write_file(tmp.str("b.bim"), "1 v1 0 100 A G\n\n1 v2 0 200 A G\n");
-  STRATA_EXPECT_STATUS(read_bim(tmp.str("b.bim")), StatusCode::Corrupt, "line 2: empty line between variants");
-  write_file(tmp.str("99.bim"), "1 v1 0 100 A G\n99 v2 0 200 A G\n");
-  STRATA_EXPECT_STATUS(read_bim(tmp.str("99.bim")), StatusCode::Corrupt, "line 2: chromosome code '99' is not a human");
-  write_file(tmp.str("p.bim"), "1 v1 0 2147483647 A G\n");
-  STRATA_EXPECT_STATUS(read_bim(tmp.str("p.bim")), StatusCode::Corrupt, "above plink2's limit");
+  const std::pair<const char*, const char*> refused[] = {
+      {"1 v1 0 100 A G\n\n1 v2 0 200 A G\n", "line 2: empty line between variants"},
+      {"1 v1 0 100 A G\n99 v2 0 200 A G\n", "line 2: chromosome code '99' is not a human"},
+      {"1 v1 0 2147483647 A G\n", "above plink2's limit"}};
+  for (const auto& [text, message] : refused)
+    STRATA_EXPECT_STATUS(read_text(tmp, "r.bim", text, read_bim), StatusCode::Corrupt, message);
   write_file(tmp.str("ok.bim"), "1 v1 0 2147483646 A G\n");
   STRATA_ASSERT_OK(read_bim(tmp.str("ok.bim")));
   for (const char* cm : {"inf", "nan", "0x1p3"}) {
-    write_file(tmp.str("c.bim"), std::string("1 v1 ") + cm + " 100 A G\n");
-    STRATA_EXPECT_STATUS(read_bim(tmp.str("c.bim")), StatusCode::Corrupt, "is not a finite number");
+    STRATA_EXPECT_STATUS(read_text(tmp, "c.bim", std::string("1 v1 ") + cm + " 100 A G\n", read_bim),
+                         StatusCode::Corrupt, "is not a finite number");
   }
-  write_file(tmp.str("n.bim"), "1 v1 0 -5 A G\n1 v2 0 7 A G\n");
-  STRATA_ASSERT_OK_AND_ASSIGN(auto neg, read_bim(tmp.str("n.bim")));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto neg, read_text(tmp, "n.bim", "1 v1 0 -5 A G\n1 v2 0 7 A G\n", read_bim));
   EXPECT_EQ(neg.negative_positions, 1);
 }
 
@@ -106,24 +109,15 @@ TEST(BimText, NegativePositionsAreSkippedAsPlink2Does) {
 }
 
 TEST(Chromosome, Plink2Model) {
-  EXPECT_EQ(chromosome_kind("chr1"), ChromosomeKind::kAutosome);
-  EXPECT_EQ(chromosome_kind("22"), ChromosomeKind::kAutosome);
-  EXPECT_EQ(chromosome_kind("23"), ChromosomeKind::kX);
-  EXPECT_EQ(chromosome_kind("chrX"), ChromosomeKind::kX);
-  EXPECT_EQ(chromosome_kind("Y"), ChromosomeKind::kY);
-  EXPECT_EQ(chromosome_kind("25"), ChromosomeKind::kXY);
-  EXPECT_EQ(chromosome_kind("chrM"), ChromosomeKind::kMT);
-  EXPECT_EQ(chromosome_kind("MT"), ChromosomeKind::kMT);
-  EXPECT_EQ(chromosome_kind("0"), ChromosomeKind::kOther);
-  EXPECT_EQ(chromosome_kind("chrUn_gl000220"), ChromosomeKind::kOther);
-  EXPECT_EQ(chromosome_kind("-1"), ChromosomeKind::kOther);
-  EXPECT_EQ(chromosome_kind("1e1"), ChromosomeKind::kOther);
-  EXPECT_EQ(plink_chromosome_name("chr01"), "1");
-  EXPECT_EQ(plink_chromosome_name("23"), "X");
-  EXPECT_EQ(plink_chromosome_name("chrM"), "MT");
-  EXPECT_EQ(plink_chromosome_name("M"), "MT");
-  EXPECT_EQ(plink_chromosome_name("25"), "XY");
-  EXPECT_EQ(plink_chromosome_name("scaffold_7"), "scaffold_7");
+  using K = ChromosomeKind;
+  const std::pair<const char*, ChromosomeKind> kinds[] = {
+      {"chr1", K::kAutosome}, {"22", K::kAutosome}, {"23", K::kX},     {"chrX", K::kX},           {"Y", K::kY},
+      {"25", K::kXY},         {"chrM", K::kMT},     {"MT", K::kMT},    {"0", K::kOther},          {"-1", K::kOther},
+      {"1e1", K::kOther},     {"chrUn_gl000220", K::kOther}};
+  for (const auto& [name, kind] : kinds) EXPECT_EQ(chromosome_kind(name), kind) << name;
+  const std::pair<const char*, const char*> names[] = {{"chr01", "1"}, {"23", "X"},  {"chrM", "MT"},
+                                                       {"M", "MT"},    {"25", "XY"}, {"scaffold_7", "scaffold_7"}};
+  for (const auto& [name, plink] : names) EXPECT_EQ(plink_chromosome_name(name), plink) << name;
 }
 
 TEST(FamText, WriterRefusesIdsAFamCannotHold) {

@@ -16,49 +16,65 @@
 namespace strata::io::detail {
 namespace {
 
-// Per-call allele arrays (variants × samples × ploidy): VCF Zarr or scikit-allel.
-class CallsSource final : public GenotypeView {
+// What the Zarr sources share: the array of calls or dosages (variants × samples × …), the
+// variant metadata and the samples.
+class ZarrArraySource : public GenotypeView {
  public:
-  CallsSource(ZarrArray gt, VariantMetadata meta, SampleInfo samples)
-      : gt_(std::move(gt)), meta_(std::move(meta)), samples_(std::move(samples)) {}
+  ZarrArraySource(ZarrArray a, VariantMetadata meta, SampleInfo samples)
+      : a_(std::move(a)), meta_(std::move(meta)), samples_(std::move(samples)) {}
 
-  int64_t num_variants() const override { return gt_.shape()[0]; }
-  int64_t num_samples() const override { return gt_.shape()[1]; }
-  std::string describe() const override { return gt_.describe(); }
+  int64_t num_variants() const override { return a_.shape()[0]; }
+  int64_t num_samples() const override { return a_.shape()[1]; }
+  std::string describe() const override { return a_.describe(); }
   const SampleInfo& samples() const override { return samples_; }
   const std::vector<std::string>& contigs() const override { return meta_.contigs(); }
-  Result<VariantInfo> variants(int64_t start, int64_t count) const override {
-    return meta_.read(start, count);
+  Result<VariantInfo> variants(int64_t start, int64_t count) const override { return meta_.read(start, count); }
+  int64_t variant_chunk() const override { return a_.chunk_grid().chunk_shape()[0]; }
+  int64_t sample_chunk() const override { return a_.chunk_grid().chunk_shape()[1]; }
+  bool reads_ahead() const override { return a_.store()->concurrency() > 1; }
+  void prefetch_variants(int64_t start, int64_t count, int64_t window_bytes) const override {
+    meta_.prefetch(start, count, window_bytes);
   }
-  int64_t variant_chunk() const override { return gt_.chunk_grid().chunk_shape()[0]; }
-  int64_t sample_chunk() const override { return gt_.chunk_grid().chunk_shape()[1]; }
+
+ protected:
+  Status check_block(int64_t v0, int64_t nv, int64_t s0, int64_t ns) const {
+    if (v0 < 0 || nv < 0 || v0 + nv > num_variants() || s0 < 0 || ns < 0 || s0 + ns > num_samples())
+      return Status::Invalid(describe(), ": block out of bounds");
+    return Status::OK();
+  }
+
+  ZarrArray a_;
+  VariantMetadata meta_;
+  SampleInfo samples_;
+};
+
+// Per-call allele arrays (variants × samples × ploidy): VCF Zarr or scikit-allel.
+class CallsSource final : public ZarrArraySource {
+ public:
+  using ZarrArraySource::ZarrArraySource;
+
   SourceReport report() const override {
     SourceReport r = meta_.report();
     r.polyploid_calls = polyploid_.load();
     return r;
   }
-  bool reads_ahead() const override { return gt_.store()->concurrency() > 1; }
   void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
-    gt_.prefetch_region({v0, 0, 0}, {nv, gt_.shape()[1], gt_.shape()[2]}, window_bytes);
-  }
-  void prefetch_variants(int64_t start, int64_t count, int64_t window_bytes) const override {
-    meta_.prefetch(start, count, window_bytes);
+    a_.prefetch_region({v0, 0, 0}, {nv, a_.shape()[1], a_.shape()[2]}, window_bytes);
   }
 
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
                     int64_t stride) const override {
-    if (v0 < 0 || nv < 0 || v0 + nv > num_variants() || s0 < 0 || ns < 0 || s0 + ns > num_samples())
-      return Status::Invalid(describe(), ": block out of bounds");
-    const int64_t p = gt_.shape()[2];
+    STRATA_RETURN_NOT_OK(check_block(v0, nv, s0, ns));
+    const int64_t p = a_.shape()[2];
     if (nv == 0) return Status::OK();
     STRATA_ASSIGN_OR_RETURN(int64_t cells, checked_mul(nv * ns, p));
     int64_t poly = 0;
     Status result;
-    Status st = visit_scalar(gt_.dtype().type, [&](auto tag) {
+    Status st = visit_scalar(a_.dtype().type, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
         std::vector<T> buf(static_cast<size_t>(cells));
-        result = gt_.read_region({v0, s0, 0}, {nv, ns, p}, buf.data());
+        result = a_.read_region({v0, s0, 0}, {nv, ns, p}, buf.data());
         if (!result.ok()) return;
         for (int64_t v = 0; v < nv; ++v) {
           uint8_t* row = out + v * stride;
@@ -84,9 +100,6 @@ class CallsSource final : public GenotypeView {
   }
 
  private:
-  ZarrArray gt_;
-  VariantMetadata meta_;
-  SampleInfo samples_;
   mutable std::atomic<int64_t> polyploid_{0};
 };
 
@@ -94,30 +107,17 @@ class CallsSource final : public GenotypeView {
 // integers (−1 …), NaN and an unsigned type's largest value (255) are missing. Anything else — a fractional dosage (0.37), an integer
 // above 2, an infinity — is an error naming the array and the first such value: reading it as
 // missing would silently change the answer.
-class DosageSource final : public GenotypeView {
+class DosageSource final : public ZarrArraySource {
  public:
-  DosageSource(ZarrArray a, VariantMetadata meta, SampleInfo samples)
-      : a_(std::move(a)), meta_(std::move(meta)), samples_(std::move(samples)) {}
-  int64_t num_variants() const override { return a_.shape()[0]; }
-  int64_t num_samples() const override { return a_.shape()[1]; }
-  std::string describe() const override { return a_.describe(); }
-  const SampleInfo& samples() const override { return samples_; }
-  const std::vector<std::string>& contigs() const override { return meta_.contigs(); }
-  Result<VariantInfo> variants(int64_t start, int64_t count) const override { return meta_.read(start, count); }
-  int64_t variant_chunk() const override { return a_.chunk_grid().chunk_shape()[0]; }
-  int64_t sample_chunk() const override { return a_.chunk_grid().chunk_shape()[1]; }
-  bool reads_ahead() const override { return a_.store()->concurrency() > 1; }
+  using ZarrArraySource::ZarrArraySource;
+
   void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
     a_.prefetch_region({v0, 0}, {nv, a_.shape()[1]}, window_bytes);
-  }
-  void prefetch_variants(int64_t start, int64_t count, int64_t window_bytes) const override {
-    meta_.prefetch(start, count, window_bytes);
   }
 
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
                     int64_t stride) const override {
-    if (v0 < 0 || nv < 0 || v0 + nv > num_variants() || s0 < 0 || ns < 0 || s0 + ns > num_samples())
-      return Status::Invalid(describe(), ": block out of bounds");
+    STRATA_RETURN_NOT_OK(check_block(v0, nv, s0, ns));
     Status result;
     Status st = visit_scalar(a_.dtype().type, [&](auto tag) {
       using T = std::conditional_t<std::is_same_v<decltype(tag), bool>, uint8_t, decltype(tag)>;
@@ -160,11 +160,6 @@ class DosageSource final : public GenotypeView {
     if (!st.ok()) return st;
     return result;
   }
-
- private:
-  ZarrArray a_;
-  VariantMetadata meta_;
-  SampleInfo samples_;
 };
 
 // Several call sources over the same samples, one after another (allel per-contig groups).

@@ -41,6 +41,24 @@ TEST(Sha256, HmacRfc4231) {
 const AwsCredentials kExampleCreds{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""};
 const std::string kEmptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
+// The AWS documentation's examples: bucket examplebucket in us-east-1, signed at 2013-05-24 00:00:00.
+SigV4Signature sign_example(const SigV4Request& r) {
+  return sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+}
+
+// An example GET without a body, with only the headers every request signs.
+SigV4Request example_get(const std::string& path, decltype(SigV4Request::query) query) {
+  SigV4Request r;
+  r.method = "GET";
+  r.path = path;
+  r.query = std::move(query);
+  r.headers = {{"Host", "examplebucket.s3.amazonaws.com"},
+               {"x-amz-content-sha256", kEmptyHash},
+               {"x-amz-date", "20130524T000000Z"}};
+  r.payload_sha256_hex = kEmptyHash;
+  return r;
+}
+
 TEST(SigV4, AwsExampleGetObjectWithRange) {
   SigV4Request r;
   r.method = "GET";
@@ -50,7 +68,7 @@ TEST(SigV4, AwsExampleGetObjectWithRange) {
                {"x-amz-content-sha256", kEmptyHash},
                {"x-amz-date", "20130524T000000Z"}};
   r.payload_sha256_hex = kEmptyHash;
-  const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+  const SigV4Signature s = sign_example(r);
   EXPECT_EQ(s.string_to_sign,
             "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
             "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
@@ -66,28 +84,14 @@ TEST(SigV4, AwsExampleGetObjectWithRange) {
 }
 
 TEST(SigV4, AwsExampleListObjects) {
-  SigV4Request r;
-  r.method = "GET";
-  r.path = "/";
-  r.query = {{"max-keys", "2"}, {"prefix", "J"}};
-  r.headers = {{"Host", "examplebucket.s3.amazonaws.com"},
-               {"x-amz-content-sha256", kEmptyHash},
-               {"x-amz-date", "20130524T000000Z"}};
-  r.payload_sha256_hex = kEmptyHash;
-  const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+  const SigV4Request r = example_get("/", {{"max-keys", "2"}, {"prefix", "J"}});
+  const SigV4Signature s = sign_example(r);
   EXPECT_EQ(s.signature, "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
 }
 
 TEST(SigV4, AwsExampleGetBucketLifecycle) {
-  SigV4Request r;
-  r.method = "GET";
-  r.path = "/";
-  r.query = {{"lifecycle", ""}};
-  r.headers = {{"Host", "examplebucket.s3.amazonaws.com"},
-               {"x-amz-content-sha256", kEmptyHash},
-               {"x-amz-date", "20130524T000000Z"}};
-  r.payload_sha256_hex = kEmptyHash;
-  const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+  const SigV4Request r = example_get("/", {{"lifecycle", ""}});
+  const SigV4Signature s = sign_example(r);
   EXPECT_THAT(s.canonical_request, ::testing::StartsWith("GET\n/\nlifecycle=\nhost:"));
   EXPECT_EQ(s.signature, "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
 }
@@ -105,7 +109,7 @@ TEST(SigV4, AwsExamplePutObject) {
                {"x-amz-content-sha256", body_hash},
                {"x-amz-date", "20130524T000000Z"}};
   r.payload_sha256_hex = body_hash;
-  const SigV4Signature s = sigv4_sign(r, kExampleCreds, "us-east-1", "s3", "20130524T000000Z");
+  const SigV4Signature s = sign_example(r);
   EXPECT_EQ(s.signature, "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
 }
 

@@ -14,14 +14,7 @@ using strata::testing::TempDir;
 
 using testutil::node_paths;
 
-ZarrCreateOptions small(ZarrFormat fmt) {
-  ZarrCreateOptions o;
-  o.format = fmt;
-  o.shape = {3};
-  o.chunks = {2};
-  o.dtype = DType(ScalarType::Int8);
-  return o;
-}
+ZarrCreateOptions small(ZarrFormat fmt) { return testutil::create_options(fmt, {3}, {2}, DType(ScalarType::Int8)); }
 
 TEST(ZarrConsolidated, V2WritesZarrPythonLayout) {
   TempDir dir;

@@ -152,12 +152,8 @@ TEST_F(ShardFixture, CorruptShardsNameArrayAndKey) {
 TEST(Shard, StrataWrittenShardsParsedByHand) {
   TempDir dir;
   STRATA_ASSERT_OK_AND_ASSIGN(auto store, LocalStore::open(dir.str()));
-  ZarrCreateOptions o;
-  o.format = ZarrFormat::V3;
-  o.shape = {6, 4};
-  o.chunks = {2, 2};
+  auto o = testutil::create_options(ZarrFormat::V3, {6, 4}, {2, 2}, DType(ScalarType::UInt16));
   o.shard_shape = {4, 4};
-  o.dtype = DType(ScalarType::UInt16);
   o.fill_value = 9;
   STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, "g/arr", o));
   std::vector<uint16_t> v = {1, 2, 9, 9, 5, 6, 9, 9, 9, 10, 11, 12, 13, 14, 15, 16, 9, 9, 9, 9, 9, 9, 9, 9};

@@ -36,12 +36,8 @@ void round_trip(ZarrFormat fmt, DType dtype, const Layout& l, const std::string&
                        compressor, "' crc ", crc, " sep ", sep));
   TempDir dir;
   auto store = *LocalStore::open(dir.str());
-  ZarrCreateOptions o;
-  o.format = fmt;
-  o.shape = l.shape;
-  o.chunks = l.chunks;
+  auto o = testutil::create_options(fmt, l.shape, l.chunks, dtype);
   o.shard_shape = l.shard;
-  o.dtype = dtype;
   o.fill_value = dtype.is_bool() ? ZarrFillValue(true) : ZarrFillValue(3);
   o.compressor = codec(compressor, dtype.itemsize());
   o.crc32c = crc;
@@ -146,10 +142,7 @@ TEST(ZarrArray, MissingChunksReadAsFillIncludingNaN) {
   TempDir dir;
   auto store = *LocalStore::open(dir.str());
   for (ZarrFormat fmt : {ZarrFormat::V2, ZarrFormat::V3}) {
-    ZarrCreateOptions o;
-    o.format = fmt;
-    o.shape = {5};
-    o.chunks = {2};
+    auto o = testutil::create_options(fmt, {5}, {2});
     o.fill_value = "NaN";
     o.overwrite = true;
     if (fmt == ZarrFormat::V3) o.shard_shape = {4};
@@ -221,9 +214,7 @@ TEST(ZarrArray, ZeroDimensional) {
   TempDir dir;
   auto store = *LocalStore::open(dir.str());
   for (ZarrFormat fmt : {ZarrFormat::V2, ZarrFormat::V3}) {
-    ZarrCreateOptions o;
-    o.format = fmt;
-    o.dtype = DType(ScalarType::Float32);
+    auto o = testutil::create_options(fmt, {}, {}, DType(ScalarType::Float32));
     STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, fmt == ZarrFormat::V2 ? "s2" : "s3", o));
     float v = 2.5f, got = 0;
     STRATA_ASSERT_OK(a.write_region({}, {}, &v));
@@ -238,11 +229,7 @@ TEST(ZarrArray, ZeroDimensional) {
 TEST(ZarrArray, ChunkApiVerifyAndStorageInfo) {
   TempDir dir;
   auto store = *LocalStore::open(dir.str());
-  ZarrCreateOptions o;
-  o.format = ZarrFormat::V3;
-  o.shape = {4, 4};
-  o.chunks = {2, 2};
-  o.dtype = DType(ScalarType::Int32);
+  auto o = testutil::create_options(ZarrFormat::V3, {4, 4}, {2, 2}, DType(ScalarType::Int32));
   o.crc32c = true;
   STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, "", o));
   std::vector<int32_t> chunk = {1, 2, 3, 4};
@@ -266,19 +253,14 @@ TEST(ZarrArray, ChunkApiVerifyAndStorageInfo) {
   EXPECT_EQ(report.chunks_total, 4);
   EXPECT_EQ(report.chunks_ok, 1);
   EXPECT_EQ(report.missing, (std::vector<std::string>{"c/0/0", "c/1/1"}));
-  ASSERT_EQ(report.corrupt.size(), 1u);
-  EXPECT_EQ(report.corrupt[0].first, "c/0/1");
-  EXPECT_THAT(report.corrupt[0].second, ::testing::HasSubstr("crc32c"));
+  testutil::expect_one_corrupt(report, "c/0/1", "crc32c");
 }
 
 TEST(ZarrArray, AttributesAndDimensionNames) {
   TempDir dir;
   auto store = *LocalStore::open(dir.str());
   for (ZarrFormat fmt : {ZarrFormat::V2, ZarrFormat::V3}) {
-    ZarrCreateOptions o;
-    o.format = fmt;
-    o.shape = {3, 2};
-    o.chunks = {3, 2};
+    auto o = testutil::create_options(fmt, {3, 2}, {3, 2});
     o.dimension_names = {"variants", "samples"};
     o.attributes_json = R"({"source": "test"})";
     const std::string path = fmt == ZarrFormat::V2 ? "v2/x" : "v3/x";

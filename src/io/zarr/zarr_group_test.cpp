@@ -14,13 +14,7 @@ using strata::testing::TempDir;
 
 using testutil::node_paths;
 
-ZarrCreateOptions small(ZarrFormat fmt) {
-  ZarrCreateOptions o;
-  o.format = fmt;
-  o.shape = {2};
-  o.chunks = {2};
-  return o;
-}
+ZarrCreateOptions small(ZarrFormat fmt) { return testutil::create_options(fmt, {2}, {2}); }
 
 TEST(ZarrGroup, CreateAttributesNodeInfo) {
   TempDir dir;

@@ -85,12 +85,8 @@ TEST(ZarrRegion, ReadsAndWritesTouchOnlyOverlappingChunks) {
 TEST(ZarrRegion, ShardReadsUseTheIndexOnceAndRangedInnerReads) {
   TempDir dir;
   auto store = std::make_shared<CountingStore>(*LocalStore::open(dir.str()));
-  ZarrCreateOptions o;
-  o.format = ZarrFormat::V3;
-  o.shape = {8, 8};
-  o.chunks = {2, 2};
+  auto o = testutil::create_options(ZarrFormat::V3, {8, 8}, {2, 2}, DType(ScalarType::UInt8));
   o.shard_shape = {4, 8};
-  o.dtype = DType(ScalarType::UInt8);
   STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrArray::create(store, "s", o));
   store->take();
   std::vector<uint8_t> v(64);

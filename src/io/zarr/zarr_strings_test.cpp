@@ -35,6 +35,13 @@ Status write_all(const std::shared_ptr<Store>& store, const std::string& path, Z
   return w.finish(rows);
 }
 
+// kValues as the 1-D array "v", 3 rows a chunk (so chunk "1" holds rows 3–5).
+Status write_values_in_chunks_of_3(const std::shared_ptr<Store>& store) {
+  ZarrStringCreateOptions o;
+  o.chunk_rows = 3;
+  return write_all(store, "v", o, kValues);
+}
+
 struct Case {
   std::string dtype, compressor;
 };
@@ -110,9 +117,7 @@ TEST(ZarrStrings, MetadataIsWhatNumpyWrites) {
 TEST(ZarrStrings, MissingChunksReadAsEmptyAndAreCounted) {
   TempDir dir;
   auto store = open_store(dir);
-  ZarrStringCreateOptions o;
-  o.chunk_rows = 3;
-  STRATA_ASSERT_OK(write_all(store, "v", o, kValues));
+  STRATA_ASSERT_OK(write_values_in_chunks_of_3(store));
   std::filesystem::remove(dir.str("s.zarr/v/1"));
   STRATA_ASSERT_OK_AND_ASSIGN(auto a, ZarrStringArray::open(store, "v"));
   STRATA_ASSERT_OK_AND_ASSIGN(auto all, a.read_rows(0, 7));
@@ -139,9 +144,7 @@ TEST(ZarrStrings, BigEndianUcs4IsRead) {
 TEST(ZarrStrings, CorruptChunksNameTheChunk) {
   TempDir dir;
   auto store = open_store(dir);
-  ZarrStringCreateOptions o;
-  o.chunk_rows = 3;
-  STRATA_ASSERT_OK(write_all(store, "v", o, kValues));
+  STRATA_ASSERT_OK(write_values_in_chunks_of_3(store));
   const std::string prefix = dir.str("s.zarr") + "/v: chunk '1': ";
   std::string chunk = strata::testing::read_file(dir.str("s.zarr/v/1"));
   strata::testing::write_file(dir.str("s.zarr/v/1"), chunk.substr(0, chunk.size() - 2));

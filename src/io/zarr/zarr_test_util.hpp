@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "strata/core/shape.hpp"
 #include "strata/io/zarr.hpp"
+#include "testing/testing.hpp"
 
 namespace strata::io::testutil {
 
@@ -66,6 +68,24 @@ inline void insert(std::vector<uint8_t>& ref, const Shape& shape, const Shape& s
   int64_t n = 1;
   for (int64_t c : count) n *= c;
   if (n > 0) copy_box(data.data(), count, Shape(count.size(), 0), ref.data(), shape, start, count, itemsize);
+}
+
+/// Options of a `format` array of `shape` in chunks of `chunks`: `dtype`, or the default one.
+inline ZarrCreateOptions create_options(ZarrFormat format, Shape shape, Shape chunks,
+                                        std::optional<DType> dtype = std::nullopt) {
+  ZarrCreateOptions o;
+  o.format = format;
+  o.shape = std::move(shape);
+  o.chunks = std::move(chunks);
+  if (dtype) o.dtype = *dtype;
+  return o;
+}
+
+/// The report's only corrupt chunk is `key`, refused for a reason that contains `why`.
+inline void expect_one_corrupt(const ZarrArray::VerifyReport& rep, const std::string& key, const std::string& why) {
+  ASSERT_EQ(rep.corrupt.size(), 1u);
+  EXPECT_EQ(rep.corrupt[0].first, key);
+  EXPECT_THAT(rep.corrupt[0].second, ::testing::HasSubstr(why));
 }
 
 /// "path[a]" / "path[g]" for each node of a walk, to compare listings compactly.
