@@ -8,12 +8,12 @@
 /// column-major cols() × nrows matrix Aᵀ, which is how kernels hand it to BLAS without a copy.
 ///
 /// **Threads.** `read_block` must be safe to call concurrently for different (or equal) row
-/// ranges: passes read several blocks at once on the thread pool. An implementation that
-/// parallelizes internally must do so on the global pool (nested calls then run inline).
+/// ranges: passes read several blocks at once on the Context's thread pool. An implementation
+/// that parallelizes internally must do so on that pool (nested calls then run inline).
 ///
 /// Adapters: in-memory dense (tests, embedding), counter-based random matrices (benchmarks),
-/// and 2-D numeric Zarr arrays (any dtype, cast on read). An adapter over the lazy `Array`
-/// type of `strata/array` and the standardized genotype view (PCA) follow once those exist.
+/// 2-D numeric Zarr arrays (any dtype, cast on read; zarr_row_blocks.cpp) and the
+/// standardized genotype view of PCA (src/genomics/pca_source.cpp).
 ///
 /// \code
 /// STRATA_ASSIGN_OR_RETURN(auto src, linalg::open_zarr_source("data.zarr/x"));

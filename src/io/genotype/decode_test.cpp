@@ -1,5 +1,5 @@
 // Integer decoders against a scalar reference (the float decoders and counts are backend
-// operations: src/backend/cpu/decode_kernels_test.cpp, tests/backend/conformance_test.cpp).
+// operations, tested at every level by tests/backend/conformance_kernels_test.cpp).
 #include <random>
 #include <vector>
 
