@@ -10,6 +10,7 @@
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 intrinsic headers
 
+#include <cmath>
 #include <cstring>
 
 #include "core/random_internal.hpp"
@@ -73,17 +74,25 @@ STRATA_AVX2 inline __m256d small_u64_to_pd(__m256i v) {
   return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, _mm256_set1_epi64x(kMagic))), _mm256_set1_pd(kTwo52));
 }
 
+/// 2 K[i & 127] as doubles on the signed index w & 255 (kZigW's): the fast test j < K[i] is
+/// 2j + 1 < 2 K[i] on exact doubles, so it shares the candidate's conversion and index.
+struct ZigTwoK {
+  alignas(64) double k[256];
+  constexpr ZigTwoK() : k{} {
+    for (int i = 0; i < 256; ++i) k[i] = 2.0 * kZigK[i & 127];
+  }
+};
+inline constexpr ZigTwoK kZigTwoK{};
+
 /// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in the
 /// low 4 bits of `slow` the lanes that zig_fast rejects (resolved later).
 STRATA_AVX2 inline __m256d zig_lanes(__m256i w, int& slow) {
   const __m256i top = _mm256_slli_epi64(w, 32);  // the word in the high half, the garbage gone
-  const __m256i v = _mm256_or_si256(_mm256_srli_epi64(top, 39), _mm256_set1_epi64x(1));  // 2j + 1 < 2^25
-  const __m256d scale = _mm256_i64gather_pd(kZigW, _mm256_and_si256(w, _mm256_set1_epi64x(255)), 8);
-  const __m256i k = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(kZigK64.k),
-                                           _mm256_and_si256(w, _mm256_set1_epi64x(127)), 8);
-  // j and K[i] are below 2^24, so the signed compare is the unsigned one.
-  slow = ~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(k, _mm256_srli_epi64(top, 40)))) & 0xF;
-  return _mm256_mul_pd(small_u64_to_pd(v), scale);
+  const __m256d v = small_u64_to_pd(_mm256_or_si256(_mm256_srli_epi64(top, 39), _mm256_set1_epi64x(1)));  // 2j + 1 < 2^25
+  const __m256i i = _mm256_and_si256(w, _mm256_set1_epi64x(255));
+  const __m256d scale = _mm256_i64gather_pd(kZigW, i, 8);
+  slow = _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_i64gather_pd(kZigTwoK.k, i, 8), _CMP_NLT_UQ));
+  return _mm256_mul_pd(v, scale);
 }
 
 /// ln_scaled(d, k) lane-wise for positive normal doubles d: the exponent through the magic
@@ -137,89 +146,134 @@ STRATA_AVX2 inline __m256i zig_attempt_lanes(__m256i w, __m256i b0, __m256i b1, 
   return acc;
 }
 
-// The lanes the fast path rejected (element, word, output position), resolved four at a time
-// (two batches in lockstep) with zig_attempt's steps lane-wise, between stages: a call inside a
-// stage would spill its live vectors.
-class SlowLanes {
- public:
-  SlowLanes(const FillParams& p, const Keys& k, double* out) : p_(p), k_(k), out_(out) {}
-  ~SlowLanes() { resolve(); }
-  STRATA_AVX2 void add(int m, __m256i w, int64_t e0, int64_t de, int64_t pos0, int64_t dpos) {
-    if (!m) return;
-    alignas(32) uint64_t ws[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(ws), w);
-    for (; m; m &= m - 1) {
-      const int l = __builtin_ctz(static_cast<unsigned>(m));
-      e_[n_] = static_cast<uint64_t>(e0 + l * de);
-      w_[n_] = ws[l];
-      pos_[n_] = pos0 + l * dpos;
-      ++n_;
+/// vpermd indices that move the 64-bit lanes set in a 4-bit mask to the front, in order.
+struct LeftPack {
+  alignas(32) int32_t idx[16][8];
+  constexpr LeftPack() : idx{} {
+    for (int m = 0; m < 16; ++m) {
+      int out = 0;
+      for (int l = 0; l < 4; ++l) {
+        if (m & (1 << l)) {
+          idx[m][2 * out] = 2 * l;
+          idx[m][2 * out + 1] = 2 * l + 1;
+          ++out;
+        }
+      }
+      for (; out < 4; ++out) idx[m][2 * out] = idx[m][2 * out + 1] = 0;
     }
   }
+};
+inline constexpr LeftPack kLeftPack{};
+
+// The lanes the fast path rejected (retry index, word, destination), resolved between stages (a
+// call inside a stage would spill its live vectors) in rounds: round a makes attempt a on every
+// pending lane, eight lanes per step and no step depending on another, so the Philox and log
+// latencies overlap; the lanes still pending are packed to the front for round a + 1. Almost
+// all lanes finish in round 1.
+class SlowLanes {
+ public:
+  /// Lane l of a vector is element e0 + l * de, stored at dst0 + l * ddst.
+  SlowLanes(const FillParams& p, const Keys& k, int64_t de, int64_t ddst) : p_(p), k_(k), de_(de), ddst_(ddst) {}
+  ~SlowLanes() { resolve(); }
+  /// Lanes m of candidates w: element e0 + l * de, destination dst0 + l * ddst. Branch-free (a
+  /// vector has a rejected lane one time in ten, unpredictably) and almost free of vector work:
+  /// a record of every call is written, kept when m is not empty, and unpacked in resolve().
+  STRATA_AVX2 void add(int m, __m256i w, int64_t e0, double* dst0) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(rec_w_[nrec_]), w);
+    rec_[nrec_] = {static_cast<uint64_t>(e0), dst0, m};
+    nrec_ += m != 0;
+  }
   void make_room() {
-    if (n_ > kCap - kStageLanes) resolve();
+    if (nrec_ > kRecords - kStageRecords) resolve();
   }
   STRATA_AVX2 void resolve() {
-    constexpr int kBatches = 2;
-    const __m256i index_bits = _mm256_set1_epi64x(static_cast<int64_t>(kZigRetryIndexMask));
-    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
-    for (int t = 0; t < n_; t += 4 * kBatches) {
-      __m256i e[kBatches], w[kBatches], active[kBatches];
-      __m256d z[kBatches];
-      STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
-        const int base = t + 4 * j;
-        active[j] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n_ - base), lane);  // lanes below n_
-        e[j] = _mm256_and_si256(_mm256_maskload_epi64(reinterpret_cast<const long long*>(e_ + base), active[j]), index_bits);
-        w[j] = _mm256_maskload_epi64(reinterpret_cast<const long long*>(w_ + base), active[j]);
-        z[j] = _mm256_setzero_pd();
+    for (int r = 0; r < nrec_; ++r) {
+      for (int m = rec_[r].mask; m; m &= m - 1) {
+        const int l = __builtin_ctz(static_cast<unsigned>(m));
+        e_[n_] = (rec_[r].e0 + static_cast<uint64_t>(l * de_)) & kZigRetryIndexMask;
+        w_[n_] = rec_w_[r][l];
+        dst_[n_] = rec_[r].dst0 + l * ddst_;
+        ++n_;
       }
-      const __m256i live0 = active[0], live1 = active[1];
-      for (int64_t a = 1; a < 128; ++a) {
-        int any = 0;
-        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) any |= _mm256_movemask_pd(_mm256_castsi256_pd(active[j]));
-        if (!any) break;
-        const __m256i attempt = _mm256_set1_epi64x(static_cast<int64_t>(zig_retry_block(0, static_cast<uint32_t>(a))));
-        __m256i blk[kBatches], b[kBatches][4];
-        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) blk[j] = _mm256_or_si256(e[j], attempt);
-        philox_lanes<kBatches>(blk, k_, b);
-        STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
-          if (!_mm256_movemask_pd(_mm256_castsi256_pd(active[j]))) continue;
-          const __m256i done = zig_attempt_lanes(w[j], b[j][0], b[j][1], active[j], z[j]);
-          active[j] = _mm256_andnot_si256(done, active[j]);
-          w[j] = _mm256_blendv_epi8(w[j], b[j][2], active[j]);
-          int slow;
-          const __m256d fast = zig_lanes(w[j], slow);
-          const __m256i slow_lanes = _mm256_cmpgt_epi64(
-              _mm256_and_si256(_mm256_set1_epi64x(slow), _mm256_setr_epi64x(1, 2, 4, 8)), _mm256_setzero_si256());
-          z[j] = _mm256_blendv_pd(z[j], fast, _mm256_castsi256_pd(_mm256_andnot_si256(slow_lanes, active[j])));
-          active[j] = _mm256_and_si256(active[j], slow_lanes);
-        }
-      }
-      STRATA_UNROLL for (int j = 0; j < kBatches; ++j) {
-        if (_mm256_movemask_pd(_mm256_castsi256_pd(active[j]))) {  // 127 rejections in a row: as zig_normal
-          int unused;
-          z[j] = _mm256_blendv_pd(z[j], zig_lanes(w[j], unused), _mm256_castsi256_pd(active[j]));
-        }
-        alignas(32) double v[4];
-        _mm256_store_pd(v, _mm256_fmadd_pd(z[j], _mm256_set1_pd(p_.sd), _mm256_set1_pd(p_.mean)));
-        const int live = _mm256_movemask_pd(_mm256_castsi256_pd(j == 0 ? live0 : live1));
-        for (int l = 0; l < 4; ++l) {
-          if (live & (1 << l)) out_[pos_[t + 4 * j + l]] = v[l];
-        }
-      }
+    }
+    nrec_ = 0;
+    for (uint32_t a = 1; n_ > 0 && a < 128; ++a) n_ = attempt_round(a);
+    for (int i = 0; i < n_; ++i) {  // 127 rejections in a row: as zig_normal, the last candidate
+      *dst_[i] = std::fma(zig_value(static_cast<uint32_t>(w_[i])), p_.sd, p_.mean);
     }
     n_ = 0;
   }
 
  private:
-  static constexpr int kStageLanes = 64;  // more than one stage adds (kGroups x 4 lanes x 4 words = 48)
-  static constexpr int kCap = 256;
+  static constexpr int kStep = 8;         // lanes per step: two vectors in lockstep
+  static constexpr int kStageRecords = 16;  // more than one stage adds (kGroups x 4 words = 12)
+  static constexpr int kRecords = 64;
+  static constexpr int kCap = 4 * kRecords;
+  struct Record {
+    uint64_t e0;
+    double* dst0;
+    int mask;
+  };
+
+  /// Attempt a on lanes [0, n_): writes the finished lanes' values, packs the pending ones to the
+  /// front and returns their count.
+  STRATA_AVX2 int attempt_round(uint32_t a) {
+    for (int i = n_; i < n_ + kStep; ++i) {  // the last step's dead lanes write to a scratch slot
+      e_[i] = w_[i] = 0;
+      dst_[i] = &scratch_;
+    }
+    const __m256i attempt = _mm256_set1_epi64x(static_cast<int64_t>(zig_retry_block(0, a)));
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256d sd = _mm256_set1_pd(p_.sd), mean = _mm256_set1_pd(p_.mean);
+    int pending = 0;
+    for (int t = 0; t < n_; t += kStep) {
+      __m256i e[2], w[2], dst[2], live[2], blk[2], b[2][4];
+      STRATA_UNROLL for (int j = 0; j < 2; ++j) {
+        const int base = t + 4 * j;
+        live[j] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n_ - base), lane);
+        e[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e_ + base));
+        w[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w_ + base));
+        dst[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst_ + base));
+        blk[j] = _mm256_or_si256(e[j], attempt);
+      }
+      philox_lanes<2>(blk, k_, b);
+      STRATA_UNROLL for (int j = 0; j < 2; ++j) {
+        __m256d z = _mm256_setzero_pd();
+        const __m256i accepted = zig_attempt_lanes(w[j], b[j][0], b[j][1], live[j], z);
+        const __m256i next = _mm256_andnot_si256(accepted, live[j]);  // the next candidate: word 2
+        w[j] = _mm256_blendv_epi8(w[j], b[j][2], next);
+        int slow;
+        const __m256d fast = zig_lanes(w[j], slow);
+        const __m256i slow_lanes = _mm256_cmpgt_epi64(
+            _mm256_and_si256(_mm256_set1_epi64x(slow), _mm256_setr_epi64x(1, 2, 4, 8)), _mm256_setzero_si256());
+        z = _mm256_blendv_pd(z, fast, _mm256_castsi256_pd(next));
+        // Every lane's value goes out (a pending lane's is overwritten by a later round).
+        const __m256d v = _mm256_fmadd_pd(z, sd, mean);
+        double* const* d = dst_ + t + 4 * j;
+        _mm_storel_pd(d[0], _mm256_castpd256_pd128(v));
+        _mm_storeh_pd(d[1], _mm256_castpd256_pd128(v));
+        _mm_storel_pd(d[2], _mm256_extractf128_pd(v, 1));
+        _mm_storeh_pd(d[3], _mm256_extractf128_pd(v, 1));
+        const int keep = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(next, slow_lanes)));
+        const __m256i pack = _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.idx[keep]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(e_ + pending), _mm256_permutevar8x32_epi32(e[j], pack));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w_ + pending), _mm256_permutevar8x32_epi32(w[j], pack));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst_ + pending), _mm256_permutevar8x32_epi32(dst[j], pack));
+        pending += __builtin_popcount(static_cast<unsigned>(keep));
+      }
+    }
+    return pending;
+  }
+
   const FillParams& p_;
   const Keys& k_;
-  double* out_;
-  int n_ = 0;
-  uint64_t e_[kCap], w_[kCap];
-  int64_t pos_[kCap];
+  const int64_t de_, ddst_;
+  int nrec_ = 0, n_ = 0;
+  Record rec_[kRecords];
+  alignas(32) uint64_t rec_w_[kRecords][4];
+  double scratch_ = 0;
+  alignas(32) uint64_t e_[kCap + kStep], w_[kCap + kStep];
+  alignas(32) double* dst_[kCap + kStep];
 };
 
 STRATA_AVX2 inline __m256i blocks4(uint64_t b) {
@@ -267,7 +321,7 @@ STRATA_AVX2 void normal_run(const FillParams& p, uint64_t b0, int64_t nb, int pa
   Keys k;
   make_keys(p.seed, p.stream, k);
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
-  SlowLanes slow(p, k, out);
+  SlowLanes slow(p, k, 4, Run::kKept);
   alignas(32) double tail[4 * Run::kKept];
   for (int64_t i = 0; i < nb; i += 4 * kGroups) {
     __m256i w[kGroups][4], blk[kGroups];
@@ -287,8 +341,8 @@ STRATA_AVX2 void normal_run(const FillParams& p, uint64_t b0, int64_t nb, int pa
       Run::store(z, dst);
       if (dst == tail) std::memcpy(out + Run::kKept * first, tail, sizeof(double) * Run::kKept * left);
       STRATA_UNROLL for (int q = 0; q < Run::kKept; ++q) {
-        slow.add(m[q] & live, kept[q], static_cast<int64_t>(4 * (b0 + first)) + Run::word(q, parity), 4,
-                 Run::kKept * first + q, Run::kKept);
+        slow.add(m[q] & live, kept[q], static_cast<int64_t>(4 * (b0 + first)) + Run::word(q, parity),
+                 out + Run::kKept * first + q);
       }
     }
     slow.make_room();
@@ -311,7 +365,7 @@ STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, 
   const __m256d sd = _mm256_set1_pd(p.sd), mean = _mm256_set1_pd(p.mean);
   const __m256i lane_step = _mm256_setr_epi64x(0, step, 2 * step, 3 * step);
   const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
-  SlowLanes slow(p, k, out);
+  SlowLanes slow(p, k, step, 1);
   for (int64_t i = 0; i < n; i += 4) {
     const int64_t first = static_cast<int64_t>(e0) + i * step;
     const __m256i e = _mm256_add_epi64(_mm256_set1_epi64x(first), lane_step);
@@ -331,7 +385,7 @@ STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, 
       const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
       _mm256_maskstore_pd(out + i, mask, z);
     }
-    slow.add(m & (left >= 4 ? 0xF : (1 << left) - 1), word, first, step, i, 1);
+    slow.add(m & (left >= 4 ? 0xF : (1 << left) - 1), word, first, out + i);
     slow.make_room();
   }
 }
