@@ -74,25 +74,33 @@ STRATA_AVX2 inline __m256d small_u64_to_pd(__m256i v) {
   return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, _mm256_set1_epi64x(kMagic))), _mm256_set1_pd(kTwo52));
 }
 
-/// 2 K[i & 127] as doubles on the signed index w & 255 (kZigW's): the fast test j < K[i] is
-/// 2j + 1 < 2 K[i] on exact doubles, so it shares the candidate's conversion and index.
-struct ZigTwoK {
-  alignas(64) double k[256];
-  constexpr ZigTwoK() : k{} {
-    for (int i = 0; i < 256; ++i) k[i] = 2.0 * kZigK[i & 127];
+/// Entry w & 255 (kZigW's signed index) holds W[w & 255] and 2 K[w & 127] as doubles: the fast
+/// test j < K[i] is 2j + 1 < 2 K[i] on exact doubles, sharing the candidate's conversion, and
+/// one 16-byte load per lane fetches both (four scalar loads beat two 4-lane gathers here).
+struct ZigPairs {
+  alignas(64) double e[256][2];
+  constexpr ZigPairs() : e{} {
+    for (int i = 0; i < 256; ++i) {
+      e[i][0] = kZigW[i];
+      e[i][1] = 2.0 * kZigK[i & 127];
+    }
   }
 };
-inline constexpr ZigTwoK kZigTwoK{};
+inline constexpr ZigPairs kZigPairs{};
 
 /// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in the
 /// low 4 bits of `slow` the lanes that zig_fast rejects (resolved later).
 STRATA_AVX2 inline __m256d zig_lanes(__m256i w, int& slow) {
+  alignas(32) uint64_t ws[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(ws), w);
+  const double* e[4];
+  STRATA_UNROLL for (int l = 0; l < 4; ++l) e[l] = kZigPairs.e[static_cast<uint8_t>(ws[l])];
+  const __m256d ac = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(e[0])), _mm_load_pd(e[2]), 1);
+  const __m256d bd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(e[1])), _mm_load_pd(e[3]), 1);
   const __m256i top = _mm256_slli_epi64(w, 32);  // the word in the high half, the garbage gone
   const __m256d v = small_u64_to_pd(_mm256_or_si256(_mm256_srli_epi64(top, 39), _mm256_set1_epi64x(1)));  // 2j + 1 < 2^25
-  const __m256i i = _mm256_and_si256(w, _mm256_set1_epi64x(255));
-  const __m256d scale = _mm256_i64gather_pd(kZigW, i, 8);
-  slow = _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_i64gather_pd(kZigTwoK.k, i, 8), _CMP_NLT_UQ));
-  return _mm256_mul_pd(v, scale);
+  slow = _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_unpackhi_pd(ac, bd), _CMP_NLT_UQ));
+  return _mm256_mul_pd(v, _mm256_unpacklo_pd(ac, bd));
 }
 
 /// ln_scaled(d, k) lane-wise for positive normal doubles d: the exponent through the magic
@@ -187,14 +195,20 @@ class SlowLanes {
     if (nrec_ > kRecords - kStageRecords) resolve();
   }
   STRATA_AVX2 void resolve() {
+    // The records' lanes, packed to the front of each vector without branches.
+    const __m256i lane_de = _mm256_setr_epi64x(0, de_, 2 * de_, 3 * de_);
+    const __m256i lane_ddst = _mm256_setr_epi64x(0, 8 * ddst_, 16 * ddst_, 24 * ddst_);
+    const __m256i index_bits = _mm256_set1_epi64x(static_cast<int64_t>(kZigRetryIndexMask));
     for (int r = 0; r < nrec_; ++r) {
-      for (int m = rec_[r].mask; m; m &= m - 1) {
-        const int l = __builtin_ctz(static_cast<unsigned>(m));
-        e_[n_] = (rec_[r].e0 + static_cast<uint64_t>(l * de_)) & kZigRetryIndexMask;
-        w_[n_] = rec_w_[r][l];
-        dst_[n_] = rec_[r].dst0 + l * ddst_;
-        ++n_;
-      }
+      const __m256i pack = _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.idx[rec_[r].mask]));
+      const __m256i e = _mm256_and_si256(
+          _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(rec_[r].e0)), lane_de), index_bits);
+      const __m256i dst = _mm256_add_epi64(_mm256_set1_epi64x(reinterpret_cast<int64_t>(rec_[r].dst0)), lane_ddst);
+      const __m256i w = _mm256_load_si256(reinterpret_cast<const __m256i*>(rec_w_[r]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(e_ + n_), _mm256_permutevar8x32_epi32(e, pack));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w_ + n_), _mm256_permutevar8x32_epi32(w, pack));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst_ + n_), _mm256_permutevar8x32_epi32(dst, pack));
+      n_ += __builtin_popcount(static_cast<unsigned>(rec_[r].mask));
     }
     nrec_ = 0;
     for (uint32_t a = 1; n_ > 0 && a < 128; ++a) n_ = attempt_round(a);
@@ -207,7 +221,7 @@ class SlowLanes {
  private:
   static constexpr int kStep = 8;         // lanes per step: two vectors in lockstep
   static constexpr int kStageRecords = 16;  // more than one stage adds (kGroups x 4 words = 12)
-  static constexpr int kRecords = 64;
+  static constexpr int kRecords = 128;
   static constexpr int kCap = 4 * kRecords;
   struct Record {
     uint64_t e0;
