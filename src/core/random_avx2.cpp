@@ -74,48 +74,77 @@ STRATA_AVX2 inline __m256d small_u64_to_pd(__m256i v) {
   return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, _mm256_set1_epi64x(kMagic))), _mm256_set1_pd(kTwo52));
 }
 
-/// Entry w & 255 (kZigW's signed index) holds W[w & 255] and 2 K[w & 127] as doubles: the fast
-/// test j < K[i] is 2j + 1 < 2 K[i] on exact doubles, sharing the candidate's conversion, and
-/// one 16-byte load per lane fetches both (four scalar loads beat two 4-lane gathers here).
-struct ZigPairs {
-  alignas(64) double e[256][2];
-  constexpr ZigPairs() : e{} {
-    for (int i = 0; i < 256; ++i) {
-      e[i][0] = kZigW[i];
-      e[i][1] = 2.0 * kZigK[i & 127];
-    }
-  }
+// The kernels' table lookups read pairs of doubles, one 16-byte load per lane: four scalar loads
+// and two shuffles cost less than a 4-lane gather per value here.
+template <int N>
+struct PairTable {
+  alignas(64) double e[N][2];
 };
-inline constexpr ZigPairs kZigPairs{};
+
+/// Entry w & 255 (kZigW's signed index): W[w & 255] and 2 K[w & 127] as doubles. The fast test
+/// j < K[i] is 2j + 1 < 2 K[i] on exact doubles, sharing the candidate's conversion.
+inline constexpr PairTable<256> kZigScaleTwoK = [] {
+  PairTable<256> t{};
+  for (int i = 0; i < 256; ++i) t.e[i][0] = kZigW[i], t.e[i][1] = 2.0 * kZigK[i & 127];
+  return t;
+}();
+/// Layer i's wedge: D[i], F[i].
+inline constexpr PairTable<128> kZigDF = [] {
+  PairTable<128> t{};
+  for (int i = 0; i < 128; ++i) t.e[i][0] = kZigD[i], t.e[i][1] = kZigF[i];
+  return t;
+}();
+/// ln_scaled's tables on the top 4 mantissa bits.
+inline constexpr PairTable<16> kLogRecipTable = [] {
+  PairTable<16> t{};
+  for (int i = 0; i < 16; ++i) t.e[i][0] = kLogRecip[i], t.e[i][1] = kLogTable[i];
+  return t;
+}();
+
+/// Entries idx[0..3] of a pair table: the first members in `first`, the second in `second`.
+template <int N>
+STRATA_AVX2 inline void pair_lanes(const PairTable<N>& t, const uint64_t (&idx)[4], __m256d& first, __m256d& second) {
+  const __m256d ac = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(t.e[idx[0]])), _mm_load_pd(t.e[idx[2]]), 1);
+  const __m256d bd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(t.e[idx[1]])), _mm_load_pd(t.e[idx[3]]), 1);
+  first = _mm256_unpacklo_pd(ac, bd);
+  second = _mm256_unpackhi_pd(ac, bd);
+}
+
+/// The lanes' (v >> shift) & mask, as scalars for pair_lanes.
+STRATA_AVX2 inline void lane_indices(__m256i v, int shift, uint64_t mask, uint64_t (&idx)[4]) {
+  alignas(32) uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
+  STRATA_UNROLL for (int l = 0; l < 4; ++l) idx[l] = (lanes[l] >> shift) & mask;
+}
 
 /// The ziggurat's fast path on the word in the low half of each lane: zig_value(w), and in the
 /// low 4 bits of `slow` the lanes that zig_fast rejects (resolved later).
 STRATA_AVX2 inline __m256d zig_lanes(__m256i w, int& slow) {
-  alignas(32) uint64_t ws[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(ws), w);
-  const double* e[4];
-  STRATA_UNROLL for (int l = 0; l < 4; ++l) e[l] = kZigPairs.e[static_cast<uint8_t>(ws[l])];
-  const __m256d ac = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(e[0])), _mm_load_pd(e[2]), 1);
-  const __m256d bd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(e[1])), _mm_load_pd(e[3]), 1);
+  uint64_t idx[4];
+  lane_indices(w, 0, 255, idx);
+  __m256d scale, two_k;
+  pair_lanes(kZigScaleTwoK, idx, scale, two_k);
   const __m256i top = _mm256_slli_epi64(w, 32);  // the word in the high half, the garbage gone
   const __m256d v = small_u64_to_pd(_mm256_or_si256(_mm256_srli_epi64(top, 39), _mm256_set1_epi64x(1)));  // 2j + 1 < 2^25
-  slow = _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_unpackhi_pd(ac, bd), _CMP_NLT_UQ));
-  return _mm256_mul_pd(v, _mm256_unpacklo_pd(ac, bd));
+  slow = _mm256_movemask_pd(_mm256_cmp_pd(v, two_k, _CMP_NLT_UQ));
+  return _mm256_mul_pd(v, scale);
 }
 
 /// ln_scaled(d, k) lane-wise for positive normal doubles d: the exponent through the magic
-/// constant (exact small integers), the mantissa and table index cut from the bits, the two log
-/// tables gathered.
+/// constant (exact small integers), the mantissa and table index cut from the bits.
 STRATA_AVX2 inline __m256d ln_lanes(__m256d d, double k) {
   const __m256i bits = _mm256_castpd_si256(d);
+  uint64_t idx[4];
+  lane_indices(bits, 48, 15, idx);
+  __m256d recip, table;
+  pair_lanes(kLogRecipTable, idx, recip, table);
   const __m256d e = _mm256_sub_pd(small_u64_to_pd(_mm256_srli_epi64(bits, 52)), _mm256_set1_pd(1023.0 - k));
   const __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFF)),
                                                         _mm256_set1_epi64x(0x3FF0000000000000)));
-  const __m256i idx = _mm256_and_si256(_mm256_srli_epi64(bits, 48), _mm256_set1_epi64x(15));
-  const __m256d r = _mm256_fmadd_pd(m, _mm256_i64gather_pd(kLogRecip, idx, 8), _mm256_set1_pd(-1.0));
+  const __m256d r = _mm256_fmadd_pd(m, recip, _mm256_set1_pd(-1.0));
   __m256d p = _mm256_set1_pd(kLogPoly[8]);
   for (int j = 7; j >= 0; --j) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogPoly[j]));
-  return _mm256_fmadd_pd(e, _mm256_set1_pd(kLn2), _mm256_fmadd_pd(p, r, _mm256_i64gather_pd(kLogTable, idx, 8)));
+  return _mm256_fmadd_pd(e, _mm256_set1_pd(kLn2), _mm256_fmadd_pd(p, r, table));
 }
 
 /// (2x + 1) for the word x in the low half of each lane, as an exact double (< 2^33).
@@ -139,10 +168,15 @@ STRATA_AVX2 inline __m256i zig_attempt_lanes(__m256i w, __m256i b0, __m256i b1, 
     val = _mm256_blendv_pd(val, _mm256_add_pd(_mm256_set1_pd(kZigR), x), _mm256_castsi256_pd(tail));
   }
   if (_mm256_movemask_pd(_mm256_castsi256_pd(wedge))) {
+    uint64_t idx[4];
+    lane_indices(w, 0, 127, idx);
+    __m256d scale, unused, d, f;
+    pair_lanes(kZigScaleTwoK, idx, scale, unused);  // i < 128: the positive W[i]
+    pair_lanes(kZigDF, idx, d, f);
     const __m256i v = _mm256_or_si256(_mm256_srli_epi64(_mm256_slli_epi64(w, 32), 39), _mm256_set1_epi64x(1));
-    const __m256d x = _mm256_mul_pd(small_u64_to_pd(v), _mm256_i64gather_pd(kZigW, i, 8));
+    const __m256d x = _mm256_mul_pd(small_u64_to_pd(v), scale);
     const __m256d u = _mm256_mul_pd(odd_of_word(b0), _mm256_set1_pd(0x1p-33));
-    const __m256d y = _mm256_fmadd_pd(u, _mm256_i64gather_pd(kZigD, i, 8), _mm256_i64gather_pd(kZigF, i, 8));
+    const __m256d y = _mm256_fmadd_pd(u, d, f);
     const __m256d h = _mm256_mul_pd(_mm256_mul_pd(x, x), _mm256_set1_pd(-0.5));
     const __m256i ok = _mm256_castpd_si256(_mm256_cmp_pd(ln_lanes(y, 0.0), h, _CMP_LT_OQ));
     acc = _mm256_or_si256(acc, _mm256_and_si256(ok, wedge));
@@ -219,7 +253,8 @@ class SlowLanes {
   }
 
  private:
-  static constexpr int kStep = 8;         // lanes per step: two vectors in lockstep
+  static constexpr int kVectors = 2;                     // vectors per step, in lockstep
+  static constexpr int kStep = 4 * kVectors;
   static constexpr int kStageRecords = 16;  // more than one stage adds (kGroups x 4 words = 12)
   static constexpr int kRecords = 128;
   static constexpr int kCap = 4 * kRecords;
@@ -241,8 +276,8 @@ class SlowLanes {
     const __m256d sd = _mm256_set1_pd(p_.sd), mean = _mm256_set1_pd(p_.mean);
     int pending = 0;
     for (int t = 0; t < n_; t += kStep) {
-      __m256i e[2], w[2], dst[2], live[2], blk[2], b[2][4];
-      STRATA_UNROLL for (int j = 0; j < 2; ++j) {
+      __m256i e[kVectors], w[kVectors], dst[kVectors], live[kVectors], blk[kVectors], b[kVectors][4];
+      STRATA_UNROLL for (int j = 0; j < kVectors; ++j) {
         const int base = t + 4 * j;
         live[j] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n_ - base), lane);
         e[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e_ + base));
@@ -250,8 +285,8 @@ class SlowLanes {
         dst[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst_ + base));
         blk[j] = _mm256_or_si256(e[j], attempt);
       }
-      philox_lanes<2>(blk, k_, b);
-      STRATA_UNROLL for (int j = 0; j < 2; ++j) {
+      philox_lanes<kVectors>(blk, k_, b);
+      STRATA_UNROLL for (int j = 0; j < kVectors; ++j) {
         __m256d z = _mm256_setzero_pd();
         const __m256i accepted = zig_attempt_lanes(w[j], b[j][0], b[j][1], live[j], z);
         const __m256i next = _mm256_andnot_si256(accepted, live[j]);  // the next candidate: word 2
@@ -409,18 +444,21 @@ STRATA_AVX2 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64
   make_keys(seed, stream, k);
   const __m256i m32 = _mm256_set1_epi64x(0xFFFFFFFFll);
   alignas(32) uint32_t tail[16];
-  for (int64_t i = 0; i < nb; i += 4) {
-    __m256i w[1][4];
-    const __m256i blk = blocks4(b0 + i);
-    philox_lanes<1>(&blk, k, w);
-    // Words 0,1 (and 2,3) of each block as one 64-bit lane, then block-major order.
-    const __m256i w01 = _mm256_or_si256(_mm256_and_si256(w[0][0], m32), _mm256_slli_epi64(w[0][1], 32));
-    const __m256i w23 = _mm256_or_si256(_mm256_and_si256(w[0][2], m32), _mm256_slli_epi64(w[0][3], 32));
-    const __m256i lo = _mm256_unpacklo_epi64(w01, w23), hi = _mm256_unpackhi_epi64(w01, w23);
-    uint32_t* dst = nb - i >= 4 ? out + 4 * i : tail;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
-    if (dst == tail) std::memcpy(out + 4 * i, tail, sizeof(uint32_t) * 4 * (nb - i));
+  for (int64_t i = 0; i < nb; i += 4 * kGroups) {  // kGroups Philox chains in lockstep hide the multiplies' latency
+    __m256i w[kGroups][4], blk[kGroups];
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) blk[g] = blocks4(b0 + i + 4 * g);
+    philox_lanes<kGroups>(blk, k, w);
+    for (int g = 0; g < kGroups && i + 4 * g < nb; ++g) {
+      const int64_t first = i + 4 * g;
+      // Words 0,1 (and 2,3) of each block as one 64-bit lane, then block-major order.
+      const __m256i w01 = _mm256_or_si256(_mm256_and_si256(w[g][0], m32), _mm256_slli_epi64(w[g][1], 32));
+      const __m256i w23 = _mm256_or_si256(_mm256_and_si256(w[g][2], m32), _mm256_slli_epi64(w[g][3], 32));
+      const __m256i lo = _mm256_unpacklo_epi64(w01, w23), hi = _mm256_unpackhi_epi64(w01, w23);
+      uint32_t* dst = nb - first >= 4 ? out + 4 * first : tail;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_permute2x128_si256(lo, hi, 0x20));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+      if (dst == tail) std::memcpy(out + 4 * first, tail, sizeof(uint32_t) * 4 * (nb - first));
+    }
   }
 }
 
