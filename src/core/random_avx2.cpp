@@ -1,9 +1,10 @@
 // AVX2 + FMA random kernels, for CPUs without AVX-512. The layout is random_avx512.cpp's: one
 // Philox block per 64-bit lane (four per vector), each 32-bit word in the low half of a lane.
 // The normals' ziggurat fast path is random_hd.hpp's one multiplication per lane (2j + 1 goes to
-// double exactly through the 2^52 magic constant, the tables are gathered); the 2.8 % of lanes
-// it rejects are resolved with the slow path's operations lane-wise (the table log with the
-// exponent and mantissa cut from the bits). So the bits equal the portable and AVX-512 paths.
+// double exactly through the 2^52 magic constant; the tables are read as pairs, no gathers);
+// the 2.8 % of lanes it rejects are resolved with the slow path's operations lane-wise (the
+// table log with the exponent and mantissa cut from the bits). So the bits equal the portable
+// and AVX-512 paths.
 // x86-64 only: elsewhere (aarch64) best_isa() is Portable and random.cpp never names these kernels.
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -230,7 +231,8 @@ class SlowLanes {
   }
   STRATA_AVX2 void resolve() {
     // The records' lanes, packed to the front of each vector without branches.
-    const __m256i lane_de = _mm256_setr_epi64x(0, de_, 2 * de_, 3 * de_);
+    const auto times = [](int64_t x, uint64_t k) { return static_cast<int64_t>(k * static_cast<uint64_t>(x)); };
+    const __m256i lane_de = _mm256_setr_epi64x(0, de_, times(de_, 2), times(de_, 3));  // wraps in dead lanes only
     const __m256i lane_ddst = _mm256_setr_epi64x(0, 8 * ddst_, 16 * ddst_, 24 * ddst_);
     const __m256i index_bits = _mm256_set1_epi64x(static_cast<int64_t>(kZigRetryIndexMask));
     for (int r = 0; r < nrec_; ++r) {
@@ -415,26 +417,29 @@ STRATA_AVX2 void normal_strided(const FillParams& p, uint64_t e0, int64_t step, 
   const __m256i lane_step = _mm256_setr_epi64x(0, step, 2 * step, 3 * step);
   const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
   SlowLanes slow(p, k, step, 1);
-  for (int64_t i = 0; i < n; i += 4) {
-    const int64_t first = static_cast<int64_t>(e0) + i * step;
-    const __m256i e = _mm256_add_epi64(_mm256_set1_epi64x(first), lane_step);
-    __m256i w[1][4];
-    const __m256i blk = _mm256_srli_epi64(e, 2);
-    philox_lanes<1>(&blk, k, w);
-    const __m256i second = _mm256_cmpeq_epi64(_mm256_and_si256(e, two), two);
-    const __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(e, one), one);
-    const __m256i word = _mm256_blendv_epi8(_mm256_blendv_epi8(w[0][0], w[0][2], second),
-                                            _mm256_blendv_epi8(w[0][1], w[0][3], second), odd);
-    int m;
-    const __m256d z = _mm256_fmadd_pd(zig_lanes(word, m), sd, mean);
-    const int64_t left = n - i;
-    if (left >= 4) {
-      _mm256_storeu_pd(out + i, z);
-    } else {
-      const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
-      _mm256_maskstore_pd(out + i, mask, z);
+  for (int64_t i = 0; i < n; i += 4 * kGroups) {
+    __m256i e[kGroups], blk[kGroups], w[kGroups][4];
+    STRATA_UNROLL for (int g = 0; g < kGroups; ++g) {
+      e[g] = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(e0) + (i + 4 * g) * step), lane_step);
+      blk[g] = _mm256_srli_epi64(e[g], 2);
     }
-    slow.add(m & (left >= 4 ? 0xF : (1 << left) - 1), word, first, out + i);
+    philox_lanes<kGroups>(blk, k, w);
+    for (int g = 0; g < kGroups && i + 4 * g < n; ++g) {
+      const int64_t first = i + 4 * g, left = n - first;
+      const __m256i second = _mm256_cmpeq_epi64(_mm256_and_si256(e[g], two), two);
+      const __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(e[g], one), one);
+      const __m256i word = _mm256_blendv_epi8(_mm256_blendv_epi8(w[g][0], w[g][2], second),
+                                              _mm256_blendv_epi8(w[g][1], w[g][3], second), odd);
+      int m;
+      const __m256d z = _mm256_fmadd_pd(zig_lanes(word, m), sd, mean);
+      if (left >= 4) {
+        _mm256_storeu_pd(out + first, z);
+      } else {
+        const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
+        _mm256_maskstore_pd(out + first, mask, z);
+      }
+      slow.add(m & (left >= 4 ? 0xF : (1 << left) - 1), word, static_cast<int64_t>(e0) + first * step, out + first);
+    }
     slow.make_room();
   }
 }
