@@ -291,6 +291,44 @@ TEST(RandomKernels, Avx2TransformsOverTheWordRange) {
   }
 }
 
+// The AVX2 slow lanes: rejected candidates are recorded, resolved in rounds (attempt a on every
+// pending lane, the pending ones packed for a + 1) and written through their destinations. A
+// run long enough for several resolves, with elements that need a second and a third attempt,
+// gives the element-wise bits at steps 1, 2 and 3.
+TEST(RandomKernels, Avx2SlowLanesOverSeveralRoundsAndResolves) {
+  if (!isa_available(Isa::Avx2)) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
+  FillParams p;
+  p.seed = 18;  // three elements of the first n take a third attempt
+  p.stream = 1;
+  p.mean = -3;
+  p.sd = 0.5;
+  const int64_t e0 = (int64_t{1} << 50) + 3, n = 3 << 16;
+  // Attempts the elements of the step-1 run take in the scalar reference.
+  int64_t slow = 0, second = 0, third = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const uint64_t e = static_cast<uint64_t>(e0 + k);
+    uint32_t w = word_at(p.seed, p.stream, e);
+    if (detail::zig_fast(w)) continue;
+    ++slow;
+    double z = 0;
+    uint32_t a = 1;
+    while (a < 128 && !detail::zig_attempt(w, philox_block(p.seed, p.stream, detail::zig_retry_block(e, a)), z)) ++a;
+    second += a >= 2;
+    third += a >= 3;
+  }
+  EXPECT_GT(slow, 5000);  // more than one resolve's worth of records
+  EXPECT_GT(second, 20);
+  EXPECT_GT(third, 0);
+  for (int64_t step : {1, 2, 3}) {
+    std::vector<double> got(static_cast<size_t>(n));
+    fill(p, e0, step, n, got.data(), Isa::Avx2);
+    for (int64_t k = 0; k < n; ++k) {
+      const double want = std::fma(normal_at(p.seed, p.stream, static_cast<uint64_t>(e0 + k * step)), p.sd, p.mean);
+      ASSERT_EQ(std::bit_cast<uint64_t>(got[k]), std::bit_cast<uint64_t>(want)) << step << " " << k;
+    }
+  }
+}
+
 TEST(RandomKernels, IsaReporting) {
   EXPECT_TRUE(isa_available(Isa::Portable));
   EXPECT_TRUE(isa_available(best_isa()));
