@@ -13,6 +13,7 @@
 #include "strata/core/context.hpp"
 #include "strata/core/cpu_pin.hpp"
 #include "strata/core/dtype.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/pass_engine.hpp"

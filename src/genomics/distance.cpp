@@ -132,18 +132,8 @@ Result<DistanceSummary> write_row_distances(const Context& ctx, const io::ZarrAr
     }));
     STRATA_RETURN_NOT_OK(w.close());
   } else {
-    std::vector<double> d(static_cast<size_t>(n * n));
-    STRATA_RETURN_NOT_OK(for_each_row_distance_band(ctx, matrix, options.metric, ro, [&](const RowDistanceBand& b) {
-      for (int64_t r = 0; r < b.rows; ++r) {
-        const int64_t i = b.row0 + r;
-        for (int64_t j = 0; j <= i; ++j) {
-          const double v = b.values[r * b.ld + j];
-          d[static_cast<size_t>(i * n + j)] = v;
-          d[static_cast<size_t>(j * n + i)] = v;
-        }
-      }
-      return Status::OK();
-    }));
+    STRATA_ASSIGN_OR_RETURN(const std::vector<double> d,
+                            row_distance_matrix(ctx, RowMatrix::of(matrix), options.metric, ro));
     PhaseTimer write(ctx, "write");
     if (options.format == DistanceFormat::Zarr) {
       STRATA_RETURN_NOT_OK(write_zarr(dist_path, json_escape(input), distance_metric_name(options.metric), d, n,

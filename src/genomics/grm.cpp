@@ -22,7 +22,6 @@
 namespace strata::genomics {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 
 // Lower-triangle tile (R, C), R ≥ C, is upper tile (C, R) of SymmetricTiles' row-major order.
 int64_t upper_index(int64_t per_side, int64_t i, int64_t j) { return i * per_side - i * (i - 1) / 2 + (j - i); }
@@ -618,10 +617,10 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
                             const GrmTileSink& sink) {
   if (!view) return Status::Invalid("grm: no genotype view");
   STRATA_RETURN_NOT_OK(validate_variant_filter(params.filter));
-  const auto t0 = clock_type::now();
+  PhaseTimer counting(ctx, "variant counts");
   ProgressScope progress(ctx, "grm", view->num_variants(), "variants");  // the pass adds its own
   STRATA_ASSIGN_OR_RETURN(auto counts, compute_variant_counts(ctx, *view));
-  ctx.report().add_phase("variant counts", seconds_since(t0));
+  counting.stop();
   return compute_grm(ctx, view, counts, params, sink);
 }
 
@@ -641,7 +640,7 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   STRATA_ASSIGN_OR_RETURN(const GrmPlan plan, plan_grm(ctx, view, counts, params));
   ProgressScope progress(ctx, "grm", plan.m * plan.info.bands, "variants");
   BlockReader reader(ctx, plan);
-  const auto t_pass = clock_type::now();
+  PhaseTimer pass(ctx, "grm");
   std::vector<double> missing_per_sample(static_cast<size_t>(plan.pairwise ? n : 0), 0.0);
   // Under MPI the ranks share each band's tiles (tile k of the band on rank k mod P); every
   // rank streams all the variants for its own. A tile sums the same blocks in the same order
@@ -657,7 +656,7 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
     }
     STRATA_RETURN_NOT_OK(finish_band(plan, reader.centre_r(), band, missing_per_sample, sink));
   }
-  ctx.report().add_phase("grm", seconds_since(t_pass));
+  pass.stop();
   return plan.info;
 }
 

@@ -15,7 +15,6 @@
 
 namespace strata::genomics {
 namespace {
-using clock_type = std::chrono::steady_clock;
 // Loadings pass blocks: about 512 KiB of float64 standardized rows each (they stay in L2
 // between the decode and the product).
 constexpr int64_t kLoadingsBlockBytes = int64_t{512} << 10;
@@ -60,7 +59,7 @@ PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, i
 Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,
                   const PcaParams& options, PcaResult& out) {
   const int64_t n = view->num_samples();
-  auto t = clock_type::now();
+  PhaseTimer grm_pass(ctx, "grm pass");
   GrmParams gp;
   gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
   gp.integer_products = true;  // complete variants: exact integer sums (see GrmParams)
@@ -84,7 +83,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   if (info.grm_variants != out.grm_variants) {
     return Status::Internal("pca: the GRM counted M = ", info.grm_variants, " variants, the PCA ", out.grm_variants);
   }
-  ctx.report().add_phase("grm pass", seconds_since(t));
+  grm_pass.stop();
   out.passes = 1 + info.bands;
   out.arithmetic = info.integer_variants > 0 ? "exact integer products (complete variants), float32 products, float64 sums"
                                              : "float32 products, float64 sums";
@@ -96,13 +95,13 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
       for (int64_t i = i0; i < std::min(n, i0 + kB); ++i)
         for (int64_t j = j0; j < std::min(i, j0 + kB); ++j) g[j * n + i] = g[i * n + j];
   const Context alone = ctx.local();
-  t = clock_type::now();
+  PhaseTimer eigensolve(ctx, "eigensolve");
   linalg::TopEigenParams tp;
   tp.k = options.k;
   tp.seed = options.seed;
   STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(alone, g, n, tp));
   gbuf = Buffer();
-  ctx.report().add_phase("eigensolve", seconds_since(t));
+  eigensolve.stop();
   out.eigenvalues = e.values;
   out.eigenvectors = std::move(e.vectors);
   out.error_estimate = e.residuals;
@@ -111,7 +110,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   if (!options.compute_loadings) return Status::OK();
 
   // Loadings u_j = X·v_j / s_j with s_j = √(λ_j·M): one pass over the standardized rows.
-  t = clock_type::now();
+  PhaseTimer loadings(alone, "loadings");
   STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(alone, view, counts, out.variants_used, options.scale));
   const int64_t m = src->rows(), k = options.k;
   const int64_t rows_per = std::max<int64_t>(1, kLoadingsBlockBytes / (8 * std::max<int64_t>(1, n)));
@@ -138,7 +137,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
         out.loadings(r0 + i, j) = u[static_cast<size_t>(j * rows + i)] * inv_s[static_cast<size_t>(j)];
     return Status::OK();
   }));
-  alone.report().add_phase("loadings", seconds_since(t));
+  loadings.stop();
   ++out.passes;
   return Status::OK();
 }
