@@ -194,7 +194,7 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
   STRATA_ASSIGN_OR_RETURN(auto ev, make_f64(store, "eigenvalues", {k}, {"components"}));
   STRATA_RETURN_NOT_OK(ev.write_region({0}, {k}, r.eigenvalues.data()));
   STRATA_ASSIGN_OR_RETURN(auto vr, make_f64(store, "variance_ratio", {k}, {"components"}));
-  STRATA_RETURN_NOT_OK(vr.write_region({0}, {k}, s.variance_ratio.data()));
+  STRATA_RETURN_NOT_OK(vr.write_region({0}, {k}, r.variance_ratio.data()));
   STRATA_ASSIGN_OR_RETURN(auto vec, make_f64(store, "eigenvectors", {n, k}, {"samples", "components"}));
   STRATA_RETURN_NOT_OK(vec.write_region({0, 0}, {n, k}, r.eigenvectors.to_row_major().data()));
   if (r.loadings.rows == m) {
@@ -284,7 +284,6 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   ctx.report().add_phase("open", seconds_since(t));
   STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
-  for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
 
   t = clock_type::now();
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
@@ -309,7 +308,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
         for (int64_t j = 0; j < pd.num_components; ++j)
           pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
       pd.labels = std::move(labels);
-      pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
+      pd.variance_ratio.assign(r.variance_ratio.begin(), r.variance_ratio.begin() + pd.num_components);
       pd.title = "PCA of " + fs::path(input).filename().string();
       STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
       return write_text(svg, text);
