@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include <nanobind/stl/string.h>
+
 #include <chrono>
 #include <mutex>
 
