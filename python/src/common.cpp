@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include <nanobind/stl/string.h>
+
 #include <chrono>
 #include <mutex>
 
@@ -79,12 +81,22 @@ PyContext::~PyContext() {
   if (sink_) sink_->detach();
 }
 
-std::unique_ptr<PyContext> make_py_context(int threads, int64_t memory, nb::object progress, double interval) {
-  // The library's checks, as the CLI's --threads and --memory (0 = the default).
-  if (memory != 0) check(check_memory_budget(memory));
+int64_t memory_budget_of(const nb::handle& memory) {
+  // The library's checks and messages, as the CLI's --memory; None leaves the budget to the
+  // library (default_memory_budget(), as every command without --memory).
+  if (memory.is_none()) return 0;
+  if (nb::isinstance<nb::bool_>(memory) || !(nb::isinstance<nb::int_>(memory) || nb::isinstance<nb::str>(memory)))
+    throw nb::type_error("memory must be a number of bytes or a size like '2G'");
+  if (nb::isinstance<nb::str>(memory)) return take(parse_memory_budget(nb::cast<std::string>(memory)));
+  const int64_t bytes = nb::cast<int64_t>(memory);
+  check(check_memory_budget(bytes));
+  return bytes;
+}
+
+std::unique_ptr<PyContext> make_py_context(int threads, const nb::object& memory, nb::object progress, double interval) {
   ContextOptions o;
   o.threads = threads;
-  o.memory_budget = memory;
+  o.memory_budget = memory_budget_of(memory);
   std::shared_ptr<CallbackProgress> sink;
   if (!progress.is_none()) {
     sink = std::make_shared<CallbackProgress>(std::move(progress), interval);

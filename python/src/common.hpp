@@ -110,10 +110,14 @@ class PyContext {
   std::shared_ptr<CallbackProgress> sink_;
 };
 
-/// A Context with `threads` (0 = all cores), `memory` bytes (0 = half the RAM) and, when
+/// A memory budget as Python's memory= gives it: None → 0 (the library's
+/// default_memory_budget()), bytes (int) or a size ("2G"), checked by the library.
+int64_t memory_budget_of(const nb::handle& memory);
+
+/// A Context with `threads` (0 = all cores), `memory` (memory_budget_of) and, when
 /// `progress` is not None, a sink calling progress(event, done, total, label, unit) with
 /// event "begin", "update" (at most every `interval` seconds) or "end", holding the GIL.
-std::unique_ptr<PyContext> make_py_context(int threads, int64_t memory, nb::object progress, double interval);
+std::unique_ptr<PyContext> make_py_context(int threads, const nb::object& memory, nb::object progress, double interval);
 
 /// A numpy array over memory owned by `holder` (moved to the heap; freed with the array).
 template <class T, class Holder>

@@ -55,15 +55,6 @@ genomics::GenotypeGroup group_of(const Codes& codes, const Counts& counts, int64
   return g;
 }
 
-const char* scale_name(genomics::Standardization s) {
-  switch (s) {
-    case genomics::Standardization::Binom2: return "binom2";
-    case genomics::Standardization::Binom: return "binom";
-    case genomics::Standardization::Center: return "center";
-    default: return "none";
-  }
-}
-
 template <class T>
 std::vector<T> copy_of(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>& a) {
   const T* p = a.data();
@@ -75,8 +66,9 @@ std::vector<T> copy_of(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>
 // by the library's thread; a Python exception is kept and raised from strata.pca.
 class PyGroupRunner final : public genomics::GenotypeGroupRunner {
  public:
-  PyGroupRunner(nb::object plan, nb::object gram, nb::object project)
-      : plan_(std::move(plan)), gram_(std::move(gram)), project_(std::move(project)) {}
+  // `selected`: the workers' variant index of each variant the library sees (the selection's).
+  PyGroupRunner(nb::object plan, nb::object gram, nb::object project, std::vector<int64_t> selected)
+      : plan_(std::move(plan)), gram_(std::move(gram)), project_(std::move(project)), selected_(std::move(selected)) {}
   ~PyGroupRunner() override {
     nb::gil_scoped_acquire gil;
     plan_.reset();
@@ -87,10 +79,11 @@ class PyGroupRunner final : public genomics::GenotypeGroupRunner {
 
   Status plan(const std::vector<int64_t>& kept, genomics::Standardization scale, Precision arithmetic) override {
     return call([&] {
-      std::vector<int64_t> k = kept;
+      std::vector<int64_t> k(kept.size());
+      for (size_t i = 0; i < kept.size(); ++i) k[i] = selected_[static_cast<size_t>(kept[i])];
       int64_t* p = k.data();
       const size_t n = k.size();
-      plan_(owned_array<int64_t>(std::move(k), p, {n}), scale_name(scale),
+      plan_(owned_array<int64_t>(std::move(k), p, {n}), genomics::standardization_name(scale),
             precision_name(arithmetic));
     });
   }
@@ -152,6 +145,7 @@ class PyGroupRunner final : public genomics::GenotypeGroupRunner {
   }
 
   nb::object plan_, gram_, project_;
+  std::vector<int64_t> selected_;
   std::mutex mu_;
   std::optional<nb::python_error> error_;
 };
@@ -202,29 +196,33 @@ void bind_distributed(nb::module_& m) {
     return owned_array<double>(std::move(rows), p, {n});
   });
   m.def("pca_remote", [](const PyContext& pc, int64_t samples, const std::string& description, const Counts& counts,
-                         nb::object plan, nb::object gram, nb::object project, nb::object fetch, int64_t k,
-                         const std::string& method, const std::string& scale, double tolerance, int iterations,
-                         int64_t block, const std::string& precision, uint64_t seed, double maf, double geno,
-                         bool loadings) {
-    const genomics::PcaParams p =
-        pca_params(k, method, scale, tolerance, iterations, block, precision, seed, maf, geno, loadings);
-    auto runner = std::make_shared<PyGroupRunner>(std::move(plan), std::move(gram), std::move(project));
+                         nb::object plan, nb::object gram, nb::object project, nb::object fetch,
+                         const genomics::PcaParams& p, const genomics::SelectionOptions& selection) {
+    // The selection strata.pca applies to local genotypes (--geno, --maf), here on the counts.
+    const std::vector<genomics::VariantCounts> all = counts_of(counts);
+    const std::vector<int64_t> selected = take(genomics::select_variants_by_counts(selection, all));
+    auto runner = std::make_shared<PyGroupRunner>(std::move(plan), std::move(gram), std::move(project), selected);
     genomics::RemoteGenotypes g;
     g.num_samples = samples;
     g.description = description;
-    g.counts = counts_of(counts);
+    for (int64_t v : selected) g.counts.push_back(all[static_cast<size_t>(v)]);
     g.runner = runner;
     // fetch() returns a strata._core.GenotypeView built from the workers' packed codes.
     auto fetch_fn = std::make_shared<nb::object>(std::move(fetch));
     std::shared_ptr<std::optional<nb::python_error>> fetch_error = std::make_shared<std::optional<nb::python_error>>();
-    g.fetch = [fetch_fn, fetch_error]() -> Result<io::GenotypeViewPtr> {
-      nb::gil_scoped_acquire gil;
-      try {
-        return nb::cast<const Genotypes&>((*fetch_fn)()).view;
-      } catch (nb::python_error& e) {
-        fetch_error->emplace(std::move(e));
-        return Status::Cancelled("fetching the codes raised in Python");
+    g.fetch = [fetch_fn, fetch_error, selected]() -> Result<io::GenotypeViewPtr> {
+      io::GenotypeViewPtr view;
+      {
+        nb::gil_scoped_acquire gil;
+        try {
+          view = nb::cast<const Genotypes&>((*fetch_fn)()).view;
+        } catch (nb::python_error& e) {
+          fetch_error->emplace(std::move(e));
+          return Status::Cancelled("fetching the codes raised in Python");
+        }
       }
+      if (static_cast<int64_t>(selected.size()) == view->num_variants()) return view;
+      return io::make_variant_subset(std::move(view), selected);
     };
     std::optional<Result<genomics::PcaResult>> r;
     {
@@ -239,7 +237,9 @@ void bind_distributed(nb::module_& m) {
       fetch_error->reset();
       throw e;
     }
-    return pca_dict(take(std::move(*r)));
+    genomics::PcaResult out = take(std::move(*r));
+    for (int64_t& v : out.variants_used) v = selected[static_cast<size_t>(v)];  // the input's variant indices
+    return pca_dict(std::move(out));
   });
 }
 

@@ -103,38 +103,59 @@ nb::list variant_ids(const Genotypes& g, int64_t start, int64_t count) {
   return out;
 }
 
-nb::dict run_pca(const PyContext& pc, const Genotypes& g, int64_t k, const std::string& method,
-                 const std::string& scale, double tolerance, int iterations, int64_t block,
-                 const std::string& precision, uint64_t seed, double maf, double geno, bool loadings) {
-  const genomics::PcaParams p = pca_params(k, method, scale, tolerance, iterations, block, precision, seed, maf, geno, loadings);
-  std::vector<int64_t> kept;  // as `strata pca`: X, Y and MT skipped
-  const io::GenotypeViewPtr view = take(genomics::without_non_autosomes(g.view, "PCA", nullptr, &kept));
-  genomics::PcaResult r = released(pc, [&] { return genomics::pca(pc.ctx(), view, p); });
-  if (!kept.empty())
-    for (int64_t& v : r.variants_used) v = kept[static_cast<size_t>(v)];  // indices of the input's variants
+// As `strata pca` (genomics::run_pca_to_files): the selection (--maf, --geno, then X, Y and MT
+// skipped), then pca() of the selected view.
+nb::dict run_pca(const PyContext& pc, const Genotypes& g, const genomics::PcaParams& p,
+                 const genomics::SelectionOptions& selection) {
+  genomics::SelectionOptions s = selection;
+  check(genomics::validate_selection(s));
+  s.skip_non_autosomes_for = "PCA";
+  genomics::PcaResult r = released(pc, [&]() -> Result<genomics::PcaResult> {
+    STRATA_ASSIGN_OR_RETURN(genomics::Selection sel, genomics::select_genotypes(pc.ctx(), g.view, s));
+    STRATA_ASSIGN_OR_RETURN(genomics::PcaResult out, genomics::pca(pc.ctx(), sel.view, p));
+    for (int64_t& v : out.variants_used) v = sel.variants[static_cast<size_t>(v)];  // indices of the input's variants
+    return out;
+  });
   return pca_dict(std::move(r));
 }
 
 }  // namespace
 
-genomics::PcaParams pca_params(int64_t k, const std::string& method, const std::string& scale, double tolerance,
-                               int iterations, int64_t block, const std::string& precision, uint64_t seed, double maf,
-                               double geno, bool loadings) {
-  if (k < 1) throw StatusError(Status::Invalid("k must be at least 1, got ", k));
-  genomics::PcaParams p;
-  p.k = k;
-  p.method = take(linalg::parse_svd_method(method));
-  p.scale = take(genomics::parse_standardization(scale));
-  p.tolerance = tolerance;
-  p.iterations = iterations;
-  p.block_columns = block;
-  p.precision = take(parse_precision(precision));
-  p.seed = seed;
-  p.filter.min_maf = maf;
-  p.filter.max_missing = geno;
-  check(genomics::validate_variant_filter(p.filter));
-  p.compute_loadings = loadings;
-  return p;
+void bind_pca_params(nb::module_& m) {
+  using genomics::PcaParams;
+  // Enums as the library spells them (name()/parse() pairs); numbers as they are.
+  nb::class_<PcaParams>(m, "PcaParams")
+      .def(nb::init<>())
+      .def_rw("k", &PcaParams::k)
+      .def_prop_rw(
+          "method", [](const PcaParams& p) { return linalg::svd_method_name(p.method); },
+          [](PcaParams& p, const std::string& s) { p.method = take(linalg::parse_svd_method(s)); })
+      .def_rw("exact_max_dim", &PcaParams::exact_max_dim)
+      .def_prop_rw(
+          "scale", [](const PcaParams& p) { return genomics::standardization_name(p.scale); },
+          [](PcaParams& p, const std::string& s) { p.scale = take(genomics::parse_standardization(s)); })
+      .def_prop_rw(
+          "scheme", [](const PcaParams& p) { return linalg::randomized_scheme_name(p.scheme); },
+          [](PcaParams& p, const std::string& s) { p.scheme = take(linalg::parse_randomized_scheme(s)); })
+      .def_rw("iterations", &PcaParams::iterations)
+      .def_rw("oversampling", &PcaParams::oversampling)
+      .def_rw("block_columns", &PcaParams::block_columns)
+      .def_rw("seed", &PcaParams::seed)
+      .def_rw("tolerance", &PcaParams::tolerance)
+      .def_prop_rw(
+          "precision", [](const PcaParams& p) { return precision_name(p.precision); },
+          [](PcaParams& p, const std::string& s) { p.precision = take(parse_precision(s)); })
+      .def_rw("compute_loadings", &PcaParams::compute_loadings)
+      .def_prop_rw(
+          "exact_route", [](const PcaParams& p) { return genomics::pca_route_name(p.exact_route); },
+          [](PcaParams& p, const std::string& s) { p.exact_route = take(genomics::parse_pca_route(s)); });
+  // The selection flags strata.pca takes (plink2's --maf and --geno; None = not given).
+  nb::class_<genomics::SelectionOptions>(m, "SelectionOptions")
+      .def(nb::init<>())
+      .def_rw("maf", &genomics::SelectionOptions::maf, nb::arg().none())
+      .def_rw("geno", &genomics::SelectionOptions::geno, nb::arg().none());
+  // The library's fixed unit of summation of the genotype passes (the Dask tasks' groups).
+  m.attr("GENOTYPE_GRAM_GROUP_VARIANTS") = genomics::kGenotypeGramGroupVariants;
 }
 
 nb::dict pca_dict(genomics::PcaResult r) {
@@ -153,6 +174,7 @@ nb::dict pca_dict(genomics::PcaResult r) {
   d["error_estimate"] = vector_array(std::move(r.error_estimate));
   d["grm_variants"] = r.grm_variants;
   d["grm_trace"] = r.grm_trace;
+  d["variance_ratio"] = vector_array(std::move(r.variance_ratio));
   d["converged"] = r.converged;
   d["max_error_estimate"] = r.max_error_estimate;
   d["stop"] = r.stop;
@@ -192,9 +214,8 @@ void bind_genotypes(nb::module_& m) {
       .def("add_rows", &DosageBuilder::add_rows)
       .def("add_codes", &DosageBuilder::add_codes)
       .def("finish", &DosageBuilder::finish, nb::arg("sample_ids").none());
-  m.def("pca", &run_pca, nb::arg("ctx"), nb::arg("genotypes"), nb::arg("k"), nb::arg("method"), nb::arg("scale"),
-        nb::arg("tolerance"), nb::arg("iterations"), nb::arg("block"), nb::arg("precision"), nb::arg("seed"),
-        nb::arg("maf"), nb::arg("geno"), nb::arg("loadings"));
+  bind_pca_params(m);
+  m.def("pca", &run_pca, nb::arg("ctx"), nb::arg("genotypes"), nb::arg("params"), nb::arg("selection"));
 }
 
 }  // namespace strata::python

@@ -47,8 +47,9 @@ void bind_context(nb::module_& m) {
   m.def("check_cpu_pin", [] {
     if (const Status st = cpu_pin_status(); !st.ok()) throw nb::value_error(st.message().c_str());
   });
-  m.def("parse_memory_budget", [](const std::string& text) { return take(parse_memory_budget(text)); });
-  m.def("make_context", &make_py_context, nb::arg("threads"), nb::arg("memory"), nb::arg("progress").none(),
+  m.def("memory_budget", [](nb::handle memory) { return memory_budget_or_default(memory_budget_of(memory)); },
+        nb::arg("memory").none(), "The budget a Context gets for memory= (None: the library's default).");
+  m.def("make_context", &make_py_context, nb::arg("threads"), nb::arg("memory").none(), nb::arg("progress").none(),
         nb::arg("interval") = 0.1);
 }
 

@@ -1,17 +1,15 @@
-// PCA parameters from the Python arguments and the result as a dict: shared by strata.pca's
-// local and distributed calls.
+// PCA parameters and results shared by strata.pca's local and distributed calls: the library's
+// structs bound as classes (their defaults are the library's), the result as a dict.
 #pragma once
-
-#include <string>
 
 #include "common.hpp"
 #include "strata/genomics/pca.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::python {
 
-genomics::PcaParams pca_params(int64_t k, const std::string& method, const std::string& scale, double tolerance,
-                               int iterations, int64_t block, const std::string& precision, uint64_t seed, double maf,
-                               double geno, bool loadings);
+/// _core.PcaParams (genomics::PcaParams) and _core.SelectionOptions (its --maf/--geno).
+void bind_pca_params(nb::module_& m);
 nb::dict pca_dict(genomics::PcaResult r);
 
 }  // namespace strata::python

@@ -8,22 +8,6 @@ from . import _core
 
 
 
-def parse_memory(memory) -> int:
-    """Bytes from an int or a size like "512M" / "2G" (None = half the physical memory)."""
-    if memory is None:
-        return 0
-    if isinstance(memory, bool):
-        raise TypeError("memory must be a number of bytes or a size like '2G'")
-    if isinstance(memory, int):
-        if memory <= 0:  # 0 would mean the default to the library
-            raise ValueError(f"memory must be at least 1M ({1 << 20} bytes), got {memory}")
-        return memory
-    if not isinstance(memory, str):
-        raise TypeError("memory must be a number of bytes or a size like '2G'")
-    # The library parses and checks it, as the CLI's --memory.
-    return _core.parse_memory_budget(memory)
-
-
 def _threads(threads) -> int:
     if threads is None:
         return 0
@@ -69,14 +53,16 @@ def _progress_callback(progress):
 
 class Context:
     """Resources for strata calls: ``threads`` (None = all cores), ``memory`` budget (bytes or
-    "2G"; None = half the RAM) and ``progress`` (True for a tqdm bar, or a callable
+    "2G"; None = the library's default, half the physical memory, as every ``strata`` command
+    without ``--memory``) and ``progress`` (True for a tqdm bar, or a callable
     ``f(event, done, total, label, unit)`` with event "begin", "update" or "end").
 
     Pass it as ``context=`` to reuse one thread pool across calls; by default each call makes its
     own. A Context runs one call at a time (its report is the last call's)."""
 
     def __init__(self, threads=None, memory=None, progress=False):
-        self._core = _core.make_context(_threads(threads), parse_memory(memory), _progress_callback(progress))
+        # The library parses, checks and defaults the budget (as the CLI's --memory).
+        self._core = _core.make_context(_threads(threads), memory, _progress_callback(progress))
 
     @property
     def threads(self) -> int:

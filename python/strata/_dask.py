@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _core
 
-GROUP_VARIANTS = 3072  # genomics::kGenotypeGramGroupVariants
+GROUP_VARIANTS = _core.GENOTYPE_GRAM_GROUP_VARIANTS  # the library's unit of summation
 
 
 def distributed_client(x):
@@ -58,7 +58,7 @@ def _task_context():
     from strata import _core as core
 
     # One thread per task: Dask runs the groups in parallel; the bits do not depend on it.
-    return core.make_context(1, 0, None)
+    return core.make_context(1, None, None)
 
 
 def _gram_task(codes, counts, samples, scale, arithmetic, q):
@@ -143,8 +143,7 @@ def _dask_dosages(x):
     return x.rechunk({1: -1}), ids
 
 
-def distributed_pca(client, x, ctx, k, method, scale, tolerance, iterations, block, precision, seed, maf, geno,
-                    loadings):
+def distributed_pca(client, x, ctx, params, selection):
     from ._genotypes import Genotypes
     from ._pca import _result
 
@@ -158,9 +157,7 @@ def distributed_pca(client, x, ctx, k, method, scale, tolerance, iterations, blo
                      ids)
     del blocks
     r = _core.pca_remote(ctx._core, n, "<dask.distributed>", runner._counts, runner.plan, runner.gram, runner.project,
-                         runner.fetch, k, method, scale, float(tolerance or 0.0),
-                         -1 if iterations is None else int(iterations), int(block), precision, int(seed), float(maf),
-                         float(geno), bool(loadings))
+                         runner.fetch, params, selection)
     return _result(r, _Ids(ids, n), ctx)
 
 

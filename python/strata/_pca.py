@@ -26,6 +26,7 @@ class PcaResult:
     grm_variants: int              # M of the eigenvalue scale
     converged: bool
     method: str
+    route: str                     # what ran: "grm", "tsqr", "krylov-converged" (exact), "krylov", "subspace"
     passes: int
     report: dict = field(repr=False, default_factory=dict)
 
@@ -114,9 +115,35 @@ def as_genotypes(x) -> Genotypes:
                     f"not {type(x).__name__}")
 
 
-def pca(x, k: int = 10, method: str = "auto", scale: str = "binom2", tolerance: float | None = None, *,
-        iterations: int | None = None, block: int = 0, precision: str = "auto", seed: int = 0,
-        maf: float = 0.0, geno: float = 1.0, loadings: bool = True, threads: int | None = None,
+# The library's parameter struct holds the defaults (genomics::PcaParams, as `strata pca`).
+_DEFAULT = _core.PcaParams()
+
+
+def _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings):
+    """The library's PcaParams for strata.pca's arguments (None = the library's default)."""
+    p = _core.PcaParams()
+    p.k = int(k)
+    p.method, p.scale, p.precision = method, scale, precision
+    if tolerance is not None:
+        p.tolerance = float(tolerance)
+    if iterations is not None:
+        p.iterations = int(iterations)
+    p.block_columns, p.seed, p.compute_loadings = int(block), int(seed), bool(loadings)
+    return p
+
+
+def _selection(maf, geno):
+    """plink2's --maf and --geno as `strata pca` applies them (None = not given)."""
+    s = _core.SelectionOptions()
+    s.maf = None if maf is None else float(maf)
+    s.geno = None if geno is None else float(geno)
+    return s
+
+
+def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEFAULT.scale,
+        tolerance: float | None = None, *, iterations: int | None = None, block: int = _DEFAULT.block_columns,
+        precision: str = _DEFAULT.precision, seed: int = _DEFAULT.seed, maf: float | None = None,
+        geno: float | None = None, loadings: bool = _DEFAULT.compute_loadings, threads: int | None = None,
         memory=None, progress=False, context=None) -> PcaResult:
     """PCA of a (variants × samples) genotype matrix, as ``strata pca`` computes it (same bits).
 
@@ -124,37 +151,36 @@ def pca(x, k: int = 10, method: str = "auto", scale: str = "binom2", tolerance: 
     Dask array of dosages (ints with -1 missing, or floats with NaN missing), or an sgkit
     ``xarray.Dataset`` (``call_dosage`` or ``call_genotype``). ``method``: auto, exact,
     randomized; ``scale``: binom2, binom, center, none; ``tolerance``: run the randomized
-    method until every eigenvalue error estimate is below it. ``threads`` (None = all cores),
-    ``memory`` (budget, e.g. "4G"), ``progress`` (True = tqdm bar) and ``context`` as in
-    strata.Context. The GIL is released while it computes."""
+    method until every eigenvalue error estimate is below it; ``maf``/``geno``: plink2's
+    ``--maf``/``--geno``, applied as ``strata pca`` applies them. Defaults are the library's
+    (``strata._core.PcaParams()``). ``threads`` (None = all cores), ``memory`` (budget, e.g.
+    "4G"; None = half the physical memory, as ``strata pca``), ``progress`` (True = tqdm bar)
+    and ``context`` as in strata.Context. The GIL is released while it computes."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"k must be an integer, got {type(k).__name__}")
     from ._dask import distributed_client
 
+    params = _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings)
+    selection = _selection(maf, geno)
     ctx = resolve(context, threads, memory, progress)
     client = distributed_client(x)
     if client is not None:
         from ._dask import distributed_pca
 
-        return distributed_pca(client, x, ctx, int(k), method, scale, tolerance, iterations, block, precision,
-                               seed, maf, geno, loadings)
+        return distributed_pca(client, x, ctx, params, selection)
     g = as_genotypes(x)
-    r = _core.pca(ctx._core, g._view, int(k), method, scale, float(tolerance or 0.0),
-                  -1 if iterations is None else int(iterations), int(block), precision, int(seed), float(maf),
-                  float(geno), bool(loadings))
-    return _result(r, g, ctx)
+    return _result(_core.pca(ctx._core, g._view, params, selection), g, ctx)
 
 
 def _result(r: dict, g: Genotypes, ctx) -> PcaResult:
-    ev = r["eigenvalues"]
-    return PcaResult(eigenvalues=ev, eigenvectors=r["eigenvectors"], loadings=r["loadings"],
-                     sample_ids=g.sample_ids, variants_used=r["variants_used"],
-                     variance_ratio=ev / r["grm_trace"] if r["grm_trace"] > 0 else np.zeros_like(ev),
+    return PcaResult(eigenvalues=r["eigenvalues"], eigenvectors=r["eigenvectors"], loadings=r["loadings"],
+                     sample_ids=g.sample_ids, variants_used=r["variants_used"], variance_ratio=r["variance_ratio"],
                      error_estimate=r["error_estimate"], grm_variants=r["grm_variants"],
-                     converged=r["converged"], method=r["method"], passes=r["passes"], report=ctx.report())
+                     converged=r["converged"], method=r["method"], route=r["route"], passes=r["passes"],
+                     report=ctx.report())
 
 
-def pca_dataset(ds, k: int = 10, *, scale: str = "binom2", merge: bool = True, **kwargs):
+def pca_dataset(ds, k: int = _DEFAULT.k, *, scale: str = _DEFAULT.scale, merge: bool = True, **kwargs):
     """strata.pca of an sgkit Dataset, returned with sgkit's variable names:
     ``sample_pca_projection`` (samples, components) = eigenvector · singular value,
     ``sample_pca_component`` (variants, components) = unit variant loadings (0 for variants

@@ -74,3 +74,20 @@ def test_worker_errors_reach_the_caller(cluster):
         bad = da.from_array(np.full((100, 50), 7, dtype=np.int8), chunks=(50, 50))
         with pytest.raises(ValueError, match="dosage"):
             strata.pca(bad, k=2)
+
+
+@pytest.mark.parametrize("method", ["randomized", "exact"])
+def test_maf_and_geno_select_as_the_local_run(cluster, hm3_dosages, method):
+    """maf=/geno= on Dask genotypes: the selection's rules on the workers' counts (the group
+    plan and the fetched codes see only the selected variants), the local run's bits."""
+    import dask.array as da
+
+    x = hm3_dosages[:, :700]
+    local = strata.pca(x, k=4, method=method, maf=0.2, geno=0.01)
+    assert local.variants_used.size < x.shape[0]
+    with distributed.Client(cluster):
+        r = strata.pca(da.from_array(x, chunks=(5000, 350)), k=4, method=method, maf=0.2, geno=0.01)
+    np.testing.assert_array_equal(r.variants_used, local.variants_used)
+    np.testing.assert_array_equal(r.eigenvalues, local.eigenvalues)
+    np.testing.assert_array_equal(r.eigenvectors, local.eigenvectors)
+    assert r.grm_variants == local.grm_variants and r.route == local.route

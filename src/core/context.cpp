@@ -17,12 +17,6 @@
 namespace strata {
 namespace {
 
-int64_t half_physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return int64_t{4} << 30;
-  return static_cast<int64_t>(pages) * page / 2;
-}
-
 class SingleProcess final : public Communicator {};
 
 }  // namespace
@@ -113,6 +107,14 @@ Status check_memory_budget(int64_t bytes) {
   return Status::OK();
 }
 
+int64_t default_memory_budget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return int64_t{4} << 30;
+  return static_cast<int64_t>(pages) * page / 2;
+}
+
+int64_t memory_budget_or_default(int64_t requested) { return requested > 0 ? requested : default_memory_budget(); }
+
 Result<Context> Context::make(const ContextOptions& options) {
   STRATA_RETURN_NOT_OK(check_thread_count(options.threads));
   if (options.memory_budget < 0) return Status::Invalid("memory budget must be at least 0, got ", options.memory_budget);
@@ -122,7 +124,7 @@ Result<Context> Context::make(const ContextOptions& options) {
   } catch (const std::system_error& e) {
     return Status::IOError(e.what());
   }
-  s->memory_budget = options.memory_budget > 0 ? options.memory_budget : half_physical_memory();
+  s->memory_budget = memory_budget_or_default(options.memory_budget);
   s->backend = options.backend;
   s->backend_impl = options.backend_impl;
   s->comm = options.communicator ? options.communicator : single_process_communicator();

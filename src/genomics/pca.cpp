@@ -42,7 +42,6 @@ struct PcaSource {
 };
 
 Status validate(const PcaParams& options) {
-  STRATA_RETURN_NOT_OK(genomics::validate_variant_filter(options.filter));
   if (options.k < 1) return Status::Invalid("pca: k must be at least 1, got ", options.k);
   if (options.precision == Precision::Float64) {
     return Status::Invalid("pca: precision float64 is the exact method's (--method exact); the randomized genotype "
@@ -113,8 +112,8 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
 Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, const std::vector<VariantCounts>& counts,
                                   const PcaParams& options, const RunPlan& expected, ProgressScope& progress) {
   PcaResult out;
-  genomics::VariantFilter filter = options.filter;
   // Zero-variance variants carry no information and would only change M.
+  genomics::VariantFilter filter;
   filter.drop_monomorphic = true;
   out.filter = genomics::apply_variant_filter(counts, filter);
   if (out.filter.kept.empty()) {
@@ -125,9 +124,8 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.variants_used = out.filter.kept;
   const auto m = static_cast<int64_t>(out.variants_used.size());
   // plink2 --pca divides by every variant that passed its filters, monomorphic ones included
-  // (they add nothing to XᵀX); --maf > 0 removes them there, and apply_variant_filter counts
-  // such variants as monomorphic (first rule wins), so they are left out of M then.
-  out.grm_variants = m + (options.filter.min_maf > 0 ? 0 : out.filter.dropped_monomorphic);
+  // (they add nothing to XᵀX); --maf > 0 removes them in the selection, before pca().
+  out.grm_variants = m + out.filter.dropped_monomorphic;
   const auto m_scale = static_cast<double>(out.grm_variants);
   // Each code contributes lut[code]² to the diagonal of XᵀX; summing per variant is exact.
   double sum_sq = 0.0;
@@ -179,9 +177,8 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, rows, so));
     out.arithmetic = "float64";
   } else {
-    out.route = exact_route == PcaRoute::Krylov                               ? "krylov-converged"
-                : options.scheme == linalg::RandomizedScheme::BlockKrylov ? "krylov"
-                                                                          : "subspace";
+    out.route = exact_route == PcaRoute::Krylov ? pca_route_name(PcaRoute::Krylov)
+                                                : linalg::randomized_scheme_name(options.scheme);
     GenotypeGramOptions go;
     go.resident_bytes = plan.resident_bytes;
     go.preloaded = src.preloaded;
@@ -207,6 +204,15 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.loadings = std::move(r.u);
   out.error_estimate = std::move(r.error_estimate);
   return out;
+}
+
+// The fraction of variance of each component, for every route.
+Result<PcaResult> with_variance_ratio(Result<PcaResult> r) {
+  if (!r.ok()) return r;
+  PcaResult& out = *r;
+  out.variance_ratio.clear();
+  for (double ev : out.eigenvalues) out.variance_ratio.push_back(out.grm_trace > 0 ? ev / out.grm_trace : 0.0);
+  return r;
 }
 
 }  // namespace
@@ -243,7 +249,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     STRATA_ASSIGN_OR_RETURN(counts, genomics::compute_variant_counts(ctx, *view));
     ctx.report().add_phase("variant counts", seconds_since(t0));
   }
-  return pca_from_counts(ctx, src, counts, options, expected, progress);
+  return with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress));
 }
 
 Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options) {
@@ -261,7 +267,7 @@ Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const
   const RunPlan expected = plan_run(ctx, options, src.num_samples, src.num_variants);
   ProgressScope progress(ctx, "pca", src.num_variants + expected.expected_units, "variants");
   ctx.advance_progress(src.num_variants);  // the counts pass ran where the codes are
-  return pca_from_counts(ctx, src, g.counts, options, expected, progress);
+  return with_variance_ratio(pca_from_counts(ctx, src, g.counts, options, expected, progress));
 }
 
 }  // namespace strata::genomics

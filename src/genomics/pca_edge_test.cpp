@@ -13,6 +13,7 @@
 #include "genomics/test_grm_reference.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
 #include "testing/testing.hpp"
@@ -51,7 +52,7 @@ TEST(PcaEdge, ExactWithFewerVariantsThanSamples) {
 }
 
 // plink2 --pca divides by every variant passing its filters, monomorphic ones included
-// (tests/pca checks the same against plink2 itself); --maf removes them from M.
+// (tests/pca checks the same against plink2 itself); a --maf selection removes them from M.
 TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
   const int64_t m = 300, n = 60;
   auto view = cohort(m, n, 6);  // variant 3 is monomorphic
@@ -64,8 +65,11 @@ TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
     o.k = 3;
     o.method = linalg::SvdMethod::Exact;
     o.exact_route = route;
-    o.filter.min_maf = maf;
-    STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), view, o));
+    SelectionOptions s;
+    if (maf > 0) s.maf = maf;
+    STRATA_ASSERT_OK_AND_ASSIGN(Selection sel, select_genotypes(test_ctx(), view, s));
+    STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(test_ctx(), sel.view, o));
+    for (int64_t& v : r.variants_used) v = sel.variants[static_cast<size_t>(v)];
     // The variants plink2 keeps: polymorphic, and min(f, 1 − f) ≥ --maf.
     std::vector<int64_t> kept;
     for (int64_t v = 0; v < m; ++v) {
@@ -75,7 +79,7 @@ TEST(PcaEdge, EigenvalueScaleCountsMonomorphicVariantsLikePlink2) {
     EXPECT_EQ(r.variants_used, kept) << maf;
     const int64_t expect_m = maf > 0 ? static_cast<int64_t>(kept.size()) : m;
     EXPECT_EQ(r.grm_variants, expect_m) << maf;
-    EXPECT_EQ(r.filter.dropped_monomorphic, 1);
+    EXPECT_EQ(r.filter.dropped_monomorphic, maf > 0 ? 0 : 1);
     if (maf == 0.0) EXPECT_EQ(static_cast<int64_t>(kept.size()), m - 1);
     EXPECT_EQ(r.route, pca_route_name(route));
     expect_matches(r, reference_grm(dosages, m, n, static_cast<double>(expect_m), &kept), n, tol);

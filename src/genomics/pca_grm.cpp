@@ -33,6 +33,12 @@ const char* pca_route_name(PcaRoute r) {
   return "?";
 }
 
+Result<PcaRoute> parse_pca_route(const std::string& name) {
+  for (PcaRoute r : {PcaRoute::Auto, PcaRoute::Grm, PcaRoute::Krylov, PcaRoute::Tsqr})
+    if (name == pca_route_name(r)) return r;
+  return Status::Invalid("exact route must be auto, grm, krylov-converged or tsqr, got '", name, "'");
+}
+
 PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, int64_t m) {
   if (p.exact_route != PcaRoute::Auto) return p.exact_route;
   if (p.scale != Standardization::Binom2) return PcaRoute::Tsqr;  // the GRM pass standardizes as plink2
@@ -63,7 +69,6 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   GrmParams gp;
   gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
   gp.integer_products = true;  // complete variants: exact integer sums (see GrmParams)
-  gp.filter = options.filter;
   // Under MPI the ranks share the GRM's tiles; rank 0 receives them all and alone runs the
   // eigensolve and the loadings (on a single-process view of the context).
   const bool root = ctx.communicator().rank() == 0;

@@ -191,7 +191,7 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
   STRATA_ASSIGN_OR_RETURN(auto ev, make_f64(store, "eigenvalues", {k}, {"components"}));
   STRATA_RETURN_NOT_OK(ev.write_region({0}, {k}, r.eigenvalues.data()));
   STRATA_ASSIGN_OR_RETURN(auto vr, make_f64(store, "variance_ratio", {k}, {"components"}));
-  STRATA_RETURN_NOT_OK(vr.write_region({0}, {k}, s.variance_ratio.data()));
+  STRATA_RETURN_NOT_OK(vr.write_region({0}, {k}, r.variance_ratio.data()));
   STRATA_ASSIGN_OR_RETURN(auto vec, make_f64(store, "eigenvectors", {n, k}, {"samples", "components"}));
   STRATA_RETURN_NOT_OK(vec.write_region({0, 0}, {n, k}, r.eigenvectors.to_row_major().data()));
   if (r.loadings.rows == m) {
@@ -237,11 +237,12 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
 Summary pca_result_summary(const PcaResult& r, const PcaParams& params) {
   Summary s;
   s.set("method", linalg::svd_method_name(r.method)).set("route", r.route).set("k", params.k);
+  s.set("scale", standardization_name(params.scale));
   s.set("variants_used", r.variants_used.size()).set("grm_variants", r.grm_variants);
   s.set("passes", r.passes).set("stop", r.stop).set("converged", r.converged);
   s.set("tolerance", params.tolerance).set("max_error_estimate", r.max_error_estimate);
   s.set("codes_resident", r.resident).set("arithmetic", r.arithmetic);
-  s.set("eigenvalues", r.eigenvalues).set("error_estimate", r.error_estimate);
+  s.set("eigenvalues", r.eigenvalues).set("variance_ratio", r.variance_ratio).set("error_estimate", r.error_estimate);
   return s;
 }
 
@@ -291,7 +292,6 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   open.stop();
   STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
-  for (double ev : r.eigenvalues) s.variance_ratio.push_back(r.grm_trace > 0 ? ev / r.grm_trace : 0.0);
 
   PhaseTimer write = job.phase("write");
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
@@ -316,7 +316,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
         for (int64_t j = 0; j < pd.num_components; ++j)
           pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
       pd.labels = std::move(labels);
-      pd.variance_ratio.assign(s.variance_ratio.begin(), s.variance_ratio.begin() + pd.num_components);
+      pd.variance_ratio.assign(r.variance_ratio.begin(), r.variance_ratio.begin() + pd.num_components);
       pd.title = "PCA of " + fs::path(input).filename().string();
       STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
       return write_text(svg, text);
@@ -331,7 +331,6 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   Summary& rep = job.summary();
   rep.merge(pca_result_summary(r, options.pca));
   rep.set("samples", s.num_samples).set("variants_input", s.num_variants_input);
-  rep.set("variance_ratio", s.variance_ratio);
   s.selection.add_to(rep);
   s.report = std::move(rep);
   return s;

@@ -6,6 +6,8 @@
 
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
+#include "strata/io/genotype_dosage.hpp"
 #include "genomics/test_cohort.hpp"
 #include "genomics/test_grm_reference.hpp"
 #include "testing/testing.hpp"
@@ -56,17 +58,20 @@ TEST(Pca, MatchesDenseStandardizedSvd) {
 }
 
 // With room for every variant's codes, one read gives the counts and the resident codes, and
-// the filters move the kept rows down in place; without, the counts pass and every product pass
-// read the input. Both must give the same bits, here with a filter dropping rows across groups.
+// the codes are read through the selection's subset view; without, the counts pass and every
+// product pass read the input. Both must give the same bits, here with a --maf selection
+// dropping rows across groups.
 TEST(Pca, CodesReadWithTheCountsGiveTheStreamedBits) {
   const int64_t m = 7000, n = 96;  // three groups of 3,072 variants
-  auto view = cohort(m, n, 5);
-  ASSERT_TRUE(view);
+  SelectionOptions maf;
+  maf.maf = 0.2;
+  STRATA_ASSERT_OK_AND_ASSIGN(Selection sel, select_genotypes(test_ctx(), cohort(m, n, 5), maf));
+  ASSERT_GT(sel.report.removed_maf, 1000);  // kept rows move down across group boundaries
+  const io::GenotypeViewPtr view = sel.view;
   PcaParams o;
   o.k = 3;
   o.method = linalg::SvdMethod::Randomized;
   o.iterations = 3;
-  o.filter.min_maf = 0.2;
   ContextOptions small;
   small.memory_budget = 1 << 20;  // smaller than the 168 KB of codes plus the Krylov state
   STRATA_ASSERT_OK_AND_ASSIGN(Context streamed_ctx, Context::make(small));
@@ -74,7 +79,6 @@ TEST(Pca, CodesReadWithTheCountsGiveTheStreamedBits) {
   STRATA_ASSERT_OK_AND_ASSIGN(PcaResult streamed, pca(streamed_ctx, view, o));
   EXPECT_TRUE(resident.resident);
   EXPECT_FALSE(streamed.resident);
-  ASSERT_GT(resident.filter.dropped_maf, 1000);  // kept rows move down across group boundaries
   EXPECT_EQ(resident.variants_used, streamed.variants_used);
   EXPECT_EQ(resident.eigenvalues, streamed.eigenvalues);
   EXPECT_EQ(resident.eigenvectors.data, streamed.eigenvectors.data);
@@ -97,7 +101,7 @@ struct TaskRecord final : ProgressSink {
 TEST(Pca, ProgressEndsAtItsTotalOnEveryRoute) {
   const int64_t m = 900, n = 60;
   const io::GenotypeViewPtr view = cohort(m, n, 7);
-  std::vector<int64_t> polymorphic;  // every variant but the monomorphic one (3)
+  std::vector<int64_t> polymorphic;  // every variant but the monomorphic one (3), which pca() leaves out
   for (int64_t v = 0; v < m; ++v)
     if (v != 3) polymorphic.push_back(v);
   const io::GenotypeViewPtr all_kept = io::make_variant_subset(view, polymorphic);
@@ -115,7 +119,6 @@ TEST(Pca, ProgressEndsAtItsTotalOnEveryRoute) {
       o.method = method;
       o.exact_route = route;
       o.iterations = 4;
-      if (dropping) o.filter.min_maf = 0.1;
       STRATA_ASSERT_OK_AND_ASSIGN(PcaResult r, pca(ctx, dropping ? view : all_kept, o));
       const std::string what = std::string(r.route) + (dropping ? " dropping" : " keeping");
       const int64_t input = dropping ? m : m - 1, used = static_cast<int64_t>(r.variants_used.size());
@@ -128,12 +131,46 @@ TEST(Pca, ProgressEndsAtItsTotalOnEveryRoute) {
   }
 }
 
-TEST(Pca, EveryVariantFilteredOut) {
-  auto view = cohort(50, 20, 2);
+TEST(Pca, EveryVariantMonomorphic) {
+  const std::vector<int8_t> zeros(50 * 20, 0);
+  io::DosageMatrix d;
+  d.data = zeros.data();
+  d.type = io::DosageType::Int8;
+  d.rows = 50;
+  d.cols = 20;
+  d.row_stride = 20;
+  d.col_stride = 1;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, io::make_dosage_genotypes(d));
   PcaParams o;
   o.k = 2;
-  o.filter.min_maf = 0.5;
-  STRATA_EXPECT_STATUS(pca(test_ctx(), view, o), StatusCode::InvalidData, "every variant was filtered out");
+  STRATA_EXPECT_STATUS(pca(test_ctx(), view, o), StatusCode::InvalidData,
+                       "every variant was filtered out \\(0 by missingness, 50 monomorphic, 0 by MAF\\)");
+}
+
+// The distributed PCA's selection on counts keeps what select_genotypes keeps (--geno, --maf).
+TEST(Pca, SelectionByCountsMatchesTheViewSelection) {
+  auto view = cohort(400, 30, 7);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto counts, compute_variant_counts(test_ctx(), *view));
+  for (auto [maf, geno] : {std::pair{0.1, 1.0}, std::pair{0.0, 0.0}, std::pair{0.3, 0.05}}) {
+    SelectionOptions s;
+    if (maf > 0) s.maf = maf;
+    if (geno < 1) s.geno = geno;
+    auto by_counts = select_variants_by_counts(s, counts);
+    auto by_view = select_genotypes(test_ctx(), view, s);
+    ASSERT_EQ(by_counts.ok(), by_view.ok()) << maf << " " << geno;
+    if (by_view.ok()) {
+      EXPECT_EQ(*by_counts, by_view->variants) << maf << " " << geno;
+      EXPECT_LT(by_counts->size(), 400u);
+    }
+  }
+  SelectionOptions chr;
+  chr.chr = "1";
+  STRATA_EXPECT_STATUS(select_variants_by_counts(chr, counts), StatusCode::Unsupported, "--geno and --maf alone");
+  SelectionOptions rare;
+  rare.maf = 0.01;
+  const std::vector<VariantCounts> monomorphic(5, VariantCounts{30, 0, 0, 0});
+  STRATA_EXPECT_STATUS(select_variants_by_counts(rare, monomorphic), StatusCode::InvalidData,
+                       "no variants left after --maf \\(of 5\\)");
 }
 
 }  // namespace

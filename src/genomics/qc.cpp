@@ -121,6 +121,16 @@ Result<Standardization> parse_standardization(const std::string& name) {
   return Status::Invalid("unknown standardization '", name, "' (expected binom2, binom, center or none)");
 }
 
+const char* standardization_name(Standardization mode) {
+  switch (mode) {
+    case Standardization::Binom2: return "binom2";
+    case Standardization::Binom: return "binom";
+    case Standardization::Center: return "center";
+    case Standardization::None: return "none";
+  }
+  return "none";
+}
+
 namespace {
 
 template <class T>

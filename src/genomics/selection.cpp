@@ -183,6 +183,45 @@ std::string SelectionReport::to_json() const {
   return j.dump();
 }
 
+namespace {
+
+// `--geno X`: a variant stays unless its missing rate is above X (one with no call stays).
+bool passes_geno(const VariantCounts& c, double x) {
+  return c.total() == 0 || !(double(c.missing) / double(c.total()) > x);
+}
+
+// `--maf X` on `total` observed allele halves of which `alt` are ALT: no observed allele means
+// no frequency, kept (plink2 compares NaN, which is never below). From the minor allele
+// count, one rounding: 4 of 20 is exactly 0.2.
+bool passes_maf(int64_t total, int64_t alt, double x) {
+  return total == 0 || !(double(std::min(alt, total - alt)) / double(total) < x);
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> select_variants_by_counts(const SelectionOptions& o,
+                                                       const std::vector<VariantCounts>& counts) {
+  STRATA_RETURN_NOT_OK(validate_selection(o));
+  SelectionOptions rest = o;
+  rest.geno.reset();
+  rest.maf.reset();
+  rest.skip_non_autosomes_for.clear();
+  if (rest.any())
+    return Status::Unsupported("genotypes known only by their counts (distributed PCA) take --geno and --maf alone");
+  std::vector<int64_t> kept;
+  for (size_t v = 0; v < counts.size(); ++v) {
+    const VariantCounts& c = counts[v];
+    if (o.geno && !passes_geno(c, *o.geno)) continue;
+    // Diploid calls in halves, as the selection's allele table counts them.
+    const int64_t called = c.hom_ref + c.het + c.hom_alt;
+    if (o.maf && !passes_maf(4 * called, 2 * (c.het + 2 * c.hom_alt), *o.maf)) continue;
+    kept.push_back(static_cast<int64_t>(v));
+  }
+  if (kept.empty() && (o.maf || o.geno))
+    return Status::InvalidData("no variants left after ", o.maf ? "--maf" : "--geno", " (of ", counts.size(), ")");
+  return kept;
+}
+
 Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr source, const SelectionOptions& o) {
   STRATA_RETURN_NOT_OK(validate_selection(o));
   Selection sel;
@@ -364,8 +403,7 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
       };
       if (o.geno) {
         rep.removed_geno = apply([&](size_t v) {
-          const VariantCounts& c = table.calls[v];
-          return c.total() == 0 || !(double(c.missing) / double(c.total()) > *o.geno);
+          return passes_geno(table.calls[v], *o.geno);
         });
         msg.push_back(str_cat("--geno: ", plural(rep.removed_geno, "variant", "variants"), " removed due to missing genotype data."));
       }
@@ -383,12 +421,9 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
                               " removed due to Hardy-Weinberg exact test (founders only)."));
       }
       if (o.maf) {
-        // No observed founder allele: no frequency, kept (plink2 compares NaN, which is never
-        // below). From the minor allele count, one rounding: 4 of 20 is exactly 0.2.
         rep.removed_maf = apply([&](size_t v) {
           const AlleleCounts& a = table.alleles[v];
-          const int64_t total = 2 * a.observed_alleles, alt = a.alt_halves;
-          return total == 0 || !(double(std::min(alt, total - alt)) / double(total) < *o.maf);
+          return passes_maf(2 * a.observed_alleles, a.alt_halves, *o.maf);
         });
         msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
                               " removed due to allele frequency threshold(s)."));

@@ -6,6 +6,21 @@
 
 namespace strata::genomics {
 
+const char* simulate_format_name(SimulateFormat format) {
+  switch (format) {
+    case SimulateFormat::Bed: return "bed";
+    case SimulateFormat::Vcz: return "vcz";
+    case SimulateFormat::Both: return "both";
+  }
+  return "bed";
+}
+
+Result<SimulateFormat> parse_simulate_format(const std::string& name) {
+  for (SimulateFormat f : {SimulateFormat::Bed, SimulateFormat::Vcz, SimulateFormat::Both})
+    if (name == simulate_format_name(f)) return f;
+  return Status::Invalid("format must be bed, vcz or both, got '", name, "'");
+}
+
 Status simulate_to_files(const Context& ctx, const SimulateOptions& options, const std::string& prefix,
                          SimulateFormat format, const SimulateWriteOptions& write) {
   STRATA_ASSIGN_OR_RETURN(auto view, make_simulated_genotypes(options));

@@ -133,6 +133,16 @@ const char* svd_method_name(SvdMethod method) {
   }
 }
 
+Result<RandomizedScheme> parse_randomized_scheme(const std::string& name) {
+  if (name == "krylov") return RandomizedScheme::BlockKrylov;
+  if (name == "subspace") return RandomizedScheme::SubspaceIteration;
+  return Status::Invalid("scheme must be krylov or subspace, got '", name, "'");
+}
+
+const char* randomized_scheme_name(RandomizedScheme scheme) {
+  return scheme == RandomizedScheme::SubspaceIteration ? "subspace" : "krylov";
+}
+
 Result<SvdResult> svd(const Context& ctx, const RowBlockSourcePtr& source, const SvdParams& options) {
   if (!source) return Status::Invalid("svd: no source");
   if (options.precision == Precision::Int16 || options.precision == Precision::Mixed) {

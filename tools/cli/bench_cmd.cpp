@@ -26,7 +26,7 @@ struct RandomSumOptions {
   std::string shape = "40000,40000";
   std::string chunks = "10000,10000";
   std::string threads = "1,2";
-  std::string budget = "2G";
+  int64_t budget = 0;  ///< --memory-budget; 0 = default_memory_budget(), as every command
   uint64_t seed = 0;
   bool json = false;
 };
@@ -78,7 +78,6 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   STRATA_ASSIGN_OR_RETURN(Shape shape, parse_shape(o.shape));
   STRATA_ASSIGN_OR_RETURN(Shape chunks, parse_shape(o.chunks));
   STRATA_ASSIGN_OR_RETURN(std::vector<int> threads, parse_thread_list(o.threads));
-  STRATA_ASSIGN_OR_RETURN(int64_t budget, parse_memory_size(o.budget));
   if (shape.size() != 2 || chunks.size() != 2) return Status::Invalid("--shape and --chunks take two extents");
   const Array x = Array::random_normal(shape, chunks, 10.0, 1.0, o.seed);
   const Array expr = sum((x + 1).slice({Slice::every(2), Slice::every(2)}));
@@ -100,7 +99,7 @@ Status run_random_sum(const RandomSumOptions& o, CliState& state) {
   for (int t : threads) {
     ContextOptions co;
     co.threads = t;
-    co.memory_budget = budget;
+    co.memory_budget = o.budget;
     co.backend_impl = state.ctx().backend_impl();
     co.progress = make_terminal_progress(state.quiet || o.json);
     STRATA_ASSIGN_OR_RETURN(Context ctx, Context::make(co));
@@ -297,8 +296,10 @@ void register_bench_commands(CLI::App& app, CliState& state) {
       ->capture_default_str()
       ->check(thread_list_check());
   sum_cmd->add_option("--seed", rs->seed, "Random seed")->capture_default_str()->check(seed_check());
-  sum_cmd->add_option("--memory-budget", rs->budget, "Memory budget for blocks in flight")
-      ->capture_default_str()
+  sum_cmd
+      ->add_option_function<std::string>(
+          "--memory-budget", [rs](const std::string& s) { rs->budget = parse_memory_budget(s).value_or(0); },
+          "Memory budget for blocks in flight, e.g. 2G (default: half the physical memory)")
       ->check(memory_size());
   sum_cmd->add_flag("--json", rs->json, "One JSON object per configuration instead of a table");
   sum_cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "strata/core/context.hpp"
 #include "strata/core/job.hpp"
@@ -62,6 +63,11 @@ void add_device_option(CLI::App* cmd, CliState& state);
 /// Add --endpoint-url, --http-deadline and --http-stall alone (commands without the other common
 /// options, e.g. zarr info).
 void add_endpoint_option(CLI::App* cmd, CliState& state);
+
+/// Add --memory SIZE (bytes for blocks, caches and resident data; `what` says what it decides
+/// for this command). Left out, the Context gets the library's default_memory_budget(), as
+/// every command and Python's memory=None do.
+void add_memory_option(CLI::App* cmd, CliState& state, const std::string& what);
 
 /// Add plink2's sample and variant selection flags (--keep, --remove, --extract, --exclude,
 /// --chr, --from-bp, --to-bp, --mind, --geno, --hwe, --maf) to a computing subcommand;
@@ -141,6 +147,38 @@ inline CLI::Validator name_list() {
                    : std::string();
       },
       "LIST", "");
+}
+
+/// A value the library parses (`parse(text)` gives Result<T>): its message when it fails.
+/// `names` is what the help shows (e.g. "auto|exact|randomized").
+template <class Parse>
+CLI::Validator library_check(Parse parse, std::string names) {
+  return CLI::Validator(
+      [parse](std::string& s) -> std::string {
+        auto r = parse(s);
+        return r.ok() ? std::string() : r.status().message();
+      },
+      std::move(names), "");
+}
+
+/// The names of an enum's values 0 … `last` through the library's name function: the list an
+/// option's CLI::IsMember check shows, in the enum's order.
+template <class E, class Name>
+std::vector<std::string> enum_names(Name name, E last) {
+  std::vector<std::string> out;
+  for (int i = 0; i <= static_cast<int>(last); ++i) out.emplace_back(name(static_cast<E>(i)));
+  return out;
+}
+
+/// An option whose text the library parses into `field` (an enum of a library parameter
+/// struct): one name()/parse() pair in the library spells it for the CLI, the report and Python.
+template <class T, class Parse>
+CLI::Option* add_enum_option(CLI::App* cmd, const std::string& flag, T& field, Parse parse, const std::string& help,
+                             CLI::Validator check) {
+  return cmd
+      ->add_option_function<std::string>(
+          flag, [&field, parse](const std::string& s) { if (auto r = parse(s); r.ok()) field = *r; }, help)
+      ->check(std::move(check));
 }
 
 /// A memory size such as 2G, 512M or 1000000 (bytes), at least 1 MiB; defined in main.cpp.

@@ -11,12 +11,6 @@
 namespace strata::cli {
 namespace {
 
-Result<io::MultiallelicMode> parse_multiallelic(const std::string& s) {
-  if (s == "nonref") return io::MultiallelicMode::NonRefDosage;
-  if (s == "skip") return io::MultiallelicMode::Skip;
-  return Status::Invalid("--multiallelic must be 'nonref' or 'skip', got '", s, "'");
-}
-
 constexpr long long kMaxChunk = 100'000'000;
 constexpr const char* kChunkRange = "an integer from 1 to 100,000,000";
 constexpr long long kMaxSimulated = 1'000'000'000'000;
@@ -24,7 +18,7 @@ constexpr long long kMaxSimulated = 1'000'000'000'000;
 CLI::Validator multiallelic_check() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        return parse_multiallelic(s).ok() ? std::string() : "must be 'nonref' or 'skip', got '" + s + "'";
+        return io::parse_multiallelic_mode(s).ok() ? std::string() : "must be 'nonref' or 'skip', got '" + s + "'";
       },
       "nonref|skip", "");
 }
@@ -76,7 +70,7 @@ void register_convert(CLI::App& app, CliState& state) {
       o.genotype_codec = a->codec;
       o.overwrite = a->overwrite;
       if (!a->multiallelic.empty()) {
-        STRATA_ASSIGN_OR_RETURN(o.multiallelic, parse_multiallelic(a->multiallelic));
+        STRATA_ASSIGN_OR_RETURN(o.multiallelic, io::parse_multiallelic_mode(a->multiallelic));
         o.multiallelic_set = true;
       }
       STRATA_RETURN_NOT_OK(genomics::validate_selection(a->selection));
@@ -113,7 +107,7 @@ void register_freq(CLI::App& app, CliState& state) {
   cmd->callback([a, &state] {
     state.run = [a, &state]() -> Status {
       genomics::FreqOptions fo;
-      STRATA_ASSIGN_OR_RETURN(fo.open.multiallelic, parse_multiallelic(a->multiallelic));
+      STRATA_ASSIGN_OR_RETURN(fo.open.multiallelic, io::parse_multiallelic_mode(a->multiallelic));
       fo.open.array = a->array;
       fo.selection = a->selection;
       STRATA_RETURN_NOT_OK(genomics::validate_selection(fo.selection));
@@ -130,7 +124,8 @@ void register_freq(CLI::App& app, CliState& state) {
 void register_simulate(CLI::App& app, CliState& state) {
   struct Args {
     genomics::SimulateOptions o;
-    std::string out, format = "bed";
+    std::string out;
+    genomics::SimulateFormat format = genomics::SimulateFormat::Bed;
     int64_t variants_chunk = 0, samples_chunk = 0;
     bool overwrite = false;
   };
@@ -151,8 +146,8 @@ void register_simulate(CLI::App& app, CliState& state) {
   cmd->add_option("--seed", a->o.seed, "Random seed (default 1)")
       ->check(seed_check());
   cmd->add_option("--out", a->out, "Output prefix (PREFIX.bed/.bim/.fam, PREFIX.vcz)")->required()->check(non_empty_path());
-  cmd->add_option("--format", a->format, "bed, vcz or both (default bed)")
-      ->check(CLI::IsMember({"bed", "vcz", "both"}));
+  add_enum_option(cmd, "--format", a->format, genomics::parse_simulate_format, "bed, vcz or both (default bed)",
+                  CLI::IsMember(enum_names(genomics::simulate_format_name, genomics::SimulateFormat::Both)));
   cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.vcz (a Zarr store); files are always replaced");
   cmd->add_option("--variants-chunk", a->variants_chunk, "VCF Zarr chunk length along variants")
       ->check(integer_in(1, kMaxChunk, kChunkRange));
@@ -164,14 +159,11 @@ void register_simulate(CLI::App& app, CliState& state) {
       if (a->o.num_pops > a->o.num_samples)
         return Status::Invalid("--pops must be at most --samples (", a->o.num_samples, "), got ", a->o.num_pops);
       STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
-      const auto format = a->format == "vcz"    ? genomics::SimulateFormat::Vcz
-                          : a->format == "both" ? genomics::SimulateFormat::Both
-                                                : genomics::SimulateFormat::Bed;
       genomics::SimulateWriteOptions w;
       w.variants_chunk = a->variants_chunk;
       w.samples_chunk = a->samples_chunk;
       w.overwrite = a->overwrite;
-      return genomics::simulate_to_files(state.ctx(), a->o, a->out, format, w);
+      return genomics::simulate_to_files(state.ctx(), a->o, a->out, a->format, w);
     };
   });
 }

@@ -11,20 +11,10 @@ namespace strata::cli {
 namespace {
 
 struct GlmArgs {
-  std::string x, y, out, family, solver, penalty = "none", memory = "2G";
-  linalg::GlmParams params;
+  std::string x, y, out;
+  linalg::GlmParams params;  // the options bind to the library's struct
   bool lambda_given = false, alpha_given = false;
 };
-
-template <class F>
-CLI::Validator name_check(F parse, std::string names) {
-  return CLI::Validator(
-      [parse](std::string& s) -> std::string {
-        auto r = parse(s);
-        return r.ok() ? std::string() : r.status().message();
-      },
-      names, "");
-}
 
 // A number checked by the library (`check`: the check Python's strata.glm gets, one message).
 template <class Check>
@@ -43,9 +33,6 @@ CLI::Validator glm_number(Check check, std::string what) {
 
 Status run_glm(GlmArgs& a, CliState& state) {
   linalg::GlmParams& p = a.params;
-  STRATA_ASSIGN_OR_RETURN(p.family, linalg::parse_glm_family(a.family));
-  STRATA_ASSIGN_OR_RETURN(p.solver, linalg::parse_glm_solver(a.solver));
-  STRATA_ASSIGN_OR_RETURN(p.penalty, linalg::parse_glm_penalty(a.penalty));
   if (p.penalty == linalg::GlmPenalty::None && (a.lambda_given || a.alpha_given))
     return Status::Invalid("--lambda and --alpha apply to penalized fits: add --penalty l1|l2|elastic-net");
   if (a.alpha_given && p.penalty != linalg::GlmPenalty::ElasticNet)
@@ -78,14 +65,16 @@ void register_glm_commands(CLI::App& app, CliState& state) {
       ->required()
       ->check(non_empty_path());
   cmd->add_option("--y", a->y, "y: a .npy vector with one value per row of X")->required()->check(non_empty_path());
-  cmd->add_option("--family", a->family, "normal, logistic or poisson")
-      ->required()
-      ->check(name_check(linalg::parse_glm_family, "normal|logistic|poisson"));
-  cmd->add_option("--solver", a->solver, "newton, lbfgs, admm, gradient-descent or proximal-gradient")
-      ->required()
-      ->check(name_check(linalg::parse_glm_solver, "newton|lbfgs|admm|gradient-descent|proximal-gradient"));
-  cmd->add_option("--penalty", a->penalty, "none (default), l1, l2 or elastic-net: lambda·R(beta) added to the loss")
-      ->check(name_check(linalg::parse_glm_penalty, "none|l1|l2|elastic-net"));
+  add_enum_option(cmd, "--family", a->params.family, linalg::parse_glm_family, "normal, logistic or poisson",
+                  library_check(linalg::parse_glm_family, "normal|logistic|poisson"))
+      ->required();
+  add_enum_option(cmd, "--solver", a->params.solver, linalg::parse_glm_solver,
+                  "newton, lbfgs, admm, gradient-descent or proximal-gradient",
+                  library_check(linalg::parse_glm_solver, "newton|lbfgs|admm|gradient-descent|proximal-gradient"))
+      ->required();
+  add_enum_option(cmd, "--penalty", a->params.penalty, linalg::parse_glm_penalty,
+                  "none (default), l1, l2 or elastic-net: lambda·R(beta) added to the loss",
+                  library_check(linalg::parse_glm_penalty, "none|l1|l2|elastic-net"));
   cmd->add_option("--lambda", a->params.lambda, "Penalty weight (default 1)")
       ->check(real_in([](double v) { return v >= 0; }, "a number ≥ 0"))
       ->each([a](const std::string&) { a->lambda_given = true; });
@@ -110,13 +99,10 @@ void register_glm_commands(CLI::App& app, CliState& state) {
       ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
   cmd->add_option("--reltol", a->params.reltol, "admm: relative tolerance (default 1e-2)")
       ->check(real_in([](double v) { return v > 0; }, "a number > 0"));
-  cmd->add_option("--memory", a->memory,
-                  "Memory budget, e.g. 2G (default 2G): decoded X stays in memory across passes when it fits half")
-      ->check(memory_size());
+  add_memory_option(cmd, state, "decoded X stays in memory across passes when it fits half");
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
   add_common_options(cmd, state);
   cmd->callback([a, &state] {
-    state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state] { return run_glm(*a, state); };
   });
 }

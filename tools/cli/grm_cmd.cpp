@@ -9,25 +9,20 @@ namespace strata::cli {
 namespace {
 
 struct GrmArgs {
-  std::string input, out, format = "rel", memory = "2G";
-  genomics::SelectionOptions selection;
-  bool meanimpute = false, overwrite = false;
+  std::string input, out;
+  genomics::GrmRunOptions run;  // the options bind to the library's struct
 };
 
 Status run_grm(const GrmArgs& a, CliState& state) {
-  genomics::GrmRunOptions o;
-  STRATA_ASSIGN_OR_RETURN(o.format, genomics::parse_grm_format(a.format));
-  o.grm.meanimpute = a.meanimpute;
-  o.selection = a.selection;
+  const genomics::GrmRunOptions& o = a.run;
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-  o.overwrite = a.overwrite;
   STRATA_ASSIGN_OR_RETURN(genomics::GrmRunSummary s, genomics::run_grm_to_files(state.ctx(), a.input, a.out, o));
   const genomics::GrmInfo& i = s.info;
   if (!state.quiet) {
     std::printf("GRM of %lld samples over M = %lld variants (of %lld)%s, %s, %lld pass%s, %.2f s\n",
                 static_cast<long long>(i.num_samples), static_cast<long long>(i.grm_variants),
                 static_cast<long long>(i.num_variants_input),
-                i.pairwise_counts ? ", pairs divided by the variants both observe" : "", a.format.c_str(),
+                i.pairwise_counts ? ", pairs divided by the variants both observe" : "", genomics::grm_format_name(o.format),
                 static_cast<long long>(i.bands), i.bands == 1 ? "" : "es", wall_seconds(s.report));
     for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
   }
@@ -49,22 +44,21 @@ void register_grm_commands(CLI::App& app, CliState& state) {
       ->required()
       ->check(non_empty_path());
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
-  cmd->add_option("--format", a->format, "rel (text lower triangle, default), rel-bin, grm-bin or zarr")
-      ->check(CLI::Validator(
-          [](std::string& s) -> std::string {
-            return genomics::parse_grm_format(s).ok() ? std::string()
-                                                      : "must be rel, rel-bin, grm-bin or zarr, got '" + s + "'";
-          },
-          "rel|rel-bin|grm-bin|zarr", ""));
-  cmd->add_flag("--meanimpute", a->meanimpute, "Divide every pair by M (plink2's meanimpute modifier)");
-  cmd->add_option("--memory", a->memory,
-                  "Memory budget, e.g. 2G (default 2G): tiles that do not fit run in bands, one pass each")
-      ->check(memory_size());
-  cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
+  add_enum_option(cmd, "--format", a->run.format, genomics::parse_grm_format,
+                  "rel (text lower triangle, default), rel-bin, grm-bin or zarr",
+                  CLI::Validator(
+                      [](std::string& s) -> std::string {
+                        return genomics::parse_grm_format(s).ok()
+                                   ? std::string()
+                                   : "must be rel, rel-bin, grm-bin or zarr, got '" + s + "'";
+                      },
+                      "rel|rel-bin|grm-bin|zarr", ""));
+  cmd->add_flag("--meanimpute", a->run.grm.meanimpute, "Divide every pair by M (plink2's meanimpute modifier)");
+  add_memory_option(cmd, state, "tiles that do not fit run in bands, one pass each");
+  cmd->add_flag("--overwrite", a->run.overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
   add_common_options(cmd, state);
-  add_selection_options(cmd, a->selection);
+  add_selection_options(cmd, a->run.selection);
   cmd->callback([a, &state] {
-    state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state] { return run_grm(*a, state); };
     state.distributed = true;  // genomics::compute_grm shares the tiles across MPI ranks
   });

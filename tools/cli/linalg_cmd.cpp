@@ -21,36 +21,16 @@
 namespace strata::cli {
 namespace {
 
+// The options bind to the library's parameter structs: their defaults are the library's.
 struct SvdArgs {
   std::string path, out;
-  int64_t k = 0;
-  std::string method = "auto";
-  std::string scheme = "krylov";
-  int iterations = -1;
-  int64_t oversampling = 10;
-  uint64_t seed = 0;
-  std::string precision = "auto";
-  bool overwrite = false;
+  linalg::SvdParams params;
+  linalg::SvdZarrOptions zarr;
 };
 
 Status run_svd(const SvdArgs& a, CliState& state) {
-  linalg::SvdParams opt;
-  opt.k = a.k;
-  STRATA_ASSIGN_OR_RETURN(opt.method, linalg::parse_svd_method(a.method));
-  if (a.scheme == "krylov") {
-    opt.scheme = linalg::RandomizedScheme::BlockKrylov;
-  } else if (a.scheme == "subspace") {
-    opt.scheme = linalg::RandomizedScheme::SubspaceIteration;
-  } else {
-    return Status::Invalid("--scheme must be krylov or subspace, got '", a.scheme, "'");
-  }
-  STRATA_ASSIGN_OR_RETURN(opt.precision, parse_precision(a.precision));
-  opt.iterations = a.iterations;
-  opt.oversampling = a.oversampling;
-  opt.seed = a.seed;
-  linalg::SvdZarrOptions zo;
-  zo.overwrite = a.overwrite;
-  STRATA_ASSIGN_OR_RETURN(linalg::SvdZarrSummary summary, linalg::svd_to_zarr(state.ctx(), a.path, a.out, opt, zo));
+  STRATA_ASSIGN_OR_RETURN(linalg::SvdZarrSummary summary,
+                          linalg::svd_to_zarr(state.ctx(), a.path, a.out, a.params, a.zarr));
   const linalg::SvdResult& r = summary.result;
   const double wall = wall_seconds(summary.report);
   if (!state.quiet) {
@@ -67,42 +47,19 @@ Status run_svd(const SvdArgs& a, CliState& state) {
   return Status::OK();
 }
 
+// The options bind to genomics::PcaRunOptions (PcaParams, the selection, the outputs).
 struct PcaArgs {
-  std::string input, bfile, out, pop_file;
-  int64_t k = 0;
-  std::string method = "auto";
-  std::string scale = "binom2";
-  genomics::SelectionOptions selection;
-  std::string memory = "2G";
-  int iterations = -1;
-  int64_t oversampling = 6;
-  double tolerance = 0.0;
-  std::string precision = "auto";
-  int64_t block = 0;
-  uint64_t seed = 0;
-  bool overwrite = false;
+  std::string input, bfile, out;
+  genomics::PcaRunOptions run;
 };
 
 Status run_pca(const PcaArgs& a, CliState& state) {
   if (a.input.empty() == a.bfile.empty()) return Status::Invalid("give exactly one of INPUT or --bfile PREFIX");
   const std::string input = a.input.empty() ? a.bfile : a.input;
-  if (a.k < 1) return Status::Invalid("-k must be at least 1, got ", a.k);
-  genomics::PcaRunOptions o;
-  o.pca.k = a.k;
-  STRATA_ASSIGN_OR_RETURN(o.pca.method, linalg::parse_svd_method(a.method));
-  STRATA_ASSIGN_OR_RETURN(o.pca.scale, genomics::parse_standardization(a.scale));
+  const genomics::PcaRunOptions& o = a.run;
   // --maf/--geno are plink2's global filters: applied in the selection, before pca(). PCA still
   // leaves monomorphic variants out of the products but counts them in M, as plink2 does.
-  o.selection = a.selection;
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-  o.pca.iterations = a.iterations;
-  o.pca.oversampling = a.oversampling;
-  o.pca.tolerance = a.tolerance;
-  o.pca.block_columns = a.block;
-  STRATA_ASSIGN_OR_RETURN(o.pca.precision, parse_precision(a.precision));
-  o.pca.seed = a.seed;
-  o.pop_file = a.pop_file;
-  o.overwrite = a.overwrite;
   // Failures that depend on the data (k too large for it, everything filtered, constant data)
   // come back as InvalidData (exit 1); Invalid stays for usage errors (exit 2).
   auto r = genomics::run_pca_to_files(state.ctx(), input, a.out, o);
@@ -119,17 +76,16 @@ Status run_pca(const PcaArgs& a, CliState& state) {
     std::printf("%4s %14s %10s %12s\n", "PC", "eigenvalue", "% var", "est. error");
     for (size_t i = 0; i < res.eigenvalues.size(); ++i) {
       const double e = i < res.error_estimate.size() ? res.error_estimate[i] : 0.0;
-      const bool unmet = !res.converged && a.tolerance > 0 && e > a.tolerance;
-      std::printf("%4zu %14.6f %10.3f %12.2e%s\n", i + 1, res.eigenvalues[i], 100.0 * s.variance_ratio[i], e,
+      const bool unmet = !res.converged && o.pca.tolerance > 0 && e > o.pca.tolerance;
+      std::printf("%4zu %14.6f %10.3f %12.2e%s\n", i + 1, res.eigenvalues[i], 100.0 * res.variance_ratio[i], e,
                   unmet ? "  NOT CONVERGED" : "");
     }
     for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
   }
   if (!res.converged)
-    log_warning("the PCA did not meet --tolerance ", a.tolerance, ": largest eigenvalue error estimate ",
+    log_warning("the PCA did not meet --tolerance ", o.pca.tolerance, ": largest eigenvalue error estimate ",
                 res.max_error_estimate, " after ", res.passes, " passes (raise --iterations or loosen --tolerance)");
   set_report(state, s.report);
-  state.report["scale"] = a.scale;
   note_selection(state, s.selection);
   return Status::OK();
 }
@@ -140,25 +96,30 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   const CLI::Validator kCheck = integer_in(1, 1'000'000, "an integer from 1 to 1,000,000");
   const CLI::Validator kIterationsCheck = integer_in(1, 100'000, "an integer from 1 to 100,000");
   const CLI::Validator kOversamplingCheck = integer_in(0, 100'000, "an integer from 0 to 100,000");
+  const auto methods = enum_names(linalg::svd_method_name, linalg::SvdMethod::Randomized);
+  const auto precisions = enum_names(precision_name, Precision::Float64);
   auto args = std::make_shared<SvdArgs>();
+  linalg::SvdParams& sp = args->params;
   auto* svd = app.add_subcommand("svd", "SVD of a 2-D numeric Zarr array: writes U, S and Vt to a Zarr group");
   svd->add_option("PATH", args->path, "Input array (store.zarr or store.zarr/path/to/array)")->required()->check(non_empty_path());
-  svd->add_option("-k", args->k, "Number of components (1 <= k < min(rows, cols))")->required()->check(kCheck);
-  svd->add_option("--method", args->method,
-                  "auto (exact when min(rows, cols) <= 2048), exact (TSQR), or randomized")
-      ->check(CLI::IsMember({"auto", "exact", "randomized"}));
-  svd->add_option("--iterations", args->iterations, "Randomized: passes over the data (default 8 krylov, 7 subspace)")
+  svd->add_option("-k", sp.k, "Number of components (1 <= k < min(rows, cols))")->required()->check(kCheck);
+  add_enum_option(svd, "--method", sp.method, linalg::parse_svd_method,
+                  "auto (exact when min(rows, cols) <= 2048), exact (TSQR), or randomized", CLI::IsMember(methods));
+  svd->add_option("--iterations", sp.iterations, "Randomized: passes over the data (default 8 krylov, 7 subspace)")
       ->check(kIterationsCheck);
-  svd->add_option("--scheme", args->scheme, "Randomized: krylov (block Krylov, default) or subspace");
-  svd->add_option("--oversampling", args->oversampling, "Randomized: extra sketch columns (default 10)")
+  add_enum_option(svd, "--scheme", sp.scheme, linalg::parse_randomized_scheme,
+                  "Randomized: krylov (block Krylov, default) or subspace",
+                  library_check(linalg::parse_randomized_scheme, "krylov|subspace"));
+  svd->add_option("--oversampling", sp.oversampling, "Randomized: extra sketch columns (default 10)")
       ->check(kOversamplingCheck);
-  svd->add_option("--seed", args->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
-  svd->add_option("--precision", args->precision,
+  svd->add_option("--seed", sp.seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
+  add_enum_option(svd, "--precision", sp.precision, parse_precision,
                   "Randomized: arithmetic of the products: auto (float32 for data stored in 32 bits or fewer, else "
-                  "float64), float32 or float64 (int16 and mixed are for genotype codes: strata pca)")
-      ->check(CLI::IsMember({"auto", "int16", "mixed", "float32", "float64"}));
+                  "float64), float32 or float64 (int16 and mixed are for genotype codes: strata pca)",
+                  CLI::IsMember(precisions));
   svd->add_option("--out", args->out, "Output Zarr group (U, S, Vt)")->required()->check(non_empty_path());
-  svd->add_flag("--overwrite", args->overwrite, "Replace --out if it is an existing Zarr store (never an input)");
+  svd->add_flag("--overwrite", args->zarr.overwrite, "Replace --out if it is an existing Zarr store (never an input)");
+  add_memory_option(svd, state, "row blocks in flight; the randomized method's sketch and basis come on top");
   add_common_options(svd, state);
   svd->callback([&state, args] {
     state.run = [args, &state] { return run_svd(*args, state); };
@@ -166,6 +127,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   });
 
   auto pa = std::make_shared<PcaArgs>();
+  genomics::PcaParams& pp = pa->run.pca;
   auto* pca = app.add_subcommand(
       "pca",
       "Genotype PCA (PLINK 2 compatible): writes PREFIX.eigenvec, .eigenval, .eigenvec.var, .zarr and .svg. "
@@ -175,50 +137,48 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr")
       ->check(non_empty_path());
   pca->add_option("--bfile", pa->bfile, "PLINK 1 fileset prefix (instead of INPUT)")->check(non_empty_path());
-  pca->add_option("-k", pa->k, "Number of principal components (1 <= k < min(variants used, samples))")
+  pca->add_option("-k", pp.k, "Number of principal components (1 <= k < min(variants used, samples))")
       ->required()
       ->check(kCheck);
-  pca->add_option("--method", pa->method,
-                  "auto (exact when min(variants, samples) <= 5000, else randomized), exact (the cheaper exact route: the GRM tile pass + a partial eigensolve, or TSQR; the output says which ran), or randomized")
-      ->check(CLI::IsMember({"auto", "exact", "randomized"}));
-  pca->add_option("--scale", pa->scale,
-                  "binom2 ((g-2f)/sqrt(2f(1-f)), plink2's default), binom, center, or none")
-      ->check(CLI::IsMember({"binom2", "binom", "center", "none"}));
-  pca->add_option("--memory", pa->memory, "Memory budget, e.g. 2G (default 2G): the packed genotypes stay in memory across passes when "
-                  "they fit, and are re-read from INPUT every pass otherwise")
-      ->check(memory_size());
-  pca->add_option("--iterations", pa->iterations,
+  add_enum_option(pca, "--method", pp.method, linalg::parse_svd_method,
+                  "auto (exact when min(variants, samples) <= 5000, else randomized), exact (the cheaper exact route: the GRM tile pass + a partial eigensolve, or TSQR; the output says which ran), or randomized",
+                  CLI::IsMember(methods));
+  add_enum_option(pca, "--scale", pp.scale, genomics::parse_standardization,
+                  "binom2 ((g-2f)/sqrt(2f(1-f)), plink2's default), binom, center, or none",
+                  CLI::IsMember(enum_names(genomics::standardization_name, genomics::Standardization::None)));
+  add_memory_option(pca, state,
+                    "the packed genotypes stay in memory across passes when they fit, and are re-read from INPUT "
+                    "every pass otherwise; the exact route and the --tolerance pass cap depend on it");
+  pca->add_option("--iterations", pp.iterations,
                   "Randomized: most passes over the data (default ceil(18(k + oversampling) / block): 36 for k = 10; "
                   "with --tolerance, up to 8 times that); a small cohort stops earlier, once the search space spans "
                   "it (exact)")
       ->check(kIterationsCheck);
-  pca->add_option("--oversampling", pa->oversampling,
+  pca->add_option("--oversampling", pp.oversampling,
                   "Randomized: extra components the default number of passes is sized for (default 6)")
       ->check(kOversamplingCheck);
-  pca->add_option("--tolerance", pa->tolerance,
+  pca->add_option("--tolerance", pp.tolerance,
                   "Randomized: stop early once every eigenvalue's error estimate is below this (default: run "
                   "all --iterations)")
       ->check(real_in([](double v) { return v > 0.0; }, "a positive number such as 1e-6"));
-  pca->add_option("--block", pa->block,
+  pca->add_option("--block", pp.block_columns,
                   "Randomized: columns per pass (default 8; may be below k; padded to a multiple of 8)")
       ->check(integer_in(0, 4096, "0 (default) or 1–4096"));
-  pca->add_option("--precision", pa->precision,
+  add_enum_option(pca, "--precision", pp.precision, parse_precision,
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
                   "operands, twice the float32 speed with AVX-512 VNNI), float32, mixed (integer A*Q of the rounded "
                   "block, which becomes the basis, then float32: float32 accuracy at ~0.8x its cost), or auto (int16 "
                   "where vectorized; with --tolerance, mixed where vectorized, else float32); float64 is the exact "
-                  "method's)")
-      ->check(CLI::IsMember({"auto", "int16", "mixed", "float32", "float64"}));
-  pca->add_option("--seed", pa->seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
-  pca->add_option("--pop-file", pa->pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID and population/POP (default: the source's population, or the .fam FID)")
+                  "method's)",
+                  CLI::IsMember(precisions));
+  pca->add_option("--seed", pp.seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
+  pca->add_option("--pop-file", pa->run.pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID and population/POP (default: the source's population, or the .fam FID)")
       ->check(non_empty_path());
   pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
-  pca->add_flag("--overwrite", pa->overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
+  pca->add_flag("--overwrite", pa->run.overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
   add_common_options(pca, state);
-  add_selection_options(pca, pa->selection);
+  add_selection_options(pca, pa->run.selection);
   pca->callback([&state, pa] {
-    // The budget sizes the Context (resident codes, block sizes); the validator checked the text.
-    state.memory_budget = parse_memory_size(pa->memory).value_or(0);
     state.run = [pa, &state] { return run_pca(*pa, state); };
     state.distributed = true;  // genomics::run_pca_to_files splits its passes across MPI ranks
   });

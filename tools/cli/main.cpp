@@ -40,6 +40,15 @@ void add_common_options(CLI::App* cmd, CliState& state) {
   add_endpoint_option(cmd, state);
 }
 
+void add_memory_option(CLI::App* cmd, CliState& state, const std::string& what) {
+  // Parsed when given (the validator checked the text); left out, memory_budget stays 0 and the
+  // Context takes default_memory_budget().
+  cmd->add_option_function<std::string>(
+         "--memory", [&state](const std::string& s) { state.memory_budget = parse_memory_budget(s).value_or(0); },
+         "Memory budget, e.g. 2G (default: half the physical memory): " + what)
+      ->check(memory_size());
+}
+
 void add_device_option(CLI::App* cmd, CliState& state) {
   cmd->add_option("--device", state.device,
                   "Where the work runs: cpu (default), cuda (= cuda:0), cuda:N, cuda:all (every GPU) or auto "

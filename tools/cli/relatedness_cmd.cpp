@@ -12,13 +12,12 @@ namespace strata::cli {
 namespace {
 
 constexpr const char* kMemoryHelp =
-    "Memory budget, e.g. 2G (default: half the physical memory). When the bit planes of every genotype (3 bits "
-    "each) do not fit, samples go in bands and the input is read once per band pair; pending output rows beyond "
-    "a quarter of the budget wait in a spill file beside the outputs";
+    "when the bit planes of every genotype (3 bits each) do not fit, samples go in bands and the input is read "
+    "once per band pair; pending output rows beyond a quarter of the budget wait in a spill file beside the outputs";
 
 void register_king(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, memory;
+    std::string input, out;
     bool table = false;
     std::optional<double> filter, cutoff;
     genomics::SelectionOptions selection;
@@ -43,11 +42,10 @@ void register_king(CLI::App& app, CliState& state) {
                   "Write PREFIX.king.cutoff.in.id / .out.id: a maximal set of samples with no pair above C, by "
                   "plink2's --king-cutoff rule. Alone it writes only those two lists")
       ->check(real_in([](double v) { return v >= 0.0; }, "a kinship of 0 or more"));
-  cmd->add_option("--memory", a->memory, kMemoryHelp)->check(memory_size());
+  add_memory_option(cmd, state, kMemoryHelp);
   add_common_options(cmd, state);
   add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
-    if (!a->memory.empty()) state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state]() -> Status {
       genomics::KingOptions o;
       o.table = a->table;
@@ -69,7 +67,7 @@ void register_king(CLI::App& app, CliState& state) {
 
 void register_distance(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, metric, format = "square", memory;
+    std::string input, out, metric, format = "square";
     bool overwrite = false;
     genomics::SelectionOptions selection;
   };
@@ -108,11 +106,10 @@ void register_distance(CLI::App& app, CliState& state) {
           },
           "FORMAT", ""));
   cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.dist.zarr; files are always replaced");
-  cmd->add_option("--memory", a->memory, kMemoryHelp)->check(memory_size());
+  add_memory_option(cmd, state, kMemoryHelp);
   add_common_options(cmd, state);
   add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
-    if (!a->memory.empty()) state.memory_budget = parse_memory_size(a->memory).value_or(0);
     state.run = [a, &state]() -> Status {
       genomics::DistanceOptions o;
       STRATA_ASSIGN_OR_RETURN(o.metric, genomics::parse_distance_metric(a->metric));

@@ -119,13 +119,20 @@ Status check_thread_count(int64_t threads);
 Result<int64_t> parse_memory_budget(std::string_view text);
 /// \brief A memory budget in bytes given by a user: at least kMinUserMemoryBudget.
 Status check_memory_budget(int64_t bytes);
+/// \brief The memory budget of a run whose user gives none (every CLI command's `--memory`,
+/// Python's memory=None, ContextOptions::memory_budget = 0): half of the physical memory, as
+/// plink2 defaults its workspace (4 GiB where the system does not say).
+int64_t default_memory_budget();
+/// \brief The budget a Context gets for `requested` bytes: `requested` when positive, else
+/// default_memory_budget().
+int64_t memory_budget_or_default(int64_t requested);
 
 /// \brief Resources of a Context.
 struct ContextOptions {
   /// Worker threads (0 = one per hardware thread). Results never depend on it.
   int threads = 0;
-  /// Bytes a computation may hold for blocks, caches and resident data (0 = half of the
-  /// physical memory). Block grids derive from the data and this budget, never the threads.
+  /// Bytes a computation may hold for blocks, caches and resident data (0 =
+  /// default_memory_budget()). Block grids derive from the data and this budget, never the threads.
   int64_t memory_budget = 0;
   /// Progress receiver; null = silent.
   std::shared_ptr<ProgressSink> progress;

@@ -32,11 +32,19 @@ namespace strata::genomics {
 /// products), or TSQR of the float64 standardized matrix. Auto = the cheapest by a cost model
 /// (src/genomics/pca_grm.cpp: measured seconds per multiply-add of each route).
 enum class PcaRoute : uint8_t { Auto, Grm, Krylov, Tsqr };
+/// \brief "auto", "grm", "krylov-converged" or "tsqr".
 const char* pca_route_name(PcaRoute route);
+/// \brief The inverse of pca_route_name.
+Result<PcaRoute> parse_pca_route(const std::string& name);
 
-/// \brief Parameters of pca(). Resources come from the Context: its memory budget decides
-/// whether randomized PCA keeps the packed codes of the used variants in memory (M·⌈N/4⌉
-/// bytes, when they fit beside its state) or re-reads them every pass.
+/// \brief Parameters of pca(), and the one place their defaults live: `strata pca` binds its
+/// options to these fields and Python's strata.pca binds the struct (strata._core.PcaParams).
+/// Resources come from the Context: its memory budget decides whether randomized PCA keeps the
+/// packed codes of the used variants in memory (M·⌈N/4⌉ bytes, when they fit beside its
+/// state) or re-reads them every pass, and so the route and the tolerance pass cap. Variant
+/// filters (`--maf`, `--geno`, …) are a selection applied before pca()
+/// (genomics::SelectionOptions, genomics::select_genotypes); pca() itself only leaves out
+/// monomorphic variants, which still count in M as plink2 counts them.
 struct PcaParams {
   int64_t k = 10;
   linalg::SvdMethod method = linalg::SvdMethod::Auto;
@@ -44,8 +52,6 @@ struct PcaParams {
   /// min² memory and M·N·min flops), randomized otherwise.
   int64_t exact_max_dim = 5000;
   genomics::Standardization scale = genomics::Standardization::Binom2;
-  /// Variant filters (`--maf`, `--geno`); monomorphic variants are always dropped.
-  genomics::VariantFilter filter;
   linalg::RandomizedScheme scheme = linalg::RandomizedScheme::BlockKrylov;
   /// Randomized passes; -1 = ⌈18·(k + oversampling) / block⌉ for block Krylov (36 for k = 10
   /// with blocks of 8), and with a tolerance up to 8× that (bounded by memory). Genotype
@@ -105,6 +111,9 @@ struct PcaResult {
   /// samples of the squared standardized value (mean-imputed), divided by M. Exact, from the
   /// per-variant counts; eigenvalue / grm_trace is the fraction of variance explained.
   double grm_trace = 0.0;
+  /// eigenvalue / grm_trace of each component (0 when the trace is 0): the fraction of
+  /// variance explained, as `strata pca` prints and stores it.
+  std::vector<double> variance_ratio;
   bool resident = false;                ///< codes held in memory across passes (randomized)
   std::string arithmetic;               ///< "int16", "mixed" or "float32" (randomized), "float64" (exact)
 };

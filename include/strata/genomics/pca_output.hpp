@@ -50,7 +50,6 @@ struct PcaRunSummary {
   int64_t num_variants_input = 0;                      ///< variants after the selection
   SelectionReport selection;                            ///< what the selection removed
   std::vector<int64_t> selected_variants;               ///< input index of each selected variant (empty: all)
-  std::vector<double> variance_ratio;                   ///< eigenvalue / GRM trace
   std::vector<std::string> files;                       ///< outputs written
   Summary report;                                       ///< the report fields (the CLI's --report)
 };

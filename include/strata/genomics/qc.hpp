@@ -102,8 +102,10 @@ enum class Standardization : uint8_t {
   Center,  ///< g − 2f
   None,    ///< g; missing calls become the mean 2f
 };
-/// \brief Parse "binom2", "binom", "center", "none".
+/// \brief Parse "binom2", "binom", "center", "none" (also "patterson", "centre").
 Result<Standardization> parse_standardization(const std::string& name);
+/// \brief "binom2", "binom", "center" or "none": the inverse of parse_standardization.
+const char* standardization_name(Standardization mode);
 
 /// \brief The 4-entry table mapping codes to standardized values. Missing → 0 (mean
 /// imputation; 2f for Standardization::None). Monomorphic or unobserved variants (zero

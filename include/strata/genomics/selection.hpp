@@ -44,6 +44,7 @@
 
 #include "strata/core/result.hpp"
 #include "strata/core/job.hpp"
+#include "strata/genomics/qc.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_convert.hpp"
 
@@ -111,6 +112,13 @@ struct Selection {
 /// \brief Apply `options` to `source`. InvalidData (naming the step) when no sample or no
 /// variant is left; Corrupt/NotFound for unreadable ID files (file and line named).
 Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr source, const SelectionOptions& options);
+
+/// \brief The `--geno` and `--maf` steps of select_genotypes on per-variant counts over every
+/// sample (each a founder, diploid, autosomal), for genotypes known here only by their counts
+/// (the distributed PCA's Dask arrays, which carry no pedigree or chromosomes): the kept
+/// indices, ascending. Unsupported when another flag is set; InvalidData when none is left.
+Result<std::vector<int64_t>> select_variants_by_counts(const SelectionOptions& options,
+                                                       const std::vector<VariantCounts>& counts);
 
 /// \brief io::open_genotypes(input, open_options), then select_genotypes.
 Result<Selection> open_selected_genotypes(const Context& ctx, const std::string& input,

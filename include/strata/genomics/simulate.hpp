@@ -52,6 +52,10 @@ std::vector<int32_t> simulated_populations(const SimulateOptions& options);
 
 /// \brief Output formats of simulate_to_files.
 enum class SimulateFormat { Bed, Vcz, Both };
+/// \brief "bed", "vcz" or "both".
+const char* simulate_format_name(SimulateFormat format);
+/// \brief The inverse of simulate_format_name; Invalid otherwise.
+Result<SimulateFormat> parse_simulate_format(const std::string& name);
 
 /// \brief Options for writing the simulated files.
 struct SimulateWriteOptions {

@@ -74,6 +74,10 @@ enum class MultiallelicMode : uint8_t {
   NonRefDosage,  ///< count every non-REF allele (default)
   Skip,          ///< leave the site out of the view
 };
+/// \brief "nonref" or "skip".
+const char* multiallelic_mode_name(MultiallelicMode mode);
+/// \brief The inverse of multiallelic_mode_name; Invalid otherwise.
+Result<MultiallelicMode> parse_multiallelic_mode(const std::string& name);
 
 /// \brief Per-sample metadata. Vectors all have num_samples entries (or are empty where the
 /// source has no such column).

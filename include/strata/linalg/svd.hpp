@@ -148,5 +148,9 @@ Result<SvdResult> svd_randomized(const Context& ctx, const GramOperator& op, con
 Result<SvdMethod> parse_svd_method(const std::string& name);
 /// \brief The name parse_svd_method reads back ("auto", "exact", "randomized").
 const char* svd_method_name(SvdMethod method);
+/// \brief Parse "krylov" (BlockKrylov) or "subspace" (SubspaceIteration).
+Result<RandomizedScheme> parse_randomized_scheme(const std::string& name);
+/// \brief "krylov" or "subspace": the inverse of parse_randomized_scheme.
+const char* randomized_scheme_name(RandomizedScheme scheme);
 
 }  // namespace strata::linalg

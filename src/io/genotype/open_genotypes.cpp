@@ -8,6 +8,16 @@
 
 namespace strata::io {
 
+const char* multiallelic_mode_name(MultiallelicMode mode) {
+  return mode == MultiallelicMode::Skip ? "skip" : "nonref";
+}
+
+Result<MultiallelicMode> parse_multiallelic_mode(const std::string& name) {
+  if (name == "nonref") return MultiallelicMode::NonRefDosage;
+  if (name == "skip") return MultiallelicMode::Skip;
+  return Status::Invalid("multiallelic must be 'nonref' or 'skip', got '", name, "'");
+}
+
 Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOpenOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
