@@ -99,7 +99,7 @@ def random_sum(a):
 
 def svd(a):
     print("== seed 000: randomized SVD k = 10 of randint(0, 3) generated on the fly", flush=True)
-    print("   (cuda: Backend::randint3_product generates A on the device per 65,536-row block, float64;"
+    print("   (cuda: BenchSource::randint3_product generates A on the device per 65,536-row block, float64;"
           " the CPU runs float32 products on host-generated rows)", flush=True)
     got = {}
     for dev, shape in (("cuda", a.cpu_svd_shape), ("cpu", a.cpu_svd_shape), ("cuda", a.svd_shape)):

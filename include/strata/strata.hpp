@@ -8,6 +8,7 @@
 #include "strata/array/host_array.hpp"
 #include "strata/array/ops.hpp"
 #include "strata/backend/backend.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/config.hpp"
 #include "strata/core/context.hpp"

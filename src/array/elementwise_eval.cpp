@@ -146,17 +146,18 @@ Status ElementwiseNode::stream_box(const Box& box, EvalContext& ctx, const TileS
       const int64_t m = program_.reg_const[r] ? 1 : n;
       auto is_c = [&](int x) { return x >= 0 && program_.reg_const[x]; };
       switch (in.op) {
-        case EwOp::Cast: be.ew_cast(program_.reg_type[in.a], in.type, reg(in.a), reg(r), m); break;
+        case EwOp::Cast: st = be.ew_cast(program_.reg_type[in.a], in.type, reg(in.a), reg(r), m); break;
         case EwOp::Where:
-          be.ew_where(in.type, reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(in.c), is_c(in.c), reg(r), m);
+          st = be.ew_where(in.type, reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(in.c), is_c(in.c), reg(r), m);
           break;
         case EwOp::Not: case EwOp::Neg: case EwOp::Abs: case EwOp::Sqrt: case EwOp::Exp: case EwOp::Log:
-          be.ew_unary(in.op, program_.reg_type[in.a], reg(in.a), reg(r), m);
+          st = be.ew_unary(in.op, program_.reg_type[in.a], reg(in.a), reg(r), m);
           break;
         default:
-          be.ew_binary(in.op, program_.reg_type[in.a], reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(r), m);
+          st = be.ew_binary(in.op, program_.reg_type[in.a], reg(in.a), is_c(in.a), reg(in.b), is_c(in.b), reg(r), m);
           break;
       }
+      if (!st.ok()) return;
     }
     const uint8_t* res = reg(program_.result);
     if (program_.reg_const[program_.result] && n > 1) {

@@ -62,16 +62,15 @@ Status MatmulNode::read_box(const Box& box, void* out, EvalContext& ctx) const {
     const int64_t nk = std::min(kc, kdim - k0);
     STRATA_RETURN_NOT_OK(a_->read_box(Box{{box.start[0], k0}, {box.step[0], 1}, {m, nk}}, araw.data(), ctx));
     STRATA_RETURN_NOT_OK(b_->read_box(Box{{k0, box.start[1]}, {1, box.step[1]}, {nk, n}}, braw.data(), ctx));
-    ctx.be().ew_cast(a_->dtype().type, acc_t, araw.data(), ac.data(), m * nk);
-    ctx.be().ew_cast(b_->dtype().type, acc_t, braw.data(), bc.data(), nk * n);
+    STRATA_RETURN_NOT_OK(ctx.be().ew_cast(a_->dtype().type, acc_t, araw.data(), ac.data(), m * nk));
+    STRATA_RETURN_NOT_OK(ctx.be().ew_cast(b_->dtype().type, acc_t, braw.data(), bc.data(), nk * n));
     if (integer) {
       gemm_acc(ac.as<int64_t>(), bc.as<int64_t>(), acc.as<int64_t>(), m, nk, n);
     } else {
       gemm_acc(ac.as<double>(), bc.as<double>(), acc.as<double>(), m, nk, n);
     }
   }
-  ctx.be().ew_cast(acc_t, dtype().type, acc.data(), out, m * n);
-  return Status::OK();
+  return ctx.be().ew_cast(acc_t, dtype().type, acc.data(), out, m * n);
 }
 
 }  // namespace detail

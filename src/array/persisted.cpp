@@ -60,7 +60,7 @@ Status PersistedNode::read_box(const Box& box, void* out, EvalContext& ctx) cons
       case Storage::Kind::Raw: std::memcpy(buf, stored.data(), static_cast<size_t>(n * isz)); break;
       case Storage::Kind::Packed2Bit:
         unpack_2bit(stored.data(), n, codes.data());
-        ctx.be().ew_cast(ScalarType::UInt8, dtype().type, codes.data(), buf, n);
+        STRATA_RETURN_NOT_OK(ctx.be().ew_cast(ScalarType::UInt8, dtype().type, codes.data(), buf, n));
         break;
       case Storage::Kind::Codec:
         STRATA_RETURN_NOT_OK(s.codec->decode_into(stored, {static_cast<uint8_t*>(buf), static_cast<size_t>(n * isz)}));

@@ -110,7 +110,9 @@ Status ReduceNode::accumulate(const Box& box, EvalContext& ctx, void* state) con
     case ReduceOp::CountNonzero: kind = backend::ReduceKind::CountNonzero; break;
   }
   const backend::Backend& be = ctx.be();
-  return input_->stream_box(box, ctx, [&](const Tile& t) {
+  Status st;
+  STRATA_RETURN_NOT_OK(input_->stream_box(box, ctx, [&](const Tile& t) {
+    if (!st.ok()) return;
     backend::ReduceTile rt;
     rt.data = t.data;
     rt.type = in.type;
@@ -119,8 +121,9 @@ Status ReduceNode::accumulate(const Box& box, EvalContext& ctx, void* state) con
     for (int64_t a = 0; a < nd; ++a) rt.base += t.offset[a] * ostride[a];
     rt.row_stride = nd >= 2 ? ostride[nd - 2] : 0;
     rt.col_stride = nd >= 1 ? ostride[nd - 1] : 0;
-    be.reduce_tile(kind, rt, state);
-  });
+    st = be.reduce_tile(kind, rt, state);
+  }));
+  return st;
 }
 
 void ReduceNode::merge(void* total, const void* partial, const Shape& origin, const Shape& extent) const {

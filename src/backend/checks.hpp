@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "strata/backend/backend.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "strata/core/random.hpp"
 #include "strata/core/status.hpp"
 
@@ -124,7 +125,7 @@ inline Status check_random_slice(const random::FillParams& p, int64_t ld, int64_
 }
 
 /// randint3_product's block and views; *inner = the summed dimension, *l = the width of x.
-inline Status check_randint3(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, const MatrixView<const double>& x,
+inline Status check_randint3(const RandInt3Rows& a, RandInt3Op op, const MatrixView<const double>& x,
                              const MatrixView<double>& out, int64_t* inner, int64_t* l) {
   STRATA_RETURN_NOT_OK(check_view("randint3_product", "x", x));
   STRATA_RETURN_NOT_OK(check_view("randint3_product", "out", out));
@@ -132,22 +133,22 @@ inline Status check_randint3(const Backend::RandInt3Rows& a, Backend::RandInt3Op
       (a.cols > 0 && a.r0 + a.rows > std::numeric_limits<int64_t>::max() / a.cols))
     return Status::Invalid("randint3_product: block of rows [", a.r0, ", ", a.r0, " + ", a.rows, ") x ", a.cols,
                            " columns is not valid (negative, or element index past 2^63)");
-  const int64_t xr = op == Backend::RandInt3Op::TransTimes ? a.rows : a.cols;
-  const int64_t orows = op == Backend::RandInt3Op::Times ? a.rows : a.cols;
+  const int64_t xr = op == RandInt3Op::TransTimes ? a.rows : a.cols;
+  const int64_t orows = op == RandInt3Op::Times ? a.rows : a.cols;
   if (x.rows != xr || out.rows != orows || out.cols != x.cols)
     return Status::Invalid("randint3_product: a ", a.rows, " x ", a.cols, " block with x ", x.rows, " x ", x.cols,
                            " into ", out.rows, " x ", out.cols);
-  *inner = op == Backend::RandInt3Op::Times ? a.cols : a.rows;
+  *inner = op == RandInt3Op::Times ? a.cols : a.rows;
   *l = x.cols;
   return Status::OK();
 }
 
 /// randint3_product with nothing to multiply: out is left alone when empty, zero when every
 /// sum is empty (true: the call is done).
-inline bool randint3_trivial(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, int64_t inner, int64_t l,
+inline bool randint3_trivial(const RandInt3Rows& a, RandInt3Op op, int64_t inner, int64_t l,
                              const MatrixView<double>& out) {
   if (out.rows == 0 || l == 0) return true;
-  if (inner > 0 && !(op == Backend::RandInt3Op::Gram && a.rows == 0)) return false;
+  if (inner > 0 && !(op == RandInt3Op::Gram && a.rows == 0)) return false;
   for (int64_t j = 0; j < out.cols; ++j)
     for (int64_t i = 0; i < out.rows; ++i) out(i, j) = 0.0;
   return true;

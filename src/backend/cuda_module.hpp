@@ -11,7 +11,7 @@
 
 namespace strata::backend::cuda_module {
 
-inline constexpr int kApiVersion = 2;  // 2: Backend::randint3_product
+inline constexpr int kApiVersion = 3;  // 3: capability interfaces, BenchDeviceOps
 inline constexpr const char* kEntrySymbol = "strata_cuda_module_api";
 inline constexpr const char* kModuleFile = "libstrata_cuda.so";
 

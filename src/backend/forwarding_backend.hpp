@@ -77,17 +77,19 @@ class ForwardingBackend : public Backend {
     return inner_->pack_t_times_i16(wpairs, rows, w);
   }
   bool fast_int16() const override { return inner_->fast_int16(); }
-  void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
+  Status ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override {
-    inner_->ew_binary(op, t, a, a_scalar, b, b_scalar, out, n);
+    return inner_->ew_binary(op, t, a, a_scalar, b, b_scalar, out, n);
   }
-  void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override {
-    inner_->ew_unary(op, t, a, out, n);
+  Status ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override {
+    return inner_->ew_unary(op, t, a, out, n);
   }
-  void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override {
-    inner_->ew_cast(from, to, a, out, n);
+  Status ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override {
+    return inner_->ew_cast(from, to, a, out, n);
   }
-  void accumulate_f32(const float* x, double* acc, int64_t n) const override { inner_->accumulate_f32(x, acc, n); }
+  Status accumulate_f32(const float* x, double* acc, int64_t n) const override {
+    return inner_->accumulate_f32(x, acc, n);
+  }
   void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
                        int64_t ldacc) const override {
     inner_->gram_panels_f32(a, b, kk, rows, cols, mode, acc, ldacc);
@@ -96,20 +98,20 @@ class ForwardingBackend : public Backend {
                         double scale, double* acc, int64_t ldacc) const override {
     inner_->gram_panels_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
   }
-  void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
+  Status pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
                  int8_t* limbs, int64_t* rsum) const override {
-    inner_->pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);
+    return inner_->pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);
   }
   bool fast_u8s8() const override { return inner_->fast_u8s8(); }
-  void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
+  Status ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                 bool b_scalar, void* out, int64_t n) const override {
-    inner_->ew_where(t, cond, c_scalar, a, a_scalar, b, b_scalar, out, n);
+    return inner_->ew_where(t, cond, c_scalar, a, a_scalar, b, b_scalar, out, n);
   }
-  void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override {
-    inner_->reduce_tile(kind, tile, state);
+  Status reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override {
+    return inner_->reduce_tile(kind, tile, state);
   }
-  void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override {
-    inner_->code_planes(codes, planes, words, word);
+  Status code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override {
+    return inner_->code_planes(codes, planes, words, word);
   }
   Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                           int64_t* counts) const override {
@@ -137,18 +139,9 @@ class ForwardingBackend : public Backend {
                        double* g) const override {
     return inner_->logistic_gram(x, c, y, h, g);
   }
-  void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override {
-    inner_->random_fill(p, e0, step, n, out);
+  Status random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override {
+    return inner_->random_fill(p, e0, step, n, out);
   }
-  Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
-                                  int64_t c0, int64_t cstep, int64_t cols, double add) const override {
-    return inner_->random_slice_sum(p, ld, r0, rstep, rows, c0, cstep, cols, add);
-  }
-  Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
-                          MatrixView<double> out) const override {
-    return inner_->randint3_product(a, op, x, out);
-  }
-  bool fused_randint3() const override { return inner_->fused_randint3(); }
 
  protected:
   const BackendPtr& inner() const { return inner_; }

@@ -445,10 +445,9 @@ class BlockReader {
       std::vector<const uint8_t*> rp(static_cast<size_t>(4 * run.quads));
       for (int64_t i = 0; i < 4 * run.quads; ++i)
         rp[i] = codes.data() + bp.quad_rows[static_cast<size_t>(4 * run.quad0 + i)] * stride;
-      be_.pack_u8s8(rp.data(), bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
-                    p_.icodes[slot].data() + run.quad0 * 4 * npad, p_.ilimbs[slot].data() + run.quad0 * 12 * npad,
-                    p_.rsum[slot].data() + t * npad);
-      return Status::OK();
+      return be_.pack_u8s8(rp.data(), bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
+                           p_.icodes[slot].data() + run.quad0 * 4 * npad, p_.ilimbs[slot].data() + run.quad0 * 12 * npad,
+                           p_.rsum[slot].data() + t * npad);
     }));
     if (b != centred_blocks_) return Status::OK();
     ++centred_blocks_;

@@ -206,7 +206,7 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
           for (int64_t v = 0; v < gb.variant_count; v += kWordBits) {
             const backend::CodesView cv{gb.row(v) + s0 / 4, std::min(kWordBits, gb.variant_count - v), count,
                                         gb.stride};
-            be.code_planes(cv, dst, words, (gb.variant_start + v) / kWordBits);
+            STRATA_RETURN_NOT_OK(be.code_planes(cv, dst, words, (gb.variant_start + v) / kWordBits));
           }
           return Status::OK();
         },

@@ -68,7 +68,7 @@ Status load_panel(const Context& ctx, const RowMatrix& array, const DistanceSpec
     } else {
       raw.resize(static_cast<size_t>(g * d * array.dtype.itemsize()));
       STRATA_RETURN_NOT_OK(array.read(row0 + r, g, raw.data(), &ctx.pool()));
-      be.ew_cast(type, ScalarType::Float64, raw.data(), dst, g * d);
+      STRATA_RETURN_NOT_OK(be.ew_cast(type, ScalarType::Float64, raw.data(), dst, g * d));
     }
   }
   const bool gram = is_gram_metric(spec.metric);

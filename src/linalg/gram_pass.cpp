@@ -76,17 +76,17 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
   return take_total(tree, comm, y);
 }
 
-// A RandInt3 source on a backend that generates it where it multiplies (fused_randint3): one
-// randint3_product(Gram) per block of kFusedRows rows — no rows generated or copied on the
-// host — in float64 whatever the pass's precision. The grid depends on the shape alone and the
+// A source whose products the backend computes from its definition (generated_products: a
+// RandInt3 source on a device that generates it where it multiplies): one gram product per
+// block of kFusedRows rows — no rows generated or copied on the host — in float64 whatever the
+// pass's precision. The grid depends on the shape alone and the
 // partials join the same tree in block order, so Y is deterministic (the backend's contract
 // fixes each product's order).
 constexpr int64_t kFusedRows = int64_t{1} << 16;
 
-Status gram_pass_fused(const RowBlockSource& source, uint64_t seed, const PassEnv& options, const DenseMatrix& q,
-                       DenseMatrix& y) {
+Status gram_pass_fused(const RowBlockSource& source, const GeneratedProducts& products, const PassEnv& options,
+                       const DenseMatrix& q, DenseMatrix& y) {
   const int64_t n = source.cols(), w = q.cols;
-  const backend::Backend& be = backend::of(*options.ctx);
   BlockPlan plan;
   plan.rows = source.rows();
   plan.block_rows = kFusedRows;
@@ -106,9 +106,7 @@ Status gram_pass_fused(const RowBlockSource& source, uint64_t seed, const PassEn
       plan, env, first, count,
       [&](int64_t b) -> Status {
         std::vector<double> z(static_cast<size_t>(n * w));
-        const backend::Backend::RandInt3Rows a{seed, n, plan.start(b), plan.count(b)};
-        STRATA_RETURN_NOT_OK(
-            be.randint3_product(a, backend::Backend::RandInt3Op::Gram, qv, backend::col_major(z.data(), n, w)));
+        STRATA_RETURN_NOT_OK(products.gram(plan.start(b), plan.count(b), qv, backend::col_major(z.data(), n, w)));
         zs[static_cast<size_t>(b % window)] = std::move(z);
         return Status::OK();
       },
@@ -128,8 +126,8 @@ Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassEnv& options
 
 Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                  const DenseMatrix& q, bool use_float, ScratchPool& scratch, DenseMatrix& y) {
-  if (const std::optional<uint64_t> seed = source.randint3_seed(); seed && backend::of(*options.ctx).fused_randint3())
-    return gram_pass_fused(source, *seed, options, q, y);
+  if (const auto products = source.generated_products(backend::of(*options.ctx)))
+    return gram_pass_fused(source, *products, options, q, y);
   return use_float ? gram_pass_t<float>(source, plan, options, q, scratch, y)
                    : gram_pass_t<double>(source, plan, options, q, scratch, y);
 }

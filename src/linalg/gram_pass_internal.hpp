@@ -15,9 +15,9 @@ namespace strata::linalg {
 ///
 /// Each block computes Z_b = A_bᵀ·(A_b·Q) on its own (blocks in parallel on the pass engine),
 /// and the engine's in-order commit adds Z_b to Y. A block in flight holds its rows, A_b·Q and
-/// Z_b (cols × w), all counted against the memory budget. A RandInt3 random source on a backend
-/// with fused_randint3() (CUDA) takes Backend::randint3_product per fixed block of rows instead
-/// (float64, nothing generated on the host); the CPU path is unchanged.
+/// Z_b (cols × w), all counted against the memory budget. A source with generated_products on
+/// the backend (a RandInt3 random source on CUDA) takes their gram product per fixed block of
+/// rows instead (float64, nothing generated on the host); the CPU path is unchanged.
 Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                  const DenseMatrix& q, bool use_float, ScratchPool& scratch, DenseMatrix& y);
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "strata/backend/bench_source.hpp"
 #include "strata/core/random.hpp"
 #include "strata/core/shape.hpp"
 
@@ -87,6 +88,25 @@ class DenseSource final : public RowBlockSource {
 
 // Element (i, j) of the untransposed matrix is element e = i·cols + j of stream 0 under the
 // random module's keying, so Uniform01 and Normal equal Array::random_uniform /
+// The RandInt3 matrix of `seed` multiplied where the backend generates it (BenchSource).
+class RandInt3Products final : public GeneratedProducts {
+ public:
+  RandInt3Products(const backend::Backend& be, uint64_t seed, int64_t cols) : source_(be), seed_(seed), cols_(cols) {}
+  Status times(int64_t r0, int64_t rows, backend::MatrixView<const double> x,
+               backend::MatrixView<double> out) const override {
+    return source_.randint3_product({seed_, cols_, r0, rows}, backend::RandInt3Op::Times, x, out);
+  }
+  Status gram(int64_t r0, int64_t rows, backend::MatrixView<const double> q,
+              backend::MatrixView<double> out) const override {
+    return source_.randint3_product({seed_, cols_, r0, rows}, backend::RandInt3Op::Gram, q, out);
+  }
+
+ private:
+  backend::BenchSource source_;
+  uint64_t seed_;
+  int64_t cols_;
+};
+
 // random_normal({rows, cols}, any chunks, 0, 1, seed) element by element; RandInt3 is
 // random::randint3 of byte e.
 class RandomSource final : public RowBlockSource {
@@ -111,9 +131,10 @@ class RandomSource final : public RowBlockSource {
   Result<RowBlockSourcePtr> transposed() const override {
     return RowBlockSourcePtr(std::make_shared<RandomSource>(rows_, cols_, dist_, seed_, 0, !transposed_));
   }
-  std::optional<uint64_t> randint3_seed() const override {
-    if (dist_ != RandomDistribution::RandInt3 || transposed_) return std::nullopt;
-    return seed_;
+  std::unique_ptr<const GeneratedProducts> generated_products(const backend::Backend& be) const override {
+    if (dist_ != RandomDistribution::RandInt3 || transposed_ || !backend::BenchSource(be).fused_randint3())
+      return nullptr;
+    return std::make_unique<RandInt3Products>(be, seed_, cols_);
   }
 
  private:

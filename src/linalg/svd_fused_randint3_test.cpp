@@ -1,6 +1,7 @@
 // The randomized SVD of a RandInt3 source: on the CPU, bench svd is the dense route's bits (the
-// fused products are not used there); on a backend with fused_randint3() the gram passes call
-// randint3_product per block instead of generating rows, which a CPU-backed stand-in runs here.
+// fused products are not used there); on a backend whose BenchSource is fused_randint3() the gram
+// passes call randint3_product per block instead of generating rows, which a CPU-backed stand-in
+// runs here.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include "backend/forwarding_backend.hpp"
 #include "linalg/bench_svd.hpp"
 #include "strata/backend/backend.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "strata/core/context.hpp"
 #include "strata/core/random.hpp"
 #include "strata/linalg/svd.hpp"
@@ -21,19 +23,24 @@ namespace {
 
 using namespace strata::backend;  // NOLINT: the stand-in names the interface's types
 
-// The CPU backend claiming fused_randint3(), counting randint3_product calls: the route the
-// CUDA backend takes, with the CPU's reference products.
-class FusedCpu final : public ForwardingBackend {
+// The CPU backend offering device benchmark sources (so BenchSource is fused_randint3()),
+// counting randint3_product calls: the route the CUDA backend takes, with the host's reference
+// products.
+class FusedCpu final : public ForwardingBackend, public BenchDeviceOps {
  public:
   explicit FusedCpu(BackendPtr b) : ForwardingBackend(std::move(b)) {}
-  int64_t calls(Backend::RandInt3Op op) const { return calls_[static_cast<int>(op)].load(); }
+  int64_t calls(RandInt3Op op) const { return calls_[static_cast<int>(op)].load(); }
   std::string name() const override { return "cpu, fused_randint3"; }
-  Status randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
+  const BenchDeviceOps* bench_device_ops() const override { return this; }
+  Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
+                                  int64_t c0, int64_t cstep, int64_t cols, double add) const override {
+    return BenchSource(*inner()).random_slice_sum(p, ld, r0, rstep, rows, c0, cstep, cols, add);
+  }
+  Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
                           MatrixView<double> out) const override {
     ++calls_[static_cast<int>(op)];
-    return ForwardingBackend::randint3_product(a, op, x, out);
+    return BenchSource(*inner()).randint3_product(a, op, x, out);
   }
-  bool fused_randint3() const override { return true; }
 
  private:
   mutable std::atomic<int64_t> calls_[3] = {0, 0, 0};
@@ -75,7 +82,7 @@ Context context_on(BackendPtr be) {
 
 TEST(SvdFusedRandInt3, CpuBenchIsTheDenseRoute) {
   const Context ctx = context_on(nullptr);
-  ASSERT_FALSE(backend::of(ctx).fused_randint3());
+  ASSERT_FALSE(BenchSource(backend::of(ctx)).fused_randint3());
   STRATA_ASSERT_OK_AND_ASSIGN(BenchSvdReport rep, bench_svd(ctx, bench_options()));
   // RandInt3 data is 8-bit: the bench runs float32 products, as a float32 SVD of the same
   // values from memory does, bit for bit.
@@ -91,8 +98,8 @@ TEST(SvdFusedRandInt3, FusedRouteMatchesFloat64) {
   const Context ctx = context_on(fused);
   STRATA_ASSERT_OK_AND_ASSIGN(BenchSvdReport rep, bench_svd(ctx, bench_options()));
   // One Gram product per block of rows per pass; no rows were generated on the host for them.
-  EXPECT_EQ(fused->calls(Backend::RandInt3Op::Gram), rep.result.passes);  // 3000 rows: one block per pass
-  EXPECT_EQ(fused->calls(Backend::RandInt3Op::Times), 0);
+  EXPECT_EQ(fused->calls(RandInt3Op::Gram), rep.result.passes);  // 3000 rows: one block per pass
+  EXPECT_EQ(fused->calls(RandInt3Op::Times), 0);
   // The fused products are float64: the float64 SVD of the same values, to rounding.
   STRATA_ASSERT_OK_AND_ASSIGN(SvdResult want, svd(context_on(nullptr), dense_copy(), bench_params(Precision::Float64)));
   ASSERT_EQ(rep.result.s.size(), want.s.size());
@@ -109,8 +116,8 @@ TEST(SvdFusedRandInt3, FusedProjectionForU) {
   o.compute_u = true;
   STRATA_ASSERT_OK_AND_ASSIGN(BenchSvdReport rep, bench_svd(ctx, o));
   // The U pass multiplies through randint3_product too (A·X per block of its plan).
-  EXPECT_EQ(fused->calls(Backend::RandInt3Op::Gram), rep.result.passes - 1);
-  EXPECT_GE(fused->calls(Backend::RandInt3Op::Times), 1);
+  EXPECT_EQ(fused->calls(RandInt3Op::Gram), rep.result.passes - 1);
+  EXPECT_GE(fused->calls(RandInt3Op::Times), 1);
   STRATA_ASSERT_OK_AND_ASSIGN(SvdResult want,
                               svd(context_on(nullptr), dense_copy(), bench_params(Precision::Float64, true)));
   ASSERT_EQ(rep.result.u.data.size(), want.u.data.size());

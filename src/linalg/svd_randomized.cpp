@@ -24,13 +24,13 @@ constexpr int kDefaultSubspaceIterations = 7;
 
 // Column c of the start block is random stream c + 1 at elements j = 0 .. n − 1 (the column
 // index of A), so it does not depend on the sketch width or any chunking.
-DenseMatrix gaussian_start(int64_t n, int64_t w, uint64_t seed) {
+Result<DenseMatrix> gaussian_start(const Context& ctx, int64_t n, int64_t w, uint64_t seed) {
   DenseMatrix omega(n, w);
   random::FillParams p;
   p.seed = seed;
   for (int64_t c = 0; c < w; ++c) {
     p.stream = static_cast<uint64_t>(c) + 1;
-    random::fill(p, 0, 1, n, omega.col(c));
+    STRATA_RETURN_NOT_OK(backend::of(ctx).random_fill(p, 0, 1, n, omega.col(c)));
   }
   return omega;
 }
@@ -294,157 +294,128 @@ Result<RitzStep> ritz_step(const Context& ctx, const GrowingGram& cm, const Grow
   return out;
 }
 
-// `needs_scaling` (the RowBlockSource route, which can rescale its input): when the first
-// pass's products are zero, not finite, or so far from 1 that squares of the data underflow or
-// overflow, it is set and the function returns an empty result before any further pass.
-Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op, const SvdParams& options,
-                                      bool* needs_scaling) {
-  STRATA_ASSIGN_OR_RETURN(int64_t k, validate_k(op.rows(), op.cols(), op.describe(), options.k, /*allow_full=*/false));
+// The search of one run, validated: k values from blocks of b columns, `iterations` passes,
+// the space capped at max_width columns (full_width: the widest that can still add anything).
+struct SearchPlan {
+  int64_t k = 0, b = 0, full_width = 0, max_width = 0;
+  int iterations = 0;
+  bool krylov = false;
+};
+
+Result<SearchPlan> plan_search(const GramOperator& op, const SvdParams& options) {
+  SearchPlan s;
+  STRATA_ASSIGN_OR_RETURN(s.k, validate_k(op.rows(), op.cols(), op.describe(), options.k, /*allow_full=*/false));
+  const int64_t k = s.k;
   if (options.oversampling < 0) return Status::Invalid("oversampling must be >= 0, got ", options.oversampling);
   if (!(options.tolerance >= 0)) return Status::Invalid("tolerance must be >= 0, got ", options.tolerance);
-  const bool krylov = options.scheme == RandomizedScheme::BlockKrylov;
-  int iterations = options.iterations >= 0 ? options.iterations
-                                           : (krylov ? kDefaultKrylovIterations : kDefaultSubspaceIterations);
-  if (iterations < 1) return Status::Invalid("randomized SVD needs at least 1 iteration, got ", iterations);
+  s.krylov = options.scheme == RandomizedScheme::BlockKrylov;
+  s.iterations = options.iterations >= 0 ? options.iterations
+                                         : (s.krylov ? kDefaultKrylovIterations : kDefaultSubspaceIterations);
+  if (s.iterations < 1) return Status::Invalid("randomized SVD needs at least 1 iteration, got ", s.iterations);
   const int64_t m = op.rows(), n = op.cols(), p = std::min(m, n);
   if (options.block_columns < 0) return Status::Invalid("block_columns must be >= 0, got ", options.block_columns);
-  if (options.block_columns > 0 && options.block_columns < k && !krylov) {
+  if (options.block_columns > 0 && options.block_columns < k && !s.krylov) {
     return Status::Invalid("subspace iteration needs blocks of at least k = ", k, " columns, got ",
                            options.block_columns);
   }
   int64_t b = std::min(options.block_columns > 0 ? options.block_columns : k + options.oversampling, p);
   // Operators with a natural width (SIMD lanes) get the extra columns for free.
   if (const int64_t pw = op.preferred_width(); pw > 0) b = std::min(p, (b + pw - 1) / pw * pw);
+  s.b = b;
   // The widest search space that can still add anything: all of Rⁿ when n ≤ m (the Ritz pairs
   // are then exact), else A's row space (dimension m) plus the start block, which the block
   // Krylov space contains once it has that many columns. The last block is cut to fit, so a
   // small matrix always gets the complete space (exact to rounding) instead of a partial one.
-  const int64_t full_width = krylov ? (n <= m ? n : std::min(n, m + b)) : (b >= n ? n : n + 1);
-  if (krylov) iterations = static_cast<int>(std::min<int64_t>(iterations, ceil_div(full_width, b)));
-  const int64_t max_width = krylov ? std::min(b * iterations, full_width) : b;
-  if (max_width < k) {
-    return Status::Invalid("randomized SVD: ", iterations, " passes of ", b, " columns cannot resolve k = ", k,
+  s.full_width = s.krylov ? (n <= m ? n : std::min(n, m + b)) : (b >= n ? n : n + 1);
+  if (s.krylov) s.iterations = static_cast<int>(std::min<int64_t>(s.iterations, ceil_div(s.full_width, b)));
+  s.max_width = s.krylov ? std::min(b * s.iterations, s.full_width) : b;
+  if (s.max_width < k) {
+    return Status::Invalid("randomized SVD: ", s.iterations, " passes of ", b, " columns cannot resolve k = ", k,
                            " (need at least k columns in all)");
   }
-  STRATA_RETURN_NOT_OK(check_lapack_dims(n, max_width, "randomized SVD state"));
+  STRATA_RETURN_NOT_OK(check_lapack_dims(n, s.max_width, "randomized SVD state"));
+  return s;
+}
 
-  // K = [Q_0 … Q_{q-1}] and YS = AᵀA·K, grown one block per pass (only the last for subspace
-  // iteration).
-  DenseMatrix kbasis(n, 0), ys(n, 0);
-  kbasis.data.reserve(static_cast<size_t>(n * max_width));
-  ys.data.reserve(static_cast<size_t>(n * max_width));
-  GrowingGram cm;
+// The first pass's Y ≈ σ₁²-sized: zero, non-finite, or beyond these bounds means squares of the
+// data underflow or overflow (subnormal or huge input). True when the caller can rescale
+// (`can_rescale`, the source route) and should; InvalidData when Y is not finite otherwise.
+Result<bool> first_products_need_scaling(const GramOperator& op, const DenseMatrix& y, bool can_rescale) {
+  const double ymax = max_abs_or_nan(y);
+  // (float32 products: squares of |a| < 2⁻⁶³ underflow, Y ≳ 2¹²⁸ overflows; the bounds sit
+  // well inside so that ordinary large data never pays for a rescaling run.)
+  const double lo = op.single_precision() ? 0x1p-60 : 0x1p-400, hi = op.single_precision() ? 0x1p100 : 0x1p400;
+  if (can_rescale && !(ymax >= lo && ymax <= hi)) return true;
+  if (!(ymax <= std::numeric_limits<double>::max())) {
+    return Status::InvalidData(op.describe(), ": the products AᵀA·Q are not finite (NaN or infinite input, or "
+                               "values too large to square)");
+  }
+  return false;
+}
+
+// The search space: K = [Q_0 … Q_{q-1}] and YS = AᵀA·K, grown one block per pass (only the last
+// for subspace iteration), the Ritz matrix C = Kᵀ·YS and, for a rounded basis, its Gram KᵀK.
+struct SearchSpace {
+  DenseMatrix kbasis, ys;
+  GrowingGram cm, basis_gram;
   // Operators that round their operand (GramOperator::operand) get the rounded blocks as the
   // basis, so no rounding error enters; the basis is then only nearly orthonormal and the
   // Ritz pairs are taken against its Gram matrix KᵀK.
-  const bool rounded = op.rounds_operand();
-  // Under MPI every rank holds the whole state; the products with the basis are shared by rows.
-  const RowShare share(op.ranks());
-  GrowingGram basis_gram;
-  DenseMatrix qcur = gaussian_start(n, b, options.seed);
-  STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
-  SvdResult out;
-  out.method = SvdMethod::Randomized;
+  bool rounded = false;
   int64_t width = 0;
-  RitzStep step;
-  bool have_step = false;
-  int64_t next_check = 0;
-  out.stop = "iterations";
-  for (int it = 0; it < iterations; ++it) {
-    DenseMatrix y;
-    if (rounded) qcur = op.operand(qcur);
-    const int64_t bc = qcur.cols;
-    const auto t0 = std::chrono::steady_clock::now();
-    STRATA_RETURN_NOT_OK(op.gram(qcur, y));
-    ctx.report().add_phase("products", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    ++out.passes;
-    if (it == 0) {
-      // Y ≈ σ₁²-sized: zero, non-finite, or beyond these bounds means squares of the data
-      // underflow or overflow (subnormal or huge input); the source route rescales and reruns.
-      const double ymax = max_abs_or_nan(y);
-      // (float32 products: squares of |a| < 2⁻⁶³ underflow, Y ≳ 2¹²⁸ overflows; the bounds sit
-      // well inside so that ordinary large data never pays for a rescaling run.)
-      const double lo = op.single_precision() ? 0x1p-60 : 0x1p-400, hi = op.single_precision() ? 0x1p100 : 0x1p400;
-      if (needs_scaling && !(ymax >= lo && ymax <= hi)) {
-        *needs_scaling = true;
-        return out;
-      }
-      if (!(ymax <= std::numeric_limits<double>::max())) {
-        return Status::InvalidData(op.describe(), ": the products AᵀA·Q are not finite (NaN or infinite input, or "
-                                   "values too large to square)");
-      }
-    }
-    if (!krylov) {
-      kbasis.data.clear();
-      ys.data.clear();
-      kbasis.cols = ys.cols = 0;
-    }
-    const int64_t c0 = kbasis.cols;
-    append_cols(kbasis, qcur);
-    append_cols(ys, y);
-    width = c0 + bc;
-    // G = Kᵀ·Y: the Ritz matrix's new columns, and the first projection of the next block.
-    // With a rounded basis, KᵀQ_new (its Gram matrix's new columns) comes from the same read
-    // of K: Kᵀ·[Y, Q_new].
-    DenseMatrix g(width, bc);
-    if (rounded) {
-      DenseMatrix yq(n, 2 * bc), both(width, 2 * bc);
-      std::copy(y.data.begin(), y.data.end(), yq.data.begin());
-      std::copy(qcur.data.begin(), qcur.data.end(), yq.data.begin() + n * bc);
-      STRATA_RETURN_NOT_OK(
-          gemm_tn_rows(ctx, share, n, width, 2 * bc, kbasis.data.data(), yq.data.data(), both.data.data()));
-      DenseMatrix gk(width, bc);
-      std::copy(both.data.begin(), both.data.begin() + width * bc, g.data.begin());
-      std::copy(both.data.begin() + width * bc, both.data.end(), gk.data.begin());
-      basis_gram.extend(gk, c0, width);
-    } else {
-      STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, share, n, width, bc, kbasis.data.data(), y.data.data(), g.data.data()));
-    }
-    cm.extend(g, c0, width);
-    const bool complete = width >= full_width;
-    if (complete) out.stop = "complete";
-    const bool last = it + 1 == iterations || complete;
-    // With a tolerance, stop as soon as every top-k estimate is below it. A check costs an
-    // eigensolve of the width² Ritz matrix, so checks that cannot succeed are skipped: the next
-    // one waits ⌊width / 256⌋ passes, and an estimate e > tolerance ⌊log₄(e / tolerance)⌋
-    // passes (estimates were measured to fall at most ~2.5× per pass); at least one.
-    const bool check_now = width >= k && (last || it >= next_check);
-    if (options.tolerance > 0 && (krylov || last) && it >= 1 && check_now) {
-      STRATA_ASSIGN_OR_RETURN(step, ritz_step(ctx, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k, last,
-                                              op.describe()));
-      have_step = true;
-      const double worst = *std::max_element(step.error_estimate.begin(), step.error_estimate.end());
-      if (worst <= options.tolerance) {
-        if (!complete) out.stop = "tolerance";
-        break;
-      }
-      const auto wait = static_cast<int64_t>(std::log(worst / options.tolerance) / std::log(4.0));
-      next_check = it + std::max<int64_t>({1, width / 256, wait});
-    }
-    if (last) break;
-    have_step = false;
-    if (krylov) {
-      STRATA_ASSIGN_OR_RETURN(qcur, next_block(ctx, share, kbasis, width, std::move(y), g));
-      // The last block is cut so that the space ends at full_width columns.
-      if (width + qcur.cols > max_width) qcur = qcur.leading_cols(max_width - width);
-    } else {
-      qcur = std::move(y);
-      STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
-    }
-  }
-  if (!have_step || !step.full) {
-    STRATA_ASSIGN_OR_RETURN(step, ritz_step(ctx, cm, rounded ? &basis_gram : nullptr, kbasis, ys, width, k,
-                                            /*full=*/true, op.describe()));
-  }
-  out.residual_norms = step.residual_norms;
-  out.error_estimate = step.error_estimate;
-  for (double e : out.error_estimate) out.max_error_estimate = std::max(out.max_error_estimate, e);
-  // NaN estimates count as not converged.
-  out.converged = !(options.tolerance > 0) || out.max_error_estimate <= options.tolerance;
-  const EighResult& ritz = step.ritz;
 
-  // Nyström finish: ÂᵀÂ = YS·C⁺·YSᵀ agrees with AᵀA on span(K) and uses span(YS), one power
-  // beyond K, for free. F = YS·Z·Λ^{-1/2} (Λ truncated), AᵀA ≈ F·Fᵀ; the SVD of F gives V, s.
+  SearchSpace(int64_t n, int64_t max_width, bool rounded_operand)
+      : kbasis(n, 0), ys(n, 0), rounded(rounded_operand) {
+    kbasis.data.reserve(static_cast<size_t>(n * max_width));
+    ys.data.reserve(static_cast<size_t>(n * max_width));
+  }
+  const GrowingGram* basis() const { return rounded ? &basis_gram : nullptr; }
+  Result<RitzStep> ritz(const Context& ctx, int64_t k, bool full, const std::string& what) const {
+    return ritz_step(ctx, cm, basis(), kbasis, ys, width, k, full, what);
+  }
+};
+
+// Adds the block q (restarting the space first for subspace iteration) and its Y = AᵀA·q;
+// returns G = Kᵀ·Y, the Ritz matrix's new columns and the first projection of the next block.
+// With a rounded basis, KᵀQ_new (its Gram matrix's new columns) comes from the same read of K:
+// Kᵀ·[Y, Q_new].
+Result<DenseMatrix> extend_space(const Context& ctx, const RowShare& share, bool restart, const DenseMatrix& q,
+                                 const DenseMatrix& y, SearchSpace& s) {
+  const int64_t n = s.kbasis.rows, bc = q.cols;
+  if (restart) {
+    s.kbasis.data.clear();
+    s.ys.data.clear();
+    s.kbasis.cols = s.ys.cols = 0;
+  }
+  const int64_t c0 = s.kbasis.cols;
+  append_cols(s.kbasis, q);
+  append_cols(s.ys, y);
+  const int64_t width = s.width = c0 + bc;
+  DenseMatrix g(width, bc);
+  if (s.rounded) {
+    DenseMatrix yq(n, 2 * bc), both(width, 2 * bc);
+    std::copy(y.data.begin(), y.data.end(), yq.data.begin());
+    std::copy(q.data.begin(), q.data.end(), yq.data.begin() + n * bc);
+    STRATA_RETURN_NOT_OK(
+        gemm_tn_rows(ctx, share, n, width, 2 * bc, s.kbasis.data.data(), yq.data.data(), both.data.data()));
+    DenseMatrix gk(width, bc);
+    std::copy(both.data.begin(), both.data.begin() + width * bc, g.data.begin());
+    std::copy(both.data.begin() + width * bc, both.data.end(), gk.data.begin());
+    s.basis_gram.extend(gk, c0, width);
+  } else {
+    STRATA_RETURN_NOT_OK(gemm_tn_rows(ctx, share, n, width, bc, s.kbasis.data.data(), y.data.data(), g.data.data()));
+  }
+  s.cm.extend(g, c0, width);
+  return g;
+}
+
+// Nyström finish: ÂᵀÂ = YS·C⁺·YSᵀ agrees with AᵀA on span(K) and uses span(YS), one power
+// beyond K, for free. F = YS·Z·Λ^{-1/2} (Λ truncated), AᵀA ≈ F·Fᵀ; the SVD of F gives out.v and
+// out.s. Returns t, the directions kept above the rounding level.
+Result<int64_t> nystrom_finish(const Context& ctx, const GramOperator& op, const SearchSpace& s,
+                               const EighResult& ritz, int64_t k, SvdResult& out) {
+  const int64_t n = s.ys.rows, width = s.width;
+  const DenseMatrix& ys = s.ys;
   const double eps_t = op.single_precision() ? 1.2e-7 : 2.3e-16;
   const double tol = std::max<double>(static_cast<double>(width), 100.0) * eps_t * ritz.w[0];
   int64_t t = 0;
@@ -495,26 +466,108 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
     double& sj = out.s[static_cast<size_t>(j)];
     sj = j < t ? std::max(sj, std::sqrt(ritz.w[static_cast<size_t>(j)])) : 0.0;
   }
-  fix_signs_max_abs_positive(out.v);
-  out.krylov_width = width;
+  return t;
+}
 
-  if (options.compute_u) {
-    if (t < k) {
-      return Status::InvalidData(op.describe(), ": numerical rank is below k = ", k, " (singular value ", k, " is ",
-                             out.s[static_cast<size_t>(k - 1)], " of ", out.s[0], "); constant or duplicated data?");
-    }
-    DenseMatrix x = out.v;
-    for (int64_t j = 0; j < k; ++j)
-      for (int64_t i = 0; i < n; ++i) x(i, j) /= out.s[static_cast<size_t>(j)];
-    FactorSink target = options.u_sink;
-    if (!target) {
-      out.u = DenseMatrix(m, k);
-      target = matrix_sink(out.u);
-    }
-    STRATA_RETURN_NOT_OK(op.project(x, target));
-    out.u_route = "projection";
-    ++out.passes;
+// U = A·V·Σ⁻¹ by one projection pass, into options.u_sink or out.u. t: the directions the
+// Nyström finish kept (fewer than k: U is not defined).
+Status project_u(const GramOperator& op, const SvdParams& options, int64_t k, int64_t t, SvdResult& out) {
+  if (t < k) {
+    return Status::InvalidData(op.describe(), ": numerical rank is below k = ", k, " (singular value ", k, " is ",
+                               out.s[static_cast<size_t>(k - 1)], " of ", out.s[0], "); constant or duplicated data?");
   }
+  const int64_t n = out.v.rows;
+  DenseMatrix x = out.v;
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t i = 0; i < n; ++i) x(i, j) /= out.s[static_cast<size_t>(j)];
+  FactorSink target = options.u_sink;
+  if (!target) {
+    out.u = DenseMatrix(op.rows(), k);
+    target = matrix_sink(out.u);
+  }
+  STRATA_RETURN_NOT_OK(op.project(x, target));
+  out.u_route = "projection";
+  ++out.passes;
+  return Status::OK();
+}
+
+// `needs_scaling` (the RowBlockSource route, which can rescale its input): when the first
+// pass's products are zero, not finite, or so far from 1 that squares of the data underflow or
+// overflow, it is set and the function returns an empty result before any further pass.
+Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op, const SvdParams& options,
+                                      bool* needs_scaling) {
+  STRATA_ASSIGN_OR_RETURN(const SearchPlan plan, plan_search(op, options));
+  const int64_t k = plan.k, n = op.cols();
+  SearchSpace space(n, plan.max_width, op.rounds_operand());
+  // Under MPI every rank holds the whole state; the products with the basis are shared by rows.
+  const RowShare share(op.ranks());
+  STRATA_ASSIGN_OR_RETURN(DenseMatrix qcur, gaussian_start(ctx, n, plan.b, options.seed));
+  STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
+  SvdResult out;
+  out.method = SvdMethod::Randomized;
+  RitzStep step;
+  bool have_step = false;
+  int64_t next_check = 0;
+  out.stop = "iterations";
+  for (int it = 0; it < plan.iterations; ++it) {
+    DenseMatrix y;
+    if (space.rounded) qcur = op.operand(qcur);
+    const auto t0 = std::chrono::steady_clock::now();
+    STRATA_RETURN_NOT_OK(op.gram(qcur, y));
+    ctx.report().add_phase("products", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ++out.passes;
+    if (it == 0) {
+      STRATA_ASSIGN_OR_RETURN(const bool rescale, first_products_need_scaling(op, y, needs_scaling != nullptr));
+      if (rescale) {
+        *needs_scaling = true;
+        return out;
+      }
+    }
+    STRATA_ASSIGN_OR_RETURN(const DenseMatrix g, extend_space(ctx, share, !plan.krylov, qcur, y, space));
+    const int64_t width = space.width;
+    const bool complete = width >= plan.full_width;
+    if (complete) out.stop = "complete";
+    const bool last = it + 1 == plan.iterations || complete;
+    // With a tolerance, stop as soon as every top-k estimate is below it. A check costs an
+    // eigensolve of the width² Ritz matrix, so checks that cannot succeed are skipped: the next
+    // one waits ⌊width / 256⌋ passes, and an estimate e > tolerance ⌊log₄(e / tolerance)⌋
+    // passes (estimates were measured to fall at most ~2.5× per pass); at least one.
+    const bool check_now = width >= k && (last || it >= next_check);
+    if (options.tolerance > 0 && (plan.krylov || last) && it >= 1 && check_now) {
+      STRATA_ASSIGN_OR_RETURN(step, space.ritz(ctx, k, last, op.describe()));
+      have_step = true;
+      const double worst = *std::max_element(step.error_estimate.begin(), step.error_estimate.end());
+      if (worst <= options.tolerance) {
+        if (!complete) out.stop = "tolerance";
+        break;
+      }
+      const auto wait = static_cast<int64_t>(std::log(worst / options.tolerance) / std::log(4.0));
+      next_check = it + std::max<int64_t>({1, width / 256, wait});
+    }
+    if (last) break;
+    have_step = false;
+    if (plan.krylov) {
+      STRATA_ASSIGN_OR_RETURN(qcur, next_block(ctx, share, space.kbasis, width, std::move(y), g));
+      // The last block is cut so that the space ends at full_width columns.
+      if (width + qcur.cols > plan.max_width) qcur = qcur.leading_cols(plan.max_width - width);
+    } else {
+      qcur = std::move(y);
+      STRATA_RETURN_NOT_OK(orthonormalize(ctx, qcur).status());
+    }
+  }
+  if (!have_step || !step.full) {
+    STRATA_ASSIGN_OR_RETURN(step, space.ritz(ctx, k, /*full=*/true, op.describe()));
+  }
+  out.residual_norms = step.residual_norms;
+  out.error_estimate = step.error_estimate;
+  for (double e : out.error_estimate) out.max_error_estimate = std::max(out.max_error_estimate, e);
+  // NaN estimates count as not converged.
+  out.converged = !(options.tolerance > 0) || out.max_error_estimate <= options.tolerance;
+
+  STRATA_ASSIGN_OR_RETURN(const int64_t t, nystrom_finish(ctx, op, space, step.ritz, k, out));
+  fix_signs_max_abs_positive(out.v);
+  out.krylov_width = space.width;
+  if (options.compute_u) STRATA_RETURN_NOT_OK(project_u(op, options, k, t, out));
   return out;
 }
 

@@ -285,8 +285,8 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
                        const DenseMatrix& x, ScratchPool& scratch, const FactorSink& sink) {
   const int64_t n = source.cols(), k = x.cols;
   const backend::Backend& be = backend::of(*options.ctx);
-  // A RandInt3 source on a backend that generates it (Backend::fused_randint3): no host rows.
-  const std::optional<uint64_t> fused_seed = be.fused_randint3() ? source.randint3_seed() : std::nullopt;
+  // Products the backend computes from the source's definition (a generated matrix): no host rows.
+  const std::unique_ptr<const GeneratedProducts> generated = source.generated_products(be);
   // Under MPI each rank projects its range of blocks (the one its R pass read) and rank 0
   // gathers the rows and hands every block to the sink, in order; other ranks sink nothing.
   const Communicator& comm = options.ctx->communicator();
@@ -305,10 +305,8 @@ Status projection_pass(const RowBlockSource& source, const BlockPlan& plan, cons
         const int64_t rows = plan.count(b);
         STRATA_ASSIGN_OR_RETURN(auto out_lease, scratch.acquire(rows * k * 8));
         double* out = out_lease.as<double>();
-        if (fused_seed && k > 0) {  // A generated where it is multiplied (a device)
-          const backend::Backend::RandInt3Rows block{*fused_seed, n, plan.start(b), rows};
-          STRATA_RETURN_NOT_OK(be.randint3_product(block, backend::Backend::RandInt3Op::Times, view(x),
-                                                   backend::row_major(out, rows, k)));
+        if (generated && k > 0) {  // A generated where it is multiplied (a device)
+          STRATA_RETURN_NOT_OK(generated->times(plan.start(b), rows, view(x), backend::row_major(out, rows, k)));
         } else {
           std::optional<ScratchPool::Lease> in_lease;
           const double* a = source.direct_rows(plan.start(b), rows);

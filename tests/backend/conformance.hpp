@@ -5,7 +5,7 @@
 //
 // Tolerances (u = unit roundoff of the type, 2⁻⁵³ or 2⁻²⁴):
 //  - exact (bit for bit): decode, count_codes, the int16 products, random_fill;
-//  - random_slice_sum: the generated values are exact, their sum within 1e-13 relative of a
+//  - BenchSource::random_slice_sum: the generated values are exact, their sum within 1e-13 relative of a
 //    reference summed in another order (positive terms);
 //  - gemm / syrk / codes_times / codes_t_times: |got − ref| ≤ (k + 2)·u·Σ|terms| per entry
 //    (the worst-case bound of any summation order, k = inner dimension);

@@ -1,7 +1,10 @@
 // Backend conformance, kernels: genotype codes, array block kernels, random fill, row-pair
 // reductions (pair counts: conformance_pairs_test.cpp); and the one instantiation over every
 // registered backend.
+#include <bit>
+
 #include "backend/conformance.hpp"
+#include "testing/testing.hpp"
 
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
@@ -199,29 +202,41 @@ TEST_P(Conformance, ElementwiseBinary) {
   const std::vector<double> b = {2.0, nan, 1.0, -inf, -1.0, 3.0, 0.0};
   const int64_t n = static_cast<int64_t>(a.size());
   std::vector<double> out(a.size());
-  be_->ew_binary(EwOp::Add, ScalarType::Float64, a.data(), false, b.data(), false, out.data(), n);
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Add, ScalarType::Float64, a.data(), false, b.data(), false, out.data(), n));
   for (int64_t i = 0; i < n; ++i) {
     const double ref = a[i] + b[i];
     ASSERT_TRUE(out[i] == ref || (ref != ref && out[i] != out[i])) << i;
   }
-  be_->ew_binary(EwOp::Max, ScalarType::Float64, a.data(), false, b.data(), false, out.data(), n);
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Max, ScalarType::Float64, a.data(), false, b.data(), false, out.data(), n));
   EXPECT_EQ(out[0], 2.0);
   EXPECT_TRUE(out[1] != out[1]) << "max propagates NaN";
   EXPECT_TRUE(out[2] != out[2]);
   EXPECT_EQ(out[3], inf);
-  be_->ew_binary(EwOp::Div, ScalarType::Float64, a.data(), false, b.data(), true, out.data(), n);  // b[0] = 2 for all
+  // float64 + scalar: the level's own vector loop (long enough for every vector width and a
+  // remainder); IEEE additions, so the same bits as the plain loop.
+  std::vector<double> along(1003), sum(along.size());
+  for (size_t i = 0; i < along.size(); ++i) along[i] = i % 97 == 5 ? nan : std::ldexp(1.0 + i, -static_cast<int>(i % 60));
+  const double c = 0.1;
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Add, ScalarType::Float64, along.data(), false, &c, true, sum.data(),
+                                  static_cast<int64_t>(along.size())));
+  for (size_t i = 0; i < along.size(); ++i) {
+    const double ref = along[i] + c;
+    ASSERT_TRUE(std::bit_cast<uint64_t>(sum[i]) == std::bit_cast<uint64_t>(ref) || (ref != ref && sum[i] != sum[i]))
+        << i;
+  }
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Div, ScalarType::Float64, a.data(), false, b.data(), true, out.data(), n));  // b[0] = 2 for all
   for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(out[i] == a[i] / 2.0 || (a[i] != a[i] && out[i] != out[i])) << i;
   std::vector<uint8_t> cmp(a.size());
-  be_->ew_binary(EwOp::Lt, ScalarType::Float64, a.data(), false, b.data(), false, cmp.data(), n);
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Lt, ScalarType::Float64, a.data(), false, b.data(), false, cmp.data(), n));
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(cmp[i] != 0, a[i] < b[i]) << i;
   const std::vector<int32_t> x = {INT32_MAX, INT32_MIN, -7, 12}, y = {1, -1, 3, -5};
   std::vector<int32_t> o(4);
-  be_->ew_binary(EwOp::Add, ScalarType::Int32, x.data(), false, y.data(), false, o.data(), 4);
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Add, ScalarType::Int32, x.data(), false, y.data(), false, o.data(), 4));
   EXPECT_EQ(o, (std::vector<int32_t>{INT32_MIN, INT32_MAX, -4, 7}));  // wraps
-  be_->ew_binary(EwOp::Mul, ScalarType::Int32, x.data(), false, y.data(), false, o.data(), 4);
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Mul, ScalarType::Int32, x.data(), false, y.data(), false, o.data(), 4));
   EXPECT_EQ(o, (std::vector<int32_t>{INT32_MAX, INT32_MIN, -21, -60}));
   const int32_t two = 2;
-  be_->ew_binary(EwOp::Pow, ScalarType::Int32, &two, true, y.data(), false, o.data(), 4);
+  STRATA_ASSERT_OK(be_->ew_binary(EwOp::Pow, ScalarType::Int32, &two, true, y.data(), false, o.data(), 4));
   EXPECT_EQ(o, (std::vector<int32_t>{2, 0, 8, 0}));  // negative integer exponents give 0 (1 for base 1)
 }
 
@@ -239,7 +254,7 @@ TEST_P(Conformance, AccumulateF32) {
     }
     ref = acc;
     for (int64_t i = 0; i < n; ++i) ref[i] += static_cast<double>(x[i]);
-    be_->accumulate_f32(x.data(), acc.data(), n);
+    STRATA_ASSERT_OK(be_->accumulate_f32(x.data(), acc.data(), n));
     for (int64_t i = 0; i <= n; ++i) ASSERT_EQ(acc[i], ref[i]) << "n " << n << " i " << i;  // bits; padding untouched
   }
 }
@@ -346,7 +361,7 @@ TEST_P(Conformance, GramPanelsU8S8) {
     std::vector<uint8_t> codes(static_cast<size_t>(npad * quads * 4), 0xAB);
     std::vector<int8_t> limbs(static_cast<size_t>(3 * npad * quads * 4), 0x55);
     std::vector<int64_t> rsum(static_cast<size_t>(npad), 7);
-    be_->pack_u8s8(rows.data(), tables.data(), quads, n, codes.data(), limbs.data(), rsum.data());
+    STRATA_ASSERT_OK(be_->pack_u8s8(rows.data(), tables.data(), quads, n, codes.data(), limbs.data(), rsum.data()));
     for (int64_t j = 0; j < npad; ++j) {
       int64_t want = 0;
       for (int64_t q = 0; q < quads; ++q) {
@@ -373,19 +388,19 @@ TEST_P(Conformance, ElementwiseUnaryCastWhere) {
   const std::vector<double> a = {4.0, -2.5, 0.0, std::numeric_limits<double>::quiet_NaN(), 1e300, -1e300};
   const int64_t n = static_cast<int64_t>(a.size());
   std::vector<double> out(a.size());
-  be_->ew_unary(EwOp::Abs, ScalarType::Float64, a.data(), out.data(), n);
+  STRATA_ASSERT_OK(be_->ew_unary(EwOp::Abs, ScalarType::Float64, a.data(), out.data(), n));
   for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(out[i] == std::fabs(a[i]) || a[i] != a[i]) << i;
-  be_->ew_unary(EwOp::Sqrt, ScalarType::Float64, a.data(), out.data(), 1);
+  STRATA_ASSERT_OK(be_->ew_unary(EwOp::Sqrt, ScalarType::Float64, a.data(), out.data(), 1));
   EXPECT_EQ(out[0], 2.0);
   std::vector<int16_t> c(a.size());
-  be_->ew_cast(ScalarType::Float64, ScalarType::Int16, a.data(), c.data(), n);
+  STRATA_ASSERT_OK(be_->ew_cast(ScalarType::Float64, ScalarType::Int16, a.data(), c.data(), n));
   EXPECT_EQ(c, (std::vector<int16_t>{4, -2, 0, 0, INT16_MAX, INT16_MIN}));  // truncates, saturates, NaN → 0
   std::vector<uint8_t> bools(a.size());
-  be_->ew_cast(ScalarType::Float64, ScalarType::Bool, a.data(), bools.data(), n);
+  STRATA_ASSERT_OK(be_->ew_cast(ScalarType::Float64, ScalarType::Bool, a.data(), bools.data(), n));
   EXPECT_EQ(bools, (std::vector<uint8_t>{1, 1, 0, 1, 1, 1}));
   const std::vector<uint8_t> cond = {1, 0, 1, 0, 1, 0};
   const double other = -1.0;
-  be_->ew_where(ScalarType::Float64, cond.data(), false, a.data(), false, &other, true, out.data(), n);
+  STRATA_ASSERT_OK(be_->ew_where(ScalarType::Float64, cond.data(), false, a.data(), false, &other, true, out.data(), n));
   for (int64_t i = 0; i < n; ++i) {
     const double ref = cond[i] ? a[i] : -1.0;
     ASSERT_TRUE(out[i] == ref || (ref != ref && out[i] != out[i])) << i;
@@ -407,7 +422,7 @@ TEST_P(Conformance, ReduceTile) {
   {  // column sums into 7 states starting at 2
     std::vector<double> s(10, 1.0);
     t.base = 2, t.row_stride = 0, t.col_stride = 1;
-    be_->reduce_tile(ReduceKind::SumF64, t, s.data());
+    STRATA_ASSERT_OK(be_->reduce_tile(ReduceKind::SumF64, t, s.data()));
     for (int64_t c = 0; c < cols; ++c) {
       double ref = 1.0, mag = 1.0;
       for (int64_t r = 0; r < rows; ++r) ref += at(r, c), mag += std::fabs(at(r, c));
@@ -419,7 +434,7 @@ TEST_P(Conformance, ReduceTile) {
   {  // row moments
     std::vector<Moments> s(static_cast<size_t>(rows));
     t.base = 0, t.row_stride = 1, t.col_stride = 0;
-    be_->reduce_tile(ReduceKind::Moments, t, s.data());
+    STRATA_ASSERT_OK(be_->reduce_tile(ReduceKind::Moments, t, s.data()));
     for (int64_t r = 0; r < rows; ++r) {
       double mean = 0, m2 = 0;
       for (int64_t c = 0; c < cols; ++c) mean += at(r, c) / cols;
@@ -432,7 +447,7 @@ TEST_P(Conformance, ReduceTile) {
   {  // everything: max, and counts of nonzero int8
     double mx = -std::numeric_limits<double>::infinity();
     t.base = 0, t.row_stride = 0, t.col_stride = 0;
-    be_->reduce_tile(ReduceKind::Max, t, &mx);
+    STRATA_ASSERT_OK(be_->reduce_tile(ReduceKind::Max, t, &mx));
     EXPECT_EQ(mx, *std::max_element(x.begin(), x.end()));
     std::vector<int8_t> codes(static_cast<size_t>(rows * cols));
     int64_t nonzero = 0;
@@ -441,10 +456,10 @@ TEST_P(Conformance, ReduceTile) {
     ti.data = codes.data();
     ti.type = ScalarType::Int8;
     int64_t count = 0;
-    be_->reduce_tile(ReduceKind::CountNonzero, ti, &count);
+    STRATA_ASSERT_OK(be_->reduce_tile(ReduceKind::CountNonzero, ti, &count));
     EXPECT_EQ(count, nonzero);
     uint64_t wrapped = 0;
-    be_->reduce_tile(ReduceKind::SumWrap, ti, &wrapped);
+    STRATA_ASSERT_OK(be_->reduce_tile(ReduceKind::SumWrap, ti, &wrapped));
     EXPECT_EQ(static_cast<int64_t>(wrapped), -100 * nonzero);
   }
 }
@@ -459,23 +474,23 @@ TEST_P(Conformance, RandomFill) {
     p.mean = 1.5;
     p.sd = 0.25;
     std::vector<double> d(static_cast<size_t>(n));
-    be_->random_fill(p, e0, step, n, d.data());
+    STRATA_ASSERT_OK(be_->random_fill(p, e0, step, n, d.data()));
     for (int64_t k = 0; k < n; ++k) ASSERT_EQ(d[k], std::fma(random::normal_at(42, 3, e(k)), 0.25, 1.5)) << k;
     p.out = ScalarType::Float32;
     std::vector<float> f(static_cast<size_t>(n));
-    be_->random_fill(p, e0, step, n, f.data());
+    STRATA_ASSERT_OK(be_->random_fill(p, e0, step, n, f.data()));
     for (int64_t k = 0; k < n; ++k)
       ASSERT_EQ(f[k], static_cast<float>(std::fma(random::normal_at(42, 3, e(k)), 0.25, 1.5))) << k;
     p.dist = random::Dist::Uniform;
     p.out = ScalarType::Float64;
-    be_->random_fill(p, e0, step, n, d.data());
+    STRATA_ASSERT_OK(be_->random_fill(p, e0, step, n, d.data()));
     for (int64_t k = 0; k < n; ++k) ASSERT_EQ(d[k], random::uniform_at(42, 3, e(k))) << k;
     p.dist = random::Dist::Integers;
     p.out = ScalarType::Int64;
     p.low = -5;
     p.range = 11;
     std::vector<int64_t> ints(static_cast<size_t>(n));
-    be_->random_fill(p, e0, step, n, ints.data());
+    STRATA_ASSERT_OK(be_->random_fill(p, e0, step, n, ints.data()));
     for (int64_t k = 0; k < n; ++k) ASSERT_EQ(ints[k], random::integer_at(42, 3, e(k), -5, 11)) << k;
   }
 }

@@ -15,7 +15,7 @@ void check_pair_counts(const Backend& be, const Codes& c) {
     std::vector<uint64_t> planes(static_cast<size_t>(CodePlanesView::buffer_words(n, words)), ~uint64_t{0});
     for (int64_t w = 0; w < words; ++w) {
       const CodesView block{c.buf.data() + w * 64 * c.stride, std::min<int64_t>(64, m - w * 64), n, c.stride};
-      be.code_planes(block, planes.data(), words, w);
+      ASSERT_TRUE(be.code_planes(block, planes.data(), words, w).ok());
     }
     auto plane_bit = [&](int64_t s, int64_t v, int p) {
       const uint64_t word = planes[static_cast<size_t>((((s / 8) * words + v / 64) * 3 + p) * 8 + s % 8)];

@@ -1,16 +1,17 @@
-// Backend conformance: products with a generated RandInt3 matrix (randint3_product) against
-// long-double sums of the scalar element code, within the worst-case bound of any summation
+// Benchmark-source conformance on every backend: products with a generated RandInt3 matrix
+// (BenchSource::randint3_product) against long-double sums of the scalar element code, within the worst-case bound of any summation
 // order; the CPU's Gram against its own dgemm calls bit for bit (the float64 gram pass's route).
 #include <bit>
 
 #include "backend/conformance.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "testing/testing.hpp"
 
 namespace strata::backend::conformance {
 namespace {
 
-using Rows = Backend::RandInt3Rows;
-using Op = Backend::RandInt3Op;
+using Rows = RandInt3Rows;
+using Op = RandInt3Op;
 constexpr long double kU = 0x1p-53L;
 
 double a_at(const Rows& a, int64_t i, int64_t j) {
@@ -75,7 +76,7 @@ TEST_P(Conformance, RandInt3Products) {
       for (int64_t c = 0; c < k.l; ++c)
         for (int64_t i = 0; i < xr; ++i) xl[static_cast<size_t>(i + c * xr)] = x.at(i, c) = nd(rng);
       Mat<double> out(orows, k.l, Layout::ColMajor);
-      STRATA_ASSERT_OK(be_->randint3_product(a, op, x.cview(), out.view()));
+      STRATA_ASSERT_OK(BenchSource(*be_).randint3_product(a, op, x.cview(), out.view()));
       Ref ref;
       if (op != Op::Gram) {
         ref = reference(a, op, xl, zero, k.l);
@@ -88,13 +89,13 @@ TEST_P(Conformance, RandInt3Products) {
       expect_within(out, ref, what + " op " + std::to_string(static_cast<int>(op)));
       // Deterministic: the same call, the same bits.
       Mat<double> again(orows, k.l, Layout::ColMajor);
-      STRATA_ASSERT_OK(be_->randint3_product(a, op, x.cview(), again.view()));
+      STRATA_ASSERT_OK(BenchSource(*be_).randint3_product(a, op, x.cview(), again.view()));
       for (int64_t c = 0; c < k.l; ++c)
         for (int64_t o = 0; o < orows; ++o)
           ASSERT_EQ(std::bit_cast<uint64_t>(out.at(o, c)), std::bit_cast<uint64_t>(again.at(o, c))) << what;
       // The reference implementation is the dense route's bits: the block generated as the
       // RandInt3 source reads it (scalar code here), then this backend's own dgemm.
-      if (be_->fused_randint3() || op != Op::Gram) continue;
+      if (BenchSource(*be_).fused_randint3() || op != Op::Gram) continue;
       std::vector<double> block(static_cast<size_t>(k.rows * k.cols)), y(static_cast<size_t>(k.rows * k.l));
       for (int64_t i = 0; i < k.rows; ++i)
         for (int64_t j = 0; j < k.cols; ++j) block[static_cast<size_t>(i * k.cols + j)] = a_at(a, i, j);
@@ -112,21 +113,21 @@ TEST_P(Conformance, RandInt3Products) {
 
 TEST_P(Conformance, RandInt3ProductsEdges) {
   // Which backends generate where they multiply: the CUDA ones, not the CPU reference.
-  EXPECT_EQ(be_->fused_randint3(), GetParam().name.rfind("cuda", 0) == 0);
+  EXPECT_EQ(BenchSource(*be_).fused_randint3(), GetParam().name.rfind("cuda", 0) == 0);
   // Empty sums are zero; empty outputs are fine.
   Mat<double> x(4, 2, Layout::ColMajor), out(0, 2, Layout::ColMajor), z(4, 2, Layout::ColMajor);
   for (int64_t c = 0; c < 2; ++c)
     for (int64_t i = 0; i < 4; ++i) x.at(i, c) = 1.0, z.at(i, c) = 5.0;
-  STRATA_ASSERT_OK(be_->randint3_product({1, 4, 0, 0}, Op::Times, x.cview(), out.view()));
-  STRATA_ASSERT_OK(be_->randint3_product({1, 4, 0, 0}, Op::Gram, x.cview(), z.view()));
+  STRATA_ASSERT_OK(BenchSource(*be_).randint3_product({1, 4, 0, 0}, Op::Times, x.cview(), out.view()));
+  STRATA_ASSERT_OK(BenchSource(*be_).randint3_product({1, 4, 0, 0}, Op::Gram, x.cview(), z.view()));
   for (int64_t c = 0; c < 2; ++c)
     for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(z.at(i, c), 0.0);
   // Shapes that do not fit, negative blocks and element indices past 2⁶³ are refused.
   Mat<double> bad(3, 2, Layout::ColMajor);
-  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, 0, 5}, Op::TransTimes, x.cview(), z.view()).code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, -1, 3}, Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->randint3_product({1, 4, int64_t{1} << 62, 3}, Op::Times, x.cview(), bad.view()).code(),
+  EXPECT_EQ(BenchSource(*be_).randint3_product({1, 4, 0, 5}, Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(BenchSource(*be_).randint3_product({1, 4, 0, 5}, Op::TransTimes, x.cview(), z.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(BenchSource(*be_).randint3_product({1, 4, -1, 3}, Op::Times, x.cview(), bad.view()).code(), StatusCode::Invalid);
+  EXPECT_EQ(BenchSource(*be_).randint3_product({1, 4, int64_t{1} << 62, 3}, Op::Times, x.cview(), bad.view()).code(),
             StatusCode::Invalid);
 }
 

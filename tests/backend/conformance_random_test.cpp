@@ -1,8 +1,10 @@
 // Backend conformance, random operations at sizes the CUDA backend stages in several pieces
-// (8 MiB each), and the fused slice sum against sums of normal_at / uniform_at.
+// (8 MiB each), and the benchmark source's slice sum (BenchSource::random_slice_sum) against
+// sums of normal_at / uniform_at.
 #include <bit>
 
 #include "backend/conformance.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "testing/testing.hpp"
 
 namespace strata::backend::conformance {
@@ -16,17 +18,17 @@ TEST_P(Conformance, RandomFillLongRuns) {
   p.stream = 1;
   p.dist = random::Dist::Normal;
   std::vector<double> d(static_cast<size_t>(n));
-  be_->random_fill(p, 17, 1, n, d.data());
+  STRATA_ASSERT_OK(be_->random_fill(p, 17, 1, n, d.data()));
   for (int64_t k = 0; k < n; k += 997) ASSERT_EQ(d[k], random::normal_at(p.seed, 1, 17 + k)) << k;
   ASSERT_EQ(d[n - 1], random::normal_at(p.seed, 1, 17 + n - 1));
   // A [::2] slice of a row far into the stream (element indices past 2³²).
   const int64_t e0 = (int64_t{1} << 33) + 5;
-  be_->random_fill(p, e0, 2, n, d.data());
+  STRATA_ASSERT_OK(be_->random_fill(p, e0, 2, n, d.data()));
   for (int64_t k = 0; k < n; k += 991) ASSERT_EQ(d[k], random::normal_at(p.seed, 1, e0 + 2 * k)) << k;
   p.dist = random::Dist::Uniform;
   p.out = ScalarType::Float32;
   std::vector<float> f(static_cast<size_t>(n));
-  be_->random_fill(p, 3, 1, n, f.data());
+  STRATA_ASSERT_OK(be_->random_fill(p, 3, 1, n, f.data()));
   for (int64_t k = 0; k < n; k += 983)
     ASSERT_EQ(f[k], random::uniform_f32(random::word_at(p.seed, 1, 3 + k))) << k;
   p.dist = random::Dist::Integers;
@@ -34,7 +36,7 @@ TEST_P(Conformance, RandomFillLongRuns) {
   p.low = 0;
   p.range = 3;
   std::vector<int64_t> ints(static_cast<size_t>(n));
-  be_->random_fill(p, 0, 1, n, ints.data());
+  STRATA_ASSERT_OK(be_->random_fill(p, 0, 1, n, ints.data()));
   for (int64_t k = 0; k < n; k += 977) ASSERT_EQ(ints[k], random::integer_at(p.seed, 1, k, 0, 3)) << k;
 }
 
@@ -69,27 +71,27 @@ TEST_P(Conformance, RandomSliceSum) {
                         Case{1 << 20, 2, 1, 1, (1 << 20) - 100, 1, 100}}) {
     for (random::Dist dist : {random::Dist::Normal, random::Dist::Uniform}) {
       p.dist = dist;
-      STRATA_ASSERT_OK_AND_ASSIGN(double got, be_->random_slice_sum(p, c.ld, c.r0, c.rstep, c.rows, c.c0, c.cstep, c.cols, 1.0));
+      STRATA_ASSERT_OK_AND_ASSIGN(double got, BenchSource(*be_).random_slice_sum(p, c.ld, c.r0, c.rstep, c.rows, c.c0, c.cstep, c.cols, 1.0));
       const double want = reference_slice_sum(p, c.ld, c.r0, c.rstep, c.rows, c.c0, c.cstep, c.cols, 1.0);
       EXPECT_LE(std::fabs(got - want), 1e-13 * std::fabs(want)) << c.ld << " " << c.rows << " x " << c.cols;
       // Deterministic: the same call, the same bits.
-      STRATA_ASSERT_OK_AND_ASSIGN(double again, be_->random_slice_sum(p, c.ld, c.r0, c.rstep, c.rows, c.c0, c.cstep, c.cols, 1.0));
+      STRATA_ASSERT_OK_AND_ASSIGN(double again, BenchSource(*be_).random_slice_sum(p, c.ld, c.r0, c.rstep, c.rows, c.c0, c.cstep, c.cols, 1.0));
       EXPECT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(again));
     }
   }
-  STRATA_ASSERT_OK_AND_ASSIGN(double empty, be_->random_slice_sum(p, 10, 0, 1, 0, 0, 1, 10, 1.0));
+  STRATA_ASSERT_OK_AND_ASSIGN(double empty, BenchSource(*be_).random_slice_sum(p, 10, 0, 1, 0, 0, 1, 10, 1.0));
   EXPECT_EQ(empty, 0.0);
   // Integers, float32 output, negative steps and index overflow are refused.
   p.dist = random::Dist::Integers;
-  EXPECT_EQ(be_->random_slice_sum(p, 10, 0, 1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
+  EXPECT_EQ(BenchSource(*be_).random_slice_sum(p, 10, 0, 1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
   p.dist = random::Dist::Normal;
   p.out = ScalarType::Float32;
-  EXPECT_EQ(be_->random_slice_sum(p, 10, 0, 1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
+  EXPECT_EQ(BenchSource(*be_).random_slice_sum(p, 10, 0, 1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
   p.out = ScalarType::Float64;
-  EXPECT_EQ(be_->random_slice_sum(p, 10, 0, -1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
-  EXPECT_EQ(be_->random_slice_sum(p, int64_t{1} << 40, 0, 1, int64_t{1} << 30, 0, 1, 2, 0.0).status().code(),
+  EXPECT_EQ(BenchSource(*be_).random_slice_sum(p, 10, 0, -1, 2, 0, 1, 2, 0.0).status().code(), StatusCode::Invalid);
+  EXPECT_EQ(BenchSource(*be_).random_slice_sum(p, int64_t{1} << 40, 0, 1, int64_t{1} << 30, 0, 1, 2, 0.0).status().code(),
             StatusCode::Invalid);
-  EXPECT_EQ(be_->random_slice_sum(p, 0, 0, 0, int64_t{1} << 40, 0, 0, int64_t{1} << 40, 0.0).status().code(),
+  EXPECT_EQ(BenchSource(*be_).random_slice_sum(p, 0, 0, 0, int64_t{1} << 40, 0, 0, int64_t{1} << 40, 0.0).status().code(),
             StatusCode::Invalid);  // rows × cols items overflow (every index is 0)
 }
 

@@ -13,6 +13,7 @@
 #include "cli_common.hpp"
 #include "strata/array/ops.hpp"
 #include "strata/backend/backend.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "strata/core/random.hpp"
 #include "strata/core/shape.hpp"
 #include "terminal_progress.hpp"
@@ -42,7 +43,7 @@ Result<std::vector<int>> parse_thread_list(const std::string& text) {
   return out;
 }
 
-// On a device the whole expression is one backend operation (Backend::random_slice_sum: only
+// On a device the whole expression is one operation (BenchSource::random_slice_sum: only
 // the kept elements are generated, the + 1 and the sum fused), timed after a small warm-up call
 // that starts the device. Chunks and threads do not apply there.
 Status run_random_sum_on_device(const RandomSumOptions& o, const Shape& shape, const backend::Backend& be,
@@ -53,9 +54,10 @@ Status run_random_sum_on_device(const RandomSumOptions& o, const Shape& shape, c
   p.mean = 10.0;
   p.sd = 1.0;
   const int64_t rows = (shape[0] + 1) / 2, cols = (shape[1] + 1) / 2;
-  STRATA_RETURN_NOT_OK(be.random_slice_sum(p, shape[1], 0, 2, 1, 0, 2, 1, 1.0).status());  // warm-up
+  const backend::BenchSource source(be);
+  STRATA_RETURN_NOT_OK(source.random_slice_sum(p, shape[1], 0, 2, 1, 0, 2, 1, 1.0).status());  // warm-up
   const auto t0 = std::chrono::steady_clock::now();
-  STRATA_ASSIGN_OR_RETURN(double result, be.random_slice_sum(p, shape[1], 0, 2, rows, 0, 2, cols, 1.0));
+  STRATA_ASSIGN_OR_RETURN(double result, source.random_slice_sum(p, shape[1], 0, 2, rows, 0, 2, cols, 1.0));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double total_elems = static_cast<double>(shape[0]) * static_cast<double>(shape[1]);
   const double gen = static_cast<double>(rows) * static_cast<double>(cols);
@@ -189,10 +191,10 @@ struct SvdBenchOptions {
   bool json = false;
 };
 
-// Where bench svd's products run: a backend with fused_randint3() generates the matrix where it
-// multiplies (linalg's gram pass then takes Backend::randint3_product).
+// Where bench svd's products run: a backend whose BenchSource is fused_randint3() generates the
+// matrix where it multiplies (linalg's gram pass then takes BenchSource::randint3_product).
 const char* svd_products(const backend::Backend& be) {
-  return be.fused_randint3() ? "randint3_product, generated on the device" : "host-generated rows";
+  return backend::BenchSource(be).fused_randint3() ? "randint3_product, generated on the device" : "host-generated rows";
 }
 
 Status run_svd_bench(const SvdBenchOptions& o, const CliState& state) {

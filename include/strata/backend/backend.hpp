@@ -1,10 +1,12 @@
 #pragma once
 /// \file
-/// strata::backend::Backend: the coarse operations algorithms run on a device — dense
-/// products and factorizations, the genotype-code kernels, random fill — on views that carry
-/// their layout. The CPU backend (OpenBLAS/LAPACKE and the vectorized genotype kernels) is the
-/// reference; a CUDA backend implements the same interface and passes the same conformance
-/// suite (tests/backend/conformance_test.cpp).
+/// strata::backend::Backend: the coarse operations algorithms run on a device, on views that
+/// carry their layout, grouped by capability — DenseOps (BLAS/LAPACK), GenotypeOps (the
+/// genotype-code kernels), ElementwiseOps and ReduceOps (the array engine's blocks, row-pair
+/// metrics, regression products) and RandomOps (random fill). The CPU backend (OpenBLAS/LAPACKE
+/// and the vectorized kernels of one CpuIsa level) is the reference; a CUDA backend implements
+/// the same interface and passes the same conformance suite (tests/backend/conformance_*_test.cpp).
+/// The benchmark data sources of `strata bench` live outside it (strata/backend/bench_source.hpp).
 ///
 /// Algorithms reach the backend of their Context with backend::of(ctx). Operations are
 /// coarse (a matrix, a tile of variants, a block of rows), so the virtual call never sits in
@@ -33,6 +35,8 @@ class Context;
 }
 
 namespace strata::backend {
+
+class BenchDeviceOps;  // strata/backend/bench_source.hpp
 
 /// \brief Element order of a dense view.
 enum class Layout : uint8_t { RowMajor, ColMajor };
@@ -178,15 +182,11 @@ enum class Trans : uint8_t { No, Yes };
 enum class Uplo : uint8_t { Lower, Upper };
 enum class Side : uint8_t { Left, Right };
 
-/// \brief The operations. Sizes are taken from the views; a view whose shape does not fit the
-/// operation is Invalid. Dense operations accept any mix of layouts.
-class Backend {
+/// \brief Dense products (BLAS) and factorizations (LAPACK) on float64/float32 views.
+/// Factorizations return InvalidData when the input does not admit one.
+class DenseOps {
  public:
-  virtual ~Backend() = default;
-  /// "cpu-avx512", "cpu-portable", … (for reports and test names).
-  virtual std::string name() const = 0;
-
-  // ---- dense products (BLAS) -----------------------------------------------------------------
+  virtual ~DenseOps() = default;
   /// c = alpha·op(a)·op(b) + beta·c.
   virtual Status gemm(Trans ta, Trans tb, double alpha, MatrixView<const double> a, MatrixView<const double> b,
                       double beta, MatrixView<double> c) const = 0;
@@ -204,8 +204,6 @@ class Backend {
   /// diagonal; the other triangle is never read).
   virtual Status trmm(Side side, Uplo uplo, Trans ta, double alpha, MatrixView<const double> a,
                       MatrixView<double> b) const = 0;
-
-  // ---- factorizations (LAPACK); InvalidData when the input does not admit one --------------
   /// Cholesky in place: a = uᵀu (Upper) or l·lᵀ (Lower) on that triangle; the other triangle
   /// is left alone. InvalidData when a is not positive definite.
   virtual Status potrf(Uplo uplo, MatrixView<double> a) const = 0;
@@ -226,8 +224,13 @@ class Backend {
   /// Thin SVD of an m × n matrix, k = min(m, n): u (m × k), s (k, descending), vt (k × n).
   /// a is left unchanged.
   virtual Status svd(MatrixView<const double> a, MatrixView<double> u, double* s, MatrixView<double> vt) const = 0;
+};
 
-  // ---- genotype codes ------------------------------------------------------------------------
+/// \brief Kernels on packed 2-bit genotype codes: decoding and counting, the Gram operator's
+/// tiles, the GRM's panels and the pair counts of distances and kinship.
+class GenotypeOps {
+ public:
+  virtual ~GenotypeOps() = default;
   /// out(i, j) = luts[4i + code(i, j)] for every row and sample (out: rows × samples, any
   /// layout). Exact (a table lookup).
   virtual Status decode(CodesView codes, const float* luts, MatrixView<float> out) const = 0;
@@ -268,19 +271,9 @@ class Backend {
   /// Whether the int16 kernels run at least as fast as float32 ones (picks PCA's default
   /// arithmetic).
   virtual bool fast_int16() const = 0;
-
-  // ---- array block kernels -------------------------------------------------------------------
-  /// out[i] = op(a[i], b[i]) for i < n, typed by t (comparisons write bool); a `scalar`
-  /// operand is one value for all n. Integers wrap; float max/min propagate NaN.
-  virtual void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar,
-                         void* out, int64_t n) const = 0;
-  /// out[i] = op(a[i]) (Not, Neg, Abs, Sqrt, Exp, Log).
-  virtual void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const = 0;
-  /// out[i] = a[i] converted; float → integer saturates, NaN → 0.
-  virtual void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const = 0;
   /// acc[i] += (double)x[i] for i < n: float32 partial sums joining float64 accumulators (the
   /// GRM's runs). Exact conversion and one rounded add: the same bits on every backend.
-  virtual void accumulate_f32(const float* x, double* acc, int64_t n) const = 0;
+  virtual Status accumulate_f32(const float* x, double* acc, int64_t n) const = 0;
   /// The GRM's tile step: acc[i·ldacc + j] += (double)(Σ_{k<kk} a(k, i)·b(k, j)) for i < rows,
   /// j < cols, where each sum is one float32 fused multiply-add per k in k order (so the same
   /// bits on every backend). a and b are group-packed panels: samples in groups of 32, group g
@@ -301,21 +294,14 @@ class Backend {
   /// panels of gram_panels_u8s8 (samples past n zero, n rounded up to 32) through one 80-byte
   /// table per quad: [0, 16) the code value and [16 + 16l, 32 + 16l) limb l by 4t + code, and
   /// bytes 64 + 4l + t the limbs of a weight A_t; rsum[j] = Σ code value · A (exact).
-  virtual void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n,
-                         uint8_t* codes, int8_t* limbs, int64_t* rsum) const = 0;
+  virtual Status pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n,
+                           uint8_t* codes, int8_t* limbs, int64_t* rsum) const = 0;
   /// Whether gram_panels_u8s8 runs a vector kernel (else it is the slow reference).
   virtual bool fast_u8s8() const = 0;
-  /// out[i] = cond[i] ? a[i] : b[i].
-  virtual void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
-                        bool b_scalar, void* out, int64_t n) const = 0;
-  /// Accumulates a tile into per-output states (see ReduceKind). The association of float
-  /// sums is fixed by the tile: the same bits on every backend for the same tiles.
-  virtual void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const = 0;
-  // ---- pair counts (distances, kinship) -------------------------------------------------------
   /// Bit planes of a block of packed code rows: rows ≤ 64 variants become word `word` of every
   /// sample's planes (planes.words words per sample; all kCodePlaneCount planes of that word
   /// are written, for codes.samples rounded up to 8). Exact.
-  virtual void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const = 0;
+  virtual Status code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const = 0;
   /// counts[(f·rows + i)·ldc + j] += field f (PairCountField) of the pair (row0 + i, col0 + j)
   /// over every word of `planes`, for i < rows and j < ldc = cols rounded up to 8 (columns past
   /// the samples count 0). col0: a multiple of 8. Exact integer counts: the same bits on every
@@ -327,6 +313,34 @@ class Backend {
   /// as they were.
   virtual Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                                   int64_t* counts) const = 0;
+};
+
+/// \brief The array engine's elementwise block kernels (strata/array's fused programs).
+class ElementwiseOps {
+ public:
+  virtual ~ElementwiseOps() = default;
+  /// out[i] = op(a[i], b[i]) for i < n, typed by t (comparisons write bool); a `scalar`
+  /// operand is one value for all n. Integers wrap; float max/min propagate NaN.
+  virtual Status ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar,
+                           void* out, int64_t n) const = 0;
+  /// out[i] = op(a[i]) (Not, Neg, Abs, Sqrt, Exp, Log).
+  virtual Status ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const = 0;
+  /// out[i] = a[i] converted; float → integer saturates, NaN → 0.
+  virtual Status ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const = 0;
+  /// out[i] = cond[i] ? a[i] : b[i].
+  virtual Status ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
+                          bool b_scalar, void* out, int64_t n) const = 0;
+};
+
+/// \brief Reductions: the array engine's reduction tiles, row-pair metrics and the weighted Gram
+/// products of regressions. Every sum has an order fixed by its contract, so every
+/// implementation gives the same bits.
+class ReduceOps {
+ public:
+  virtual ~ReduceOps() = default;
+  /// Accumulates a tile into per-output states (see ReduceKind). The association of float
+  /// sums is fixed by the tile: the same bits on every backend for the same tiles.
+  virtual Status reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const = 0;
 
   /// out(i, j) = the `op` reduction of row i of a and row j of b (both row-major, d = a.cols =
   /// b.cols coordinates; out row-major a.rows × b.rows); with `observed`, observed[i·out.ld + j]
@@ -365,47 +379,29 @@ class Backend {
   /// weighted_gram(x, w, r, h, g) — the same bits as those calls, in one sweep over x.
   virtual Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
                                double* g) const = 0;
+};
 
-  // ---- random numbers --------------------------------------------------------------------------
+/// \brief Random numbers (strata/core/random.hpp's streams).
+class RandomOps {
+ public:
+  virtual ~RandomOps() = default;
   /// out[k] = element e0 + k·step of strata/core/random.hpp's stream `p` (same bits on every
   /// backend).
-  virtual void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const = 0;
-  /// Σ (v(i, j) + add) over i < rows, j < cols, where v(i, j) = element (r0 + i·rstep)·ld + c0 +
-  /// j·cstep of `p` (a strided slice of a random matrix with ld columns, plus a constant), never
-  /// materializing the matrix: only the kept elements are generated. Float64 Normal or Uniform
-  /// runs; indices ≥ 0. The values are the same bits on every backend; the association of the
-  /// sum is the backend's own, fixed by the shape (deterministic; different backends agree to
-  /// rounding, ~1e-15 relative for positive terms). Invalid for other params.
-  virtual Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
-                                          int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
-                                          double add) const = 0;
+  virtual Status random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const = 0;
+};
 
-  // ---- products with a generated RandInt3 matrix ---------------------------------------------
-  /// Rows [r0, r0 + rows) of the RandInt3 matrix with `cols` columns of `seed`: element (i, j) =
-  /// random::randint3(random::byte_at(seed, 0, i·cols + j)) (linalg's RandInt3 random source).
-  struct RandInt3Rows {
-    uint64_t seed = 0;
-    int64_t cols = 0, r0 = 0, rows = 0;
-  };
-  enum class RandInt3Op : uint8_t { Times, TransTimes, Gram };
-  /// Row slices of the CUDA backend's Aᵀ·x (part of its summation order).
-  static constexpr int64_t kRandInt3Slices = 8;
-  /// out = A·x (Times: x a.cols × l, out a.rows × l), Aᵀ·x (TransTimes: x a.rows × l, out
-  /// a.cols × l) or Aᵀ·(A·x) (Gram: x and out a.cols × l; A·x rounded to float64 in between)
-  /// for the block A of RandInt3Rows, generated inside the call (the CUDA backend never writes
-  /// it to memory). Float64, any layouts. Every a(i, j)·x is exact (a ∈ {0, 1, 2}), so only the
-  /// sums round. Summation order: CPU — its dgemm on the generated block (so Gram is the bits
-  /// of read_block + gemm(No, No) + gemm(Yes, No), the float64 gram pass's); CUDA — A·x sums
-  /// j = 0, 1, … in order; Aᵀ·x sums the block's rows in kRandInt3Slices contiguous slices
-  /// (slice s = rows [s·rows/S, (s+1)·rows/S)), each in row order, the slices added in order.
-  /// Both fixed by the shape (deterministic) and within (inner + 2)·2⁻⁵³·Σ|a·x| of the exact
-  /// sum per entry and per product. Invalid for shapes that do not fit or indices past 2⁶³.
-  virtual Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
-                                  MatrixView<double> out) const = 0;
-  /// Whether randint3_product generates A where it multiplies (a device): linalg then calls it
-  /// per block instead of generating rows on the host. False on the CPU, whose implementation
-  /// is the reference.
-  virtual bool fused_randint3() const = 0;
+/// \brief What algorithms run on: every capability above. Sizes are taken from the views; a
+/// view whose shape does not fit an operation is Invalid. Dense operations accept any mix of
+/// layouts. An operation that returns Status reports a device's failure there; the void tile
+/// kernels of GenotypeOps (their callers take them as infallible) throw on a device instead.
+class Backend : public DenseOps, public GenotypeOps, public ElementwiseOps, public ReduceOps, public RandomOps {
+ public:
+  ~Backend() override = default;
+  /// "cpu-avx512", "cpu-portable", … (for reports and test names).
+  virtual std::string name() const = 0;
+  /// The device's own generators of strata bench's data sources (strata/backend/bench_source.hpp),
+  /// or null when they run on the host through this backend's random_fill and gemm.
+  virtual const BenchDeviceOps* bench_device_ops() const { return nullptr; }
 };
 
 using BackendPtr = std::shared_ptr<const Backend>;

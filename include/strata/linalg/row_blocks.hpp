@@ -33,11 +33,30 @@
 namespace strata::io {
 class ZarrArray;
 }
+namespace strata::backend {
+class Backend;
+template <class T>
+struct MatrixView;
+}  // namespace strata::backend
 
 namespace strata::linalg {
 
 class RowBlockSource;
 using RowBlockSourcePtr = std::shared_ptr<const RowBlockSource>;
+
+/// \brief Products with blocks of a source's rows that a backend computes without the rows ever
+/// reaching the host (a generated matrix multiplied where it is generated): what
+/// RowBlockSource::generated_products offers. Block b is rows [r0, r0 + rows); float64.
+class GeneratedProducts {
+ public:
+  virtual ~GeneratedProducts() = default;
+  /// out (rows × x.cols) = A_b·x, x cols() × l.
+  virtual Status times(int64_t r0, int64_t rows, backend::MatrixView<const double> x,
+                       backend::MatrixView<double> out) const = 0;
+  /// out (cols() × q.cols) = A_bᵀ·(A_b·q), A_b·q rounded to float64 in between.
+  virtual Status gram(int64_t r0, int64_t rows, backend::MatrixView<const double> q,
+                      backend::MatrixView<double> out) const = 0;
+};
 
 /// \brief A read-only rows × cols matrix that hands out blocks of whole rows.
 class RowBlockSource {
@@ -65,11 +84,13 @@ class RowBlockSource {
   /// copy. nullptr (the default) means "use read_block".
   virtual const double* direct_rows(int64_t row0, int64_t nrows) const { return nullptr; }
 
-  /// \brief For an untransposed RandInt3 random source (make_random_source): its seed; element
-  /// (i, j) is random::randint3(random::byte_at(seed, 0, i·cols + j)), so a backend that
-  /// generates the matrix where it multiplies (backend::Backend::fused_randint3) needs nothing
-  /// else. Empty for every other source.
-  virtual std::optional<uint64_t> randint3_seed() const { return std::nullopt; }
+  /// \brief Products that `be` computes from this source's definition without reading rows
+  /// (an untransposed RandInt3 random source on a backend that generates it where it
+  /// multiplies: backend::BenchSource::fused_randint3); null (the default) when passes must read
+  /// rows. The result refers to `be`, which must outlive it.
+  virtual std::unique_ptr<const GeneratedProducts> generated_products(const backend::Backend& be) const {
+    return nullptr;
+  }
 
   /// \brief A source over the transpose (cols × rows), for short-and-fat matrices; it reads
   /// column panels of this one. Unsupported when the adapter cannot.

@@ -21,6 +21,7 @@ int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 std::optional<KernelTable> make_table(CpuIsa isa) {
   KernelTable k;
   k.isa = isa;
+  k.add_scalar_f64 = add_scalar_f64_for(isa);
   k.decode = &decode_portable();
   k.f32 = gram_f32_portable();
   k.i16 = gram_i16_portable();
@@ -191,8 +192,9 @@ std::vector<uint8_t> CpuBackend::pack_t_times_i16(const int16_t* wpairs, int64_t
   return k_.i16.pack_t ? k_.i16.pack_t(wpairs, rows, w) : std::vector<uint8_t>{};
 }
 
-void CpuBackend::code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const {
+Status CpuBackend::code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const {
   k_.pairs->planes(codes.data, codes.stride, codes.rows, codes.samples, planes, words, word);
+  return Status::OK();
 }
 
 using detail::check_pair_tile;
@@ -260,48 +262,9 @@ Status CpuBackend::logistic_gram(MatrixView<const double> x, const double* c, co
   return Status::OK();
 }
 
-void CpuBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
+Status CpuBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
   random::fill(p, e0, step, n, out, k_.random);
-}
-
-Result<double> CpuBackend::random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
-                                            int64_t rows, int64_t c0, int64_t cstep, int64_t cols, double add) const {
-  STRATA_RETURN_NOT_OK(detail::check_random_slice(p, ld, r0, rstep, rows, c0, cstep, cols));
-  // Row by row in runs of 4096: each row summed in order, the row sums added in order.
-  constexpr int64_t kRun = 4096;
-  std::vector<double> buf(static_cast<size_t>(std::min(cols, kRun)));
-  double total = 0;
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t row0 = (r0 + i * rstep) * ld + c0;
-    double row = 0;
-    for (int64_t j = 0; j < cols; j += kRun) {
-      const int64_t n = std::min(kRun, cols - j);
-      random::fill(p, row0 + j * cstep, cstep, n, buf.data(), k_.random);
-      for (int64_t k = 0; k < n; ++k) row += buf[static_cast<size_t>(k)] + add;
-    }
-    total += row;
-  }
-  return total;
-}
-
-// The reference: the block generated as linalg's RandInt3 source reads it (row-major float64),
-// then this backend's own dgemm calls, as the float64 gram pass makes them.
-Status CpuBackend::randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
-                                    MatrixView<double> out) const {
-  int64_t inner = 0, l = 0;
-  STRATA_RETURN_NOT_OK(detail::check_randint3(a, op, x, out, &inner, &l));
-  if (detail::randint3_trivial(a, op, inner, l, out)) return Status::OK();
-  const int64_t n = a.rows * a.cols;
-  std::vector<uint8_t> codes(static_cast<size_t>(n));
-  random::fill_randint3(a.seed, 0, a.r0 * a.cols, n, codes.data());
-  std::vector<double> block(codes.begin(), codes.end());
-  const auto av = row_major<const double>(block.data(), a.rows, a.cols);
-  if (op == Backend::RandInt3Op::Times) return gemm(Trans::No, Trans::No, 1.0, av, x, 0.0, out);
-  if (op == Backend::RandInt3Op::TransTimes) return gemm(Trans::Yes, Trans::No, 1.0, av, x, 0.0, out);
-  std::vector<double> y(static_cast<size_t>(a.rows * l));
-  const auto yv = col_major(y.data(), a.rows, l);
-  STRATA_RETURN_NOT_OK(gemm(Trans::No, Trans::No, 1.0, av, x, 0.0, yv));
-  return gemm(Trans::Yes, Trans::No, 1.0, av, MatrixView<const double>(yv), 0.0, out);
+  return Status::OK();
 }
 
 }  // namespace strata::backend::cpu

@@ -18,6 +18,11 @@
 
 namespace strata::backend::cpu {
 
+/// o[i] = a[i] + y for i < n (float64 array + scalar).
+using AddScalarF64Fn = void (*)(const double* a, double y, double* o, int64_t n);
+/// The add of `isa` (not Best): the same bits on every level.
+AddScalarF64Fn add_scalar_f64_for(CpuIsa isa);
+
 /// The kernels of one instruction-set level: plain function pointers, so a tile costs one
 /// indirect call and nothing is looked up per element.
 struct KernelTable {
@@ -35,6 +40,7 @@ struct KernelTable {
   GramPanelsFn gram_panels = nullptr;
   GramU8S8Fn gram_u8s8 = nullptr;
   PackU8S8Fn pack_u8s8 = nullptr;
+  AddScalarF64Fn add_scalar_f64 = nullptr;
   bool fast_i16 = false;  ///< int16 Gram products vectorized (AVX2 vpmaddwd, VNNI, AMX or NEON dot products)
   random::Isa random = random::Isa::Portable;
 };
@@ -81,11 +87,11 @@ class CpuBackend final : public Backend {
                          const uint8_t* packed) const override;
   std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override;
   bool fast_int16() const override { return k_.fast_i16; }
-  void ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
+  Status ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override;
-  void ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
-  void ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override;
-  void accumulate_f32(const float* x, double* acc, int64_t n) const override;
+  Status ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
+  Status ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override;
+  Status accumulate_f32(const float* x, double* acc, int64_t n) const override;
   void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
                        int64_t ldacc) const override {
     k_.gram_panels(a, b, kk, rows, cols, mode, acc, ldacc);
@@ -94,15 +100,16 @@ class CpuBackend final : public Backend {
                         int mode, double scale, double* acc, int64_t ldacc) const override {
     k_.gram_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
   }
-  void pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
+  Status pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
                  int8_t* limbs, int64_t* rsum) const override {
     k_.pack_u8s8(rows, tables, quads, n, codes, limbs, rsum);
+    return Status::OK();
   }
   bool fast_u8s8() const override { return k_.gram_u8s8 != gram_u8s8_portable; }
-  void ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
+  Status ew_where(ScalarType t, const void* cond, bool c_scalar, const void* a, bool a_scalar, const void* b,
                 bool b_scalar, void* out, int64_t n) const override;
-  void reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;
-  void code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override;
+  Status reduce_tile(ReduceKind kind, const ReduceTile& tile, void* state) const override;
+  Status code_planes(CodesView codes, uint64_t* planes, int64_t words, int64_t word) const override;
   Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                           int64_t* counts) const override;
   Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
@@ -115,12 +122,7 @@ class CpuBackend final : public Backend {
   Status linear_predictor(MatrixView<const double> x, const double* c, bool logistic, double* out) const override;
   Status logistic_gram(MatrixView<const double> x, const double* c, const double* y, MatrixView<double> h,
                        double* g) const override;
-  void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
-  Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
-                                  int64_t c0, int64_t cstep, int64_t cols, double add) const override;
-  Status randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
-                          MatrixView<double> out) const override;
-  bool fused_randint3() const override { return false; }
+  Status random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
 
  private:
   KernelTable k_;

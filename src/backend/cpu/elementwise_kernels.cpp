@@ -56,13 +56,19 @@ template <class T> T int_pow(T base, T exp) {
 }
 
 // x + c on float64 tiles (the common "array + scalar"): one function compiled per ISA level,
-// the widest the CPU runs picked at load time. IEEE addition: the same bits on every level.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void add_scalar_f64(const double* a, double y, double* o, int64_t n) {
+// the backend's level picks one (KernelTable::add_scalar_f64). IEEE addition: the same bits on
+// every level.
+void add_scalar_f64_portable(const double* a, double y, double* o, int64_t n) {
   for (int64_t i = 0; i < n; ++i) o[i] = a[i] + y;
 }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) void add_scalar_f64_avx2(const double* a, double y, double* o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = a[i] + y;
+}
+__attribute__((target("avx512f"))) void add_scalar_f64_avx512(const double* a, double y, double* o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = a[i] + y;
+}
+#endif
 
 template <class T, class O, class F>
 void loop2(const T* a, bool as, const T* b, bool bs, O* o, int64_t n, F f) {
@@ -81,7 +87,8 @@ void loop2(const T* a, bool as, const T* b, bool bs, O* o, int64_t n, F f) {
 }
 
 template <class T>
-void binary_typed(EwOp op, const T* a, bool as, const T* b, bool bs, void* out, int64_t n) {
+void binary_typed(EwOp op, const T* a, bool as, const T* b, bool bs, void* out, int64_t n,
+                  AddScalarF64Fn add_scalar_f64) {
   T* o = static_cast<T*>(out);
   bool* ob = static_cast<bool*>(out);
   switch (op) {
@@ -150,17 +157,30 @@ template <class To, class From> To convert(From x) {
 
 }  // namespace
 
-void CpuBackend::ew_binary(EwOp op, ScalarType t, const void* a, bool as, const void* b, bool bs, void* out,
-                           int64_t n) const {
-  Status st = visit_scalar(t, [&](auto tag) {
-    using T = decltype(tag);
-    binary_typed<T>(op, static_cast<const T*>(a), as, static_cast<const T*>(b), bs, out, n);
-  });
-  (void)st;
+AddScalarF64Fn add_scalar_f64_for(CpuIsa isa) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  switch (isa) {
+    case CpuIsa::Avx2:
+    case CpuIsa::Avx2Vnni: return add_scalar_f64_avx2;
+    case CpuIsa::Avx512:
+    case CpuIsa::Avx512Vnni:
+    case CpuIsa::Avx512Amx: return add_scalar_f64_avx512;
+    default: break;
+  }
+#endif
+  return add_scalar_f64_portable;
 }
 
-void CpuBackend::ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const {
-  Status st = visit_scalar(t, [&](auto tag) {
+Status CpuBackend::ew_binary(EwOp op, ScalarType t, const void* a, bool as, const void* b, bool bs, void* out,
+                           int64_t n) const {
+  return visit_scalar(t, [&](auto tag) {
+    using T = decltype(tag);
+    binary_typed<T>(op, static_cast<const T*>(a), as, static_cast<const T*>(b), bs, out, n, k_.add_scalar_f64);
+  });
+}
+
+Status CpuBackend::ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const {
+  return visit_scalar(t, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(a);
     T* o = static_cast<T*>(out);
@@ -202,7 +222,6 @@ void CpuBackend::ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64
       default: return;
     }
   });
-  (void)st;
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -216,38 +235,41 @@ __attribute__((target("avx512f"))) void accumulate_f32_avx512(const float* x, do
 }  // namespace
 #endif
 
-void CpuBackend::accumulate_f32(const float* x, double* acc, int64_t n) const {
+Status CpuBackend::accumulate_f32(const float* x, double* acc, int64_t n) const {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (k_.isa >= CpuIsa::Avx512) return accumulate_f32_avx512(x, acc, n);
+  if (k_.isa >= CpuIsa::Avx512 && k_.isa != CpuIsa::Neon) {
+    accumulate_f32_avx512(x, acc, n);
+    return Status::OK();
+  }
 #endif
   for (int64_t i = 0; i < n; ++i) acc[i] += static_cast<double>(x[i]);
+  return Status::OK();
 }
 
-void CpuBackend::ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const {
-  Status st = visit_scalar(from, [&](auto ftag) {
+Status CpuBackend::ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const {
+  Status inner = Status::OK();
+  STRATA_RETURN_NOT_OK(visit_scalar(from, [&](auto ftag) {
     using F = decltype(ftag);
     const F* x = static_cast<const F*>(a);
-    Status st2 = visit_scalar(to, [&](auto ttag) {
+    inner = visit_scalar(to, [&](auto ttag) {
       using T = decltype(ttag);
       T* o = static_cast<T*>(out);
       for (int64_t i = 0; i < n; ++i) o[i] = convert<T>(x[i]);
     });
-    (void)st2;
-  });
-  (void)st;
+  }));
+  return inner;
 }
 
-void CpuBackend::ew_where(ScalarType t, const void* cond, bool cs, const void* a, bool as, const void* b, bool bs,
+Status CpuBackend::ew_where(ScalarType t, const void* cond, bool cs, const void* a, bool as, const void* b, bool bs,
                           void* out, int64_t n) const {
   const bool* c = static_cast<const bool*>(cond);
-  Status st = visit_scalar(t, [&](auto tag) {
+  return visit_scalar(t, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(a);
     const T* y = static_cast<const T*>(b);
     T* o = static_cast<T*>(out);
     for (int64_t i = 0; i < n; ++i) o[i] = c[cs ? 0 : i] ? x[as ? 0 : i] : y[bs ? 0 : i];
   });
-  (void)st;
 }
 
 }  // namespace strata::backend::cpu

@@ -87,12 +87,12 @@ void reduce_as_double(ReduceKind kind, const ReduceTile& t, void* state) {
 
 }  // namespace
 
-void CpuBackend::reduce_tile(ReduceKind kind, const ReduceTile& t, void* state) const {
+Status CpuBackend::reduce_tile(ReduceKind kind, const ReduceTile& t, void* state) const {
   if (kind == ReduceKind::SumF64 || kind == ReduceKind::Moments) {
     reduce_as_double(kind, t, state);
-    return;
+    return Status::OK();
   }
-  Status st = visit_scalar(t.type, [&](auto tag) {
+  return visit_scalar(t.type, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(t.data);
     switch (kind) {
@@ -123,7 +123,6 @@ void CpuBackend::reduce_tile(ReduceKind kind, const ReduceTile& t, void* state) 
       default: break;
     }
   });
-  (void)st;
 }
 
 }  // namespace strata::backend::cpu

@@ -79,9 +79,9 @@ Status fill_staged(Lane& lane, const random::FillParams& p, int64_t e0, int64_t 
 
 }  // namespace
 
-void CudaBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
-  if (n <= 0) return;
-  run_or_throw(pool_, [&](Lane& lane) { return fill_staged(lane, p, e0, step, n, out); });
+Status CudaBackend::random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const {
+  if (n <= 0) return Status::OK();
+  return run_on(pool_, [&](Lane& lane) { return fill_staged(lane, p, e0, step, n, out); });
 }
 
 namespace {
@@ -108,7 +108,6 @@ Result<double> slice_sum_on(LanePool& pool, const random::FillParams& p, int64_t
 Result<double> CudaBackend::random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep,
                                              int64_t rows, int64_t c0, int64_t cstep, int64_t cols,
                                              double add) const {
-  STRATA_RETURN_NOT_OK(detail::check_random_slice(p, ld, r0, rstep, rows, c0, cstep, cols));
   if (others_.empty()) return slice_sum_on(pool_, p, ld, r0, rstep, rows, c0, cstep, cols, add);
   // Several devices (cuda:all): contiguous row ranges, one host thread per device, the partial
   // sums added in device order — deterministic for a given device count. Not yet run on a

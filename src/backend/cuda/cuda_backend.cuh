@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA backend (one device). Operations with device code here: gemm (float64/float32),
 // syrk, trsm, trmm, potrf, qr, syev, syev_top (cuBLAS/cuSOLVER; small ones stay on the host
-// unless the backend was made without small_dense_on_host), random_fill, random_slice_sum and
-// the products with a generated RandInt3 matrix,
+// unless the backend was made without small_dense_on_host), random_fill, the benchmark sources
+// (BenchDeviceOps: random_slice_sum and the products with a generated RandInt3 matrix),
 // the int16 Gram products, the GRM tiles and the pair counts (own kernels, the CPU's bits). Every other operation runs on the CPU backend
 // it was given, so the whole interface keeps its contracts while kernels move over one by one.
 // Operands are host views: each device operation copies them in and out per call (the
@@ -15,10 +15,11 @@
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/forwarding_backend.hpp"
 #include "strata/backend/backend.hpp"
+#include "strata/backend/bench_source.hpp"
 
 namespace strata::backend::cuda {
 
-class CudaBackend final : public ForwardingBackend {
+class CudaBackend final : public ForwardingBackend, public BenchDeviceOps {
  public:
   /// Operations run on devices[0]; random_slice_sum splits its rows across all of them.
   CudaBackend(const std::vector<int>& devices, std::string name, BackendPtr cpu, bool small_dense_on_host)
@@ -71,13 +72,14 @@ class CudaBackend final : public ForwardingBackend {
   Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                           int64_t* counts) const override;
   // ---- on the device (cuda_backend.cu) ----
-  void random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
+  Status random_fill(const random::FillParams& p, int64_t e0, int64_t step, int64_t n, void* out) const override;
+  // ---- the benchmark sources (BenchSource checks the arguments) ----
+  const BenchDeviceOps* bench_device_ops() const override { return this; }
   Result<double> random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
                                   int64_t c0, int64_t cstep, int64_t cols, double add) const override;
   // ---- on the device (randint3_kernels.cu): A generated in shared memory, never stored ----
-  Status randint3_product(const Backend::RandInt3Rows& a, Backend::RandInt3Op op, MatrixView<const double> x,
+  Status randint3_product(const RandInt3Rows& a, RandInt3Op op, MatrixView<const double> x,
                           MatrixView<double> out) const override;
-  bool fused_randint3() const override { return true; }
 
   // Every other operation: on the CPU backend (ForwardingBackend), for now.
 

@@ -180,7 +180,7 @@ cudaError_t launch_random_fill(const random::FillParams& p, int64_t e0, int64_t 
 /// sum, hence its bits, is the same on every device.
 inline constexpr int kSliceSumBlocks = 4096;
 inline constexpr int kSliceSumThreads = 256;
-/// partials[b] = block b's share of Σ (v(i, j) + add) (Backend::random_slice_sum), b <
+/// partials[b] = block b's share of Σ (v(i, j) + add) (BenchSource::random_slice_sum), b <
 /// kSliceSumBlocks; the caller adds them in order.
 cudaError_t launch_random_slice_sum(const random::FillParams& p, int64_t ld, int64_t r0, int64_t rstep, int64_t rows,
                                     int64_t c0, int64_t cstep, int64_t cols, double add, double* partials,

@@ -7,16 +7,16 @@
 //
 // Exactness: a(i, j) ∈ {0, 1, 2}, so a·x is exact in float64 and fma(a, x, acc) rounds once,
 // exactly like acc + a·x; only the additions round. Every output is one thread's sequential sum:
-// A·x over j = 0, 1, …; Aᵀ·x over each of Backend::kRandInt3Slices row slices in row order.
+// A·x over j = 0, 1, …; Aᵀ·x over each of kRandInt3Slices row slices in row order.
 #include <cmath>
 #include <cstdint>
 
-#include "strata/backend/backend.hpp"
+#include "strata/backend/bench_source.hpp"
 #include "strata/core/random.hpp"
 
 namespace strata::backend::cuda::tile {
 
-using Rows = Backend::RandInt3Rows;
+using Rows = RandInt3Rows;
 inline constexpr int kThreads = 256;
 inline constexpr int kL = 32;                  // columns of x per block (grid.y covers wider x)
 inline constexpr int kGroups = kThreads / kL;  // thread t: column t mod 32, group t / 32
@@ -91,15 +91,15 @@ STRATA_HD inline void times_store(const Rows& a, int64_t l, int64_t bx, int64_t 
 }
 
 // ---- zp[s] = (Aᵀ·w over slice s): block (bx, by, s) makes columns [64bx, +64) of A × columns
-// [32by, +32) of w. w: rows × l column-major (ld rows); zp: Backend::kRandInt3Slices × (cols × l).
+// [32by, +32) of w. w: rows × l column-major (ld rows); zp: kRandInt3Slices × (cols × l).
 struct TransShared {
   double as[kStep][kOut];
   double ws[kStep][kL];
 };
 /// Rows [lo, hi) of the block (relative to a.r0) that slice s sums.
 STRATA_HD inline void slice_rows(int64_t rows, int64_t s, int64_t* lo, int64_t* hi) {
-  *lo = s * rows / Backend::kRandInt3Slices;
-  *hi = (s + 1) * rows / Backend::kRandInt3Slices;
+  *lo = s * rows / kRandInt3Slices;
+  *hi = (s + 1) * rows / kRandInt3Slices;
 }
 STRATA_HD inline void trans_load(const Rows& a, const double* w, int64_t l, int64_t bx, int64_t by, int64_t hi,
                                  int64_t i0, TransShared& sh, int tid) {
@@ -132,7 +132,7 @@ STRATA_HD inline void trans_store(const Rows& a, int64_t l, int64_t bx, int64_t 
 /// z[k] = ((zp[0][k] + zp[1][k]) + zp[2][k]) + …: the slices in order.
 STRATA_HD inline double add_slices(const double* zp, int64_t n, int64_t k) {
   double v = zp[k];
-  for (int64_t s = 1; s < Backend::kRandInt3Slices; ++s) v += zp[s * n + k];
+  for (int64_t s = 1; s < kRandInt3Slices; ++s) v += zp[s * n + k];
   return v;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double a_at(const Backend::RandInt3Rows& a, int64_t i, int64_t j) {
+double a_at(const RandInt3Rows& a, int64_t i, int64_t j) {
   return random::randint3(random::byte_at(a.seed, 0, static_cast<uint64_t>((a.r0 + i) * a.cols + j)));
 }
 int64_t blocks(int64_t n, int64_t per) { return (n + per - 1) / per; }
@@ -25,7 +25,7 @@ using Acc = std::vector<std::array<double, kPer>>;
 
 // The grid of times_kernel, thread by thread; the tiles start as NaN each step, so an entry the
 // load phase missed would show.
-std::vector<double> run_times(const Backend::RandInt3Rows& a, const std::vector<double>& x, int64_t l) {
+std::vector<double> run_times(const RandInt3Rows& a, const std::vector<double>& x, int64_t l) {
   std::vector<double> y(static_cast<size_t>(a.rows * l), kNaN);
   auto sh = std::make_unique<TimesShared>();
   for (int64_t bx = 0; bx < blocks(a.rows, kOut); ++bx)
@@ -43,11 +43,11 @@ std::vector<double> run_times(const Backend::RandInt3Rows& a, const std::vector<
 }
 
 // trans_times_kernel's grid and the slice sum after it.
-std::vector<double> run_trans(const Backend::RandInt3Rows& a, const std::vector<double>& w, int64_t l) {
-  std::vector<double> zp(static_cast<size_t>(Backend::kRandInt3Slices * a.cols * l), kNaN),
+std::vector<double> run_trans(const RandInt3Rows& a, const std::vector<double>& w, int64_t l) {
+  std::vector<double> zp(static_cast<size_t>(kRandInt3Slices * a.cols * l), kNaN),
       z(static_cast<size_t>(a.cols * l));
   auto sh = std::make_unique<TransShared>();
-  for (int64_t s = 0; s < Backend::kRandInt3Slices; ++s)
+  for (int64_t s = 0; s < kRandInt3Slices; ++s)
     for (int64_t bx = 0; bx < blocks(a.cols, kOut); ++bx)
       for (int64_t by = 0; by < blocks(l, kL); ++by) {
         int64_t lo = 0, hi = 0;
@@ -73,7 +73,7 @@ TEST(CudaRandInt3Tiles, KernelsAreTheDocumentedSums) {
   };
   for (const Case& k : {Case{45, 0, 70, 3}, Case{33, 7, 5, 33}, Case{130, 3, 129, 20},
                         Case{17, (int64_t{1} << 33) / 17, 40, 2}, Case{1, 0, 9, 1}, Case{64, 1, 64, 32}}) {
-    const Backend::RandInt3Rows a{0x5eedull + static_cast<uint64_t>(k.cols), k.cols, k.r0, k.rows};
+    const RandInt3Rows a{0x5eedull + static_cast<uint64_t>(k.cols), k.cols, k.r0, k.rows};
     std::mt19937_64 rng(static_cast<uint64_t>(k.rows));
     std::normal_distribution<double> nd;
     std::vector<double> x(static_cast<size_t>(k.cols * k.l)), w(static_cast<size_t>(k.rows * k.l));
@@ -91,8 +91,8 @@ TEST(CudaRandInt3Tiles, KernelsAreTheDocumentedSums) {
     for (int64_t c = 0; c < k.l; ++c)
       for (int64_t j = 0; j < k.cols; ++j) {
         double total = 0;
-        for (int64_t s = 0; s < Backend::kRandInt3Slices; ++s) {
-          const int64_t lo = s * k.rows / Backend::kRandInt3Slices, hi = (s + 1) * k.rows / Backend::kRandInt3Slices;
+        for (int64_t s = 0; s < kRandInt3Slices; ++s) {
+          const int64_t lo = s * k.rows / kRandInt3Slices, hi = (s + 1) * k.rows / kRandInt3Slices;
           double part = 0;
           for (int64_t i = lo; i < hi; ++i) part += a_at(a, i, j) * w[static_cast<size_t>(i + c * k.rows)];
           total = s == 0 ? part : total + part;
