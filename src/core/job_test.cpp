@@ -11,10 +11,10 @@
 namespace strata {
 namespace {
 
-namespace fs = std::filesystem;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
+namespace fs = std::filesystem;
 
 TEST(Summary, KeepsOrderReplacesAndNests) {
   Summary s;

@@ -1,11 +1,10 @@
 // plink2-compatible `.afreq` and `.vmiss` writers.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 
+#include "genomics/text_writer.hpp"
 #include "strata/core/job.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/freq.hpp"
@@ -14,47 +13,24 @@
 namespace strata::genomics {
 namespace {
 
-// A staged text file of an OutputSet, written through stdio.
-class TextFile {
- public:
-  ~TextFile() {
-    if (f_) std::fclose(f_);
-  }
-  Status open(OutputSet& out, const std::string& path) {
-    path_ = path;
-    STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
-    f_ = std::fopen(staged.c_str(), "wb");
-    if (!f_) return Status::IOError(path, ": cannot create: ", std::strerror(errno));
-    return Status::OK();
-  }
-  Status write(const std::string& s) {
-    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f_) != s.size())
-      return Status::IOError(path_, ": write failed: ", std::strerror(errno));
-    return Status::OK();
-  }
-  Status close() {
-    const bool bad = std::fflush(f_) != 0 || std::ferror(f_);
-    const int rc = std::fclose(f_);
-    f_ = nullptr;
-    if (bad || rc != 0) return Status::IOError(path_, ": write failed: ", std::strerror(errno));
-    return Status::OK();
-  }
+using detail::TextWriter;
 
- private:
-  std::string path_;
-  std::FILE* f_ = nullptr;
-};
+// Stages `path` in `out` and opens it.
+Result<TextWriter> open_staged(OutputSet& out, const std::string& path) {
+  STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
+  return TextWriter::open(staged, path);
+}
 
 Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable& table, const std::string& prefix,
                   const FreqOptions& options) {
-  TextFile afreq, vmiss;
+  TextWriter afreq, vmiss;
   if (options.afreq) {
-    STRATA_RETURN_NOT_OK(afreq.open(out, prefix + ".afreq"));
-    STRATA_RETURN_NOT_OK(afreq.write("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n"));
+    STRATA_ASSIGN_OR_RETURN(afreq, open_staged(out, prefix + ".afreq"));
+    afreq.put("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n");
   }
   if (options.vmiss) {
-    STRATA_RETURN_NOT_OK(vmiss.open(out, prefix + ".vmiss"));
-    STRATA_RETURN_NOT_OK(vmiss.write("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n"));
+    STRATA_ASSIGN_OR_RETURN(vmiss, open_staged(out, prefix + ".vmiss"));
+    vmiss.put("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n");
   }
   std::vector<std::string> contigs;
   for (const std::string& c : view.contigs()) contigs.push_back(io::plink_chromosome_name(c));

@@ -1,9 +1,7 @@
 // strata gwas: the command — models, declared outputs, the scan of every segment, the summary.
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
+#include "genomics/text_writer.hpp"
 #include "gwas_scan.hpp"
 #include "strata/core/job.hpp"
 #include "strata/genomics/selection.hpp"
@@ -19,27 +17,6 @@ using gwas_detail::kUnfinished;
 using gwas_detail::Model;
 using gwas_detail::PhenotypeTally;
 using gwas_detail::Segment;
-
-// A staged text file of the set.
-struct OutFile {
-  std::FILE* f = nullptr;
-  std::string path;
-  ~OutFile() {
-    if (f) std::fclose(f);
-  }
-  Status write(const std::string& s) {
-    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size())
-      return Status::IOError(path, ": write failed: ", std::strerror(errno));
-    return Status::OK();
-  }
-  Status close() {
-    const bool bad = std::fflush(f) != 0 || std::ferror(f);
-    const int rc = std::fclose(f);
-    f = nullptr;
-    if (bad || rc != 0) return Status::IOError(path, ": write failed: ", std::strerror(errno));
-    return Status::OK();
-  }
-};
 
 // Each phenotype's rows by ERRCODE into the summary, and a warning for the degenerate designs
 // (collinear, separated, invalid, unfinished) and for Firth on most variants.
@@ -130,18 +107,19 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
                                                      : ".glm.logistic";
     return prefix + "." + p.name + ext;
   };
-  std::vector<OutFile> files(static_cast<size_t>(np));
+  std::vector<std::string> paths(static_cast<size_t>(np));
+  std::vector<detail::TextWriter> files(static_cast<size_t>(np));
   GwasRunSummary summary;
   for (int64_t j = 0; j < np; ++j) {
     const auto& p = model.phenotypes[j];
-    files[j].path = file_of(p);
+    paths[j] = file_of(p);
     GwasPhenotypeSummary ps;
     ps.name = p.name;
     ps.logistic = p.logistic;
     ps.samples = p.samples;
     ps.cases = p.cases;
     ps.controls = p.controls;
-    ps.file = files[j].path;
+    ps.file = paths[j];
     summary.phenotypes.push_back(ps);
   }
   // Declare every output before the pass. Under MPI the ranks share the variants
@@ -152,10 +130,9 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   for (const auto& f : o.selection.files()) rules.inputs.push_back(f);
   STRATA_RETURN_NOT_OK(job.declare(file_of(model.phenotypes[0]), std::move(rules), [&](OutputSet& out) -> Status {
     for (int64_t j = 0; j < np; ++j) {
-      STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(files[j].path));
-      files[j].f = std::fopen(staged.c_str(), "wb");
-      if (!files[j].f) return Status::IOError(files[j].path, ": cannot create: ", std::strerror(errno));
-      STRATA_RETURN_NOT_OK(files[j].write(gwas_detail::header(model.phenotypes[j].logistic, cols)));
+      STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(paths[j]));
+      STRATA_ASSIGN_OR_RETURN(files[j], detail::TextWriter::open(staged, paths[j]));
+      files[j].put(gwas_detail::header(model.phenotypes[j].logistic, cols));
     }
     return Status::OK();
   }));
@@ -200,7 +177,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   summarize_phenotypes(tally, o, m, tested, summary);
   summary.groups = model.linear_groups;
   if (job.writer())
-    for (const auto& f : files) summary.files.push_back(f.path);
+    summary.files = paths;
   Summary& r = job.summary();
   r.merge(report_of(summary));
   summary.selection.add_to(r);

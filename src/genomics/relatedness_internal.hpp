@@ -1,10 +1,11 @@
 #pragma once
-// Shared by the KING and distance outputs: sample ID columns and a buffered text writer.
-#include <cstdio>
+// Shared by the KING and distance outputs: sample ID columns, the pairwise commands' genotypes
+// and (text_writer.hpp) the buffered text writer.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "genomics/text_writer.hpp"
 #include "strata/core/result.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/genotype.hpp"
@@ -47,51 +48,5 @@ inline Result<io::GenotypeViewPtr> open_pairwise_genotypes(const Context& ctx, c
                                " at least two samples (there is no pair)");
   return view;
 }
-
-// A file written through a large buffer; errors name the path.
-class TextWriter {
- public:
-  static Result<TextWriter> open(const std::string& path) {
-    TextWriter w;
-    w.path_ = path;
-    w.f_ = std::fopen(path.c_str(), "wb");
-    if (!w.f_) return Status::IOError("cannot open ", path, " for writing");
-    w.buf_.reserve(kFlush + 4096);
-    return w;
-  }
-  TextWriter() = default;
-  TextWriter(TextWriter&& o) noexcept : f_(o.f_), path_(std::move(o.path_)), buf_(std::move(o.buf_)) { o.f_ = nullptr; }
-  TextWriter& operator=(TextWriter&& o) noexcept {
-    std::swap(f_, o.f_);
-    std::swap(path_, o.path_);
-    std::swap(buf_, o.buf_);
-    return *this;
-  }
-  ~TextWriter() {
-    if (f_) std::fclose(f_);
-  }
-  void put(std::string_view s) { buf_.append(s); }
-  void put(char c) { buf_.push_back(c); }
-  Status maybe_flush() { return buf_.size() >= kFlush ? flush() : Status::OK(); }
-  Status flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
-      return Status::IOError("cannot write ", path_, " (disk full?)");
-    buf_.clear();
-    return Status::OK();
-  }
-  Status close() {
-    STRATA_RETURN_NOT_OK(flush());
-    const int rc = std::fclose(f_);
-    f_ = nullptr;
-    if (rc != 0) return Status::IOError("cannot write ", path_, " (disk full?)");
-    return Status::OK();
-  }
-
- private:
-  static constexpr size_t kFlush = size_t{1} << 20;
-  std::FILE* f_ = nullptr;
-  std::string path_;
-  std::string buf_;
-};
 
 }  // namespace strata::genomics::detail
