@@ -29,26 +29,14 @@ bool detect_avx2() {
 #endif
 }
 
-// The vector kernels of one level; null for the scalar code.
-struct VectorKernels {
-  void (*normal_contig)(const FillParams&, uint64_t, int64_t, double*);
-  void (*normal_step2)(const FillParams&, uint64_t, int64_t, int, double*);
-  void (*normal_strided)(const FillParams&, uint64_t, int64_t, int64_t, double*);
-  void (*philox_words)(uint64_t, uint64_t, uint64_t, int64_t, uint32_t*);
-};
-#if defined(__x86_64__)
-constexpr VectorKernels kAvx512 = {detail::avx512::normal_contig, detail::avx512::normal_step2,
-                                   detail::avx512::normal_strided, detail::avx512::philox_words};
-constexpr VectorKernels kAvx2 = {detail::avx2::normal_contig, detail::avx2::normal_step2,
-                                 detail::avx2::normal_strided, detail::avx2::philox_words};
-#endif
+using detail::VectorKernels;
 
 // An Isa the CPU lacks falls back to Portable rather than faulting.
 const VectorKernels* vector_kernels(Isa isa) {
   if (!isa_available(isa)) return nullptr;
 #if defined(__x86_64__)
-  if (isa == Isa::Avx512) return &kAvx512;
-  if (isa == Isa::Avx2) return &kAvx2;
+  if (isa == Isa::Avx512) return &detail::avx512::kKernels;
+  if (isa == Isa::Avx2) return &detail::avx2::kKernels;
 #endif
   return nullptr;
 }

@@ -467,6 +467,8 @@ STRATA_AVX2 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64
   }
 }
 
+const VectorKernels kKernels = {normal_contig, normal_step2, normal_strided, philox_words};
+
 }  // namespace strata::random::detail::avx2
 
 #endif  // defined(__x86_64__)

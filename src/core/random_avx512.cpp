@@ -406,6 +406,8 @@ STRATA_AVX512 void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int
   }
 }
 
+const VectorKernels kKernels = {normal_contig, normal_step2, normal_strided, philox_words};
+
 }  // namespace strata::random::detail::avx512
 
 #endif  // defined(__x86_64__)

@@ -22,25 +22,24 @@ struct ZigK64 {
 };
 inline constexpr ZigK64 kZigK64{};
 
-// AVX-512 kernels (random_avx512.cpp); callers check isa_available(Isa::Avx512) first.
-namespace avx512 {
-/// Normal values (fma(z, sd, mean)) of elements 4*b0 .. 4*(b0+nb)-1 (4 per block).
-void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out);
-/// Elements 4b+parity and 4b+2+parity for blocks b0 .. b0+nb-1 (a step-2 run), 2 per block.
-void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out);
-/// Elements e0 + k*step, one Philox block each (any step).
-void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out);
-/// Raw words of blocks b0 .. b0+nb-1, 4 per block, block-major.
-void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64_t nb, uint32_t* out);
-}  // namespace avx512
+/// The vector kernels of one level (random.cpp picks them by Isa).
+struct VectorKernels {
+  /// Normal values (fma(z, sd, mean)) of elements 4*b0 .. 4*(b0+nb)-1 (4 per block).
+  void (*normal_contig)(const FillParams& p, uint64_t b0, int64_t nb, double* out);
+  /// Elements 4b+parity and 4b+2+parity for blocks b0 .. b0+nb-1 (a step-2 run), 2 per block.
+  void (*normal_step2)(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out);
+  /// Elements e0 + k*step, one Philox block each (any step).
+  void (*normal_strided)(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out);
+  /// Raw words of blocks b0 .. b0+nb-1, 4 per block, block-major.
+  void (*philox_words)(uint64_t seed, uint64_t stream, uint64_t b0, int64_t nb, uint32_t* out);
+};
 
-// AVX2 + FMA kernels (random_avx2.cpp), the same four entry points; callers check
-// isa_available(Isa::Avx2) first.
+// x86-64 only; callers check isa_available() first.
+namespace avx512 {
+extern const VectorKernels kKernels;  // random_avx512.cpp
+}
 namespace avx2 {
-void normal_contig(const FillParams& p, uint64_t b0, int64_t nb, double* out);
-void normal_step2(const FillParams& p, uint64_t b0, int64_t nb, int parity, double* out);
-void normal_strided(const FillParams& p, uint64_t e0, int64_t step, int64_t n, double* out);
-void philox_words(uint64_t seed, uint64_t stream, uint64_t b0, int64_t nb, uint32_t* out);
-}  // namespace avx2
+extern const VectorKernels kKernels;  // random_avx2.cpp (AVX2 + FMA)
+}
 
 }  // namespace strata::random::detail
