@@ -11,9 +11,9 @@ using strata::testing::test_ctx;
 namespace strata::genomics {
 namespace {
 
-namespace fs = std::filesystem;
 using strata::testing::read_file;
 using strata::testing::TempDir;
+namespace fs = std::filesystem;
 
 TEST(Freq, FormatsLikePlink2) {
   EXPECT_EQ(format_plink_float(0.335423197), "0.335423");

@@ -9,6 +9,7 @@ namespace {
 using strata::testing::TempDir;
 using strata::testing::write_file;
 
+// Samples NA1, NA2 and NA3 (no families).
 io::SampleInfo three() {
   io::SampleInfo s;
   s.id = {"NA1", "NA2", "NA3"};
