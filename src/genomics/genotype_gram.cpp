@@ -26,7 +26,7 @@ using gram::make_kernels;
 // Rows [row0, row0 + rows) of `view` into fresh memory laid out as the operator keeps its codes
 // (rows `stride` apart, then one zero row and kSlack zero bytes), `block` rows per task on ctx's
 // threads; `loaded(r, count, codes)` (if any) runs on the same worker right after the read of
-// rows [r, r + count) (numbered from row0), while they are in its cache.
+// rows [r, r + count) (numbered from row0), while they are in its cache; its error ends the read.
 Result<Buffer> read_resident(const Context& ctx, const io::GenotypeView& view, int64_t row0, int64_t rows,
                              int64_t block, const std::function<Status(int64_t, int64_t, const uint8_t*)>& loaded) {
   const int64_t n = view.num_samples(), stride = io::packed_row_bytes(n);
