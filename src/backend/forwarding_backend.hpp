@@ -53,27 +53,27 @@ class ForwardingBackend : public Backend {
   Status decode(CodesView codes, const double* luts, MatrixView<double> out) const override {
     return inner_->decode(codes, luts, out);
   }
-  void count_codes(CodesView codes, int64_t* counts) const override { inner_->count_codes(codes, counts); }
-  void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                   float* y) const override {
-    inner_->codes_times(codes, luts, qt, ldq, w, y);
+  Status count_codes(CodesView codes, int64_t* counts) const override { return inner_->count_codes(codes, counts); }
+                     Status codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                                        float* y) const override {
+    return inner_->codes_times(codes, luts, qt, ldq, w, y);
   }
-  void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w, float* zt,
-                     int64_t ldz) const override {
-    inner_->codes_t_times(codes, luts, n0, len, y, w, zt, ldz);
+  Status codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                       float* zt, int64_t ldz) const override {
+    return inner_->codes_t_times(codes, luts, n0, len, y, w, zt, ldz);
   }
-  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
-                       const uint8_t* packed) const override {
-    inner_->codes_times_i16(codes, qt, ldq, w, p, packed);
+  Status codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                         const uint8_t* packed) const override {
+    return inner_->codes_times_i16(codes, qt, ldq, w, p, packed);
   }
-  std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override {
+  Result<std::vector<uint8_t>> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override {
     return inner_->pack_times_i16(qt, ldq, w, n32);
   }
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
-                         const uint8_t* packed) const override {
-    inner_->codes_t_times_i16(codes, wpairs, w, zt, ldz, packed);
+  Status codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                           const uint8_t* packed) const override {
+    return inner_->codes_t_times_i16(codes, wpairs, w, zt, ldz, packed);
   }
-  std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override {
+  Result<std::vector<uint8_t>> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override {
     return inner_->pack_t_times_i16(wpairs, rows, w);
   }
   bool fast_int16() const override { return inner_->fast_int16(); }
@@ -90,13 +90,13 @@ class ForwardingBackend : public Backend {
   Status accumulate_f32(const float* x, double* acc, int64_t n) const override {
     return inner_->accumulate_f32(x, acc, n);
   }
-  void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
-                       int64_t ldacc) const override {
-    inner_->gram_panels_f32(a, b, kk, rows, cols, mode, acc, ldacc);
+  Status gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                         int64_t ldacc) const override {
+    return inner_->gram_panels_f32(a, b, kk, rows, cols, mode, acc, ldacc);
   }
-  void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols, int mode,
-                        double scale, double* acc, int64_t ldacc) const override {
-    inner_->gram_panels_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
+  Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
+                          int mode, double scale, double* acc, int64_t ldacc) const override {
+    return inner_->gram_panels_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
   }
   Status pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
                  int8_t* limbs, int64_t* rsum) const override {

@@ -26,9 +26,9 @@ using gram::make_kernels;
 // Rows [row0, row0 + rows) of `view` into fresh memory laid out as the operator keeps its codes
 // (rows `stride` apart, then one zero row and kSlack zero bytes), `block` rows per task on ctx's
 // threads; `loaded(r, count, codes)` (if any) runs on the same worker right after the read of
-// rows [r, r + count) (numbered from row0), while they are in its cache.
+// rows [r, r + count) (numbered from row0), while they are in its cache; its error ends the read.
 Result<Buffer> read_resident(const Context& ctx, const io::GenotypeView& view, int64_t row0, int64_t rows,
-                             int64_t block, const std::function<void(int64_t, int64_t, const uint8_t*)>& loaded) {
+                             int64_t block, const std::function<Status(int64_t, int64_t, const uint8_t*)>& loaded) {
   const int64_t n = view.num_samples(), stride = io::packed_row_bytes(n);
   STRATA_ASSIGN_OR_RETURN(Buffer buf, Buffer::allocate((rows + 1) * stride + kSlack));
   uint8_t* base = buf.as<uint8_t>();
@@ -45,7 +45,7 @@ Result<Buffer> read_resident(const Context& ctx, const io::GenotypeView& view, i
     uint8_t* codes = base + r0 * stride;
     buf.prefault(r0 * stride, count * stride);  // each worker has the kernel zero its own pages
     STRATA_RETURN_NOT_OK(view.read_codes(row0 + r0, count, 0, n, codes, stride));
-    if (loaded) loaded(r0, count, codes);
+    if (loaded) STRATA_RETURN_NOT_OK(loaded(r0, count, codes));
     return Status::OK();
   }));
   return buf;
@@ -252,7 +252,7 @@ class GenotypeGramOperator final : public linalg::GramOperator {
   const Communicator* ranks() const override { return source_->ranks(); }
 
   Status gram(const linalg::DenseMatrix& q, linalg::DenseMatrix& y) const override {
-    const GroupKernels::Operand op = kernels_.gram_operand(q);
+    STRATA_ASSIGN_OR_RETURN(const GroupKernels::Operand op, kernels_.gram_operand(q));
     // The tree's additions run on the pool, and its combined nodes become the next groups'
     // partials (no fresh 2 MB vector, zeroed, per group on the pass's critical path).
     TreeSum tree(kernels_.partial_width(op), &ctx_.pool());
@@ -399,8 +399,9 @@ Result<ResidentCodes> load_codes_with_counts(const Context& ctx, const io::Genot
   // Blocks of about 1 MiB: counted right after they are read, while they are in the cache.
   const int64_t block = std::max<int64_t>(kTileRows, (int64_t{1} << 20) / std::max<int64_t>(1, out.stride));
   STRATA_ASSIGN_OR_RETURN(out.codes, read_resident(ctx, view, 0, m, block, [&](int64_t r0, int64_t rows, const uint8_t* codes) {
-                            count_rows(ctx, codes, rows, n, out.stride, out.counts.data() + r0);
+                            STRATA_RETURN_NOT_OK(count_rows(ctx, codes, rows, n, out.stride, out.counts.data() + r0));
                             ctx.advance_progress(rows);
+                            return Status::OK();
                           }));
   return out;
 }
@@ -411,8 +412,8 @@ Result<GenotypeGramPartial> genotype_gram_group(const Context& ctx, const Genoty
   if (q.rows != group.samples) return Status::Invalid("genotype group: Q has ", q.rows, " rows for ", group.samples, " samples");
   STRATA_ASSIGN_OR_RETURN(GroupWork work, group_work(ctx, group, scale, arithmetic));
   GenotypeGramPartial part;
-  STRATA_RETURN_NOT_OK(
-      work.kernels.group_partial(work.kernels.gram_operand(q), 0, group.rows, work.codes.data(), part));
+  STRATA_ASSIGN_OR_RETURN(const GroupKernels::Operand op, work.kernels.gram_operand(q));
+  STRATA_RETURN_NOT_OK(work.kernels.group_partial(op, 0, group.rows, work.codes.data(), part));
   return part;
 }
 

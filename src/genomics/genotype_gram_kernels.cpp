@@ -73,14 +73,14 @@ GroupKernels::GroupKernels(const Context& ctx, std::vector<float> luts, std::vec
     : ctx_(ctx), luts_(std::move(luts)), linear_(std::move(linear)), n_(n), n16_(round_up(n, 16)),
       n32_(round_up(n, 32)), stride_(io::packed_row_bytes(n)), arithmetic_(arithmetic) {}
 
-GroupKernels::Operand GroupKernels::gram_operand(const linalg::DenseMatrix& q) const {
+Result<GroupKernels::Operand> GroupKernels::gram_operand(const linalg::DenseMatrix& q) const {
   Operand o;
   o.cols = q.cols;
   o.w = round_up(std::max<int64_t>(1, q.cols), kLanes);
   if (arithmetic_ == Precision::Float32) o.qt = transposed_f32(q, o.w);
   else {
     o.qi = round_int16(q, n_, n32_, o.w);
-    o.qpacked = backend::of(ctx_).pack_times_i16(o.qi.qt.data(), o.qi.ld, o.w, n32_);
+    STRATA_ASSIGN_OR_RETURN(o.qpacked, backend::of(ctx_).pack_times_i16(o.qi.qt.data(), o.qi.ld, o.w, n32_));
   }
   return o;
 }
@@ -133,19 +133,18 @@ Status GroupKernels::group_partial(const Operand& op, int64_t g0, int64_t rows, 
     // Phase 1: T_t = A_t·Q̃ from exact integer sums.
     STRATA_RETURN_NOT_OK(pool().parallel_for(tiles, [&](int64_t t) -> Status {
       const int64_t r0 = t * kTileRows;
-      tile_products_int16(be, op, t, g0 + r0, std::min(kTileRows, rows - r0), gcodes + r0 * stride_, w,
-                          out.t.data() + r0 * w, missing[static_cast<size_t>(t)]);
-      return Status::OK();
+      return tile_products_int16(be, op, t, g0 + r0, std::min(kTileRows, rows - r0), gcodes + r0 * stride_, w,
+                                 out.t.data() + r0 * w, missing[static_cast<size_t>(t)]);
     }));
     std::vector<double> wscale(static_cast<size_t>(w));
     round_group(g0, rows, w, out.t, wpairs, wscale);
-    const std::vector<uint8_t> tpacked = be.pack_t_times_i16(wpairs.data(), rows, w);
+    STRATA_ASSIGN_OR_RETURN(const std::vector<uint8_t> tpacked, be.pack_t_times_i16(wpairs.data(), rows, w));
     // Phase 2: A_g[:, slice]ᵀ·T̃_g, exact within the group.
     STRATA_RETURN_NOT_OK(for_each_slice([&](int64_t n0, int64_t len) -> Status {
       int32_t* acc = thread_buffer<int32_t>(w * kSliceCols);
       std::fill(acc, acc + w * kSliceCols, 0);
-      be.codes_t_times_i16({gcodes + n0 / 4, rows, len, stride_}, wpairs.data(), w, acc, kSliceCols,
-                           tpacked.empty() ? nullptr : tpacked.data());
+      STRATA_RETURN_NOT_OK(be.codes_t_times_i16({gcodes + n0 / 4, rows, len, stride_}, wpairs.data(), w, acc,
+                                                kSliceCols, tpacked.empty() ? nullptr : tpacked.data()));
       for (int64_t c = 0; c < w; ++c) {
         double* zc = out.z.data() + c * n16_ + n0;
         for (int64_t i = 0; i < len; ++i) zc[i] = wscale[c] * static_cast<double>(acc[c * kSliceCols + i]);
@@ -173,20 +172,19 @@ Status GroupKernels::group_partial(const Operand& op, int64_t g0, int64_t rows, 
     if (mixed) {
       thread_local MissingCalls scratch;
       double* tt = thread_buffer<double>(kTileRows * w);
-      tile_products_int16(be, op, t, g0 + r0, tr, codes, w, tt, scratch);
+      STRATA_RETURN_NOT_OK(tile_products_int16(be, op, t, g0 + r0, tr, codes, w, tt, scratch));
       for (int64_t i = 0; i < tr * w; ++i) yt[i] = static_cast<float>(tt[i]);
       return Status::OK();
     }
     std::fill(yt, yt + tr * w, 0.0f);
-    be.codes_times({codes, tr, n16_, stride_}, luts_.data() + 4 * (g0 + r0), op.qt.data(), n16_, w, yt);
-    return Status::OK();
+    return be.codes_times({codes, tr, n16_, stride_}, luts_.data() + 4 * (g0 + r0), op.qt.data(), n16_, w, yt);
   }));
   // Phase 2: (A_g[:, slice]ᵀ·Y_g)ᵀ, all rows of the group in order.
   return for_each_slice([&](int64_t n0, int64_t len) -> Status {
     float* acc = thread_buffer<float>(w * kSliceCols);
     std::fill(acc, acc + w * kSliceCols, 0.0f);
-    be.codes_t_times({gcodes + n0 / 4, rows, len, stride_}, luts_.data() + 4 * g0, 0, len, ytiles.data(), w, acc,
-                     kSliceCols);
+    STRATA_RETURN_NOT_OK(be.codes_t_times({gcodes + n0 / 4, rows, len, stride_}, luts_.data() + 4 * g0, 0, len,
+                                          ytiles.data(), w, acc, kSliceCols));
     for (int64_t c = 0; c < w; ++c) {
       double* zc = out.z.data() + c * n16_ + n0;
       for (int64_t i = 0; i < len; ++i) zc[i] = static_cast<double>(acc[c * kSliceCols + i]);
@@ -235,7 +233,8 @@ Status GroupKernels::project_group(const Operand& op, int64_t g0, int64_t rows, 
     const int64_t r0 = t * kTileRows, tr = std::min(kTileRows, rows - r0);
     float* yt = thread_buffer<float>(kTileRows * w);
     std::fill(yt, yt + tr * w, 0.0f);
-    be.codes_times({gcodes + r0 * stride_, tr, n16_, stride_}, luts_.data() + 4 * (g0 + r0), op.qt.data(), n16_, w, yt);
+    STRATA_RETURN_NOT_OK(be.codes_times({gcodes + r0 * stride_, tr, n16_, stride_}, luts_.data() + 4 * (g0 + r0),
+                                        op.qt.data(), n16_, w, yt));
     for (int64_t i = 0; i < tr; ++i)
       for (int64_t j = 0; j < k; ++j) out[static_cast<size_t>((r0 + i) * k + j)] = yt[i * w + j];
     return Status::OK();
@@ -255,15 +254,15 @@ std::vector<float> GroupKernels::transposed_f32(const linalg::DenseMatrix& a, in
 // standardized rows r0.. (tile t of its group), from the exact integer sums of raw codes
 // plus the per-variant centring and missing-call terms; `miss` receives the tile's missing
 // calls.
-void GroupKernels::tile_products_int16(const backend::Backend& be, const Operand& op, int64_t t, int64_t r0,
-                                       int64_t rows, const uint8_t* codes, int64_t w, double* tt,
-                                       MissingCalls& miss) const {
+Status GroupKernels::tile_products_int16(const backend::Backend& be, const Operand& op, int64_t t, int64_t r0,
+                                         int64_t rows, const uint8_t* codes, int64_t w, double* tt,
+                                         MissingCalls& miss) const {
   const Int16Block& qi = op.qi;
   int64_t* p = thread_buffer<int64_t>(kTileRows * w + w);
   int64_t* msum = p + kTileRows * w;
   std::fill(p, p + rows * w, int64_t{0});
-  be.codes_times_i16({codes, rows, n32_, stride_}, qi.qt.data(), qi.ld, w, p,
-                     op.qpacked.empty() ? nullptr : op.qpacked.data());
+  STRATA_RETURN_NOT_OK(be.codes_times_i16({codes, rows, n32_, stride_}, qi.qt.data(), qi.ld, w, p,
+                                          op.qpacked.empty() ? nullptr : op.qpacked.data()));
   miss.clear();
   for (int64_t i = 0; i < rows; ++i) {
     const LinearCode& lc = linear_[static_cast<size_t>(r0 + i)];
@@ -279,6 +278,7 @@ void GroupKernels::tile_products_int16(const backend::Backend& be, const Operand
       ti[c] = qi.qscale[c] * (lc.alpha * static_cast<double>(p[i * w + c]) +
                               lc.beta * static_cast<double>(qi.qsum[c]) + lc.gamma * static_cast<double>(msum[c]));
   }
+  return Status::OK();
 }
 
 // Rounds α·T of a group per column to int16 pairs for phase 2 (scale in `wscale`); T̃ (what

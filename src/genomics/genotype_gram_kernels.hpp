@@ -75,7 +75,7 @@ class GroupKernels {
   int64_t stride() const { return stride_; }
   Precision arithmetic() const { return arithmetic_; }
 
-  Operand gram_operand(const linalg::DenseMatrix& q) const;
+  Result<Operand> gram_operand(const linalg::DenseMatrix& q) const;
   Operand project_operand(const linalg::DenseMatrix& x) const;
   // Q as the int16 kernels see it (GramOperator::operand of the mixed arithmetic).
   linalg::DenseMatrix rounded(const linalg::DenseMatrix& q) const;
@@ -100,8 +100,8 @@ class GroupKernels {
  private:
   ThreadPool& pool() const { return ctx_.pool(); }
   std::vector<float> transposed_f32(const linalg::DenseMatrix& a, int64_t w) const;
-  void tile_products_int16(const backend::Backend& be, const Operand& op, int64_t t, int64_t r0, int64_t rows,
-                           const uint8_t* codes, int64_t w, double* tt, MissingCalls& miss) const;
+  Status tile_products_int16(const backend::Backend& be, const Operand& op, int64_t t, int64_t r0, int64_t rows,
+                             const uint8_t* codes, int64_t w, double* tt, MissingCalls& miss) const;
   void round_group(int64_t g0, int64_t group_rows, int64_t w, std::vector<double>& tg, std::vector<int16_t>& wpairs,
                    std::vector<double>& wscale) const;
   template <class SliceFn>

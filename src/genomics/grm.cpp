@@ -168,27 +168,30 @@ struct TileAccumulator {
 };
 
 // acc += the integer runs' products (a diagonal tile: its lower half and diagonal).
-void add_integer_product(const backend::Backend& be, const BlockPlan& bp, const uint8_t* codes, const int8_t* limbs,
-                         int64_t npad, const TileAccumulator& a, double* acc) {
+Status add_integer_product(const backend::Backend& be, const BlockPlan& bp, const uint8_t* codes,
+                           const int8_t* limbs, int64_t npad, const TileAccumulator& a, double* acc) {
   const int mode = a.row0 == a.col0 ? 1 : 0;
   for (const IntRun& run : bp.runs) {
-    be.gram_panels_u8s8(codes + run.quad0 * 4 * npad + (a.col0 / kGroup) * run.quads * 4 * kGroup,
-                        limbs + run.quad0 * 12 * npad + (a.row0 / kGroup) * run.quads * 12 * kGroup, run.quads,
-                        a.rows, a.cols, mode, run.scale, acc, a.cols);
+    const uint8_t* run_codes = codes + run.quad0 * 4 * npad + (a.col0 / kGroup) * run.quads * 4 * kGroup;
+    const int8_t* run_limbs = limbs + run.quad0 * 12 * npad + (a.row0 / kGroup) * run.quads * 12 * kGroup;
+    STRATA_RETURN_NOT_OK(
+        be.gram_panels_u8s8(run_codes, run_limbs, run.quads, a.rows, a.cols, mode, run.scale, acc, a.cols));
   }
+  return Status::OK();
 }
 
 // acc += the tile's product over the k packed rows of `panel`, one float32 run at a time.
 // Diagonal tiles compute their lower half only (mirrored at the end of the pass); with
 // exact_diagonal their diagonal is an exact float64 sum of squares instead.
-void add_product(const backend::Backend& be, const float* panel, int64_t k, int64_t npad, const TileAccumulator& a,
-                 double* acc, bool exact_diagonal) {
+Status add_product(const backend::Backend& be, const float* panel, int64_t k, int64_t npad, const TileAccumulator& a,
+                   double* acc, bool exact_diagonal) {
   const bool diagonal = a.row0 == a.col0;
   const int mode = !diagonal ? 0 : exact_diagonal ? 2 : 1;
   for (int64_t k0 = 0; k0 < k; k0 += kFloat32Run) {
     const int64_t kk = std::min(kFloat32Run, k - k0);
     const float* run = panel + k0 * npad;
-    be.gram_panels_f32(run + a.row0 * kk, run + a.col0 * kk, kk, a.rows, a.cols, mode, acc, a.cols);
+    STRATA_RETURN_NOT_OK(
+        be.gram_panels_f32(run + a.row0 * kk, run + a.col0 * kk, kk, a.rows, a.cols, mode, acc, a.cols));
     if (mode != 2) continue;
     for (int64_t g0 = 0; g0 < a.rows; g0 += kGroup) {
       const float* grp = run + (a.row0 + g0) * kk;
@@ -202,6 +205,7 @@ void add_product(const backend::Backend& be, const float* panel, int64_t k, int6
       for (int64_t l = 0; l < cnt; ++l) acc[(g0 + l) * a.cols + g0 + l] += sq[l];
     }
   }
+  return Status::OK();
 }
 
 // Mirror the lower half of a diagonal tile onto its upper half (exact symmetry whatever order
@@ -549,12 +553,13 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
       ctx, plan.tiles, band.mine, plan.num_blocks, [&](int64_t b, int slot) { return reader.read(b, slot); },
       [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
         TileAccumulator& a = band.acc[static_cast<size_t>(band.slot_of[static_cast<size_t>(u)])];
-        add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true);
+        STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
         if (plan.integer)
-          add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])], p.icodes[slot].data(),
-                              p.ilimbs[slot].data(), plan.npad, a, a.s());
+          STRATA_RETURN_NOT_OK(add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])],
+                                                   p.icodes[slot].data(), p.ilimbs[slot].data(), plan.npad, a,
+                                                   a.s()));
         if (plan.pairwise && p.mrows[slot] > 0)
-          add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
+          return add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
         return Status::OK();
       },
       po));

@@ -66,7 +66,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(b.variant_start, rows));
   backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
   std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
-  be.count_codes(codes, all_counts.data());
+  STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
   // Products of the dosages (missing = 0) with [Q | Y_r | 1_S] (and, for groups missing many
   // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
   // Σ_S g² (exact integer sums).

@@ -14,10 +14,10 @@ namespace strata::genomics {
 
 using namespace strata::io;
 
-void count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t samples, int64_t stride,
-                VariantCounts* out) {
+Status count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t samples, int64_t stride,
+                  VariantCounts* out) {
   std::vector<int64_t> counts(static_cast<size_t>(4 * rows));
-  backend::of(ctx).count_codes({codes, rows, samples, stride}, counts.data());
+  STRATA_RETURN_NOT_OK(backend::of(ctx).count_codes({codes, rows, samples, stride}, counts.data()));
   for (int64_t v = 0; v < rows; ++v) {
     const int64_t* c = counts.data() + 4 * v;
     out[v].hom_ref = c[0];
@@ -25,10 +25,11 @@ void count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t 
     out[v].hom_alt = c[2];
     out[v].missing = c[3];
   }
+  return Status::OK();
 }
 
-void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out) {
-  count_rows(ctx, block.row(0), block.variant_count, block.sample_count, block.stride, out);
+Status count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out) {
+  return count_rows(ctx, block.row(0), block.variant_count, block.sample_count, block.stride, out);
 }
 
 namespace {
@@ -62,10 +63,7 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
   // Each block writes its own rows of `counts`, so the result does not depend on threads.
   STRATA_RETURN_NOT_OK(for_each_genotype_block(
       ctx, view, first, count, count_block_variants(ctx, view, count),
-      [&](GenotypeBlock& b) {
-        count_block(ctx, b, base + b.variant_start);
-        return Status::OK();
-      },
+      [&](GenotypeBlock& b) { return count_block(ctx, b, base + b.variant_start); },
       nullptr, PassOptions{.label = "variant counts"}));
   if (comm.size() == 1) return counts;
   static_assert(sizeof(VariantCounts) == 4 * sizeof(int64_t), "VariantCounts travels as four int64");

@@ -83,10 +83,7 @@ Status count_pass(const Context& ctx, const io::GenotypeView& view, std::vector<
   // order, so the result is the same for any thread count.
   return io::for_each_genotype_block(
       ctx, view, block,
-      [&](io::GenotypeBlock& b) {
-        count_block(ctx, b, counts.data() + b.variant_start);
-        return Status::OK();
-      },
+      [&](io::GenotypeBlock& b) { return count_block(ctx, b, counts.data() + b.variant_start); },
       [&](io::GenotypeBlock& b) {
         if (!sample_missing) return Status::OK();
         int64_t* miss = sample_missing->data();

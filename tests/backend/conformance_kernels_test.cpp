@@ -50,7 +50,7 @@ TEST_P(Conformance, CountCodes) {
   for (int64_t n : {0, 1, 7, 31, 32, 33, 64, 129, 1000}) {
     const Codes c(4, n, 1, rng);
     std::vector<int64_t> got(static_cast<size_t>(4 * c.rows), -1), ref(got.size(), 0);
-    be_->count_codes(c.view(), got.data());
+    STRATA_ASSERT_OK(be_->count_codes(c.view(), got.data()));
     for (int64_t i = 0; i < c.rows; ++i)
       for (int64_t j = 0; j < n; ++j) ++ref[static_cast<size_t>(4 * i + c.code(i, j))];
     ASSERT_EQ(got, ref) << "n " << n;
@@ -71,7 +71,7 @@ TEST_P(Conformance, CodesTimesF32) {
     for (int64_t k = 0; k < w; ++k)
       for (int64_t j = 0; j < n; ++j) qt[static_cast<size_t>(k * ldq + j)] = u(rng);
     std::vector<float> y(static_cast<size_t>(rows * w), 0.5f);
-    be_->codes_times(c.view(), luts.data(), qt.data(), ldq, w, y.data());
+    STRATA_ASSERT_OK(be_->codes_times(c.view(), luts.data(), qt.data(), ldq, w, y.data()));
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t k = 0; k < w; ++k) {
         double ref = 0.5, mag = 0.5;
@@ -98,7 +98,7 @@ TEST_P(Conformance, CodesTransposeTimesF32) {
     for (int64_t n0 : {int64_t{0}, int64_t{16}}) {
       if (n0 >= n16) continue;
       std::vector<float> zt(static_cast<size_t>(w * ldz), 0.25f);
-      be_->codes_t_times(c.view(), luts.data(), n0, n16 - n0, y.data(), w, zt.data(), ldz);
+      STRATA_ASSERT_OK(be_->codes_t_times(c.view(), luts.data(), n0, n16 - n0, y.data(), w, zt.data(), ldz));
       for (int64_t k = 0; k < w; ++k)
         for (int64_t j = 0; j < ldz; ++j) {
           if (j < n0 || j >= n) {
@@ -131,8 +131,8 @@ TEST_P(Conformance, CodesTimesF32ColumnsIndependentOfWidth) {
   for (int64_t k = 0; k < 16; ++k)
     for (int64_t j = 0; j < n; ++j) qt[static_cast<size_t>(k * n16 + j)] = u(rng);
   std::vector<float> y12(static_cast<size_t>(rows * 12), 0.0f), y16(static_cast<size_t>(rows * 16), 0.0f);
-  be_->codes_times(c.view(), luts.data(), qt.data(), n16, 12, y12.data());
-  be_->codes_times(c.view(), luts.data(), qt.data(), n16, 16, y16.data());
+  STRATA_ASSERT_OK(be_->codes_times(c.view(), luts.data(), qt.data(), n16, 12, y12.data()));
+  STRATA_ASSERT_OK(be_->codes_times(c.view(), luts.data(), qt.data(), n16, 16, y16.data()));
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t k = 0; k < 12; ++k) ASSERT_EQ(y12[i * 12 + k], y16[i * 16 + k]) << i << "," << k;
 }
@@ -153,10 +153,10 @@ TEST_P(Conformance, CodesTimesInt16) {
       for (int64_t k = 0; k < w; ++k)
         for (int64_t j = 0; j < n; ++j) ref[static_cast<size_t>(i * w + k)] += c.code(i, j) * int64_t{qt[k * n32 + j]};
     // qt as it is, and in the backend's packed form (when it has one).
-    const std::vector<uint8_t> packed = be_->pack_times_i16(qt.data(), n32, w, n32);
+    STRATA_ASSERT_OK_AND_ASSIGN(const std::vector<uint8_t> packed, be_->pack_times_i16(qt.data(), n32, w, n32));
     for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), packed.empty() ? nullptr : packed.data()}) {
       std::vector<int64_t> p(static_cast<size_t>(rows * w), 3);
-      be_->codes_times_i16(c.view(), qt.data(), n32, w, p.data(), pk);
+      STRATA_ASSERT_OK(be_->codes_times_i16(c.view(), qt.data(), n32, w, p.data(), pk));
       ASSERT_EQ(p, ref) << rows << "x" << n << (pk ? " packed" : "");
     }
   }
@@ -172,10 +172,10 @@ TEST_P(Conformance, CodesTransposeTimesInt16) {
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t k = 0; k < w; ++k) wp[static_cast<size_t>((i / 2) * 2 * w + 2 * k + i % 2)] = static_cast<int16_t>(val(rng));
     // wpairs as they are, and in the backend's packed form (when it has one).
-    const std::vector<uint8_t> packed = be_->pack_t_times_i16(wp.data(), rows, w);
+    STRATA_ASSERT_OK_AND_ASSIGN(const std::vector<uint8_t> packed, be_->pack_t_times_i16(wp.data(), rows, w));
     for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), packed.empty() ? nullptr : packed.data()}) {
       std::vector<int32_t> zt(static_cast<size_t>(w * ldz), 5);
-      be_->codes_t_times_i16(c.view(n16), wp.data(), w, zt.data(), ldz, pk);
+      STRATA_ASSERT_OK(be_->codes_t_times_i16(c.view(n16), wp.data(), w, zt.data(), ldz, pk));
       for (int64_t k = 0; k < w; ++k)
         for (int64_t j = 0; j < ldz; ++j) {
           if (j >= n16) {
@@ -292,7 +292,8 @@ TEST_P(Conformance, GramPanelsF32) {
               s = fused ? std::fma(at(a, k, i), at(b, k, j), s) : s + at(a, k, i) * at(b, k, j);
             ref[static_cast<size_t>(i * ld + j)] += static_cast<double>(s);
           }
-        be_->gram_panels_f32(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld);
+        STRATA_ASSERT_OK(
+            be_->gram_panels_f32(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld));
         for (size_t e = 0; e < acc.size(); ++e)
           ASSERT_EQ(acc[e], ref[e]) << "kk " << kk << " " << rows << "x" << cols << " mode " << mode << " entry " << e;
       }
@@ -333,7 +334,8 @@ TEST_P(Conformance, GramPanelsU8S8) {
                        (int64_t{1} << (7 * l));
             ref[static_cast<size_t>(i * ld + j)] += scale * static_cast<double>(s);
           }
-        be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, mode, scale, acc.data(), ld);
+        STRATA_ASSERT_OK(
+            be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, mode, scale, acc.data(), ld));
         for (size_t e = 0; e < acc.size(); ++e)
           ASSERT_EQ(acc[e], ref[e]) << "quads " << quads << " " << rows << "x" << cols << " mode " << mode << " " << e;
       }
@@ -346,7 +348,7 @@ TEST_P(Conformance, GramPanelsU8S8) {
     std::vector<uint8_t> codes(static_cast<size_t>(2 * quads * 128), 128);
     std::vector<int8_t> limbs(static_cast<size_t>(quads * 384), extreme);
     std::vector<double> acc(static_cast<size_t>(rows * cols), 1.0);
-    be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, 0, 0.5, acc.data(), cols);
+    STRATA_ASSERT_OK(be_->gram_panels_u8s8(codes.data(), limbs.data(), quads, rows, cols, 0, 0.5, acc.data(), cols));
     const double want = 1.0 + 0.5 * 128.0 * extreme * (1 + 128 + 16384) * 4 * quads;
     for (size_t e = 0; e < acc.size(); ++e) ASSERT_EQ(acc[e], want) << int(extreme) << " " << e;
   }

@@ -236,7 +236,7 @@ class GenotypeOps {
   virtual Status decode(CodesView codes, const float* luts, MatrixView<float> out) const = 0;
   virtual Status decode(CodesView codes, const double* luts, MatrixView<double> out) const = 0;
   /// counts[4i + c] = number of samples of row i with code c. Exact.
-  virtual void count_codes(CodesView codes, int64_t* counts) const = 0;
+  virtual Status count_codes(CodesView codes, int64_t* counts) const = 0;
 
   /// Tile kernels of the genotype Gram operator (a(i, n) = luts[4i + code(i, n)]). Rows are
   /// read 16 (float) or 32 (int16) codes at a time: codes.samples is rounded up to that, the
@@ -245,29 +245,29 @@ class GenotypeOps {
   ///
   /// y (codes.rows × w, row-major) += A·Q with qt = Qᵀ (w × ≥samples, row stride ldq); column
   /// c of y does not depend on w.
-  virtual void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                           float* y) const = 0;
+  virtual Status codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                             float* y) const = 0;
   /// zt[c·ldz + n] += Σ_i a(i, n)·y[i·w + c] for samples n in [n0, n0 + len) (the columns
   /// of (AᵀY)ᵀ), y row-major rows × w; n0 and len multiples of 16.
-  virtual void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
-                             float* zt, int64_t ldz) const = 0;
+  virtual Status codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                               float* zt, int64_t ldz) const = 0;
   /// Exact integer products of raw codes (0..3): p (rows × w, row-major) += codes·Q,
   /// |qt| ≤ 32767. `packed` is null or what pack_times_i16 made of this qt (the backend's own
   /// layout of it, made once for the many tiles of a pass).
-  virtual void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
-                               const uint8_t* packed) const = 0;
+  virtual Status codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                                 const uint8_t* packed) const = 0;
   /// qt (w × n32, row stride ldq) in the layout this backend's codes_times_i16 reads fastest;
   /// empty when it reads qt as it is. n32: codes.samples rounded up to 32.
-  virtual std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const = 0;
+  virtual Result<std::vector<uint8_t>> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const = 0;
   /// zt[c·ldz + n] += Σ_i code(i, n)·y(i, c) for n < codes.samples (rounded up to 16), y(i, c) =
   /// wpairs[(i/2)·2w + 2c + i%2] (row pairs interleaved). Odd rows: the last pair's second
   /// entries are zero and the row after the last is readable. rows ≤ 10,000 (int32 sums).
   /// `packed` is null or what pack_t_times_i16 made of this wpairs (once for a group's slices).
-  virtual void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
-                                 const uint8_t* packed) const = 0;
+  virtual Status codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                                   const uint8_t* packed) const = 0;
   /// wpairs (rows of the group) in the layout this backend's codes_t_times_i16 reads fastest;
   /// empty when it reads them as they are.
-  virtual std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const = 0;
+  virtual Result<std::vector<uint8_t>> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const = 0;
   /// Whether the int16 kernels run at least as fast as float32 ones (picks PCA's default
   /// arithmetic).
   virtual bool fast_int16() const = 0;
@@ -280,16 +280,16 @@ class GenotypeOps {
   /// a kk × 32 row-major block at offset g·kk·32 (a, b point at the tile's first group; entries
   /// of samples past the real ones must be zero). mode 0: every entry; 1: only j ≤ i; 2: only
   /// j < i (a diagonal tile; the other entries are left as they were).
-  virtual void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
-                               double* acc, int64_t ldacc) const = 0;
+  virtual Status gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                 double* acc, int64_t ldacc) const = 0;
   /// The exact-integer GRM product: acc[i·ldacc + j] += scale · Σ_v c_jv · l_iv (exact integer
   /// sums, so the same bits on every backend) for i < rows, j < cols, 4·quads ≤ 65,536 variants.
   /// `codes` (u8 per sample and variant, columns) and `limbs` (three s8 limbs, l = l⁰ + 128 l¹ +
   /// 16384 l², per sample and variant, rows) are panels of 32-sample groups as pack_u8s8()
   /// writes them, pointing at the tile's first group. mode 0: every entry; 1: only j ≤ i.
   /// Codes are at most 128 (the GRM writes g·2^s ≤ 2·64; tests keep to that range).
-  virtual void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
-                                int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const = 0;
+  virtual Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
+                                  int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const = 0;
   /// Packs quads × 4 rows of 2-bit codes (row 4q + t: rows[4q + t], samples [0, n)) into the
   /// panels of gram_panels_u8s8 (samples past n zero, n rounded up to 32) through one 80-byte
   /// table per quad: [0, 16) the code value and [16 + 16l, 32 + 16l) limb l by 4t + code, and
@@ -392,8 +392,8 @@ class RandomOps {
 
 /// \brief What algorithms run on: every capability above. Sizes are taken from the views; a
 /// view whose shape does not fit an operation is Invalid. Dense operations accept any mix of
-/// layouts. An operation that returns Status reports a device's failure there; the void tile
-/// kernels of GenotypeOps (their callers take them as infallible) throw on a device instead.
+/// layouts. Every operation that can fail returns Status (or Result): a device reports its
+/// failures there, never by throwing.
 class Backend : public DenseOps, public GenotypeOps, public ElementwiseOps, public ReduceOps, public RandomOps {
  public:
   ~Backend() override = default;

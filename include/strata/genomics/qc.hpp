@@ -59,10 +59,10 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
 
 /// \brief Counts for each of `rows` packed rows at `codes` (`stride` bytes apart, `samples`
 /// codes each) into out[0 … rows), on the backend of `ctx`.
-void count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t samples, int64_t stride,
-                VariantCounts* out);
+Status count_rows(const Context& ctx, const uint8_t* codes, int64_t rows, int64_t samples, int64_t stride,
+                  VariantCounts* out);
 /// \brief Counts for each row of a block, on the backend of `ctx`.
-void count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out);
+Status count_block(const Context& ctx, const GenotypeBlock& block, VariantCounts* out);
 
 /// \brief Hardy–Weinberg exact test p-value of a biallelic variant's genotype counts, as plink2
 /// computes it for `--hardy`/`--hwe` (Wigginton, Cutler & Abecasis 2005; mid-p off): the

@@ -160,35 +160,41 @@ Status CpuBackend::decode(CodesView codes, const double* luts, MatrixView<double
   return decode_impl(codes, luts, out, k_.decode->row_f64);
 }
 
-void CpuBackend::count_codes(CodesView codes, int64_t* counts) const {
+Status CpuBackend::count_codes(CodesView codes, int64_t* counts) const {
   for (int64_t i = 0; i < codes.rows; ++i) k_.decode->count(codes.row(i), codes.samples, counts + 4 * i);
+  return Status::OK();
 }
 
-void CpuBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                             float* y) const {
+Status CpuBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                               float* y) const {
   k_.f32.times(codes.data, codes.stride, luts, codes.rows, round_up(codes.samples, 16), qt, ldq, w, y);
+  return Status::OK();
 }
 
-void CpuBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y,
-                               int64_t w, float* zt, int64_t ldz) const {
+Status CpuBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y,
+                                 int64_t w, float* zt, int64_t ldz) const {
   k_.f32.t_times(codes.data, codes.stride, luts, codes.rows, n0, len, y, w, zt, ldz);
+  return Status::OK();
 }
 
-void CpuBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
-                                 const uint8_t* packed) const {
+Status CpuBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                                   const uint8_t* packed) const {
   k_.i16.times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 32), qt, ldq, w, p, packed);
+  return Status::OK();
 }
 
-std::vector<uint8_t> CpuBackend::pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const {
+Result<std::vector<uint8_t>> CpuBackend::pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w,
+                                                        int64_t n32) const {
   return k_.i16.pack ? k_.i16.pack(qt, ldq, w, n32) : std::vector<uint8_t>{};
 }
 
-void CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
-                                   const uint8_t* packed) const {
+Status CpuBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                                     const uint8_t* packed) const {
   k_.i16.t_times(codes.data, codes.stride, codes.rows, round_up(codes.samples, 16), wpairs, w, zt, ldz, packed);
+  return Status::OK();
 }
 
-std::vector<uint8_t> CpuBackend::pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const {
+Result<std::vector<uint8_t>> CpuBackend::pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const {
   return k_.i16.pack_t ? k_.i16.pack_t(wpairs, rows, w) : std::vector<uint8_t>{};
 }
 

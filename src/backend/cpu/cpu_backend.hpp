@@ -75,30 +75,32 @@ class CpuBackend final : public Backend {
 
   Status decode(CodesView codes, const float* luts, MatrixView<float> out) const override;
   Status decode(CodesView codes, const double* luts, MatrixView<double> out) const override;
-  void count_codes(CodesView codes, int64_t* counts) const override;
-  void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                   float* y) const override;
-  void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
-                     float* zt, int64_t ldz) const override;
-  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
-                       const uint8_t* packed) const override;
-  std::vector<uint8_t> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override;
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+  Status count_codes(CodesView codes, int64_t* counts) const override;
+  Status codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                     float* y) const override;
+  Status codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                       float* zt, int64_t ldz) const override;
+  Status codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
                          const uint8_t* packed) const override;
-  std::vector<uint8_t> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override;
+  Result<std::vector<uint8_t>> pack_times_i16(const int16_t* qt, int64_t ldq, int64_t w, int64_t n32) const override;
+  Status codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                           const uint8_t* packed) const override;
+  Result<std::vector<uint8_t>> pack_t_times_i16(const int16_t* wpairs, int64_t rows, int64_t w) const override;
   bool fast_int16() const override { return k_.fast_i16; }
   Status ew_binary(EwOp op, ScalarType t, const void* a, bool a_scalar, const void* b, bool b_scalar, void* out,
                  int64_t n) const override;
   Status ew_unary(EwOp op, ScalarType t, const void* a, void* out, int64_t n) const override;
   Status ew_cast(ScalarType from, ScalarType to, const void* a, void* out, int64_t n) const override;
   Status accumulate_f32(const float* x, double* acc, int64_t n) const override;
-  void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
-                       int64_t ldacc) const override {
+  Status gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                         int64_t ldacc) const override {
     k_.gram_panels(a, b, kk, rows, cols, mode, acc, ldacc);
+    return Status::OK();
   }
-  void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
-                        int mode, double scale, double* acc, int64_t ldacc) const override {
+  Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
+                          int mode, double scale, double* acc, int64_t ldacc) const override {
     k_.gram_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
+    return Status::OK();
   }
   Status pack_u8s8(const uint8_t* const* rows, const uint8_t* tables, int64_t quads, int64_t n, uint8_t* codes,
                  int8_t* limbs, int64_t* rsum) const override {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "strata/backend/backend.hpp"
+#include "testing/testing.hpp"
 
 namespace strata::backend {
 namespace {
@@ -60,16 +61,16 @@ TEST_P(CpuKernels, ExactSums) {
           z_ref[j * n16 + s] += code(codes, stride, i, s) * int64_t{wp[(i / 2) * 2 * c.w + 2 * j + i % 2]};
 
     // Both with qt as it is and with the backend's packed form of it.
-    const std::vector<uint8_t> packed = be_->pack_times_i16(qt.data(), n32, c.w, n32);
+    STRATA_ASSERT_OK_AND_ASSIGN(const std::vector<uint8_t> packed, be_->pack_times_i16(qt.data(), n32, c.w, n32));
     for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), packed.empty() ? nullptr : packed.data()}) {
       std::vector<int64_t> p(static_cast<size_t>(c.rows * c.w), 0);
-      be_->codes_times_i16({codes.data(), c.rows, n32, stride}, qt.data(), n32, c.w, p.data(), pk);
+      STRATA_ASSERT_OK(be_->codes_times_i16({codes.data(), c.rows, n32, stride}, qt.data(), n32, c.w, p.data(), pk));
       EXPECT_EQ(p, p_ref) << "times rows " << c.rows << " n " << c.n << (pk ? " packed" : "");
     }
-    const std::vector<uint8_t> tpacked = be_->pack_t_times_i16(wp.data(), c.rows, c.w);
+    STRATA_ASSERT_OK_AND_ASSIGN(const std::vector<uint8_t> tpacked, be_->pack_t_times_i16(wp.data(), c.rows, c.w));
     for (const uint8_t* pk : {static_cast<const uint8_t*>(nullptr), tpacked.empty() ? nullptr : tpacked.data()}) {
       std::vector<int32_t> zt(static_cast<size_t>(c.w * n16), 0);
-      be_->codes_t_times_i16({codes.data(), c.rows, n16, stride}, wp.data(), c.w, zt.data(), n16, pk);
+      STRATA_ASSERT_OK(be_->codes_t_times_i16({codes.data(), c.rows, n16, stride}, wp.data(), c.w, zt.data(), n16, pk));
       for (int64_t j = 0; j < c.w; ++j)
         for (int64_t s = 0; s < c.n; ++s)
           ASSERT_EQ(zt[j * n16 + s], z_ref[j * n16 + s]) << "t_times rows " << c.rows << " n " << c.n << " col " << j
@@ -117,7 +118,7 @@ TEST_P(CpuKernels, CountsMatchScalar) {
     int64_t expect[4] = {0, 0, 0, 0};
     for (int64_t j = 0; j < n; ++j) ++expect[code(row, 0, 0, j)];
     int64_t got[4];
-    be_->count_codes({row.data(), 1, n, static_cast<int64_t>(row.size())}, got);
+    STRATA_ASSERT_OK(be_->count_codes({row.data(), 1, n, static_cast<int64_t>(row.size())}, got));
     for (int c = 0; c < 4; ++c) EXPECT_EQ(got[c], expect[c]) << "n=" << n << " code " << c;
   }
 }

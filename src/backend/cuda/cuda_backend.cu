@@ -2,7 +2,6 @@
 // at load time: the CUDA runtime (linked statically) starts at the first call.
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 #include <thread>
 
 #include "backend/cuda/cuda_backend.cuh"

@@ -49,24 +49,28 @@ class CudaBackend final : public ForwardingBackend, public BenchDeviceOps {
   // ---- on the device (genotype_kernels.cu): exact table lookups and counts ----
   Status decode(CodesView codes, const float* luts, MatrixView<float> out) const override;
   Status decode(CodesView codes, const double* luts, MatrixView<double> out) const override;
-  void count_codes(CodesView codes, int64_t* counts) const override;
+  Status count_codes(CodesView codes, int64_t* counts) const override;
   // ---- on the device (genotype_kernels.cu): float products within the suite's bounds ----
-  void codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                   float* y) const override;
-  void codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w, float* zt,
-                     int64_t ldz) const override;
+  Status codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                     float* y) const override;
+  Status codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
+                       float* zt, int64_t ldz) const override;
   // ---- on the device (genotype_kernels.cu): the CPU's bits (exact integers, the same fma chain) ----
-  void gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
-                       int64_t ldacc) const override;
-  void gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols, int mode,
-                        double scale, double* acc, int64_t ldacc) const override;
-  void codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
-                       const uint8_t* packed) const override;
-  /// The device kernels read qt and wpairs as they are.
-  std::vector<uint8_t> pack_times_i16(const int16_t*, int64_t, int64_t, int64_t) const override { return {}; }
-  void codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+  Status gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                         int64_t ldacc) const override;
+  Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
+                          int mode, double scale, double* acc, int64_t ldacc) const override;
+  Status codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
                          const uint8_t* packed) const override;
-  std::vector<uint8_t> pack_t_times_i16(const int16_t*, int64_t, int64_t) const override { return {}; }
+  /// The device kernels read qt and wpairs as they are.
+  Result<std::vector<uint8_t>> pack_times_i16(const int16_t*, int64_t, int64_t, int64_t) const override {
+    return std::vector<uint8_t>{};
+  }
+  Status codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                           const uint8_t* packed) const override;
+  Result<std::vector<uint8_t>> pack_t_times_i16(const int16_t*, int64_t, int64_t) const override {
+    return std::vector<uint8_t>{};
+  }
   Status pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
                           int64_t* counts) const override;
   Status pair_king_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,

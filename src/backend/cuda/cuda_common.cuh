@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,18 +94,6 @@ Status run_on(LanePool& pool, F&& f) {
   STRATA_ASSIGN_OR_RETURN(Lane * lane, pool.acquire());
   LaneGuard guard(pool, lane);
   return f(*guard);
-}
-
-/// f(lane) on a lane of `pool` for an interface method without a Status: a CUDA failure is
-/// thrown (the pass engine turns an exception in a block into Status::Internal; a device fault
-/// leaves the context unusable, so no CPU fallback would be honest).
-template <class F>
-void run_or_throw(LanePool& pool, F&& f) {
-  Result<Lane*> lane = pool.acquire();
-  if (!lane.ok()) throw std::runtime_error(lane.status().to_string());
-  LaneGuard guard(pool, *lane);
-  const Status st = f(*guard);
-  if (!st.ok()) throw std::runtime_error(st.to_string());
 }
 
 /// Device memory from the device's stream-ordered pool (cudaMallocAsync; no managed memory),

@@ -6,7 +6,6 @@
 // resident on the device across passes are the next step). Operands are host buffers copied in
 // per call; results are computed from zero on the device and added to the caller's on the host.
 #include <algorithm>
-#include <stdexcept>
 #include <vector>
 
 #include "backend/checks.hpp"
@@ -379,14 +378,14 @@ Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_
 
 }  // namespace
 
-void CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
-                                  const uint8_t* /*packed: always empty here*/) const {
-  run_or_throw(pool_, [&](Lane& lane) { return times_i16(lane, codes, qt, ldq, w, p); });
+Status CudaBackend::codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,
+                                    const uint8_t* /*packed: always empty here*/) const {
+  return run_on(pool_, [&](Lane& lane) { return times_i16(lane, codes, qt, ldq, w, p); });
 }
 
-void CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
-                                    const uint8_t* /*packed: always empty here*/) const {
-  run_or_throw(pool_, [&](Lane& lane) { return t_times_i16(lane, codes, wpairs, w, zt, ldz); });
+Status CudaBackend::codes_t_times_i16(CodesView codes, const int16_t* wpairs, int64_t w, int32_t* zt, int64_t ldz,
+                                      const uint8_t* /*packed: always empty here*/) const {
+  return run_on(pool_, [&](Lane& lane) { return t_times_i16(lane, codes, wpairs, w, zt, ldz); });
 }
 
 Status CudaBackend::pair_code_counts(CodePlanesView planes, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
@@ -411,28 +410,28 @@ Status CudaBackend::decode(CodesView codes, const double* luts, MatrixView<doubl
   return run_on(pool_, [&](Lane& lane) { return decode_on(lane, codes, luts, out); });
 }
 
-void CudaBackend::count_codes(CodesView codes, int64_t* counts) const {
-  run_or_throw(pool_, [&](Lane& lane) { return count_on(lane, codes, counts); });
+Status CudaBackend::count_codes(CodesView codes, int64_t* counts) const {
+  return run_on(pool_, [&](Lane& lane) { return count_on(lane, codes, counts); });
 }
 
-void CudaBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
-                              float* y) const {
-  run_or_throw(pool_, [&](Lane& lane) { return times_f32(lane, codes, luts, qt, ldq, w, y); });
+Status CudaBackend::codes_times(CodesView codes, const float* luts, const float* qt, int64_t ldq, int64_t w,
+                                float* y) const {
+  return run_on(pool_, [&](Lane& lane) { return times_f32(lane, codes, luts, qt, ldq, w, y); });
 }
 
-void CudaBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y, int64_t w,
-                                float* zt, int64_t ldz) const {
-  run_or_throw(pool_, [&](Lane& lane) { return t_times_f32(lane, codes, luts, n0, len, y, w, zt, ldz); });
+Status CudaBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0, int64_t len, const float* y,
+                                  int64_t w, float* zt, int64_t ldz) const {
+  return run_on(pool_, [&](Lane& lane) { return t_times_f32(lane, codes, luts, n0, len, y, w, zt, ldz); });
 }
 
-void CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
-                                  double* acc, int64_t ldacc) const {
-  run_or_throw(pool_, [&](Lane& lane) { return panels_f32(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
+Status CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                    double* acc, int64_t ldacc) const {
+  return run_on(pool_, [&](Lane& lane) { return panels_f32(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
 }
 
-void CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
-                                   int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const {
-  run_or_throw(pool_, [&](Lane& lane) {
+Status CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
+                                     int64_t cols, int mode, double scale, double* acc, int64_t ldacc) const {
+  return run_on(pool_, [&](Lane& lane) {
     return panels_u8s8(lane, codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);
   });
 }
