@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "strata/core/context.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -133,6 +134,10 @@ nb::ndarray<nb::numpy, T> owned_array(Holder&& holder, T* data, std::vector<size
 /// A column-major rows × cols matrix of doubles as a Fortran-order numpy array (no copy).
 nb::ndarray<nb::numpy, double> column_major_array(std::vector<double>&& data, int64_t rows, int64_t cols);
 nb::ndarray<nb::numpy, double> vector_array(std::vector<double>&& data);
+
+/// A library Summary (a command's report fields) as the Python dict json.loads makes of its
+/// JSON: the same keys, order and values as the CLI's --report (NaN and infinities are None).
+nb::dict summary_dict(const Summary& summary);
 
 /// strata.Genotypes' compiled half (python/strata/_genotypes.py): a genotype view.
 struct Genotypes {

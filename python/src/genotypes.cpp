@@ -110,13 +110,18 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, const genomics::PcaPar
   genomics::SelectionOptions s = selection;
   check(genomics::validate_selection(s));
   s.skip_non_autosomes_for = "PCA";
+  Summary summary;
   genomics::PcaResult r = released(pc, [&]() -> Result<genomics::PcaResult> {
     STRATA_ASSIGN_OR_RETURN(genomics::Selection sel, genomics::select_genotypes(pc.ctx(), g.view, s));
     STRATA_ASSIGN_OR_RETURN(genomics::PcaResult out, genomics::pca(pc.ctx(), sel.view, p));
+    // The report fields `strata pca --report` has after the job's own (command, files, ...).
+    summary = genomics::pca_result_summary(out, p);
+    summary.set("samples", sel.view->num_samples()).set("variants_input", sel.view->num_variants());
+    sel.report.add_to(summary);
     for (int64_t& v : out.variants_used) v = sel.variants[static_cast<size_t>(v)];  // indices of the input's variants
     return out;
   });
-  return pca_dict(std::move(r));
+  return pca_dict(std::move(r), summary);
 }
 
 }  // namespace
@@ -158,8 +163,9 @@ void bind_pca_params(nb::module_& m) {
   m.attr("GENOTYPE_GRAM_GROUP_VARIANTS") = genomics::kGenotypeGramGroupVariants;
 }
 
-nb::dict pca_dict(genomics::PcaResult r) {
+nb::dict pca_dict(genomics::PcaResult r, const Summary& summary) {
   nb::dict d;
+  d["summary"] = summary_dict(summary);
   const int64_t kk = static_cast<int64_t>(r.eigenvalues.size());
   d["eigenvalues"] = vector_array(std::move(r.eigenvalues));
   d["eigenvectors"] = column_major_array(std::move(r.eigenvectors.data), r.eigenvectors.rows, kk);
