@@ -129,31 +129,21 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, const genomics::PcaPar
 void bind_pca_params(nb::module_& m) {
   using genomics::PcaParams;
   // Enums as the library spells them (name()/parse() pairs); numbers as they are.
-  nb::class_<PcaParams>(m, "PcaParams")
-      .def(nb::init<>())
+  nb::class_<PcaParams> cls(m, "PcaParams");
+  cls.def(nb::init<>())
       .def_rw("k", &PcaParams::k)
-      .def_prop_rw(
-          "method", [](const PcaParams& p) { return linalg::svd_method_name(p.method); },
-          [](PcaParams& p, const std::string& s) { p.method = take(linalg::parse_svd_method(s)); })
       .def_rw("exact_max_dim", &PcaParams::exact_max_dim)
-      .def_prop_rw(
-          "scale", [](const PcaParams& p) { return genomics::standardization_name(p.scale); },
-          [](PcaParams& p, const std::string& s) { p.scale = take(genomics::parse_standardization(s)); })
-      .def_prop_rw(
-          "scheme", [](const PcaParams& p) { return linalg::randomized_scheme_name(p.scheme); },
-          [](PcaParams& p, const std::string& s) { p.scheme = take(linalg::parse_randomized_scheme(s)); })
       .def_rw("iterations", &PcaParams::iterations)
       .def_rw("oversampling", &PcaParams::oversampling)
       .def_rw("block_columns", &PcaParams::block_columns)
       .def_rw("seed", &PcaParams::seed)
       .def_rw("tolerance", &PcaParams::tolerance)
-      .def_prop_rw(
-          "precision", [](const PcaParams& p) { return precision_name(p.precision); },
-          [](PcaParams& p, const std::string& s) { p.precision = take(parse_precision(s)); })
-      .def_rw("compute_loadings", &PcaParams::compute_loadings)
-      .def_prop_rw(
-          "exact_route", [](const PcaParams& p) { return genomics::pca_route_name(p.exact_route); },
-          [](PcaParams& p, const std::string& s) { p.exact_route = take(genomics::parse_pca_route(s)); });
+      .def_rw("compute_loadings", &PcaParams::compute_loadings);
+  enum_property(cls, "method", &PcaParams::method, linalg::svd_method_name, linalg::parse_svd_method);
+  enum_property(cls, "scale", &PcaParams::scale, genomics::standardization_name, genomics::parse_standardization);
+  enum_property(cls, "scheme", &PcaParams::scheme, linalg::randomized_scheme_name, linalg::parse_randomized_scheme);
+  enum_property(cls, "precision", &PcaParams::precision, precision_name, parse_precision);
+  enum_property(cls, "exact_route", &PcaParams::exact_route, genomics::pca_route_name, genomics::parse_pca_route);
   // The selection flags strata.pca takes (plink2's --maf and --geno; None = not given).
   nb::class_<genomics::SelectionOptions>(m, "SelectionOptions")
       .def(nb::init<>())

@@ -19,18 +19,12 @@ void bind_glm_params(nb::module_& m) {
   // Enums as the library spells them; max_iter / tol are None for the solver's own default
   // (kGlmDefaultMaxIter / kGlmDefaultTol), and any number given goes to the library's check
   // as it is (NaN too: only None means the default).
-  nb::class_<GlmParams>(m, "GlmParams")
-      .def(nb::init<>())
-      .def_prop_rw(
-          "family", [](const GlmParams& p) { return linalg::glm_family_name(p.family); },
-          [](GlmParams& p, const std::string& s) { p.family = take(linalg::parse_glm_family(s)); })
-      .def_prop_rw(
-          "solver", [](const GlmParams& p) { return linalg::glm_solver_name(p.solver); },
-          [](GlmParams& p, const std::string& s) { p.solver = take(linalg::parse_glm_solver(s)); })
-      .def_prop_rw(
-          "penalty", [](const GlmParams& p) { return linalg::glm_penalty_name(p.penalty); },
-          [](GlmParams& p, const std::string& s) { p.penalty = take(linalg::parse_glm_penalty(s)); })
-      .def_rw("lam", &GlmParams::lambda)  // "lambda" is a Python keyword; strata.glm's lam=
+  nb::class_<GlmParams> cls(m, "GlmParams");
+  cls.def(nb::init<>());
+  enum_property(cls, "family", &GlmParams::family, linalg::glm_family_name, linalg::parse_glm_family);
+  enum_property(cls, "solver", &GlmParams::solver, linalg::glm_solver_name, linalg::parse_glm_solver);
+  enum_property(cls, "penalty", &GlmParams::penalty, linalg::glm_penalty_name, linalg::parse_glm_penalty);
+  cls.def_rw("lam", &GlmParams::lambda)  // "lambda" is a Python keyword; strata.glm's lam=
       .def_rw("alpha", &GlmParams::alpha)
       .def_rw("intercept", &GlmParams::intercept)
       .def_prop_rw(

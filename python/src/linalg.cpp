@@ -52,25 +52,19 @@ nb::tuple qr_of(const PyContext& pc, const Matrix& a) {
 void bind_svd_params(nb::module_& m) {
   using linalg::SvdParams;
   // As PcaParams: enums as the library spells them, numbers as they are, the struct's defaults.
-  nb::class_<SvdParams>(m, "SvdParams")
-      .def(nb::init<>())
+  nb::class_<SvdParams> cls(m, "SvdParams");
+  cls.def(nb::init<>())
       .def_rw("k", &SvdParams::k)
-      .def_prop_rw(
-          "method", [](const SvdParams& p) { return linalg::svd_method_name(p.method); },
-          [](SvdParams& p, const std::string& s) { p.method = take(linalg::parse_svd_method(s)); })
       .def_rw("exact_max_dim", &SvdParams::exact_max_dim)
-      .def_prop_rw(
-          "scheme", [](const SvdParams& p) { return linalg::randomized_scheme_name(p.scheme); },
-          [](SvdParams& p, const std::string& s) { p.scheme = take(linalg::parse_randomized_scheme(s)); })
       .def_rw("oversampling", &SvdParams::oversampling)
       .def_rw("block_columns", &SvdParams::block_columns)
       .def_rw("iterations", &SvdParams::iterations)
       .def_rw("tolerance", &SvdParams::tolerance)
       .def_rw("seed", &SvdParams::seed)
-      .def_prop_rw(
-          "precision", [](const SvdParams& p) { return precision_name(p.precision); },
-          [](SvdParams& p, const std::string& s) { p.precision = take(parse_precision(s)); })
       .def_rw("compute_u", &SvdParams::compute_u);
+  enum_property(cls, "method", &SvdParams::method, linalg::svd_method_name, linalg::parse_svd_method);
+  enum_property(cls, "scheme", &SvdParams::scheme, linalg::randomized_scheme_name, linalg::parse_randomized_scheme);
+  enum_property(cls, "precision", &SvdParams::precision, precision_name, parse_precision);
 }
 
 void bind_linalg(nb::module_& m) {
