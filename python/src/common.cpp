@@ -119,4 +119,11 @@ nb::ndarray<nb::numpy, double> vector_array(std::vector<double>&& data) {
   return owned_array<double>(std::move(data), p, {n});
 }
 
+nb::dict summary_dict(const Summary& summary) {
+  // Through the JSON text: one conversion for every value kind (nested summaries and JSON text
+  // made elsewhere included), doubles round-trip exactly.
+  const std::string text = summary.to_json();
+  return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(nb::str(text.data(), text.size())));
+}
+
 }  // namespace strata::python

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "strata/core/context.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -133,6 +134,19 @@ nb::ndarray<nb::numpy, T> owned_array(Holder&& holder, T* data, std::vector<size
 /// A column-major rows × cols matrix of doubles as a Fortran-order numpy array (no copy).
 nb::ndarray<nb::numpy, double> column_major_array(std::vector<double>&& data, int64_t rows, int64_t cols);
 nb::ndarray<nb::numpy, double> vector_array(std::vector<double>&& data);
+
+/// Property `name` of a bound parameter struct for enum field `field`, spelled as the library
+/// spells it: `name_of` (its `*_name()`) to read, `parse` (its `parse_*()`, errors raised) to set.
+template <class C, class E, class NameOf, class Parse>
+void enum_property(nb::class_<C>& cls, const char* name, E C::*field, NameOf name_of, Parse parse) {
+  cls.def_prop_rw(
+      name, [field, name_of](const C& c) { return std::string(name_of(c.*field)); },
+      [field, parse](C& c, const std::string& text) { c.*field = take(parse(text)); });
+}
+
+/// A library Summary (a command's report fields) as the Python dict json.loads makes of its
+/// JSON: the keys and values the CLI's --report writes (NaN and infinities are None).
+nb::dict summary_dict(const Summary& summary);
 
 /// strata.Genotypes' compiled half (python/strata/_genotypes.py): a genotype view.
 struct Genotypes {

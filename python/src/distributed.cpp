@@ -238,8 +238,10 @@ void bind_distributed(nb::module_& m) {
       throw e;
     }
     genomics::PcaResult out = take(std::move(*r));
+    Summary summary = genomics::pca_result_summary(out, p);
+    summary.set("samples", samples).set("variants_input", static_cast<int64_t>(selected.size()));
     for (int64_t& v : out.variants_used) v = selected[static_cast<size_t>(v)];  // the input's variant indices
-    return pca_dict(std::move(out));
+    return pca_dict(std::move(out), summary);
   });
 }
 

@@ -110,13 +110,18 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, const genomics::PcaPar
   genomics::SelectionOptions s = selection;
   check(genomics::validate_selection(s));
   s.skip_non_autosomes_for = "PCA";
+  Summary summary;
   genomics::PcaResult r = released(pc, [&]() -> Result<genomics::PcaResult> {
     STRATA_ASSIGN_OR_RETURN(genomics::Selection sel, genomics::select_genotypes(pc.ctx(), g.view, s));
     STRATA_ASSIGN_OR_RETURN(genomics::PcaResult out, genomics::pca(pc.ctx(), sel.view, p));
+    // The report fields `strata pca --report` has after the job's own (command, files, ...).
+    summary = genomics::pca_result_summary(out, p);
+    summary.set("samples", sel.view->num_samples()).set("variants_input", sel.view->num_variants());
+    sel.report.add_to(summary);
     for (int64_t& v : out.variants_used) v = sel.variants[static_cast<size_t>(v)];  // indices of the input's variants
     return out;
   });
-  return pca_dict(std::move(r));
+  return pca_dict(std::move(r), summary);
 }
 
 }  // namespace
@@ -124,31 +129,21 @@ nb::dict run_pca(const PyContext& pc, const Genotypes& g, const genomics::PcaPar
 void bind_pca_params(nb::module_& m) {
   using genomics::PcaParams;
   // Enums as the library spells them (name()/parse() pairs); numbers as they are.
-  nb::class_<PcaParams>(m, "PcaParams")
-      .def(nb::init<>())
+  nb::class_<PcaParams> cls(m, "PcaParams");
+  cls.def(nb::init<>())
       .def_rw("k", &PcaParams::k)
-      .def_prop_rw(
-          "method", [](const PcaParams& p) { return linalg::svd_method_name(p.method); },
-          [](PcaParams& p, const std::string& s) { p.method = take(linalg::parse_svd_method(s)); })
       .def_rw("exact_max_dim", &PcaParams::exact_max_dim)
-      .def_prop_rw(
-          "scale", [](const PcaParams& p) { return genomics::standardization_name(p.scale); },
-          [](PcaParams& p, const std::string& s) { p.scale = take(genomics::parse_standardization(s)); })
-      .def_prop_rw(
-          "scheme", [](const PcaParams& p) { return linalg::randomized_scheme_name(p.scheme); },
-          [](PcaParams& p, const std::string& s) { p.scheme = take(linalg::parse_randomized_scheme(s)); })
       .def_rw("iterations", &PcaParams::iterations)
       .def_rw("oversampling", &PcaParams::oversampling)
       .def_rw("block_columns", &PcaParams::block_columns)
       .def_rw("seed", &PcaParams::seed)
       .def_rw("tolerance", &PcaParams::tolerance)
-      .def_prop_rw(
-          "precision", [](const PcaParams& p) { return precision_name(p.precision); },
-          [](PcaParams& p, const std::string& s) { p.precision = take(parse_precision(s)); })
-      .def_rw("compute_loadings", &PcaParams::compute_loadings)
-      .def_prop_rw(
-          "exact_route", [](const PcaParams& p) { return genomics::pca_route_name(p.exact_route); },
-          [](PcaParams& p, const std::string& s) { p.exact_route = take(genomics::parse_pca_route(s)); });
+      .def_rw("compute_loadings", &PcaParams::compute_loadings);
+  enum_property(cls, "method", &PcaParams::method, linalg::svd_method_name, linalg::parse_svd_method);
+  enum_property(cls, "scale", &PcaParams::scale, genomics::standardization_name, genomics::parse_standardization);
+  enum_property(cls, "scheme", &PcaParams::scheme, linalg::randomized_scheme_name, linalg::parse_randomized_scheme);
+  enum_property(cls, "precision", &PcaParams::precision, precision_name, parse_precision);
+  enum_property(cls, "exact_route", &PcaParams::exact_route, genomics::pca_route_name, genomics::parse_pca_route);
   // The selection flags strata.pca takes (plink2's --maf and --geno; None = not given).
   nb::class_<genomics::SelectionOptions>(m, "SelectionOptions")
       .def(nb::init<>())
@@ -158,8 +153,9 @@ void bind_pca_params(nb::module_& m) {
   m.attr("GENOTYPE_GRAM_GROUP_VARIANTS") = genomics::kGenotypeGramGroupVariants;
 }
 
-nb::dict pca_dict(genomics::PcaResult r) {
+nb::dict pca_dict(genomics::PcaResult r, const Summary& summary) {
   nb::dict d;
+  d["summary"] = summary_dict(summary);
   const int64_t kk = static_cast<int64_t>(r.eigenvalues.size());
   d["eigenvalues"] = vector_array(std::move(r.eigenvalues));
   d["eigenvectors"] = column_major_array(std::move(r.eigenvectors.data), r.eigenvectors.rows, kk);

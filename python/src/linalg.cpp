@@ -14,16 +14,8 @@ namespace {
 
 using Matrix = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
-nb::tuple svd_of(const PyContext& pc, const linalg::RowBlockSourcePtr& src, int64_t k, const std::string& method,
-                 int iterations, double tolerance, uint64_t seed, bool compute_u) {
-  if (k < 0) throw StatusError(Status::Invalid("k must be positive (or None for all components), got ", k));
-  linalg::SvdParams p;
-  p.k = k;
-  p.method = take(linalg::parse_svd_method(method));
-  p.iterations = iterations;
-  p.tolerance = tolerance;
-  p.seed = seed;
-  p.compute_u = compute_u;
+nb::tuple svd_of(const PyContext& pc, const linalg::RowBlockSourcePtr& src, const linalg::SvdParams& p) {
+  if (p.k < 0) throw StatusError(Status::Invalid("k must be positive (or None for all components), got ", p.k));
   linalg::SvdResult r = released(pc, [&] { return linalg::svd(pc.ctx(), src, p); });
   nb::object u = nb::none();
   if (!r.u.empty()) u = nb::cast(column_major_array(std::move(r.u.data), r.u.rows, r.u.cols));
@@ -57,17 +49,34 @@ nb::tuple qr_of(const PyContext& pc, const Matrix& a) {
 
 }  // namespace
 
+void bind_svd_params(nb::module_& m) {
+  using linalg::SvdParams;
+  // As PcaParams: enums as the library spells them, numbers as they are, the struct's defaults.
+  nb::class_<SvdParams> cls(m, "SvdParams");
+  cls.def(nb::init<>())
+      .def_rw("k", &SvdParams::k)
+      .def_rw("exact_max_dim", &SvdParams::exact_max_dim)
+      .def_rw("oversampling", &SvdParams::oversampling)
+      .def_rw("block_columns", &SvdParams::block_columns)
+      .def_rw("iterations", &SvdParams::iterations)
+      .def_rw("tolerance", &SvdParams::tolerance)
+      .def_rw("seed", &SvdParams::seed)
+      .def_rw("compute_u", &SvdParams::compute_u);
+  enum_property(cls, "method", &SvdParams::method, linalg::svd_method_name, linalg::parse_svd_method);
+  enum_property(cls, "scheme", &SvdParams::scheme, linalg::randomized_scheme_name, linalg::parse_randomized_scheme);
+  enum_property(cls, "precision", &SvdParams::precision, precision_name, parse_precision);
+}
+
 void bind_linalg(nb::module_& m) {
-  m.def("svd_dense", [](const PyContext& pc, const Matrix& a, int64_t k, const std::string& method, int iterations,
-                        double tolerance, uint64_t seed, bool compute_u) {
+  bind_svd_params(m);
+  m.def("svd_dense", [](const PyContext& pc, const Matrix& a, const linalg::SvdParams& p) {
     auto src = linalg::make_dense_source(a.data(), static_cast<int64_t>(a.shape(0)), static_cast<int64_t>(a.shape(1)));
-    return svd_of(pc, src, k, method, iterations, tolerance, seed, compute_u);
-  });
-  m.def("svd_zarr", [](const PyContext& pc, const std::string& path, int64_t k, const std::string& method,
-                       int iterations, double tolerance, uint64_t seed, bool compute_u) {
+    return svd_of(pc, src, p);
+  }, nb::arg("ctx"), nb::arg("a"), nb::arg("params"));
+  m.def("svd_zarr", [](const PyContext& pc, const std::string& path, const linalg::SvdParams& p) {
     auto src = released([&] { return linalg::open_zarr_source(path); });
-    return svd_of(pc, src, k, method, iterations, tolerance, seed, compute_u);
-  });
+    return svd_of(pc, src, p);
+  }, nb::arg("ctx"), nb::arg("path"), nb::arg("params"));
   m.def("qr", &qr_of);
 }
 

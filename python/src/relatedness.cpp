@@ -54,18 +54,25 @@ void bind_relatedness(nb::module_& m) {
     std::vector<double> k = released(pc, [&] { return genomics::king_matrix(pc.ctx(), *v); });
     return square(std::move(k), g.view->num_samples());
   });
-  m.def("grm", [](const PyContext& pc, const Genotypes& g, bool meanimpute, double maf, double geno) {
+  // As `strata grm` (genomics::run_grm_to_files): the selection (--maf, --geno in plink2's
+  // order, founders-only MAF; then X, Y and MT skipped), then the GRM of the selected view.
+  m.def("grm", [](const PyContext& pc, const Genotypes& g, bool meanimpute,
+                  const genomics::SelectionOptions& selection) {
     need_pairs(g, "a GRM needs");
+    genomics::SelectionOptions s = selection;
+    check(genomics::validate_selection(s));
+    s.skip_non_autosomes_for = "GRM construction";
     genomics::GrmParams p;
     p.meanimpute = meanimpute;
-    p.filter.min_maf = maf;
-    p.filter.max_missing = geno;
-    check(genomics::validate_variant_filter(p.filter));
     genomics::GrmInfo info;
-    const io::GenotypeViewPtr view = take(genomics::without_non_autosomes(g.view, "GRM construction"));
-    std::vector<double> v = released(pc, [&] { return genomics::compute_grm_dense(pc.ctx(), view, p, &info); });
-    return nb::make_tuple(square(std::move(v), g.view->num_samples()), info.grm_variants);
-  });
+    int64_t n = 0;
+    std::vector<double> v = released(pc, [&]() -> Result<std::vector<double>> {
+      STRATA_ASSIGN_OR_RETURN(genomics::Selection sel, genomics::select_genotypes(pc.ctx(), g.view, s));
+      n = sel.view->num_samples();
+      return genomics::compute_grm_dense(pc.ctx(), sel.view, p, &info);
+    });
+    return nb::make_tuple(square(std::move(v), n), info.grm_variants);
+  }, nb::arg("ctx"), nb::arg("genotypes"), nb::arg("meanimpute"), nb::arg("selection"));
   m.def("genotype_distance", [](const PyContext& pc, const Genotypes& g, const std::string& metric) {
     const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
     need_pairs(g, "distances need");

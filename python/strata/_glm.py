@@ -39,16 +39,35 @@ class GlmResult:
     warnings: list
     design_check: str = "."
     separation: bool = False
+    # The report fields of the fit, as ``strata glm --report`` writes them for the same fit
+    # (linalg::glm_result_summary: family, solver, ..., iteration_log, warnings).
+    summary: dict = dataclasses.field(default_factory=dict, repr=False)
 
 
 class GlmWarning(UserWarning):
     """A degenerate fit: collinear columns, separation, an unusable covariance, no convergence."""
 
 
-def glm(x, y, family: str = "logistic", solver: str = "newton", *, penalty: str = "none", lam: float = 1.0,
-        alpha: float = 0.5, intercept: bool = False, max_iter: int | None = None, tol: float | None = None,
-        ftol: float = 1e7 * np.finfo(float).eps, rho: float = 1.0, abstol: float = 1e-4, reltol: float = 1e-2,
-        threads=None, memory=None, progress=False, context=None) -> GlmResult:
+# The library's parameter struct holds the defaults (linalg::GlmParams, as `strata glm`).
+_DEFAULT = _core.GlmParams()
+
+
+def _glm_params(family, solver, penalty, lam, alpha, intercept, max_iter, tol, ftol, rho, abstol, reltol):
+    """The library's GlmParams for strata.glm's arguments (max_iter/tol None = the solver's default)."""
+    p = _core.GlmParams()
+    p.family, p.solver, p.penalty = family, solver, penalty
+    p.lam, p.alpha, p.intercept = float(lam), float(alpha), bool(intercept)
+    p.max_iter = None if max_iter is None else int(max_iter)
+    p.tol = None if tol is None else float(tol)
+    p.ftol, p.rho, p.abstol, p.reltol = float(ftol), float(rho), float(abstol), float(reltol)
+    return p
+
+
+def glm(x, y, family: str = _DEFAULT.family, solver: str = _DEFAULT.solver, *, penalty: str = _DEFAULT.penalty,
+        lam: float = _DEFAULT.lam, alpha: float = _DEFAULT.alpha, intercept: bool = _DEFAULT.intercept,
+        max_iter: int | None = None, tol: float | None = None, ftol: float = _DEFAULT.ftol, rho: float = _DEFAULT.rho,
+        abstol: float = _DEFAULT.abstol, reltol: float = _DEFAULT.reltol, threads=None, memory=None, progress=False,
+        context=None) -> GlmResult:
     """Fit y ~ x as ``strata glm`` does (docs/architecture.md, "GLM").
 
     ``x``: a 2-D numpy array (C-order float64 is read in place), a Zarr array path (streamed in
@@ -56,7 +75,8 @@ def glm(x, y, family: str = "logistic", solver: str = "newton", *, penalty: str 
     or a ``.npy`` path. ``family``: normal, logistic, poisson; ``solver``: newton, lbfgs, admm,
     gradient-descent, proximal-gradient; ``penalty``: none, l1, l2, elastic-net with weight
     ``lam`` (dask-glm's lamduh) and l1 share ``alpha``. ``intercept`` appends a column of ones
-    (last coefficient). ``max_iter``/``tol`` default to dask-glm's per-solver values.
+    (last coefficient). ``max_iter``/``tol`` default to dask-glm's per-solver values. Defaults
+    are the library's (``strata._core.GlmParams()``).
     """
     ctx = resolve(context, threads, memory, progress)
     if isinstance(y, (str, os.PathLike)):
@@ -69,14 +89,10 @@ def glm(x, y, family: str = "logistic", solver: str = "newton", *, penalty: str 
     if y.dtype.kind not in "iuf":
         raise ValueError(f"y must be numeric, got dtype {y.dtype}")
     y = np.ascontiguousarray(y, dtype=np.float64)
-    opts = dict(family=family, solver=solver, penalty=penalty, lam=float(lam), alpha=float(alpha),
-                intercept=bool(intercept), max_iter=None if max_iter is None else int(max_iter),
-                tol=None if tol is None else float(tol), ftol=float(ftol), rho=float(rho), abstol=float(abstol),
-                reltol=float(reltol))
-    if isinstance(x, (str, os.PathLike)):
-        r = _core.glm_zarr(ctx._core, os.fspath(x), y, opts)
-    else:
-        r = _core.glm_dense(ctx._core, _matrix(x), y, opts)
+    zarr = isinstance(x, (str, os.PathLike))
+    x = os.fspath(x) if zarr else _matrix(x)
+    params = _glm_params(family, solver, penalty, lam, alpha, intercept, max_iter, tol, ftol, rho, abstol, reltol)
+    r = (_core.glm_zarr if zarr else _core.glm_dense)(ctx._core, x, y, params)
     result = GlmResult(**r)
     for w in result.warnings:
         warnings.warn(f"strata.glm: {w}", GlmWarning, stacklevel=2)

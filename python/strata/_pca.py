@@ -29,6 +29,11 @@ class PcaResult:
     route: str                     # what ran: "grm", "tsqr", "krylov-converged" (exact), "krylov", "subspace"
     passes: int
     report: dict = field(repr=False, default_factory=dict)
+    # The report fields of the run, as ``strata pca --report`` writes them for the same run
+    # (genomics::pca_result_summary: method, route, k, scale, passes, stop, converged,
+    # tolerance, eigenvalues, variance_ratio, ...; then samples, variants_input and, when the
+    # selection removed something, "selection").
+    summary: dict = field(repr=False, default_factory=dict)
 
     @property
     def singular_values(self) -> np.ndarray:
@@ -155,7 +160,8 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
     ``--maf``/``--geno``, applied as ``strata pca`` applies them. Defaults are the library's
     (``strata._core.PcaParams()``). ``threads`` (None = all cores), ``memory`` (budget, e.g.
     "4G"; None = half the physical memory, as ``strata pca``), ``progress`` (True = tqdm bar)
-    and ``context`` as in strata.Context. The GIL is released while it computes."""
+    and ``context`` as in strata.Context. The GIL is released while it computes. The result's
+    ``summary`` holds the report fields ``strata pca --report`` writes for the same run."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"k must be an integer, got {type(k).__name__}")
     from ._dask import distributed_client
@@ -177,7 +183,7 @@ def _result(r: dict, g: Genotypes, ctx) -> PcaResult:
                      sample_ids=g.sample_ids, variants_used=r["variants_used"], variance_ratio=r["variance_ratio"],
                      error_estimate=r["error_estimate"], grm_variants=r["grm_variants"],
                      converged=r["converged"], method=r["method"], route=r["route"], passes=r["passes"],
-                     report=ctx.report())
+                     report=ctx.report(), summary=r["summary"])
 
 
 def pca_dataset(ds, k: int = _DEFAULT.k, *, scale: str = _DEFAULT.scale, merge: bool = True, **kwargs):

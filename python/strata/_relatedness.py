@@ -26,15 +26,19 @@ def king(x, *, threads=None, memory=None, progress=False, context=None) -> np.nd
     return _core.king(ctx._core, g._view)
 
 
-def grm(x, *, meanimpute: bool = False, maf: float = 0.0, geno: float = 1.0, threads=None, memory=None,
-        progress=False, context=None) -> np.ndarray:
+def grm(x, *, meanimpute: bool = False, maf: float | None = None, geno: float | None = None, threads=None,
+        memory=None, progress=False, context=None) -> np.ndarray:
     """Genomic relationship matrix (``strata grm``, plink2's ``--make-rel``), (samples × samples)
     float64: (1/M_ab) Σ x_a x_b with x = (g − 2f) / √(2f(1 − f)); M_ab = variants both samples
-    observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``. Variants on X, Y
+    observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``. ``maf``/``geno``
+    are plink2's ``--maf``/``--geno`` (None = not given), applied as ``strata grm`` applies them
+    (the same selection as strata.pca: ``--geno`` first, MAF among founders). Variants on X, Y
     and MT are skipped, as ``strata grm`` and plink2 do."""
+    from ._pca import _selection
+
     g = _genotypes(x)
     ctx = resolve(context, threads, memory, progress)
-    out, _ = _core.grm(ctx._core, g._view, bool(meanimpute), float(maf), float(geno))
+    out, _ = _core.grm(ctx._core, g._view, bool(meanimpute), _selection(maf, geno))
     return out
 
 

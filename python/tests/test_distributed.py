@@ -91,3 +91,8 @@ def test_maf_and_geno_select_as_the_local_run(cluster, hm3_dosages, method):
     np.testing.assert_array_equal(r.eigenvalues, local.eigenvalues)
     np.testing.assert_array_equal(r.eigenvectors, local.eigenvectors)
     assert r.grm_variants == local.grm_variants and r.route == local.route
+    # The remote run's summary: the same report fields (pca_result_summary) as the local run's.
+    for key in ("method", "route", "k", "scale", "grm_variants", "variants_used", "samples", "variants_input",
+                "eigenvalues", "variance_ratio"):
+        assert r.summary[key] == local.summary[key], key
+    assert r.summary["variants_input"] < x.shape[0] and r.summary["samples"] == x.shape[1]

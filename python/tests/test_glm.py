@@ -39,6 +39,45 @@ def test_zarr_input_gives_the_numpy_bits(tmp_path):
     assert np.array_equal(a.coef, b.coef) and a.log == b.log
 
 
+def test_summary_is_the_cli_report(tmp_path, strata_cli):
+    """strata.glm's summary holds the fields `strata glm --report` writes for the same fit."""
+    import json
+    import subprocess
+
+    zarr = pytest.importorskip("zarr")
+    x, y = _data(n=600)
+    z = zarr.open_array(str(tmp_path / "x.zarr"), mode="w", shape=x.shape, chunks=(100, 4), dtype="f8")
+    z[:] = x
+    np.save(tmp_path / "y.npy", y)
+    out = str(tmp_path / "fit")
+    subprocess.run([strata_cli, "glm", "--x", str(tmp_path / "x.zarr"), "--y", str(tmp_path / "y.npy"), "--family",
+                    "logistic", "--solver", "lbfgs", "--intercept", "--out", out, "--report", out + ".json", "-q",
+                    "--threads", "1"], check=True)
+    report = json.load(open(out + ".json"))
+    r = strata.glm(str(tmp_path / "x.zarr"), str(tmp_path / "y.npy"), "logistic", "lbfgs", intercept=True, threads=1)
+    for key in ("family", "solver", "penalty", "lambda", "intercept", "rows", "iterations", "objective",
+                "passes_over_x", "iteration_log", "warnings", "design_check"):
+        assert key in r.summary, key
+    assert {k: report[k] for k in r.summary} == r.summary
+    assert r.summary["rows"] == 600 and r.summary["coefficients"] == 5
+    assert r.summary["iterations"] == r.iterations and r.summary["objective"] == r.objective
+
+
+def test_library_defaults_reach_python():
+    p = strata._core.GlmParams()
+    assert (p.family, p.solver, p.penalty, p.lam, p.alpha, p.intercept) == ("logistic", "newton", "none", 1.0, 0.5,
+                                                                              False)
+    assert p.max_iter is None and p.tol is None and p.ftol == 1e7 * np.finfo(float).eps
+    with pytest.raises(ValueError, match="tol"):
+        p.tol = float("nan")  # only None means the default
+    with pytest.raises(ValueError, match="max-iter"):
+        p.max_iter = 0
+    s = strata._core.SvdParams()
+    assert (s.k, s.method, s.iterations, s.tolerance, s.seed, s.compute_u) == (0, "auto", -1, 0.0, 0, True)
+    with pytest.raises(ValueError, match="method"):
+        s.method = "lanczos"
+
+
 def test_l2_matches_sklearn():
     lm = pytest.importorskip("sklearn.linear_model")
     x, y = _data(seed=3)

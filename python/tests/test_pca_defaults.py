@@ -65,6 +65,12 @@ def test_cli_and_python_agree_at_default_settings(cohort, strata_cli, tmp_path):
 
     assert r.route == report["route"] and r.method == report["method"]
     assert r.passes == report["passes"] and r.grm_variants == report["grm_variants"]
+    # The result's summary is the report's fields of the run, value for value.
+    for key in ("method", "route", "k", "scale", "passes", "stop", "converged", "tolerance", "eigenvalues",
+                "variance_ratio", "error_estimate", "grm_variants", "variants_used", "samples", "variants_input"):
+        assert key in r.summary, key
+    assert {k: report[k] for k in r.summary} == r.summary
+    assert r.summary["eigenvalues"] == list(r.eigenvalues) and r.summary["k"] == 10
     assert report["memory_budget_bytes"] == r.report["memory_budget_bytes"] == strata._core.memory_budget(None)
     np.testing.assert_array_equal(r.eigenvalues, cli["eigenvalues"])
     np.testing.assert_array_equal(r.eigenvectors, cli["eigenvectors"])
@@ -93,6 +99,8 @@ def test_maf_and_geno_are_the_cli_selection(strata_cli, tmp_path):
     np.testing.assert_array_equal(r.eigenvalues, cli["eigenvalues"])
     np.testing.assert_array_equal(r.eigenvectors, cli["eigenvectors"])
     assert r.grm_variants == report["grm_variants"]
+    assert r.summary["selection"] == removed  # what the selection removed, as the report says
+    assert {k: report[k] for k in r.summary} == r.summary
 
 
 def test_library_defaults_reach_python():

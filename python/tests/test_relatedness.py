@@ -1,4 +1,5 @@
 """strata.king, strata.grm and strata.pairwise_distance against scipy and the CLI's outputs."""
+import json
 import subprocess
 
 import numpy as np
@@ -90,6 +91,45 @@ def test_grm_equals_the_cli(hapmap3, strata_cli, tmp_path):
     assert strata.grm(strata.open_genotypes(hapmap3), meanimpute=True).shape == got.shape
     with pytest.raises(ValueError):
         strata.king(np.zeros((10, 1), dtype=np.int8))
+
+
+def test_grm_maf_and_geno_are_the_cli_selection(strata_cli, tmp_path):
+    """maf=/geno= go through the same selection as `strata grm --maf/--geno` (plink2's order,
+    MAF among founders), so the values are the CLI's, and something was in fact removed."""
+    zarr = pytest.importorskip("zarr")
+    data = str(tmp_path / "miss")
+    subprocess.run([strata_cli, "simulate", "--samples", "120", "--variants", "3000", "--pops", "2", "--missing",
+                    "0.03", "--out", data, "-q"], check=True)
+    # Parents for a few samples: founders-only MAF differs from the all-samples MAF.
+    fam = open(data + ".fam").read().split("\n")
+    rows = [line.split() for line in fam if line.strip()]
+    for child in range(0, 30, 3):
+        rows[child][2], rows[child][3] = rows[child + 1][1], rows[child + 2][1]
+    open(data + ".fam", "w").write("\n".join(" ".join(r) for r in rows) + "\n")
+    d = strata.open_genotypes(data)[:, :].astype(float)
+    d[d < 0] = np.nan
+
+    def maf(cols):
+        f = np.nanmean(d[:, cols], axis=1) / 2
+        return np.minimum(f, 1 - f)
+
+    founders = np.ones(d.shape[1], bool)
+    founders[0:30:3] = False
+    # Some variant is on the other side of 0.05 among the founders: an all-samples MAF would differ.
+    assert ((maf(slice(None)) < 0.05) != (maf(founders) < 0.05)).any()
+    for flags, kw in (([], {}), (["--maf", "0.05"], dict(maf=0.05)), (["--maf", "0.1", "--geno", "0.035"],
+                                                                      dict(maf=0.1, geno=0.035))):
+        out = str(tmp_path / ("g" + "".join(flags)))
+        subprocess.run([strata_cli, "grm", data, "--format", "zarr", "--out", out, "-q", "--report", out + ".json",
+                        *flags], check=True)
+        want = zarr.open_group(out + ".zarr", mode="r")["grm"][...]
+        got = strata.grm(data, **kw)
+        lower = np.tril_indices(got.shape[0])
+        np.testing.assert_array_equal(got[lower], want[lower])
+        report = json.load(open(out + ".json"))
+        if flags:
+            assert report["selection"]["removed_maf"] > 0  # the flag did something
+            assert report["grm_variants"] < 3000
 
 
 def _sex_chromosome_cohort(prefix, n=61, seed=3):

@@ -265,15 +265,15 @@ struct GrmPlan {
   int64_t block_rows(int64_t b) const { return std::min(block_variants, m - b * block_variants); }
 };
 
-// The filters, and the standardization tables of the variants they keep.
+// The variants (all of the view's), and their standardization tables.
 Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCounts>& counts, const GrmParams& params,
                      GrmPlan& plan) {
   GrmInfo& info = plan.info;
   info.num_samples = plan.n;
   info.num_variants_input = view.num_variants();
-  VariantFilter filter = params.filter;
-  filter.drop_monomorphic = false;  // plink2 keeps them: x = 0, but they count in M
-  info.filter = apply_variant_filter(counts, filter);
+  // Every variant: the selection filtered the view before (--maf, --geno); monomorphic ones
+  // stay, as plink2 keeps them (x = 0, but they count in M).
+  info.filter = apply_variant_filter(counts, VariantFilter{});
   const std::vector<int64_t>& kept = info.filter.kept;
   if (kept.empty()) {
     return Status::InvalidData(view.describe(), ": every variant was filtered out (", info.filter.dropped_missing,
@@ -620,7 +620,6 @@ Status finish_band(const GrmPlan& plan, const std::vector<double>& centre_r, Ban
 Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view, const GrmParams& params,
                             const GrmTileSink& sink) {
   if (!view) return Status::Invalid("grm: no genotype view");
-  STRATA_RETURN_NOT_OK(validate_variant_filter(params.filter));
   PhaseTimer counting(ctx, "variant counts");
   ProgressScope progress(ctx, "grm", view->num_variants(), "variants");  // the pass adds its own
   STRATA_ASSIGN_OR_RETURN(auto counts, compute_variant_counts(ctx, *view));
@@ -632,7 +631,6 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
                             const std::vector<VariantCounts>& counts, const GrmParams& params,
                             const GrmTileSink& sink) {
   if (!view) return Status::Invalid("grm: no genotype view");
-  STRATA_RETURN_NOT_OK(validate_variant_filter(params.filter));
   if (params.tile < 0) return Status::Invalid("grm: tile must be positive (0 = default), got ", params.tile);
   const int64_t n = view->num_samples();
   if (static_cast<int64_t>(counts.size()) != view->num_variants()) {

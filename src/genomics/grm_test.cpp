@@ -150,7 +150,7 @@ TEST(Grm, IntegerProductsMatchTheDefinitionAndAreTheSameBitsForAnyTiling) {
   EXPECT_EQ(banded, ref);
 }
 
-TEST(Grm, RefusesOneSampleAndEverythingFiltered) {
+TEST(Grm, RefusesOneSampleAndABadTile) {
   const Context ctx = testing::make_test_context(1);
   const auto one = cohort(20, 1, 3);
   ASSERT_NE(one, nullptr);
@@ -158,12 +158,7 @@ TEST(Grm, RefusesOneSampleAndEverythingFiltered) {
   STRATA_EXPECT_STATUS(compute_grm(ctx, one, GrmParams{}, sink).status(), StatusCode::InvalidData,
                        "a relationship matrix needs at least 2 samples, got 1");
   GrmParams p;
-  p.filter.max_missing = 0.0;  // every polymorphic variant of a 400-sample cohort has a missing call
-  p.filter.min_maf = 0.01;     // and the monomorphic one goes by MAF
   const auto many = cohort(5, 400, 3);
-  STRATA_EXPECT_STATUS(compute_grm(ctx, many, p, sink).status(), StatusCode::InvalidData,
-                       "every variant was filtered out \\(4 by missingness, 1 by MAF\\)");
-  p = GrmParams{};
   p.tile = -3;
   STRATA_EXPECT_STATUS(compute_grm(ctx, many, p, sink).status(), StatusCode::Invalid, "tile must be positive");
 }

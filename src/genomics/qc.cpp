@@ -84,14 +84,6 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
   return all;
 }
 
-Status validate_variant_filter(const VariantFilter& f) {
-  if (!(f.min_maf >= 0.0 && f.min_maf <= 0.5))
-    return Status::Invalid("--maf must be between 0 and 0.5, got ", f.min_maf);
-  if (!(f.max_missing >= 0.0 && f.max_missing <= 1.0))
-    return Status::Invalid("--geno must be between 0 and 1, got ", f.max_missing);
-  return Status::OK();
-}
-
 FilterResult apply_variant_filter(const std::vector<VariantCounts>& counts,
                                   const VariantFilter& f) {
   FilterResult r;

@@ -56,7 +56,6 @@ TEST(VariantStats, FiltersFollowPlinkSemantics) {
   f.min_maf = 0.1;       // keeps maf == 0.1
   f.max_missing = 0.5;   // keeps missing == 0.5 (drops only > 0.5)
   f.drop_monomorphic = true;
-  STRATA_ASSERT_OK(validate_variant_filter(f));
   auto r = apply_variant_filter(c, f);
   EXPECT_EQ(r.kept, (std::vector<int64_t>{0}));
   EXPECT_EQ(r.dropped_missing, 0);
@@ -65,8 +64,6 @@ TEST(VariantStats, FiltersFollowPlinkSemantics) {
   f.max_missing = 0.4;
   r = apply_variant_filter(c, f);
   EXPECT_EQ(r.dropped_missing, 1);
-  f.min_maf = 0.7;
-  STRATA_EXPECT_STATUS(validate_variant_filter(f), StatusCode::Invalid, "^--maf must be between 0 and 0.5, got 0.7$");
 }
 
 TEST(VariantStats, StandardizeTables) {

@@ -266,6 +266,25 @@ std::string format_glm_coefficients(const GlmResult& fit) {
   return out;
 }
 
+Summary glm_result_summary(const GlmResult& f, const GlmParams& params) {
+  Summary r;
+  r.set("family", glm_family_name(params.family)).set("solver", glm_solver_name(params.solver));
+  r.set("penalty", glm_penalty_name(params.penalty)).set("lambda", params.lambda).set("alpha", params.alpha);
+  r.set("intercept", params.intercept).set("rows", f.rows).set("coefficients", f.coef.size());
+  r.set("iterations", f.iterations).set("converged", f.converged).set("objective", f.objective);
+  r.set("passes_over_x", f.passes).set("resident", f.resident).set("block_rows", f.block_rows).set("blocks", f.blocks);
+  std::vector<Summary> log;
+  for (const GlmIteration& it : f.log) {
+    Summary e;
+    e.set("iteration", it.iteration).set("objective", it.objective).set("change", it.change);
+    e.set("step", it.step).set("passes", it.passes);
+    log.push_back(std::move(e));
+  }
+  r.set("iteration_log", std::move(log)).set("warnings", f.warnings);
+  r.set("design_check", f.design_check).set("separation", f.separation);
+  return r;
+}
+
 Result<GlmRunSummary> run_glm_to_files(const Context& ctx, const std::string& x_path, const std::string& y_path,
                                        const std::string& out_prefix, const GlmParams& params) {
   STRATA_RETURN_NOT_OK(validate_glm_params(params));
@@ -294,23 +313,9 @@ Result<GlmRunSummary> run_glm_to_files(const Context& ctx, const std::string& x_
   STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write_text() : Status::OK()));
   write.stop();
   s.files = job.files();
-  const GlmResult& f = s.fit;
   Summary& r = job.summary();
   r.set("x", x_path).set("y", y_path);
-  r.set("family", glm_family_name(params.family)).set("solver", glm_solver_name(params.solver));
-  r.set("penalty", glm_penalty_name(params.penalty)).set("lambda", params.lambda).set("alpha", params.alpha);
-  r.set("intercept", params.intercept).set("rows", f.rows).set("coefficients", f.coef.size());
-  r.set("iterations", f.iterations).set("converged", f.converged).set("objective", f.objective);
-  r.set("passes_over_x", f.passes).set("resident", f.resident).set("block_rows", f.block_rows).set("blocks", f.blocks);
-  std::vector<Summary> log;
-  for (const GlmIteration& it : f.log) {
-    Summary e;
-    e.set("iteration", it.iteration).set("objective", it.objective).set("change", it.change);
-    e.set("step", it.step).set("passes", it.passes);
-    log.push_back(std::move(e));
-  }
-  r.set("iteration_log", std::move(log)).set("warnings", f.warnings);
-  r.set("design_check", f.design_check).set("separation", f.separation);
+  r.merge(glm_result_summary(s.fit, params));
   s.report = std::move(r);
   return s;
 }

@@ -6,7 +6,7 @@
 ///
 /// g the ALT dosage, f_j the ALT frequency of the observed calls, a missing call x = 0 (its
 /// centred mean), a monomorphic variant x = 0 (it counts in M). With `meanimpute`, M_ab = M,
-/// the variants passing the filters; without it (plink2's default), M_ab is the number of
+/// the variants of the view; without it (plink2's default), M_ab is the number of
 /// those variants where both samples are observed (the diagonal: where the sample is), which
 /// `.grm.N.bin` holds. Without missing calls the two agree.
 ///
@@ -66,9 +66,9 @@ inline int64_t grm_tile(int64_t n, int64_t requested) {
 /// \brief Parameters of compute_grm().
 struct GrmParams {
   /// plink2's `meanimpute`: divide every pair by M (else by the variants both observe).
+  /// Every variant of the view is used, monomorphic ones included (they count in M): `--maf`
+  /// and `--geno` are the selection's (genomics::SelectionOptions), applied to the view before.
   bool meanimpute = false;
-  /// `--maf`, `--geno` (plink2's semantics); monomorphic variants are kept and counted in M.
-  VariantFilter filter;
   /// Samples per tile side (0 = grm_tile_for(n)), rounded up to a multiple of kGrmSampleGroup.
   /// Results are the same bits for any value.
   int64_t tile = 0;
@@ -97,8 +97,8 @@ using GrmTileSink = std::function<Status(const GrmTile&)>;
 struct GrmInfo {
   int64_t num_samples = 0;
   int64_t num_variants_input = 0;
-  int64_t grm_variants = 0;        ///< M: variants passing the filters (monomorphic included)
-  FilterResult filter;             ///< what the filters dropped
+  int64_t grm_variants = 0;        ///< M: the view's variants (monomorphic included)
+  FilterResult filter;             ///< kept: every variant (the report's dropped_* counts are 0)
   bool pairwise_counts = false;    ///< M_ab varies per pair (no meanimpute, missing calls present)
   int64_t bands = 0;               ///< passes over the variants (1 when every tile fits the budget)
   int64_t tile = 0;                ///< samples per tile side
@@ -106,7 +106,7 @@ struct GrmInfo {
 };
 
 /// \brief The GRM of `view`, streamed to `sink` tile by tile. InvalidData when fewer than two
-/// samples or no variant is left after the filters. Phases ("variant counts", "grm") go to
+/// samples or no variant. Phases ("variant counts", "grm") go to
 /// ctx.report(); progress is one task in variants (one pass per band, after the counts pass).
 Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view, const GrmParams& params,
                             const GrmTileSink& sink);

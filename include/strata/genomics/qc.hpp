@@ -92,8 +92,6 @@ struct FilterResult {
 };
 FilterResult apply_variant_filter(const std::vector<VariantCounts>& counts,
                                   const VariantFilter& filter);
-/// \brief Validate filter thresholds (each in [0, 1], MAF ≤ 0.5).
-Status validate_variant_filter(const VariantFilter& filter);
 
 /// \brief How genotypes are scaled after centring at the mean 2f.
 enum class Standardization : uint8_t {

@@ -132,6 +132,10 @@ Result<std::vector<double>> read_npy_vector(const std::string& path);
 /// STAT and P are NA for penalized fits (and where a statistic is not defined).
 std::string format_glm_coefficients(const GlmResult& fit);
 
+/// \brief The report fields of a fit (family, solver, ..., iterations, objective, the iteration
+/// log, warnings): the CLI's `--report` and Python's result carry the same.
+Summary glm_result_summary(const GlmResult& fit, const GlmParams& params);
+
 struct GlmRunSummary {
   GlmResult fit;
   std::vector<std::string> files;
