@@ -163,7 +163,10 @@ void register_simulate(CLI::App& app, CliState& state) {
       w.variants_chunk = a->variants_chunk;
       w.samples_chunk = a->samples_chunk;
       w.overwrite = a->overwrite;
-      return genomics::simulate_to_files(state.ctx(), a->o, a->out, a->format, w);
+      STRATA_ASSIGN_OR_RETURN(genomics::SimulateSummary s,
+                              genomics::run_simulate_to_files(state.ctx(), a->o, a->out, a->format, w));
+      set_report(state, s.report);
+      return Status::OK();
     };
   });
 }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -69,5 +70,16 @@ struct SimulateWriteOptions {
 /// only when complete.
 Status simulate_to_files(const Context& ctx, const SimulateOptions& options, const std::string& prefix,
                          SimulateFormat format, const SimulateWriteOptions& write = {});
+
+/// \brief What run_simulate_to_files() wrote.
+struct SimulateSummary {
+  std::vector<std::string> files;
+  Summary report;  ///< the report fields (the CLI's --report)
+};
+
+/// \brief simulate_to_files, with its outputs and report fields (a Job: core/job.hpp).
+Result<SimulateSummary> run_simulate_to_files(const Context& ctx, const SimulateOptions& options,
+                                              const std::string& prefix, SimulateFormat format,
+                                              const SimulateWriteOptions& write = {});
 
 }  // namespace strata::genomics
