@@ -376,7 +376,6 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     vo.genotype_codec = o_.genotype_codec;
     vo.overwrite = o_.overwrite;
     vo.inputs = input_paths(input_);
-    vo.output_set = o_.output_set;
     vo.vcf = header_fields(hdr, contigs_);
     filters_ = static_cast<int64_t>(vo.vcf->filter_id.size());
     for (int64_t j = 0; j < filters_; ++j)
@@ -389,7 +388,6 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     // Existing fileset files are replaced (strata/core/output.hpp), never the input.
     BedWriteTarget target;
     target.rules.inputs = input_paths(input_);
-    target.output_set = o_.output_set;
     STRATA_ASSIGN_OR_RETURN(bed_, BedWriter::create(output_, samples, target));
     chunk_ = 4096;
   }
