@@ -3,7 +3,6 @@
 #include "strata/genomics/grm.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>

@@ -3,7 +3,6 @@
 #include "genomics/pca_grm_internal.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "strata/backend/backend.hpp"

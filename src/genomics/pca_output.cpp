@@ -2,7 +2,6 @@
 #include "strata/genomics/pca_output.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -143,21 +143,16 @@ bool is_founder(const io::SampleInfo& s, int64_t i) {
   return pat && mat;
 }
 
-Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, const std::string& calculation,
-                                                  int64_t* skipped, std::vector<int64_t>* kept) {
-  if (skipped) *skipped = 0;
-  if (kept) kept->clear();
+Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, const std::string& calculation) {
   if (!io::has_haploid_contig(*view)) return view;
   std::vector<int64_t> variants = iota_indices(view->num_variants());
   SelectionReport rep;
   STRATA_RETURN_NOT_OK(skip_non_autosomes(*view, calculation, variants, rep));
-  if (skipped) *skipped = rep.removed_non_autosomes;
   if (rep.removed_non_autosomes == 0) return view;
   if (variants.empty())
     return Status::InvalidData(view->describe(), ": no autosomal variants (", rep.removed_non_autosomes,
                                " on X, Y and MT are skipped by ", calculation, ", as plink2 does)");
   for (const auto& m : rep.messages) log_info(m);
-  if (kept) *kept = variants;
   return io::make_variant_subset(std::move(view), std::move(variants));
 }
 

@@ -78,7 +78,8 @@ void set_report(CliState& state, const Summary& summary);
 /// The command's wall time from its summary (0 when absent).
 double wall_seconds(const Summary& summary);
 
-/// Log what the selection did (plink2's lines) and put it under "selection" in the report.
+/// Log what the selection did (plink2's lines). The report gets it from the command's Summary
+/// (SelectionReport::add_to).
 void note_selection(CliState& state, const genomics::SelectionReport& report);
 
 // Parse-time validators with messages a person can read. CLI11 prints them as

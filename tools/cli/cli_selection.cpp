@@ -46,7 +46,6 @@ void note_selection(CliState& state, const genomics::SelectionReport& r) {
     if (m.find("not in the data") != std::string::npos) log_warning(m);
     else if (!state.quiet) std::fprintf(stderr, "strata: %s\n", m.c_str());
   }
-  state.report["selection"] = nlohmann::json::parse(r.to_json());
 }
 
 void set_report(CliState& state, const Summary& summary) {

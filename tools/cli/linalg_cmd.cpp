@@ -1,7 +1,6 @@
 // `strata svd` and `strata pca`: thin wrappers over strata/linalg/svd_zarr.hpp and
 // strata/genomics/pca_output.hpp.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>

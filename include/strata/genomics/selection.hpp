@@ -142,9 +142,7 @@ bool is_founder(const io::SampleInfo& samples, int64_t i);
 /// the log): `view` itself when it has none. InvalidData when nothing autosomal is left. The CLI
 /// reaches the same rule through SelectionOptions::skip_non_autosomes_for; the Python API calls
 /// this.
-/// `kept` (optional) gets the indices of `view`'s variants left (empty when none were skipped).
-Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, const std::string& calculation,
-                                                  int64_t* skipped = nullptr, std::vector<int64_t>* kept = nullptr);
+Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, const std::string& calculation);
 
 /// \brief A sample's key in ID files: "FID\tIID", FID `0` when the source has none.
 std::string sample_key(const io::SampleInfo& samples, int64_t i);
