@@ -147,6 +147,19 @@ class GenotypeView {
   virtual Status read_codes(int64_t variant_start, int64_t variant_count, int64_t sample_start,
                             int64_t sample_count, uint8_t* out, int64_t stride) const = 0;
 
+  /// \brief Whether the source carries dosages beyond its hard calls (VCF DS/HDS/GP, pgen
+  /// dosage tracks, BGEN probabilities, fractional Zarr dosages). Such a source's read_codes
+  /// gives plink2's hard calls (a dosage within the hard-call threshold of 0, 1 or 2, else
+  /// missing); read_dosages gives the dosages themselves.
+  virtual bool has_dosages() const { return false; }
+  /// \brief Read the ALT dosages of the box (as read_codes): variant_count rows of
+  /// sample_count floats, `stride` floats apart (stride ≥ sample_count); missing is NaN. The
+  /// scale is the codes' (0..2; a haploid call counts as homozygous). Sources quantize as
+  /// plink2 stores dosages (multiples of 1/16384, exact in float) where plink2 does. The
+  /// default reads the codes (0, 1, 2, NaN).
+  virtual Status read_dosages(int64_t variant_start, int64_t variant_count, int64_t sample_start,
+                              int64_t sample_count, float* out, int64_t stride) const;
+
   /// \brief Natural block extents of the source (storage chunks); readers should align to them.
   virtual int64_t variant_chunk() const { return 4096; }
   virtual int64_t sample_chunk() const { return num_samples(); }

@@ -1,6 +1,8 @@
 // Genotype view helpers: block reads, the ordered block stream, variant subsets and the
 // in-memory view.
 #include <algorithm>
+#include <limits>
+#include <vector>
 
 #include "io/genotype/codes_internal.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -25,6 +27,22 @@ void VariantInfo::append_from(const VariantInfo& o, int64_t i) {
   ref.push_back(o.ref[i]);
   alt.push_back(o.alt[i]);
   cm.push_back(i < static_cast<int64_t>(o.cm.size()) ? o.cm[i] : 0.0);
+}
+
+Status GenotypeView::read_dosages(int64_t variant_start, int64_t variant_count, int64_t sample_start,
+                                  int64_t sample_count, float* out, int64_t stride) const {
+  if (variant_count < 0 || sample_count < 0 || stride < sample_count)
+    return Status::Invalid("read_dosages: bad box or stride (", describe(), ")");
+  const int64_t row = packed_row_bytes(sample_count);
+  std::vector<uint8_t> codes(static_cast<size_t>(std::max<int64_t>(1, variant_count * row)));
+  STRATA_RETURN_NOT_OK(read_codes(variant_start, variant_count, sample_start, sample_count, codes.data(), row));
+  const float value[4] = {0.0f, 1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN()};
+  for (int64_t v = 0; v < variant_count; ++v) {
+    const uint8_t* c = codes.data() + v * row;
+    float* o = out + v * stride;
+    for (int64_t j = 0; j < sample_count; ++j) o[j] = value[code_at(c, j)];
+  }
+  return Status::OK();
 }
 
 Result<GenotypeBlock> read_genotype_block(const GenotypeView& view, int64_t variant_start,
