@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -265,6 +266,7 @@ struct OutputSet::Impl {
   fs::path dir, stage;
   std::vector<fs::path> inputs;  // canonical (symlinks followed)
   std::vector<Entry> entries;
+  int64_t names_used = 0;  // staged names stay unique after a withdraw
   int lock_fd = -1;
   bool journaled = false, committed = false;
 
@@ -360,6 +362,13 @@ void release_claims(const void* owner) {
   std::erase_if(cc.claims, [owner](const Claim& c) { return c.owner == owner; });
 }
 
+// One withdrawn output of a set frees its path.
+void release_claim(const void* owner, const fs::path& identity) {
+  CommandClaims& cc = command_claims();
+  std::lock_guard lock(cc.mu);
+  std::erase_if(cc.claims, [&](const Claim& c) { return c.owner == owner && c.identity == identity; });
+}
+
 // A committed set's paths stay claimed for the rest of the command, whoever reuses its address.
 void keep_claims(const void* owner) {
   CommandClaims& cc = command_claims();
@@ -421,7 +430,7 @@ Result<std::string> OutputSet::add_file(const std::string& final_path) {
   Impl& m = *impl_;
   const fs::path p = normalize_output(final_path);
   STRATA_RETURN_NOT_OK(m.check(p, false));
-  Entry e{false, p.string(), "o" + std::to_string(m.entries.size()), 0, Impl::claim_of(p)};
+  Entry e{false, p.string(), "o" + std::to_string(m.names_used++), 0, Impl::claim_of(p)};
   e.claim.owner = &m;
   const std::string staged = (m.stage / e.staged_name).string();
   STRATA_ASSIGN_OR_RETURN(int fd, create_new_file(staged));
@@ -435,7 +444,7 @@ Result<std::string> OutputSet::add_directory(const std::string& final_path) {
   Impl& m = *impl_;
   const fs::path p = normalize_output(final_path);
   STRATA_RETURN_NOT_OK(m.check(p, true));
-  Entry e{true, p.string(), "o" + std::to_string(m.entries.size()), 0, Impl::claim_of(p)};
+  Entry e{true, p.string(), "o" + std::to_string(m.names_used++), 0, Impl::claim_of(p)};
   e.claim.owner = &m;
   const std::string staged = (m.stage / e.staged_name).string();
   if (::mkdir(staged.c_str(), 0777) != 0) return Status::IOError(staged, ": cannot create: ", errno_text());
@@ -488,6 +497,20 @@ Status OutputSet::commit() {
   remove_stage(m.stage);
   keep_claims(&m);
   m.committed = true;
+  return Status::OK();
+}
+
+Status OutputSet::withdraw(const std::string& final_path) {
+  Impl& m = *impl_;
+  if (m.committed || m.journaled) return Status::Invalid("withdraw ", final_path, ": the outputs are being committed");
+  const std::string p = normalize_output(final_path).string();
+  auto it = std::find_if(m.entries.begin(), m.entries.end(), [&](const Entry& e) { return e.final_path == p; });
+  if (it == m.entries.end()) return Status::NotFound(final_path, " is not an output of this set");
+  std::error_code ec;
+  fs::remove_all(m.stage / it->staged_name, ec);
+  if (ec) return Status::IOError((m.stage / it->staged_name).string(), ": cannot remove: ", ec.message());
+  release_claim(&m, it->claim.identity);
+  m.entries.erase(it);
   return Status::OK();
 }
 

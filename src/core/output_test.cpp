@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "testing/testing.hpp"
 
@@ -190,6 +191,31 @@ TEST(OutputSet, ADiscardedSetFreesItsPathsForTheCommand) {
   auto third = OutputSet::begin(d.str("c.vcz"), {});
   ASSERT_TRUE(third.ok());
   STRATA_EXPECT_STATUS((*third)->add_directory(d.str("c.vcz")), StatusCode::Invalid, "also another output");
+}
+
+TEST(OutputSet, AWithdrawnOutputMayBeDeclaredAgain) {
+  // A writer that restarts (convert widening a VCF's ploidy axis) drops what it staged and
+  // declares the same store again in the command's one set; the other outputs stay.
+  TempDir d;
+  CommandOutputs command;
+  auto set = OutputSet::begin(d.str("c.vcz"), {});
+  ASSERT_TRUE(set.ok());
+  STRATA_ASSERT_OK_AND_ASSIGN(std::string first, (*set)->add_directory(d.str("c.vcz")));
+  STRATA_ASSERT_OK_AND_ASSIGN(std::string table, (*set)->add_file(d.str("c.txt")));
+  { std::ofstream(first + "/stale") << "x"; }
+  { std::ofstream(table) << "kept"; }
+  STRATA_EXPECT_STATUS((*set)->add_directory(d.str("c.vcz")), StatusCode::Invalid, "also another output");
+  STRATA_EXPECT_STATUS((*set)->withdraw(d.str("other.vcz")), StatusCode::NotFound, "is not an output of this set");
+  STRATA_ASSERT_OK((*set)->withdraw(d.str("c.vcz")));
+  EXPECT_FALSE(std::filesystem::exists(first));
+  STRATA_ASSERT_OK_AND_ASSIGN(std::string second, (*set)->add_directory(d.str("c.vcz")));
+  EXPECT_NE(second, table);
+  { std::ofstream(second + "/.zgroup") << "{}"; }
+  STRATA_ASSERT_OK((*set)->commit());
+  EXPECT_TRUE(std::filesystem::exists(d.str("c.vcz/.zgroup")));
+  EXPECT_FALSE(std::filesystem::exists(d.str("c.vcz/stale")));
+  EXPECT_EQ(read_file(d.str("c.txt")), "kept");
+  EXPECT_EQ((*set)->final_paths().size(), 2u);
 }
 
 TEST(OutputSet, OutputsOfOneSetAreDistinct) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "strata/core/job.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/freq.hpp"
@@ -449,21 +450,54 @@ Result<Selection> open_selected_genotypes(const Context& ctx, const std::string&
 
 Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& input, const std::string& output,
                                          const io::ConvertOptions& options, const SelectionOptions& selection) {
-  SelectedConvert r;
-  if (!selection.any()) {
-    STRATA_ASSIGN_OR_RETURN(r.convert, io::convert_genotypes(ctx, input, output, options));
-    return r;
+  const bool to_zarr = io::is_zarr_output(output);
+  std::string prefix = output;
+  if (!to_zarr) {
+    if (prefix.size() <= 4 || prefix.compare(prefix.size() - 4, 4, ".bed") != 0)
+      return Status::Invalid("OUTPUT must end in .vcz or .zarr (VCF Zarr) or .bed (PLINK 1 fileset), got '", output, "'");
+    prefix.resize(prefix.size() - 4);
   }
-  STRATA_RETURN_NOT_OK(validate_selection(selection));
-  if (io::is_vcf_path(input))
-    return Status::Unsupported(input, ": sample and variant selection reads PLINK or Zarr genotypes; convert the VCF/BCF "
-                               "first (strata convert ", input, " OUT.vcz), then select from OUT.vcz");
-  STRATA_ASSIGN_OR_RETURN(Selection sel,
-                          open_selected_genotypes(ctx, input, selection, io::convert_open_options(output, options)));
-  r.selection = std::move(sel.report);
-  std::vector<std::string> inputs = input_paths(input);
-  for (const auto& f : selection.files()) inputs.push_back(f);
-  STRATA_ASSIGN_OR_RETURN(r.convert, io::convert_view(ctx, sel.view, inputs, output, options));
+  if (selection.any()) {
+    STRATA_RETURN_NOT_OK(validate_selection(selection));
+    if (io::is_vcf_path(input))
+      return Status::Unsupported(input, ": sample and variant selection reads PLINK or Zarr genotypes; convert the "
+                                 "VCF/BCF first (strata convert ", input, " OUT.vcz), then select from OUT.vcz");
+  }
+  // Every output is checked before the input is read; the writers stage into the Job's set.
+  Job job(ctx, "convert", input, output);
+  OutputRules rules;
+  rules.overwrite = options.overwrite;
+  rules.inputs = selection.files();
+  STRATA_RETURN_NOT_OK(job.declare(output, std::move(rules), [&](OutputSet& out) -> Status {
+    if (to_zarr) return out.check(output, true);
+    for (const char* ext : {".bed", ".bim", ".fam"}) STRATA_RETURN_NOT_OK(out.check(prefix + ext, false));
+    return Status::OK();
+  }));
+  io::ConvertOptions o = options;
+  o.output_set = job.outputs();
+  SelectedConvert r;
+  auto write = [&]() -> Status {
+    PhaseTimer phase = job.phase("convert");
+    if (!selection.any()) {
+      STRATA_ASSIGN_OR_RETURN(r.convert, io::convert_genotypes(ctx, input, output, o));
+      return Status::OK();
+    }
+    STRATA_ASSIGN_OR_RETURN(Selection sel,
+                            open_selected_genotypes(ctx, input, selection, io::convert_open_options(output, o)));
+    r.selection = std::move(sel.report);
+    std::vector<std::string> inputs = input_paths(input);
+    for (const auto& f : selection.files()) inputs.push_back(f);
+    STRATA_ASSIGN_OR_RETURN(r.convert, io::convert_view(ctx, sel.view, inputs, output, o));
+    return Status::OK();
+  };
+  STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write() : Status::OK()));
+  r.files = job.files();
+  Summary& rep = job.summary();
+  rep.set("variants", r.convert.variants).set("samples", r.convert.samples);
+  rep.set("skipped_multiallelic", r.convert.skipped).set("multiallelic_as_dosage", r.convert.multiallelic);
+  rep.set("polyploid_calls", r.convert.polyploid_calls);
+  r.selection.add_to(rep);
+  r.report = std::move(rep);
   return r;
 }
 

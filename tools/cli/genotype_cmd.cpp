@@ -77,9 +77,7 @@ void register_convert(CLI::App& app, CliState& state) {
       STRATA_ASSIGN_OR_RETURN(genomics::SelectedConvert sc,
                               genomics::convert_selected(state.ctx(), a->input, a->output, o, a->selection));
       note_selection(state, sc.selection);
-      Summary fields;
-      sc.selection.add_to(fields);
-      set_report(state, fields);
+      set_report(state, sc.report);
       const io::ConvertReport& r = sc.convert;
       log_info("converted ", r.variants, " variants x ", r.samples, " samples to ", a->output);
       if (r.skipped > 0) {

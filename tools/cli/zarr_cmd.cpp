@@ -25,7 +25,7 @@ Status run_info(const ZarrArgs& a) {
   return Status::OK();
 }
 
-Status run_import(const ZarrArgs& a, const CliState& state) {
+Status run_import(const ZarrArgs& a, CliState& state) {
   io::ZarrImportOptions opt;
   if (!a.chunks.empty()) {
     auto c = parse_shape(a.chunks);
@@ -40,7 +40,9 @@ Status run_import(const ZarrArgs& a, const CliState& state) {
   opt.codec = a.codec;
   opt.format = a.format == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
   opt.overwrite = a.overwrite;
-  return io::zarr_import_npy(state.ctx(), a.file, a.path, opt);
+  STRATA_ASSIGN_OR_RETURN(Summary summary, io::zarr_import_npy(state.ctx(), a.file, a.path, opt));
+  set_report(state, summary);
+  return Status::OK();
 }
 
 Status run_verify(const ZarrArgs& a, const CliState& state) {

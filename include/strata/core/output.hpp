@@ -79,6 +79,10 @@ class OutputSet {
   /// \brief Move every output into place (see the file comment). After an error the set is
   /// left for the next run's recovery when the journal was written, else discarded.
   Status commit();
+  /// \brief Drop one declared output before the commit: what was staged for it is removed and
+  /// its path may be declared again (a writer that restarts with another layout). NotFound
+  /// when the set has no such output.
+  Status withdraw(const std::string& final_path);
   /// \brief Remove everything staged (also done by the destructor when not committed).
   void discard();
 

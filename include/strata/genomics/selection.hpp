@@ -130,6 +130,8 @@ Result<Selection> open_selected_genotypes(const Context& ctx, const std::string&
 struct SelectedConvert {
   io::ConvertReport convert;
   SelectionReport selection;
+  std::vector<std::string> files;  ///< outputs written
+  Summary report;                  ///< the report fields (the CLI's --report)
 };
 Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& input, const std::string& output,
                                          const io::ConvertOptions& options, const SelectionOptions& selection);

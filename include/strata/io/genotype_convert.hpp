@@ -17,6 +17,10 @@
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 
+namespace strata {
+class OutputSet;
+}
+
 namespace strata::io {
 
 /// \brief Options of convert_genotypes.
@@ -30,6 +34,8 @@ struct ConvertOptions {
   bool multiallelic_set = false;  ///< true when the user chose `multiallelic`
   bool overwrite = false;         ///< replace an existing Zarr store (PLINK files are always replaced)
   int decompression_threads = 0;  ///< htslib threads (0 = the context's thread count)
+  /// The set the outputs join (not owned; a command's Job declares them); null = the writer's own.
+  OutputSet* output_set = nullptr;
 };
 
 /// \brief What a conversion did.

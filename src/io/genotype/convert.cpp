@@ -62,11 +62,13 @@ Result<ConvertReport> convert_view(const Context& ctx, const GenotypeViewPtr& vi
     vo.genotype_codec = options.genotype_codec;
     vo.overwrite = options.overwrite;
     vo.inputs = inputs;
+    vo.output_set = options.output_set;
     STRATA_RETURN_NOT_OK(write_vcf_zarr(ctx, *view, output, vo));
   } else {
     // Existing fileset files are replaced (strata/core/output.hpp), never the input's.
     PlinkWriteOptions po;
     po.target.rules.inputs = inputs;
+    po.target.output_set = options.output_set;
     STRATA_RETURN_NOT_OK(write_plink(ctx, *view, output, po));
   }
   ConvertReport r;

@@ -376,6 +376,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     vo.genotype_codec = o_.genotype_codec;
     vo.overwrite = o_.overwrite;
     vo.inputs = input_paths(input_);
+    vo.output_set = o_.output_set;
     vo.vcf = header_fields(hdr, contigs_);
     filters_ = static_cast<int64_t>(vo.vcf->filter_id.size());
     for (int64_t j = 0; j < filters_; ++j)
@@ -388,6 +389,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     // Existing fileset files are replaced (strata/core/output.hpp), never the input.
     BedWriteTarget target;
     target.rules.inputs = input_paths(input_);
+    target.output_set = o_.output_set;
     STRATA_ASSIGN_OR_RETURN(bed_, BedWriter::create(output_, samples, target));
     chunk_ = 4096;
   }
@@ -530,10 +532,14 @@ Result<ConvertReport> convert_vcf(const Context& ctx, const std::string& input, 
   int64_t ploidy = 2;
   for (int attempt = 0; attempt < 8; ++attempt) {
     PloidyGrew grew;
-    Converter c(ctx, input, output, options);
-    auto r = c.run(ploidy, grew);
+    auto r = [&] {
+      Converter c(ctx, input, output, options);
+      return c.run(ploidy, grew);
+    }();
     if (r.ok() || grew.ploidy == 0) return r;
     log_info(input, ": calls with ploidy ", grew.ploidy, " found; restarting with a wider ploidy axis");
+    // The command's set keeps the first attempt's store staged: drop it before declaring it again.
+    if (options.output_set) STRATA_RETURN_NOT_OK(options.output_set->withdraw(output));
     ploidy = grew.ploidy;
   }
   return Status::Internal(input, ": ploidy kept growing");

@@ -4,6 +4,7 @@
 #include "io/zarr_tools/zarr_tools.hpp"
 #include "io/zarr_tools/zarr_tools_internal.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/job.hpp"
 #include "strata/core/output.hpp"
 #include "strata/io/npy.hpp"
 #include "strata/io/remote.hpp"
@@ -45,16 +46,51 @@ Status zarr_export_npy(const Context& ctx, const std::string& zarr_path, const s
   return w.finish();
 }
 
-Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const std::string& zarr_path, const ZarrImportOptions& opt) {
+namespace {
+// The array's rows, slab by slab, into a new array at the store's root.
+Status write_npy_rows(const Context& ctx, NpyReader& r, const std::shared_ptr<Store>& store, const ZarrCreateOptions& co,
+                      const ZarrImportOptions& opt) {
+  const NpyHeader& h = r.header();
+  const DType dtype = co.dtype;
+  STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::create(store, "", co));
+  const int64_t itemsize = dtype.itemsize();
+  if (h.shape.empty()) {
+    STRATA_ASSIGN_OR_RETURN(Buffer one, Buffer::allocate(itemsize));
+    STRATA_RETURN_NOT_OK(r.read(one.data(), 1));
+    STRATA_RETURN_NOT_OK(a.write_region({}, {}, one.data()));
+  } else {
+    int64_t align = co.shard_shape.empty() ? co.chunks[0] : co.shard_shape[0];
+    int64_t rows = slab_rows(h.shape, align, itemsize, opt.slab_bytes);
+    STRATA_ASSIGN_OR_RETURN(int64_t row_elems, shape_numel(Shape(h.shape.begin() + 1, h.shape.end())));
+    STRATA_ASSIGN_OR_RETURN(Buffer slab, Buffer::allocate(std::max<int64_t>(rows * row_elems * itemsize, 1)));
+    ProgressScope progress(ctx, "import", h.shape[0], "rows");
+    for (int64_t r0 = 0; r0 < h.shape[0]; r0 += rows) {
+      int64_t n = std::min(rows, h.shape[0] - r0);
+      STRATA_RETURN_NOT_OK(r.read(slab.data(), n * row_elems));
+      Shape start(h.shape.size(), 0), count = h.shape;
+      start[0] = r0;
+      count[0] = n;
+      STRATA_RETURN_NOT_OK(ctx.check_cancelled());
+      STRATA_RETURN_NOT_OK(a.write_region(start, count, slab.data(), &ctx.pool()));
+      ctx.advance_progress(n);
+    }
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Result<Summary> zarr_import_npy(const Context& ctx, const std::string& npy_path, const std::string& zarr_path,
+                                const ZarrImportOptions& opt) {
   STRATA_ASSIGN_OR_RETURN(NpyReader r, NpyReader::open(npy_path));
   const NpyHeader& h = r.header();
   DType dtype = h.dtype.native();
   // Checked before any work: an existing store needs --overwrite, the input is never replaced.
-  // Local stores are staged and committed atomically; remote ones are written in place (each
-  // object PUT is atomic, the store as a whole is not).
-  std::unique_ptr<OutputSet> out;
+  // Local stores are staged and committed atomically by the job; remote ones are written in
+  // place (each object PUT is atomic, the store as a whole is not).
+  Job job(ctx, "zarr import", npy_path, zarr_path);
   std::shared_ptr<Store> store;
-  if (is_remote_url(zarr_path)) {
+  const bool remote = is_remote_url(zarr_path);
+  if (remote) {
     STRATA_ASSIGN_OR_RETURN(store, open_store(zarr_path));
     STRATA_ASSIGN_OR_RETURN(ZarrNodeInfo existing, zarr_node_info(store, ""));
     if (existing.kind != NodeKind::Missing && !opt.overwrite)
@@ -64,9 +100,11 @@ Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const st
   } else {
     OutputRules rules;
     rules.overwrite = opt.overwrite;
-    rules.inputs = {npy_path};
-    STRATA_ASSIGN_OR_RETURN(out, OutputSet::begin(zarr_path, std::move(rules)));
-    STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(zarr_path));
+    std::string staged;
+    STRATA_RETURN_NOT_OK(job.declare(zarr_path, std::move(rules), [&](OutputSet& out) -> Status {
+      STRATA_ASSIGN_OR_RETURN(staged, out.add_directory(zarr_path));
+      return Status::OK();
+    }));
     STRATA_ASSIGN_OR_RETURN(store, open_store(staged, true));
   }
   ZarrCreateOptions co;
@@ -95,30 +133,15 @@ Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const st
   co.fill_value = dtype.is_float() ? ZarrFillValue("NaN") : ZarrFillValue(0);
   if (dtype.is_bool()) co.fill_value = false;
 
-  STRATA_ASSIGN_OR_RETURN(ZarrArray a, ZarrArray::create(store, "", co));
-  const int64_t itemsize = dtype.itemsize();
-  if (h.shape.empty()) {
-    STRATA_ASSIGN_OR_RETURN(Buffer one, Buffer::allocate(itemsize));
-    STRATA_RETURN_NOT_OK(r.read(one.data(), 1));
-    STRATA_RETURN_NOT_OK(a.write_region({}, {}, one.data()));
-  } else {
-    int64_t align = co.shard_shape.empty() ? co.chunks[0] : co.shard_shape[0];
-    int64_t rows = slab_rows(h.shape, align, itemsize, opt.slab_bytes);
-    STRATA_ASSIGN_OR_RETURN(int64_t row_elems, shape_numel(Shape(h.shape.begin() + 1, h.shape.end())));
-    STRATA_ASSIGN_OR_RETURN(Buffer slab, Buffer::allocate(std::max<int64_t>(rows * row_elems * itemsize, 1)));
-    ProgressScope progress(ctx, "import", h.shape[0], "rows");
-    for (int64_t r0 = 0; r0 < h.shape[0]; r0 += rows) {
-      int64_t n = std::min(rows, h.shape[0] - r0);
-      STRATA_RETURN_NOT_OK(r.read(slab.data(), n * row_elems));
-      Shape start(h.shape.size(), 0), count = h.shape;
-      start[0] = r0;
-      count[0] = n;
-      STRATA_RETURN_NOT_OK(ctx.check_cancelled());
-      STRATA_RETURN_NOT_OK(a.write_region(start, count, slab.data(), &ctx.pool()));
-      ctx.advance_progress(n);
-    }
-  }
-  return out ? out->commit() : Status::OK();
+  PhaseTimer phase = job.phase("import");
+  STRATA_RETURN_NOT_OK(job.commit(write_npy_rows(ctx, r, store, co, opt)));
+  phase.stop();
+  Summary& rep = job.summary();
+  if (remote) rep.set("files", std::vector<std::string>{zarr_path});
+  rep.set("shape", std::vector<int64_t>(h.shape.begin(), h.shape.end()));
+  rep.set("chunks", std::vector<int64_t>(co.chunks.begin(), co.chunks.end()));
+  rep.set("dtype", dtype.name()).set("codec", spec).set("zarr_format", opt.format == ZarrFormat::V3 ? 3 : 2);
+  return std::move(rep);
 }
 
 }  // namespace strata::io

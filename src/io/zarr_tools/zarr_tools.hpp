@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/job.hpp"
 #include "strata/core/context.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/zarr.hpp"
@@ -57,9 +58,10 @@ struct ZarrImportOptions {
   int64_t slab_bytes = int64_t{256} << 20;
 };
 
-/// \brief Import `npy_path` as a new array at `zarr_path`, streaming row slabs. The array is
-/// built under a temporary sibling name and renamed into place when complete.
-Status zarr_import_npy(const Context& ctx, const std::string& npy_path, const std::string& zarr_path,
+/// \brief Import `npy_path` as a new array at `zarr_path`, streaming row slabs, as a `Job`: a
+/// local store is staged and committed when complete; returns the report fields (shape,
+/// chunks, dtype, codec, format, files, phases).
+Result<Summary> zarr_import_npy(const Context& ctx, const std::string& npy_path, const std::string& zarr_path,
                        const ZarrImportOptions& options);
 
 /// \brief Default chunk shape for `shape`: halve the largest extent until ≤ `target` elements.
