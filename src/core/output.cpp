@@ -89,6 +89,17 @@ bool is_within(const fs::path& inner, const fs::path& outer) {
   return true;
 }
 
+// Written into every directory output at commit: the mark that lets a rerun replace it.
+constexpr const char* kStoreMark = ".strata-output";
+constexpr std::string_view kStoreMarkText =
+    "This directory was written by strata; a strata command writing the same path replaces it.\n";
+
+bool is_strata_store(const fs::path& dir) {
+  std::ifstream in(dir / kStoreMark);
+  std::string line;
+  return in && std::getline(in, line) && line + "\n" == kStoreMarkText;
+}
+
 bool is_zarr_node(const fs::path& dir) {
   std::error_code ec;
   for (const char* name : {".zgroup", ".zarray", "zarr.json"})
@@ -261,6 +272,16 @@ Result<int64_t> recover_outputs(const std::string& dir) {
   return cleaned;
 }
 
+static Status write_store_mark(const fs::path& dir) {
+  const std::string path = (dir / kStoreMark).string();
+  std::error_code ec;
+  fs::remove(path, ec);  // a writer may have copied an earlier store's files
+  STRATA_ASSIGN_OR_RETURN(int fd, create_new_file(path));
+  Status w = write_all(fd, path, kStoreMarkText);
+  ::close(fd);
+  return w;
+}
+
 struct OutputSet::Impl {
   OutputRules rules;
   fs::path dir, stage;
@@ -336,8 +357,12 @@ Status OutputSet::Impl::check(const fs::path& p, bool directory) const {
                                    "; refusing to replace it");
     return Status::OK();
   }
-  if (!rules.overwrite) return Status::AlreadyExists(shown, " already exists (use --overwrite to replace it)");
   if (S_ISLNK(st.st_mode)) return Status::AlreadyExists(shown, " is a symbolic link; refusing to replace it");
+  // A store an earlier strata command wrote is replaced like a file (a rerun succeeds);
+  // anything else needs the flag.
+  if (!rules.overwrite && !(rules.replace_own_stores && S_ISDIR(st.st_mode) && is_zarr_node(p) && is_strata_store(p)))
+    return Status::AlreadyExists(shown, rules.replace_own_stores ? " already exists and was not written by strata (use --overwrite to replace it)"
+                                                         : " already exists (use --overwrite to replace it)");
   if (!S_ISDIR(st.st_mode)) return Status::AlreadyExists(shown, " is not a directory; refusing to replace it with a Zarr store");
   if (!is_zarr_node(p))
     return Status::AlreadyExists(shown, " is not a Zarr store (no .zgroup, .zarray or zarr.json); strata replaces only "
@@ -460,6 +485,7 @@ Status OutputSet::commit() {
   for (Entry& e : m.entries) {
     struct stat st;
     const fs::path staged = m.stage / e.staged_name;
+    if (e.directory) STRATA_RETURN_NOT_OK(write_store_mark(staged));
     if (::lstat(staged.c_str(), &st) != 0) return Status::IOError(staged.string(), ": staged output vanished");
     e.staged_ino = st.st_ino;
   }

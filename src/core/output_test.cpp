@@ -60,14 +60,30 @@ TEST(OutputSet, CreatesAndReplacesFilesAtomically) {
   STRATA_ASSERT_OK(write_set(p, "one", false));
   EXPECT_EQ(tag_of(p), "one");
   EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
-  // Files are replaced without a flag; the store needs overwrite.
-  STRATA_EXPECT_STATUS(write_set(p, "two", false), StatusCode::AlreadyExists, "out.zarr already exists \\(use --overwrite");
-  EXPECT_EQ(tag_of(p), "one");
-  EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
-  STRATA_ASSERT_OK(write_set(p, "two", true));
+  // A rerun replaces the files and the store strata wrote, without a flag.
+  EXPECT_TRUE(fs::exists(p + ".zarr/.strata-output"));
+  STRATA_ASSERT_OK(write_set(p, "two", false));
   EXPECT_EQ(tag_of(p), "two");
+  EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
+  STRATA_ASSERT_OK(write_set(p, "three", true));
+  EXPECT_EQ(tag_of(p), "three");
   EXPECT_FALSE(fs::exists(p + ".zarr/.old")) << "old store content must not survive";
   EXPECT_TRUE(leftovers(d.path() / "sub/dir").empty());
+}
+
+TEST(OutputSet, AStoreStrataDidNotWriteNeedsOverwrite) {
+  TempDir d;
+  const std::string p = d.str("out");
+  make_zarr_group(p + ".zarr", "theirs");
+  STRATA_EXPECT_STATUS(write_set(p, "ours", false), StatusCode::AlreadyExists,
+                       "out.zarr already exists and was not written by strata \\(use --overwrite");
+  EXPECT_EQ(read_file(p + ".zarr/marker"), "theirs");
+  // A mark with other contents is not strata's.
+  write_file(p + ".zarr/.strata-output", "something else\n");
+  STRATA_EXPECT_STATUS(write_set(p, "ours", false), StatusCode::AlreadyExists, "not written by strata");
+  STRATA_ASSERT_OK(write_set(p, "ours", true));
+  EXPECT_EQ(tag_of(p), "ours");
+  EXPECT_TRUE(leftovers(d.path()).empty());
 }
 
 TEST(OutputSet, NeverReplacesDirectoriesThatAreNotZarrStores) {

@@ -47,6 +47,7 @@ Status write_zarr(const Context& ctx, const Array& a, const std::string& path, c
   zo.compressor = std::move(codec);
   OutputRules rules;
   rules.overwrite = options.overwrite;
+  rules.replace_own_stores = false;  // a library write, not a command's rerun
   rules.inputs = zarr_inputs(a);
   STRATA_ASSIGN_OR_RETURN(auto out, OutputSet::begin(path, std::move(rules)));
   STRATA_ASSIGN_OR_RETURN(std::string staged, out->add_directory(path));

@@ -125,9 +125,12 @@ TEST(SvdToZarr, WritesUSVtAtomically) {
       for (int64_t j = 0; j < cols; ++j) av += a[i * cols + j] * vv[c * cols + j];
       ASSERT_NEAR(av, ss[c] * uu[i * 5 + c], 1e-10 * ss[0]);
     }
-  // Existing output: refused without overwrite, replaced with it.
+  // Existing output: strata's own store is replaced (a rerun); another one is refused without
+  // overwrite and replaced with it.
+  STRATA_ASSERT_OK(svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}));
+  std::filesystem::remove(tmp.path() / "out.zarr" / ".strata-output");
   STRATA_EXPECT_STATUS(svd_to_zarr(test_ctx(), tmp.str("x.zarr"), tmp.str("out.zarr"), o, {}), StatusCode::AlreadyExists,
-                       "--overwrite");
+                       "not written by strata \\(use --overwrite");
   SvdZarrOptions zo;
   zo.overwrite = true;
   o.method = SvdMethod::Randomized;

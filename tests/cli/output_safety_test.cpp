@@ -109,7 +109,8 @@ TEST_F(OutputSafety, OneOverwriteRuleForEveryCommand) {
     EXPECT_EQ(run_command(s() + "simulate -q --samples 10 --variants 5 --out " + tmp.str("sim")).exit_code, 0);
     EXPECT_EQ(run_command(s() + "convert -q " + tmp.str("base") + " " + tmp.str("copy.bed")).exit_code, 0);
   }
-  // Directory outputs (Zarr stores) need --overwrite, for every command alike.
+  // Directory outputs (Zarr stores): a rerun replaces the store strata wrote, for every
+  // command alike; a store strata did not write needs --overwrite.
   const std::vector<std::string> makers = {
       "simulate -q --samples 10 --variants 5 --format vcz --out " + tmp.str("v"),
       "convert -q " + tmp.str("base") + " " + tmp.str("v.vcz"),
@@ -121,9 +122,18 @@ TEST_F(OutputSafety, OneOverwriteRuleForEveryCommand) {
     fs::remove_all(tmp.path() / "v.zarr");
     ASSERT_EQ(run_command(s() + cmd).exit_code, 0);
     auto again = run_command(s() + cmd);
-    STRATA_EXPECT_CLI_ERROR(again, 1, "already exists (use --overwrite to replace it)");
+    EXPECT_EQ(again.exit_code, 0) << again.output;
     auto forced = run_command(s() + cmd + " --overwrite");
     EXPECT_EQ(forced.exit_code, 0) << forced.output;
+    // Someone else's store at that path: refused without the flag, kept.
+    for (const char* store : {"v.vcz", "v.zarr"}) {
+      if (!fs::exists(tmp.path() / store)) continue;
+      fs::remove(tmp.path() / store / ".strata-output");
+      write_file((tmp.path() / store / "theirs").string(), "x");
+    }
+    auto foreign = run_command(s() + cmd);
+    STRATA_EXPECT_CLI_ERROR(foreign, 1, "already exists and was not written by strata (use --overwrite to replace it)");
+    EXPECT_TRUE(fs::exists(tmp.path() / "v.vcz" / "theirs") || fs::exists(tmp.path() / "v.zarr" / "theirs"));
   }
   EXPECT_TRUE(staging_dirs(tmp.path()).empty());
 }

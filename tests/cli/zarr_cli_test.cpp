@@ -156,10 +156,13 @@ TEST_F(ZarrCli, UsageAndInputErrors) {
   STRATA_EXPECT_CLI_ERROR(r, 1, dir_.str("nothing-here") + ": no such directory");
   r = run_command(cli() + " zarr frobnicate");
   STRATA_EXPECT_CLI_ERROR(r, 2, "unknown command 'frobnicate' for strata zarr");
-  // Importing over an existing array needs --overwrite.
+  // Importing again replaces the array strata wrote; an array it did not write needs --overwrite.
   ASSERT_EQ(run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q").exit_code, 0);
   r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q");
-  STRATA_EXPECT_CLI_ERROR(r, 1, dir_.str("ok.zarr") + " already exists (use --overwrite to replace it)");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  fs::remove(dir_.path() / "ok.zarr" / ".strata-output");
+  r = run_command(cli() + " zarr import " + dir_.str("m.npy") + " " + dir_.str("ok.zarr") + " -q");
+  STRATA_EXPECT_CLI_ERROR(r, 1, dir_.str("ok.zarr") + " already exists and was not written by strata (use --overwrite to replace it)");
   r = run_command(cli() + " --version");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.output, ::testing::StartsWith("strata "));

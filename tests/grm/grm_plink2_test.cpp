@@ -170,11 +170,15 @@ TEST_F(GrmPlink2, BadInputFailsClearlyAndWritesNothing) {
   STRATA_EXPECT_CLI_ERROR(r, 1, "a relationship matrix needs at least 2 samples, got 1");
   r = run_command(cli() + " grm " + dir_.str("missing_input") + " --out " + dir_.str("o4"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  // A Zarr store is replaced only with --overwrite (files always are, as plink2 does).
+  // A rerun replaces its own Zarr store (files always are, as plink2 does); a store strata did
+  // not write needs --overwrite.
   r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --out " + dir_.str("sim_grm"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --out " + dir_.str("sim_grm"));
-  STRATA_EXPECT_CLI_ERROR(r, 1, "sim_grm.zarr already exists (use --overwrite to replace it)");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  fs::remove(dir_.path() / "sim_grm.zarr" / ".strata-output");
+  r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --out " + dir_.str("sim_grm"));
+  STRATA_EXPECT_CLI_ERROR(r, 1, "sim_grm.zarr already exists and was not written by strata (use --overwrite to replace it)");
   r = run_command(cli() + " grm " + dir_.str("sim") + " --format zarr -q --overwrite --out " + dir_.str("sim_grm"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   r = run_command(cli() + " grm " + dir_.str("sim") + " -q --out " + dir_.str("sim_grm"));

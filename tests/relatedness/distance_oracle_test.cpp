@@ -156,7 +156,9 @@ TEST_F(DistanceOracle, ZarrOutputReadByPythonZarr) {
       "fam = [l.split()[1] for l in open('" + in + ".fam')]\n"
       "print('equal' if D.shape == (70, 70) and np.array_equal(D, S) and ids == fam else 'differ', D.shape, g.attrs['metric'])\n");
   EXPECT_NE(r.output.find("equal (70, 70) cityblock"), std::string::npos) << r.output;
-  // An existing store is replaced only with --overwrite.
+  // A rerun replaces its own store; one strata did not write is replaced only with --overwrite.
+  EXPECT_EQ(run_command(cli() + " distance " + in + " -q --metric cityblock --format zarr --out " + dir_.str("z")).exit_code, 0);
+  std::filesystem::remove(dir_.path() / "z.dist.zarr" / ".strata-output");
   STRATA_EXPECT_CLI_ERROR(
       run_command(cli() + " distance " + in + " -q --metric cityblock --format zarr --out " + dir_.str("z")), 1,
       "exists");

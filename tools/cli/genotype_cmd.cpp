@@ -149,7 +149,7 @@ void register_simulate(CLI::App& app, CliState& state) {
   cmd->add_option("--out", a->out, "Output prefix (PREFIX.bed/.bim/.fam, PREFIX.vcz)")->required()->check(non_empty_path());
   add_enum_option(cmd, "--format", a->format, genomics::parse_simulate_format, "bed, vcz or both (default bed)",
                   CLI::IsMember(enum_names(genomics::simulate_format_name, genomics::SimulateFormat::Both)));
-  cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.vcz (a Zarr store); files are always replaced");
+  cmd->add_flag("--overwrite", a->overwrite, "Replace an existing PREFIX.vcz that strata did not write (its own earlier output is replaced without it); files are always replaced");
   cmd->add_option("--variants-chunk", a->variants_chunk, "VCF Zarr chunk length along variants")
       ->check(integer_in(1, kMaxChunk, kChunkRange));
   cmd->add_option("--samples-chunk", a->samples_chunk, "VCF Zarr chunk width along samples")

@@ -55,7 +55,7 @@ void register_grm_commands(CLI::App& app, CliState& state) {
                       "rel|rel-bin|grm-bin|zarr", ""));
   cmd->add_flag("--meanimpute", a->run.grm.meanimpute, "Divide every pair by M (plink2's meanimpute modifier)");
   add_memory_option(cmd, state, "tiles that do not fit run in bands, one pass each");
-  cmd->add_flag("--overwrite", a->run.overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
+  cmd->add_flag("--overwrite", a->run.overwrite, "Replace an existing PREFIX.zarr that strata did not write (its own earlier output is replaced without it); files are always replaced");
   add_common_options(cmd, state);
   add_selection_options(cmd, a->run.selection);
   cmd->callback([a, &state] {

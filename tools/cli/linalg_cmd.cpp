@@ -174,7 +174,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
   pca->add_option("--pop-file", pa->run.pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID and population/POP (default: the source's population, or the .fam FID)")
       ->check(non_empty_path());
   pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
-  pca->add_flag("--overwrite", pa->run.overwrite, "Replace an existing PREFIX.zarr (a Zarr store); files are always replaced");
+  pca->add_flag("--overwrite", pa->run.overwrite, "Replace an existing PREFIX.zarr that strata did not write (its own earlier output is replaced without it); files are always replaced");
   add_common_options(pca, state);
   add_selection_options(pca, pa->run.selection);
   pca->callback([&state, pa] {

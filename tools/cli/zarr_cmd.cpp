@@ -98,7 +98,7 @@ void register_zarr_commands(CLI::App& app, CliState& state) {
                   "(SHUFFLE = noshuffle|shuffle|bitshuffle); default blosc:zstd:5:shuffle");
   imp->add_option("--zarr-format", args->format, "Zarr format 2 or 3")->check(CLI::IsMember({2, 3}));
   imp->add_option("--shard", args->shards, "Shard shape (Zarr v3), a multiple of --chunks, e.g. 10000,10000");
-  imp->add_flag("--overwrite", args->overwrite, "Replace an existing array at PATH");
+  imp->add_flag("--overwrite", args->overwrite, "Replace an existing array at PATH that strata did not write (its own earlier import is replaced without it)");
   add_common_options(imp, state);
   imp->callback([&state, args] { state.run = [args, &state] { return run_import(*args, state); }; });
 

@@ -7,8 +7,10 @@
 /// - A **file output** (`PREFIX.eigenvec`, `out.npy`, …) that exists is replaced atomically,
 ///   without a flag (as plink2 does). A directory or special file at that path is never
 ///   replaced.
-/// - A **directory output** (a Zarr store) that exists is replaced only with `overwrite`, and
-///   only when it is a Zarr node (`.zgroup`, `.zarray` or `zarr.json` at its root).
+/// - A **directory output** (a Zarr store) carries a `.strata-output` mark at its root. An
+///   existing store with that mark (an earlier strata run's) is replaced without a flag, so a
+///   rerun succeeds; any other existing directory is replaced only with `overwrite`, and only
+///   when it is a Zarr node (`.zgroup`, `.zarray` or `zarr.json` at its root).
 /// - No output may be, contain or lie inside an **input** of the same command, nor be `/`,
 ///   the home directory, the working directory or one of its ancestors.
 /// - No two outputs of a command may be the same file: the paths (`--out`-derived files, the
@@ -53,6 +55,10 @@ struct OutputRules {
   /// Paths the command reads (files, prefixes' files, stores): never replaced, deleted or
   /// written into. A path that does not exist is ignored.
   std::vector<std::string> inputs;
+  /// Replace, without `overwrite`, a store an earlier strata command wrote (its
+  /// `.strata-output` mark): rerunning a command succeeds. Array writes (Python's `to_zarr`)
+  /// turn it off, so an existing store needs `overwrite` as in Dask and zarr-python.
+  bool replace_own_stores = true;
 };
 
 /// \brief A set of outputs in one directory, staged privately and committed together.
