@@ -1,7 +1,6 @@
 // .bim/.fam files as R (write.table), pandas (to_csv) and spreadsheets write them: strata reads
 // what plink2 reads, with the same allele frequencies and the same .bim written back.
 #include <filesystem>
-#include <sstream>
 
 #include "testing/testing.hpp"
 
@@ -16,16 +15,8 @@ using strata::testing::write_file;
 
 std::string cli() { return strata::testing::strata_cli_path(); }
 
-std::vector<std::vector<std::string>> rows_of(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ls(line);
-    rows.emplace_back();
-    for (std::string f; ls >> f;) rows.back().push_back(f);
-  }
-  return rows;
-}
+// Fields split at runs of blanks.
+std::vector<std::vector<std::string>> rows_of(const std::string& text) { return strata::testing::split_rows(text, ' '); }
 
 class PlinkExports : public ::testing::Test {
  protected:
