@@ -4,6 +4,7 @@
 #include <map>
 
 #include "gwas_setup.hpp"
+#include "io/genotype/plink_numbers_internal.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/context.hpp"
 #include "strata/linalg/design_checks.hpp"
@@ -115,11 +116,16 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
   po.phenotypes = true;
   po.zero_one_binary = o.zero_one_binary;
   po.names = o.pheno_names;
-  for (const std::string& v : samples.phenotype)
-    if (!(v.empty() || v == "-9" || v == "0" || v == "NA" || v == "na" || v == "nan")) {
+  for (const std::string& v : samples.phenotype) {
+    // Missing in plink2's spelling: NA/NaN in any case, -9 or 0 in any notation ("-9.0").
+    const io::detail::ScannedNumber x = io::detail::scan_plink_number(v);
+    const bool missing = io::detail::is_plink_nan_word(v) ||
+                         (x.kind == io::detail::NumberScan::kNumber && (x.value == -9.0 || x.value == 0.0));
+    if (!(v.empty() || missing)) {
       po.first_number = 2;  // PHENO1 is the .fam's phenotype in plink2's numbering
       break;
     }
+  }
   STRATA_ASSIGN_OR_RETURN(SampleTable pheno, read_sample_table(o.pheno_path, samples, po));
   SampleTable covar;
   if (!o.covar_path.empty()) {

@@ -1,14 +1,13 @@
 // Phenotype / covariate tables as plink2 reads them (see pheno.hpp).
 #include "strata/genomics/pheno.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <algorithm>
 #include <unordered_map>
 
+#include "io/genotype/plink_numbers_internal.hpp"
 #include "io/genotype/text_reader_internal.hpp"
 
 namespace strata::genomics {
@@ -21,23 +20,24 @@ std::vector<std::string> fields_of(const std::string& line) {
   return f;
 }
 
-bool is_missing_token(const std::string& s) { return s == "NA" || s == "na" || s == "nan" || s == "NaN" || s == "-9"; }
+// plink2's missing values: NA/NaN in any case and -9 (a number equal to -9: "-9.0" too).
+bool is_missing_token(const std::string& s) { return s == "-9" || io::detail::is_plink_nan_word(s); }
 
-// A value as plink2 parses it: NA/-9 missing (NaN); anything else must be a finite number.
-bool parse_value(const std::string& s, double* out) {
-  if (is_missing_token(s)) {
+enum class Value { kNumber, kText, kBadNumber };
+
+// A value as plink2 parses it (see plink_numbers_internal.hpp): a decimal number, NA (NaN), or
+// text (a category name). A number with other characters after it ("1.5x", "0x1p3") or too
+// large ("1e999") is neither: plink2 refuses it.
+Value parse_value(const std::string& s, double* out) {
+  if (io::detail::is_plink_nan_word(s)) {
     *out = std::nan("");
-    return true;
+    return Value::kNumber;
   }
-  errno = 0;
-  char* end = nullptr;
-  // Decimal numbers only: strtod also reads hex floats ("0x1p3"), which plink2 refuses.
-  if (s.find_first_of("xX") != std::string::npos) return false;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) return false;
-  // plink2 reads "-9.0" as missing as well.
-  *out = v == -9.0 ? std::nan("") : v;
-  return true;
+  const io::detail::ScannedNumber x = io::detail::scan_plink_number(s);
+  if (x.kind == io::detail::NumberScan::kNotNumber) return Value::kText;
+  if (x.kind != io::detail::NumberScan::kNumber) return Value::kBadNumber;
+  *out = x.value == -9.0 ? std::nan("") : x.value;
+  return Value::kNumber;
 }
 
 // Binary when every non-missing value is a case/control code; recode to 0/1 (NaN missing).
@@ -179,7 +179,12 @@ Result<SampleTable> read_sample_table(const std::string& path, const io::SampleI
     for (size_t c = 0; c < pick.size(); ++c) {
       double v = std::nan("");
       const std::string& tok = f[id_cols + pick[c]];
-      if (!parse_value(tok, &v)) {
+      const Value kind = parse_value(tok, &v);
+      if (kind == Value::kBadNumber)
+        return Status::Corrupt(path, " line ", line_no, ": ", what, " '", names[pick[c]], "' value '", tok,
+                               "' is not a number (a number followed by other characters, or too large; plink2 "
+                               "refuses it too)");
+      if (kind == Value::kText) {
         if (options.phenotypes)
           return Status::Corrupt(path, " line ", line_no, ": ", what, " '", names[pick[c]], "' value '", tok,
                                  "' is not a number (missing is NA or -9)");

@@ -71,5 +71,30 @@ TEST(SampleTable, RefusedAsPlink2RefusesThem) {
   STRATA_ASSERT_OK(read_sample_table(tmp.str("e.txt"), four_samples(), o));
 }
 
+// Numbers as plink2 reads them (checked with plink2 --pheno/--covar): "1e" is 1, "+2", ".5",
+// NA/NaN in any case and -9 in any spelling are missing; a number with other characters after it
+// is refused (not a category), also in a covariate.
+TEST(SampleTable, NumbersAsPlink2ReadsThem) {
+  TempDir tmp;
+  SampleTableOptions o;
+  write_file(tmp.str("n.txt"), "FID IID Q\nf a 1e\nf b +2\nf c NAN\nf d -9.0\n");
+  STRATA_ASSERT_OK_AND_ASSIGN(SampleTable t, read_sample_table(tmp.str("n.txt"), four_samples(), o));
+  EXPECT_EQ(t.columns[0].values[0], 0.0);  // case/control 1/2 recoded to 0/1
+  EXPECT_EQ(t.columns[0].values[1], 1.0);
+  EXPECT_TRUE(std::isnan(t.columns[0].values[2]));
+  EXPECT_TRUE(std::isnan(t.columns[0].values[3]));
+  write_file(tmp.str("q.txt"), "FID IID Q\nf a .5\nf b 5.\nf c 1.5e+\nf d 1e-999\n");
+  STRATA_ASSERT_OK_AND_ASSIGN(SampleTable q, read_sample_table(tmp.str("q.txt"), four_samples(), o));
+  EXPECT_EQ(q.columns[0].values, (std::vector<double>{0.5, 5.0, 1.5, 0.0}));
+  SampleTableOptions c;
+  c.phenotypes = false;
+  write_file(tmp.str("c.txt"), "FID IID C\nf a 2\nf b 1.5x\n");
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("c.txt"), four_samples(), c), StatusCode::Corrupt,
+                       "line 3: covariate 'C' value '1.5x' is not a number");
+  write_file(tmp.str("o.txt"), "FID IID Q\nf a 1e999\nf b 2\n");
+  STRATA_EXPECT_STATUS(read_sample_table(tmp.str("o.txt"), four_samples(), o), StatusCode::Corrupt,
+                       "line 2: phenotype 'Q' value '1e999' is not a number");
+}
+
 }  // namespace
 }  // namespace strata::genomics

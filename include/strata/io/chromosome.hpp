@@ -4,7 +4,7 @@
 /// how plink2 spells them in its outputs.
 ///
 /// Names are read as plink2 reads them: an optional `chr` prefix (any case), then 1–22, X (23),
-/// Y (24), XY (25, the pseudo-autosomal region) or MT (M, 26). Anything else (`chrUn_gl000220`,
+/// Y (24), XY (25, the pseudo-autosomal region) or MT (M, 26); Oxford's 0X, 0Y and 0M too. Anything else (`chrUn_gl000220`,
 /// `scaffold_7`, numbers above 26) is an *other* contig: diploid, like an autosome, as plink2
 /// treats the extra contigs it is allowed to read.
 ///

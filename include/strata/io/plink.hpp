@@ -33,11 +33,11 @@ struct PlinkPaths {
 PlinkPaths plink_paths(const std::string& prefix_or_path);
 
 /// \brief Parse a `.fam` file: 6 whitespace-separated columns (more are ignored), or the columns
-/// a first-line `#FID IID …`/`#IID …` header names (FID, IID, PAT, MAT, SEX, then the phenotype;
-/// absent ones get plink2's defaults), after optional `##` comment lines. Any other line
-/// starting with '#' and blank lines between samples are refused, as plink2 does: a header read
-/// as a sample would shift every ID onto the previous sample's genotypes. Errors name the file
-/// and the 1-based line.
+/// a `#FID IID …`/`#IID …` header names (FID, IID, PAT, MAT, SEX, then the phenotype; absent
+/// ones get plink2's defaults). As plink2: `#` lines before the header or first sample are
+/// comments; a `#` line after either, and blank lines between samples, are refused; sex 1/M/m is
+/// male, 2/F/f female, anything else unknown; the phenotype is kept as text but refused where
+/// plink2 refuses it (see plink_numbers_internal.hpp). Errors name the file and the 1-based line.
 Result<SampleInfo> read_fam(const std::string& path);
 
 /// \brief A parsed `.bim`: contig names in order of first appearance, and one row per variant.
@@ -49,9 +49,12 @@ struct BimTable {
 /// \brief The largest base-pair position plink2 reads (2^31 − 2).
 inline constexpr int64_t kMaxBimPosition = 2147483646;
 /// \brief Parse a `.bim` file: 6 whitespace-separated columns (chrom id cM position A1 A2) or 5
-/// without cM; more are ignored. ALT = A1, REF = A2. Refused as plink2 refuses them: blank
-/// lines between variants, positions above kMaxBimPosition, numeric chromosome codes above 26
-/// (not human: 23–26 would be read as X, Y, XY and MT), non-finite cM.
+/// without cM, more ignored, or the order a `#CHROM` header names; `#` comment lines may open it.
+/// ALT = A1, REF = A2. Numbers as plink2 reads them (cM: a decimal number; position: an integer,
+/// or a whole number in R/pandas notation such as `1e+05`/`100.0`, read as its value with a
+/// warning since plink2 reads only its leading digits). Refused as plink2 refuses them: blank
+/// lines between variants, positions beyond ±kMaxBimPosition, numeric chromosome codes above 26
+/// (not human: 23–26 would be read as X, Y, XY and MT), non-numeric or non-finite cM.
 Result<BimTable> read_bim(const std::string& path);
 
 /// \brief The 256-entry byte tables between `.bed` codes and canonical codes.

@@ -32,6 +32,11 @@ int chromosome_code(std::string_view name) {
   if (iequals(s, "Y")) return 24;
   if (iequals(s, "XY")) return 25;
   if (iequals(s, "MT") || iequals(s, "M")) return 26;
+  // Oxford software writes X, Y and MT as 0X, 0Y, 0M; plink2 reads them so.
+  if (s.size() == 2 && s[0] == '0' && !(s[1] >= '0' && s[1] <= '9')) {
+    const int letter = chromosome_code(s.substr(1));
+    if (letter == 23 || letter == 24 || letter == 26) return letter;
+  }
   // Digits only: from_chars would take a sign, and "1e3" or " 1" are not chromosome numbers.
   if (s.empty() || s.size() > 9) return -1;
   for (char c : s)
