@@ -3,17 +3,13 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "io/genotype/bgen_internal.hpp"
 
 namespace strata::io::detail {
 namespace {
-
-uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t load_u32(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
 
 // "sample 12 (ID)" for messages.
 std::string sample_name(const BgenDecodeInput& in, int64_t j) {
@@ -151,17 +147,26 @@ Status decode_layout2(const BgenDecodeInput& in, uint16_t* dosage) {
 
   const bool fast_diploid = !phased && k == 2 && min_ploidy == 2 && max_ploidy == 2 && table;
   if (fast_diploid) {
-    for (int64_t j = 0; j < n; ++j) {
-      const uint64_t aa = probs.get(2 * j), ab = probs.get(2 * j + 1);
-      if (ploidy_bytes[j] & 0x80) {
-        dosage[j] = kBgenMissingDosage;
-        continue;
+    // The common block (unphased diploid biallelic, ≤ 16 bits): whole bytes for 8 and 16 bits.
+    const uint8_t* p = d + 10 + n;
+    auto decode = [&](auto get_pair) -> Status {
+      for (int64_t j = 0; j < n; ++j) {
+        if (ploidy_bytes[j] & 0x80) {
+          dosage[j] = kBgenMissingDosage;
+          continue;
+        }
+        const auto [aa, ab] = get_pair(j);
+        if (aa + ab > mask)
+          return Status::Corrupt(sample_name(in, j), ": probabilities sum to ", double(aa + ab) / double(mask),
+                                 ", more than 1");
+        dosage[j] = table[2 * aa + ab];
       }
-      if (aa + ab > mask)
-        return Status::Corrupt(sample_name(in, j), ": probabilities sum to ", double(aa + ab) / double(mask), ", more than 1");
-      dosage[j] = table[2 * aa + ab];
-    }
-    return Status::OK();
+      return Status::OK();
+    };
+    if (bits == 8) return decode([p](int64_t j) { return std::pair<uint64_t, uint64_t>(p[2 * j], p[2 * j + 1]); });
+    if (bits == 16)
+      return decode([p](int64_t j) { return std::pair<uint64_t, uint64_t>(load_u16(p + 4 * j), load_u16(p + 4 * j + 2)); });
+    return decode([&probs](int64_t j) { return std::pair<uint64_t, uint64_t>(probs.get(2 * j), probs.get(2 * j + 1)); });
   }
 
   int64_t at = 0;  // index of the sample's first value

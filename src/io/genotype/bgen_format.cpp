@@ -12,11 +12,6 @@
 namespace strata::io::detail {
 namespace {
 
-uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t load_u32(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-
 Status pread_exact(int fd, uint8_t* out, int64_t bytes, int64_t offset, const std::string& path) {
   for (int64_t got = 0; got < bytes;) {
     const ssize_t r = ::pread(fd, out + got, static_cast<size_t>(bytes - got), offset + got);

@@ -19,6 +19,12 @@ inline constexpr uint16_t kBgenMissingDosage = 0xFFFF;
 /// plink2's dosage unit: 16384 = one allele.
 inline constexpr uint32_t kBgenDosageOne = 16384;
 
+/// Little-endian fields (BGEN stores every integer little-endian).
+inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+inline uint32_t load_u32(const uint8_t* p) {
+  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+}
+
 enum class BgenCompression : uint8_t { None = 0, Zlib = 1, Zstd = 2 };
 
 /// The header block and the flags it carries.
