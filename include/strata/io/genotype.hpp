@@ -184,7 +184,8 @@ class GenotypeView {
 
 using GenotypeViewPtr = std::shared_ptr<const GenotypeView>;
 
-/// \brief Open any genotype source: a PLINK prefix or `.bed` path, or a Zarr store holding
+/// \brief Open any genotype source: a PLINK prefix or `.bed` path, a BGEN file (`x.bgen`,
+/// sample IDs from `x.sample` beside it when present, else from the file), or a Zarr store holding
 /// VCF Zarr (`call_genotype`), the scikit-allel layout (`[contig/]calldata/GT`) or a 2-D
 /// integer dosage array. Errors name the path and what was missing.
 /// \code

@@ -1,6 +1,7 @@
-// open_genotypes: pick the source for a path (PLINK fileset or Zarr store).
+// open_genotypes: pick the source for a path (PLINK fileset, BGEN file or Zarr store).
 #include <filesystem>
 
+#include "io/genotype/bgen_source_internal.hpp"
 #include "io/genotype/sources_internal.hpp"
 #include "strata/core/log.hpp"
 #include "strata/io/plink.hpp"
@@ -22,6 +23,8 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   namespace fs = std::filesystem;
   std::error_code ec;
   if (is_remote_url(path) || fs::is_directory(path, ec)) return detail::open_zarr_genotypes(path, options);
+  if (detail::is_bgen_path(path) && fs::is_regular_file(path, ec))
+    return detail::open_bgen_genotypes(path, detail::bgen_sample_path(path), options);
   if (is_plink_path(path)) {
     STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
     GenotypeViewPtr view = bed;
@@ -44,7 +47,7 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   if (!fs::exists(path, ec) && !fs::exists(path + ".bed", ec))
     return Status::NotFound(path, ": no such file, PLINK prefix or Zarr store");
   return Status::Unsupported(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam prefix or a "
-                         "Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
+                         "BGEN file, or a Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
 }
 
 }  // namespace strata::io
