@@ -15,13 +15,14 @@ using strata::testing::TempDir;
 
 std::string cli() { return strata::testing::strata_cli_path(); }
 
-// The output files under `dir` whose names start with `prefix`, by suffix (logs and reports,
-// which name the input, left out).
+// The output files under `dir` whose names start with `prefix`, by suffix (logs, reports and
+// plots, which name the input, left out; a directory reads as "").
 std::map<std::string, std::string> outputs(const TempDir& dir, const std::string& prefix) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(dir.path())) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0 || name.ends_with(".log") || name.ends_with(".json")) continue;
+    if (name.rfind(prefix, 0) != 0 || name.ends_with(".log") || name.ends_with(".json") || name.ends_with(".svg"))
+      continue;
     out[name.substr(prefix.size())] = read_file(e.path().string());
   }
   return out;

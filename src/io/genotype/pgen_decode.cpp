@@ -201,9 +201,10 @@ std::string decode_dosage_track(uint8_t type, int64_t n, const uint8_t* row, Cur
     c.p += 2 * n;
     return "";
   }
-  std::vector<uint32_t> ids;
+  thread_local std::vector<uint32_t> ids;  // samples with an explicit dosage, in order
+  ids.clear();
   if (mode == 1) {
-    std::string err = read_difflist(c, n, false, [&ids](uint32_t j, uint8_t) { ids.push_back(j); });
+    std::string err = read_difflist(c, n, false, [](uint32_t j, uint8_t) { ids.push_back(j); });
     if (!err.empty()) return "dosage sample list: " + err;
   } else {
     const int64_t bytes = (n + 7) / 8;

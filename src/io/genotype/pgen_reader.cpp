@@ -21,10 +21,6 @@ namespace {
 
 namespace pg = detail::pgen;
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 uint64_t load_le(const uint8_t* p, int bytes) {
   uint64_t v = 0;
   for (int k = 0; k < bytes; ++k) v |= static_cast<uint64_t>(p[k]) << (8 * k);
@@ -300,7 +296,7 @@ Status PgenReader::read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, 
 PgenPaths pgen_paths(const std::string& prefix_or_path) {
   std::string prefix = prefix_or_path;
   for (const char* ext : {".pgen", ".pvar.zst", ".pvar", ".psam"}) {
-    if (ends_with(prefix, ext)) {
+    if (prefix.ends_with(ext)) {
       prefix.resize(prefix.size() - std::strlen(ext));
       break;
     }
@@ -312,7 +308,7 @@ PgenPaths pgen_paths(const std::string& prefix_or_path) {
 
 bool is_pgen_path(const std::string& path) {
   for (const char* ext : {".pgen", ".pvar.zst", ".pvar", ".psam"})
-    if (ends_with(path, ext)) return true;
+    if (path.ends_with(ext)) return true;
   std::error_code ec;
   return std::filesystem::is_regular_file(path + ".pgen", ec) && !std::filesystem::exists(path + ".bed", ec);
 }

@@ -15,10 +15,6 @@
 namespace strata::io {
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Lines of a text held in memory (a decompressed `.pvar.zst`), with LineReader's interface.
 class MemoryLines {
  public:
@@ -159,7 +155,7 @@ Result<BimTable> parse_pvar(const std::string& path, Lines& r) {
 }  // namespace
 
 Result<BimTable> read_pvar(const std::string& path) {
-  if (ends_with(path, ".zst")) {
+  if (path.ends_with(".zst")) {
     STRATA_ASSIGN_OR_RETURN(std::string text, read_zstd_file(path));
     MemoryLines lines(std::move(text));
     return parse_pvar(path, lines);
