@@ -248,9 +248,9 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Emit&& emit
       if (v < v0) continue;
       const float* d = nullptr;
       if (want_dosages) {
-        if ((t & pg::kMultiallelicBit) && (t & (pg::kPhaseBit | pg::kDosageMask)))
+        if ((t & pg::kMultiallelicBit) && (t & pg::kDosageMask))
           return Status::Unsupported(paths_.pgen, ": variant ", v + 1, " ('", bim_.variants.id[static_cast<size_t>(v)],
-                                     "') is multi-allelic with phase or dosage tracks, which strata does not decode yet");
+                                     "') is multi-allelic with dosages, which strata does not decode yet");
         if (t & pg::kDosageMask) {
           std::string err = (t & pg::kPhaseBit) ? pg::skip_phase_track(n, row.data(), c) : std::string();
           if (err.empty()) err = pg::decode_dosage_track(t, n, row.data(), c, dosage.data());

@@ -281,6 +281,34 @@ TEST(PgenReader, DosagesMatchPlink2) {
     if (q[i] < 0) EXPECT_TRUE(std::isnan(got[i])) << i;
     else EXPECT_EQ(got[i], q[i] / 16384.0f) << "variant " << i / dn << " sample " << i % dn;
   }
+
+  // The fixed-width dosage mode (0x03, which plink2 reads but does not write): header, then per
+  // variant the 2-bit hard calls and a uint16 dosage per sample (65535 missing), by hand.
+  STRATA_ASSERT_OK_AND_ASSIGN(auto calls, read_genotype_block(*dsv, 0, dm));
+  std::string fixed = {'\x6c', '\x1b', '\x03'};
+  for (uint32_t x : {static_cast<uint32_t>(dm), static_cast<uint32_t>(dn)})
+    for (int k = 0; k < 4; ++k) fixed += static_cast<char>(x >> (8 * k));
+  fixed += '\x40';  // REF alleles not provisional
+  for (int v = 0; v < dm; ++v) {
+    std::string row(reinterpret_cast<const char*>(calls.row(v)), static_cast<size_t>(calls.stride));
+    if (dn % 4) row.back() = static_cast<char>(row.back() & ((1 << (2 * (dn % 4))) - 1));
+    fixed += row;
+    for (int j = 0; j < dn; ++j) {
+      const int k = q[static_cast<size_t>(v * dn + j)];
+      const uint16_t u = k < 0 ? 65535 : static_cast<uint16_t>(k * 2);  // 2^15 = dosage 2
+      fixed += static_cast<char>(u & 255);
+      fixed += static_cast<char>(u >> 8);
+    }
+  }
+  write_file(tmp.str("f3.pgen"), fixed);
+  fs::copy_file(tmp.str("ds.pvar"), tmp.str("f3.pvar"));
+  fs::copy_file(tmp.str("ds.psam"), tmp.str("f3.psam"));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto f3, open_genotypes(tmp.str("f3.pgen")));
+  ASSERT_TRUE(f3->has_dosages());
+  expect_same_genotypes(*f3, *dsv);
+  std::vector<float> got3(got.size());
+  STRATA_ASSERT_OK(f3->read_dosages(0, dm, 0, dn, got3.data(), dn));
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(got3[i] == got[i] || (std::isnan(got3[i]) && std::isnan(got[i]))) << i;
 }
 
 TEST(PgenReader, SharedVcfsReadLikeTheirBed) {
