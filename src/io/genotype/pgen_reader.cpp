@@ -130,7 +130,8 @@ Status PgenReader::parse_header(int64_t size) {
   // provisional-REF flags.
   const int fmt = head[11] & 15;
   if (fmt > 7)
-    return Status::Unsupported(path, ": record-length format ", fmt, " (single-sample .pgen) is not supported");
+    return Status::Unsupported(path, ": record-length format ", fmt,
+                               fmt < 10 ? " (single-sample .pgen) is not supported" : " is reserved by the .pgen spec");
   const int type_bits = fmt < 4 ? 4 : 8, len_bytes = (fmt & 3) + 1, count_bytes = (head[11] >> 4) & 3;
   const bool nonref_flags = (head[11] >> 6) == 3;
   const int64_t blocks = (m + kBlockVariants - 1) / kBlockVariants;

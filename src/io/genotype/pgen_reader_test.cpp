@@ -145,7 +145,7 @@ void expect_codes(const GenotypeView& view, const std::vector<std::vector<int>>&
 TEST(PgenReader, DummyCohortsReadLikeTheirBed) {
   if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   TempDir tmp;
-  plink2(tmp, "--dummy 203 700 0.05 --make-bed --out d");
+  plink2(tmp, "--seed 1 --dummy 203 700 0.05 --make-bed --out d");
   plink2(tmp, "--bfile d --make-pgen --out p");
   plink2(tmp, "--bfile d --make-pgen vzs --out z");
   plink2(tmp, "--bfile d --make-pgen format=2 --out f");
@@ -213,7 +213,7 @@ TEST(PgenReader, MultiallelicSitesCountNonRefAlleles) {
 TEST(PgenReader, DosagesMatchPlink2) {
   if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   TempDir tmp;
-  plink2(tmp, "--dummy 203 300 0.05 dosage-freq=0.3 phase-freq=0.5 --make-pgen --out d");
+  plink2(tmp, "--seed 1 --dummy 203 300 0.05 dosage-freq=0.3 phase-freq=0.5 --make-pgen --out d");
   plink2(tmp, "--pfile d --export A --out e");
   plink2(tmp, "--pfile d --make-bed --out b");
   STRATA_ASSERT_OK_AND_ASSIGN(auto pgen, open_genotypes(tmp.str("d")));
@@ -295,7 +295,7 @@ TEST(PgenReader, DosagesMatchPlink2) {
     fixed += row;
     for (int j = 0; j < dn; ++j) {
       const int k = q[static_cast<size_t>(v * dn + j)];
-      const uint16_t u = k < 0 ? 65535 : static_cast<uint16_t>(k * 2);  // 2^15 = dosage 2
+      const uint16_t u = k < 0 ? 65535 : static_cast<uint16_t>(k);  // k / 16384 = the dosage
       fixed += static_cast<char>(u & 255);
       fixed += static_cast<char>(u >> 8);
     }
@@ -332,7 +332,7 @@ TEST(PgenReader, SharedVcfsReadLikeTheirBed) {
 TEST(PgenReader, BadInputIsRefusedNamingTheFile) {
   if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   TempDir tmp;
-  plink2(tmp, "--dummy 40 30 0.05 --make-pgen --out p");
+  plink2(tmp, "--seed 1 --dummy 40 30 0.05 --make-pgen --out p");
   const std::string good = strata::testing::read_file(tmp.str("p.pgen"));
   auto with = [&](const std::string& bytes) {
     write_file(tmp.str("p.pgen"), bytes);
@@ -349,14 +349,17 @@ TEST(PgenReader, BadInputIsRefusedNamingTheFile) {
   // A record whose type names a storage it does not hold: its bytes run out.
   std::string bad_type = good;
   bad_type[12 + 8] = 0x01;  // record 0 claims a 1-bit main track (4- or 8-bit types: low bits of byte 20)
-  auto st = with(bad_type);
-  if (!st.ok()) {
-    STRATA_EXPECT_STATUS(st, StatusCode::Corrupt, "p.pgen");
-  } else {
-    STRATA_ASSERT_OK_AND_ASSIGN(auto view, open_genotypes(tmp.str("p.pgen")));
-    STRATA_EXPECT_STATUS(read_genotype_block(*view, 0, view->num_variants()).status(), StatusCode::Corrupt,
-                         "p.pgen: variant 1 \\('snp0', record type 0x1\\)");
-  }
+  size_t first_record = 0;
+  for (int k = 7; k >= 0; --k) first_record = first_record << 8 | static_cast<uint8_t>(good[12 + k]);
+  ASSERT_LT(first_record, good.size());
+  bad_type[first_record] = 0;  // which names no pair of common genotypes
+  STRATA_ASSERT_OK(with(bad_type));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, open_genotypes(tmp.str("p.pgen")));
+  STRATA_EXPECT_STATUS(read_genotype_block(*view, 0, view->num_variants()).status(), StatusCode::Corrupt,
+                       "p.pgen: variant 1 \\('snp0', record type 0x1\\): 1-bit main track names an unknown pair");
+  std::string bad_format = good;
+  bad_format[11] = static_cast<char>((good[11] & 0xf0) | 10);
+  STRATA_EXPECT_STATUS(with(bad_format), StatusCode::Unsupported, "p.pgen: record-length format 10");
   write_file(tmp.str("p.pgen"), good);
   // .pvar / .psam counts that do not match the .pgen header.
   const std::string pvar = strata::testing::read_file(tmp.str("p.pvar"));
