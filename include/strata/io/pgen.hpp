@@ -11,8 +11,8 @@
 /// main-track type 0–7, the hardcall-phase track stepped over, the dosage track decoded), the
 /// fixed-width 0x02 / 0x03 / 0x04 (hard calls / + dosages / + phased dosages) and 0x01 (a `.bed`
 /// named `.pgen`). Multi-allelic hard-call patches are not decoded (the non-REF count does not
-/// need them); a multi-allelic record followed by phase or dosage tracks is refused as
-/// Unsupported, naming the variant.
+/// need them); read_dosages refuses a multi-allelic record with a dosage track (Unsupported,
+/// naming the variant; plink2 2.00a3 cannot write one).
 
 #include <string>
 
