@@ -59,7 +59,7 @@ Result<FamColumns> parse_fam_header(const std::string& path, int64_t line_no, st
     if (slot) {
       if (*slot >= 0) return Status::Corrupt(path, " line ", line_no, ": header names column '", names[k], "' twice");
       *slot = idx;
-    } else if (c.pheno < 0) {
+    } else if (c.pheno < 0 && names[k] != "SID") {  // SID: a .psam source ID, not a phenotype
       c.pheno = idx;  // the first other column is the phenotype (PHENO1 in plink2's files)
     }
   }
