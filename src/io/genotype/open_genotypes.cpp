@@ -1,8 +1,10 @@
-// open_genotypes: pick the source for a path (PLINK fileset or Zarr store).
+// open_genotypes: pick the source for a path (PLINK fileset, VCF/BCF or Zarr store).
 #include <filesystem>
 
 #include "io/genotype/sources_internal.hpp"
+#include "io/genotype/vcf_source_internal.hpp"
 #include "strata/core/log.hpp"
+#include "strata/io/genotype_convert.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/remote.hpp"
 
@@ -22,6 +24,9 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   namespace fs = std::filesystem;
   std::error_code ec;
   if (is_remote_url(path) || fs::is_directory(path, ec)) return detail::open_zarr_genotypes(path, options);
+  if (is_vcf_path(path)) return detail::open_vcf_genotypes(path, options);
+  if (!options.vcf_dosage.empty())
+    return Status::Invalid(path, ": vcf_dosage (--vcf-dosage) reads a VCF/BCF FORMAT field; this input is not a VCF/BCF");
   if (is_plink_path(path)) {
     STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
     GenotypeViewPtr view = bed;
@@ -43,8 +48,8 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   }
   if (!fs::exists(path, ec) && !fs::exists(path + ".bed", ec))
     return Status::NotFound(path, ": no such file, PLINK prefix or Zarr store");
-  return Status::Unsupported(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam prefix or a "
-                         "Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
+  return Status::Unsupported(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam prefix, a "
+                         "VCF/BCF (.vcf, .vcf.gz, .vcf.bgz, .bcf) or a Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
 }
 
 }  // namespace strata::io
