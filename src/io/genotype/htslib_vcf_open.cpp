@@ -16,46 +16,47 @@
 namespace strata::io::detail {
 
 HtsLogCapture::HtsLogCapture() {
-    std::fflush(stderr);
-    tmp_ = std::tmpfile();
-    saved_ = tmp_ ? ::dup(STDERR_FILENO) : -1;
-    if (saved_ >= 0 && ::dup2(::fileno(tmp_), STDERR_FILENO) >= 0) {
-      hts_set_log_level(HTS_LOG_ERROR);
-    } else if (saved_ >= 0) {
-      ::close(saved_);
-      saved_ = -1;
-    }
-  }
-HtsLogCapture::~HtsLogCapture() { (void)text(); }
-std::string HtsLogCapture::text() {
-    hts_set_log_level(HTS_LOG_OFF);
-    if (saved_ < 0) {
-      if (tmp_) std::fclose(tmp_);
-      tmp_ = nullptr;
-      return out_;
-    }
-    std::fflush(stderr);
-    ::dup2(saved_, STDERR_FILENO);
+  std::fflush(stderr);
+  tmp_ = std::tmpfile();
+  saved_ = tmp_ ? ::dup(STDERR_FILENO) : -1;
+  if (saved_ >= 0 && ::dup2(::fileno(tmp_), STDERR_FILENO) >= 0) {
+    hts_set_log_level(HTS_LOG_ERROR);
+  } else if (saved_ >= 0) {
     ::close(saved_);
     saved_ = -1;
-    std::rewind(tmp_);
-    char line[1024];
-    while (std::fgets(line, sizeof line, tmp_)) {
-      std::string l(line);
-      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
-      if (l.size() > 4 && l[0] == '[' && l[2] == ':' && l[3] == ':') {
-        const size_t close = l.find("] ");
-        if (close != std::string::npos) l = l.substr(close + 2);
-      }
-      if (l.empty()) continue;
-      if (!out_.empty()) out_ += "; ";
-      out_ += l;
-    }
-    std::fclose(tmp_);
+  }
+}
+
+HtsLogCapture::~HtsLogCapture() { (void)text(); }
+
+std::string HtsLogCapture::text() {
+  hts_set_log_level(HTS_LOG_OFF);
+  if (saved_ < 0) {
+    if (tmp_) std::fclose(tmp_);
     tmp_ = nullptr;
     return out_;
   }
-
+  std::fflush(stderr);
+  ::dup2(saved_, STDERR_FILENO);
+  ::close(saved_);
+  saved_ = -1;
+  std::rewind(tmp_);
+  char line[1024];
+  while (std::fgets(line, sizeof line, tmp_)) {
+    std::string l(line);
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+    if (l.size() > 4 && l[0] == '[' && l[2] == ':' && l[3] == ':') {
+      const size_t close = l.find("] ");
+      if (close != std::string::npos) l = l.substr(close + 2);
+    }
+    if (l.empty()) continue;
+    if (!out_.empty()) out_ += "; ";
+    out_ += l;
+  }
+  std::fclose(tmp_);
+  tmp_ = nullptr;
+  return out_;
+}
 
 BGZF* bgzf_of(htsFile* f) {
   const htsCompression c = hts_get_format(f)->compression;
