@@ -6,11 +6,15 @@
 #include "io/genotype/vcf_source_internal.hpp"
 
 #if STRATA_HAVE_HTSLIB
+#include <htslib/kseq.h>
 #include <htslib/tbx.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <future>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "io/genotype/codes_internal.hpp"
@@ -89,6 +93,42 @@ struct Region {
   hts_pos_t beg = 0, end = HTS_POS_MAX;
 };
 
+// One record decoded (on any thread), before the checks that need the file's order.
+struct Parsed {
+  std::string broken;  // non-empty: why the record is malformed (reported with its number)
+  Status status;       // a dosage out of range (a complete message)
+  bool skipped = false;  // multi-allelic under MultiallelicMode::Skip
+  int n_allele = 0;
+  std::string contig, id, ref, alt;
+  int64_t pos = 0, polyploid = 0;
+  std::vector<uint8_t> codes;     // one packed row
+  std::vector<uint16_t> dosages;  // one row, with vcf_dosage
+};
+
+// GT (and the dosage field) of one record → codes; owns its buffers, reads only `hdr`, so one
+// per thread decodes records in parallel.
+class RecordDecoder {
+ public:
+  RecordDecoder(const bcf_hdr_t* hdr, const std::string& path, const GenotypeOpenOptions& o, DosageField dosage,
+                bool has_gt)
+      : hdr_(hdr), path_(path), o_(o), dosage_(dosage), has_gt_(has_gt), n_(bcf_hdr_nsamples(hdr)) {}
+  void decode(bcf1_t* rec, Parsed& p);
+
+ private:
+  Status add_dosages(bcf1_t* rec, const int32_t* gt, int64_t ploidy, Parsed& p);
+
+  const bcf_hdr_t* hdr_;
+  const std::string& path_;
+  const GenotypeOpenOptions& o_;
+  DosageField dosage_;
+  bool has_gt_;
+  int64_t n_;
+  std::unique_ptr<int32_t, decltype(&free)> gt_{nullptr, &free};
+  int gt_cap_ = 0;
+  std::unique_ptr<float, decltype(&free)> ds_{nullptr, &free};
+  int ds_cap_ = 0;
+};
+
 class Decoder {
  public:
   Decoder(const std::string& path, const GenotypeOpenOptions& o, VcfSource& out) : path_(path), o_(o), out_(out) {}
@@ -97,12 +137,14 @@ class Decoder {
  private:
   Status open_regions();
   int read_next(bcf1_t* rec);
-  Status add_record(bcf1_t* rec);
-  Status add_dosages(bcf1_t* rec, const int32_t* gt, int64_t ploidy, uint8_t* code_row);
-  Status check_order(int rid, int64_t pos);
+  Status read_serial();
+  Status read_parallel(int threads);
+  Status end_of_input(int ret);
+  Status commit(Parsed& p);
+  Status check_order(int32_t contig, int64_t pos);
   Status check_budget() const;
   std::string where() const {
-    return last_rid_ < 0 ? "" : " (after " + std::string(bcf_hdr_id2name(hdr_, last_rid_)) + ":" + std::to_string(last_pos_) + ")";
+    return last_contig_ < 0 ? "" : " (after " + out_.contig_names[static_cast<size_t>(last_contig_)] + ":" + std::to_string(last_pos_) + ")";
   }
   Status fail_record(const std::string& what) const {
     if (v_.eof_marker_missing) return truncated(record_);
@@ -120,15 +162,12 @@ class Decoder {
   bcf_hdr_t* hdr_ = nullptr;
   int64_t n_ = 0, row_bytes_ = 0, budget_ = 0;
   int64_t record_ = 0;
-  int last_rid_ = -1;
+  int32_t last_contig_ = -1;
   int64_t last_pos_ = 0;
   bool unsorted_warned_ = false;
+  std::unordered_map<std::string, int32_t> contig_index_;
   std::vector<char> contig_done_;
   DosageField dosage_ = DosageField::kNone;
-  std::unique_ptr<int32_t, decltype(&free)> gt_{nullptr, &free};
-  int gt_cap_ = 0;
-  std::unique_ptr<float, decltype(&free)> ds_{nullptr, &free};
-  int ds_cap_ = 0;
   // Indexed reads: the index, the regions left and the current iterator.
   std::unique_ptr<tbx_t, decltype(&tbx_destroy)> tbx_{nullptr, &tbx_destroy};
   std::unique_ptr<hts_idx_t, decltype(&hts_idx_destroy)> idx_{nullptr, &hts_idx_destroy};
@@ -194,21 +233,18 @@ int Decoder::read_next(bcf1_t* rec) {
 
 // Contigs must not come back after another (plink2's "split chromosome"); positions out of order
 // within one are kept in the file's order with a warning, as for `strata convert F out.bed`.
-Status Decoder::check_order(int rid, int64_t pos) {
-  if (rid != last_rid_) {
-    if (last_rid_ >= 0) {
-      if (static_cast<size_t>(last_rid_) >= contig_done_.size()) contig_done_.resize(static_cast<size_t>(last_rid_) + 1, 0);
-      contig_done_[static_cast<size_t>(last_rid_)] = 1;
-    }
-    if (static_cast<size_t>(rid) < contig_done_.size() && contig_done_[static_cast<size_t>(rid)])
-      return fail_record("contig '" + std::string(bcf_hdr_id2name(hdr_, rid)) +
+Status Decoder::check_order(int32_t contig, int64_t pos) {
+  if (contig != last_contig_) {
+    if (last_contig_ >= 0) contig_done_[static_cast<size_t>(last_contig_)] = 1;
+    if (contig_done_[static_cast<size_t>(contig)])
+      return fail_record("contig '" + out_.contig_names[static_cast<size_t>(contig)] +
                          "' appears again after other contigs: the file is not sorted (bcftools sort)");
   } else if (pos < last_pos_ && !unsorted_warned_) {
     log_warning(path_, ": variants are not sorted by position (record ", record_,
                 "); they are kept in the file's order, as plink2 does");
     unsorted_warned_ = true;
   }
-  last_rid_ = rid;
+  last_contig_ = contig;
   last_pos_ = pos;
   return Status::OK();
 }
@@ -241,18 +277,28 @@ Status Decoder::run() {
     return Status::InvalidData(path_, ": no GT field in the VCF header, so there are no genotypes to read "
                                "(read dosages with --vcf-dosage DS, HDS or GP)");
   }
-  STRATA_RETURN_NOT_OK(open_regions());
-
-  HtsPtr<bcf1_t> rec(bcf_init());
-  int ret;
-  while ((ret = read_next(rec.get())) == 0) {
-    ++record_;
-    STRATA_RETURN_NOT_OK(add_record(rec.get()));
+  // Contigs: the header's, in its order, then any a record names (htslib adds them with a warning).
+  int nseq = 0;
+  const char** names = bcf_hdr_seqnames(hdr_, &nseq);
+  for (int i = 0; i < nseq; ++i) {
+    contig_index_.emplace(names[i], static_cast<int32_t>(out_.contig_names.size()));
+    out_.contig_names.emplace_back(names[i]);
   }
-  free(line_.s);
-  line_ = {0, 0, nullptr};
-  // A read error (a cut or damaged BGZF block) must not pass for the end of the file, and a clean
-  // end without the BGZF end-of-file block means the file was cut at a block boundary.
+  free(names);
+  STRATA_RETURN_NOT_OK(open_regions());
+  // Text VCF is parsed on the context's threads (htslib's parsing is most of the time); BCF and
+  // indexed reads record by record.
+  const bool text = hts_get_format(v_.file.get())->format == vcf;
+  STRATA_RETURN_NOT_OK(text && !indexed_ && o_.threads > 1 ? read_parallel(o_.threads) : read_serial());
+  out_.codes.shrink_to_fit();
+  out_.dosages.shrink_to_fit();
+  return Status::OK();
+}
+
+// After the last record: `ret` is read_next's or hts_getline's last value. A read error (a cut
+// or damaged BGZF block) must not pass for the end of the file, and a clean end without the BGZF
+// end-of-file block means the file was cut at a block boundary.
+Status Decoder::end_of_input(int ret) {
   const BGZF* bgzfp = bgzf_of(v_.file.get());
   if (ret < -1) {
     ++record_;
@@ -260,95 +306,215 @@ Status Decoder::run() {
     return fail_record("malformed record (htslib could not parse it)");
   }
   if ((v_.eof_marker_missing && !indexed_) || (bgzfp && bgzfp->errcode != 0)) return truncated(record_ + 1);
-  int nseq = 0;
-  const char** names = bcf_hdr_seqnames(hdr_, &nseq);  // by id: the header's, then those htslib added
-  for (int i = 0; i < nseq; ++i) out_.contig_names.emplace_back(names[i]);
-  free(names);
-  out_.codes.shrink_to_fit();
-  out_.dosages.shrink_to_fit();
   return Status::OK();
 }
 
-Status Decoder::add_record(bcf1_t* rec) {
+Status Decoder::read_serial() {
+  HtsPtr<bcf1_t> rec(bcf_init());
+  RecordDecoder decoder(hdr_, path_, o_, dosage_, v_.has_gt);
+  Parsed p;
+  int ret;
+  while ((ret = read_next(rec.get())) == 0) {
+    ++record_;
+    decoder.decode(rec.get(), p);
+    STRATA_RETURN_NOT_OK(commit(p));
+  }
+  free(line_.s);
+  line_ = {0, 0, nullptr};
+  return end_of_input(ret);
+}
+
+// Batches of lines read here (BGZF inflated by htslib's threads) are parsed by `threads` workers,
+// each with its own copy of the header (htslib adds undefined contigs and tags to the header it
+// parses with), and committed in file order.
+Status Decoder::read_parallel(int threads) {
+  struct Worker {
+    HtsPtr<bcf_hdr_t> hdr;
+    HtsPtr<bcf1_t> rec;
+    std::unique_ptr<RecordDecoder> decoder;
+    std::vector<kstring_t> lines;
+    std::vector<Parsed> parsed;
+    size_t used = 0;
+    bool parse_failed = false;
+  };
+  std::vector<Worker> workers(static_cast<size_t>(threads));
+  for (Worker& w : workers) {
+    w.hdr.reset(bcf_hdr_dup(hdr_));
+    w.rec.reset(bcf_init());
+    if (!w.hdr || !w.rec) return Status::OutOfMemory(path_, ": cannot copy the VCF header");
+    w.decoder = std::make_unique<RecordDecoder>(w.hdr.get(), path_, o_, dosage_, v_.has_gt);
+  }
+  auto free_lines = [&] {
+    for (Worker& w : workers)
+      for (kstring_t& k : w.lines) free(k.s);
+  };
+  struct FreeLines {
+    std::function<void()> f;
+    ~FreeLines() { f(); }
+  } guard{free_lines};
+  constexpr size_t kBatchLines = 256;
+  constexpr size_t kBatchBytes = size_t{4} << 20;
+  int ret = 0;
+  while (ret >= 0) {
+    for (Worker& w : workers) w.used = 0;
+    for (Worker& w : workers) {
+      size_t bytes = 0;
+      while (w.used < kBatchLines && bytes < kBatchBytes) {
+        if (w.used == w.lines.size()) w.lines.push_back(kstring_t{0, 0, nullptr});
+        kstring_t& k = w.lines[w.used];
+        k.l = 0;
+        ret = hts_getline(v_.file.get(), KS_SEP_LINE, &k);
+        if (ret < 0) break;
+        bytes += k.l;
+        ++w.used;
+      }
+      if (ret < 0) break;
+    }
+    auto parse = [this](Worker& w) {
+      w.parsed.resize(w.used);
+      w.parse_failed = false;
+      for (size_t i = 0; i < w.used; ++i) {
+        if (vcf_parse(&w.lines[i], w.hdr.get(), w.rec.get()) != 0) {
+          w.parsed.resize(i);
+          w.parse_failed = true;
+          return;
+        }
+        w.decoder->decode(w.rec.get(), w.parsed[i]);
+      }
+    };
+    std::vector<std::future<void>> pending;
+    for (size_t t = 1; t < workers.size(); ++t)
+      if (workers[t].used > 0) pending.push_back(std::async(std::launch::async, parse, std::ref(workers[t])));
+    parse(workers[0]);
+    for (auto& f : pending) f.get();
+    for (Worker& w : workers) {
+      for (Parsed& p : w.parsed) {
+        ++record_;
+        STRATA_RETURN_NOT_OK(commit(p));
+      }
+      if (w.parse_failed) return end_of_input(-2);
+    }
+  }
+  return end_of_input(ret);
+}
+
+void RecordDecoder::decode(bcf1_t* rec, Parsed& p) {
+  p.broken.clear();
+  p.status = Status::OK();
+  p.skipped = false;
+  p.polyploid = 0;
   // Undefined contigs/tags are warnings in htslib; anything else is a broken record.
-  if (rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF)) return fail_record("malformed record");
+  if (rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF)) {
+    p.broken = "malformed record";
+    return;
+  }
   bcf_unpack(rec, BCF_UN_STR | BCF_UN_FMT);
-  if (rec->n_sample != static_cast<uint32_t>(n_))
-    return fail_record("malformed record: " + std::to_string(rec->n_sample) + " sample columns, the header has " +
-                       std::to_string(n_));
-  const int64_t pos = rec->pos + 1;
-  if (pos < 1) return fail_record("malformed record: POS is not a positive integer");
-  STRATA_RETURN_NOT_OK(check_order(rec->rid, pos));
-  const int n_allele = rec->n_allele;
-  if (n_allele > 2) ++out_.report_.multiallelic_sites;
-  if (n_allele > 2 && o_.multiallelic == MultiallelicMode::Skip) {
-    ++out_.report_.skipped_sites;
-    return Status::OK();
+  if (rec->n_sample != static_cast<uint32_t>(n_)) {
+    p.broken = "malformed record: " + std::to_string(rec->n_sample) + " sample columns, the header has " + std::to_string(n_);
+    return;
   }
-  if (n_allele > 127) return fail_record("more than 127 alleles");
-  VariantInfo& info = out_.info;
-  info.contig.push_back(rec->rid);
-  info.position.push_back(pos);
-  info.id.emplace_back(rec->d.id ? rec->d.id : ".");
-  info.ref.emplace_back(n_allele > 0 ? rec->d.allele[0] : "");
-  std::string alt;
-  for (int k = 1; k < n_allele; ++k) {
-    if (k > 1) alt += ',';
-    alt += rec->d.allele[k];
+  p.pos = rec->pos + 1;
+  if (p.pos < 1) {
+    p.broken = "malformed record: POS is not a positive integer";
+    return;
   }
-  info.alt.push_back(std::move(alt));
-  info.cm.push_back(0.0);
+  p.contig = bcf_hdr_id2name(hdr_, rec->rid);
+  p.n_allele = rec->n_allele;
+  if (p.n_allele > 2 && o_.multiallelic == MultiallelicMode::Skip) {
+    p.skipped = true;
+    return;
+  }
+  if (p.n_allele > 127) {
+    p.broken = "more than 127 alleles";
+    return;
+  }
+  p.id = rec->d.id ? rec->d.id : ".";
+  p.ref = p.n_allele > 0 ? rec->d.allele[0] : "";
+  p.alt.clear();
+  for (int k = 1; k < p.n_allele; ++k) {
+    if (k > 1) p.alt += ',';
+    p.alt += rec->d.allele[k];
+  }
 
   // GT: per-sample ploidy = values / samples; shorter calls end in vector_end.
   int32_t* gt = gt_.release();
-  const int ngt = v_.has_gt ? bcf_get_genotypes(hdr_, rec, &gt, &gt_cap_) : 0;
+  const int ngt = has_gt_ ? bcf_get_genotypes(hdr_, rec, &gt, &gt_cap_) : 0;
   gt_.reset(gt);
   const int64_t ploidy = ngt > 0 ? ngt / n_ : 0;
-  out_.codes.resize(out_.codes.size() + static_cast<size_t>(row_bytes_), 0);
-  uint8_t* row = out_.codes.data() + out_.codes.size() - row_bytes_;
+  p.codes.assign(static_cast<size_t>(packed_row_bytes(n_)), 0);
+  uint8_t* row = p.codes.data();
   int8_t call[64];
   for (int64_t s = 0; s < n_; ++s) {
     uint8_t code = kCodeMissing;
     if (ploidy > 0) {
       const int32_t* g = gt + s * ploidy;
-      const int64_t p = std::min<int64_t>(ploidy, 64);
-      for (int64_t k = 0; k < p; ++k) {
+      const int64_t k_end = std::min<int64_t>(ploidy, 64);
+      for (int64_t k = 0; k < k_end; ++k) {
         if (g[k] == bcf_int32_vector_end) {
           call[k] = -2;
         } else if (bcf_gt_is_missing(g[k])) {
           call[k] = -1;
         } else {
           const int a = bcf_gt_allele(g[k]);
-          if (a >= n_allele) return fail_record("GT refers to an allele the record does not have");
+          if (a >= p.n_allele) {
+            p.broken = "GT refers to an allele the record does not have";
+            return;
+          }
           call[k] = static_cast<int8_t>(a);
         }
       }
       bool poly = ploidy > 64;
-      code = ploidy > 64 ? kCodeMissing : call_to_code(call, p, poly);
-      out_.report_.polyploid_calls += poly;
+      code = ploidy > 64 ? uint8_t{kCodeMissing} : call_to_code(call, k_end, poly);
+      p.polyploid += poly;
     }
     row[s >> 2] = static_cast<uint8_t>(row[s >> 2] | (code << (2 * (s & 3))));
   }
   pad_row(row, n_);
-  if (dosage_ != DosageField::kNone) STRATA_RETURN_NOT_OK(add_dosages(rec, ploidy > 0 ? gt : nullptr, ploidy, row));
-  STRATA_RETURN_NOT_OK(check_budget());
-  return Status::OK();
+  if (dosage_ != DosageField::kNone) p.status = add_dosages(rec, ploidy > 0 ? gt : nullptr, ploidy, p);
+}
+
+// One decoded record, in file order: its order, the counts, then its codes and metadata.
+Status Decoder::commit(Parsed& p) {
+  if (!p.broken.empty()) return fail_record(p.broken);
+  auto [it, added] = contig_index_.emplace(p.contig, static_cast<int32_t>(out_.contig_names.size()));
+  if (added) out_.contig_names.push_back(p.contig);
+  if (contig_done_.size() < out_.contig_names.size()) contig_done_.resize(out_.contig_names.size(), 0);
+  STRATA_RETURN_NOT_OK(check_order(it->second, p.pos));
+  if (p.n_allele > 2) ++out_.report_.multiallelic_sites;
+  if (p.skipped) {
+    ++out_.report_.skipped_sites;
+    return Status::OK();
+  }
+  STRATA_RETURN_NOT_OK(p.status);
+  VariantInfo& info = out_.info;
+  info.contig.push_back(it->second);
+  info.position.push_back(p.pos);
+  info.id.push_back(std::move(p.id));
+  info.ref.push_back(std::move(p.ref));
+  info.alt.push_back(std::move(p.alt));
+  info.cm.push_back(0.0);
+  out_.report_.polyploid_calls += p.polyploid;
+  out_.codes.insert(out_.codes.end(), p.codes.begin(), p.codes.end());
+  if (dosage_ != DosageField::kNone) out_.dosages.insert(out_.dosages.end(), p.dosages.begin(), p.dosages.end());
+  return check_budget();
 }
 
 // The dosage field of one record on the codes' scale (a haploid dosage counts twice, as a
 // haploid call does), checked within [0, ploidy]; a sample without one keeps its hard call.
 // Without GT, the hard calls come from the dosages (plink2's threshold).
-Status Decoder::add_dosages(bcf1_t* rec, const int32_t* gt, int64_t ploidy, uint8_t* code_row) {
-  const size_t base = out_.dosages.size();
-  out_.dosages.resize(base + static_cast<size_t>(n_));
-  uint16_t* d = out_.dosages.data() + base;
+Status RecordDecoder::add_dosages(bcf1_t* rec, const int32_t* gt, int64_t ploidy, Parsed& parsed) {
+  parsed.dosages.resize(static_cast<size_t>(n_));
+  uint16_t* d = parsed.dosages.data();
+  uint8_t* code_row = parsed.codes.data();
   float* ds = ds_.release();
   const int nds = bcf_get_format_float(hdr_, rec, o_.vcf_dosage.c_str(), &ds, &ds_cap_);
   ds_.reset(ds);
   const int64_t per = nds > 0 ? nds / n_ : 0;
   const int n_alt = std::max(1, rec->n_allele - 1);
   if (dosage_ == DosageField::kGP && rec->n_allele > 2 && per > 0)
-    return fail_record("GP dosages of a multi-allelic site are not read (--multiallelic skip leaves such sites out)");
+    return Status::Unsupported(path_, ": variant ", bcf_hdr_id2name(hdr_, rec->rid), ":", rec->pos + 1, " ",
+                               rec->d.id ? rec->d.id : ".", ": GP dosages of a multi-allelic site are not read "
+                               "(--multiallelic skip leaves such sites out)");
   for (int64_t s = 0; s < n_; ++s) {
     const uint8_t code = code_at(code_row, s);
     // The sample's ploidy: from GT, else from the values (HDS: one per haplotype; GP: 2 haploid,

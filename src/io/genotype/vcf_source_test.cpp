@@ -154,6 +154,52 @@ TEST_F(VcfSourceTest, IndexedRegionsEqualFilteringAfterwards) {
   }
 }
 
+// A text VCF of `records` records over 5 samples: GTs from a fixed pattern (haploid, missing,
+// multi-allelic and unphased/phased calls), a contig the header lacks from record 700 on.
+std::string pattern_vcf(int records, int broken_at = -1) {
+  std::string t =
+      "##fileformat=VCFv4.2\n##contig=<ID=1>\n##FORMAT=<ID=GT,Number=1,Type=String,Description=\"g\">\n"
+      "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ta\tb\tc\td\te\n";
+  const char* calls[] = {"0/0", "0|1", "1/1", "./.", "1", "0", "1/2", "2|2", "0/.", "."};
+  for (int r = 0; r < records; ++r) {
+    const bool multi = r % 17 == 3;
+    t += std::string(r < 700 ? "1" : "extra") + "\t" + std::to_string(100 + r) + "\tv" + std::to_string(r) + "\tA\t" +
+         (multi ? "C,G" : "C") + "\t.\t.\t.\tGT";
+    const int samples = r == broken_at ? 4 : 5;
+    for (int s = 0; s < samples; ++s) {
+      const int k = (r * 7 + s * 3) % 10;
+      t += std::string("\t") + (!multi && (k == 6 || k == 7) ? "0/1" : calls[k]);
+    }
+    t += "\n";
+  }
+  return t;
+}
+
+// Parsing on several threads (batches of lines, one header copy each) gives the view and the
+// errors one thread gives.
+TEST_F(VcfSourceTest, ThreadsDoNotChangeTheCodesOrTheErrors) {
+  TempDir tmp;
+  const std::string vcf = tmp.str("many.vcf");
+  write_file(vcf, pattern_vcf(1500));
+  GenotypeOpenOptions one, three;
+  three.threads = 3;
+  STRATA_ASSERT_OK_AND_ASSIGN(GenotypeViewPtr a, open_genotypes(vcf, one));
+  STRATA_ASSERT_OK_AND_ASSIGN(GenotypeViewPtr b, open_genotypes(vcf, three));
+  EXPECT_EQ(a->num_variants(), 1500);
+  expect_same_view(*a, *b);
+  EXPECT_EQ(a->contigs(), b->contigs());
+  EXPECT_EQ(a->report().multiallelic_sites, b->report().multiallelic_sites);
+  EXPECT_GT(a->report().multiallelic_sites, 0);
+  // A record with a missing column late in the file: the same message either way.
+  const std::string bad = tmp.str("bad.vcf");
+  write_file(bad, pattern_vcf(1500, 1234));
+  auto ea = open_genotypes(bad, one), eb = open_genotypes(bad, three);
+  ASSERT_FALSE(ea.ok());
+  ASSERT_FALSE(eb.ok());
+  EXPECT_EQ(ea.status().to_string(), eb.status().to_string());
+  EXPECT_THAT(ea.status().message(), ::testing::HasSubstr("record 1235"));
+}
+
 // A VCF with DS (with GT, without GT, haploid, missing) against plink2's --export A.
 TEST_F(VcfSourceTest, DsDosagesMatchPlink2) {
   if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
