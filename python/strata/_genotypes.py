@@ -104,8 +104,9 @@ class Genotypes:
 
 
 def open_genotypes(path) -> Genotypes:
-    """Open a genotype source: a PLINK prefix or .bed, a VCF Zarr / scikit-allel / dosage Zarr
-    store. Raises OSError for missing or unreadable inputs, with the library's message."""
+    """Open a genotype source: a PLINK prefix or .bed, a VCF/BCF (.vcf, .vcf.gz, .bcf; decoded
+    into memory once), a VCF Zarr / scikit-allel / dosage Zarr store. Raises OSError for missing
+    or unreadable inputs, with the library's message."""
     path = os.fspath(path)
     return Genotypes(_core.open_genotypes(path), path)
 

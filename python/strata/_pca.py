@@ -152,8 +152,8 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
         memory=None, progress=False, context=None) -> PcaResult:
     """PCA of a (variants × samples) genotype matrix, as ``strata pca`` computes it (same bits).
 
-    ``x``: a path (PLINK prefix / .bed, VCF Zarr, dosage Zarr), ``strata.Genotypes``, a numpy or
-    Dask array of dosages (ints with -1 missing, or floats with NaN missing), or an sgkit
+    ``x``: a path (PLINK prefix / .bed, VCF/BCF, VCF Zarr, dosage Zarr), ``strata.Genotypes``, a
+    numpy or Dask array of dosages (ints with -1 missing, or floats with NaN missing), or an sgkit
     ``xarray.Dataset`` (``call_dosage`` or ``call_genotype``). ``method``: auto, exact,
     randomized; ``scale``: binom2, binom, center, none; ``tolerance``: run the randomized
     method until every eigenvalue error estimate is below it; ``maf``/``geno``: plink2's

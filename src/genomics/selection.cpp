@@ -444,7 +444,20 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
 Result<Selection> open_selected_genotypes(const Context& ctx, const std::string& input, const SelectionOptions& options,
                                           const io::GenotypeOpenOptions& open_options) {
   STRATA_RETURN_NOT_OK(validate_selection(options));
-  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input, open_options));
+  // A VCF/BCF is decoded on ctx's threads within its budget and, when indexed, only where --chr
+  // (and --from-bp/--to-bp) point; the selection below still filters.
+  io::GenotypeOpenOptions oo = open_options;
+  if (oo.threads == 0) oo.threads = ctx.threads();
+  if (oo.memory_budget == 0) oo.memory_budget = ctx.memory_budget();
+  if (!options.chr.empty() && !oo.vcf_contig_filter) {
+    STRATA_ASSIGN_OR_RETURN(ChromosomeSet set, ChromosomeSet::parse(options.chr));
+    oo.vcf_contig_filter = [set](const std::string& contig) { return set.contains(contig); };
+    if (options.from_bp || options.to_bp) {
+      oo.vcf_bp_from = options.from_bp ? static_cast<int64_t>(std::max(1.0, std::ceil(*options.from_bp))) : 1;
+      oo.vcf_bp_to = options.to_bp ? static_cast<int64_t>(std::floor(*options.to_bp)) : int64_t{1} << 40;
+    }
+  }
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, io::open_genotypes(input, oo));
   return select_genotypes(ctx, std::move(view), options);
 }
 
@@ -459,9 +472,6 @@ Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& 
   }
   if (selection.any()) {
     STRATA_RETURN_NOT_OK(validate_selection(selection));
-    if (io::is_vcf_path(input))
-      return Status::Unsupported(input, ": sample and variant selection reads PLINK or Zarr genotypes; convert the "
-                                 "VCF/BCF first (strata convert ", input, " OUT.vcz), then select from OUT.vcz");
   }
   // Every output is checked before the input is read; the writers stage into the Job's set.
   Job job(ctx, "convert", input, output);

@@ -93,21 +93,26 @@ void register_convert(CLI::App& app, CliState& state) {
 
 void register_freq(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, multiallelic = "nonref", array;
+    std::string input, out, multiallelic = "nonref", array, vcf_dosage;
     genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("freq", "Allele frequencies (.afreq) and variant missingness (.vmiss), as plink2 writes them");
-  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, or a Zarr genotype store")->required()->check(non_empty_path());
+  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF/BCF, or a Zarr genotype store")
+      ->required()
+      ->check(non_empty_path());
   cmd->add_option("--out", a->out, "Output prefix (writes PREFIX.afreq and PREFIX.vmiss)")->required()->check(non_empty_path());
   cmd->add_option("--multiallelic", a->multiallelic, "nonref (count any ALT allele; default) or skip")
       ->check(multiallelic_check());
   cmd->add_option("--array", a->array, "Zarr: path of the genotype array inside the store");
+  cmd->add_option("--vcf-dosage", a->vcf_dosage, "VCF/BCF: read this FORMAT field as dosages (DS, HDS or GP), as plink2's dosage=")
+      ->check(CLI::IsMember({"DS", "HDS", "GP"}));
   add_common_options(cmd, state);
   add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
     state.run = [a, &state]() -> Status {
       genomics::FreqOptions fo;
+      fo.open.vcf_dosage = a->vcf_dosage;
       STRATA_ASSIGN_OR_RETURN(fo.open.multiallelic, io::parse_multiallelic_mode(a->multiallelic));
       fo.open.array = a->array;
       fo.selection = a->selection;

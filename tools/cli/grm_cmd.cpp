@@ -40,7 +40,7 @@ void register_grm_commands(CLI::App& app, CliState& state) {
       "Genomic relationship matrix as plink2 --make-rel / --make-grm-bin: PREFIX.rel + .rel.id (default), "
       "PREFIX.rel.bin (rel-bin), PREFIX.grm.bin + .grm.N.bin + .grm.id (grm-bin) or PREFIX.zarr (zarr). Missing "
       "calls add nothing; each pair is divided by the variants both samples observe unless --meanimpute");
-  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr")
+  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, scikit-allel or dosage Zarr")
       ->required()
       ->check(non_empty_path());
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());

@@ -63,7 +63,7 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
       "gwas",
       "Association scan as plink2 --glm hide-covar: PREFIX.<PHENO>.glm.linear (quantitative) or "
       ".glm.logistic.hybrid (case/control, Firth fallback) per phenotype; many phenotypes share every pass");
-  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr")
+  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, scikit-allel or dosage Zarr")
       ->required()
       ->check(non_empty_path());
   cmd->add_option("--pheno", a->pheno, "Phenotype file (#FID IID A B ... or #IID A ...; NA / -9 missing)")

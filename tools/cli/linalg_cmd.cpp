@@ -133,7 +133,7 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
       "Genotypes are standardized per variant; missing genotypes are mean-imputed. Eigenvalues are those of "
       "the GRM X'X/M, M = variants passing --maf/--geno, monomorphic ones included (as plink2 --pca; they add "
       "nothing to X'X). Existing files are replaced; an existing PREFIX.zarr only with --overwrite.");
-  pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF Zarr, scikit-allel or dosage Zarr")
+  pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, scikit-allel or dosage Zarr")
       ->check(non_empty_path());
   pca->add_option("--bfile", pa->bfile, "PLINK 1 fileset prefix (instead of INPUT)")->check(non_empty_path());
   pca->add_option("-k", pp.k, "Number of principal components (1 <= k < min(variants used, samples))")

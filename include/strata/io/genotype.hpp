@@ -121,6 +121,19 @@ struct GenotypeOpenOptions {
   /// Zarr: path of the array inside the store ("" = detect: call_genotype, calldata/GT,
   /// <contig>/calldata/GT, or a root 2-D integer array).
   std::string array;
+  /// VCF/BCF: the FORMAT field read as dosages, as plink2's `--vcf FILE dosage=FIELD`: "" (GT
+  /// only), "DS", "HDS" or "GP". Hard calls come from GT, or from the dosage (within 0.1 of an
+  /// integer) where a record has no GT.
+  std::string vcf_dosage;
+  /// VCF/BCF: BGZF decompression threads (≤ 1: none) and the bytes the decoded codes may take
+  /// (0: default_memory_budget()); open_selected_genotypes sets both from its Context.
+  int threads = 0;
+  int64_t memory_budget = 0;
+  /// VCF/BCF with a `.tbi`/`.csi` index: read only the contigs this accepts (unset: all) and,
+  /// with bp_to > 0, only positions [bp_from, bp_to] of them. Without an index every record is
+  /// read; either way the caller still filters (this only saves the reading).
+  std::function<bool(const std::string&)> vcf_contig_filter;
+  int64_t vcf_bp_from = 0, vcf_bp_to = 0;
 };
 
 /// \brief A read-only (variants × samples) genotype matrix handing out 2-bit code blocks.

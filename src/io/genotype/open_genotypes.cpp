@@ -1,9 +1,11 @@
-// open_genotypes: pick the source for a path (PLINK 1 or 2 fileset, BGEN file or Zarr store).
+// open_genotypes: pick the source for a path (PLINK 1 or 2 fileset, BGEN, VCF/BCF or Zarr store).
 #include <filesystem>
 
 #include "io/genotype/bgen_source_internal.hpp"
 #include "io/genotype/sources_internal.hpp"
+#include "io/genotype/vcf_source_internal.hpp"
 #include "strata/core/log.hpp"
+#include "strata/io/genotype_convert.hpp"
 #include "strata/io/pgen.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/remote.hpp"
@@ -27,6 +29,9 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   if (detail::is_bgen_path(path) && fs::is_regular_file(path, ec))
     return detail::open_bgen_genotypes(path, detail::bgen_sample_path(path), options);
   if (is_pgen_path(path)) return open_pgen(path, options);
+  if (is_vcf_path(path)) return detail::open_vcf_genotypes(path, options);
+  if (!options.vcf_dosage.empty())
+    return Status::Invalid(path, ": vcf_dosage (--vcf-dosage) reads a VCF/BCF FORMAT field; this input is not a VCF/BCF");
   if (is_plink_path(path)) {
     STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
     GenotypeViewPtr view = bed;
@@ -49,7 +54,8 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   if (!fs::exists(path, ec) && !fs::exists(path + ".bed", ec))
     return Status::NotFound(path, ": no such file, PLINK prefix or Zarr store");
   return Status::Unsupported(path, ": not a genotype source (expected a PLINK .bed/.bim/.fam or .pgen/.pvar/.psam prefix, "
-                             "a BGEN file, or a Zarr store with call_genotype, calldata/GT or a 2-D dosage array)");
+                             "a BGEN file, a VCF/BCF (.vcf, .vcf.gz, .vcf.bgz, .bcf) or a Zarr store with call_genotype, "
+                             "calldata/GT or a 2-D dosage array)");
 }
 
 }  // namespace strata::io
