@@ -415,6 +415,10 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
       if (o.maf) {
         rep.removed_maf = apply([&](size_t v) {
           const AlleleCounts& a = table.alleles[v];
+          if (!std::isnan(a.alt_dosage)) {  // dosage frequencies, as plink2 --maf on dosages
+            const double f = a.alt_freq();
+            return a.observed_alleles == 0 || !(std::fmin(f, 1.0 - f) < *o.maf);
+          }
           return passes_maf(2 * a.observed_alleles, a.alt_halves, *o.maf);
         });
         msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
