@@ -204,6 +204,27 @@ TEST_F(GwasDosagePlink2, LinearLogisticAndFreqMatchPlink2OnDsDosages) {
   }
   std::printf("dosage gwas: P last digit differs in %lld of %lld linear rows; logistic OR within %.2g, SE %.2g\n",
               static_cast<long long>(p_digit), static_cast<long long>(kVariants), worst_or, worst_se);
+
+  // Firth on every variant: the same decisions; plink2's float Firth iteration within 1.5e-3.
+  const std::string bt = " --pheno " + dir_.str("pheno.txt") + " --pheno-name BT --covar " + dir_.str("covar.txt");
+  run_ok(std::string(kPlink2) + " --vcf " + dir_.str("ds.vcf") + " dosage=DS" + bt +
+         " --glm hide-covar firth --threads 2 --out " + dir_.str("pf"));
+  run_ok(strata::testing::strata_cli_path() + " gwas " + dir_.str("x.vcz") + bt + " --firth always -q --out " +
+         dir_.str("sf"));
+  const Table fa = table("sf.BT.glm.firth"), fb = table("pf.BT.glm.firth");
+  ASSERT_EQ(fa.size(), fb.size());
+  EXPECT_EQ(fa[0], fb[0]);
+  std::map<std::string, size_t> fcol;
+  for (size_t c = 0; c < fa[0].size(); ++c) fcol[fa[0][c]] = c;
+  const size_t f_or = fcol.at("OR");
+  for (size_t i = 1; i < fa.size(); ++i) {
+    ASSERT_EQ(fa[i].size(), fb[i].size()) << i;
+    for (size_t c = 0; c < f_or; ++c) EXPECT_EQ(fa[i][c], fb[i][c]) << "firth row " << i << " " << fa[0][c];
+    EXPECT_EQ(fa[i].back(), fb[i].back()) << "firth row " << i;
+    if (fb[i][f_or] == "NA") continue;
+    const bool missing = (i - 1) % 4 == 3;
+    EXPECT_LE(std::fabs(std::stod(fa[i][f_or]) / std::stod(fb[i][f_or]) - 1), missing ? 2e-2 : 1.5e-3) << "firth row " << i;
+  }
 }
 
 // --maf uses the dosages' frequencies (plink2 removes the same variants); --geno the hard calls'
