@@ -82,11 +82,11 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   const int64_t rows = b.variant_count;
   STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(b.variant_start, rows));
   backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
-  std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
-  STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
   // A source with dosages is tested on them (plink2 --glm on DS / pgen dosages): missing ones
-  // leave the fit, as missing calls do.
+  // leave the fit, as missing calls do. The pass read no codes then (DosagesOnly).
   const bool dosages = view.has_dosages();
+  std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
+  if (!dosages) STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
   std::vector<float> dos;
   if (dosages) {
     dos.resize(static_cast<size_t>(rows * n));
@@ -174,7 +174,9 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
             if (g.logistic) x[i] = d;
             continue;
           }
-          sum += d, sum2 += d * d, lo = std::fmin(lo, d), hi = std::fmax(hi, d);
+          sum += d, sum2 += d * d;
+          if (d < lo) lo = d;
+          if (d > hi) hi = d;
           if (g.logistic) x[i] = flip ? 2.0 - d : d;
         }
         vd.sum_g = sum;
@@ -269,6 +271,33 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   return Status::OK();
 }
 
+// A dosage source as the pass sees it: every call but read_codes forwarded; the codes are not
+// read (test_block reads the dosages), so a block costs one read of the source, not two.
+class DosagesOnly final : public io::GenotypeView {
+ public:
+  explicit DosagesOnly(io::GenotypeViewPtr base) : base_(std::move(base)) {}
+  int64_t num_variants() const override { return base_->num_variants(); }
+  int64_t num_samples() const override { return base_->num_samples(); }
+  std::string describe() const override { return base_->describe(); }
+  const io::SampleInfo& samples() const override { return base_->samples(); }
+  const std::vector<std::string>& contigs() const override { return base_->contigs(); }
+  Result<io::VariantInfo> variants(int64_t start, int64_t count) const override { return base_->variants(start, count); }
+  Status read_codes(int64_t, int64_t nv, int64_t, int64_t ns, uint8_t* out, int64_t stride) const override {
+    for (int64_t v = 0; v < nv; ++v) std::memset(out + v * stride, 0xFF, static_cast<size_t>(io::packed_row_bytes(ns)));
+    return Status::OK();
+  }
+  bool has_dosages() const override { return true; }
+  Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override {
+    return base_->read_dosages(v0, nv, s0, ns, out, stride);
+  }
+  int64_t variant_chunk() const override { return base_->variant_chunk(); }
+  int64_t sample_chunk() const override { return base_->sample_chunk(); }
+  io::SourceReport report() const override { return base_->report(); }
+
+ private:
+  io::GenotypeViewPtr base_;
+};
+
 }  // namespace
 
 std::string header(bool logistic, const Columns& c) {
@@ -292,7 +321,9 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
   const int64_t np = setup.phenotypes, block = setup.block;
   const int64_t ms = sv->num_variants(), nblocks = (ms + block - 1) / block;
   std::vector<BlockResult> results(static_cast<size_t>(nblocks));
-  io::GenotypeViewPtr cur = sv;  // the view a pass reads: all variants, or a rank's blocks of a round
+  // The view a pass reads: all variants, or a rank's blocks of a round.
+  io::GenotypeViewPtr cur = sv->has_dosages() ? std::make_shared<DosagesOnly>(sv) : sv;
+  const io::GenotypeViewPtr whole = cur;
   auto work = [&](io::GenotypeBlock& b) -> Status {
     return test_block(ctx, setup, pass, *cur, b, results[static_cast<size_t>(b.variant_start / block)]);
   };
@@ -307,7 +338,7 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
     return Status::OK();
   };
   if (comm.size() == 1) {
-    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *sv, block, work, in_order));
+    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *whole, block, work, in_order));
   } else {
     // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
     // thread), reading only those; rank 0 gathers every rank's lines and writes them in block
@@ -319,7 +350,7 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
       if (b1 > b0) {
         std::vector<int64_t> kept;
         for (int64_t v = b0 * block; v < std::min(ms, b1 * block); ++v) kept.push_back(v);
-        cur = io::make_variant_subset(sv, std::move(kept));
+        cur = io::make_variant_subset(whole, std::move(kept));
         STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
                                                          [](io::GenotypeBlock&) { return Status::OK(); }));
         for (int64_t bi = 0; bi < b1 - b0; ++bi)
