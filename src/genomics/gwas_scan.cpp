@@ -3,8 +3,9 @@
 // Blocks of variants are decoded to float64 dosages (missing = 0) once and multiplied by the
 // [Q | Y_r] columns of every linear group (backend gemm); per variant, each group's codes are
 // scanned for its counts and missing samples, then the fits run. A source with dosages
-// (imputed data) gives its dosages instead of the codes' 0/1/2, and each group sums them. A block's lines are formatted
-// on the workers and written in variant order, so the files are the same for any thread count.
+// (imputed data) gives its dosages instead of the codes' 0/1/2, and each group sums them. A
+// block's lines are formatted on the workers and written in variant order, so the files are the
+// same for any thread count.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
