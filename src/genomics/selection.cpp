@@ -119,10 +119,10 @@ int64_t retain(std::vector<int64_t>& base_idx, F keep) {
 }
 
 // Relatedness, GRM and PCA read the hard calls; plink2 reads a source's dosages there. Said in
-// the log so a run on imputed data does not pass for plink2's.
+// the run's log (a float array may hold hard calls only: not a warning).
 void warn_hard_calls(const io::GenotypeView& source, const std::string& calculation) {
   if (source.has_dosages())
-    log_warning(source.describe(), " has dosages: ", calculation,
+    log_info(source.describe(), " has dosages: ", calculation,
                 " reads their hard calls (the nearest call within 0.1, else missing); plink2 uses the dosages");
 }
 
