@@ -1,5 +1,9 @@
 // compute_freq_table: plink2's --freq (founders, ploidy by chromosome and sex) and --missing
-// (every sample; males on Y) counts from genotype-code counts over a few sample subsets.
+// (every sample; males on Y) counts from genotype-code counts over a few sample subsets; a
+// source with dosages gets its allele counts from a pass over the founders' dosages (missingness
+// stays the hard calls', as plink2's --missing and --geno count it).
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "strata/genomics/freq.hpp"
@@ -37,6 +41,48 @@ AlleleCounts diploid(const VariantCounts& c) { return {2 * c.alt_alleles(), c.al
 AlleleCounts haploid(const VariantCounts& c) { return {c.het + 2 * c.hom_alt, c.observed()}; }
 AlleleCounts operator+(const AlleleCounts& a, const AlleleCounts& b) {
   return {a.alt_halves + b.alt_halves, a.observed_alleles + b.observed_alleles};
+}
+
+// ALT dosage and observed alleles of every variant over the `founders` of a dosage source: a
+// male's dosage on X and Y is one allele (d / 2), on Y only males count, MT is haploid.
+Status dosage_alleles(const io::GenotypeViewPtr& view, const std::vector<int64_t>& founders,
+                      const std::vector<ChromosomeKind>& kind, std::vector<AlleleCounts>& alleles) {
+  const int64_t n = view->num_samples(), m = view->num_variants();
+  std::vector<char> male(static_cast<size_t>(n), 0);
+  const io::SampleInfo& info = view->samples();
+  for (int64_t i = 0; i < n && i < static_cast<int64_t>(info.sex.size()); ++i) male[i] = info.sex[i] == 1;
+  io::GenotypeViewPtr sub = view;
+  if (static_cast<int64_t>(founders.size()) != n) {
+    std::vector<int64_t> every(static_cast<size_t>(m));
+    for (int64_t v = 0; v < m; ++v) every[static_cast<size_t>(v)] = v;
+    STRATA_ASSIGN_OR_RETURN(sub, io::make_genotype_subset(view, founders, std::move(every)));
+  }
+  const int64_t ns = sub->num_samples();
+  const int64_t block = std::max<int64_t>(1, (int64_t{8} << 20) / (4 * std::max<int64_t>(ns, 1)));
+  std::vector<float> d;
+  for (int64_t v0 = 0; v0 < m; v0 += block) {
+    const int64_t nv = std::min(block, m - v0);
+    d.resize(static_cast<size_t>(nv * ns));
+    STRATA_RETURN_NOT_OK(sub->read_dosages(v0, nv, 0, ns, d.data(), ns));
+    for (int64_t v = 0; v < nv; ++v) {
+      const ChromosomeKind k = kind[static_cast<size_t>(v0 + v)];
+      const bool sexed = k == ChromosomeKind::kX || k == ChromosomeKind::kY;
+      double alt = 0.0;
+      int64_t obs = 0;
+      for (int64_t j = 0; j < ns; ++j) {
+        const float x = d[static_cast<size_t>(v * ns + j)];
+        if (std::isnan(x)) continue;
+        const bool haploid = k == ChromosomeKind::kMT || (sexed && male[founders.empty() ? j : founders[j]]);
+        if (k == ChromosomeKind::kY && !haploid) continue;
+        alt += haploid ? x / 2.0 : x;
+        obs += haploid ? 1 : 2;
+      }
+      AlleleCounts& a = alleles[static_cast<size_t>(v0 + v)];
+      a.alt_dosage = alt;
+      a.observed_alleles = obs;
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -107,6 +153,7 @@ Result<FreqTable> compute_freq_table(const Context& ctx, const io::GenotypeViewP
         t.alleles[k] = diploid(fc[k]);
     }
   }
+  if (view->has_dosages()) STRATA_RETURN_NOT_OK(dosage_alleles(view, founders, kind, t.alleles));
   return t;
 }
 

@@ -71,6 +71,10 @@ struct VariantData {
   bool flip = false;            // A1 = REF: the predictor is 2 − ALT dosage
   int64_t counts[4] = {0, 0, 0, 0};  // ALT dosage codes over S (3 = missing)
   std::vector<int64_t> missing; // positions in S with a missing call
+  // A dosage source: counts stay 0; the ALT dosage sum over S \ missing and whether it is constant.
+  bool dosage = false;
+  double sum_g = 0.0;
+  bool constant = false;
 };
 
 // P-values, the normal quantile and the small Cholesky live in linalg (shared with strata glm).

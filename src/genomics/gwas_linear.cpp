@@ -48,7 +48,8 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   };
   // plink2's order: too few samples, then a constant genotype column.
   if (n_t <= k + 1) return fail(Err::SampleCtLtePredictorCt);
-  if (v.counts[0] == n_t || v.counts[1] == n_t || v.counts[2] == n_t) return fail(Err::ConstOmittedAllele);
+  if (v.dosage ? v.constant : (v.counts[0] == n_t || v.counts[1] == n_t || v.counts[2] == n_t))
+    return fail(Err::ConstOmittedAllele);
 
   const double* bg = prod;         // Qᵀg
   const double* gy_raw = prod + k; // gᵀy_r per phenotype
@@ -86,7 +87,7 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   // VIF without g times VIF_g, and |corr(g, c)|² ≤ 1 − 1/VIF_g. When these bounds (with the
   // covariates' values over S, a factor 2 of room for the few missing samples) cannot reach
   // the limits, the check cannot fail; otherwise run plink2's check on the Gram over T.
-  const double sum_g = static_cast<double>(v.counts[1] + 2 * v.counts[2]);  // ALT dosage, as sum_g2
+  const double sum_g = v.dosage ? v.sum_g : static_cast<double>(v.counts[1] + 2 * v.counts[2]);  // ALT dosage, as sum_g2
   const double sst = sum_g2 - sum_g * sum_g / static_cast<double>(n_t);
   const double vif_g = sst / gg;
   const bool few_missing = miss * 100 <= n_s;

@@ -223,7 +223,8 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
   pr.p = k + 1;
   // Observations T (S less missing calls); X rows: intercept, A1 dosage, covariates (plink2's
   // predictor order).
-  int64_t n_t = 0, c[3] = {0, 0, 0};
+  int64_t n_t = 0;
+  double x_min = HUGE_VAL, x_max = -HUGE_VAL;  // a constant A1 dosage (hard calls or dosages)
   double a1_sum = 0, a1_case_sum = 0, cases = 0;
   for (int64_t s = 0; s < n_s; ++s) n_t += std::isnan(x[s]) ? 0 : 1;
   // Rows a multiple of 8 doubles apart from a 64-byte boundary: the kernels' vector loads never
@@ -254,7 +255,8 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     const double y = g.y[s * P + pheno_in_group];
     py[t] = y;
     px[1 * ld + t] = x[s];
-    c[static_cast<int>(x[s])] += 1;
+    x_min = std::fmin(x_min, x[s]);
+    x_max = std::fmax(x_max, x[s]);
     a1_sum += x[s];
     const double is_case = y > 0.5 ? 1.0 : 0.0;  // adds 0 for a control: the sums over cases
     a1_case_sum += x[s] * is_case;
@@ -270,7 +272,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
     f.err = Err::SampleCtLtePredictorCt;
     return;
   }
-  if (c[0] == n_t || c[1] == n_t || c[2] == n_t) {
+  if (x_min == x_max) {
     f.err = Err::ConstOmittedAllele;
     return;
   }

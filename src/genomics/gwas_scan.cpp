@@ -2,8 +2,10 @@
 //
 // Blocks of variants are decoded to float64 dosages (missing = 0) once and multiplied by the
 // [Q | Y_r] columns of every linear group (backend gemm); per variant, each group's codes are
-// scanned for its counts and missing samples, then the fits run. A block's lines are formatted
-// on the workers and written in variant order, so the files are the same for any thread count.
+// scanned for its counts and missing samples, then the fits run. A source with dosages
+// (imputed data) gives its dosages instead of the codes' 0/1/2, and each group sums them. A
+// block's lines are formatted on the workers and written in variant order, so the files are the
+// same for any thread count.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -45,6 +47,22 @@ bool a1_is_ref_haploid(const int64_t* all, const int64_t* male, bool y) {
   return 1.0 - ref_freq > ref_freq;
 }
 
+// The same from dosages (a source that has_dosages: imputed data), over the row's samples with a
+// dosage; a male's dosage on X or Y counts as one allele of dosage d / 2.
+bool a1_is_ref_dosages(const float* d, int64_t n, const ModelPass& mp) {
+  double ref = 0.0, obs = 0.0;
+  for (int64_t s = 0; s < n; ++s) {
+    if (std::isnan(d[s])) continue;
+    const bool male = !mp.male.empty() && mp.male[s];
+    if (mp.y && !male) continue;
+    ref += male ? (2.0 - d[s]) / 2.0 : 2.0 - d[s];
+    obs += male ? 1.0 : 2.0;
+  }
+  if (obs == 0) return false;
+  const double ref_freq = ref * (1.0 / obs);
+  return 1.0 - ref_freq > ref_freq;
+}
+
 // One block's lines and tallies, per phenotype.
 struct BlockResult {
   std::vector<std::string> text;
@@ -65,8 +83,16 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   const int64_t rows = b.variant_count;
   STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(b.variant_start, rows));
   backend::CodesView codes{b.codes.data(), rows, b.sample_count, b.stride};
+  // A source with dosages is tested on them (plink2 --glm on DS / pgen dosages): missing ones
+  // leave the fit, as missing calls do. The pass read no codes then (DosagesOnly).
+  const bool dosages = view.has_dosages();
   std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
-  STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
+  if (!dosages) STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
+  std::vector<float> dos;
+  if (dosages) {
+    dos.resize(static_cast<size_t>(rows * n));
+    STRATA_RETURN_NOT_OK(view.read_dosages(b.variant_start, rows, 0, n, dos.data(), n));
+  }
   // Products of the dosages (missing = 0) with [Q | Y_r | 1_S] (and, for groups missing many
   // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
   // Σ_S g² (exact integer sums).
@@ -76,8 +102,12 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
     const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
     auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
                        std::vector<double>& res) -> Status {
-      for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
-      STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
+      if (dosages) {
+        for (int64_t i = 0; i < rows * n; ++i) dec[i] = std::isnan(dos[i]) ? 0.0 : static_cast<double>(dos[i]);
+      } else {
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
+        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
+      }
       res.assign(static_cast<size_t>(rows * cols), 0.0);
       return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), rows, n),
                      backend::row_major<const double>(rhs.data(), n, cols), 0.0,
@@ -85,7 +115,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
     };
     static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
     STRATA_RETURN_NOT_OK(product(kDosage, mp.wmat, w, prod));
-    if (nsq > 0) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));
+    if (nsq > 0 && !dosages) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));  // dosages: summed per group
   }
   gwas_detail::LinearScratch scratch;
   gwas_detail::LogisticScratch lscratch;
@@ -99,12 +129,14 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   VariantData vd;
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* row = b.row(r);
+    const float* drow = dosages ? &dos[r * n] : nullptr;
     int64_t male_counts[4] = {0, 0, 0, 0};
-    if (!mp.male.empty())
+    if (!mp.male.empty() && !dosages)
       for (int64_t smp = 0; smp < b.sample_count; ++smp)
         if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
-    const bool flip = mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
-                                      : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
+    const bool flip = dosages           ? a1_is_ref_dosages(drow, n, mp)
+                      : mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
+                                        : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
     const int32_t ci = info.contig[r];
     std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";  // plink2's names
     lead += '\t' + std::to_string(info.position[r]) + '\t' + info.id[r] + '\t' + info.ref[r] + '\t' +
@@ -116,7 +148,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
     if (cols.extra.omitted) lead += '\t' + other;
     // Samples with a missing call in this row (a word scan, only when the row has any).
     row_missing.clear();
-    if (all_counts[4 * r + 3] > 0)
+    if (all_counts[4 * r + 3] > 0 && !dosages)
       for (int64_t byte = 0; byte < io::packed_row_bytes(b.sample_count); ++byte) {
         const uint8_t x = row[byte];
         if (((x & (x >> 1)) & 0x55) == 0) continue;
@@ -130,7 +162,35 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
       vd.counts[0] = vd.counts[1] = vd.counts[2] = vd.counts[3] = 0;
       vd.missing.clear();
       fits.assign(static_cast<size_t>(P), Fit{});
-      if (g.logistic) {
+      double a1_sum = 0.0;  // A1 dosage over the samples tested
+      int64_t nt = 0;
+      if (dosages) {
+        vd.dosage = true;
+        double sum = 0.0, sum2 = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
+        if (g.logistic) x.assign(static_cast<size_t>(ns), 0.0);
+        for (int64_t i = 0; i < ns; ++i) {
+          const double d = drow[g.samples[i]];
+          if (std::isnan(d)) {
+            vd.missing.push_back(i);
+            if (g.logistic) x[i] = d;
+            continue;
+          }
+          sum += d, sum2 += d * d;
+          if (d < lo) lo = d;
+          if (d > hi) hi = d;
+          if (g.logistic) x[i] = flip ? 2.0 - d : d;
+        }
+        vd.sum_g = sum;
+        vd.constant = lo == hi;
+        nt = ns - static_cast<int64_t>(vd.missing.size());
+        a1_sum = flip ? 2.0 * static_cast<double>(nt) - sum : sum;
+        if (g.logistic) {
+          for (int64_t j = 0; j < P; ++j)
+            gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, lscratch, &fits[j]);
+        } else {
+          gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data());
+        }
+      } else if (g.logistic) {
         x.assign(static_cast<size_t>(ns), 0.0);
         for (int64_t i = 0; i < ns; ++i) {
           const uint8_t c = io::code_at(row, g.samples[i]);
@@ -161,9 +221,12 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
         gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data());
         if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
       }
-      const int64_t nt = ns - vd.counts[3];
+      if (!dosages) {
+        nt = ns - vd.counts[3];
+        a1_sum = static_cast<double>(vd.counts[1] + 2 * vd.counts[2]);
+      }
       // Over the dosages tested (on X males are 0/2, as plink2's A1_FREQ counts them).
-      const double a1_freq = nt > 0 ? static_cast<double>(vd.counts[1] + 2 * vd.counts[2]) / (2.0 * nt) : std::nan("");
+      const double a1_freq = nt > 0 ? a1_sum / (2.0 * nt) : std::nan("");
       for (int64_t j = 0; j < P; ++j) {
         const int pj = g.phenos[j];
         const Fit& f = fits[j];
@@ -209,6 +272,33 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   return Status::OK();
 }
 
+// A dosage source as the pass sees it: every call but read_codes forwarded; the codes are not
+// read (test_block reads the dosages), so a block costs one read of the source, not two.
+class DosagesOnly final : public io::GenotypeView {
+ public:
+  explicit DosagesOnly(io::GenotypeViewPtr base) : base_(std::move(base)) {}
+  int64_t num_variants() const override { return base_->num_variants(); }
+  int64_t num_samples() const override { return base_->num_samples(); }
+  std::string describe() const override { return base_->describe(); }
+  const io::SampleInfo& samples() const override { return base_->samples(); }
+  const std::vector<std::string>& contigs() const override { return base_->contigs(); }
+  Result<io::VariantInfo> variants(int64_t start, int64_t count) const override { return base_->variants(start, count); }
+  Status read_codes(int64_t, int64_t nv, int64_t, int64_t ns, uint8_t* out, int64_t stride) const override {
+    for (int64_t v = 0; v < nv; ++v) std::memset(out + v * stride, 0xFF, static_cast<size_t>(io::packed_row_bytes(ns)));
+    return Status::OK();
+  }
+  bool has_dosages() const override { return true; }
+  Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override {
+    return base_->read_dosages(v0, nv, s0, ns, out, stride);
+  }
+  int64_t variant_chunk() const override { return base_->variant_chunk(); }
+  int64_t sample_chunk() const override { return base_->sample_chunk(); }
+  io::SourceReport report() const override { return base_->report(); }
+
+ private:
+  io::GenotypeViewPtr base_;
+};
+
 }  // namespace
 
 std::string header(bool logistic, const Columns& c) {
@@ -232,7 +322,9 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
   const int64_t np = setup.phenotypes, block = setup.block;
   const int64_t ms = sv->num_variants(), nblocks = (ms + block - 1) / block;
   std::vector<BlockResult> results(static_cast<size_t>(nblocks));
-  io::GenotypeViewPtr cur = sv;  // the view a pass reads: all variants, or a rank's blocks of a round
+  // The view a pass reads: all variants, or a rank's blocks of a round.
+  io::GenotypeViewPtr cur = sv->has_dosages() ? std::make_shared<DosagesOnly>(sv) : sv;
+  const io::GenotypeViewPtr whole = cur;
   auto work = [&](io::GenotypeBlock& b) -> Status {
     return test_block(ctx, setup, pass, *cur, b, results[static_cast<size_t>(b.variant_start / block)]);
   };
@@ -247,7 +339,7 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
     return Status::OK();
   };
   if (comm.size() == 1) {
-    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *sv, block, work, in_order));
+    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *whole, block, work, in_order));
   } else {
     // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
     // thread), reading only those; rank 0 gathers every rank's lines and writes them in block
@@ -259,7 +351,7 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
       if (b1 > b0) {
         std::vector<int64_t> kept;
         for (int64_t v = b0 * block; v < std::min(ms, b1 * block); ++v) kept.push_back(v);
-        cur = io::make_variant_subset(sv, std::move(kept));
+        cur = io::make_variant_subset(whole, std::move(kept));
         STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
                                                          [](io::GenotypeBlock&) { return Status::OK(); }));
         for (int64_t bi = 0; bi < b1 - b0; ++bi)

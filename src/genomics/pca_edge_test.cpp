@@ -128,9 +128,10 @@ void write_dosages(const std::string& dir, int64_t m, int64_t n, const std::vect
 }
 
 // A float dosage array with fractional values was read as all-missing except exact integers
-// (PCA λ₁ 2.17 instead of 9.10). Now: hard calls (0/1/2, NaN or −1 missing) decode; anything
-// fractional is InvalidData naming the array and the first value.
-TEST(PcaEdge, FractionalDosagesAreRejectedNotMissing) {
+// (PCA λ₁ 2.17 instead of 9.10). Now: hard calls (0/1/2, NaN or −1 missing) decode; fractional
+// dosages are plink2's hard calls (the nearest call within 0.1, else missing) for the code
+// readers; anything outside [0, 2] is InvalidData naming the array and the first value.
+TEST(PcaEdge, FractionalDosagesAreHardCalledOutOfRangeRejected) {
   testing::TempDir tmp;
   const int64_t m = 20, n = 12;
   std::vector<double> hard(static_cast<size_t>(m * n));
@@ -147,19 +148,29 @@ TEST(PcaEdge, FractionalDosagesAreRejectedNotMissing) {
   EXPECT_EQ(calls, m * n - 2);
 
   std::vector<double> frac = hard;
-  frac[2 * n + 5] = 0.37;
-  frac[7 * n + 1] = 1.5;
+  frac[2 * n + 5] = 0.37;                              // no call within 0.1: missing
+  frac[7 * n + 1] = 1.5;                               // missing
+  frac[9 * n + 2] = hard[9 * n + 2] == 2 ? 1.93 : hard[9 * n + 2] + 0.08;  // the same call
   write_dosages(tmp.str("frac.zarr"), m, n, frac);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("frac.zarr")));
+  EXPECT_TRUE(view->has_dosages());
+  STRATA_ASSERT_OK_AND_ASSIGN(auto frac_counts, genomics::compute_variant_counts(test_ctx(), *view));
+  EXPECT_EQ(frac_counts[2].missing, 1);
+  EXPECT_EQ(frac_counts[7].missing, 1);
+  EXPECT_EQ(frac_counts[9].missing, 0);
+  EXPECT_EQ(frac_counts[9].hom_alt, counts[9].hom_alt);
+  std::vector<float> d(static_cast<size_t>(n));
+  STRATA_ASSERT_OK(view->read_dosages(2, 1, 0, n, d.data(), n));
+  EXPECT_EQ(d[5], std::round(0.37 * 16384) / 16384);  // plink2's 1/16384 units
   PcaParams o;
   o.k = 2;
-  STRATA_EXPECT_STATUS(pca(test_ctx(), view, o), StatusCode::InvalidData,
-                       "frac.zarr.*: dosage 0.37 at variant 2, sample 5 is not a hard call");
+  STRATA_EXPECT_OK(pca(test_ctx(), view, o).status());
   std::vector<float> frac32(frac.begin(), frac.end());
+  frac32[4 * n + 6] = 2.5f;
   write_dosages(tmp.str("frac32.zarr"), m, n, frac32);
   STRATA_ASSERT_OK_AND_ASSIGN(view, io::open_genotypes(tmp.str("frac32.zarr")));
   STRATA_EXPECT_STATUS(genomics::compute_variant_counts(test_ctx(), *view), StatusCode::InvalidData,
-                       "frac32.zarr.*: dosage 0.37.* at variant 2, sample 5 is not a hard call");
+                       "frac32.zarr.*: dosage 2.5 at variant 4, sample 6 is not a dosage");
   std::vector<double> inf = hard;
   inf[3 * n] = std::numeric_limits<double>::infinity();
   write_dosages(tmp.str("inf.zarr"), m, n, inf);

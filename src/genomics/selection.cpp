@@ -119,6 +119,14 @@ int64_t retain(std::vector<int64_t>& base_idx, F keep) {
   return removed;
 }
 
+// Relatedness, GRM and PCA read the hard calls; plink2 reads a source's dosages there. Said in
+// the run's log (a float array may hold hard calls only: not a warning).
+void warn_hard_calls(const io::GenotypeView& source, const std::string& calculation) {
+  if (source.has_dosages())
+    log_info(source.describe(), " has dosages: ", calculation,
+                " reads their hard calls (the nearest call within 0.1, else missing); plink2 uses the dosages");
+}
+
 // The chromosome kind of each of `variants` (source indices, ascending); metadata is read only
 // when some contig is X, Y or MT.
 // Drops the variants on X, Y and MT from `variants` (source indices) and says so as plink2 does.
@@ -145,6 +153,7 @@ bool is_founder(const io::SampleInfo& s, int64_t i) {
 }
 
 Result<io::GenotypeViewPtr> without_non_autosomes(io::GenotypeViewPtr view, const std::string& calculation) {
+  warn_hard_calls(*view, calculation);
   if (!io::has_haploid_contig(*view)) return view;
   std::vector<int64_t> variants = iota_indices(view->num_variants());
   SelectionReport rep;
@@ -416,6 +425,10 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
       if (o.maf) {
         rep.removed_maf = apply([&](size_t v) {
           const AlleleCounts& a = table.alleles[v];
+          if (!std::isnan(a.alt_dosage)) {  // dosage frequencies, as plink2 --maf on dosages
+            const double f = a.alt_freq();
+            return a.observed_alleles == 0 || !(std::fmin(f, 1.0 - f) < *o.maf);
+          }
           return passes_maf(2 * a.observed_alleles, a.alt_halves, *o.maf);
         });
         msg.push_back(str_cat("--maf: ", plural(rep.removed_maf, "variant", "variants"),
@@ -426,6 +439,7 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
   }
   // 4. Relatedness and PCA skip X, Y and MT (plink2 does so inside the command, after its filters).
   if (!o.skip_non_autosomes_for.empty()) {
+    warn_hard_calls(*source, o.skip_non_autosomes_for);
     STRATA_RETURN_NOT_OK(skip_non_autosomes(*source, o.skip_non_autosomes_for, sel.variants, rep));
     if (sel.variants.empty())
       return Status::InvalidData(what, ": no autosomal variants left (", rep.removed_non_autosomes,

@@ -205,10 +205,22 @@ def cases_data():
     # not `base`: its variants whose frequency is exactly 0.5 pass --maf 0.5
     add(C, "pca-all-filtered-maf", ["pca", "allmono", "-k", "2", "--maf", "0.5", "--out", "o", "-q"], 1,
         files=["allmono.bed", "allmono.bim", "allmono.fam"])
-    add(C, "pca-fractional-dosage-f64", ["pca", "frac.zarr", "-k", "2", "--out", "o", "-q"], 1, files=["frac.zarr"])
-    add(C, "pca-fractional-dosage-f32", ["pca", "frac32.zarr", "-k", "2", "--out", "o", "-q"], 1,
-        files=["frac32.zarr"])
-    add(C, "freq-fractional-dosage", ["freq", "frac.zarr", "--out", "o", "-q"], 1, files=["frac.zarr"])
+    # Fractional dosages are imputed data: PCA reads their hard calls (plink2's, within 0.1),
+    # freq their dosages (variant 2 holds 0.37, rounded to 1/16384 as plink2 imports it).
+    pca_out = ["o.eigenval", "o.eigenvec", "o.eigenvec.var", "o.svg", "o.zarr"]  # a Zarr input adds o.zarr
+    add(C, "pca-fractional-dosage-f64", ["pca", "frac.zarr", "-k", "2", "--out", "o", "-q"], 0, files=["frac.zarr"],
+        allowed=pca_out)
+    add(C, "pca-fractional-dosage-f32", ["pca", "frac32.zarr", "-k", "2", "--out", "o", "-q"], 0,
+        files=["frac32.zarr"], allowed=pca_out)
+
+    def dosage_freq(d, p):
+        import zarr
+        row = np.asarray(zarr.open(os.path.join(d, "frac.zarr"), mode="r")[2], dtype=np.float64)
+        want = "%.6g" % (np.sum(np.floor(row * 16384 + 0.5) / 16384) / (2 * row.size))
+        got = open(os.path.join(d, "o.afreq")).read().splitlines()[3].split("\t")[4]
+        return None if got == want else "variant 2 ALT_FREQS %s, expected the dosages' %s" % (got, want)
+    add(C, "freq-fractional-dosage", ["freq", "frac.zarr", "--out", "o", "-q"], 0, files=["frac.zarr"],
+        allowed=["o.afreq", "o.vmiss"], check=lambda d, p: dosage_freq(d, p) if p.returncode == 0 else None)
     add(C, "pca-dosage-out-of-range", ["pca", "three.zarr", "-k", "2", "--out", "o", "-q"], 1, files=["three.zarr"])
     add(C, "pca-on-plain-float-matrix-nan", ["pca", "nan.npy.zarr", "-k", "2", "--out", "o", "-q"], 1,
         files=["nan.npy.zarr"])

@@ -46,12 +46,17 @@ struct FreqSummary {
 
 /// \brief plink2's allele counts of one variant, with the ploidy of its chromosome
 /// (io/chromosome.hpp): a heterozygous call where the sample is haploid is half an ALT allele.
+/// A source with dosages (imputed data) counts them instead, as plink2 does: ALT alleles are the
+/// dosages' sum and every sample with a dosage is observed.
 struct AlleleCounts {
-  int64_t alt_halves = 0;        ///< ALT alleles × 2
+  int64_t alt_halves = 0;        ///< ALT alleles × 2 (from the calls)
   int64_t observed_alleles = 0;  ///< `OBS_CT` of `.afreq`
+  double alt_dosage = std::nan("");  ///< ALT alleles from dosages; NaN: counted from the calls
   /// ALT allele frequency; NaN when nothing is observed.
   double alt_freq() const {
-    return observed_alleles == 0 ? std::nan("") : double(alt_halves) / double(2 * observed_alleles);
+    if (observed_alleles == 0) return std::nan("");
+    if (!std::isnan(alt_dosage)) return alt_dosage / double(observed_alleles);
+    return double(alt_halves) / double(2 * observed_alleles);
   }
 };
 

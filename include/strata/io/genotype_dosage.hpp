@@ -1,9 +1,12 @@
 #pragma once
 /// \file
 /// Genotype views over dosage matrices held in memory (numpy / Dask blocks from Python, test
-/// data): variants × samples values 0, 1, 2 counting the ALT allele, missing as any negative
-/// value or NaN. The dosages are packed once into the 2-bit codes of genotype.hpp — a quarter
-/// of an int8 matrix — so every algorithm reads them like a `.bed`.
+/// data): variants × samples ALT dosages in [0, 2], missing as any negative value or NaN. The
+/// dosages are packed once into the 2-bit codes of genotype.hpp — a quarter of an int8 matrix —
+/// so every algorithm reads them like a `.bed`. A row holding a fractional dosage (imputed data)
+/// also keeps its dosages as plink2 stores them: units of 1/16384 (2 bytes a genotype, the value
+/// rounded to the nearest unit), with plink2's hard calls as its codes (the nearest of 0, 1, 2
+/// within 0.1, else missing); such a view has_dosages() and read_dosages() gives them back.
 
 #include <cstdint>
 #include <utility>
@@ -31,7 +34,8 @@ struct DosageMatrix {
 
 /// \brief Pack `dosages` into rows of codes `out_stride` bytes apart (trailing pairs of a row
 /// are code 3). 0, 1, 2 become their codes; negative values and NaN are missing; any other
-/// value is InvalidData naming it and its (variant, sample), variants offset by `row_offset`.
+/// value (fractional ones included: codes alone cannot keep them) is InvalidData naming it and
+/// its (variant, sample), variants offset by `row_offset`.
 Status pack_dosages(const DosageMatrix& dosages, uint8_t* out, int64_t out_stride, int64_t row_offset = 0);
 
 /// \brief Assembles a genotype view from row blocks of dosages packed as they arrive (the
@@ -40,8 +44,10 @@ class DosageViewBuilder {
  public:
   /// \brief A builder for `num_variants` × `num_samples`; Invalid for negative extents.
   static Result<DosageViewBuilder> make(int64_t num_variants, int64_t num_samples);
-  /// \brief Pack the rows [row0, row0 + block.rows) (all samples). Blocks covering disjoint
-  /// rows may be added from several threads at once.
+  /// \brief Pack the rows [row0, row0 + block.rows) (all samples); rows with a fractional
+  /// dosage keep their dosages too (see the file comment). A value above 2 (or infinite) is
+  /// InvalidData naming its variant and sample. Blocks covering disjoint rows may be added from
+  /// several threads at once.
   Status add_rows(int64_t row0, const DosageMatrix& block);
   /// \brief Copy `nrows` rows already packed by pack_dosages (packed_row_bytes(samples) apart)
   /// to rows [row0, row0 + nrows): blocks packed elsewhere (Dask workers) and shipped packed.
@@ -55,10 +61,11 @@ class DosageViewBuilder {
 
  private:
   DosageViewBuilder(int64_t m, int64_t n, std::vector<uint8_t> codes)
-      : m_(m), n_(n), codes_(std::move(codes)) {}
+      : m_(m), n_(n), codes_(std::move(codes)), units_(static_cast<size_t>(m)) {}
   int64_t m_ = 0;
   int64_t n_ = 0;
   std::vector<uint8_t> codes_;
+  std::vector<std::vector<uint16_t>> units_;  // per row: its dosages in 1/16384, empty when all are calls
 };
 
 /// \brief Pack a whole dosage matrix and wrap it as a view (see DosageViewBuilder::finish).

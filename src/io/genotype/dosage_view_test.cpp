@@ -48,18 +48,51 @@ TEST(DosageView, ReadsFortranOrderFloatsWithNaN) {
 }
 
 TEST(DosageView, RefusesValuesThatAreNotDosages) {
-  const std::vector<float> d = {0, 1, 0.5f, 2};
+  const std::vector<float> d = {0, 1, 2.5f, 2};
   DosageMatrix m{d.data(), DosageType::Float32, 2, 2, 2, 1};
   auto r = make_dosage_genotypes(m);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::InvalidData);
-  EXPECT_EQ(r.status().message(),
-            "dosage 0.5 at variant 1, sample 0 is not a genotype dosage (0, 1, 2, or negative / NaN for missing)");
+  EXPECT_EQ(r.status().message(), "dosage 2.5 at variant 1, sample 0 is outside [0, 2] (negative or NaN for missing)");
   const std::vector<uint8_t> u = {3};
   auto r8 = make_dosage_genotypes({u.data(), DosageType::UInt8, 1, 1, 1, 1});
   ASSERT_FALSE(r8.ok());
-  EXPECT_EQ(r8.status().message(),
-            "dosage 3 at variant 0, sample 0 is not a genotype dosage (0, 1, 2, or negative / NaN for missing)");
+  EXPECT_EQ(r8.status().message(), "dosage 3 at variant 0, sample 0 is outside [0, 2] (negative or NaN for missing)");
+  // Packed codes alone cannot keep a fractional dosage.
+  const std::vector<float> f = {0.5f};
+  std::vector<uint8_t> out(1);
+  EXPECT_EQ(pack_dosages({f.data(), DosageType::Float32, 1, 1, 1, 1}, out.data(), 1).message(),
+            "dosage 0.5 at variant 0, sample 0 is not a genotype dosage (0, 1, 2, or negative / NaN for missing)");
+}
+
+// Fractional rows keep plink2's dosages (1/16384 units) and its hard calls (within 0.1);
+// integer rows read their dosages from the codes; subsets of samples and variants forward them.
+TEST(DosageView, KeepsFractionalDosagesAsPlink2Does) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> d = {0.0, 1.0, 2.0, nan, 1.0,     //
+                                 0.05, 0.5, 1.93, -1, 1.2345,  //
+                                 2.0, 0.0, 1.0, 1.0, 0.0};
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, make_dosage_genotypes({d.data(), DosageType::Float64, 3, 5, 5, 1}));
+  ASSERT_TRUE(view->has_dosages());
+  EXPECT_EQ(codes_of(*view, 0), (std::vector<int>{0, 1, 2, 3, 1}));
+  EXPECT_EQ(codes_of(*view, 1), (std::vector<int>{0, 3, 2, 3, 3}));
+  std::vector<float> got(15);
+  STRATA_ASSERT_OK(view->read_dosages(0, 3, 0, 5, got.data(), 5));
+  for (int i = 0; i < 15; ++i) {
+    const double q = std::isnan(d[i]) || d[i] < 0 ? nan : std::nearbyint(d[i] * 16384) / 16384;
+    if (std::isnan(q)) EXPECT_TRUE(std::isnan(got[i])) << i;
+    else EXPECT_EQ(got[i], q) << i;
+  }
+  EXPECT_NE(got[9], 1.2345f);  // rounded to 1/16384, as plink2 imports DS
+  STRATA_ASSERT_OK_AND_ASSIGN(auto sub, make_genotype_subset(view, {1, 2, 4}, {1, 2}));
+  ASSERT_TRUE(sub->has_dosages());
+  std::vector<float> s(6);
+  STRATA_ASSERT_OK(sub->read_dosages(0, 2, 0, 3, s.data(), 3));
+  EXPECT_EQ(s, (std::vector<float>{got[6], got[7], got[9], got[11], got[12], got[14]}));
+  // A view of hard calls only has no dosages.
+  const std::vector<double> calls = {0, 1, 2, nan};
+  STRATA_ASSERT_OK_AND_ASSIGN(auto hard, make_dosage_genotypes({calls.data(), DosageType::Float64, 1, 4, 4, 1}));
+  EXPECT_FALSE(hard->has_dosages());
 }
 
 TEST(DosageView, BuilderBlocksEqualOneMatrix) {

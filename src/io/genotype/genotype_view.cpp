@@ -169,6 +169,13 @@ class SubsetView final : public GenotypeView {
       return base_->read_codes(base0, n, s0, ns, out + offset * stride, stride);
     });
   }
+  bool has_dosages() const override { return base_->has_dosages(); }
+  Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override {
+    STRATA_RETURN_NOT_OK(check(v0, nv));
+    return for_runs(v0, nv, [&](int64_t base0, int64_t n, int64_t offset) {
+      return base_->read_dosages(base0, n, s0, ns, out + offset * stride, stride);
+    });
+  }
   bool reads_ahead() const override { return base_->reads_ahead(); }
   void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
     if (!check(v0, nv).ok()) return;

@@ -84,6 +84,34 @@ class SampleSubsetView final : public GenotypeView {
     return Status::OK();
   }
 
+  bool has_dosages() const override { return base_->has_dosages(); }
+  Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override {
+    if (v0 < 0 || nv < 0 || v0 + nv > num_variants() || s0 < 0 || ns < 0 || s0 + ns > num_samples() || stride < ns)
+      return Status::Invalid(describe(), ": dosage block [", v0, ", +", nv, ") x [", s0, ", +", ns,
+                             ") out of bounds of the selected samples (", num_variants(), " x ", num_samples(), ")");
+    if (nv == 0 || ns == 0) return Status::OK();
+    const int64_t b0 = kept_[static_cast<size_t>(s0)];
+    const int64_t bn = kept_[static_cast<size_t>(s0 + ns - 1)] + 1 - b0;
+    if (bn == ns) return base_->read_dosages(v0, nv, b0, ns, out, stride);
+    // The covering range in pieces of ~4 MiB, gathered (a fresh buffer: dosage reads are rare
+    // next to code reads, and a subset of a subset must not share it).
+    std::vector<float> raw;
+    const int64_t per_read = std::max<int64_t>(1, (int64_t{4} << 20) / (4 * bn));
+    const int64_t* idx = kept_.data() + s0;
+    for (int64_t done = 0; done < nv;) {
+      const int64_t rows = std::min(per_read, nv - done);
+      raw.resize(static_cast<size_t>(rows * bn));
+      STRATA_RETURN_NOT_OK(base_->read_dosages(v0 + done, rows, b0, bn, raw.data(), bn));
+      for (int64_t v = 0; v < rows; ++v) {
+        const float* src = raw.data() + v * bn;
+        float* dst = out + (done + v) * stride;
+        for (int64_t j = 0; j < ns; ++j) dst[j] = src[idx[j] - b0];
+      }
+      done += rows;
+    }
+    return Status::OK();
+  }
+
  private:
   // Codes of kept samples [s0, s0 + ns) from a row of base samples starting at b0.
   void gather(const uint8_t* src, int64_t s0, int64_t ns, int64_t b0, uint8_t* dst) const {

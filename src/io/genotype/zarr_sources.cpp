@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "io/genotype/codes_internal.hpp"
+#include "io/genotype/dosage_internal.hpp"
 #include "io/genotype/sources_internal.hpp"
 #include "io/genotype/zarr_meta_internal.hpp"
 #include "strata/io/remote.hpp"
@@ -103,10 +104,13 @@ class CallsSource final : public ZarrArraySource {
   mutable std::atomic<int64_t> polyploid_{0};
 };
 
-// A 2-D integer (or float) array of ALT dosages read as hard calls: 0, 1, 2 are calls; negative
-// integers (−1 …), NaN and an unsigned type's largest value (255) are missing. Anything else — a fractional dosage (0.37), an integer
-// above 2, an infinity — is an error naming the array and the first such value: reading it as
-// missing would silently change the answer.
+// A 2-D integer or float array of ALT dosages. Integer arrays are hard calls: 0, 1, 2 are
+// calls; negative integers (−1 …) and an unsigned type's largest value (255) are missing.
+// Float arrays are dosages (imputed data): a value in [0, 2] is rounded to plink2's 1/16384,
+// its hard call is the nearest of 0, 1, 2 within 0.1 (else missing), and read_dosages gives the
+// rounded value; NaN and negative integers (−1.0) are missing. Anything else — an integer
+// above 2, 2.5, an infinity, −0.5 — is an error naming the array and the first such value:
+// reading it as missing would silently change the answer.
 class DosageSource final : public ZarrArraySource {
  public:
   using ZarrArraySource::ZarrArraySource;
@@ -114,9 +118,31 @@ class DosageSource final : public ZarrArraySource {
   void prefetch_codes(int64_t v0, int64_t nv, int64_t window_bytes) const override {
     a_.prefetch_region({v0, 0}, {nv, a_.shape()[1]}, window_bytes);
   }
+  bool has_dosages() const override { return a_.dtype().is_float(); }
 
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
                     int64_t stride) const override {
+    return read_box(v0, nv, s0, ns, [&](int64_t v, int64_t s, uint16_t units, uint8_t code) {
+      (void)units;
+      uint8_t* row = out + v * stride;
+      if (s == 0) std::fill(row, row + packed_row_bytes(ns), uint8_t{0});
+      row[s >> 2] = static_cast<uint8_t>(row[s >> 2] | (code << (2 * (s & 3))));
+      if (s == ns - 1) pad_row(row, ns);
+    });
+  }
+
+  Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override {
+    if (stride < ns) return Status::Invalid(describe(), ": read_dosages stride below the sample count");
+    return read_box(v0, nv, s0, ns, [&](int64_t v, int64_t s, uint16_t units, uint8_t) {
+      out[v * stride + s] = units_dosage(units);
+    });
+  }
+
+ private:
+  // Reads the box and hands `put(v, s, units, code)` each value (row-major) as plink2's dosage
+  // units (kDosageMissingUnits when missing) and its hard call.
+  template <class Put>
+  Status read_box(int64_t v0, int64_t nv, int64_t s0, int64_t ns, Put&& put) const {
     STRATA_RETURN_NOT_OK(check_block(v0, nv, s0, ns));
     Status result;
     Status st = visit_scalar(a_.dtype().type, [&](auto tag) {
@@ -125,36 +151,30 @@ class DosageSource final : public ZarrArraySource {
       result = a_.read_region({v0, s0}, {nv, ns}, buf.data());
       if (!result.ok()) return;
       for (int64_t v = 0; v < nv; ++v) {
-        uint8_t* row = out + v * stride;
-        std::fill(row, row + packed_row_bytes(ns), uint8_t{0});
         for (int64_t s = 0; s < ns; ++s) {
           const T x = buf[v * ns + s];
-          uint8_t c = kCodeMissing;
-          if (x == T(0)) c = 0;
-          else if (x == T(1)) c = 1;
-          else if (x == T(2)) c = 2;
-          else {
-            // Missing is NaN or a negative integer; anything else (3, 0.37, Inf) is an error.
-            bool missing = false;
-            if constexpr (std::is_floating_point_v<T>) {
-              const double d = static_cast<double>(x);
-              missing = std::isnan(d) || (std::isfinite(d) && d < 0 && d == std::floor(d));
-            } else if constexpr (std::is_signed_v<T>) {
-              missing = x < T(0);
-            } else {
-              missing = x == std::numeric_limits<T>::max();  // unsigned: all ones (255) marks missing
-            }
-            if (!missing) {
-              result = Status::InvalidData(
-                  describe(), ": dosage ", static_cast<double>(x), " at variant ", v0 + v, ", sample ", s0 + s,
-                  " is not a hard call (0, 1 or 2; NaN, a negative integer or an unsigned maximum for missing); fractional or "
-                  "out-of-range dosages cannot be read as genotype calls");
-              return;
-            }
+          uint16_t units = kDosageMissingUnits;
+          bool bad = false;
+          if constexpr (std::is_floating_point_v<T>) {
+            const double d = static_cast<double>(x);
+            if (is_dosage_value(d)) units = dosage_units(d);
+            else bad = !(std::isnan(d) || (std::isfinite(d) && d < 0 && d == std::floor(d)));
+          } else if (x == T(0) || x == T(1) || x == T(2)) {
+            units = static_cast<uint16_t>(static_cast<int>(x) * kDosageUnit);
+          } else if constexpr (std::is_signed_v<T>) {
+            bad = x > T(2);
+          } else {
+            bad = x != std::numeric_limits<T>::max();  // unsigned: all ones (255) marks missing
           }
-          row[s >> 2] = static_cast<uint8_t>(row[s >> 2] | (c << (2 * (s & 3))));
+          if (bad) {
+            result = Status::InvalidData(
+                describe(), ": dosage ", static_cast<double>(x), " at variant ", v0 + v, ", sample ", s0 + s,
+                " is not a dosage (0..2, fractional only in a float array; NaN, a negative integer or an unsigned "
+                "maximum for missing)");
+            return;
+          }
+          put(v, s, units, hard_call_of_units(units));
         }
-        pad_row(row, ns);
       }
     });
     if (!st.ok()) return st;
