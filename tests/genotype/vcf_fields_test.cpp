@@ -30,7 +30,7 @@ const char* kHead =
 
 std::shared_ptr<Store> open_store(const std::string& path) {
   auto s = LocalStore::open(path);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
   return *s;
 }
 
@@ -42,10 +42,10 @@ TEST(VcfFields, ValuesDtypesAndSentinels) {
                       "1\t5\t.\tA\tC\t.\t.\tNR=0.5,.;BIG=70000;MID=-129\tGT:AD\t0/1:3,4\t1/1:.\n"
                       "1\t7\t.\tA\tC,G\t.\t.\t.\tGT:AD\t0/2:1\t./.:9,8,7\n");
   auto r = convert_genotypes(test_ctx(), vcf, out, ConvertOptions());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
   auto st = open_store(out);
   auto ad = ZarrArray::open(st, "call_AD");
-  ASSERT_TRUE(ad.ok()) << ad.status().ToString();
+  ASSERT_TRUE(ad.ok()) << ad.status().to_string();
   EXPECT_EQ(ad->dtype().type, ScalarType::Int8);
   ASSERT_EQ(ad->shape(), (Shape{2, 2, 3}));  // alleles axis: up to 3 alleles
   std::vector<int8_t> a(12);

@@ -5,6 +5,9 @@
 /// optionally `call_genotype_phased`, `variant_contig`, `variant_position`, `variant_id`,
 /// `variant_allele` (REF first), `contig_id`, `sample_id`, each with `_ARRAY_DIMENSIONS`, the
 /// root attribute `vcf_zarr_version: "0.4"`, and consolidated metadata (`.zmetadata`).
+/// Numeric arrays have no Zarr fill value (bio2zarr's `fill_value: null`): with −1 there,
+/// xarray's CF decoding (sgkit.load_dataset) would turn calls into float32 with NaN.
+/// A store written from a VCF also gets each INFO/FORMAT field (htslib_vcf_fields.cpp).
 ///
 /// Sources with PLINK sample columns also get `sample_family_id`, `sample_paternal_id`,
 /// `sample_maternal_id` (str), `sample_sex` (int8: 0 unknown, 1 male, 2 female) and
