@@ -129,7 +129,7 @@ class _Runner:
 def _dask_dosages(x):
     import dask.array as da
 
-    from ._pca import _dosage_from_call_genotype
+    from ._pca import _call_genotype_dosages
 
     ids = None
     if type(x).__name__ == "Dataset":
@@ -137,7 +137,7 @@ def _dask_dosages(x):
         if "call_dosage" in x:
             x = x["call_dosage"].transpose("variants", "samples").data
         else:
-            x = x["call_genotype"].data.map_blocks(_dosage_from_call_genotype, drop_axis=2, dtype=np.int8)
+            x = _call_genotype_dosages(x)
     if not isinstance(x, da.Array) or x.ndim != 2:
         raise ValueError("distributed strata.pca needs a 2-D (variants x samples) Dask array")
     return x.rechunk({1: -1}), ids

@@ -45,13 +45,45 @@ def _is_dask(x) -> bool:
     return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "chunks") and hasattr(x, "dask")
 
 
-def _dosage_from_call_genotype(g):
-    """ALT dosage of (variants, samples, ploidy) allele indices; any missing allele → -1."""
+def _dosage_from_call_genotype(g, mask=None):
+    """ALT dosage of (variants, samples, ploidy) allele indices; any missing allele → -1.
+
+    xarray decodes an integer call_genotype whose Zarr fill value is -1 as float with NaN
+    for -1 (CF masking, as older VCF Zarr writers' stores load in sgkit): NaN, any negative
+    index and a set ``call_genotype_mask`` all mean missing."""
     g = np.asarray(g)
-    missing = (g < 0).any(axis=-1)
-    d = (g > 0).sum(axis=-1, dtype=np.int8)
+    if g.dtype.kind == "f":
+        finite = g[np.isfinite(g)]
+        if finite.size and not np.array_equal(finite, np.round(finite)):
+            raise ValueError("call_genotype holds non-integer values: it must hold allele indices "
+                             "(NaN or negative for missing)")
+        missing_allele = np.isnan(g) | (g < 0)
+    elif g.dtype.kind in "iu":
+        missing_allele = g < 0
+    else:
+        raise ValueError(f"call_genotype must hold integer allele indices, not {g.dtype}")
+    if mask is not None:
+        missing_allele = missing_allele | np.asarray(mask, dtype=bool)
+    missing = missing_allele.any(axis=-1)
+    d = ((g > 0) & ~missing_allele).sum(axis=-1, dtype=np.int8)
     d[missing] = -1
     return d
+
+
+def _call_genotype_dosages(ds):
+    """ALT dosages (variants, samples) from a Dataset's call_genotype (and call_genotype_mask)."""
+    g = ds["call_genotype"]
+    mask = ds["call_genotype_mask"] if "call_genotype_mask" in ds else None
+    if mask is not None and mask.shape != g.shape:
+        raise ValueError(f"call_genotype_mask has shape {mask.shape}, call_genotype {g.shape}")
+    if _is_dask(g.data):
+        import dask.array as da
+
+        if mask is None:
+            return g.data.map_blocks(_dosage_from_call_genotype, drop_axis=2, dtype=np.int8)
+        m = da.asarray(mask.data).rechunk(g.data.chunks)
+        return da.map_blocks(_dosage_from_call_genotype, g.data, m, drop_axis=2, dtype=np.int8)
+    return _dosage_from_call_genotype(g.values, None if mask is None else mask.values)
 
 
 class _BuilderTarget:
@@ -89,11 +121,7 @@ def _from_dataset(ds):
             d = d.transpose("variants", "samples")
         data = d.data
     elif "call_genotype" in ds:
-        g = ds["call_genotype"].data
-        if _is_dask(g):
-            data = g.map_blocks(_dosage_from_call_genotype, drop_axis=2, dtype=np.int8)
-        else:
-            data = _dosage_from_call_genotype(g)
+        data = _call_genotype_dosages(ds)
     else:
         raise ValueError("the Dataset has neither call_dosage nor call_genotype")
     if _is_dask(data):

@@ -112,7 +112,23 @@ TEST_F(VcfFiles, EveryFileConvertsAndMatchesBcftools) {
     const auto ours = gt_lines(out);
     const auto theirs = bcftools_lines(f);
     ASSERT_EQ(ours.size(), theirs.size());
-    for (size_t i = 0; i < ours.size(); ++i) EXPECT_EQ(ours[i], theirs[i]) << "record " << i + 1;
+    for (size_t i = 0; i < ours.size(); ++i) {
+      // A record without GT (bcftools: ".") is missing at every ploidy slot, as bio2zarr stores it;
+      std::string want = theirs[i];
+      for (size_t at = 0; (at = want.find(".\t", at)) != std::string::npos;) {
+        if (at == 0 || want[at - 1] == '\t') {
+          want.replace(at, 2, "./.\t");
+          at += 4;
+        } else {
+          at += 2;
+        }
+      }
+      // bcftools prints a haploid missing call the same way: either reading is accepted for an
+      // all-missing record (test_vcf_zarr.py pins the exact values against bio2zarr).
+      const bool all_missing = theirs[i].find_first_not_of(".\t") == std::string::npos;
+      if (all_missing && ours[i] == want) continue;
+      EXPECT_EQ(ours[i], theirs[i]) << "record " << i + 1;
+    }
   }
 }
 
@@ -144,7 +160,7 @@ want = {
   'call_genotype_mask': (('variants', 'samples', 'ploidy'), 'bool'),
   'call_genotype_phased': (('variants', 'samples'), 'bool'),
   'variant_position': (('variants',), 'int32'),
-  'variant_contig': (('variants',), 'int32'),
+  'variant_contig': (('variants',), 'int8'),  # bio2zarr's smallest integer type (3 contigs)
   'variant_id': (('variants',), 'object'),
   'variant_allele': (('variants', 'alleles'), 'object'),
   'contig_id': (('contigs',), 'object'),

@@ -49,9 +49,12 @@ void register_convert(CLI::App& app, CliState& state) {
       "to VCF Zarr (OUTPUT ending .vcz or .zarr) or a PLINK 1 fileset (OUTPUT ending .bed)");
   cmd->add_option("INPUT", a->input, "Input file, PLINK prefix or Zarr store")->required()->check(non_empty_path());
   cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->required()->check(non_empty_path());
-  cmd->add_option("--variants-chunk", a->variants_chunk, "VCF Zarr chunk length along variants (default 1000)")
+  // vcf2zarr's names (-l/--variants-chunk-size, -w/--samples-chunk-size) work too.
+  cmd->add_option("-l,--variants-chunk,--variants-chunk-size", a->variants_chunk,
+                  "VCF Zarr chunk length along variants (default 1000)")
       ->check(integer_in(1, kMaxChunk, kChunkRange));
-  cmd->add_option("--samples-chunk", a->samples_chunk, "VCF Zarr chunk width along samples (default 10000)")
+  cmd->add_option("-w,--samples-chunk,--samples-chunk-size", a->samples_chunk,
+                  "VCF Zarr chunk width along samples (default 10000)")
       ->check(integer_in(1, kMaxChunk, kChunkRange));
   cmd->add_option("--codec", a->codec, "Codec for call_genotype (default blosc:zstd:3:bitshuffle)");
   cmd->add_option("--multiallelic", a->multiallelic,

@@ -5,6 +5,9 @@
 /// optionally `call_genotype_phased`, `variant_contig`, `variant_position`, `variant_id`,
 /// `variant_allele` (REF first), `contig_id`, `sample_id`, each with `_ARRAY_DIMENSIONS`, the
 /// root attribute `vcf_zarr_version: "0.4"`, and consolidated metadata (`.zmetadata`).
+/// Numeric arrays have no Zarr fill value (bio2zarr's `fill_value: null`): with −1 there,
+/// xarray's CF decoding (sgkit.load_dataset) would turn calls into float32 with NaN.
+/// A store written from a VCF also gets each INFO/FORMAT field (htslib_vcf_fields.cpp).
 ///
 /// Sources with PLINK sample columns also get `sample_family_id`, `sample_paternal_id`,
 /// `sample_maternal_id` (str), `sample_sex` (int8: 0 unknown, 1 male, 2 female) and
@@ -32,9 +35,11 @@
 #include <string>
 #include <vector>
 
+#include "strata/core/dtype.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
+#include "strata/io/store.hpp"
 
 namespace strata::io {
 
@@ -70,6 +75,11 @@ struct VczWriteOptions {
   /// A store written from a VCF: adds `variant_quality`, `variant_filter`, `filter_id`,
   /// `filter_description` and `contig_length` (when every contig's length is known).
   std::optional<VcfHeaderFields> vcf;
+  /// Integer types of `variant_position` and `variant_contig` (bio2zarr picks the smallest
+  /// that holds the values; the caller checked they fit). Arrays have no fill value, as
+  /// bio2zarr's, so xarray/sgkit decode them as the integers they are.
+  ScalarType position_type = ScalarType::Int32;
+  ScalarType contig_type = ScalarType::Int32;
 };
 
 /// \brief Streams variants into a new VCF Zarr store. Append blocks whose length is a
@@ -97,6 +107,9 @@ class VczWriter {
   /// \brief Write the remaining metadata (`contig_id` from `contigs`, root attributes), fix
   /// the variant dimension, consolidate and rename into place.
   Status finish(const std::vector<std::string>& contigs);
+
+  /// The store being written, for callers that add arrays (finished before finish()).
+  std::shared_ptr<LocalStore> store() const;
 
   int64_t variants_written() const;
   int64_t variants_chunk() const;

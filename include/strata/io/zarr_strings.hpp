@@ -84,6 +84,7 @@ struct ZarrStringCreateOptions {
   /// The `_ARRAY_DIMENSIONS` attribute when non-empty.
   std::vector<std::string> dimension_names;
   std::shared_ptr<const BytesCodec> compressor;  ///< nullptr = none
+  bool empty_fill = false;  ///< fill_value "" (numpy's default for str arrays) instead of null
 };
 
 /// \brief Writes a v2 string array chunk by chunk along axis 0. The length of axis 0 is fixed
@@ -109,6 +110,6 @@ class ZarrStringWriter {
 /// \brief Write `values` as a 1-D `|O` vlen-utf8 array in one chunk, with its metadata.
 Status write_zarr_strings(const std::shared_ptr<Store>& store, const std::string& path,
                           const std::vector<std::string>& values, const std::string& dimension_name,
-                          std::shared_ptr<const BytesCodec> compressor = nullptr);
+                          std::shared_ptr<const BytesCodec> compressor = nullptr, bool empty_fill = false);
 
 }  // namespace strata::io

@@ -14,12 +14,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <future>
+#include <optional>
 #include <unordered_map>
 
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/htslib_vcf_internal.hpp"
 #include "io/genotype/sample_ids_internal.hpp"
 #include "io/genotype/text_reader_internal.hpp"
+#include "io/genotype/vcf_fields_internal.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -35,6 +37,29 @@ using detail::OpenVcf;
 using detail::bgzf_of;
 using detail::open_vcf;
 
+
+struct FieldScan : detail::VcfScan {
+  int64_t contigs = 0;  // header contigs and those records add
+};
+
+// The first pass of a VCF Zarr conversion: what the INFO/FORMAT arrays' layout depends on.
+// A broken record ends the scan quietly; the second pass reports it with its context.
+Result<FieldScan> scan_fields(const std::string& path, int threads) {
+  STRATA_ASSIGN_OR_RETURN(OpenVcf v, open_vcf(path, threads));
+  bcf_hdr_t* hdr = v.hdr.get();
+  FieldScan scan;
+  static_cast<detail::VcfScan&>(scan) = detail::vcf_scan_start(hdr, v.has_gt);
+  HtsPtr<bcf1_t> rec(bcf_init());
+  detail::VcfValueBuffers buf;
+  while (bcf_read(v.file.get(), hdr, rec.get()) == 0) {
+    if (rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF)) break;
+    if (v.n > 0 && rec->n_sample != static_cast<uint32_t>(v.n)) break;
+    bcf_unpack(rec.get(), BCF_UN_ALL);
+    detail::vcf_scan_record(hdr, rec.get(), v.n, scan, buf);
+  }
+  scan.contigs = hdr->n[BCF_DT_CTG];
+  return scan;
+}
 
 // Signals that a record needs a wider ploidy axis than the one the store was started with.
 struct PloidyGrew {
@@ -89,6 +114,8 @@ class Converter {
   U8Vec phased_, codes_;
   std::unique_ptr<VczWriter> vcz_;
   std::unique_ptr<BedWriter> bed_;
+  std::unique_ptr<detail::VcfFieldWriter> info_format_;  // INFO/FORMAT arrays (zarr)
+  detail::VcfFieldBlock field_block_, w_field_block_;
   ConvertReport report_;
   // The block being written in the background (declared last: destroyed, i.e. waited for,
   // before the writers it uses).
@@ -183,6 +210,7 @@ Status Converter::flush() {
   report_.variants += info_.size();
   std::swap(info_, w_info_);
   std::swap(fields_, w_fields_);
+  std::swap(field_block_, w_field_block_);
   std::swap(calls_, w_calls_);
   std::swap(phased_, w_phased_);
   std::swap(codes_, w_codes_);
@@ -190,10 +218,12 @@ Status Converter::flush() {
   info_ = VariantInfo();
   fields_.quality.clear();
   fields_.filter.clear();
+  field_block_.clear();
   calls_.clear();
   phased_.clear();
   codes_.clear();
   pending_ = std::async(std::launch::async, [this]() -> Status {
+    if (info_format_) STRATA_RETURN_NOT_OK(info_format_->write(w_field_block_, vcz_->variants_written(), ctx_.pool()));
     if (vcz_)
       STRATA_RETURN_NOT_OK(
           vcz_->append_calls(w_info_, w_calls_.data(), w_phased_.empty() ? nullptr : w_phased_.data(), &w_fields_));
@@ -233,10 +263,28 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     vo.inputs = input_paths(input_);
     vo.output_set = o_.output_set;
     vo.vcf = header_fields(hdr, contigs_);
+    // INFO/FORMAT arrays take a first pass (their shapes and dtypes depend on every record);
+    // a pipe can be read once only, so it gets the fixed fields and GT alone.
+    struct stat in {};
+    std::optional<FieldScan> scan;
+    if (::stat(input_.c_str(), &in) == 0 && S_ISREG(in.st_mode)) {
+      STRATA_ASSIGN_OR_RETURN(scan, scan_fields(input_, threads));
+      vo.position_type = scan->max_pos < scan->min_pos ? ScalarType::Int32 : detail::smallest_int_type(scan->min_pos, scan->max_pos);
+      vo.contig_type = detail::smallest_int_type(0, scan->contigs);
+      // bio2zarr clips the variant chunk to the variant count.
+      vo.variants_chunk = std::max<int64_t>(1, std::min(vo.variants_chunk, scan->records));
+      if (ploidy_ > 0) ploidy_ = std::max(ploidy_, scan->max_ploidy);  // no restart for a wider record
+    } else {
+      log_warning(input_, ": not a regular file; INFO and FORMAT fields are not written (they need two passes)");
+    }
     filters_ = static_cast<int64_t>(vo.vcf->filter_id.size());
     for (int64_t j = 0; j < filters_; ++j)
       filter_column_.emplace(bcf_hdr_id2int(hdr, BCF_DT_ID, vo.vcf->filter_id[j].c_str()), static_cast<int>(j));
     STRATA_ASSIGN_OR_RETURN(vcz_, VczWriter::create(ctx_, output_, samples, ploidy_, true, vo));
+    if (scan) {
+      STRATA_ASSIGN_OR_RETURN(info_format_, detail::VcfFieldWriter::create(vcz_->store(), std::move(*scan), n_,
+                                                                           vcz_->variants_chunk(), vo.samples_chunk, input_));
+    }
     chunk_ = vcz_->variants_chunk();
   } else {
     if (!v.has_gt) return Status::InvalidData(input_, ": no GT field in the VCF header, so there are no genotypes to write as .bed");
@@ -264,7 +312,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     ++record_;
     // Undefined contigs/tags are warnings in htslib; anything else is a broken record.
     if (rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF)) return fail_record("malformed record");
-    bcf_unpack(rec.get(), BCF_UN_STR | BCF_UN_FLT | BCF_UN_FMT);
+    bcf_unpack(rec.get(), info_format_ ? BCF_UN_ALL : BCF_UN_STR | BCF_UN_FLT | BCF_UN_FMT);
     // htslib reads short lines and non-numeric POS without flagging them.
     if (n_ > 0 && rec->n_sample != static_cast<uint32_t>(n_))
       return fail_record(("malformed record: " + std::to_string(rec->n_sample) + " sample columns, the header has " +
@@ -297,6 +345,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     info_.alt.push_back(std::move(alt));
     info_.cm.push_back(0.0);
     if (to_zarr_) STRATA_RETURN_NOT_OK(add_qual_filter(hdr, rec.get()));
+    if (info_format_) info_format_->add(hdr, rec.get(), field_block_);
 
     // Genotypes: per-sample ploidy = values / samples; shorter calls end in vector_end.
     int ngt = v.has_gt && n_ > 0 ? bcf_get_genotypes(hdr, rec.get(), &gt, &ngt_cap) : 0;
@@ -322,9 +371,8 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
     for (int64_t s = 0; s < n_ && p > 0; ++s) {
       int8_t* c = to_zarr_ ? calls_.data() + call_base + s * p : one.data();
       if (phase_row) phase_row[s] = 0;
-      if (rec_ploidy == 0) {  // no GT in this record: a missing haploid-style call
-        c[0] = -1;
-        for (int64_t k = 1; k < p; ++k) c[k] = -2;
+      if (rec_ploidy == 0) {  // no GT in this record: missing at every ploidy slot (bio2zarr's)
+        for (int64_t k = 0; k < p; ++k) c[k] = -1;
       } else {
         const int32_t* g = gt + s * rec_ploidy;
         for (int64_t k = 0; k < p; ++k) {
@@ -372,6 +420,7 @@ Result<ConvertReport> Converter::run(int64_t ploidy, PloidyGrew& grew) {
   if (const BGZF* bgzfp = bgzf_of(v.file.get()); bgzfp && bgzfp->errcode != 0) return truncated(record_ + 1);
   STRATA_RETURN_NOT_OK(flush());
   STRATA_RETURN_NOT_OK(wait());
+  if (info_format_) STRATA_RETURN_NOT_OK(info_format_->finish(vcz_->variants_written()));
   if (vcz_) STRATA_RETURN_NOT_OK(vcz_->finish(contigs_));
   if (bed_) STRATA_RETURN_NOT_OK(bed_->finish());
   ctx_.advance_progress(file_bytes - shown);

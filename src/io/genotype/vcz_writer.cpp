@@ -41,6 +41,27 @@ std::vector<std::string> split_alleles(const std::string& ref, const std::string
   return out;
 }
 
+// Write int32 values into a 1-D integer array of any width (values were checked to fit).
+Status write_ints(const ZarrArray& a, int64_t start, const std::vector<int32_t>& v) {
+  const int64_t nv = static_cast<int64_t>(v.size());
+  switch (a.dtype().type) {
+    case ScalarType::Int8: {
+      std::vector<int8_t> x(v.begin(), v.end());
+      return a.write_region({start}, {nv}, x.data());
+    }
+    case ScalarType::Int16: {
+      std::vector<int16_t> x(v.begin(), v.end());
+      return a.write_region({start}, {nv}, x.data());
+    }
+    case ScalarType::Int64: {
+      std::vector<int64_t> x(v.begin(), v.end());
+      return a.write_region({start}, {nv}, x.data());
+    }
+    default:
+      return a.write_region({start}, {nv}, v.data());
+  }
+}
+
 }  // namespace
 
 struct VczWriter::Impl {
@@ -104,6 +125,7 @@ VczWriter::VczWriter() = default;
 // An uncommitted own OutputSet removes the staged store.
 VczWriter::~VczWriter() = default;
 
+std::shared_ptr<LocalStore> VczWriter::store() const { return impl_->store; }
 int64_t VczWriter::variants_written() const { return impl_->written; }
 int64_t VczWriter::variants_chunk() const { return impl_->vc; }
 
@@ -115,12 +137,12 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
     o.shape = {kProvisionalVariants, n, ploidy};
     o.chunks = {vc, sc, ploidy};
     o.dtype = DType(ScalarType::Int8);
-    o.fill_value = -1;
+    o.fill_value = nullptr;  // as bio2zarr: no fill value, so xarray keeps the integers
     o.compressor = gcodec;
     o.dimension_names = {"variants", "samples", "ploidy"};
     STRATA_ASSIGN_OR_RETURN(gt, ZarrArray::create(store, "call_genotype", o));
     o.dtype = DType(ScalarType::Bool);
-    o.fill_value = false;
+    o.fill_value = nullptr;
     STRATA_ASSIGN_OR_RETURN(mask, ZarrArray::create(store, "call_genotype_mask", o));
     if (phased) {
       o.shape = {kProvisionalVariants, n};
@@ -133,15 +155,16 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
   v.format = ZarrFormat::V2;
   v.shape = {kProvisionalVariants};
   v.chunks = {vc};
-  v.dtype = DType(ScalarType::Int32);
-  v.fill_value = -1;
+  v.fill_value = nullptr;
   v.compressor = codec;
   v.dimension_names = {"variants"};
+  v.dtype = DType(opt.position_type);
   STRATA_ASSIGN_OR_RETURN(pos, ZarrArray::create(store, "variant_position", v));
+  v.dtype = DType(opt.contig_type);
   STRATA_ASSIGN_OR_RETURN(contig, ZarrArray::create(store, "variant_contig", v));
   STRATA_ASSIGN_OR_RETURN(ids, ZarrStringWriter::create(store, "variant_id", strings(vc, 0, {"variants"})));
   v.dtype = DType(ScalarType::Bool);
-  v.fill_value = false;
+  v.fill_value = nullptr;
   STRATA_ASSIGN_OR_RETURN(id_mask, ZarrArray::create(store, "variant_id_mask", v));
   if (opt.vcf) {
     // QUAL as float32 with the spec's missing NaN bits (bio2zarr's layout: no fill value).
@@ -152,7 +175,7 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
     v.shape = {kProvisionalVariants, filters};
     v.chunks = {vc, std::max<int64_t>(filters, 1)};
     v.dtype = DType(ScalarType::Bool);
-    v.fill_value = false;
+    v.fill_value = nullptr;
     v.compressor = gcodec;  // bool, like call_genotype_mask
     v.dimension_names = {"variants", "filters"};
     STRATA_ASSIGN_OR_RETURN(filter, ZarrArray::create(store, "variant_filter", v));
@@ -162,7 +185,9 @@ Status VczWriter::Impl::create_variant_arrays(const std::shared_ptr<const BytesC
 
 Status VczWriter::Impl::write_samples(const SampleInfo& s) {
   auto column = [&](const char* name, const std::vector<std::string>& values) -> Status {
-    STRATA_ASSIGN_OR_RETURN(auto w, ZarrStringWriter::create(store, name, strings(std::max<int64_t>(n, 1), 0, {"samples"})));
+    ZarrStringCreateOptions o = strings(std::max<int64_t>(n, 1), 0, {"samples"});
+    o.empty_fill = true;  // bio2zarr's sample_id has fill value ""
+    STRATA_ASSIGN_OR_RETURN(auto w, ZarrStringWriter::create(store, name, std::move(o)));
     STRATA_RETURN_NOT_OK(w.write_rows(0, values));
     return w.finish(n);
   };
@@ -252,8 +277,8 @@ Status VczWriter::Impl::write_metadata(const VariantInfo& info, const VcfRecordF
     p[i] = static_cast<int32_t>(info.position[i]);
     c[i] = info.contig[i];
   }
-  STRATA_RETURN_NOT_OK(pos.write_region({written}, {nv}, p.data()));
-  STRATA_RETURN_NOT_OK(contig.write_region({written}, {nv}, c.data()));
+  STRATA_RETURN_NOT_OK(write_ints(pos, written, p));
+  STRATA_RETURN_NOT_OK(write_ints(contig, written, c));
   std::vector<std::string> id(info.id);
   std::vector<uint8_t> missing_id(static_cast<size_t>(nv));
   for (int64_t i = 0; i < nv; ++i) {
@@ -376,11 +401,11 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
     STRATA_RETURN_NOT_OK(alleles.write_rows(v0, rows));
   }
   STRATA_RETURN_NOT_OK(alleles.finish(m));
-  STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "contig_id", contigs, "contigs", im.string_codec));
+  STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "contig_id", contigs, "contigs", im.string_codec, true));
   if (const auto& vcf = im.opt.vcf) {
-    STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "filter_id", vcf->filter_id, "filters", im.string_codec));
+    STRATA_RETURN_NOT_OK(write_zarr_strings(im.store, "filter_id", vcf->filter_id, "filters", im.string_codec, true));
     STRATA_RETURN_NOT_OK(
-        write_zarr_strings(im.store, "filter_description", vcf->filter_description, "filters", im.string_codec));
+        write_zarr_strings(im.store, "filter_description", vcf->filter_description, "filters", im.string_codec, true));
     // contig_length only when every contig's length is known (records may name contigs the
     // header does not), as bio2zarr writes it.
     std::vector<int64_t> lengths = vcf->contig_length;
@@ -391,7 +416,7 @@ Status VczWriter::finish(const std::vector<std::string>& contigs) {
       o.shape = {static_cast<int64_t>(lengths.size())};
       o.chunks = o.shape;
       o.dtype = DType(ScalarType::Int64);
-      o.fill_value = -1;
+      o.fill_value = 0;  // bio2zarr's
       STRATA_ASSIGN_OR_RETURN(o.compressor, make_codec(im.opt.codec, "blosc:zstd:7:shuffle", 8));
       o.dimension_names = {"contigs"};
       STRATA_ASSIGN_OR_RETURN(auto a, ZarrArray::create(im.store, "contig_length", o));

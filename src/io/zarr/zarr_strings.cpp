@@ -425,7 +425,7 @@ Status ZarrStringWriter::finish(int64_t rows) const {
             {"chunks", c > 0 ? json::array({options_.chunk_rows, c}) : json::array({options_.chunk_rows})},
             {"dtype", options_.dtype},
             {"compressor", compressor},
-            {"fill_value", nullptr},
+            {"fill_value", options_.empty_fill ? json("") : json(nullptr)},
             {"filters", width_ == 0 ? json::array({json{{"id", "vlen-utf8"}}}) : json()},
             {"order", "C"}};
   if (!options_.dimension_names.empty())
@@ -436,9 +436,10 @@ Status ZarrStringWriter::finish(int64_t rows) const {
 
 Status write_zarr_strings(const std::shared_ptr<Store>& store, const std::string& path,
                           const std::vector<std::string>& values, const std::string& dimension_name,
-                          std::shared_ptr<const BytesCodec> compressor) {
+                          std::shared_ptr<const BytesCodec> compressor, bool empty_fill) {
   const auto n = static_cast<int64_t>(values.size());
   ZarrStringCreateOptions o;
+  o.empty_fill = empty_fill;
   o.chunk_rows = std::max<int64_t>(n, 1);
   o.dimension_names = {dimension_name};
   o.compressor = std::move(compressor);
