@@ -54,6 +54,7 @@
 #include "strata/io/genotype_decode.hpp"
 #include "strata/io/genotype_dosage.hpp"
 #include "strata/io/npy.hpp"
+#include "strata/io/pgen.hpp"
 #include "strata/io/plink.hpp"
 #include "strata/io/remote.hpp"
 #include "strata/io/store.hpp"
