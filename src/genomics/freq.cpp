@@ -57,12 +57,7 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
         a += format_plink_float(f.alt_freq()); a += '\t';
         a += std::to_string(f.observed_alleles); a += '\n';
       }
-      if (options.vmiss) {
-        b += chrom; b += '\t'; b += id; b += '\t';
-        b += std::to_string(c.missing); b += '\t';
-        b += std::to_string(c.total()); b += '\t';
-        b += format_plink_float(c.missing_rate()); b += '\n';
-      }
+      if (options.vmiss) append_vmiss_line(b, chrom, id, c);
     }
     if (options.afreq) STRATA_RETURN_NOT_OK(afreq.write(a));
     if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.write(b));
@@ -73,6 +68,13 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
 }
 
 }  // namespace
+
+void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls) {
+  out += chrom; out += '\t'; out += id; out += '\t';
+  out += std::to_string(calls.missing); out += '\t';
+  out += std::to_string(calls.total()); out += '\t';
+  out += format_plink_float(calls.missing_rate()); out += '\n';
+}
 
 std::string format_plink_float(double value) {
   if (std::isnan(value)) return "nan";
