@@ -17,6 +17,7 @@
 #include "strata/core/job.hpp"
 #include "strata/core/status.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/genotype.hpp"
 
 namespace strata::cli {
 
@@ -133,6 +134,15 @@ inline CLI::Validator real_in(Pred ok, std::string allowed) {
 }
 
 /// A non-empty path or prefix.
+/// --multiallelic: nonref or skip (io::parse_multiallelic_mode).
+inline CLI::Validator multiallelic_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        return io::parse_multiallelic_mode(s).ok() ? std::string() : "must be 'nonref' or 'skip', got '" + s + "'";
+      },
+      "nonref|skip", "");
+}
+
 inline CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& s) -> std::string { return s.empty() ? std::string("must not be empty") : std::string(); }, "PATH",
