@@ -71,6 +71,40 @@ struct BlockPartial {
   Fixed het_expected_all = 0;
 };
 
+// Per-sample counts of set code lanes over many rows, 8 bits per sample in 64-bit words
+// (sample 32i + 4k + q in byte k of word 4i + q), added to 32-bit totals every 255 rows: a few
+// word operations per 32 samples instead of one step per set lane.
+class LaneCounter {
+ public:
+  explicit LaneCounter(int64_t words) : acc_(static_cast<size_t>(4 * words), 0) {}
+  // `lanes`: the low bit of each of word i's 32 codes.
+  void add(size_t i, uint64_t lanes) {
+    constexpr uint64_t kByte = 0x0101010101010101ull;
+    for (size_t q = 0; q < 4; ++q) acc_[4 * i + q] += (lanes >> (2 * q)) & kByte;
+  }
+  void row_done(std::vector<int32_t>& totals) {
+    if (++rows_ == 255) flush(totals);
+  }
+  void flush(std::vector<int32_t>& totals) {
+    if (rows_ == 0) return;
+    const auto n = totals.size();
+    for (size_t j = 0; j < acc_.size(); ++j) {
+      if (acc_[j] == 0) continue;
+      const size_t i = j / 4, q = j % 4;
+      for (size_t k = 0; k < 8; ++k) {
+        const size_t s = 32 * i + 4 * k + q;
+        if (s < n) totals[s] += static_cast<int32_t>((acc_[j] >> (8 * k)) & 0xff);
+      }
+      acc_[j] = 0;
+    }
+    rows_ = 0;
+  }
+
+ private:
+  std::vector<uint64_t> acc_;
+  int rows_ = 0;
+};
+
 template <class F> void for_each_bit(uint64_t bits, int64_t base, F&& f) {
   while (bits) {
     f(base + std::countr_zero(bits) / 2);
@@ -119,6 +153,7 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
       p.het_expected_missing.assign(nz, 0);
     }
     std::vector<uint64_t> w(words + 1, 0);
+    LaneCounter het_counter(masks.words);
     const auto row_bytes = static_cast<size_t>(io::packed_row_bytes(n));
     for (int64_t r = 0; r < nv; ++r) {
       const int64_t v = block.variant_start + r;
@@ -163,10 +198,12 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
             ++p.het_missing[size_t(s)];
             p.het_expected_missing[size_t(s)] += fe;
           });
-          for_each_bit(lo & ~hi & masks.valid[i], base, [&](int64_t s) { ++p.het_calls[size_t(s)]; });
+          het_counter.add(i, lo & ~hi);
         }
       }
+      if (het_row) het_counter.row_done(p.het_calls);
     }
+    het_counter.flush(p.het_calls);
     std::lock_guard<std::mutex> lock(mu);
     done.emplace(block.variant_start, std::move(p));
     return Status::OK();
