@@ -1,5 +1,6 @@
 // plink2-compatible `.afreq` and `.vmiss` writers.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -57,12 +58,7 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
         a += format_plink_float(f.alt_freq()); a += '\t';
         a += std::to_string(f.observed_alleles); a += '\n';
       }
-      if (options.vmiss) {
-        b += chrom; b += '\t'; b += id; b += '\t';
-        b += std::to_string(c.missing); b += '\t';
-        b += std::to_string(c.total()); b += '\t';
-        b += format_plink_float(c.missing_rate()); b += '\n';
-      }
+      if (options.vmiss) append_vmiss_line(b, chrom, id, c);
     }
     if (options.afreq) STRATA_RETURN_NOT_OK(afreq.write(a));
     if (options.vmiss) STRATA_RETURN_NOT_OK(vmiss.write(b));
@@ -74,11 +70,58 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
 
 }  // namespace
 
+void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls) {
+  out += chrom; out += '\t'; out += id; out += '\t';
+  out += std::to_string(calls.missing); out += '\t';
+  out += std::to_string(calls.total()); out += '\t';
+  out += format_plink_float(calls.missing_rate()); out += '\n';
+}
+
+namespace {
+// Bound of decade k in plink2's printing: values from 9.9999950 × 10^k print as 1 × 10^(k+1).
+double decade_bound(int k) { return 9.9999949999999 * std::pow(10.0, k); }
+}  // namespace
+
 std::string format_plink_float(double value) {
   if (std::isnan(value)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", value);
-  return buf;
+  std::string out;
+  if (value < 0) {
+    out = "-";
+    value = -value;
+  }
+  if (value == 0) return "0";
+  if (value > DBL_MAX) return out + "inf";
+  // Six significant digits as an integer: value = digits × 10^(e − 5).
+  int e = static_cast<int>(std::floor(std::log10(value)));
+  while (value >= decade_bound(e)) ++e;
+  while (value < decade_bound(e - 1)) --e;
+  const int shift = 5 - e;  // in two steps: 10^shift alone overflows for the smallest doubles
+  const double scaled = value * std::pow(10.0, shift / 2) * std::pow(10.0, shift - shift / 2);
+  // plink2 rounds half to even with a tolerance of 5e-9 of the last digit, so a decimal tie
+  // that binary stores a hair below (0.4978875) rounds as the tie it is.
+  auto digits = static_cast<int64_t>(scaled);
+  digits += static_cast<int64_t>((scaled - double(digits)) + ((digits & 1) ? 0.500000005 : 0.499999995));
+  if (digits >= 1000000) {
+    digits /= 10;
+    ++e;
+  }
+  std::string d = std::to_string(digits);
+  auto trimmed = [](std::string s) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    return s;
+  };
+  if (e < -4 || e > 5) {
+    const std::string frac = trimmed(d.substr(1));
+    const int x = e < 0 ? -e : e;
+    out += d.substr(0, 1) + (frac.empty() ? "" : "." + frac) + (e < 0 ? "e-" : "e+") + (x < 10 ? "0" : "") +
+           std::to_string(x);
+  } else if (e >= 0) {
+    const std::string frac = trimmed(d.substr(static_cast<size_t>(e) + 1));
+    out += d.substr(0, static_cast<size_t>(e) + 1) + (frac.empty() ? "" : "." + frac);
+  } else {
+    out += "0." + std::string(static_cast<size_t>(-e - 1), '0') + trimmed(d);
+  }
+  return out;
 }
 
 namespace {

@@ -1,4 +1,6 @@
 // .afreq / .vmiss against plink2 on HapMap3 and the bio2zarr PLINK files.
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/test_context.hpp"
@@ -22,6 +24,25 @@ TEST(Freq, FormatsLikePlink2) {
   EXPECT_EQ(format_plink_float(1.0), "1");
   EXPECT_EQ(format_plink_float(1.0 / 957), "0.00104493");
   EXPECT_EQ(format_plink_float(std::nan("")), "nan");
+  // plink2's dtoa_g: decimal ties to even, though binary stores them a hair below or above
+  // (printf's %.6g gives 0.497887 and 0.447187).
+  EXPECT_EQ(format_plink_float(0.935 * (1.0 - 0.935 * 0.5)), "0.497888");
+  EXPECT_EQ(format_plink_float(0.4471875), "0.447188");
+  EXPECT_EQ(format_plink_float(0.4471865), "0.447186");
+  EXPECT_EQ(format_plink_float(999999.5), "1e+06");
+  EXPECT_EQ(format_plink_float(1234567.0), "1.23457e+06");
+  EXPECT_EQ(format_plink_float(5.33372e-06), "5.33372e-06");
+  EXPECT_EQ(format_plink_float(-0.253661), "-0.253661");
+  EXPECT_EQ(format_plink_float(1e-300), "1e-300");
+  // Away from ties it is %.6g.
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const double v = std::ldexp(double(x >> 11), -53) * std::pow(10.0, int(x % 40) - 20);
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.6g", v);
+    ASSERT_EQ(format_plink_float(v), buf) << v;
+  }
 }
 
 // Our files must equal plink2's byte for byte.

@@ -17,6 +17,7 @@
 #include "strata/core/job.hpp"
 #include "strata/core/status.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/genotype.hpp"
 
 namespace strata::cli {
 
@@ -54,6 +55,7 @@ void register_relatedness_commands(CLI::App& app, CliState& state);  // relatedn
 void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp: grm
 void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cpp: gwas
 void register_glm_commands(CLI::App& app, CliState& state);       // glm_cmd.cpp: glm
+void register_qc_commands(CLI::App& app, CliState& state);        // qc_cmd.cpp: qc
 
 /// Add --quiet, --threads, --device, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);
@@ -132,6 +134,15 @@ inline CLI::Validator real_in(Pred ok, std::string allowed) {
 }
 
 /// A non-empty path or prefix.
+/// --multiallelic: nonref or skip (io::parse_multiallelic_mode).
+inline CLI::Validator multiallelic_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        return io::parse_multiallelic_mode(s).ok() ? std::string() : "must be 'nonref' or 'skip', got '" + s + "'";
+      },
+      "nonref|skip", "");
+}
+
 inline CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& s) -> std::string { return s.empty() ? std::string("must not be empty") : std::string(); }, "PATH",

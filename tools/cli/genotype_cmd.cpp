@@ -15,14 +15,6 @@ constexpr long long kMaxChunk = 100'000'000;
 constexpr const char* kChunkRange = "an integer from 1 to 100,000,000";
 constexpr long long kMaxSimulated = 1'000'000'000'000;
 
-CLI::Validator multiallelic_check() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        return io::parse_multiallelic_mode(s).ok() ? std::string() : "must be 'nonref' or 'skip', got '" + s + "'";
-      },
-      "nonref|skip", "");
-}
-
 // A VCF Zarr call_genotype chunk (variants x samples x ploidy 2 bytes) must stay below 2 GiB:
 // blosc cannot compress a larger buffer. Either extent may take its default (1000, 10000).
 Status check_chunk_bytes(int64_t variants_chunk, int64_t samples_chunk) {

@@ -268,6 +268,7 @@ int main(int argc, char** argv) {
 
   cli::register_zarr_commands(app, state);
   cli::register_genotype_commands(app, state);
+  cli::register_qc_commands(app, state);
   cli::register_linalg_commands(app, state);
   cli::register_relatedness_commands(app, state);
   cli::register_grm_commands(app, state);

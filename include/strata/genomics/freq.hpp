@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/core/job.hpp"
@@ -92,7 +93,11 @@ Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, con
 Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                       const FreqOptions& options = {});
 
-/// \brief A number as plink2 prints frequencies: `%g` with 6 significant digits ("nan" for NaN).
+/// \brief Append the `.vmiss` line of a variant (`chrom`, `id` as written) with counts `calls`.
+void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls);
+
+/// \brief A number as plink2 prints it (its `dtoa_g`): `%g` with 6 significant digits, but
+/// decimal ties (within 5e-9 of the last digit) rounded half to even; "nan" for NaN.
 std::string format_plink_float(double value);
 
 }  // namespace strata::genomics

@@ -1,0 +1,242 @@
+// The counting pass of `strata qc`: every statistic of `.smiss`, `.vmiss`, `.het`, `.hardy`
+// and `.hardy.x` from one read of each block. Codes are taken 32 samples to a 64-bit word: the
+// per-variant counts by sample class are popcounts under class masks, the per-sample counts walk
+// the (sparse) missing and heterozygous bits.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "genomics/qc_tables_count.hpp"
+#include "strata/genomics/selection.hpp"
+
+namespace strata::genomics::detail {
+namespace {
+
+using io::ChromosomeKind;
+
+constexpr uint64_t kLow = 0x5555555555555555ull;  // the low bit of every 2-bit code
+constexpr int kClasses = 6;                        // founder (0/1) × 3 + sex (0 unknown, 1 male, 2 female)
+
+int class_of(bool founder, int sex) { return (founder ? 3 : 0) + (sex == 1 || sex == 2 ? sex : 0); }
+bool is_male_class(int c) { return c % 3 == 1; }
+
+// Lane masks (the low bit of each sample's code) of each sample class, of every sample and of the males.
+struct ClassMasks {
+  int64_t words = 0;
+  std::vector<int> present;  // classes with at least one sample
+  std::vector<uint64_t> mask[kClasses];
+  int64_t size[kClasses] = {};
+  std::vector<uint64_t> valid, male;
+
+  static ClassMasks of(const io::SampleInfo& info, int64_t n) {
+    ClassMasks m;
+    m.words = (n + 31) / 32;
+    for (auto& v : m.mask) v.assign(static_cast<size_t>(m.words), 0);
+    m.valid.assign(static_cast<size_t>(m.words), 0);
+    m.male.assign(static_cast<size_t>(m.words), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int sex = i < static_cast<int64_t>(info.sex.size()) ? info.sex[static_cast<size_t>(i)] : 0;
+      const int c = class_of(is_founder(info, i), sex);
+      const uint64_t bit = uint64_t{1} << (2 * (i % 32));
+      m.mask[c][static_cast<size_t>(i / 32)] |= bit;
+      m.valid[static_cast<size_t>(i / 32)] |= bit;
+      if (is_male_class(c)) m.male[static_cast<size_t>(i / 32)] |= bit;
+      ++m.size[c];
+    }
+    for (int c = 0; c < kClasses; ++c)
+      if (m.size[c] > 0) m.present.push_back(c);
+    return m;
+  }
+};
+
+// Code counts of one row by class.
+struct ClassCounts {
+  VariantCounts c[kClasses];
+  VariantCounts sum(bool (*keep)(int)) const {
+    VariantCounts s;
+    for (int k = 0; k < kClasses; ++k)
+      if (keep(k)) s.hom_ref += c[k].hom_ref, s.het += c[k].het, s.hom_alt += c[k].hom_alt, s.missing += c[k].missing;
+    return s;
+  }
+};
+
+// What one block adds to the per-sample totals.
+struct BlockPartial {
+  QcVariantRows rows;
+  std::vector<int32_t> missing, het_missing, het_calls;
+  std::vector<Fixed> het_expected_missing;
+  int64_t het_variants = 0;
+  Fixed het_expected_all = 0;
+};
+
+// Per-sample counts of set code lanes over many rows, 8 bits per sample in 64-bit words
+// (sample 32i + 4k + q in byte k of word 4i + q), added to 32-bit totals every 255 rows: a few
+// word operations per 32 samples instead of one step per set lane.
+class LaneCounter {
+ public:
+  explicit LaneCounter(int64_t words) : acc_(static_cast<size_t>(4 * words), 0) {}
+  // `lanes`: the low bit of each of word i's 32 codes.
+  void add(size_t i, uint64_t lanes) {
+    constexpr uint64_t kByte = 0x0101010101010101ull;
+    for (size_t q = 0; q < 4; ++q) acc_[4 * i + q] += (lanes >> (2 * q)) & kByte;
+  }
+  void row_done(std::vector<int32_t>& totals) {
+    if (++rows_ == 255) flush(totals);
+  }
+  void flush(std::vector<int32_t>& totals) {
+    if (rows_ == 0) return;
+    const auto n = totals.size();
+    for (size_t j = 0; j < acc_.size(); ++j) {
+      if (acc_[j] == 0) continue;
+      const size_t i = j / 4, q = j % 4;
+      for (size_t k = 0; k < 8; ++k) {
+        const size_t s = 32 * i + 4 * k + q;
+        if (s < n) totals[s] += static_cast<int32_t>((acc_[j] >> (8 * k)) & 0xff);
+      }
+      acc_[j] = 0;
+    }
+    rows_ = 0;
+  }
+
+ private:
+  std::vector<uint64_t> acc_;
+  int rows_ = 0;
+};
+
+template <class F> void for_each_bit(uint64_t bits, int64_t base, F&& f) {
+  while (bits) {
+    f(base + std::countr_zero(bits) / 2);
+    bits &= bits - 1;
+  }
+}
+
+}  // namespace
+
+double het_expected(const VariantCounts& f) {
+  const int64_t total = 2 * f.observed();
+  // plink2: the REF frequency times the reciprocal of the allele count; 1/2 when none is observed.
+  const double ref = total == 0 ? 0.5 : double(2 * f.hom_ref + f.het) * (1.0 / double(total));
+  const double e = 2 * ref * (1 - ref);
+  return e < 0x1p-35 ? -1.0 : e;
+}
+
+Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& view,
+                                   const std::vector<ChromosomeKind>& kind, const QcPassOptions& o,
+                                   const std::function<Status(const QcVariantRows&)>& rows) {
+  const int64_t n = view.num_samples();
+  const auto nz = static_cast<size_t>(n);
+  const ClassMasks masks = ClassMasks::of(view.samples(), n);
+  const auto words = static_cast<size_t>(masks.words);
+  QcSampleTotals t;
+  if (o.samples) t.missing.assign(nz, 0);
+  if (o.het) {
+    t.het_missing.assign(nz, 0);
+    t.het_calls.assign(nz, 0);
+    t.het_expected_missing.assign(nz, 0);
+  }
+  std::mutex mu;
+  std::map<int64_t, BlockPartial> done;
+
+  auto work = [&](io::GenotypeBlock& block) -> Status {
+    BlockPartial p;
+    const int64_t nv = block.variant_count;
+    p.rows.start = block.variant_start;
+    p.rows.calls.resize(static_cast<size_t>(nv));
+    p.rows.founders.resize(static_cast<size_t>(nv));
+    p.rows.male_founders.resize(static_cast<size_t>(nv));
+    if (o.samples) p.missing.assign(nz, 0);
+    if (o.het) {
+      p.het_missing.assign(nz, 0);
+      p.het_calls.assign(nz, 0);
+      p.het_expected_missing.assign(nz, 0);
+    }
+    std::vector<uint64_t> w(words + 1, 0);
+    LaneCounter het_counter(masks.words);
+    const auto row_bytes = static_cast<size_t>(io::packed_row_bytes(n));
+    for (int64_t r = 0; r < nv; ++r) {
+      const int64_t v = block.variant_start + r;
+      const ChromosomeKind k = kind[static_cast<size_t>(v)];
+      std::memcpy(w.data(), block.row(r), row_bytes);
+      ClassCounts cc;
+      for (size_t i = 0; i < words; ++i) {
+        const uint64_t lo = w[i] & kLow, hi = (w[i] >> 1) & kLow;
+        const uint64_t het = lo & ~hi, alt = hi & ~lo, miss = lo & hi;
+        for (int c : masks.present) {
+          const uint64_t m = masks.mask[c][i];
+          cc.c[c].het += std::popcount(het & m);
+          cc.c[c].hom_alt += std::popcount(alt & m);
+          cc.c[c].missing += std::popcount(miss & m);
+        }
+      }
+      for (int c : masks.present) cc.c[c].hom_ref = masks.size[c] - cc.c[c].het - cc.c[c].hom_alt - cc.c[c].missing;
+      const bool y = k == ChromosomeKind::kY, x = k == ChromosomeKind::kX;
+      const auto rr = static_cast<size_t>(r);
+      p.rows.calls[rr] = y ? cc.sum(is_male_class) : cc.sum([](int) { return true; });
+      if (x) {
+        p.rows.founders[rr] = cc.c[class_of(true, 2)];
+        p.rows.male_founders[rr] = cc.c[class_of(true, 1)];
+      } else {
+        p.rows.founders[rr] = cc.sum([](int c) { return c >= 3; });
+      }
+      const double e = o.het && !io::is_haploid_somewhere(k) ? het_expected(p.rows.founders[rr]) : -1.0;
+      const bool het_row = e >= 0;
+      if (!o.samples && !het_row) continue;
+      const Fixed fe = het_row ? static_cast<Fixed>(static_cast<uint64_t>(e * kFixedScale)) : 0;
+      if (het_row) {
+        ++p.het_variants;
+        p.het_expected_all += fe;
+      }
+      for (size_t i = 0; i < words; ++i) {
+        const uint64_t lo = w[i] & kLow, hi = (w[i] >> 1) & kLow;
+        const uint64_t miss = lo & hi & masks.valid[i];
+        const auto base = static_cast<int64_t>(32 * i);
+        if (o.samples) for_each_bit(y ? miss & masks.male[i] : miss, base, [&](int64_t s) { ++p.missing[size_t(s)]; });
+        if (het_row) {
+          for_each_bit(miss, base, [&](int64_t s) {
+            ++p.het_missing[size_t(s)];
+            p.het_expected_missing[size_t(s)] += fe;
+          });
+          het_counter.add(i, lo & ~hi);
+        }
+      }
+      if (het_row) het_counter.row_done(p.het_calls);
+    }
+    het_counter.flush(p.het_calls);
+    std::lock_guard<std::mutex> lock(mu);
+    done.emplace(block.variant_start, std::move(p));
+    return Status::OK();
+  };
+
+  auto in_order = [&](io::GenotypeBlock& block) -> Status {
+    BlockPartial p;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = done.find(block.variant_start);
+      if (it == done.end()) return Status::Invalid("qc: block at variant ", block.variant_start, " was not counted");
+      p = std::move(it->second);
+      done.erase(it);
+    }
+    for (size_t s = 0; s < p.missing.size(); ++s) t.missing[s] += p.missing[s];
+    if (o.het) {
+      for (size_t s = 0; s < nz; ++s) {
+        t.het_missing[s] += p.het_missing[s];
+        t.het_calls[s] += p.het_calls[s];
+        t.het_expected_missing[s] += p.het_expected_missing[s];
+      }
+      t.het_variants += p.het_variants;
+      t.het_expected_all += p.het_expected_all;
+    }
+    return rows(p.rows);
+  };
+
+  // Rows are counted one at a time, so the block height changes nothing but memory.
+  const int64_t block = std::max<int64_t>(1, io::default_block_variants(view));
+  PassOptions po;
+  po.label = "qc";
+  STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, view, block, work, in_order, po));
+  return t;
+}
+
+}  // namespace strata::genomics::detail

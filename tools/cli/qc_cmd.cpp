@@ -1,0 +1,52 @@
+// strata qc: sample and variant QC tables as plink2 writes them (genomics/qc_tables.hpp).
+#include <memory>
+
+#include "cli_common.hpp"
+#include "strata/core/log.hpp"
+#include "strata/genomics/qc_tables.hpp"
+
+namespace strata::cli {
+
+void register_qc_commands(CLI::App& app, CliState& state) {
+  struct Args {
+    std::string input, out, multiallelic = "nonref", array;
+    bool missing = false, het = false, hardy = false, bad_freqs = false;
+    genomics::SelectionOptions selection;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "qc", "Sample and variant QC tables as plink2 writes them: .smiss/.vmiss (--missing), .het, .hardy/.hardy.x");
+  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, VCF/BCF, or a Zarr genotype store")->required()->check(non_empty_path());
+  cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
+  cmd->add_flag("--missing", a->missing, "Write PREFIX.smiss and PREFIX.vmiss (plink2 --missing)");
+  cmd->add_flag("--het", a->het, "Write PREFIX.het (plink2 --het: inbreeding F from autosomal homozygosity)");
+  cmd->add_flag("--hardy", a->hardy, "Write PREFIX.hardy and, with X variants, PREFIX.hardy.x (plink2 --hardy)");
+  cmd->add_flag("--bad-freqs", a->bad_freqs, "--het: estimate frequencies from fewer than 50 founders (plink2 --bad-freqs)");
+  cmd->add_option("--multiallelic", a->multiallelic, "nonref (count any ALT allele; default) or skip")
+      ->check(multiallelic_check());
+  cmd->add_option("--array", a->array, "Zarr: path of the genotype array inside the store");
+  add_common_options(cmd, state);
+  add_selection_options(cmd, a->selection);
+  cmd->callback([a, &state] {
+    state.run = [a, &state]() -> Status {
+      genomics::QcOptions o;
+      if (!a->missing && !a->het && !a->hardy)
+        return Status::Invalid("qc: name the tables to write: --missing, --het and/or --hardy");
+      o.missing = a->missing;
+      o.het = a->het;
+      o.hardy = a->hardy;
+      o.bad_freqs = a->bad_freqs;
+      STRATA_ASSIGN_OR_RETURN(o.open.multiallelic, io::parse_multiallelic_mode(a->multiallelic));
+      o.open.array = a->array;
+      o.selection = a->selection;
+      STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
+      STRATA_ASSIGN_OR_RETURN(genomics::QcSummary s, genomics::run_qc_to_files(state.ctx(), a->input, a->out, o));
+      if (s.skipped_sites > 0) log_warning("skipped ", s.skipped_sites, " multi-allelic sites");
+      note_selection(state, s.selection);
+      set_report(state, s.report);
+      return Status::OK();
+    };
+  });
+}
+
+}  // namespace strata::cli
