@@ -46,7 +46,7 @@ TEST(PruneArgs, RejectsBadWindows) {
                                                                  {"50", "2.5", "0.2"},
                                                                  {"50"},
                                                                  {"50", "kb", "1", "1", "0.2"}})
-    STRATA_EXPECT_STATUS(parse_indep_pairwise(args), StatusCode::kInvalid, "--indep-pairwise");
+    STRATA_EXPECT_STATUS(parse_indep_pairwise(args), StatusCode::Invalid, "--indep-pairwise");
   PruneWindow w;
   w.r2 = 1.0;
   STRATA_EXPECT_OK(validate_prune_window(w));
@@ -105,7 +105,7 @@ TEST(LdPrune, RemovesTheLaterOfEqualFrequencyTwinsAndTheCommonerOfAPair) {
 
 TEST(LdPrune, NeedsTwoFounders) {
   PruneWindow w;
-  STRATA_EXPECT_STATUS(ld_prune(test_ctx(), dosage_view({{0}, {1}}), w), StatusCode::kInvalid, "at least two");
+  STRATA_EXPECT_STATUS(ld_prune(test_ctx(), dosage_view({{0}, {1}}), w), StatusCode::Invalid, "at least two");
 }
 
 TEST(LdPrune, SameResultForAnyThreadCountAcrossBatches) {
@@ -127,7 +127,7 @@ TEST(LdPrune, SameResultForAnyThreadCountAcrossBatches) {
     }
   }
   auto view = dosage_view(d);
-  for (const char* spec : {"50 5 0.2", "300 7 0.1", "2kb 0.3"}) {
+  for (const char* spec : {"50 5 0.2", "300 7 0.1", "0.1kb 0.3"}) {
     std::vector<std::string> args;
     for (std::string s = spec; !s.empty();) {
       const size_t sp = s.find(' ');

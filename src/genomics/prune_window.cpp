@@ -5,6 +5,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "genomics/prune_internal.hpp"
 #include "strata/core/thread_pool.hpp"
 
@@ -81,8 +85,38 @@ __attribute__((target("popcnt"))) PairParts pair_parts_popcnt(const uint64_t* a,
                                                                 const GroupStats& sa, const GroupStats& sb) {
   return pair_parts_body(a, b, w, sa, sb, [](uint64_t x) { return static_cast<int64_t>(__builtin_popcountll(x)); });
 }
+
+// The same sums eight words at a time (AVX-512 VPOPCNTDQ), the tail by the scalar loop.
+__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) PairParts pair_parts_avx512(
+    const uint64_t* a, const uint64_t* b, int64_t w, const GroupStats& sa, const GroupStats& sb) {
+  const int64_t body = w / 8 * 8;
+  if (body == 0 || !(sa.complete && sb.complete)) return pair_parts_popcnt(a, b, w, sa, sb);
+  const uint64_t *ha = a, *pa = a + w, *hb = b, *pb = b + w;
+  __m512i hh = _mm512_setzero_si512(), hd = _mm512_setzero_si512();
+  for (int64_t t = 0; t < body; t += 8) {
+    const __m512i h = _mm512_and_si512(_mm512_loadu_si512(ha + t), _mm512_loadu_si512(hb + t));
+    // h & (pa ^ pb): ternary-logic truth table 0x60 over (h, pa, pb).
+    const __m512i d = _mm512_ternarylogic_epi64(h, _mm512_loadu_si512(pa + t), _mm512_loadu_si512(pb + t), 0x60);
+    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(h));
+    hd = _mm512_add_epi64(hd, _mm512_popcnt_epi64(d));
+  }
+  int64_t nh = _mm512_reduce_add_epi64(hh), nd = _mm512_reduce_add_epi64(hd);
+  for (int64_t t = body; t < w; ++t) {
+    const uint64_t h = ha[t] & hb[t];
+    nh += __builtin_popcountll(h);
+    nd += __builtin_popcountll(h & (pa[t] ^ pb[t]));
+  }
+  PairParts r;
+  r.dot = nh - 2 * nd;
+  r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb.sum, r.qb = sb.ssq;
+  return r;
+}
+
 using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
-PairFn pick_pair_fn() { return __builtin_cpu_supports("popcnt") ? pair_parts_popcnt : pair_parts_generic; }
+PairFn pick_pair_fn() {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq")) return pair_parts_avx512;
+  return __builtin_cpu_supports("popcnt") ? pair_parts_popcnt : pair_parts_generic;
+}
 #else
 using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
 PairFn pick_pair_fn() { return pair_parts_generic; }

@@ -93,6 +93,7 @@ void expect_same_as_plink2(const std::string& input, const std::string& window, 
     ASSERT_EQ(s.exit_code, 0) << s.output;
     const std::string in = read_file(tmp.str("p2.prune.in")), out = read_file(tmp.str("p2.prune.out"));
     EXPECT_FALSE(in.empty());
+    EXPECT_FALSE(out.empty()) << "window " << window << ": nothing pruned, a weak test";
     EXPECT_EQ(read_file(tmp.str("s.prune.in")), in) << "window " << window << " threads " << threads;
     EXPECT_EQ(read_file(tmp.str("s.prune.out")), out) << "window " << window << " threads " << threads;
   }
@@ -144,8 +145,10 @@ TEST_F(PruneOracle, SexChromosomesEqualPlink2) {
 
 TEST_F(PruneOracle, HapMap3EqualsPlink2) {
   if (hapmap().empty()) GTEST_SKIP() << "HapMap3 absent; " << kSkipNoSharedData;
-  expect_same_as_plink2(hapmap(), "50 5 0.2");
-  expect_same_as_plink2(hapmap(), "200kb 0.1");
+  // The thinned set is in weak LD: low thresholds give plink2 thousands of variants to remove.
+  expect_same_as_plink2(hapmap(), "50 5 0.01");
+  expect_same_as_plink2(hapmap(), "100 10 0.05");
+  expect_same_as_plink2(hapmap(), "1000kb 0.02");
 }
 
 TEST(PruneCli, BadWindowsExitTwoWithoutOutput) {
