@@ -173,18 +173,28 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
       return Status::Invalid("prune: ", view->describe(), ": variant ID '", id, "' appears more than once (variants ",
                              ids[id] + 1, " and ", v + 1, "); pruning needs unique IDs");
   }
-  STRATA_ASSIGN_OR_RETURN(FreqTable freq, compute_freq_table(ctx, view));
+  auto kind_of = [&](int64_t v) {
+    const int32_t c = layout.contig[static_cast<size_t>(v)];
+    return c >= 0 && c < static_cast<int32_t>(contigs.size()) ? io::chromosome_kind(contigs[static_cast<size_t>(c)])
+                                                              : ChromosomeKind::kOther;
+  };
+  // Diploid chromosomes take their frequencies from the pruning's own counts; X, Y and MT
+  // from plink2's --freq counts (haploid males, males only on Y).
+  bool haploid = false;
+  for (const auto& [first, len] : runs) haploid = haploid || io::is_haploid_somewhere(kind_of(first));
+  FreqTable freq;
+  if (haploid) {
+    STRATA_ASSIGN_OR_RETURN(freq, compute_freq_table(ctx, view));
+  }
   for (const auto& [first, len] : runs) {
-    const int32_t c = layout.contig[static_cast<size_t>(first)];
-    const ChromosomeKind kind = c >= 0 && c < static_cast<int32_t>(contigs.size())
-                                    ? io::chromosome_kind(contigs[static_cast<size_t>(c)])
-                                    : ChromosomeKind::kOther;
+    const ChromosomeKind kind = kind_of(first);
     const detail::PruneGroups groups = groups_for(kind, founders, males, nonmales, n);
     const std::vector<int64_t> pos(layout.position.begin() + first, layout.position.begin() + first + len);
     for (const auto& [off, count] : detail::prune_stretches(pos, len, window)) {
       std::vector<int64_t> p(pos.begin() + off, pos.begin() + off + count);
-      std::vector<double> maj(static_cast<size_t>(count));
-      for (int64_t i = 0; i < count; ++i) {
+      std::vector<double> maj;
+      if (io::is_haploid_somewhere(kind)) maj.resize(static_cast<size_t>(count));
+      for (int64_t i = 0; i < static_cast<int64_t>(maj.size()); ++i) {
         const AlleleCounts& a = freq.alleles[static_cast<size_t>(first + off + i)];
         // plink2 keeps the REF frequency and takes the major allele's.
         const double ref = a.observed_alleles == 0 ? 0.0 : 1.0 - a.alt_freq();

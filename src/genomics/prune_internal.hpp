@@ -29,7 +29,8 @@ std::vector<std::pair<int64_t, int64_t>> prune_stretches(const std::vector<int64
                                                          const PruneWindow& window);
 
 /// Prune variants [first, first + len) of `view`: `positions` and `maj_freq` indexed by stretch
-/// position; sets removed[i] for the removed ones.
+/// position (`maj_freq` empty: taken from the calls, for a diploid group 0 of every founder);
+/// sets removed[i] for the removed ones.
 Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t first, int64_t len,
                      const std::vector<int64_t>& positions, const std::vector<double>& maj_freq,
                      const PruneGroups& groups, const PruneWindow& window, std::vector<uint8_t>& removed);

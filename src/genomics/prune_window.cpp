@@ -122,6 +122,71 @@ using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const Gr
 PairFn pick_pair_fn() { return pair_parts_generic; }
 #endif
 
+// Planes H, P, M of a packed row of every view sample (64 samples a word): `Pack` takes the
+// even bits of a word of codes.
+template <class Pack>
+[[gnu::always_inline]] inline void fill_all_body(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p,
+                                                 uint64_t* m, Pack pack) {
+  const int64_t words = (bytes + 15) / 16;
+  for (int64_t t = 0; t < words; ++t) {
+    uint64_t hw = 0, pw = 0, mw = 0;
+    for (int half = 0; half < 2; ++half) {
+      const int64_t at = 16 * t + 8 * half;
+      const uint64_t c = at < bytes ? code_word(row, bytes, at) : ~uint64_t{0};
+      const uint64_t lo = c, hi = c >> 1;
+      hw |= pack(~lo) << (32 * half);
+      pw |= pack(~lo & ~hi) << (32 * half);
+      mw |= pack(~(lo & hi)) << (32 * half);
+    }
+    h[t] = hw, p[t] = pw, m[t] = mw;
+  }
+}
+
+template <class Popcount>
+[[gnu::always_inline]] inline void count_body(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref, int64_t* n,
+                                              Popcount pc) {
+  int64_t a = 0, b = 0, c = 0;
+  for (int64_t t = 0; t < w; ++t) {
+    a += pc(h[t]);
+    b += pc(h[w + t]);
+    c += pc(h[2 * w + t]);
+  }
+  *hom = a, *ref = b, *n = c;
+}
+
+using FillAllFn = void (*)(const uint8_t*, int64_t, uint64_t*, uint64_t*, uint64_t*);
+using CountFn = void (*)(const uint64_t*, int64_t, int64_t*, int64_t*, int64_t*);
+
+void fill_all_generic(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p, uint64_t* m) {
+  fill_all_body(row, bytes, h, p, m, pack_even);
+}
+void count_generic(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref, int64_t* n) {
+  count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(std::popcount(x)); });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+struct PextEven {
+  __attribute__((target("bmi2"))) uint64_t operator()(uint64_t x) const { return _pext_u64(x, 0x5555555555555555ull); }
+};
+__attribute__((target("bmi2"))) void fill_all_bmi2(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p,
+                                                   uint64_t* m) {
+  fill_all_body(row, bytes, h, p, m, PextEven{});
+}
+__attribute__((target("popcnt"))) void count_popcnt(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref,
+                                                    int64_t* n) {
+  count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(__builtin_popcountll(x)); });
+}
+// pext is microcoded (slow) on Zen 1/2: those take the shifts.
+FillAllFn pick_fill_all() {
+  const bool fast_pext = __builtin_cpu_is("intel") || __builtin_cpu_supports("avx512f");  // Zen 4, not Zen 1/2
+  return __builtin_cpu_supports("bmi2") && fast_pext ? fill_all_bmi2 : fill_all_generic;
+}
+CountFn pick_count() { return __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic; }
+#else
+FillAllFn pick_fill_all() { return fill_all_generic; }
+CountFn pick_count() { return count_generic; }
+#endif
+
 // Bit planes and counts of a run of consecutive variants of the stretch.
 class PlaneStore {
  public:
@@ -133,6 +198,13 @@ class PlaneStore {
   int64_t base() const { return base_; }
   int64_t end() const { return base_ + count_; }
   bool mono(int64_t i) const { return mono_[static_cast<size_t>(i - base_)] != 0; }
+  // plink2's major-allele frequency from group 0's counts (a diploid group of every founder).
+  double diploid_major_freq(int64_t i) const {
+    const GroupStats& g = stats_[static_cast<size_t>(2 * (i - base_))];
+    if (g.n == 0) return 1.0;
+    const double ref = static_cast<double>(2 * g.hom_ref + (g.n - g.hom_ref - g.hom_alt)) / static_cast<double>(2 * g.n);
+    return ref >= 0.5 ? ref : 1.0 - ref;
+  }
 
   // Keep variants [from, end()) and make room for `add` more after them.
   void shift(int64_t from, int64_t add) {
@@ -157,7 +229,7 @@ class PlaneStore {
       uint64_t* h = p + 3 * (k == 0 ? 0 : words_[0]);
       const int64_t w = words_[k];
       if (k == 0 && all0_) {
-        fill_all(row, row_bytes, h, h + w, h + 2 * w);
+        fill_all_(row, row_bytes, h, h + w, h + 2 * w);
       } else {
         const std::vector<int64_t>& s = groups_.samples[k];
         const bool het_missing = k == 0 && groups_.het_missing;
@@ -172,11 +244,7 @@ class PlaneStore {
       }
       GroupStats& g = st[k];
       int64_t hom = 0, ref = 0, n = 0;
-      for (int64_t t = 0; t < w; ++t) {
-        hom += std::popcount(h[t]);
-        ref += std::popcount(h[w + t]);
-        n += std::popcount(h[2 * w + t]);
-      }
+      count_planes_(h, w, &hom, &ref, &n);
       g.n = n, g.ssq = hom, g.hom_ref = ref, g.hom_alt = hom - ref, g.sum = 2 * ref - hom;
       g.complete = n == static_cast<int64_t>(groups_.samples[k].size());
     }
@@ -207,23 +275,9 @@ class PlaneStore {
   uint64_t* plane(int64_t i) { return planes_.data() + (i - base_) * stride_; }
   const uint64_t* plane(int64_t i) const { return planes_.data() + (i - base_) * stride_; }
 
-  static void fill_all(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p, uint64_t* m) {
-    const int64_t words = (bytes + 15) / 16;  // 64 samples per plane word
-    for (int64_t t = 0; t < words; ++t) {
-      uint64_t hw = 0, pw = 0, mw = 0;
-      for (int half = 0; half < 2; ++half) {
-        const int64_t at = 16 * t + 8 * half;
-        const uint64_t c = at < bytes ? code_word(row, bytes, at) : ~uint64_t{0};
-        const uint64_t lo = c, hi = c >> 1;
-        hw |= pack_even(~lo) << (32 * half);
-        pw |= pack_even(~lo & ~hi) << (32 * half);
-        mw |= pack_even(~(lo & hi)) << (32 * half);
-      }
-      h[t] = hw, p[t] = pw, m[t] = mw;
-    }
-  }
-
   const PruneGroups& groups_;
+  FillAllFn fill_all_ = pick_fill_all();
+  CountFn count_planes_ = pick_count();
   int64_t words_[2] = {0, 0};
   int64_t stride_ = 0;
   bool all0_ = false;
@@ -327,8 +381,11 @@ std::vector<std::pair<int64_t, int64_t>> prune_stretches(const std::vector<int64
 }
 
 Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t first, int64_t len,
-                     const std::vector<int64_t>& positions, const std::vector<double>& maj, const PruneGroups& groups,
-                     const PruneWindow& window, std::vector<uint8_t>& removed) {
+                     const std::vector<int64_t>& positions, const std::vector<double>& maj_freq,
+                     const PruneGroups& groups, const PruneWindow& window, std::vector<uint8_t>& removed) {
+  std::vector<double> own_maj;  // filled as the planes are, when maj_freq is empty
+  if (maj_freq.empty()) own_maj.assign(static_cast<size_t>(len), 0.0);
+  const std::vector<double>& maj = maj_freq.empty() ? own_maj : maj_freq;
   const auto windows = prune_windows(positions, len, window);
   const double thresh = window.r2 * (1 + kSmallEpsilon);
   const PairFn fn = pick_pair_fn();
@@ -353,6 +410,7 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
     STRATA_ASSIGN_OR_RETURN(io::GenotypeBlock block, io::read_genotype_block(view, first + nb, ne - nb));
     STRATA_RETURN_NOT_OK(parallel_for(&ctx.pool(), ne - nb, [&](int64_t v) {
       store.fill(nb + v, block.row(v), row_bytes);
+      if (!own_maj.empty()) own_maj[static_cast<size_t>(nb + v)] = store.diploid_major_freq(nb + v);
       return Status::OK();
     }));
     // Every pair test a window of the batch can ask for: new variant i against [loaded_start, i).
