@@ -123,9 +123,12 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
   std::vector<int64_t> founders, males, nonmales;
   for (int64_t i = 0; i < n; ++i) {
     if (!is_founder(info, i)) continue;
-    founders.push_back(i);
     const bool male = i < static_cast<int64_t>(info.sex.size()) && info.sex[static_cast<size_t>(i)] == 1;
-    (male ? males : nonmales).push_back(i);
+    // plink2 2.00a3 picks X and Y samples with a mask over founders applied to every sample:
+    // the k-th sample counts as a male when the k-th founder is one (the same samples when
+    // every sample is a founder).
+    (male ? males : nonmales).push_back(static_cast<int64_t>(founders.size()));
+    founders.push_back(i);
   }
   if (founders.size() < 2)
     return Status::Invalid("prune: ", view->describe(), " has ", founders.size(),

@@ -11,6 +11,7 @@
 
 #include "genomics/prune_internal.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/io/genotype_decode.hpp"
 
 namespace strata::genomics::detail {
 namespace {
@@ -23,16 +24,6 @@ struct GroupStats {
   int64_t n = 0, sum = 0, ssq = 0, hom_ref = 0, hom_alt = 0;  // sum of +1/0/−1 codes, of squares
   bool complete = false;
 };
-
-// Even bits of `x` packed into the low 32.
-inline uint64_t pack_even(uint64_t x) {
-  x &= 0x5555555555555555ull;
-  x = (x | (x >> 1)) & 0x3333333333333333ull;
-  x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
-  x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
-  x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
-  return (x | (x >> 16)) & 0x00000000FFFFFFFFull;
-}
 
 // 32 packed codes starting at byte `at` of a row of `bytes` (missing past the end).
 inline uint64_t code_word(const uint8_t* row, int64_t bytes, int64_t at) {
@@ -158,7 +149,7 @@ using FillAllFn = void (*)(const uint8_t*, int64_t, uint64_t*, uint64_t*, uint64
 using CountFn = void (*)(const uint64_t*, int64_t, int64_t*, int64_t*, int64_t*);
 
 void fill_all_generic(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p, uint64_t* m) {
-  fill_all_body(row, bytes, h, p, m, pack_even);
+  fill_all_body(row, bytes, h, p, m, io::compact_even_bits);
 }
 void count_generic(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref, int64_t* n) {
   count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(std::popcount(x)); });
