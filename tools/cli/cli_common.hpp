@@ -56,6 +56,7 @@ void register_grm_commands(CLI::App& app, CliState& state);       // grm_cmd.cpp
 void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cpp: gwas
 void register_glm_commands(CLI::App& app, CliState& state);       // glm_cmd.cpp: glm
 void register_qc_commands(CLI::App& app, CliState& state);        // qc_cmd.cpp: qc
+void register_prune_commands(CLI::App& app, CliState& state);     // prune_cmd.cpp: prune
 
 /// Add --quiet, --threads, --device, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);

@@ -27,4 +27,15 @@ void decode_row_i8(const uint8_t* codes, int64_t n, int8_t* out);
 void decode_row_bitplanes(const uint8_t* codes, int64_t n, uint64_t* one, uint64_t* two,
                           uint64_t* observed);
 
+/// \brief The even bits of `x` gathered into the low 32 bits (bit 2k → bit k): one bit of each
+/// 2-bit code of a packed word.
+inline uint64_t compact_even_bits(uint64_t x) {
+  x &= 0x5555555555555555ull;
+  x = (x | (x >> 1)) & 0x3333333333333333ull;
+  x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
+  x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
+  x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
+  return (x | (x >> 16)) & 0x00000000FFFFFFFFull;
+}
+
 }  // namespace strata::io

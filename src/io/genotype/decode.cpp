@@ -21,17 +21,6 @@ constexpr std::array<uint32_t, 256> make_i8_table() {
 }
 constexpr auto kI8Table = make_i8_table();
 
-// Gather the even bits of x into the low 32 bits.
-inline uint64_t compact_even_bits(uint64_t x) {
-  x &= 0x5555555555555555ull;
-  x = (x | (x >> 1)) & 0x3333333333333333ull;
-  x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
-  x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
-  x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
-  x = (x | (x >> 16)) & 0x00000000FFFFFFFFull;
-  return x;
-}
-
 }  // namespace
 
 void decode_row_i8(const uint8_t* codes, int64_t n, int8_t* out) {
