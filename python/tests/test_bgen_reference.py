@@ -1,10 +1,9 @@
-"""strata's BGEN reader against an independent one, bgen-reader (PyPI `bgen-reader`, pin 4.0.9).
+"""strata's BGEN reader against an independent one: cbgen (PyPI `cbgen` 1.0.6, the BGEN C library).
 
-bgen-reader is not in requirements.txt yet: the test skips until it is installed. It reads the
-probabilities without plink2's quantization, so the expected hard calls are derived here:
-ALT dosage = P(het) + 2 P(hom ALT) with the first allele as REF (plink2's `ref-first`), called
-when within 0.1 of 0/1/2 (plink2's default --hard-call-threshold) and compared away from the
-threshold, where 1/16384 rounding cannot move a call.
+cbgen reads the probabilities without plink2's quantization, so the expected values are derived
+here: ALT dosage = P(het) + 2 P(hom ALT) with the first allele as REF (plink2's `ref-first`);
+dosages agree to plink2's 1/16384 grid, and hard calls (within 0.1 of 0/1/2, plink2's default
+--hard-call-threshold) are compared away from the threshold, where that rounding cannot move a call.
 """
 import subprocess
 
@@ -13,7 +12,7 @@ import pytest
 
 import strata
 
-bgen_reader = pytest.importorskip("bgen_reader", reason="bgen-reader (pin 4.0.9) is not installed")
+cbgen = pytest.importorskip("cbgen", reason="cbgen (pin 1.0.6) is not installed")
 
 
 def make_bgen(plink2, tmp_path, spec):
@@ -25,17 +24,33 @@ def make_bgen(plink2, tmp_path, spec):
     return str(tmp_path / "e.bgen")
 
 
+def read_with_cbgen(path, tmp_path):
+    """(variants x samples) ALT dosages (NaN missing) and the sample IDs, read by cbgen."""
+    with cbgen.bgen_file(path) as bgen:
+        samples = [s.decode() if isinstance(s, bytes) else str(s) for s in bgen.read_samples()]
+        meta_path = tmp_path / "e.metafile"
+        bgen.create_metafile(meta_path, verbose=False)
+        rows = []
+        with cbgen.bgen_metafile(meta_path) as meta:
+            for p in range(meta.npartitions):
+                for offset in meta.read_partition(p).variants.offset:
+                    g = bgen.read_genotype(int(offset))
+                    prob = np.asarray(g.probability, dtype=np.float64)  # samples x 3 (unphased diploid)
+                    rows.append(prob[:, 1] + 2 * prob[:, 2])
+    return np.vstack(rows), samples
+
+
 @pytest.mark.parametrize("spec", ["bgen-1.1", "bgen-1.2 bits=8", "bgen-1.3 bits=16"])
-def test_hard_calls_equal_bgen_reader(plink2, tmp_path, spec):
+def test_bgen_equals_cbgen(plink2, tmp_path, spec):
     path = make_bgen(plink2, tmp_path, spec)
-    bgen = bgen_reader.open_bgen(path, verbose=False)
-    probs = bgen.read()  # (samples, variants, 3): P(AA), P(AB), P(BB); NaN when missing
-    alt = probs[:, :, 1] + 2 * probs[:, :, 2]
+    alt, samples = read_with_cbgen(path, tmp_path)
+    g = strata.open_genotypes(path)
+    got = np.asarray(g[:, :])
+    assert got.shape == alt.shape
     nearest = np.round(alt)
     called = np.abs(alt - nearest) <= 0.1
     clear = np.isnan(alt) | (np.abs(np.abs(alt - nearest) - 0.1) > 1e-3)
-    expected = np.where(np.isnan(alt) | ~called, -1, nearest).T  # variants x samples
-    got = np.asarray(strata.open_genotypes(path)[:, :])
-    assert got.shape == expected.shape
-    np.testing.assert_array_equal(got[clear.T], expected[clear.T].astype(np.int8))
-    assert list(strata.open_genotypes(path).sample_ids) == list(bgen.samples)
+    expected = np.where(np.isnan(alt) | ~called, -1, nearest)
+    np.testing.assert_array_equal(got[clear], expected[clear].astype(np.int8))
+    assert (~called[~np.isnan(alt)]).any(), "the data must hold fractional dosages"
+    assert list(g.sample_ids) == samples

@@ -356,7 +356,12 @@ Status Decoder::read_parallel(int threads) {
   constexpr size_t kBatchBytes = size_t{4} << 20;
   int ret = 0;
   while (ret >= 0) {
-    for (Worker& w : workers) w.used = 0;
+    // A worker left without lines this round must not hand back its last round's records.
+    for (Worker& w : workers) {
+      w.used = 0;
+      w.parsed.clear();
+      w.parse_failed = false;
+    }
     for (Worker& w : workers) {
       size_t bytes = 0;
       while (w.used < kBatchLines && bytes < kBatchBytes) {
