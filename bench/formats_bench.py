@@ -7,7 +7,8 @@
   pca    strata pca X.vcf.gz                                vs  strata pca X.bed              goal: <= 1.5x time
   vcz    strata convert X.vcf.gz X.vcz (every INFO/FORMAT)  vs  vcf2zarr convert           goal: >= 3x
 
-Each prints wall seconds (median of --repeats, runs alternating), peak RSS, the ratio and an
+Each prints wall and CPU (user + system) seconds (medians of --repeats, runs alternating; on a
+shared machine the CPU ratio is the steadier figure), peak RSS, the ratios and an
 accuracy check: the outputs against the peer's to the peer's printed digits (gwas BETA/SE/P,
 freq ALT_FREQS), eigenvalues (pca), every array of both stores (vcz). Data are generated once
 under --data-dir and reused: gwas by `plink2 --dummy … dosage-freq=` (fractional dosages) and
@@ -22,6 +23,7 @@ import functools
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -39,9 +41,15 @@ def run(cmd, **kw):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kw)
 
 
+def cpu_seconds(log):
+    """User + system seconds from a /usr/bin/time -v log (0 without it)."""
+    text = open(log).read()
+    return sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", text))
+
+
 def same_run(cmds, repeats, log):
-    """Run each command `repeats` times, alternating; return [(median wall, peak RSS)] per command."""
-    walls = [[] for _ in cmds]
+    """Run each command `repeats` times, alternating; return [(median wall, peak RSS, median CPU s)] per command."""
+    walls, cpus = [[] for _ in cmds], [[] for _ in cmds]
     rss = [0] * len(cmds)
     for _ in range(repeats):
         for i, (cmd, before) in enumerate(cmds):
@@ -49,8 +57,10 @@ def same_run(cmds, repeats, log):
                 before()
             w, r = timed(cmd, log)
             walls[i].append(w)
+            cpus[i].append(cpu_seconds(log))
             rss[i] = max(rss[i], r)
-    return [(sorted(w)[len(w) // 2], r) for w, r in zip(walls, rss)]
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    return [(med(w), r, med(c)) for w, r, c in zip(walls, rss, cpus)]
 
 
 def columns(path, names):
@@ -84,13 +94,15 @@ def compare_printed(ours, peer):
     return bad + abs(len(ours) - len(peer)), worst
 
 
-def report(goal, rows, ratio, accuracy):
-    (s, sr), (p, pr) = rows
+def report(goal, rows, accuracy):
+    """One line per goal; the ratio is the second command's time over the first's (wall and CPU)."""
+    (s, sr, sc), (p, pr, pc) = rows
+    ratio, cpu_ratio = p / s, pc / max(sc, 1e-9)
     target, text = GOALS[goal]
     verdict = "met" if ratio >= target else "NOT met"
-    print(f"{goal:>5s} {s:9.2f} {p:9.2f} {ratio:7.2f}x {sr / 1e9:9.2f}G {pr / 1e9:9.2f}G  {accuracy}  "
-          f"[goal {text}: {verdict}]", flush=True)
-    return goal, ratio, verdict
+    print(f"{goal:>5s} {s:9.2f} {p:9.2f} {ratio:7.2f}x {sc:8.2f} {pc:8.2f} {cpu_ratio:7.2f}x "
+          f"{sr / 1e9:9.2f}G {pr / 1e9:9.2f}G  {accuracy}  [goal {text}: {verdict}]", flush=True)
+    return goal, ratio, cpu_ratio, verdict
 
 
 # ---------------------------------------------------------------- gwas on BGEN dosages
@@ -131,7 +143,7 @@ def bench_gwas(a, work):
     names = ["BETA", "SE", "P"]
     s, p = columns(s_out + ".Q1.glm.linear", names), columns(p_out + ".Q1.glm.linear", names)
     acc = ", ".join("%s %d off (max rel %.1e)" % ((n,) + compare_printed(s[n], p[n])) for n in names)
-    return report("gwas", rows, rows[1][0] / rows[0][0], acc)
+    return report("gwas", rows, acc)
 
 
 # ---------------------------------------------------------------- shared simulated genotypes
@@ -158,7 +170,7 @@ def bench_freq(a, work):
     names = ["ALT_FREQS", "OBS_CT"]
     s, p = columns(s_out + ".afreq", names), columns(p_out + ".afreq", names)
     acc = ", ".join("%s %d off (max rel %.1e)" % ((n,) + compare_printed(s[n], p[n])) for n in names)
-    return report("freq", rows, rows[1][0] / rows[0][0], acc)
+    return report("freq", rows, acc)
 
 
 def vcf_of(a, base):
@@ -178,7 +190,7 @@ def bench_pca(a, work):
                     a.repeats, os.path.join(work, "pca.log"))
     ev = [[float(x) for x in open(o + ".eigenval").read().split()] for o in (s_out, b_out)]
     worst = max(abs(x - y) / abs(y) for x, y in zip(*ev)) if len(ev[0]) == len(ev[1]) else math.inf
-    return report("pca", rows, rows[1][0] / rows[0][0], f"eigenvalues max rel diff {worst:.1e} (vcf vs bed)")
+    return report("pca", rows, f"eigenvalues max rel diff {worst:.1e} (vcf vs bed)")
 
 
 def bench_vcz(a, work):
@@ -196,7 +208,7 @@ def bench_vcz(a, work):
                      ([a.vcf2zarr, "convert", "-p", str(a.threads), "-f", vcf, p_out], lambda: rm(p_out))],
                     a.repeats, os.path.join(work, "vcz.log"))
     check = subprocess.run([a.python, "-c", COMPARE_STORES, s_out, p_out], capture_output=True, text=True)
-    return report("vcz", rows, rows[1][0] / rows[0][0], (check.stdout + check.stderr).strip()[-300:])
+    return report("vcz", rows, (check.stdout + check.stderr).strip()[-300:])
 
 
 COMPARE_STORES = r"""
@@ -236,11 +248,12 @@ def main():
     work = a.workdir or os.path.join(a.data_dir, "out")
     os.makedirs(work, exist_ok=True)
     print(f"threads {a.threads}, median of {a.repeats}; data in {a.data_dir}")
-    print(f"{'goal':>5s} {'strata s':>9s} {'peer s':>9s} {'ratio':>8s} {'strata RSS':>10s} {'peer RSS':>10s}  accuracy")
+    print(f"{'goal':>5s} {'strata s':>9s} {'peer s':>9s} {'ratio':>8s} {'s CPU':>8s} {'p CPU':>8s} {'CPU rat':>8s} "
+          f"{'strata RSS':>10s} {'peer RSS':>10s}  accuracy")
     results = [globals()["bench_" + g](a, work) for g in a.goals]
-    print("\n| goal | ratio | verdict |\n|---|---|---|")
-    for goal, ratio, verdict in results:
-        print(f"| {goal} ({GOALS[goal][1]}) | {ratio:.2f}x | {verdict} |")
+    print("\n| goal | wall ratio | CPU-time ratio | verdict (wall) |\n|---|---|---|---|")
+    for goal, ratio, cpu_ratio, verdict in results:
+        print(f"| {goal} ({GOALS[goal][1]}) | {ratio:.2f}x | {cpu_ratio:.2f}x | {verdict} |")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 // plink2-compatible `.afreq` and `.vmiss` writers.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -76,9 +77,10 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
 
 std::string format_plink_float(double value) {
   if (std::isnan(value)) return "nan";
+  // to_chars with a precision is printf's %.6g (C locale), without printf's format parsing.
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", value);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::general, 6);
+  return std::string(buf, r.ptr);
 }
 
 namespace {

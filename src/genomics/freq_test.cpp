@@ -1,5 +1,9 @@
 // .afreq / .vmiss against plink2 on HapMap3 and the bio2zarr PLINK files.
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <random>
+#include <vector>
 
 #include "core/test_context.hpp"
 #include "strata/genomics/freq.hpp"
@@ -22,6 +26,20 @@ TEST(Freq, FormatsLikePlink2) {
   EXPECT_EQ(format_plink_float(1.0), "1");
   EXPECT_EQ(format_plink_float(1.0 / 957), "0.00104493");
   EXPECT_EQ(format_plink_float(std::nan("")), "nan");
+}
+
+// The same digits as printf's %.6g (plink2's) across magnitudes, exponents and rounding ties.
+TEST(Freq, FormatsAsPrintfG6) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(0.0, 10.0);
+  std::uniform_int_distribution<int> exponent(-12, 8);
+  std::vector<double> values = {1e-5, 1.5e-7, 123456.5, 1234567.0, 0.5, 2.0 / 3, 1e-300, 0.1234565, 9.999995};
+  for (int i = 0; i < 20000; ++i) values.push_back(mantissa(rng) * std::pow(10.0, exponent(rng)));
+  for (double v : values) {
+    char want[64];
+    std::snprintf(want, sizeof(want), "%.6g", v);
+    ASSERT_EQ(format_plink_float(v), want) << v;
+  }
 }
 
 // Our files must equal plink2's byte for byte.
