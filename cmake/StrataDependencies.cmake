@@ -6,6 +6,12 @@ pkg_check_modules(BLOSC REQUIRED IMPORTED_TARGET blosc)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 find_package(ZLIB REQUIRED)
+# libdeflate inflates BGEN's zlib blocks ~2-3x faster than zlib; optional (zlib otherwise).
+pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
+set(STRATA_HAVE_LIBDEFLATE 0)
+if(LIBDEFLATE_FOUND)
+  set(STRATA_HAVE_LIBDEFLATE 1)
+endif()
 
 set(BLA_VENDOR OpenBLAS)
 find_package(BLAS REQUIRED)

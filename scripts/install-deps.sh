@@ -9,7 +9,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config git ccache
   libopenblas-dev liblapacke-dev
-  libblosc-dev libzstd-dev liblz4-dev zlib1g-dev
+  libblosc-dev libzstd-dev liblz4-dev zlib1g-dev libdeflate-dev
   nlohmann-json3-dev libcli11-dev
   libhts-dev
   # libcurl for Zarr over http(s)/s3/gs. The GnuTLS flavour: libhts-dev depends on it, and

@@ -65,9 +65,10 @@ class PgenReader final : public GenotypeView {
   Status parse_header(int64_t file_size);
   uint8_t type(int64_t v) const { return types_.empty() ? fixed_type_ : types_[static_cast<size_t>(v)]; }
   int64_t offset(int64_t v) const { return offsets_.empty() ? first_ + v * fixed_width_ : offsets_[static_cast<size_t>(v)]; }
-  // Decode variants [v0, v0 + nv) in order, calling emit(v, row, dosages-or-null).
-  template <class Emit>
-  Status decode(int64_t v0, int64_t nv, bool want_dosages, Emit&& emit) const;
+  // Decode variants [v0, v0 + nv) in order, calling emit(v, row, dosages-or-null). Each row is
+  // decoded into dest(v) when that is not null (the caller's buffer: no copy), else a scratch row.
+  template <class Dest, class Emit>
+  Status decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest, Emit&& emit) const;
   Status bad_record(int64_t v, const std::string& why) const;
 
   PgenPaths paths_;
@@ -209,8 +210,8 @@ Result<VariantInfo> PgenReader::variants(int64_t start, int64_t count) const {
   return out;
 }
 
-template <class Emit>
-Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Emit&& emit) const {
+template <class Dest, class Emit>
+Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest, Emit&& emit) const {
   const int64_t n = num_samples(), row_bytes = packed_row_bytes(n);
   // An LD-compressed first record needs its base: start at the last record that is not.
   int64_t first = v0;
@@ -220,7 +221,7 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Emit&& emit
   row.resize(static_cast<size_t>(row_bytes) + 8);
   base.resize(static_cast<size_t>(row_bytes) + 8);
   if (want_dosages) dosage.resize(static_cast<size_t>(n));
-  bool have_base = false;
+  const uint8_t* base_row = nullptr;  // the last non-LD-compressed row: base, or a caller's row
   const int64_t end = v0 + nv;
   for (int64_t v = first; v < end;) {
     // Read whole records in pieces of about 4 MiB (at least one record).
@@ -233,17 +234,21 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Emit&& emit
       const uint8_t t = type(v);
       const int64_t piece_start = offset(stop) - bytes;
       pg::Cursor c{raw.data() + (offset(v) - piece_start), raw.data() + (offset(v + 1) - piece_start)};
+      uint8_t* out = v >= v0 ? dest(v) : nullptr;
+      if (!out) out = row.data();
       if (mode_ == 0x01) {
         if (c.left() < row_bytes) return bad_record(v, "record shorter than a row");
-        std::memcpy(row.data(), c.p, static_cast<size_t>(row_bytes));
+        std::memcpy(out, c.p, static_cast<size_t>(row_bytes));
       } else {
         const bool ld = pg::is_ld_compressed(t);
-        if (ld && !have_base) return bad_record(v, "LD-compressed record without a base record");
-        std::string err = pg::decode_main_track(t, n, ld ? base.data() : nullptr, c, row.data());
+        if (ld && !base_row) return bad_record(v, "LD-compressed record without a base record");
+        std::string err = pg::decode_main_track(t, n, ld ? base_row : nullptr, c, out);
         if (!err.empty()) return bad_record(v, err);
-        if (!ld) {
+        if (!ld && out == row.data()) {
           std::memcpy(base.data(), row.data(), static_cast<size_t>(row_bytes));
-          have_base = true;
+          base_row = base.data();
+        } else if (!ld) {
+          base_row = out;  // the caller's rows stay put for the rest of this call
         }
       }
       if (v < v0) continue;
@@ -253,15 +258,15 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Emit&& emit
           return Status::Unsupported(paths_.pgen, ": variant ", v + 1, " ('", bim_.variants.id[static_cast<size_t>(v)],
                                      "') is multi-allelic with dosages, which strata does not decode yet");
         if (t & pg::kDosageMask) {
-          std::string err = (t & pg::kPhaseBit) ? pg::skip_phase_track(n, row.data(), c) : std::string();
-          if (err.empty()) err = pg::decode_dosage_track(t, n, row.data(), c, dosage.data());
+          std::string err = (t & pg::kPhaseBit) ? pg::skip_phase_track(n, out, c) : std::string();
+          if (err.empty()) err = pg::decode_dosage_track(t, n, out, c, dosage.data());
           if (!err.empty()) return bad_record(v, err);
         } else {
-          pg::codes_to_dosages(row.data(), n, dosage.data());
+          pg::codes_to_dosages(out, n, dosage.data());
         }
         d = dosage.data();
       }
-      STRATA_RETURN_NOT_OK(emit(v, row.data(), d));
+      STRATA_RETURN_NOT_OK(emit(v, out, d));
     }
   }
   return Status::OK();
@@ -274,8 +279,12 @@ Status PgenReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, ui
                            " x ", n, ")");
   if (stride < packed_row_bytes(ns)) return Status::Invalid("read_codes: stride too small");
   const uint8_t* table = mode_ == 0x01 ? bed_to_code_table() : nullptr;
-  return decode(v0, nv, false, [&](int64_t v, const uint8_t* row, const float*) {
-    detail::extract_row(row, s0, ns, table, out + (v - v0) * stride);
+  // Every sample in canonical codes: decode straight into the caller's rows.
+  const bool direct = s0 == 0 && ns == n && !table;
+  auto dest = [&](int64_t v) { return direct ? out + (v - v0) * stride : nullptr; };
+  return decode(v0, nv, false, dest, [&](int64_t v, const uint8_t* row, const float*) {
+    if (direct) detail::pad_row(out + (v - v0) * stride, n);
+    else detail::extract_row(row, s0, ns, table, out + (v - v0) * stride);
     return Status::OK();
   });
 }
@@ -286,7 +295,8 @@ Status PgenReader::read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, 
   if (v0 < 0 || nv < 0 || v0 + nv > m || s0 < 0 || ns < 0 || s0 + ns > n || stride < ns)
     return Status::Invalid(paths_.pgen, ": dosage block [", v0, ", +", nv, ") x [", s0, ", +", ns,
                            ") out of bounds or bad stride (", m, " x ", n, ")");
-  return decode(v0, nv, true, [&](int64_t v, const uint8_t*, const float* d) {
+  return decode(v0, nv, true, [](int64_t) -> uint8_t* { return nullptr; },
+                [&](int64_t v, const uint8_t*, const float* d) {
     std::copy(d + s0, d + s0 + ns, out + (v - v0) * stride);
     return Status::OK();
   });
