@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <limits>
@@ -19,6 +21,7 @@
 
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/htslib_vcf_internal.hpp"
+#include "io/genotype/vcf_fast_gt_internal.hpp"
 #include "strata/core/context.hpp"
 #include "strata/core/log.hpp"
 
@@ -93,17 +96,7 @@ struct Region {
   hts_pos_t beg = 0, end = HTS_POS_MAX;
 };
 
-// One record decoded (on any thread), before the checks that need the file's order.
-struct Parsed {
-  std::string broken;  // non-empty: why the record is malformed (reported with its number)
-  Status status;       // a dosage out of range (a complete message)
-  bool skipped = false;  // multi-allelic under MultiallelicMode::Skip
-  int n_allele = 0;
-  std::string contig, id, ref, alt;
-  int64_t pos = 0, polyploid = 0;
-  std::vector<uint8_t> codes;     // one packed row
-  std::vector<uint16_t> dosages;  // one row, with vcf_dosage
-};
+using Parsed = VcfParsedRecord;
 
 // GT (and the dosage field) of one record → codes; owns its buffers, reads only `hdr`, so one
 // per thread decodes records in parallel.
@@ -175,6 +168,7 @@ class Decoder {
   std::vector<Region> regions_;
   size_t next_region_ = 0;
   bool indexed_ = false;
+  bool fast_gt_ = false;  // text VCF lines in the common shape skip htslib's vcf_parse
   kstring_t line_ = {0, 0, nullptr};
 };
 
@@ -289,7 +283,10 @@ Status Decoder::run() {
   // Text VCF is parsed on the context's threads (htslib's parsing is most of the time); BCF and
   // indexed reads record by record.
   const bool text = hts_get_format(v_.file.get())->format == vcf;
-  STRATA_RETURN_NOT_OK(text && !indexed_ && o_.threads > 1 ? read_parallel(o_.threads) : read_serial());
+  const char* parser = std::getenv(kVcfGtParserEnv);
+  fast_gt_ = text && dosage_ == DosageField::kNone && !(parser && std::strcmp(parser, "htslib") == 0);
+  STRATA_RETURN_NOT_OK(text && !indexed_ && (o_.threads > 1 || fast_gt_) ? read_parallel(std::max(1, o_.threads))
+                                                                         : read_serial());
   out_.codes.shrink_to_fit();
   out_.dosages.shrink_to_fit();
   return Status::OK();
@@ -332,6 +329,7 @@ Status Decoder::read_parallel(int threads) {
     HtsPtr<bcf_hdr_t> hdr;
     HtsPtr<bcf1_t> rec;
     std::unique_ptr<RecordDecoder> decoder;
+    std::unique_ptr<FastGtParser> fast;
     std::vector<kstring_t> lines;
     std::vector<Parsed> parsed;
     size_t used = 0;
@@ -343,6 +341,7 @@ Status Decoder::read_parallel(int threads) {
     w.rec.reset(bcf_init());
     if (!w.hdr || !w.rec) return Status::OutOfMemory(path_, ": cannot copy the VCF header");
     w.decoder = std::make_unique<RecordDecoder>(w.hdr.get(), path_, o_, dosage_, v_.has_gt);
+    if (fast_gt_) w.fast = std::make_unique<FastGtParser>(w.hdr.get(), n_, o_.multiallelic);
   }
   auto free_lines = [&] {
     for (Worker& w : workers)
@@ -379,6 +378,7 @@ Status Decoder::read_parallel(int threads) {
       w.parsed.resize(w.used);
       w.parse_failed = false;
       for (size_t i = 0; i < w.used; ++i) {
+        if (w.fast && w.fast->parse(w.lines[i].s, w.lines[i].l, w.parsed[i])) continue;
         if (vcf_parse(&w.lines[i], w.hdr.get(), w.rec.get()) != 0) {
           w.parsed.resize(i);
           w.parse_failed = true;
