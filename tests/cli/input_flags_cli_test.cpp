@@ -30,6 +30,10 @@ class InputFlags : public ::testing::Test {
     if (!fs::exists(cli())) return;
     const std::string c = dir_->str("c");
     ok_ = run_command(cli() + " simulate -q --samples 40 --variants 300 --missing 0.02 --seed 7 --out " + c).exit_code == 0;
+    // FID 0 (simulate writes the population there), so that "#IID" phenotypes match every format.
+    std::string fam;
+    for (const auto& row : strata::testing::read_rows(c + ".fam")) fam += "0\t" + row.at(1) + "\t0\t0\t0\t-9\n";
+    write_file(c + ".fam", fam);
     std::string pheno = "#IID\ty\n";
     for (int i = 0; i < 40; ++i) pheno += "s" + std::to_string(i) + "\t" + std::to_string((i * 37) % 11 * 0.5) + "\n";
     write_file(dir_->str("pheno.txt"), pheno);
