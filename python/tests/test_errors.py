@@ -72,10 +72,10 @@ def test_python_refuses_what_the_cli_refuses(tmp_path, strata_cli):
         strata.glm(x, y, threads=9999)
     code, first = _cli_error(strata_cli, *glm_cli, "--threads", "9999")
     assert code == 2 and "must be 0 (all cores) or 1–1024, got 9999" in first
-    with pytest.raises(ValueError, match="memory must be a memory size such as 2G, 512M or 1500000000 \\(bytes\\), "
-                                         "at least 1M, got '1'") as e:
-        strata.glm(x, y, memory="1")
-    code, first = _cli_error(strata_cli, *glm_cli, "--memory", "1")
+    with pytest.raises(ValueError, match="memory must be a memory size such as 2G, 512M, 1500000000 \\(bytes\\) "
+                                         "or 4000 \\(MiB.*at least 1M, got '1K'") as e:
+        strata.glm(x, y, memory="1K")
+    code, first = _cli_error(strata_cli, *glm_cli, "--memory", "1K")
     assert code == 2 and str(e.value).removeprefix("memory ") in first
     with pytest.raises(ValueError, match="at least 1M"):
         strata.Context(memory=1000)

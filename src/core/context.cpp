@@ -96,8 +96,13 @@ Status check_thread_count(int64_t threads) {
 
 Result<int64_t> parse_memory_budget(std::string_view text) {
   auto bytes = parse_memory_size(text);
+  // A bare number below 1 MiB cannot be bytes (the least budget): it is plink2's --memory, in
+  // MiB ("4000" = 4000 MiB).
+  const bool bare = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (bytes.ok() && bare && *bytes < kMinUserMemoryBudget) bytes = *bytes * kMinUserMemoryBudget;
   if (!bytes.ok() || *bytes < kMinUserMemoryBudget)
-    return Status::Invalid("memory must be a memory size such as 2G, 512M or 1500000000 (bytes), at least 1M, got '", text, "'");
+    return Status::Invalid("memory must be a memory size such as 2G, 512M, 1500000000 (bytes) or 4000 (MiB, as "
+                           "plink2's --memory: a bare number below 1048576), at least 1M, got '", text, "'");
   return *bytes;
 }
 

@@ -53,7 +53,14 @@ TEST(Context, UserLimitsHaveOneCheck) {
   ContextOptions o;
   o.threads = 9999;
   STRATA_EXPECT_STATUS(Context::make(o), StatusCode::Invalid, "got 9999");
-  STRATA_EXPECT_STATUS(parse_memory_budget("1"), StatusCode::Invalid, "at least 1M, got '1'$");
+  STRATA_EXPECT_STATUS(parse_memory_budget("0"), StatusCode::Invalid, "at least 1M, got '0'$");
+  STRATA_EXPECT_STATUS(parse_memory_budget("1K"), StatusCode::Invalid, "at least 1M, got '1K'$");
+  // plink2's --memory: a bare number below 1 MiB counts MiB; larger ones stay bytes.
+  EXPECT_EQ(*parse_memory_budget("1"), int64_t{1} << 20);
+  EXPECT_EQ(*parse_memory_budget("4000"), int64_t{4000} << 20);
+  EXPECT_EQ(*parse_memory_budget("1048575"), int64_t{1048575} << 20);
+  EXPECT_EQ(*parse_memory_budget("1048576"), int64_t{1048576});
+  EXPECT_EQ(*parse_memory_budget("1500000000"), int64_t{1500000000});
   STRATA_EXPECT_STATUS(parse_memory_budget("2X"), StatusCode::Invalid, "got '2X'$");
   EXPECT_EQ(*parse_memory_budget("2G"), int64_t{2} << 30);
   STRATA_EXPECT_STATUS(check_memory_budget(1000), StatusCode::Invalid, "at least 1M");

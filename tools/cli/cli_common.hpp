@@ -18,6 +18,7 @@
 #include "strata/core/status.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/genotype.hpp"
+#include "strata/io/genotype_input.hpp"
 
 namespace strata::cli {
 
@@ -76,6 +77,13 @@ void add_memory_option(CLI::App* cmd, CliState& state, const std::string& what);
 /// --chr, --from-bp, --to-bp, --mind, --geno, --hwe, --maf) to a computing subcommand;
 /// cli_selection.cpp. The library applies them (strata/genomics/selection.hpp).
 void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& selection);
+/// Add the genotype input: positional INPUT (when `input_help` is not empty; optional, as a
+/// flag may name the input instead), --bfile, --pfile, --vcf, --bcf, --bgen and --sample, and
+/// --vcf-dosage where `vcf_dosage` is given; cli_input.cpp. io::resolve_genotype_input checks
+/// that exactly one input is given and picks the path.
+void add_input_options(CLI::App* cmd, io::GenotypeInputFlags& in, std::string* vcf_dosage, const std::string& input_help);
+/// argv with plink2's `--vcf FILE dosage=FIELD` (and --bcf) spelled `--vcf FILE --vcf-dosage FIELD`.
+std::vector<std::string> plink2_input_modifiers(int argc, char** argv);
 /// The command's report fields (a library Summary) become the run report's.
 void set_report(CliState& state, const Summary& summary);
 /// The command's wall time from its summary (0 when absent).

@@ -29,7 +29,9 @@ Status check_chunk_bytes(int64_t variants_chunk, int64_t samples_chunk) {
 
 void register_convert(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, output, codec, multiallelic;
+    io::GenotypeInputFlags input;
+    std::string path, output;  // INPUT OUTPUT, or OUTPUT alone (in `path`) after an input flag
+    std::string codec, multiallelic;
     int64_t variants_chunk = 0, samples_chunk = 0;
     bool overwrite = false;
     genomics::SelectionOptions selection;
@@ -39,8 +41,13 @@ void register_convert(CLI::App& app, CliState& state) {
       "convert",
       "Convert genotypes: VCF/BCF (.vcf, .vcf.gz, .bcf), a PLINK prefix or .bed, or a VCF Zarr, "
       "to VCF Zarr (OUTPUT ending .vcz or .zarr) or a PLINK 1 fileset (OUTPUT ending .bed)");
-  cmd->add_option("INPUT", a->input, "Input file, PLINK prefix or Zarr store")->required()->check(non_empty_path());
-  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->required()->check(non_empty_path());
+  cmd->add_option("INPUT", a->path, "Input file, PLINK prefix or Zarr store (or an input flag, then OUTPUT alone)")
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->check(non_empty_path());
+  // Convert writes hard calls: no --vcf-dosage.
+  add_input_options(cmd, a->input, nullptr, "");
+  add_memory_option(cmd, state, "the decoded genotypes of a VCF/BCF read through a selection must fit in it");
   // vcf2zarr's names (-l/--variants-chunk-size, -w/--samples-chunk-size) work too.
   cmd->add_option("-l,--variants-chunk,--variants-chunk-size", a->variants_chunk,
                   "VCF Zarr chunk length along variants (default 1000)")
@@ -59,7 +66,13 @@ void register_convert(CLI::App& app, CliState& state) {
   cmd->callback([a, &state] {
     state.run = [a, &state]() -> Status {
       STRATA_RETURN_NOT_OK(check_chunk_bytes(a->variants_chunk, a->samples_chunk));
+      io::GenotypeInputFlags flags = a->input;
+      if (!a->output.empty()) flags.path = a->path;
+      const std::string& output = a->output.empty() ? a->path : a->output;
+      io::GenotypeOpenOptions open;
+      STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(flags, open));
       io::ConvertOptions o;
+      o.bgen_sample = open.bgen_sample;
       o.variants_chunk = a->variants_chunk;
       o.samples_chunk = a->samples_chunk;
       o.genotype_codec = a->codec;
@@ -70,14 +83,14 @@ void register_convert(CLI::App& app, CliState& state) {
       }
       STRATA_RETURN_NOT_OK(genomics::validate_selection(a->selection));
       STRATA_ASSIGN_OR_RETURN(genomics::SelectedConvert sc,
-                              genomics::convert_selected(state.ctx(), a->input, a->output, o, a->selection));
+                              genomics::convert_selected(state.ctx(), input, output, o, a->selection));
       note_selection(state, sc.selection);
       set_report(state, sc.report);
       const io::ConvertReport& r = sc.convert;
-      log_info("converted ", r.variants, " variants x ", r.samples, " samples to ", a->output);
+      log_info("converted ", r.variants, " variants x ", r.samples, " samples to ", output);
       if (r.skipped > 0) {
         log_warning("skipped ", r.skipped, " multi-allelic sites (keep them as non-reference dosage with --multiallelic nonref)");
-      } else if (r.multiallelic > 0 && !io::is_zarr_output(a->output)) {
+      } else if (r.multiallelic > 0 && !io::is_zarr_output(output)) {
         log_warning(r.multiallelic, " multi-allelic sites written as non-reference dosage");
       }
       if (r.polyploid_calls > 0) log_warning(r.polyploid_calls, " calls with more than two alleles coded missing");
@@ -88,20 +101,18 @@ void register_convert(CLI::App& app, CliState& state) {
 
 void register_freq(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, multiallelic = "nonref", array, vcf_dosage;
+    io::GenotypeInputFlags input;
+    std::string out, multiallelic = "nonref", array, vcf_dosage;
     genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("freq", "Allele frequencies (.afreq) and variant missingness (.vmiss), as plink2 writes them");
-  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF/BCF, or a Zarr genotype store")
-      ->required()
-      ->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->vcf_dosage, "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF, or a Zarr genotype store");
   cmd->add_option("--out", a->out, "Output prefix (writes PREFIX.afreq and PREFIX.vmiss)")->required()->check(non_empty_path());
   cmd->add_option("--multiallelic", a->multiallelic, "nonref (count any ALT allele; default) or skip")
       ->check(multiallelic_check());
   cmd->add_option("--array", a->array, "Zarr: path of the genotype array inside the store");
-  cmd->add_option("--vcf-dosage", a->vcf_dosage, "VCF/BCF: read this FORMAT field as dosages (DS, HDS or GP), as plink2's dosage=")
-      ->check(CLI::IsMember({"DS", "HDS", "GP"}));
+  add_memory_option(cmd, state, "the decoded genotypes of a VCF/BCF must fit in it");
   add_common_options(cmd, state);
   add_selection_options(cmd, a->selection);
   cmd->callback([a, &state] {
@@ -111,8 +122,9 @@ void register_freq(CLI::App& app, CliState& state) {
       STRATA_ASSIGN_OR_RETURN(fo.open.multiallelic, io::parse_multiallelic_mode(a->multiallelic));
       fo.open.array = a->array;
       fo.selection = a->selection;
+      STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a->input, fo.open));
       STRATA_RETURN_NOT_OK(genomics::validate_selection(fo.selection));
-      STRATA_ASSIGN_OR_RETURN(genomics::FreqSummary s, genomics::run_freq_to_files(state.ctx(), a->input, a->out, fo));
+      STRATA_ASSIGN_OR_RETURN(genomics::FreqSummary s, genomics::run_freq_to_files(state.ctx(), input, a->out, fo));
       if (s.skipped_sites > 0) log_warning("skipped ", s.skipped_sites, " multi-allelic sites");
       note_selection(state, s.selection);
       set_report(state, s.report);

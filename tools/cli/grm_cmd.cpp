@@ -9,14 +9,16 @@ namespace strata::cli {
 namespace {
 
 struct GrmArgs {
-  std::string input, out;
+  io::GenotypeInputFlags input;
+  std::string out;
   genomics::GrmRunOptions run;  // the options bind to the library's struct
 };
 
 Status run_grm(const GrmArgs& a, CliState& state) {
-  const genomics::GrmRunOptions& o = a.run;
+  genomics::GrmRunOptions o = a.run;
+  STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a.input, o.selection.open));
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-  STRATA_ASSIGN_OR_RETURN(genomics::GrmRunSummary s, genomics::run_grm_to_files(state.ctx(), a.input, a.out, o));
+  STRATA_ASSIGN_OR_RETURN(genomics::GrmRunSummary s, genomics::run_grm_to_files(state.ctx(), input, a.out, o));
   const genomics::GrmInfo& i = s.info;
   if (!state.quiet) {
     std::printf("GRM of %lld samples over M = %lld variants (of %lld)%s, %s, %lld pass%s, %.2f s\n",
@@ -40,9 +42,9 @@ void register_grm_commands(CLI::App& app, CliState& state) {
       "Genomic relationship matrix as plink2 --make-rel / --make-grm-bin: PREFIX.rel + .rel.id (default), "
       "PREFIX.rel.bin (rel-bin), PREFIX.grm.bin + .grm.N.bin + .grm.id (grm-bin) or PREFIX.zarr (zarr). Missing "
       "calls add nothing; each pair is divided by the variants both samples observe unless --meanimpute");
-  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, scikit-allel or dosage Zarr")
-      ->required()
-      ->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->run.selection.open.vcf_dosage,
+                    "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, "
+                    "scikit-allel or dosage Zarr");
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
   add_enum_option(cmd, "--format", a->run.format, genomics::parse_grm_format,
                   "rel (text lower triangle, default), rel-bin, grm-bin or zarr",

@@ -10,7 +10,8 @@ namespace strata::cli {
 namespace {
 
 struct GwasArgs {
-  std::string input, out, pheno, pheno_name, covar, covar_name, model = "auto", firth = "auto", cols;
+  io::GenotypeInputFlags input;
+  std::string out, pheno, pheno_name, covar, covar_name, model = "auto", firth = "auto", cols;
   double ci = 0.0, vif = 50.0, max_corr = 0.999;
   bool zero_one = false;
   genomics::SelectionOptions selection;
@@ -30,8 +31,9 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   o.max_vif = a.vif;
   o.max_corr = a.max_corr;
   o.selection = a.selection;
+  STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a.input, o.selection.open));
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-  STRATA_ASSIGN_OR_RETURN(genomics::GwasRunSummary s, genomics::run_gwas_to_files(state.ctx(), a.input, a.out, o));
+  STRATA_ASSIGN_OR_RETURN(genomics::GwasRunSummary s, genomics::run_gwas_to_files(state.ctx(), input, a.out, o));
   const double wall = wall_seconds(s.report);
   for (const auto& w : s.warnings) std::fprintf(stderr, "strata: warning: %s\n", w.c_str());
   for (const auto& p : s.phenotypes) {
@@ -63,9 +65,9 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
       "gwas",
       "Association scan as plink2 --glm hide-covar: PREFIX.<PHENO>.glm.linear (quantitative) or "
       ".glm.logistic.hybrid (case/control, Firth fallback) per phenotype; many phenotypes share every pass");
-  cmd->add_option("INPUT", a->input, "Genotypes: PLINK prefix or .bed, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, scikit-allel or dosage Zarr")
-      ->required()
-      ->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->selection.open.vcf_dosage,
+                    "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, "
+                    "scikit-allel or dosage Zarr");
   cmd->add_option("--pheno", a->pheno, "Phenotype file (#FID IID A B ... or #IID A ...; NA / -9 missing)")
       ->required()
       ->check(non_empty_path());
@@ -93,6 +95,7 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
   cmd->add_option("--max-corr", a->max_corr, "Predictor correlation limit (plink2 --max-corr, default 0.999)")
       ->check(real_in([](double v) { return v > 0.0 && v <= 1.0; }, "a number in (0, 1]"));
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
+  add_memory_option(cmd, state, "the decoded genotypes of a VCF/BCF must fit in it");
   add_selection_options(cmd, a->selection);
   add_common_options(cmd, state);
   cmd->callback([a, &state] { state.run = [a, &state] { return run_gwas(*a, state); };

@@ -48,14 +48,14 @@ Status run_svd(const SvdArgs& a, CliState& state) {
 
 // The options bind to genomics::PcaRunOptions (PcaParams, the selection, the outputs).
 struct PcaArgs {
-  std::string input, bfile, out;
+  io::GenotypeInputFlags input;
+  std::string out;
   genomics::PcaRunOptions run;
 };
 
 Status run_pca(const PcaArgs& a, CliState& state) {
-  if (a.input.empty() == a.bfile.empty()) return Status::Invalid("give exactly one of INPUT or --bfile PREFIX");
-  const std::string input = a.input.empty() ? a.bfile : a.input;
-  const genomics::PcaRunOptions& o = a.run;
+  genomics::PcaRunOptions o = a.run;
+  STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a.input, o.selection.open));
   // --maf/--geno are plink2's global filters: applied in the selection, before pca(). PCA still
   // leaves monomorphic variants out of the products but counts them in M, as plink2 does.
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
@@ -133,9 +133,9 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
       "Genotypes are standardized per variant; missing genotypes are mean-imputed. Eigenvalues are those of "
       "the GRM X'X/M, M = variants passing --maf/--geno, monomorphic ones included (as plink2 --pca; they add "
       "nothing to X'X). Existing files are replaced; an existing PREFIX.zarr only with --overwrite.");
-  pca->add_option("INPUT", pa->input, "Genotypes: PLINK prefix or .bed, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, scikit-allel or dosage Zarr")
-      ->check(non_empty_path());
-  pca->add_option("--bfile", pa->bfile, "PLINK 1 fileset prefix (instead of INPUT)")->check(non_empty_path());
+  add_input_options(pca, pa->input, &pa->run.selection.open.vcf_dosage,
+                    "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF (.vcf, .vcf.gz, .bcf), VCF Zarr, "
+                    "scikit-allel or dosage Zarr");
   pca->add_option("-k", pp.k, "Number of principal components (1 <= k < min(variants used, samples))")
       ->required()
       ->check(kCheck);

@@ -278,7 +278,10 @@ int main(int argc, char** argv) {
   cli::register_bench_commands(app, state);
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = cli::plink2_input_modifiers(argc, argv);
+    std::vector<char*> parsed;
+    for (auto& a : args) parsed.push_back(a.data());
+    app.parse(static_cast<int>(parsed.size()), parsed.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

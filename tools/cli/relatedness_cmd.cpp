@@ -17,7 +17,8 @@ constexpr const char* kMemoryHelp =
 
 void register_king(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out;
+    io::GenotypeInputFlags input;
+    std::string out;
     bool table = false;
     std::optional<double> filter, cutoff;
     genomics::SelectionOptions selection;
@@ -28,9 +29,8 @@ void register_king(CLI::App& app, CliState& state) {
       "KING-robust kinship of every pair of samples, as plink2 computes it: PREFIX.king + PREFIX.king.id "
       "(plink2 --make-king triangle), PREFIX.kin0 with --table (--make-king-table), and the --king-cutoff "
       "lists with --cutoff. Each pair uses the variants both samples have observed.");
-  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, VCF/BCF, or a Zarr genotype store")
-      ->required()
-      ->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->selection.open.vcf_dosage,
+                    "PLINK prefix or .bed, .pgen, .bgen, VCF/BCF, or a Zarr genotype store");
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
   cmd->add_flag("--table", a->table,
                 "Write PREFIX.kin0 (#FID1 IID1 FID2 IID2 NSNP HETHET IBS0 KINSHIP) instead of the triangle");
@@ -52,8 +52,9 @@ void register_king(CLI::App& app, CliState& state) {
       o.filter = a->filter;
       o.cutoff = a->cutoff;
       o.selection = a->selection;
+      STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a->input, o.selection.open));
       STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-      STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_king_to_files(state.ctx(), a->input, a->out, o));
+      STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_king_to_files(state.ctx(), input, a->out, o));
       note_selection(state, s.selection);
       set_report(state, s.report);
       if (a->cutoff) {
@@ -67,7 +68,8 @@ void register_king(CLI::App& app, CliState& state) {
 
 void register_distance(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, metric, format = "square";
+    io::GenotypeInputFlags input;
+    std::string out, metric, format = "square";
     bool overwrite = false;
     genomics::SelectionOptions selection;
   };
@@ -82,11 +84,9 @@ void register_distance(CLI::App& app, CliState& state) {
       "1-ibs with flat-missing (.mibs / .mdist). INPUT may instead name a 2-D numeric Zarr array (integer or "
       "float): its rows are the observations and its columns the coordinates, NaN is missing (each pair uses the "
       "coordinates both rows have), ibs/allele-sharing do not apply, and the IDs are the row numbers.");
-  cmd->add_option("INPUT", a->input,
-                  "PLINK prefix or .bed, VCF/BCF, a Zarr genotype store, or a 2-D numeric Zarr array (rows = "
-                  "observations)")
-      ->required()
-      ->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->selection.open.vcf_dosage,
+                    "PLINK prefix or .bed, .pgen, .bgen, VCF/BCF, a Zarr genotype store, or a 2-D numeric Zarr array "
+                    "(rows = observations)");
   cmd->add_option("--metric", a->metric, std::string("One of ") + std::string(genomics::kDistanceMetricNames))
       ->required()
       ->check(CLI::Validator(
@@ -116,8 +116,9 @@ void register_distance(CLI::App& app, CliState& state) {
       STRATA_ASSIGN_OR_RETURN(o.format, genomics::parse_distance_format(a->format));
       o.overwrite = a->overwrite;
       o.selection = a->selection;
+      STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a->input, o.selection.open));
       STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-      STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_distance_to_files(state.ctx(), a->input, a->out, o));
+      STRATA_ASSIGN_OR_RETURN(auto s, genomics::run_distance_to_files(state.ctx(), input, a->out, o));
       note_selection(state, s.selection);
       set_report(state, s.report);
       return Status::OK();

@@ -114,7 +114,8 @@ inline constexpr int64_t kMinUserMemoryBudget = int64_t{1} << 20;
 /// \brief Threads as a user gives them: 0 (all cores) or 1..kMaxThreads; Invalid otherwise,
 /// with the message the CLI and Python both print. Context::make applies it.
 Status check_thread_count(int64_t threads);
-/// \brief A memory budget as a user writes it ("2G", "512M", "1500000000" bytes), at least
+/// \brief A memory budget as a user writes it ("2G", "512M", "1500000000" bytes, or plink2's
+/// "4000" MiB: a bare number below 1048576 counts MiB), at least
 /// kMinUserMemoryBudget; Invalid with the message the CLI and Python both print.
 Result<int64_t> parse_memory_budget(std::string_view text);
 /// \brief A memory budget in bytes given by a user: at least kMinUserMemoryBudget.

@@ -69,6 +69,9 @@ struct SelectionOptions {
   /// `--make-king`/`--make-rel`/`--pca` do (io/chromosome.hpp), after every other step; names
   /// the calculation in the message ("Excluding 430 variants on non-autosomes from PCA.").
   std::string skip_non_autosomes_for;
+  /// Not a selection: how the input is opened (--vcf-dosage, a BGEN's --sample, ...), for the
+  /// commands whose options carry no GenotypeOpenOptions of their own.
+  io::GenotypeOpenOptions open;
   /// Whether any flag is set.
   bool any() const;
   /// The files the flags name (outputs must never replace them).
@@ -123,7 +126,12 @@ Result<std::vector<int64_t>> select_variants_by_counts(const SelectionOptions& o
 /// \brief io::open_genotypes(input, open_options), then select_genotypes.
 Result<Selection> open_selected_genotypes(const Context& ctx, const std::string& input,
                                           const SelectionOptions& options,
-                                          const io::GenotypeOpenOptions& open_options = {});
+                                          const io::GenotypeOpenOptions& open_options);
+/// \brief The same with options.open.
+inline Result<Selection> open_selected_genotypes(const Context& ctx, const std::string& input,
+                                                 const SelectionOptions& options) {
+  return open_selected_genotypes(ctx, input, options, options.open);
+}
 
 /// \brief `strata convert` through a selection (io::convert_genotypes when nothing is
 /// selected). A VCF/BCF input with a selection is Unsupported: convert it first.

@@ -125,6 +125,8 @@ struct GenotypeOpenOptions {
   /// only), "DS", "HDS" or "GP". Hard calls come from GT, or from the dosage (within 0.1 of an
   /// integer) where a record has no GT.
   std::string vcf_dosage;
+  /// BGEN: the sample file (plink2's `--sample`; "" = x.sample beside x.bgen when present).
+  std::string bgen_sample;
   /// VCF/BCF: BGZF decompression threads (≤ 1: none) and the bytes the decoded codes may take
   /// (0: default_memory_budget()); open_selected_genotypes sets both from its Context.
   int threads = 0;

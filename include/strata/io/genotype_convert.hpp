@@ -34,6 +34,7 @@ struct ConvertOptions {
   bool multiallelic_set = false;  ///< true when the user chose `multiallelic`
   bool overwrite = false;         ///< replace an existing Zarr store (PLINK files are always replaced)
   int decompression_threads = 0;  ///< htslib threads (0 = the context's thread count)
+  std::string bgen_sample;        ///< BGEN input: its sample file (GenotypeOpenOptions::bgen_sample)
   /// The set the outputs join (not owned; a command's Job declares them); null = the writer's own.
   OutputSet* output_set = nullptr;
 };

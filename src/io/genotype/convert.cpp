@@ -46,6 +46,7 @@ GenotypeOpenOptions convert_open_options(const std::string& output, const Conver
   // A `.bim` cannot hold multi-allelic sites in a form plink2 reads: skip them by default.
   oo.multiallelic = options.multiallelic_set ? options.multiallelic
                                              : (is_zarr_output(output) ? MultiallelicMode::NonRefDosage : MultiallelicMode::Skip);
+  oo.bgen_sample = options.bgen_sample;
   return oo;
 }
 

@@ -27,7 +27,8 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   std::error_code ec;
   if (is_remote_url(path) || fs::is_directory(path, ec)) return detail::open_zarr_genotypes(path, options);
   if (detail::is_bgen_path(path) && fs::is_regular_file(path, ec))
-    return detail::open_bgen_genotypes(path, detail::bgen_sample_path(path), options);
+    return detail::open_bgen_genotypes(
+        path, options.bgen_sample.empty() ? detail::bgen_sample_path(path) : options.bgen_sample, options);
   if (is_pgen_path(path)) return open_pgen(path, options);
   if (is_vcf_path(path)) return detail::open_vcf_genotypes(path, options);
   if (!options.vcf_dosage.empty())
