@@ -9,7 +9,8 @@ namespace strata::cli {
 
 void register_prune_commands(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, array;
+    io::GenotypeInputFlags input;
+    std::string out, array, vcf_dosage;
     std::vector<std::string> window;
     genomics::SelectionOptions selection;
   };
@@ -18,7 +19,7 @@ void register_prune_commands(CLI::App& app, CliState& state) {
       "prune",
       "LD pruning as plink2 --indep-pairwise: PREFIX.prune.in / PREFIX.prune.out (use the list with --extract "
       "PREFIX.prune.in on pca, king, grm, ...)");
-  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, or a Zarr genotype store")->required()->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->vcf_dosage, "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF, or a Zarr genotype store");
   cmd->add_option("--out", a->out, "Output prefix (writes PREFIX.prune.in and PREFIX.prune.out)")
       ->required()
       ->check(non_empty_path());
@@ -35,9 +36,11 @@ void register_prune_commands(CLI::App& app, CliState& state) {
       genomics::PruneOptions o;
       STRATA_ASSIGN_OR_RETURN(o.window, genomics::parse_indep_pairwise(a->window));
       o.open.array = a->array;
+      o.open.vcf_dosage = a->vcf_dosage;
       o.selection = a->selection;
+      STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a->input, o.open));
       STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-      STRATA_ASSIGN_OR_RETURN(genomics::PruneSummary s, genomics::run_prune_to_files(state.ctx(), a->input, a->out, o));
+      STRATA_ASSIGN_OR_RETURN(genomics::PruneSummary s, genomics::run_prune_to_files(state.ctx(), input, a->out, o));
       log_info(s.removed, "/", s.kept + s.removed, " variants removed");
       if (s.skipped_chr0 > 0) log_info("ignored ", s.skipped_chr0, " chromosome 0 variants");
       note_selection(state, s.selection);

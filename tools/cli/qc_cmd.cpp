@@ -9,14 +9,15 @@ namespace strata::cli {
 
 void register_qc_commands(CLI::App& app, CliState& state) {
   struct Args {
-    std::string input, out, multiallelic = "nonref", array;
+    io::GenotypeInputFlags input;
+    std::string out, multiallelic = "nonref", array, vcf_dosage;
     bool missing = false, het = false, hardy = false, bad_freqs = false;
     genomics::SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
       "qc", "Sample and variant QC tables as plink2 writes them: .smiss/.vmiss (--missing), .het, .hardy/.hardy.x");
-  cmd->add_option("INPUT", a->input, "PLINK prefix or .bed, VCF/BCF, or a Zarr genotype store")->required()->check(non_empty_path());
+  add_input_options(cmd, a->input, &a->vcf_dosage, "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF, or a Zarr genotype store");
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
   cmd->add_flag("--missing", a->missing, "Write PREFIX.smiss and PREFIX.vmiss (plink2 --missing)");
   cmd->add_flag("--het", a->het, "Write PREFIX.het (plink2 --het: inbreeding F from autosomal homozygosity)");
@@ -38,9 +39,11 @@ void register_qc_commands(CLI::App& app, CliState& state) {
       o.bad_freqs = a->bad_freqs;
       STRATA_ASSIGN_OR_RETURN(o.open.multiallelic, io::parse_multiallelic_mode(a->multiallelic));
       o.open.array = a->array;
+      o.open.vcf_dosage = a->vcf_dosage;
       o.selection = a->selection;
+      STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a->input, o.open));
       STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
-      STRATA_ASSIGN_OR_RETURN(genomics::QcSummary s, genomics::run_qc_to_files(state.ctx(), a->input, a->out, o));
+      STRATA_ASSIGN_OR_RETURN(genomics::QcSummary s, genomics::run_qc_to_files(state.ctx(), input, a->out, o));
       if (s.skipped_sites > 0) log_warning("skipped ", s.skipped_sites, " multi-allelic sites");
       note_selection(state, s.selection);
       set_report(state, s.report);
