@@ -46,9 +46,10 @@ void register_convert(CLI::App& app, CliState& state) {
   auto* cmd = app.add_subcommand(
       "convert",
       "Convert genotypes: VCF/BCF (.vcf, .vcf.gz, .bcf), a PLINK prefix or .bed, or a VCF Zarr, "
-      "to VCF Zarr (OUTPUT ending .vcz or .zarr) or a PLINK 1 fileset (OUTPUT ending .bed)");
+      "to VCF Zarr (OUTPUT ending .vcz or .zarr), a PLINK 1 fileset (.bed), a PLINK 2 fileset (.pgen, with "
+      "dosages when the input has them) or BGEN 1.2 with a .sample (.bgen, 8-bit, REF first)");
   cmd->add_option("INPUT", a->input, "Input file, PLINK prefix or Zarr store")->required()->check(non_empty_path());
-  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->required()->check(non_empty_path());
+  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, *.bed, *.pgen or *.bgen")->required()->check(non_empty_path());
   // vcf2zarr's names (-l/--variants-chunk-size, -w/--samples-chunk-size) work too.
   cmd->add_option("-l,--variants-chunk,--variants-chunk-size", a->variants_chunk,
                   "VCF Zarr chunk length along variants (default 1000)")
