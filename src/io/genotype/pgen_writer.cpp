@@ -120,8 +120,8 @@ Status encode_pgen_block(const GenotypeView& view, const std::string& path, cons
 
 PgenOutputPaths pgen_output_paths(const std::string& prefix_or_path) {
   std::string prefix = prefix_or_path;
-  for (const char* ext : {".pgen", ".pvar", ".psam"})
-    if (ends_with(prefix, ext)) prefix.resize(prefix.size() - 4);
+  for (std::string_view ext : {".pgen", ".pvar", ".psam"})
+    if (ends_with(prefix, ext)) prefix.resize(prefix.size() - ext.size());
   return {prefix + ".pgen", prefix + ".pvar", prefix + ".psam"};
 }
 
