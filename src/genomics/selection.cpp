@@ -478,12 +478,7 @@ Result<Selection> open_selected_genotypes(const Context& ctx, const std::string&
 Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& input, const std::string& output,
                                          const io::ConvertOptions& options, const SelectionOptions& selection) {
   const bool to_zarr = io::is_zarr_output(output);
-  std::string prefix = output;
-  if (!to_zarr) {
-    if (prefix.size() <= 4 || prefix.compare(prefix.size() - 4, 4, ".bed") != 0)
-      return Status::Invalid("OUTPUT must end in .vcz or .zarr (VCF Zarr) or .bed (PLINK 1 fileset), got '", output, "'");
-    prefix.resize(prefix.size() - 4);
-  }
+  STRATA_ASSIGN_OR_RETURN(const std::vector<std::string> files, io::convert_output_files(output));
   if (selection.any()) {
     STRATA_RETURN_NOT_OK(validate_selection(selection));
   }
@@ -493,8 +488,7 @@ Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& 
   rules.overwrite = options.overwrite;
   rules.inputs = selection.files();
   STRATA_RETURN_NOT_OK(job.declare(output, std::move(rules), [&](OutputSet& out) -> Status {
-    if (to_zarr) return out.check(output, true);
-    for (const char* ext : {".bed", ".bim", ".fam"}) STRATA_RETURN_NOT_OK(out.check(prefix + ext, false));
+    for (const std::string& f : files) STRATA_RETURN_NOT_OK(out.check(f, to_zarr));
     return Status::OK();
   }));
   io::ConvertOptions o = options;

@@ -40,12 +40,13 @@ void register_convert(CLI::App& app, CliState& state) {
   auto* cmd = app.add_subcommand(
       "convert",
       "Convert genotypes: VCF/BCF (.vcf, .vcf.gz, .bcf), a PLINK prefix or .bed, or a VCF Zarr, "
-      "to VCF Zarr (OUTPUT ending .vcz or .zarr) or a PLINK 1 fileset (OUTPUT ending .bed)");
+      "to VCF Zarr (OUTPUT ending .vcz or .zarr), a PLINK 1 fileset (.bed), a PLINK 2 fileset (.pgen, with "
+      "dosages when the input has them) or BGEN 1.2 with a .sample (.bgen, 8-bit, REF first)");
   cmd->add_option("INPUT", a->path, "Input file, PLINK prefix or Zarr store (or an input flag, then OUTPUT alone)")
       ->required()
       ->check(non_empty_path());
-  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, or *.bed (PLINK prefix)")->check(non_empty_path());
-  // Convert writes hard calls: no --vcf-dosage.
+  cmd->add_option("OUTPUT", a->output, "Output: *.vcz / *.zarr, *.bed, *.pgen or *.bgen")->check(non_empty_path());
+  // No --vcf-dosage on convert yet: a VCF is converted from its GT.
   add_input_options(cmd, a->input, nullptr, "");
   add_memory_option(cmd, state, "the decoded genotypes of a VCF/BCF read through a selection must fit in it");
   // vcf2zarr's names (-l/--variants-chunk-size, -w/--samples-chunk-size) work too.

@@ -55,6 +55,10 @@ bool is_zarr_output(const std::string& path);
 /// \brief Whether `path` is a VCF/BCF file name (`.vcf`, `.vcf.gz`, `.vcf.bgz`, `.bcf`).
 bool is_vcf_path(const std::string& path);
 
+/// \brief The files (or the Zarr directory) `strata convert` writes for `output` (ending in
+/// .vcz/.zarr, .bed, .pgen or .bgen); Invalid for any other name.
+Result<std::vector<std::string>> convert_output_files(const std::string& output);
+
 /// \brief How convert_genotypes opens a non-VCF input for `output`: multi-allelic sites skipped
 /// for `.bed` unless the caller chose otherwise.
 GenotypeOpenOptions convert_open_options(const std::string& output, const ConvertOptions& options);

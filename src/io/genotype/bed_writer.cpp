@@ -4,42 +4,14 @@
 #include <cstdio>
 #include <cstring>
 
+#include "io/genotype/staged_file_internal.hpp"
 #include "strata/io/chromosome.hpp"
 #include "strata/io/plink.hpp"
 
 namespace strata::io {
 namespace {
 
-// One staged file of the fileset; messages name the final path.
-struct StagedFile {
-  std::string final_path;
-  std::FILE* f = nullptr;
-
-  Status open(OutputSet& out, const std::string& path) {
-    final_path = path;
-    STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
-    f = std::fopen(staged.c_str(), "wb");
-    if (!f) return Status::IOError(path, ": cannot create: ", std::strerror(errno));
-    std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-    return Status::OK();
-  }
-  Status write(const void* data, size_t n) {
-    if (n && std::fwrite(data, 1, n, f) != n)
-      return Status::IOError(final_path, ": write failed: ", std::strerror(errno));
-    return Status::OK();
-  }
-  Status close() {
-    if (!f) return Status::OK();
-    const bool bad = std::fflush(f) != 0 || std::ferror(f);
-    const int rc = std::fclose(f);
-    f = nullptr;
-    if (bad || rc != 0) return Status::IOError(final_path, ": write failed: ", std::strerror(errno));
-    return Status::OK();
-  }
-  ~StagedFile() {
-    if (f) std::fclose(f);
-  }
-};
+using detail::StagedFile;
 
 // Shortest text for a cM value ("0" for zero, as plink2 writes it).
 std::string format_cm(double cm) {
