@@ -357,7 +357,9 @@ Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, co
   plan.n = view->num_samples();
   plan.dosages = view->has_dosages();
   DosageMoments moments;
-  if (plan.dosages) STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
+  if (plan.dosages) {
+    STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
+  }
   STRATA_RETURN_NOT_OK(plan_variants(*view, counts, plan.dosages ? &moments : nullptr, params, plan));
   // Dosages take the float32 products (the integer ones sum codes).
   plan.integer = params.integer_products && !plan.dosages && backend::of(ctx).fast_u8s8();
