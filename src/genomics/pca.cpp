@@ -11,6 +11,9 @@
 #include "strata/linalg/gram_operator.hpp"
 
 namespace strata::genomics {
+// A copy of `source`'s rows in memory, float32 (pca_source.cpp).
+Result<linalg::RowBlockSourcePtr> resident_float_rows(const Context& ctx, const linalg::RowBlockSourcePtr& source);
+
 namespace {
 // Block Krylov defaults (see PcaParams::iterations): blocks of 8 columns (one SIMD width of
 // the genotype kernels) and a search space of 18 columns per wanted component.
@@ -237,7 +240,13 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
                           const GenotypeGramOptions& go) -> Result<linalg::GramOperatorPtr> {
     if (src.dosages) {
       // Dosages: the standardized rows (decoded per pass) through the streaming operator.
+      // Held as float32 when they fit the operator's memory (decoding dosages costs more than
+      // a pass's products).
+      const int64_t bytes = static_cast<int64_t>(kept.size()) * view->num_samples() * 4;
       STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, std::move(kept), options.scale));
+      if (bytes <= go.resident_bytes) {
+        STRATA_ASSIGN_OR_RETURN(rows, resident_float_rows(ctx, rows));
+      }
       return linalg::make_gram_operator(ctx, std::move(rows), Precision::Float32);
     }
     return make_genotype_gram_operator(ctx, view, counts, std::move(kept), options.scale, go);

@@ -1,12 +1,15 @@
 // RowBlockSource over standardized genotypes: 2-bit codes decoded through per-variant tables,
 // or a source's dosages through the same tables built from their frequencies (plink2 --pca
 // reads dosages where the source has them).
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "genomics/dosage_standardize.hpp"
 #include "genomics/standardize_internal.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/backend/backend.hpp"
+#include "strata/core/thread_pool.hpp"
 
 namespace strata::genomics {
 namespace {
@@ -94,7 +97,50 @@ class StandardizedSource final : public linalg::RowBlockSource {
   bool transposed_;
 };
 
+// The rows of a source held in memory as float32 (a dosage source's standardized rows, read
+// once instead of decoded again on every randomized pass).
+class ResidentFloatSource final : public linalg::RowBlockSource {
+ public:
+  ResidentFloatSource(std::vector<float> rows, int64_t m, int64_t n, std::string what)
+      : rows_(std::move(rows)), m_(m), n_(n), what_(std::move(what)) {}
+  int64_t rows() const override { return m_; }
+  int64_t cols() const override { return n_; }
+  ScalarType natural_type() const override { return ScalarType::Float32; }
+  std::string describe() const override { return what_ + " (in memory)"; }
+  Status read_block(int64_t row0, int64_t nrows, float* out) const override {
+    STRATA_RETURN_NOT_OK(check(row0, nrows));
+    std::copy(rows_.begin() + row0 * n_, rows_.begin() + (row0 + nrows) * n_, out);
+    return Status::OK();
+  }
+  Status read_block(int64_t row0, int64_t nrows, double* out) const override {
+    STRATA_RETURN_NOT_OK(check(row0, nrows));
+    std::copy(rows_.begin() + row0 * n_, rows_.begin() + (row0 + nrows) * n_, out);
+    return Status::OK();
+  }
+
+ private:
+  Status check(int64_t row0, int64_t nrows) const {
+    if (row0 < 0 || nrows < 0 || row0 + nrows > m_)
+      return Status::Invalid(describe(), ": rows [", row0, ", ", row0 + nrows, ") out of range");
+    return Status::OK();
+  }
+  std::vector<float> rows_;
+  int64_t m_, n_;
+  std::string what_;
+};
+
 }  // namespace
+
+Result<linalg::RowBlockSourcePtr> resident_float_rows(const Context& ctx, const linalg::RowBlockSourcePtr& source) {
+  const int64_t m = source->rows(), n = source->cols();
+  std::vector<float> rows(static_cast<size_t>(m * n));
+  const int64_t per = std::max<int64_t>(1, (int64_t{8} << 20) / (4 * std::max<int64_t>(1, n)));
+  STRATA_RETURN_NOT_OK(ctx.pool().parallel_for((m + per - 1) / per, [&](int64_t b) -> Status {
+    const int64_t r0 = b * per;
+    return source->read_block(r0, std::min(per, m - r0), rows.data() + r0 * n);
+  }));
+  return linalg::RowBlockSourcePtr(std::make_shared<ResidentFloatSource>(std::move(rows), m, n, source->describe()));
+}
 
 Result<linalg::RowBlockSourcePtr> make_standardized_source(const Context& ctx, const io::GenotypeViewPtr& view,
                                                            const std::vector<genomics::VariantCounts>& counts,
