@@ -40,16 +40,18 @@ std::vector<double> numbers(const std::string& path) {
   return out;
 }
 
-// The values of an .eigenvec file (header and the two ID columns dropped), samples × k.
+// The values of an .eigenvec file (header and the ID columns dropped: #IID, or #FID IID),
+// samples × k.
 std::vector<std::vector<double>> eigenvec(const std::string& path) {
   std::vector<std::vector<double>> rows;
   std::istringstream ss(read_file(path));
   std::string line;
   std::getline(ss, line);
+  const int ids = line.rfind("#FID", 0) == 0 ? 2 : 1;
   while (std::getline(ss, line)) {
     std::istringstream ls(line);
-    std::string id1, id2;
-    ls >> id1 >> id2;
+    std::string id;
+    for (int i = 0; i < ids; ++i) ls >> id;
     std::vector<double> r;
     for (double x; ls >> x;) r.push_back(x);
     rows.push_back(std::move(r));
