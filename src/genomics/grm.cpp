@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/large_alloc.hpp"
+#include "genomics/dosage_standardize.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/job.hpp"
@@ -252,6 +253,7 @@ struct GrmPlan {
   std::vector<float> luts;           // standardized value per code, 4 per kept variant
   std::vector<uint8_t> has_missing;  // per kept variant
   bool pairwise = false;             // M_ab per pair: both-missing counts ride along
+  bool dosages = false;              // the panels come from the view's dosages (plink2 --make-rel on them)
   // Integer products (GrmParams::integer_products where the backend has a fast one).
   bool integer = false;
   std::vector<uint8_t> eligible;  // per kept variant: summed as integers
@@ -265,8 +267,9 @@ struct GrmPlan {
 };
 
 // The variants (all of the view's), and their standardization tables.
-Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCounts>& counts, const GrmParams& params,
-                     GrmPlan& plan) {
+// With dosages (`dosage` non-null) the tables and missingness are the dosages' own.
+Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCounts>& counts,
+                     const DosageMoments* dosage, const GrmParams& params, GrmPlan& plan) {
   GrmInfo& info = plan.info;
   info.num_samples = plan.n;
   info.num_variants_input = view.num_variants();
@@ -288,12 +291,16 @@ Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCoun
   plan.has_missing.assign(static_cast<size_t>(m), 0);
   bool any_missing = false;
   for (int64_t i = 0; i < m; ++i) {
-    const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
+    const auto v = static_cast<size_t>(kept[static_cast<size_t>(i)]);
     double lut[4];
-    make_standardize_lut(c, Standardization::Binom2, lut);
+    if (dosage)
+      make_standardize_lut_for_freq(dosage->alt_freq[v], Standardization::Binom2, lut);
+    else
+      make_standardize_lut(counts[v], Standardization::Binom2, lut);
     for (int q = 0; q < 4; ++q) plan.luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
-    plan.has_missing[static_cast<size_t>(i)] = c.missing > 0;
-    any_missing = any_missing || c.missing > 0;
+    const int64_t missing = dosage ? dosage->missing[v] : counts[v].missing;
+    plan.has_missing[static_cast<size_t>(i)] = missing > 0;
+    any_missing = any_missing || missing > 0;
   }
   info.pairwise_counts = !params.meanimpute && any_missing;
   plan.pairwise = info.pairwise_counts;
@@ -348,8 +355,14 @@ Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, co
                          const GrmParams& params) {
   GrmPlan plan;
   plan.n = view->num_samples();
-  STRATA_RETURN_NOT_OK(plan_variants(*view, counts, params, plan));
-  plan.integer = params.integer_products && backend::of(ctx).fast_u8s8();
+  plan.dosages = view->has_dosages();
+  DosageMoments moments;
+  if (plan.dosages) {
+    STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
+  }
+  STRATA_RETURN_NOT_OK(plan_variants(*view, counts, plan.dosages ? &moments : nullptr, params, plan));
+  // Dosages take the float32 products (the integer ones sum codes).
+  plan.integer = params.integer_products && !plan.dosages && backend::of(ctx).fast_u8s8();
   plan_integer_weights(counts, plan);
   plan.kept_view = io::make_variant_subset(view, plan.info.filter.kept);
   plan.tile = plan.info.tile = grm_tile(plan.n, params.tile);
@@ -387,6 +400,7 @@ class BlockReader {
     if (!plan_.integer) p_.values[slot].resize(static_cast<size_t>(rows * plan_.npad));
     p_.rows[slot] = rows;
     p_.block[slot] = b;
+    if (plan_.dosages) return read_dosage_block(b, slot, rows);
     STRATA_RETURN_NOT_OK(plan_.integer ? read_integer_block(b, slot, rows) : read_float_block(b, slot, rows));
     return plan_.pairwise ? read_missing_rows(b, slot, rows) : Status::OK();
   }
@@ -411,6 +425,46 @@ class BlockReader {
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
       return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts.data() + 4 * (v0 + r0),
                         p_.values[slot].data());
+    });
+  }
+
+  // With dosages: each run of rows read as floats and written through its tables into the
+  // packed panel (as decode_run lays it out), and the missing indicators of the rows that
+  // have missing dosages into the missing panel.
+  Status read_dosage_block(int64_t b, int slot, int64_t rows) {
+    const int64_t v0 = b * plan_.block_variants, n = plan_.n, npad = plan_.npad;
+    int64_t mrows = 0;
+    std::vector<int64_t> mrow_of(static_cast<size_t>(rows), -1);  // row → its missing panel row
+    for (int64_t r = 0; r < rows && plan_.pairwise; ++r)
+      if (plan_.has_missing[static_cast<size_t>(v0 + r)]) mrow_of[static_cast<size_t>(r)] = mrows++;
+    p_.mrows[slot] = plan_.pairwise ? mrows : 0;
+    if (plan_.pairwise) p_.missing[slot].resize(static_cast<size_t>(mrows * npad));
+    // The missing panel is laid out in runs of kFloat32Run of its own rows; each row is
+    // written by the task of its value run (rows never overlap between tasks).
+    return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
+      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
+      std::vector<float> d(static_cast<size_t>(count * n));
+      STRATA_RETURN_NOT_OK(plan_.kept_view->read_dosages(v0 + r0, count, 0, n, d.data(), n));
+      float* run = p_.values[slot].data() + r0 * npad;
+      for (int64_t r = 0; r < count; ++r) {
+        const float* lut = plan_.luts.data() + 4 * (v0 + r0 + r);
+        const float* dr = d.data() + r * n;
+        const int64_t mr = mrow_of[static_cast<size_t>(r0 + r)];
+        const int64_t m0 = mr < 0 ? 0 : mr / kFloat32Run * kFloat32Run;
+        const int64_t mcount = std::min(kFloat32Run, mrows - m0);
+        float* mrun = mr < 0 ? nullptr : p_.missing[slot].data() + m0 * npad;
+        for (int64_t g0 = 0; g0 < npad; g0 += kGroup) {
+          float* dst = run + g0 * count + r * kGroup;
+          float* mdst = mrun ? mrun + g0 * mcount + (mr - m0) * kGroup : nullptr;
+          for (int64_t j = 0; j < kGroup; ++j) {
+            const bool in = g0 + j < n;
+            const float x = in ? dr[g0 + j] : 0.0f;
+            dst[j] = in ? standardize_dosage(x, lut) : 0.0f;
+            if (mdst) mdst[j] = in && std::isnan(x) ? 1.0f : 0.0f;
+          }
+        }
+      }
+      return Status::OK();
     });
   }
 

@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <chrono>
 
+#include "genomics/dosage_standardize.hpp"
 #include "genomics/pca_grm_internal.hpp"
 #include "strata/core/job.hpp"
 #include "strata/genomics/genotype_gram.hpp"
+#include "strata/linalg/gram_operator.hpp"
 
 namespace strata::genomics {
+// A copy of `source`'s rows in memory, float32 (pca_source.cpp).
+Result<linalg::RowBlockSourcePtr> resident_float_rows(const Context& ctx, const linalg::RowBlockSourcePtr& source);
+
 namespace {
 // Block Krylov defaults (see PcaParams::iterations): blocks of 8 columns (one SIMD width of
 // the genotype kernels) and a search space of 18 columns per wanted component.
@@ -39,6 +44,8 @@ struct PcaSource {
                                                 const GenotypeGramOptions&)>
       gram_operator;
   ResidentCodes* preloaded = nullptr;  // every variant's codes, read with the counts (or null)
+  bool dosages = false;  // the genotypes are dosages: float products (the integer kernels sum codes)
+  const DosageMoments* moments = nullptr;  // with dosages: their frequencies (filters, trace)
 };
 
 Status validate(const PcaParams& options) {
@@ -115,7 +122,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   // Zero-variance variants carry no information and would only change M.
   genomics::VariantFilter filter;
   filter.drop_monomorphic = true;
-  out.filter = genomics::apply_variant_filter(counts, filter);
+  out.filter = src.moments ? dosage_variant_filter(*src.moments) : genomics::apply_variant_filter(counts, filter);
   if (out.filter.kept.empty()) {
     return Status::InvalidData(src.description, ": every variant was filtered out (", out.filter.dropped_missing,
                            " by missingness, ", out.filter.dropped_monomorphic, " monomorphic, ",
@@ -128,8 +135,9 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.grm_variants = m + out.filter.dropped_monomorphic;
   const auto m_scale = static_cast<double>(out.grm_variants);
   // Each code contributes lut[code]² to the diagonal of XᵀX; summing per variant is exact.
-  double sum_sq = 0.0;
+  double sum_sq = src.moments ? dosage_trace_sum(*src.moments, out.variants_used, options.scale) : 0.0;
   for (int64_t v : out.variants_used) {
+    if (src.moments) break;  // dosages: summed from their moments above
     const genomics::VariantCounts& c = counts[static_cast<size_t>(v)];
     double lut[4];
     genomics::make_standardize_lut(c, options.scale, lut);
@@ -182,7 +190,8 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     GenotypeGramOptions go;
     go.resident_bytes = plan.resident_bytes;
     go.preloaded = src.preloaded;
-    go.arithmetic = options.precision != Precision::Auto ? options.precision
+    go.arithmetic = src.dosages                          ? Precision::Float32
+                    : options.precision != Precision::Auto ? options.precision
                     : !int16_kernels_vectorized(ctx)    ? Precision::Float32
                     : tolerance > 0                     ? Precision::Mixed
                                                         : Precision::Int16;
@@ -225,8 +234,21 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   src.num_variants = view->num_variants();
   src.num_samples = view->num_samples();
   src.view = [&view]() -> Result<io::GenotypeViewPtr> { return view; };
+  src.dosages = view->has_dosages();
+  DosageMoments moments;
   src.gram_operator = [&](const std::vector<VariantCounts>& counts, std::vector<int64_t> kept,
-                          const GenotypeGramOptions& go) {
+                          const GenotypeGramOptions& go) -> Result<linalg::GramOperatorPtr> {
+    if (src.dosages) {
+      // Dosages: the standardized rows (decoded per pass) through the streaming operator.
+      // Held as float32 when they fit the operator's memory (decoding dosages costs more than
+      // a pass's products).
+      const int64_t bytes = static_cast<int64_t>(kept.size()) * view->num_samples() * 4;
+      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, std::move(kept), options.scale));
+      if (bytes <= go.resident_bytes) {
+        STRATA_ASSIGN_OR_RETURN(rows, resident_float_rows(ctx, rows));
+      }
+      return linalg::make_gram_operator(ctx, std::move(rows), Precision::Float32);
+    }
     return make_genotype_gram_operator(ctx, view, counts, std::move(kept), options.scale, go);
   };
   // The variants used are known after the counts pass: until then the plan for all of them
@@ -239,7 +261,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   // pass reads the input alone.
   ResidentCodes preloaded;
   std::vector<VariantCounts> counts;
-  if (expected.uses_operator && ctx.communicator().size() == 1 &&
+  if (expected.uses_operator && ctx.communicator().size() == 1 && !src.dosages &&
       src.num_variants * io::packed_row_bytes(src.num_samples) <= expected.resident_bytes) {
     STRATA_ASSIGN_OR_RETURN(preloaded, load_codes_with_counts(ctx, *view));
     counts = std::move(preloaded.counts);
@@ -247,6 +269,10 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     ctx.report().add_phase("variant counts + load codes", seconds_since(t0));
   } else {
     STRATA_ASSIGN_OR_RETURN(counts, genomics::compute_variant_counts(ctx, *view));
+    if (src.dosages) {
+      STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
+      src.moments = &moments;
+    }
     ctx.report().add_phase("variant counts", seconds_since(t0));
   }
   return with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress));

@@ -124,8 +124,7 @@ const char* standardization_name(Standardization mode) {
 namespace {
 
 template <class T>
-void make_lut(const VariantCounts& counts, Standardization mode, T lut[4]) {
-  const double f = counts.alt_freq();
+void make_lut(double f, Standardization mode, T lut[4]) {
   if (!(f == f)) {  // nothing observed: no information
     for (int c = 0; c < 4; ++c) lut[c] = T(0);
     return;
@@ -148,10 +147,16 @@ void make_lut(const VariantCounts& counts, Standardization mode, T lut[4]) {
 }  // namespace
 
 void make_standardize_lut(const VariantCounts& counts, Standardization mode, float lut[4]) {
-  make_lut(counts, mode, lut);
+  make_lut(counts.alt_freq(), mode, lut);
 }
 void make_standardize_lut(const VariantCounts& counts, Standardization mode, double lut[4]) {
-  make_lut(counts, mode, lut);
+  make_lut(counts.alt_freq(), mode, lut);
+}
+void make_standardize_lut_for_freq(double alt_freq, Standardization mode, float lut[4]) {
+  make_lut(alt_freq, mode, lut);
+}
+void make_standardize_lut_for_freq(double alt_freq, Standardization mode, double lut[4]) {
+  make_lut(alt_freq, mode, lut);
 }
 
 }  // namespace strata::genomics

@@ -119,9 +119,10 @@ int64_t retain(std::vector<int64_t>& base_idx, F keep) {
   return removed;
 }
 
-// Relatedness, GRM and PCA read the hard calls; plink2 reads a source's dosages there. Said in
-// the run's log (a float array may hold hard calls only: not a warning).
+// KING and distances read the hard calls (as plink2 --make-king); PCA and the GRM read a
+// source's dosages. Said in the run's log (a float array may hold hard calls only: not a warning).
 void warn_hard_calls(const io::GenotypeView& source, const std::string& calculation) {
+  if (calculation == "PCA" || calculation == "GRM construction") return;
   if (source.has_dosages())
     log_info(source.describe(), " has dosages: ", calculation,
                 " reads their hard calls (the nearest call within 0.1, else missing); plink2 uses the dosages");

@@ -110,5 +110,8 @@ const char* standardization_name(Standardization mode);
 /// variance) map every code to 0.
 void make_standardize_lut(const VariantCounts& counts, Standardization mode, float lut[4]);
 void make_standardize_lut(const VariantCounts& counts, Standardization mode, double lut[4]);
+/// The same from an ALT frequency (NaN: nothing observed), e.g. one of dosages.
+void make_standardize_lut_for_freq(double alt_freq, Standardization mode, float lut[4]);
+void make_standardize_lut_for_freq(double alt_freq, Standardization mode, double lut[4]);
 
 }  // namespace strata::genomics
