@@ -14,12 +14,13 @@ and prints each wall time (median of --runs) and the ratio sgkit/strata.
 """
 import argparse
 import os
-import statistics
 import sys
 import tempfile
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_bench import timed  # noqa: E402
 
 
 def write_bed(prefix, dosages):
@@ -35,15 +36,6 @@ def write_bed(prefix, dosages):
         f.writelines(f"1\trs{i}\t0\t{1000 + 10 * i}\tA\tG\n" for i in range(m))
     with open(prefix + ".fam", "w") as f:
         f.writelines(f"F{j}\tS{j}\t0\t0\t0\t-9\n" for j in range(n))
-
-
-def timed(fn, runs):
-    times, out = [], None
-    for _ in range(runs):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
 
 
 def main():
@@ -73,22 +65,23 @@ def main():
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
         x = da.from_array(strata.open_genotypes(prefix + ".bed"), chunks=(a.chunk, -1))
         x.sum().compute()  # the workers import strata and open the file once
+        print(f"{a.variants} variants x {a.samples} samples, LocalCluster {a.workers} processes x 1 thread, "
+              f"blocks of {a.chunk} variants, median of {a.runs}", flush=True)
         rows = {}
-        rows["strata.pca(x, k=10)"] = timed(lambda: strata.pca(x, k=10), a.runs)
-        rows["strata.pca(x, k=10, method='randomized')"] = timed(
-            lambda: strata.pca(x, k=10, method="randomized"), a.runs)
-        ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), x)})
-        rows["sgkit.pca(ds, n_components=10)"] = timed(
-            lambda: sgkit.pca(ds, n_components=10, ploidy=2, merge=False).compute(), a.runs)
-        rows["strata.king(x)"] = timed(lambda: strata.king(x), a.runs)
-        xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
-        rows["sgkit.pairwise_distance(x.T, 'euclidean')"] = timed(
-            lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute(), a.runs)
 
-    print(f"{a.variants} variants x {a.samples} samples, LocalCluster {a.workers} processes x 1 thread, "
-          f"blocks of {a.chunk} variants, median of {a.runs}")
-    for name, (t, _) in rows.items():
-        print(f"  {name:45s} {t:8.2f} s")
+        def row(name, fn):
+            rows[name] = timed(fn, a.runs)
+            print(f"  {name:45s} {rows[name][0]:8.2f} s", flush=True)
+
+        row("strata.pca(x, k=10)", lambda: strata.pca(x, k=10))
+        row("strata.pca(x, k=10, method='randomized')", lambda: strata.pca(x, k=10, method="randomized"))
+        ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), x)})
+        row("sgkit.pca(ds, n_components=10)", lambda: sgkit.pca(ds, n_components=10, ploidy=2, merge=False).compute())
+        row("strata.king(x)", lambda: strata.king(x))
+        xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
+        row("sgkit.pairwise_distance(x.T, 'euclidean')",
+            lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute())
+
     pca = rows["sgkit.pca(ds, n_components=10)"][0]
     randomized = rows["strata.pca(x, k=10, method='randomized')"][0]
     print(f"  ratio sgkit.pca / strata.pca                  {pca / rows['strata.pca(x, k=10)'][0]:8.1f}x "
