@@ -1,6 +1,7 @@
 """strata.open_genotypes: a genotype source as a read-only (variants × samples) int8 duck array."""
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 
@@ -12,6 +13,7 @@ from . import _core
 # tasks' Genotypes of one file opens it once.
 _OPENED: dict = {}
 _OPENED_LOCK = threading.Lock()
+atexit.register(_OPENED.clear)  # the views go before the module's types do (no exit-time leak report)
 
 
 def _open_cached(path: str):
