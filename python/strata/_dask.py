@@ -143,6 +143,23 @@ def _dask_dosages(x):
     return x.rechunk({1: -1}), ids
 
 
+def gather_genotypes(client, x, ids=None):
+    """Genotypes on this machine from a 2-D Dask dosage array: each row block is read and packed
+    to 2-bit codes on the workers, and only the codes (a quarter of int8) travel here."""
+    x = x.rechunk({1: -1})
+    n = int(x.shape[1])
+    packed = x.map_blocks(_pack_block, dtype=np.uint8, chunks=(x.chunks[0], ((n + 3) // 4,)))
+    starts = np.concatenate([[0], np.cumsum(x.chunks[0])[:-1]]).astype(np.int64)
+    builder = _core.DosageBuilder(int(x.shape[0]), n)
+    futures = client.compute(packed.to_delayed().ravel().tolist())
+    index = {f.key: i for i, f in enumerate(futures)}
+    from distributed import as_completed
+
+    for f, codes in as_completed(futures, with_results=True):
+        builder.add_codes(int(starts[index[f.key]]), np.ascontiguousarray(codes))
+    return builder.finish(ids)
+
+
 def distributed_pca(client, x, ctx, params, selection):
     from ._genotypes import Genotypes
     from ._pca import _result

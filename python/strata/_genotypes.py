@@ -1,11 +1,43 @@
 """strata.open_genotypes: a genotype source as a read-only (variants × samples) int8 duck array."""
 from __future__ import annotations
 
+import atexit
 import os
+import threading
 
 import numpy as np
 
 from . import _core
+
+# Views this process opened from a path, keyed by what reopens them: a worker unpickling many
+# tasks' Genotypes of one file opens it once.
+_OPENED: dict = {}
+_OPENED_LOCK = threading.Lock()
+atexit.register(_OPENED.clear)  # the views go before the module's types do (no exit-time leak report)
+
+
+def _open_cached(path: str):
+    """The process's GenotypeView of `path`, opened on first use."""
+    with _OPENED_LOCK:
+        view = _OPENED.get(path)
+    if view is None:
+        view = _core.open_genotypes(path)
+        with _OPENED_LOCK:
+            view = _OPENED.setdefault(path, view)
+    return view
+
+
+def _reopen(path: str, shape: tuple, source: str):
+    """Genotypes of `path` unpickled in another process; the file is opened at the first read."""
+    g = Genotypes.__new__(Genotypes)
+    g._view_, g._path, g._source, g.shape = None, path, source, tuple(shape)
+    return g
+
+
+def _from_pickled_dosages(dosages, sample_ids, source: str):
+    g = from_dosages(dosages, sample_ids)
+    g._source = source
+    return g
 
 
 def _axis_range(key, n: int):
@@ -30,10 +62,39 @@ class Genotypes:
     dtype = np.dtype(np.int8)
     ndim = 2
 
-    def __init__(self, view, source: str):
-        self._view = view
+    def __init__(self, view, source: str, path: str | None = None):
+        self._view_ = view
         self._source = source
+        self._path = path  # what reopens it in another process (None: the dosages travel)
         self.shape = (view.num_variants, view.num_samples)
+
+    @property
+    def _view(self):
+        if self._view_ is None:
+            view = _open_cached(self._path)
+            if (view.num_variants, view.num_samples) != self.shape:
+                raise OSError(f"{self._path}: has {view.num_variants} variants x {view.num_samples} samples here, "
+                              f"{self.shape[0]} x {self.shape[1]} where it was opened")
+            self._view_ = view
+        return self._view_
+
+    def __reduce__(self):
+        """Pickles as the path it was opened from (Dask workers reopen it, once per process);
+        in-memory genotypes travel as their int8 dosages."""
+        if self._path is not None:
+            return _reopen, (self._path, self.shape, self._source)
+        ids = [str(s) for s in self.sample_ids]
+        return _from_pickled_dosages, (self[:, :], ids if len(ids) == self.shape[1] else None, self._source)
+
+    def __dask_tokenize__(self):
+        if self._path is None:
+            return ("strata.Genotypes", id(self))
+        try:
+            st = os.stat(self._path)
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:  # a URL or a store that os.stat does not see
+            stamp = None
+        return ("strata.Genotypes", self._path, self.shape, stamp)
 
     @property
     def size(self) -> int:
@@ -88,7 +149,9 @@ class Genotypes:
     def to_dask(self, chunks=(10_000, -1)):
         import dask.array as da
 
-        return da.from_array(self, chunks=chunks, asarray=False, name=f"strata-genotypes-{id(self):x}")
+        from dask.base import tokenize
+
+        return da.from_array(self, chunks=chunks, asarray=False, name="strata-genotypes-" + tokenize(self, chunks))
 
     def to_xarray(self, chunks=(10_000, -1)):
         """An xarray DataArray (dims variants, samples) over ``to_dask(chunks)``."""
@@ -108,7 +171,9 @@ def open_genotypes(path) -> Genotypes:
     into memory once), a VCF Zarr / scikit-allel / dosage Zarr store. Raises OSError for missing
     or unreadable inputs, with the library's message."""
     path = os.fspath(path)
-    return Genotypes(_core.open_genotypes(path), path)
+    # Workers reopen it by the absolute path (their working folder may differ); URLs as given.
+    reopen = path if "://" in path else os.path.abspath(path)
+    return Genotypes(_core.open_genotypes(path), path, reopen)
 
 
 def from_dosages(dosages, sample_ids=None) -> Genotypes:

@@ -106,10 +106,15 @@ def _from_dask(x, sample_ids=None):
 
     if x.ndim != 2:
         raise ValueError(f"dosages must be a 2-D (variants x samples) array, got {x.ndim} dimensions")
+    from ._dask import distributed_client, gather_genotypes
+
+    ids = None if sample_ids is None else [str(s) for s in sample_ids]
+    client = distributed_client(x)
+    if client is not None:  # the blocks are read and packed on the workers
+        return Genotypes(gather_genotypes(client, x, ids), "<dask>")
     x = x.rechunk({1: -1})
     builder = _core.DosageBuilder(int(x.shape[0]), int(x.shape[1]))
     da.store(x, _BuilderTarget(builder, x.shape), lock=False)
-    ids = None if sample_ids is None else [str(s) for s in sample_ids]
     return Genotypes(builder.finish(ids), "<dask>")
 
 

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""strata vs sgkit on a dask.distributed LocalCluster of worker processes, same run, same data.
+
+A .bed of --variants x --samples (no missing calls: sgkit's PCA takes none) is read through
+``da.from_array(strata.open_genotypes(bed))``; with a Client on a LocalCluster(--workers
+processes, 1 thread each) active it times
+
+  strata.pca(x, k=10)                       vs  sgkit.pca(ds, n_components=10) (tsqr, its default)
+  strata.king(x)                            vs  sgkit.pairwise_distance(x.T, "euclidean")
+
+and prints each wall time (median of --runs) and the ratio sgkit/strata.
+
+  PYTHONPATH=build/python:python .venv/bin/python bench/dask_cluster_bench.py
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_bench import timed  # noqa: E402
+
+
+def write_bed(prefix, dosages):
+    """A PLINK 1 fileset of (variants × samples) dosages 0..2 (A1 count), chromosome 1."""
+    m, n = dosages.shape
+    codes = np.array([0b11, 0b10, 0b00], np.uint8)[dosages]
+    padded = np.zeros((m, -(-n // 4) * 4), np.uint8)
+    padded[:, :n] = codes
+    q = padded.reshape(m, -1, 4)
+    with open(prefix + ".bed", "wb") as f:
+        f.write(bytes([0x6C, 0x1B, 0x01]) + (q[..., 0] | q[..., 1] << 2 | q[..., 2] << 4 | q[..., 3] << 6).tobytes())
+    with open(prefix + ".bim", "w") as f:
+        f.writelines(f"1\trs{i}\t0\t{1000 + 10 * i}\tA\tG\n" for i in range(m))
+    with open(prefix + ".fam", "w") as f:
+        f.writelines(f"F{j}\tS{j}\t0\t0\t0\t-9\n" for j in range(n))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=2000)
+    ap.add_argument("--variants", type=int, default=20000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--chunk", type=int, default=5000, help="variants per Dask block")
+    ap.add_argument("--runs", type=int, default=1)
+    a = ap.parse_args()
+
+    import dask.array as da
+    import distributed
+    import sgkit
+    import xarray as xr
+
+    import strata
+
+    rng = np.random.default_rng(0)
+    f = rng.uniform(0.05, 0.5, size=(a.variants, 1))
+    dosages = rng.binomial(2, f, size=(a.variants, a.samples)).astype(np.int8)
+    prefix = os.path.join(tempfile.mkdtemp(prefix="strata_dask_bench_"), "cohort")
+    write_bed(prefix, dosages)
+    del dosages
+
+    with distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        x = da.from_array(strata.open_genotypes(prefix + ".bed"), chunks=(a.chunk, -1))
+        x.sum().compute()  # the workers import strata and open the file once
+        print(f"{a.variants} variants x {a.samples} samples, LocalCluster {a.workers} processes x 1 thread, "
+              f"blocks of {a.chunk} variants, median of {a.runs}", flush=True)
+        rows = {}
+
+        def row(name, fn):
+            rows[name] = timed(fn, a.runs)
+            print(f"  {name:45s} {rows[name][0]:8.2f} s", flush=True)
+
+        row("strata.pca(x, k=10)", lambda: strata.pca(x, k=10))
+        row("strata.pca(x, k=10, method='randomized')", lambda: strata.pca(x, k=10, method="randomized"))
+        ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), x)})
+        row("sgkit.pca(ds, n_components=10)", lambda: sgkit.pca(ds, n_components=10, ploidy=2, merge=False).compute())
+        row("strata.king(x)", lambda: strata.king(x))
+        xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
+        row("sgkit.pairwise_distance(x.T, 'euclidean')",
+            lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute())
+
+    pca = rows["sgkit.pca(ds, n_components=10)"][0]
+    randomized = rows["strata.pca(x, k=10, method='randomized')"][0]
+    print(f"  ratio sgkit.pca / strata.pca                  {pca / rows['strata.pca(x, k=10)'][0]:8.1f}x "
+          f"(randomized: {pca / randomized:.1f}x)")
+    dist = rows["sgkit.pairwise_distance(x.T, 'euclidean')"][0]
+    print(f"  ratio sgkit.pairwise_distance / strata.king   {dist / rows['strata.king(x)'][0]:8.1f}x")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""Genotypes from strata.open_genotypes on a dask.distributed cluster of worker processes.
+
+A Genotypes pickles as the path it was opened from; each worker process reopens the file at its
+first read (once per process) and reads the same dosages as this one. strata.pca, king, grm and
+pairwise_distance of a Dask array over it run on the cluster and equal the local answer, bit
+for bit. The README's Python blocks run as written."""
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import strata
+
+distributed = pytest.importorskip("distributed")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_bed(prefix, dosages, chrom="1"):
+    """A PLINK 1 fileset of (variants × samples) ALT dosages (-1 missing), A1 = ALT."""
+    m, n = dosages.shape
+    code = {2: 0b00, -1: 0b01, 1: 0b10, 0: 0b11}  # A1 (ALT) count 2, missing, 1, 0
+    codes = np.vectorize(code.get)(dosages).astype(np.uint8)
+    padded = np.zeros((m, -(-n // 4) * 4), np.uint8)
+    padded[:, :n] = codes
+    q = padded.reshape(m, -1, 4)
+    packed = (q[..., 0] | q[..., 1] << 2 | q[..., 2] << 4 | q[..., 3] << 6).astype(np.uint8)
+    with open(f"{prefix}.bed", "wb") as f:
+        f.write(bytes([0x6C, 0x1B, 0x01]) + packed.tobytes())
+    with open(f"{prefix}.bim", "w") as f:
+        f.writelines(f"{chrom}\trs{i}\t0\t{1000 + 10 * i}\tA\tG\n" for i in range(m))
+    with open(f"{prefix}.fam", "w") as f:
+        f.writelines(f"F{j}\tS{j}\t0\t0\t0\t-9\n" for j in range(n))
+
+
+def random_dosages(m, n, seed):
+    rng = np.random.default_rng(seed)
+    f = rng.uniform(0.05, 0.5, size=(m, 1))
+    d = rng.binomial(2, f, size=(m, n)).astype(np.int8)
+    d[rng.random((m, n)) < 0.01] = -1
+    return d
+
+
+@pytest.fixture(scope="module")
+def cohort(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cohort")
+    dosages = random_dosages(4000, 300, seed=1)
+    write_bed(str(d / "cohort"), dosages)
+    return str(d / "cohort.bed"), dosages
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    try:
+        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    except Exception as e:  # a sandbox without the sockets or process spawning a cluster needs
+        pytest.skip(f"dask.distributed cannot start a 2-process LocalCluster here: {e!r}")
+    with c:
+        yield c
+
+
+def test_pickles_as_its_path_and_reopens_lazily(cohort):
+    path, dosages = cohort
+    g = strata.open_genotypes(path)
+    np.testing.assert_array_equal(g[:, :], dosages)
+    blob = pickle.dumps(g)
+    assert len(blob) < 1000  # the path, not the dosages
+    h = pickle.loads(blob)
+    assert h._view_ is None and h.shape == g.shape  # nothing opened yet
+    np.testing.assert_array_equal(h[100:200, 7:300:3], dosages[100:200, 7:300:3])
+    np.testing.assert_array_equal(h.sample_ids, g.sample_ids)
+    assert pickle.loads(blob)._view is h._view  # one view per process and path
+
+
+def test_a_changed_file_is_an_error_not_other_dosages(cohort, tmp_path):
+    path, dosages = cohort
+    prefix = str(tmp_path / "c")
+    write_bed(prefix, dosages[:100])
+    blob = pickle.dumps(strata.open_genotypes(prefix + ".bed"))
+    write_bed(prefix, dosages[:90])
+    from strata import _genotypes
+
+    _genotypes._OPENED.pop(os.path.abspath(prefix + ".bed"), None)
+    with pytest.raises(OSError, match=r"c\.bed: has 90 variants x 300 samples here, 100 x 300 where it was opened"):
+        pickle.loads(blob)[0:1, :]
+
+
+def test_in_memory_genotypes_pickle_as_their_dosages(cohort):
+    _, dosages = cohort
+    g = strata.from_dosages(dosages[:50], [f"s{j}" for j in range(300)])
+    h = pickle.loads(pickle.dumps(g))
+    np.testing.assert_array_equal(h[:, :], dosages[:50])
+    np.testing.assert_array_equal(h.sample_ids, g.sample_ids)
+
+
+def test_dask_token_follows_the_file(cohort):
+    from dask.base import tokenize
+
+    path, _ = cohort
+    assert tokenize(strata.open_genotypes(path)) == tokenize(strata.open_genotypes(path))
+
+
+def test_blocks_read_on_worker_processes(cluster, cohort):
+    import dask.array as da
+
+    path, dosages = cohort
+    with distributed.Client(cluster) as client:
+        x = da.from_array(strata.open_genotypes(path), chunks=(1000, 100))
+        assert int(x.sum().compute()) == int(dosages.astype(np.int64).sum())
+        np.testing.assert_array_equal(x[1500:2500:7, 50:].compute(), dosages[1500:2500:7, 50:])
+        # Each worker opened the file once, in its own process.
+        pids = client.run(os.getpid)
+        assert os.getpid() not in pids.values()
+        opened = client.run(lambda: sorted(__import__("strata._genotypes")._genotypes._OPENED))
+        assert all(v == [os.path.abspath(path)] for v in opened.values()), opened
+
+
+@pytest.mark.parametrize("method", ["randomized", "exact"])
+def test_pca_on_the_cluster_equals_local(cluster, cohort, method):
+    import dask.array as da
+
+    path, _ = cohort
+    g = strata.open_genotypes(path)
+    local = strata.pca(g, k=4, method=method)
+    with distributed.Client(cluster):
+        r = strata.pca(da.from_array(g, chunks=(1000, -1)), k=4, method=method)
+    for name in ("eigenvalues", "eigenvectors", "variants_used"):
+        np.testing.assert_array_equal(getattr(r, name), getattr(local, name), err_msg=name)
+
+
+def test_king_grm_distance_on_the_cluster_equal_local(cluster, cohort):
+    import dask.array as da
+
+    path, _ = cohort
+    g = strata.open_genotypes(path)
+    local = (strata.king(g), strata.grm(g, maf=0.1), strata.pairwise_distance(g[:, :], "cityblock"))
+    with distributed.Client(cluster):
+        x = da.from_array(g, chunks=(700, 150))
+        remote = (strata.king(x), strata.grm(x, maf=0.1), strata.pairwise_distance(x, "cityblock"))
+    for a, b in zip(remote, local):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_vcf_zarr_store_reopens_on_workers(cluster, cohort, tmp_path):
+    """A VCF Zarr store (bio2zarr's, from plink2's VCF of the cohort) pickles as its path too."""
+    bio2zarr_vcf = pytest.importorskip("bio2zarr.vcf")
+    plink2, bcftools = shutil.which("plink2"), shutil.which("bcftools")
+    if plink2 is None or bcftools is None:
+        pytest.skip("plink2 and bcftools are needed to write the indexed VCF bio2zarr reads")
+    import dask.array as da
+
+    path, _ = cohort
+    sub = str(tmp_path / "sub")
+    subprocess.run([plink2, "--bfile", path[:-4], "--export", "vcf", "bgz", "id-paste=iid", "--out", sub,
+                    "--silent"], check=True)
+    subprocess.run([bcftools, "index", sub + ".vcf.gz"], check=True)
+    store = str(tmp_path / "sub.vcz")
+    bio2zarr_vcf.convert([sub + ".vcf.gz"], store)
+    g = strata.open_genotypes(store)
+    np.testing.assert_array_equal(np.abs(g[:, :]), np.abs(strata.open_genotypes(path)[:, :]))
+    with distributed.Client(cluster):
+        x = da.from_array(g, chunks=(1000, -1))
+        np.testing.assert_array_equal(x.compute(), g[:, :])
+        np.testing.assert_array_equal(strata.king(x), strata.king(g))
+
+
+def readme_python_blocks():
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def test_readme_python_runs_as_written(cohort, tmp_path, monkeypatch):
+    """The README's Python blocks (its distributed example included) run in a folder holding
+    cohort.bed; the distributed example's PCA and KING equal the local ones."""
+    pytest.importorskip("sgkit")
+    blocks = readme_python_blocks()
+    assert any("Client(" in b for b in blocks), "the README has no distributed example"
+    path, _ = cohort
+    for ext in (".bed", ".bim", ".fam"):
+        shutil.copy(path[:-4] + ext, tmp_path / f"cohort{ext}")
+    monkeypatch.chdir(tmp_path)
+    ns = {"__name__": "__main__"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", strata.GlmWarning)  # the example's fit is a sound one
+        for block in blocks:
+            exec(compile(block, "README.md", "exec"), ns)
+    g = strata.open_genotypes("cohort.bed")
+    np.testing.assert_array_equal(ns["r"].eigenvalues, strata.pca(g, k=10).eigenvalues)
+    np.testing.assert_array_equal(ns["k"], strata.king(g))
