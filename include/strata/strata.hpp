@@ -55,6 +55,8 @@
 #include "strata/io/genotype_convert.hpp"
 #include "strata/io/genotype_decode.hpp"
 #include "strata/io/genotype_dosage.hpp"
+#include "strata/io/genotype_input.hpp"
+#include "strata/io/genotype_writers.hpp"
 #include "strata/io/npy.hpp"
 #include "strata/io/pgen.hpp"
 #include "strata/io/plink.hpp"
