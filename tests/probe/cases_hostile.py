@@ -237,7 +237,8 @@ def cases_exit_codes():
     for name in ["", ",", " , "]:
         add(C, "gwas-pheno-name-%r" % name, ["gwas", "base", "--out", "o", "-q", "--pheno", "ph.txt",
                                              "--pheno-name", name], 2, files=BASE, setup=ph)
-    add(C, "glm-memory-1", glm + ["--x", "small.zarr", "--memory", "1"], 2, files=["small.zarr"], setup=y,
+    # A bare number is plink2's MiB ("--memory 1" = 1 MiB): below the minimum only as bytes.
+    add(C, "glm-memory-1k", glm + ["--x", "small.zarr", "--memory", "1K"], 2, files=["small.zarr"], setup=y,
         stderr_must="at least 1M")
     add(C, "freq-threads-9999", ["freq", "base", "--out", "o", "-q", "--threads", "9999"], 2, files=BASE)
 
