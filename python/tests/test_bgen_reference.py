@@ -27,7 +27,9 @@ def make_bgen(plink2, tmp_path, spec):
 def read_with_cbgen(path, tmp_path):
     """(variants x samples) ALT dosages (NaN missing) and the sample IDs, read by cbgen."""
     with cbgen.bgen_file(path) as bgen:
-        samples = [s.decode() if isinstance(s, bytes) else str(s) for s in bgen.read_samples()]
+        samples = None  # layout 1 (bgen-1.1) stores no sample IDs
+        if bgen.contain_samples:
+            samples = [s.decode() if isinstance(s, bytes) else str(s) for s in bgen.read_samples()]
         meta_path = tmp_path / "e.metafile"
         bgen.create_metafile(meta_path, verbose=False)
         rows = []
@@ -40,7 +42,9 @@ def read_with_cbgen(path, tmp_path):
     return np.vstack(rows), samples
 
 
-@pytest.mark.parametrize("spec", ["bgen-1.1", "bgen-1.2 bits=8", "bgen-1.3 bits=16"])
+# cbgen cannot index layout 1 (bgen-1.1): its metafile creation fails there; the C++ tests hold
+# layout 1 to plink2's own reading.
+@pytest.mark.parametrize("spec", ["bgen-1.2 bits=8", "bgen-1.3 bits=16", "bgen-1.3 bits=5"])
 def test_bgen_equals_cbgen(plink2, tmp_path, spec):
     path = make_bgen(plink2, tmp_path, spec)
     alt, samples = read_with_cbgen(path, tmp_path)
@@ -53,4 +57,5 @@ def test_bgen_equals_cbgen(plink2, tmp_path, spec):
     expected = np.where(np.isnan(alt) | ~called, -1, nearest)
     np.testing.assert_array_equal(got[clear], expected[clear].astype(np.int8))
     assert (~called[~np.isnan(alt)]).any(), "the data must hold fractional dosages"
-    assert list(g.sample_ids) == samples
+    if samples is not None:
+        assert list(g.sample_ids) == samples
