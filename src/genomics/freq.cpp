@@ -1,6 +1,8 @@
 // plink2-compatible `.afreq` and `.vmiss` writers.
 #include <algorithm>
 #include <cfloat>
+#include <charconv>
+#include <string_view>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -82,8 +84,27 @@ namespace {
 double decade_bound(int k) { return 9.9999949999999 * std::pow(10.0, k); }
 }  // namespace
 
+namespace {
+// Whether |value| lies near a rounding tie of its 6th significant digit: digits 7–13 read
+// 5000000 or 4999999. plink2's tie rule (half to even within 5e-9 of the digit) can differ from
+// printf's correct rounding only there; everywhere else the two print the same digits.
+bool near_sixth_digit_tie(double value) {
+  char buf[40];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), std::fabs(value), std::chars_format::scientific, 14);
+  if (r.ec != std::errc() || r.ptr - buf < 15) return true;
+  const std::string_view after(buf + 7, 7);  // "d.ddddd|ddddddd…": digits 7–13
+  return after == "5000000" || after == "4999999";
+}
+}  // namespace
+
 std::string format_plink_float(double value) {
   if (std::isnan(value)) return "nan";
+  if (std::isfinite(value) && value != 0 && !near_sixth_digit_tie(value)) {
+    // printf's %.6g (plink2's format), without printf's parsing and locale.
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::general, 6);
+    return std::string(buf, r.ptr);
+  }
   std::string out;
   if (value < 0) {
     out = "-";
