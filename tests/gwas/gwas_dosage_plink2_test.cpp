@@ -9,7 +9,9 @@
 // Equal means (as tests/gwas/gwas_plink2_test.cpp): linear rows are plink2's text but P (one
 // unit of its 6th digit); logistic identity columns, A1, A1_FREQ, OBS_CT, FIRTH? and ERRCODE
 // are identical, OR and SE within plink2's single-precision error (1e-5, 3e-5) on variants
-// without a missing dosage (its SE is biased on the others); `.afreq` identical.
+// without a missing dosage; on the others plink2 is off (OR up to 2 %, SE up to 15 %) and strata
+// equals statsmodels' float64 fit on the complete cases to its printed digits
+// (python/tests/test_gwas_dosage_statsmodels.py); `.afreq` identical.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
