@@ -31,6 +31,7 @@ def _reopen(path: str, shape: tuple, source: str):
     """Genotypes of `path` unpickled in another process; the file is opened at the first read."""
     g = Genotypes.__new__(Genotypes)
     g._view_, g._path, g._source, g.shape = None, path, source, tuple(shape)
+    g._float_dosages = None
     return g
 
 
@@ -66,6 +67,7 @@ class Genotypes:
         self._view_ = view
         self._source = source
         self._path = path  # what reopens it in another process (None: the dosages travel)
+        self._float_dosages = None  # from_dosages of floats: what travels (fractions kept)
         self.shape = (view.num_variants, view.num_samples)
 
     @property
@@ -80,11 +82,14 @@ class Genotypes:
 
     def __reduce__(self):
         """Pickles as the path it was opened from (Dask workers reopen it, once per process);
-        in-memory genotypes travel as their int8 dosages."""
+        in-memory genotypes travel as their dosages (float arrays as given, others as int8)."""
         if self._path is not None:
             return _reopen, (self._path, self.shape, self._source)
         ids = [str(s) for s in self.sample_ids]
-        return _from_pickled_dosages, (self[:, :], ids if len(ids) == self.shape[1] else None, self._source)
+        # Float dosages travel as given: the int8 reads are hard calls, and a worker must see the
+        # fractions the local view keeps.
+        dosages = self._float_dosages if self._float_dosages is not None else self[:, :]
+        return _from_pickled_dosages, (dosages, ids if len(ids) == self.shape[1] else None, self._source)
 
     def __dask_tokenize__(self):
         if self._path is None:
@@ -181,4 +186,7 @@ def from_dosages(dosages, sample_ids=None) -> Genotypes:
     missing, or floats with NaN = missing); the array is read in place, never copied whole."""
     a = np.asarray(dosages)
     ids = None if sample_ids is None else [str(s) for s in sample_ids]
-    return Genotypes(_core.dosage_view(a, ids), "<memory>")
+    g = Genotypes(_core.dosage_view(a, ids), "<memory>")
+    if a.dtype.kind == "f":
+        g._float_dosages = a
+    return g

@@ -98,6 +98,19 @@ def test_in_memory_genotypes_pickle_as_their_dosages(cohort):
     np.testing.assert_array_equal(h.sample_ids, g.sample_ids)
 
 
+def test_fractional_dosages_pickle_with_their_fractions(cohort):
+    # A worker must compute on the fractions the local view keeps, not on their hard calls.
+    _, dosages = cohort
+    rng = np.random.default_rng(4)
+    d = np.clip(dosages[:200].astype(np.float64) + rng.normal(0, 0.2, (200, 300)), 0, 2).round(3)
+    g = strata.from_dosages(d)
+    h = pickle.loads(pickle.dumps(g))
+    a, b = strata.pca(g, k=3), strata.pca(h, k=3)
+    np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues)
+    hard = strata.pca(strata.from_dosages(np.asarray(g[:, :])), k=3)
+    assert not np.array_equal(a.eigenvalues, hard.eigenvalues), "the dosages must differ from their hard calls"
+
+
 def test_dask_token_follows_the_file(cohort):
     from dask.base import tokenize
 
