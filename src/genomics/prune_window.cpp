@@ -109,9 +109,9 @@ using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const Gr
 // run takes the kernels a CPU of that level takes (the counts are exact either way).
 bool pinned_at_least(int level) { return cpu_pin().max_level >= level; }
 PairFn pick_pair_fn() {
-  if (pinned_at_least(3) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
     return pair_parts_avx512;
-  return pinned_at_least(1) && __builtin_cpu_supports("popcnt") ? pair_parts_popcnt : pair_parts_generic;
+  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? pair_parts_popcnt : pair_parts_generic;
 }
 #else
 using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
@@ -175,9 +175,9 @@ __attribute__((target("popcnt"))) void count_popcnt(const uint64_t* h, int64_t w
 // pext is microcoded (slow) on Zen 1/2: those take the shifts.
 FillAllFn pick_fill_all() {
   const bool fast_pext = __builtin_cpu_is("intel") || __builtin_cpu_supports("avx512f");  // Zen 4, not Zen 1/2
-  return pinned_at_least(1) && __builtin_cpu_supports("bmi2") && fast_pext ? fill_all_bmi2 : fill_all_generic;
+  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("bmi2") && fast_pext ? fill_all_bmi2 : fill_all_generic;
 }
-CountFn pick_count() { return pinned_at_least(1) && __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic; }
+CountFn pick_count() { return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic; }
 #else
 FillAllFn pick_fill_all() { return fill_all_generic; }
 CountFn pick_count() { return count_generic; }

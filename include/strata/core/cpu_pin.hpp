@@ -17,6 +17,9 @@ namespace strata {
 inline constexpr const char* kCpuLevelNames[] = {"portable", "avx2", "avx2-vnni", "avx512", "avx512-vnni",
                                                  "avx512-amx", "neon"};
 inline constexpr int kCpuLevelCount = 7;
+/// Indices of kCpuLevelNames that kernels outside the backend test against (cpu_pin().max_level).
+inline constexpr int kCpuLevelAvx2 = 1;
+inline constexpr int kCpuLevelAvx512 = 3;
 
 /// \brief The cap STRATA_CPU sets.
 struct CpuPin {

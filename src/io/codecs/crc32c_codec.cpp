@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "io/codecs/codec_internal.hpp"
+#include "strata/core/cpu_pin.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <nmmintrin.h>
@@ -72,7 +73,8 @@ using CrcFn = uint32_t (*)(uint32_t, const uint8_t*, size_t);
 
 CrcFn pick_crc() {
 #ifdef STRATA_CRC32C_X86
-  if (__builtin_cpu_supports("sse4.2")) return crc_sse42;
+  // SSE4.2 arrived with the avx2 level's CPUs; a portable pin keeps the table code.
+  if (cpu_pin().max_level >= kCpuLevelAvx2 && __builtin_cpu_supports("sse4.2")) return crc_sse42;
 #endif
   return crc_portable;
 }
