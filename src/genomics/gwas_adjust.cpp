@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "strata/core/status.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/genomics/freq.hpp"
 #include "strata/linalg/stats.hpp"
 
@@ -318,29 +319,56 @@ std::string adjusted_header(const AdjustOptions& o) {
 }
 
 Status write_adjusted_rows(const AdjustOptions& o, const AdjustTests& tests,
-                           const std::function<Status(const std::string&)>& write, GcLambda* lambda) {
+                           const std::function<Status(const std::string&)>& write, GcLambda* lambda,
+                           ThreadPool* pool) {
+  // Work in chunks of rows on the pool; every value is per row or a serial running one, so the
+  // bytes do not depend on the thread count.
+  constexpr int64_t kChunk = 8192;
+  auto chunked = [&](int64_t count, const std::function<void(int64_t, int64_t)>& body) {
+    return parallel_for(pool, (count + kChunk - 1) / kChunk, [&](int64_t c) {
+      body(c * kChunk, std::min(count, (c + 1) * kChunk));
+      return Status::OK();
+    });
+  };
   std::vector<Entry> sorted;
   sorted.reserve(tests.ln_p.size());
   for (size_t i = 0; i < tests.ln_p.size(); ++i)
-    if (tests.ln_p[i] <= 0.0) sorted.push_back({tests.ln_p[i], ln_p_to_chisq(tests.ln_p[i]), static_cast<int64_t>(i)});
+    if (tests.ln_p[i] <= 0.0) sorted.push_back({tests.ln_p[i], 0.0, static_cast<int64_t>(i)});
   const GcLambda gc = genomic_control_lambda(tests.ln_p);
   if (lambda) *lambda = gc;
-  const size_t n = sorted.size();
+  const auto n = static_cast<int64_t>(sorted.size());
   if (n == 0) return Status::OK();
+  STRATA_RETURN_NOT_OK(chunked(n, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) sorted[i].chisq = ln_p_to_chisq(sorted[i].ln_p);
+  }));
   // plink2's sort: std::sort by ln P alone (ties in the order std::sort leaves them).
   std::sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) { return a.ln_p < b.ln_p; });
+  const uint32_t c = o.columns;
   const double lambda_recip = 1.0 / gc.lambda;
-  std::vector<double> ln_gc(n), unadj(n), bh(n), by(n);
-  for (size_t i = 0; i < n; ++i) {
-    ln_gc[i] = chisq_to_ln_p(sorted[i].chisq * lambda_recip);
-    unadj[i] = sorted[i].ln_p;
-  }
-  const std::vector<double>& base = o.gc ? ln_gc : unadj;  // what the corrections start from
   const double nd = static_cast<double>(n), ln_n = std::log(nd);
+  std::vector<double> ln_gc(n), unadj(n), bh(n), by(n), sidak_ss, sidak_sd;
+  if (c & kAdjustSidakSs) sidak_ss.resize(n);
+  if (c & kAdjustSidakSd) sidak_sd.resize(n);
+  for (int64_t i = 0; i < n; ++i) unadj[i] = sorted[i].ln_p;
+  const std::vector<double>& base = o.gc ? ln_gc : unadj;  // what the corrections start from
+  // Šidák in log space: 1 − (1 − p)^k, by log1p below p = 2^-7 and as k·p below 2^-90.
+  auto sidak = [](double ln_p, double k, double ln_k) {
+    if (ln_p <= -90 * M_LN2) return ln_p + ln_k;
+    const double p = std::exp(ln_p);
+    return std::log(ln_p >= -7 * M_LN2 ? 1 - std::pow(1 - p, k) : 1 - std::exp(k * std::log1p(-p)));
+  };
+  STRATA_RETURN_NOT_OK(chunked(n, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) ln_gc[i] = chisq_to_ln_p(sorted[i].chisq * lambda_recip);
+    for (int64_t i = a; i < b; ++i) {
+      if (!sidak_ss.empty()) sidak_ss[i] = sidak(base[i], nd, ln_n);
+      const double k = nd - static_cast<double>(i);
+      if (!sidak_sd.empty()) sidak_sd[i] = sidak(base[i], k, std::log(k));
+    }
+  }));
   // Benjamini-Hochberg and -Yekutieli: running minima from the largest P down.
   double bh_min = base[n - 1], harmonic = 1.0;
   bh[n - 1] = bh_min;
-  for (size_t a = n - 1; a > 0; --a) {
+  for (int64_t a = n - 1; a > 0; --a) {
     const double term = nd / static_cast<double>(a);
     harmonic += term;
     bh_min = std::min(bh_min, base[a - 1] + std::log(term));
@@ -349,52 +377,57 @@ Status write_adjusted_rows(const AdjustOptions& o, const AdjustTests& tests,
   const double ln_harmonic = std::log(harmonic);
   double by_min = std::min(0.0, base[n - 1] - ln_n + ln_harmonic);
   by[n - 1] = by_min;
-  for (size_t a = n - 1; a > 0; --a) {
+  for (int64_t a = n - 1; a > 0; --a) {
     by_min = std::min(by_min, base[a - 1] - std::log(static_cast<double>(a)) + ln_harmonic);
     by[a - 1] = by_min;
   }
-  const uint32_t c = o.columns;
-  double holm = -DBL_MAX, sidak_sd = -DBL_MAX;
-  // Šidák in log space: 1 − (1 − p)^k, by log1p below p = 2^-7 and as k·p below 2^-90.
-  auto sidak = [](double ln_p, double k, double ln_k) {
-    if (ln_p <= -90 * M_LN2) return ln_p + ln_k;
-    const double p = std::exp(ln_p);
-    return std::log(ln_p >= -7 * M_LN2 ? 1 - std::pow(1 - p, k) : 1 - std::exp(k * std::log1p(-p)));
-  };
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    const double ln_p = base[i];
-    out += tests.labels[static_cast<size_t>(sorted[i].index)];
-    if (c & kAdjustUnadj) put_ln(out, unadj[i], o.log10);
-    if (c & kAdjustGc) put_ln(out, ln_gc[i], o.log10);
-    if (c & kAdjustQq) {
-      const double qq = (static_cast<double>(i) + 0.5) * (1.0 / nd);
-      out += '\t';
-      out += format_plink_float(o.log10 ? -std::log10(qq) : qq);
-    }
-    if (c & kAdjustBonf) put_ln(out, std::min(0.0, ln_p + ln_n), o.log10);
-    if (c & kAdjustHolm) {
-      if (holm < 0.0) {
-        const double next = ln_p + std::log(static_cast<double>(n - i));
-        holm = next > 0.0 ? 0.0 : std::max(holm, next);
+  // Holm and step-down Šidák: running maxima from the smallest P up.
+  std::vector<double> holm(c & kAdjustHolm ? n : 0);
+  double holm_run = -DBL_MAX, sd_run = -DBL_MAX;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!holm.empty()) {
+      if (holm_run < 0.0) {
+        const double next = base[i] + std::log(static_cast<double>(n - i));
+        holm_run = next > 0.0 ? 0.0 : std::max(holm_run, next);
       }
-      put_ln(out, holm, o.log10);
+      holm[i] = holm_run;
     }
-    if (c & kAdjustSidakSs) put_ln(out, sidak(ln_p, nd, ln_n), o.log10);
-    if (c & kAdjustSidakSd) {
-      const double k = nd - static_cast<double>(i);
-      sidak_sd = std::max(sidak_sd, sidak(ln_p, k, std::log(k)));
-      put_ln(out, sidak_sd, o.log10);
-    }
-    if (c & kAdjustFdrBh) put_ln(out, bh[i], o.log10);
-    if (c & kAdjustFdrBy) put_ln(out, by[i], o.log10);
-    out += '\n';
-    if (out.size() >= (1u << 20)) {
-      STRATA_RETURN_NOT_OK(write(out));
-      out.clear();
-    }
+    if (!sidak_sd.empty()) sidak_sd[i] = sd_run = std::max(sd_run, sidak_sd[i]);
   }
-  return out.empty() ? Status::OK() : write(out);
+  auto format_rows = [&](int64_t a, int64_t b, std::string& out) {
+    for (int64_t i = a; i < b; ++i) {
+      out += tests.labels[static_cast<size_t>(sorted[i].index)];
+      if (c & kAdjustUnadj) put_ln(out, unadj[i], o.log10);
+      if (c & kAdjustGc) put_ln(out, ln_gc[i], o.log10);
+      if (c & kAdjustQq) {
+        const double qq = (static_cast<double>(i) + 0.5) * (1.0 / nd);
+        out += '\t';
+        out += format_plink_float(o.log10 ? -std::log10(qq) : qq);
+      }
+      if (c & kAdjustBonf) put_ln(out, std::min(0.0, base[i] + ln_n), o.log10);
+      if (c & kAdjustHolm) put_ln(out, holm[i], o.log10);
+      if (c & kAdjustSidakSs) put_ln(out, sidak_ss[i], o.log10);
+      if (c & kAdjustSidakSd) put_ln(out, sidak_sd[i], o.log10);
+      if (c & kAdjustFdrBh) put_ln(out, bh[i], o.log10);
+      if (c & kAdjustFdrBy) put_ln(out, by[i], o.log10);
+      out += '\n';
+    }
+  };
+  // Rows formatted a batch of chunks at a time, written in order.
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  const int64_t batch = 4 * std::max(1, pool ? pool->size() : 1);
+  std::vector<std::string> text(static_cast<size_t>(batch));
+  for (int64_t c0 = 0; c0 < chunks; c0 += batch) {
+    const int64_t c1 = std::min(chunks, c0 + batch);
+    STRATA_RETURN_NOT_OK(parallel_for(pool, c1 - c0, [&](int64_t k) {
+      std::string& out = text[static_cast<size_t>(k)];
+      out.clear();
+      format_rows((c0 + k) * kChunk, std::min(n, (c0 + k + 1) * kChunk), out);
+      return Status::OK();
+    }));
+    for (int64_t k = 0; k < c1 - c0; ++k) STRATA_RETURN_NOT_OK(write(text[static_cast<size_t>(k)]));
+  }
+  return Status::OK();
 }
 
 }  // namespace strata::genomics

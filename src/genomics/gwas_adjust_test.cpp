@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "strata/core/thread_pool.hpp"
 #include "strata/linalg/stats.hpp"
 #include "testing/testing.hpp"
 
@@ -34,7 +35,7 @@ struct Table {
   AdjustTests tests;   // its valid rows for `o`
 };
 
-// 3,000 P values of an inflated scan (χ² × 1.3), every 7th repeating an earlier one (ties), a
+// 20,000 P values (three 8,192-row chunks) of an inflated scan (χ² × 1.3), every 7th repeating an earlier one (ties), a
 // few tiny (below 1e-29: plink2's asymptotic χ², and below DBL_MIN), some 1 and some NA.
 Table simulated(const AdjustOptions& o) {
   std::mt19937_64 rng(36);
@@ -42,7 +43,7 @@ Table simulated(const AdjustOptions& o) {
   Table t;
   t.text = "#CHROM\tPOS\tID\tREF\tALT\tA1\tTEST\tOBS_CT\tBETA\tSE\tT_STAT\tP\tERRCODE\n";
   std::vector<std::string> ps;
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < 20000; ++i) {
     std::string p;
     if (i % 101 == 5) {
       p = "NA";
@@ -63,7 +64,7 @@ Table simulated(const AdjustOptions& o) {
       p = buf;
     }
     ps.push_back(p);
-    const std::string chrom = std::to_string(1 + i / 1000), pos = std::to_string(1000 + 17 * i);
+    const std::string chrom = std::to_string(1 + i / 7000), pos = std::to_string(1000 + 17 * i);
     const std::string id = "rs" + std::to_string(i), ref = i % 2 ? "A" : "G", alt = i % 3 ? "C" : "T";
     const std::string& a1 = i % 5 ? alt : ref;
     t.text += chrom + "\t" + pos + "\t" + id + "\t" + ref + "\t" + alt + "\t" + a1 + "\tADD\t900\t0.1\t0.1\t1\t" + p +
@@ -75,12 +76,13 @@ Table simulated(const AdjustOptions& o) {
   return t;
 }
 
-std::string strata_adjusted(const AdjustOptions& o, const AdjustTests& tests, GcLambda* gc) {
+std::string strata_adjusted(const AdjustOptions& o, const AdjustTests& tests, GcLambda* gc,
+                            ThreadPool* pool = nullptr) {
   std::string out = adjusted_header(o);
   const Status st = write_adjusted_rows(o, tests, [&](const std::string& s) {
     out += s;
     return Status::OK();
-  }, gc);
+  }, gc, pool);
   EXPECT_TRUE(st.ok()) << st.to_string();
   return out;
 }
@@ -108,6 +110,8 @@ TEST_P(AdjustPlink2, EqualsAdjustFileByteForByte) {
   const std::string mine = strata_adjusted(*o, t.tests, &gc);
   const std::string ref = read_file(tmp.str("ref.adjusted"));
   EXPECT_EQ(mine, ref);
+  ThreadPool pool(3);  // the same bytes on three threads
+  EXPECT_EQ(strata_adjusted(*o, t.tests, nullptr, &pool), mine);
   // The log's λ (printf %g) is strata's.
   char buf[64];
   std::snprintf(buf, sizeof buf, "lambda (based on median chisq) = %g.", gc.lambda);

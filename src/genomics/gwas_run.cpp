@@ -5,6 +5,7 @@
 
 #include "genomics/text_writer.hpp"
 #include "gwas_scan.hpp"
+#include "strata/core/context.hpp"
 #include "strata/core/job.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/chromosome.hpp"
@@ -207,7 +208,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       continue;
     }
     STRATA_RETURN_NOT_OK(write_adjusted_rows(
-        o.adjust, tests[j], [&](const std::string& s) { return adjusted[j].write(s); }, &gc));
+        o.adjust, tests[j], [&](const std::string& s) { return adjusted[j].write(s); }, &gc, &ctx.pool()));
   }
   adjust_phase.stop();
   auto close_all = [&]() -> Status {

@@ -25,6 +25,10 @@
 
 #include "strata/core/result.hpp"
 
+namespace strata {
+class ThreadPool;
+}
+
 namespace strata::genomics {
 
 /// \brief Columns of the `.adjusted` file, in file order (plink2's `cols=` names).
@@ -93,8 +97,10 @@ std::string adjust_label(const AdjustOptions& o, std::string_view chrom, std::st
 /// \brief The `.adjusted` header line (with its newline).
 std::string adjusted_header(const AdjustOptions& o);
 /// \brief The sorted, corrected rows of `tests` (header excluded) through `write`, in pieces of
-/// about 1 MiB; `lambda` (optional) gets the genomic control. No rows when there are no tests.
+/// 8,192 rows (computed and formatted on `pool` when given; the bytes do not depend on it);
+/// `lambda` (optional) gets the genomic control. No rows when there are no tests.
 Status write_adjusted_rows(const AdjustOptions& o, const AdjustTests& tests,
-                           const std::function<Status(const std::string&)>& write, GcLambda* lambda = nullptr);
+                           const std::function<Status(const std::string&)>& write, GcLambda* lambda = nullptr,
+                           ThreadPool* pool = nullptr);
 
 }  // namespace strata::genomics
