@@ -262,25 +262,21 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
       p = std::move(it->second);
       done.erase(it);
     }
-    for (size_t s = 0; s < p.missing.size(); ++s) t.missing[s] += p.missing[s];
-    if (o.het) {
-      for (size_t s = 0; s < nz; ++s) {
-        t.het_missing[s] += p.het_missing[s];
-        t.het_calls[s] += p.het_calls[s];
-        t.het_expected_missing[s] += p.het_expected_missing[s];
-      }
-      t.het_variants += p.het_variants;
-      t.het_expected_all += p.het_expected_all;
-    }
-    if (o.sex) {
-      for (size_t s = 0; s < nz; ++s) {
-        t.x_missing[s] += p.x_missing[s];
-        t.x_het[s] += p.x_het[s];
-        t.x_expected_missing[s] += p.x_expected_missing[s];
-      }
-      t.x_variants += p.x_variants;
-      t.x_expected_all += p.x_expected_all;
-    }
+    // Per-sample sums (vectors of the tables not asked for are empty).
+    auto add = [](auto& to, const auto& from) {
+      for (size_t s = 0; s < from.size(); ++s) to[s] += from[s];
+    };
+    add(t.missing, p.missing);
+    add(t.het_missing, p.het_missing);
+    add(t.het_calls, p.het_calls);
+    add(t.het_expected_missing, p.het_expected_missing);
+    t.het_variants += p.het_variants;
+    t.het_expected_all += p.het_expected_all;
+    add(t.x_missing, p.x_missing);
+    add(t.x_het, p.x_het);
+    add(t.x_expected_missing, p.x_expected_missing);
+    t.x_variants += p.x_variants;
+    t.x_expected_all += p.x_expected_all;
     return rows(p.rows);
   };
 
