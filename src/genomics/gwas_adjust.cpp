@@ -112,8 +112,8 @@ double nr_erfc_poly(double z, double* t_out) {
 }
 constexpr double kLnMaxDouble = 709.0;  // plink2's kLogMaxValue
 
-// plink2's first guess of the inverse 1-df χ²/2 for an upper tail below 1e-28·√π... above:
-// DiDonato & Morris's expansions in y = −ln(q·√π) (Boost's find_inverse_gamma for a = 1/2).
+// χ²/2 of a small 1-df upper tail q from y = −ln(q·√π): DiDonato & Morris's 5-term expansion,
+// plink2's first guess (Boost's find_inverse_gamma at a = 1/2) and, below q·√π = 1e-28, its answer.
 double series_guess(double y) {
   const double c1 = -0.5 * std::log(y), c1_2 = c1 * c1, c1_3 = c1_2 * c1, c1_4 = c1_2 * c1_2;
   const double c2 = -0.5 * (1 + c1);
