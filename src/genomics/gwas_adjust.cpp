@@ -241,6 +241,8 @@ double chisq_to_ln_p(double chisq) {
 }
 
 std::string format_plink_ln(double ln_p) {
+  // plink2's fast path: P within rounding of 1 (most corrected values of a scan) prints "1".
+  if (ln_p > -5.000001349509205e-7 && ln_p < 4.999987599993995e-6) return "1";
   if (ln_p >= -708.0) return format_plink_float(std::exp(ln_p));
   if (ln_p < 0x7ffffffb * -M_LN10) return "0";
   // Below DBL_MIN: the decimal exponent and the mantissa from the log.
