@@ -38,6 +38,7 @@
 #include "strata/genomics/grm.hpp"
 #include "strata/genomics/grm_output.hpp"
 #include "strata/genomics/gwas.hpp"
+#include "strata/genomics/gwas_adjust.hpp"
 #include "strata/genomics/pheno.hpp"
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/pca_format.hpp"

@@ -64,6 +64,7 @@ struct Fit {
   bool unfinished = false;  // hit the iteration limit: values printed, ERRCODE UNFINISHED (plink2)
   int64_t obs = 0;
   double beta = 0, se = 0, stat = 0, p = 1;
+  double ln_p = 0;  // ln p, finite where p underflows (--adjust and λ use it, as plink2 does)
 };
 
 // Per-variant facts shared by the fits of a group.

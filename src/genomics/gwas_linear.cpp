@@ -167,6 +167,7 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
     f.se = se;
     f.stat = f.beta / se;
     f.p = p_from_t(f.stat, df);
+    f.ln_p = f.p > 1e-300 ? std::log(f.p) : linalg::ln_p_from_t(f.stat, df);
     // plink2's validParameters(): every predictor's variance σ²·(XᵀX)⁻¹ᵢᵢ ≥ 1e-20, no two
     // estimates correlated above 0.99999; and a residual that is zero to rounding (the
     // covariates or the genotype reproduce the phenotype) gives no statistics either.

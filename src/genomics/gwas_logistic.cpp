@@ -360,6 +360,7 @@ void logistic_fit(const Context* ctx, const Group& g, int pheno_in_group, const 
   f.se = std::sqrt(cov[1 * pr.p + 1]);
   f.stat = f.beta / f.se;
   f.p = p_from_z(f.stat);
+  f.ln_p = f.p > 1e-300 ? std::log(f.p) : linalg::ln_p_from_z(f.stat);
 }
 
 }  // namespace strata::genomics::gwas_detail

@@ -1,8 +1,11 @@
 // strata gwas: the command — models, declared outputs, the scan of every segment, the summary.
 #include <algorithm>
+#include <cmath>
+#include <string_view>
 
 #include "genomics/text_writer.hpp"
 #include "gwas_scan.hpp"
+#include "strata/core/context.hpp"
 #include "strata/core/job.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/chromosome.hpp"
@@ -63,6 +66,8 @@ Summary report_of(const GwasRunSummary& s) {
     ps.set("name", p.name).set("model", p.logistic ? "logistic" : "linear").set("samples", p.samples);
     ps.set("cases", p.cases).set("controls", p.controls).set("firth_fits", p.firth).set("na_rows", p.errors);
     ps.set("errcodes", std::move(codes)).set("file", p.file);
+    ps.set("tests", p.gc.tests).set("median_chisq", p.gc.median_chisq).set("lambda_gc", p.gc.lambda);
+    if (!p.adjusted_file.empty()) ps.set("adjusted_file", p.adjusted_file);
     phenos.push_back(std::move(ps));
   }
   r.set("phenotypes", std::move(phenos));
@@ -108,7 +113,8 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     return prefix + "." + p.name + ext;
   };
   std::vector<std::string> paths(static_cast<size_t>(np));
-  std::vector<detail::TextWriter> files(static_cast<size_t>(np));
+  std::vector<detail::TextWriter> files(static_cast<size_t>(np)), adjusted(static_cast<size_t>(np));
+  std::vector<AdjustTests> tests(static_cast<size_t>(np));  // each phenotype's valid tests
   GwasRunSummary summary;
   for (int64_t j = 0; j < np; ++j) {
     const auto& p = model.phenotypes[j];
@@ -120,6 +126,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     ps.cases = p.cases;
     ps.controls = p.controls;
     ps.file = paths[j];
+    if (o.adjust.enabled) ps.adjusted_file = paths[j] + ".adjusted";
     summary.phenotypes.push_back(ps);
   }
   // Declare every output before the pass. Under MPI the ranks share the variants
@@ -133,6 +140,11 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
       STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(paths[j]));
       STRATA_ASSIGN_OR_RETURN(files[j], detail::TextWriter::open(staged, paths[j]));
       files[j].put(gwas_detail::header(model.phenotypes[j].logistic, cols));
+      if (!o.adjust.enabled) continue;
+      const std::string& adj = summary.phenotypes[j].adjusted_file;
+      STRATA_ASSIGN_OR_RETURN(std::string staged_adj, out.add_file(adj));
+      STRATA_ASSIGN_OR_RETURN(adjusted[j], detail::TextWriter::open(staged_adj, adj));
+      adjusted[j].put(adjusted_header(o.adjust));
     }
     return Status::OK();
   }));
@@ -140,7 +152,30 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
 
   // One pass per run of variants with the same model (one run, the whole view, for autosomes).
   std::vector<PhenotypeTally> tally(static_cast<size_t>(np));
-  auto write = [&](int64_t j, const std::string& text) { return files[j].write(text); };
+  // Each line with a test gives its ln P (λ) and, under --adjust, its leading columns.
+  const size_t a1_field = o.columns.provisional_ref ? 6 : 5;
+  auto write = [&](int64_t j, const std::string& text, const std::vector<double>& ln_p) -> Status {
+    AdjustTests& t = tests[j];
+    size_t at = 0;
+    for (double x : ln_p) {
+      const size_t end = text.find('\n', at);
+      if (!std::isnan(x)) {
+        t.ln_p.push_back(x);
+        if (o.adjust.enabled) {
+          std::string_view f[7];
+          size_t p0 = at;
+          for (size_t k = 0; k <= a1_field; ++k) {
+            const size_t tab = text.find('\t', p0);
+            f[k] = std::string_view(text).substr(p0, tab - p0);
+            p0 = tab + 1;
+          }
+          t.labels.push_back(adjust_label(o.adjust, f[0], f[1], f[2], f[3], f[4], f[a1_field]));
+        }
+      }
+      at = end + 1;
+    }
+    return files[j].write(text);
+  };
   int64_t tested = 0;
   {
     PhaseTimer scan = job.phase("scan");
@@ -164,8 +199,22 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     model.warnings.push_back(str_cat(skipped, " variants on ", k == static_cast<int>(Segment::kX) ? "X" : "Y",
                                      " are not tested (", plan.no_model[k], ")"));
   }
+  // λ of every phenotype; under --adjust its sorted, corrected tests after the header.
+  PhaseTimer adjust_phase = job.phase(o.adjust.enabled ? "adjust" : "lambda");
+  for (int64_t j = 0; j < np && job.writer(); ++j) {
+    GcLambda& gc = summary.phenotypes[j].gc;
+    if (!o.adjust.enabled) {
+      gc = genomic_control_lambda(tests[j].ln_p);
+      continue;
+    }
+    STRATA_RETURN_NOT_OK(write_adjusted_rows(
+        o.adjust, tests[j], [&](const std::string& s) { return adjusted[j].write(s); }, &gc, &ctx.pool()));
+  }
+  adjust_phase.stop();
   auto close_all = [&]() -> Status {
     for (auto& f : files) STRATA_RETURN_NOT_OK(f.close());
+    if (o.adjust.enabled)
+      for (auto& f : adjusted) STRATA_RETURN_NOT_OK(f.close());
     return Status::OK();
   };
   STRATA_RETURN_NOT_OK(job.commit(job.writer() ? close_all() : Status::OK()));

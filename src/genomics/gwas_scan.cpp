@@ -66,6 +66,7 @@ bool a1_is_ref_dosages(const float* d, int64_t n, const ModelPass& mp) {
 // One block's lines and tallies, per phenotype.
 struct BlockResult {
   std::vector<std::string> text;
+  std::vector<std::vector<double>> ln_p;  // per phenotype, one per row: ln P, NaN without a test
   std::vector<int64_t> errors;  // phenotype-major, kCodes each
   std::vector<int64_t> firth;
 };
@@ -122,6 +123,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   std::vector<int64_t> row_missing;
   std::vector<std::string>& text = out.text;
   text.assign(static_cast<size_t>(np), std::string());
+  out.ln_p.assign(static_cast<size_t>(np), std::vector<double>(static_cast<size_t>(rows), std::nan("")));
   out.errors.assign(static_cast<size_t>(np * kCodes), 0);
   out.firth.assign(static_cast<size_t>(np), 0);
   std::vector<Fit> fits;
@@ -257,6 +259,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
           s += '\t';
           put(s, f.p);
           s += f.unfinished ? "\tUNFINISHED\n" : "\t.\n";
+          out.ln_p[pj][r] = f.ln_p;
           if (f.unfinished) ++out.errors[pj * kCodes + kUnfinished];
         } else {
           s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA\t" : "\tNA\tNA\tNA\tNA\t";
@@ -315,8 +318,7 @@ std::string header(bool logistic, const Columns& c) {
 }
 
 Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass& pass, const io::GenotypeViewPtr& sv,
-                    const std::function<Status(int64_t pheno, const std::string& text)>& write,
-                    std::vector<PhenotypeTally>& tally) {
+                    const ScanWrite& write, std::vector<PhenotypeTally>& tally) {
   const Communicator& comm = ctx.communicator();
   const bool writer = comm.rank() == 0;
   const int64_t np = setup.phenotypes, block = setup.block;
@@ -331,7 +333,7 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
   auto in_order = [&](io::GenotypeBlock& b) -> Status {
     BlockResult& done = results[static_cast<size_t>(b.variant_start / block)];
     for (int64_t j = 0; j < np; ++j) {
-      STRATA_RETURN_NOT_OK(write(j, done.text[j]));
+      STRATA_RETURN_NOT_OK(write(j, done.text[j], done.ln_p[j]));
       for (int c = 0; c < kCodes; ++c) tally[j].codes[c] += done.errors[j * kCodes + c];
       tally[j].firth += done.firth[j];
     }
@@ -357,6 +359,7 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
         for (int64_t bi = 0; bi < b1 - b0; ++bi)
           for (int64_t j = 0; j < np; ++j) {
             mine.put_string(results[bi].text[j]);
+            mine.put_vector(results[bi].ln_p[j]);
             for (int c = 0; c < kCodes; ++c) mine.put(results[bi].errors[j * kCodes + c]);
             mine.put(results[bi].firth[j]);
           }
@@ -369,17 +372,19 @@ Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass&
       for (size_t r = 0; r < all.size(); ++r) {
         WireReader in(all[r], str_cat("gwas: rank ", r, "'s results"));
         std::string text;
+        std::vector<double> ln_p;
         while (!in.done()) {
           for (int64_t j = 0; j < np; ++j) {
             int64_t firth = 0;
             STRATA_RETURN_NOT_OK(in.get_string(text));
+            STRATA_RETURN_NOT_OK(in.get_vector(ln_p));
             for (int c = 0; c < kCodes; ++c) {
               int64_t count = 0;
               STRATA_RETURN_NOT_OK(in.get(count));
               tally[j].codes[c] += count;
             }
             STRATA_RETURN_NOT_OK(in.get(firth));
-            STRATA_RETURN_NOT_OK(write(j, text));
+            STRATA_RETURN_NOT_OK(write(j, text, ln_p));
             tally[j].firth += firth;
           }
         }

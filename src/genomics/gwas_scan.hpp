@@ -75,11 +75,13 @@ struct ScanSetup {
   int64_t block = 0;                  // variants per block
 };
 
+// A phenotype's lines of a block and the ln P of each line (NaN where its ERRCODE gives no test).
+using ScanWrite = std::function<Status(int64_t pheno, const std::string& text, const std::vector<double>& ln_p)>;
+
 // Tests every variant of `view` under `pass`: blocks are formatted on the workers; rank 0 gets
 // each phenotype's lines in variant order through `write` (under MPI the ranks share the blocks
 // in block-cyclic rounds and rank 0 gathers them). `tally` adds up the rows' ERRCODEs.
 Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass& pass, const io::GenotypeViewPtr& view,
-                    const std::function<Status(int64_t pheno, const std::string& text)>& write,
-                    std::vector<PhenotypeTally>& tally);
+                    const ScanWrite& write, std::vector<PhenotypeTally>& tally);
 
 }  // namespace strata::genomics::gwas_detail

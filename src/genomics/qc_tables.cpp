@@ -32,7 +32,7 @@ bool x_rows_tested(const io::SampleInfo& s) {  // plink2 tests X when some found
 // What the tables cover, from the chromosome of each variant (known before the pass).
 struct Plan {
   std::vector<ChromosomeKind> kind;
-  int64_t y = 0, het = 0, hardy = 0, hardy_x = 0, founders = 0;
+  int64_t y = 0, x = 0, het = 0, hardy = 0, hardy_x = 0, founders = 0;
   bool test_x = false;
 };
 
@@ -46,6 +46,7 @@ Result<Plan> plan_tables(const io::GenotypeView& view, const std::string& input,
   p.test_x = x_rows_tested(view.samples());
   for (ChromosomeKind k : p.kind) {
     p.y += k == ChromosomeKind::kY;
+    p.x += k == ChromosomeKind::kX;
     p.het += !io::is_haploid_somewhere(k);
     p.hardy += !io::is_haploid_somewhere(k);
     p.hardy_x += k == ChromosomeKind::kX && p.test_x;
@@ -58,6 +59,9 @@ Result<Plan> plan_tables(const io::GenotypeView& view, const std::string& input,
     return Status::InvalidData(input, ": qc --het estimates allele frequencies from the founders and there are ",
                                p.founders, " (fewer than ", kMinFreqFounders,
                                "); pass --bad-freqs to compute them anyway, as plink2 --bad-freqs does");
+  if (o.check_sex && p.x == 0)
+    return Status::InvalidData(input, ": qc --check-sex needs X chromosome variants (X, 23 or chrX; XY/PAR "
+                               "does not count) and none of ", m, " is on X");
   if (o.hardy && p.hardy == 0 && p.hardy_x == 0)
     return Status::InvalidData(input, ": qc --hardy needs a diploid variant (Y and MT are skipped",
                                p.test_x ? "" : "; X needs a founder of known sex", "); none of ", m, " is");
@@ -184,17 +188,37 @@ Status write_sample_tables(OutputSet& out, const io::GenotypeView& view, const P
   return Status::OK();
 }
 
+// `.sexcheck`, once the pass found polymorphic X variants (PLINK 1.9 refuses otherwise).
+Status write_sexcheck(OutputSet& out, const io::GenotypeView& view, const detail::QcSampleTotals& t, const QcOptions& o,
+                      const std::string& prefix, const std::string& input, QcSummary& s) {
+  if (t.x_variants == 0)
+    return Status::InvalidData(input, ": qc --check-sex needs a polymorphic X variant; every X variant is "
+                               "monomorphic or uncalled");
+  const std::string path = prefix + ".sexcheck";
+  STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
+  STRATA_ASSIGN_OR_RETURN(detail::SexCheckCounts c, detail::write_sexcheck(staged, path, view.samples(),
+                                                                           view.num_samples(), t, o.max_female_xf,
+                                                                           o.min_male_xf));
+  s.sexcheck_x_variants = t.x_variants;
+  s.sexcheck_problems = c.problems;
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                   const QcOptions& o) {
   if (prefix.empty()) return Status::Invalid("qc: no output prefix");
-  if (!o.missing && !o.het && !o.hardy) return Status::Invalid("qc: nothing to do (ask for --missing, --het or --hardy)");
+  if (!o.missing && !o.het && !o.hardy && !o.check_sex)
+    return Status::Invalid("qc: nothing to do (ask for --missing, --het, --hardy or --check-sex)");
+  if (o.check_sex && !(o.max_female_xf <= o.min_male_xf))
+    return Status::Invalid("qc --check-sex: max-female-xf (", o.max_female_xf, ") must not exceed min-male-xf (",
+                           o.min_male_xf, ")");
   Job job(ctx, "qc", input, prefix);
   PhaseTimer open = job.phase("open");
   OutputRules rules;
   rules.inputs = o.selection.files();
-  const std::string first = prefix + (o.missing ? ".smiss" : o.het ? ".het" : ".hardy");
+  const std::string first = prefix + (o.missing ? ".smiss" : o.het ? ".het" : o.hardy ? ".hardy" : ".sexcheck");
   STRATA_RETURN_NOT_OK(job.declare(first, std::move(rules), nullptr));
   auto selected = open_selected_genotypes(ctx, input, o.selection, o.open);
   STRATA_RETURN_NOT_OK(job.agree(selected.status()));
@@ -243,6 +267,7 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
   detail::QcPassOptions po;
   po.samples = o.missing;
   po.het = o.het;
+  po.sex = o.check_sex;
   Status written;
   {
     PhaseTimer count = job.phase("count");
@@ -258,6 +283,7 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
         if (written.ok() && vw.write_vmiss) written = vw.vmiss.close();
         if (written.ok() && vw.write_hardy) written = vw.hardy.close();
         if (written.ok() && vw.write_hardy_x) written = vw.hardy_x.close();
+        if (written.ok() && o.check_sex) written = write_sexcheck(*job.outputs(), *view, *totals, o, prefix, input, s);
       }
     }
   }
@@ -267,6 +293,7 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
   r.set("samples", s.num_samples).set("variants", s.num_variants);
   if (o.het) r.set("het_variants", s.het_variants);
   if (o.hardy) r.set("hardy_variants", s.hardy_variants).set("hardy_x_variants", s.hardy_x_variants);
+  if (o.check_sex) r.set("sexcheck_x_variants", s.sexcheck_x_variants).set("sexcheck_problems", s.sexcheck_problems);
   s.selection.add_to(r);
   s.report = std::move(r);
   return s;

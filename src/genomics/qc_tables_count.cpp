@@ -69,6 +69,10 @@ struct BlockPartial {
   std::vector<Fixed> het_expected_missing;
   int64_t het_variants = 0;
   Fixed het_expected_all = 0;
+  std::vector<int32_t> x_missing, x_het;
+  std::vector<Fixed> x_expected_missing;
+  int64_t x_variants = 0;
+  Fixed x_expected_all = 0;
 };
 
 // Per-sample counts of set code lanes over many rows, 8 bits per sample in 64-bit words
@@ -122,6 +126,14 @@ double het_expected(const VariantCounts& f) {
   return e < 0x1p-35 ? -1.0 : e;
 }
 
+double sexcheck_expected(const VariantCounts& female, const VariantCounts& male, int64_t observed_calls) {
+  const int64_t alleles = 2 * female.observed() + male.hom_ref + male.hom_alt;
+  const double p = alleles == 0 ? 0.5
+                                : double(2 * female.hom_alt + female.het + male.hom_alt) / double(alleles);
+  if (observed_calls == 0 || p < 1e-8 || p > 1 - 1e-8) return -1.0;
+  return 2 * p * (1 - p);
+}
+
 Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& view,
                                    const std::vector<ChromosomeKind>& kind, const QcPassOptions& o,
                                    const std::function<Status(const QcVariantRows&)>& rows) {
@@ -135,6 +147,11 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
     t.het_missing.assign(nz, 0);
     t.het_calls.assign(nz, 0);
     t.het_expected_missing.assign(nz, 0);
+  }
+  if (o.sex) {
+    t.x_missing.assign(nz, 0);
+    t.x_het.assign(nz, 0);
+    t.x_expected_missing.assign(nz, 0);
   }
   std::mutex mu;
   std::map<int64_t, BlockPartial> done;
@@ -152,8 +169,13 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
       p.het_calls.assign(nz, 0);
       p.het_expected_missing.assign(nz, 0);
     }
+    if (o.sex) {
+      p.x_missing.assign(nz, 0);
+      p.x_het.assign(nz, 0);
+      p.x_expected_missing.assign(nz, 0);
+    }
     std::vector<uint64_t> w(words + 1, 0);
-    LaneCounter het_counter(masks.words);
+    LaneCounter het_counter(masks.words), x_het_counter(masks.words);
     const auto row_bytes = static_cast<size_t>(io::packed_row_bytes(n));
     for (int64_t r = 0; r < nv; ++r) {
       const int64_t v = block.variant_start + r;
@@ -182,7 +204,20 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
       }
       const double e = o.het && !io::is_haploid_somewhere(k) ? het_expected(p.rows.founders[rr]) : -1.0;
       const bool het_row = e >= 0;
-      if (!o.samples && !het_row) continue;
+      double xe = -1.0;
+      if (o.sex && x) {
+        VariantCounts female = cc.c[class_of(true, 2)];
+        const VariantCounts& unknown = cc.c[class_of(true, 0)];
+        female.hom_ref += unknown.hom_ref, female.het += unknown.het, female.hom_alt += unknown.hom_alt;
+        xe = sexcheck_expected(female, cc.c[class_of(true, 1)], p.rows.calls[rr].observed());
+      }
+      const bool x_row = xe >= 0;
+      if (!o.samples && !het_row && !x_row) continue;
+      const Fixed xfe = x_row ? static_cast<Fixed>(static_cast<uint64_t>(xe * kFixedScale)) : 0;
+      if (x_row) {
+        ++p.x_variants;
+        p.x_expected_all += xfe;
+      }
       const Fixed fe = het_row ? static_cast<Fixed>(static_cast<uint64_t>(e * kFixedScale)) : 0;
       if (het_row) {
         ++p.het_variants;
@@ -200,10 +235,19 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
           });
           het_counter.add(i, lo & ~hi);
         }
+        if (x_row) {
+          for_each_bit(miss, base, [&](int64_t s) {
+            ++p.x_missing[size_t(s)];
+            p.x_expected_missing[size_t(s)] += xfe;
+          });
+          x_het_counter.add(i, lo & ~hi);
+        }
       }
       if (het_row) het_counter.row_done(p.het_calls);
+      if (x_row) x_het_counter.row_done(p.x_het);
     }
     het_counter.flush(p.het_calls);
+    x_het_counter.flush(p.x_het);
     std::lock_guard<std::mutex> lock(mu);
     done.emplace(block.variant_start, std::move(p));
     return Status::OK();
@@ -218,16 +262,21 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
       p = std::move(it->second);
       done.erase(it);
     }
-    for (size_t s = 0; s < p.missing.size(); ++s) t.missing[s] += p.missing[s];
-    if (o.het) {
-      for (size_t s = 0; s < nz; ++s) {
-        t.het_missing[s] += p.het_missing[s];
-        t.het_calls[s] += p.het_calls[s];
-        t.het_expected_missing[s] += p.het_expected_missing[s];
-      }
-      t.het_variants += p.het_variants;
-      t.het_expected_all += p.het_expected_all;
-    }
+    // Per-sample sums (vectors of the tables not asked for are empty).
+    auto add = [](auto& to, const auto& from) {
+      for (size_t s = 0; s < from.size(); ++s) to[s] += from[s];
+    };
+    add(t.missing, p.missing);
+    add(t.het_missing, p.het_missing);
+    add(t.het_calls, p.het_calls);
+    add(t.het_expected_missing, p.het_expected_missing);
+    t.het_variants += p.het_variants;
+    t.het_expected_all += p.het_expected_all;
+    add(t.x_missing, p.x_missing);
+    add(t.x_het, p.x_het);
+    add(t.x_expected_missing, p.x_expected_missing);
+    t.x_variants += p.x_variants;
+    t.x_expected_all += p.x_expected_all;
     return rows(p.rows);
   };
 

@@ -32,11 +32,18 @@ struct QcSampleTotals {
   std::vector<Fixed> het_expected_missing;  // Σ 2p(1 − p) over its missing calls there
   int64_t het_variants = 0;
   Fixed het_expected_all = 0;        // Σ 2p(1 − p) over every `.het` variant
+  // `--check-sex` (plink 1.9): the same sums over the polymorphic X variants, p from PLINK 1.9's
+  // X frequency (female and unknown-sex founders' genotypes, male founders' homozygous calls).
+  std::vector<int64_t> x_missing, x_het;
+  std::vector<Fixed> x_expected_missing;
+  int64_t x_variants = 0;
+  Fixed x_expected_all = 0;
 };
 
 struct QcPassOptions {
   bool samples = true;  // per-sample totals (`.smiss`, `.het`)
   bool het = true;      // the `.het` sums
+  bool sex = false;     // the `.sexcheck` sums over X
 };
 
 // One pass over `view`: `rows(block_rows)` runs serially in variant order as blocks finish
@@ -48,5 +55,17 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
 // The expected heterozygosity 2p(1 − p) plink2's `--het` uses, from the founders' counts of a
 // diploid variant (p = 0.5 when no founder is observed); below 2^-35 the variant is skipped (< 0).
 double het_expected(const VariantCounts& founders);
+
+// 2p(1 − p) of an X variant for `--check-sex` from PLINK 1.9's frequency (`female`: female and
+// unknown-sex founders, `male`: male founders, whose heterozygous calls do not count); < 0 when
+// the variant is left out (no call at all among `observed_alleles`, or p within 1e-8 of 0 or 1).
+double sexcheck_expected(const VariantCounts& female, const VariantCounts& male, int64_t observed_calls);
+
+// `.sexcheck` as PLINK 1.9 writes it (F from the X sums of `t`; thresholds of `o`).
+struct SexCheckCounts {
+  int64_t problems = 0, no_x_calls = 0;
+};
+Result<SexCheckCounts> write_sexcheck(const std::string& staged, const std::string& path, const io::SampleInfo& s,
+                                      int64_t n, const QcSampleTotals& t, double max_female_xf, double min_male_xf);
 
 }  // namespace strata::genomics::detail

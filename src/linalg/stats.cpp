@@ -56,6 +56,30 @@ double p_from_t(double t, double df) {
 
 double p_from_z(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
 
+double ln_p_from_t(double t, double df) {
+  const double p = p_from_t(t, df);
+  if (std::isnan(p) || p > 1e-300) return std::log(p);
+  // The tail I_x(df/2, 1/2) with x small: its log-space front plus the continued fraction.
+  const double a = 0.5 * df, b = 0.5, x = df / (df + t * t);
+  if (!(x > 0.0)) return -INFINITY;
+  return std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x) +
+         std::log(beta_cf(a, b, x)) - std::log(a);
+}
+
+double ln_p_from_z(double z) {
+  const double x = std::fabs(z);
+  if (std::isnan(x) || x < 37.0) return std::log(p_from_z(z));
+  if (std::isinf(x)) return -INFINITY;
+  // P = 2·φ(x)/x · (1 − 1/x² + 3/x⁴ − 15/x⁶ + …): beyond 37 six terms reach double precision.
+  const double r = 1.0 / (x * x);
+  double series = 1.0, term = 1.0;
+  for (int k = 1; k <= 6; ++k) {
+    term *= -(2.0 * k - 1.0) * r;
+    series += term;
+  }
+  return std::log(2.0) - 0.5 * x * x - std::log(x) - 0.5 * std::log(2.0 * M_PI) + std::log(series);
+}
+
 double normal_quantile(double p) {
   // Acklam's rational approximation, then one Halley step on erfc.
   static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,

@@ -108,7 +108,7 @@ TEST_F(QcPlink2, BadInputIsRefusedWithoutOutput) {
   STRATA_EXPECT_CLI_ERROR(none, 1, "nowhere");
   strata::testing::write_sex_chromosome_cohort(tmp_.str("c"), false);
   auto nothing = run(cli() + " qc c --out s -q");
-  STRATA_EXPECT_CLI_ERROR(nothing, 2, "--missing, --het and/or --hardy");
+  STRATA_EXPECT_CLI_ERROR(nothing, 2, "--missing, --het, --hardy and/or --check-sex");
   // A .bed cut short: refused, and no table is left behind.
   fs::resize_file(tmp_.str("c.bed"), fs::file_size(tmp_.str("c.bed")) / 2);
   auto cut = run(cli() + " qc c --missing --hardy --out s -q");

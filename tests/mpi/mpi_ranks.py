@@ -17,8 +17,8 @@ data is absent. Cases:
                 pair and an address each; OpenMPI over TCP on those addresses only, its launch agent
                 entering the namespace instead of ssh): KING, GRM, exact and randomized PCA the same
                 bytes as one process. Skips, saying why, where namespaces cannot be made
-  gwas          linear (3 phenotypes, two missing patterns) and logistic with Firth fallback:
-                variants shared block-cyclically, every .glm file the same bytes
+  gwas          linear (3 phenotypes, two missing patterns, --adjust) and logistic with Firth
+                fallback: variants shared block-cyclically, every .glm and .adjusted file the same bytes
   svd           `strata svd` of a tall (several row blocks) and a short-and-fat Zarr array, exact
                 (TSQR: R factors of aligned subtrees exchanged) and randomized (Gram partials in
                 the fixed tree), U/S/Vt the same bytes
@@ -355,7 +355,7 @@ def case_gwas(strata, tmp):
             ph.write(f"{fid} {iid} {' '.join(q)} {b}\n")
             cv.write(f"{fid} {iid} {rng.gauss(0, 1):.5f} {rng.randint(20, 70)}\n")
     common = ["gwas", prefix, "--pheno", pheno, "--covar", covar]
-    compare_ranks(strata, tmp, "gwas-linear", common + ["--pheno-name", "Q1,Q2,Q3"])
+    compare_ranks(strata, tmp, "gwas-linear", common + ["--pheno-name", "Q1,Q2,Q3", "--adjust"])
     reports = compare_ranks(strata, tmp, "gwas-logistic", common + ["--pheno-name", "B1", "--ci", "0.95"],
                             ranks=(2, 3))
     for p, rep in reports.items():

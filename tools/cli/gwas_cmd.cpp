@@ -14,6 +14,8 @@ struct GwasArgs {
   std::string out, pheno, pheno_name, covar, covar_name, model = "auto", firth = "auto", cols;
   double ci = 0.0, vif = 50.0, max_corr = 0.999;
   bool zero_one = false;
+  bool adjust = false;
+  std::vector<std::string> adjust_modifiers;
   genomics::SelectionOptions selection;
 };
 
@@ -31,6 +33,9 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   o.max_vif = a.vif;
   o.max_corr = a.max_corr;
   o.selection = a.selection;
+  if (a.adjust) {
+    STRATA_ASSIGN_OR_RETURN(o.adjust, genomics::parse_adjust_options(a.adjust_modifiers));
+  }
   STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a.input, o.selection.open));
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   STRATA_ASSIGN_OR_RETURN(genomics::GwasRunSummary s, genomics::run_gwas_to_files(state.ctx(), input, a.out, o));
@@ -39,13 +44,16 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   for (const auto& p : s.phenotypes) {
     if (!state.quiet) {
       if (p.logistic)
-        std::printf("%s: logistic, %lld samples (%lld cases, %lld controls), %lld Firth fits, %lld NA rows -> %s\n",
+        std::printf("%s: logistic, %lld samples (%lld cases, %lld controls), %lld Firth fits, %lld NA rows, "
+                    "lambda_gc %g -> %s\n",
                     p.name.c_str(), static_cast<long long>(p.samples), static_cast<long long>(p.cases),
                     static_cast<long long>(p.controls), static_cast<long long>(p.firth),
-                    static_cast<long long>(p.errors), p.file.c_str());
+                    static_cast<long long>(p.errors), p.gc.lambda, p.file.c_str());
       else
-        std::printf("%s: linear, %lld samples, %lld NA rows -> %s\n", p.name.c_str(),
-                    static_cast<long long>(p.samples), static_cast<long long>(p.errors), p.file.c_str());
+        std::printf("%s: linear, %lld samples, %lld NA rows, lambda_gc %g -> %s\n", p.name.c_str(),
+                    static_cast<long long>(p.samples), static_cast<long long>(p.errors), p.gc.lambda,
+                    p.file.c_str());
+      if (!p.adjusted_file.empty()) std::printf("%s: --adjust -> %s\n", p.name.c_str(), p.adjusted_file.c_str());
     }
   }
   if (!state.quiet)
@@ -94,11 +102,17 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
       ->check(real_in([](double v) { return v >= 1.0; }, "a number of at least 1"));
   cmd->add_option("--max-corr", a->max_corr, "Predictor correlation limit (plink2 --max-corr, default 0.999)")
       ->check(real_in([](double v) { return v > 0.0 && v <= 1.0; }, "a number in (0, 1]"));
+  auto* adjust = cmd->add_option("--adjust", a->adjust_modifiers,
+                  "Also write PREFIX.<PHENO>.glm.*.adjusted as plink2 --adjust (UNADJ, GC, BONF, HOLM, SIDAK_SS, "
+                  "SIDAK_SD, FDR_BH, FDR_BY); modifiers: gc, log10, cols=LIST")
+      ->expected(0, 3);
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
   add_memory_option(cmd, state, "the decoded genotypes of a VCF/BCF must fit in it");
   add_selection_options(cmd, a->selection);
   add_common_options(cmd, state);
-  cmd->callback([a, &state] { state.run = [a, &state] { return run_gwas(*a, state); };
+  cmd->callback([a, adjust, &state] {
+    a->adjust = adjust->count() > 0;
+    state.run = [a, &state] { return run_gwas(*a, state); };
     state.distributed = true;  // genomics::run_gwas_to_files shares the variants across MPI ranks
   });
 }

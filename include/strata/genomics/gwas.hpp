@@ -5,6 +5,10 @@
 /// `P.<PHENO>.glm.logistic.hybrid` (case/control), with plink2's columns, A1 choice, sample
 /// handling, ERRCODEs and number formatting.
 ///
+/// Every phenotype's genomic-control λ (median 1-df χ² of its P values / 0.456, at least 1:
+/// plink2's `--adjust` estimate) is in the summary; `--adjust` adds `<file>.adjusted`
+/// (strata/genomics/gwas_adjust.hpp).
+///
 /// Model: phenotype ~ intercept + A1 dosage + covariates, over the samples with the phenotype
 /// and every covariate present, less (for each variant) the samples whose call is missing.
 /// A1 is the non-major allele over all samples of the input (REF is major unless
@@ -35,6 +39,7 @@
 
 #include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
+#include "strata/genomics/gwas_adjust.hpp"
 #include "strata/genomics/selection.hpp"
 
 namespace strata {
@@ -72,6 +77,8 @@ struct GwasOptions {
   GwasColumns columns;
   double max_vif = 50.0;                 ///< plink2 `--vif`
   double max_corr = 0.999;               ///< plink2 `--max-corr`
+  /// `--adjust`: also write each phenotype's `.adjusted` file (plink2's corrections).
+  AdjustOptions adjust;
   /// `--keep/--remove/--extract/--exclude/--chr/--mind/--geno/--hwe/--maf`, applied first (A1
   /// and everything after see only the selected samples and variants, as in plink2).
   SelectionOptions selection;
@@ -87,6 +94,9 @@ struct GwasPhenotypeSummary {
   int64_t firth = 0;              ///< variants fitted by Firth regression
   std::map<std::string, int64_t> errcodes;  ///< rows by ERRCODE other than '.' (UNFINISHED too)
   std::string file;
+  /// Genomic control over the valid tests (plink2's `--adjust` λ, reported with or without it).
+  GcLambda gc;
+  std::string adjusted_file;      ///< with `--adjust`
 };
 
 /// \brief What run_gwas_to_files() did.

@@ -15,6 +15,12 @@
 ///   heterozygosity and the Hardy–Weinberg exact p of every diploid variant (autosomes, XY);
 ///   `PREFIX.hardy.x` for X: female founders' genotypes and male founders' alleles together
 ///   (Graffelman–Weir). Y and MT are skipped.
+/// - `PREFIX.sexcheck` (`plink --check-sex`, PLINK 1.9's: plink2 2.00a3.5 has none, and newer
+///   plink2 writes another layout): per sample, F = 1 − O(HET)/E(HET) over its called X variants
+///   (X proper, not XY) that are polymorphic by PLINK 1.9's X frequency (female and unknown-sex
+///   founders' genotypes, male founders' homozygous calls as one allele); SNPSEX 1 when F >
+///   min-male-xf (0.8), 2 when F < max-female-xf (0.2), else 0; STATUS OK when PEDSEX is known
+///   and equal. Needs X variants (InvalidData otherwise).
 ///
 /// Numbers print as plink2 prints them (6 significant digits); the bytes do not depend on the
 /// thread count (the expected-heterozygosity sums are exact fixed-point sums).
@@ -42,6 +48,9 @@ struct QcOptions {
   bool hardy = true;      ///< PREFIX.hardy (and PREFIX.hardy.x when there are X variants)
   /// `--het` from fewer than 50 founders (plink2's `--bad-freqs`); refused otherwise.
   bool bad_freqs = false;
+  bool check_sex = false;       ///< PREFIX.sexcheck (off by default: needs X data)
+  double max_female_xf = 0.2;   ///< `--check-sex`: F below this calls female
+  double min_male_xf = 0.8;     ///< F above this calls male
   SelectionOptions selection;     ///< the samples and variants counted (applied first)
   io::GenotypeOpenOptions open;   ///< how the input is read
 };
@@ -52,6 +61,8 @@ struct QcSummary {
   int64_t het_variants = 0;       ///< variants the `.het` sums run over
   int64_t hardy_variants = 0;     ///< rows of `.hardy`
   int64_t hardy_x_variants = 0;   ///< rows of `.hardy.x`
+  int64_t sexcheck_x_variants = 0;  ///< polymorphic X variants `.sexcheck` used
+  int64_t sexcheck_problems = 0;    ///< its PROBLEM rows
   int64_t skipped_sites = 0;      ///< multi-allelic sites the reader skipped
   SelectionReport selection;
   std::vector<std::string> files;

@@ -14,6 +14,12 @@ namespace strata::linalg {
 double p_from_t(double t, double df);
 /// \brief Two-sided P of a standard normal statistic z.
 double p_from_z(double z);
+/// \brief ln of p_from_t(), kept finite where P itself underflows (the tail's continued
+/// fraction in log space); −inf only for an infinite statistic.
+double ln_p_from_t(double t, double df);
+/// \brief ln of p_from_z(), kept finite where P itself underflows (asymptotic expansion of
+/// erfc beyond |z| = 37).
+double ln_p_from_z(double z);
 /// \brief The standard normal quantile of p (−inf at 0, +inf at 1).
 double normal_quantile(double p);
 /// \brief Cholesky (lower) of the p × p symmetric `a` (row-major, lower triangle read) in
