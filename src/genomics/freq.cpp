@@ -72,6 +72,18 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
 
 }  // namespace
 
+Status write_afreq_into(OutputSet& out, const io::GenotypeView& view, const std::vector<AlleleCounts>& alleles,
+                        const std::string& prefix) {
+  if (static_cast<int64_t>(alleles.size()) != view.num_variants())
+    return Status::Invalid("afreq: ", alleles.size(), " frequencies for ", view.num_variants(), " variants");
+  FreqTable table;
+  table.alleles = alleles;
+  table.calls.resize(alleles.size());  // read beside the frequencies, written only to .vmiss
+  FreqOptions options;
+  options.vmiss = false;
+  return write_into(out, view, table, prefix, options);
+}
+
 void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls) {
   out += chrom; out += '\t'; out += id; out += '\t';
   out += std::to_string(calls.missing); out += '\t';

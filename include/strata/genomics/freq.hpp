@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "strata/core/job.hpp"
+#include "strata/core/output.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/genomics/qc.hpp"
@@ -92,6 +93,11 @@ Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, con
 /// `prefix` (the outputs are declared before the input is read and never replace it).
 Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                       const FreqOptions& options = {});
+
+/// \brief Add `PREFIX.afreq` to `out` and write it for every variant of `view` from `alleles`
+/// (one per variant): what `strata pca` writes beside its PCs, the frequencies it standardized with.
+Status write_afreq_into(OutputSet& out, const io::GenotypeView& view, const std::vector<AlleleCounts>& alleles,
+                        const std::string& prefix);
 
 /// \brief Append the `.vmiss` line of a variant (`chrom`, `id` as written) with counts `calls`.
 void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls);
