@@ -12,14 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool have_plink2() { return fs::exists("/usr/bin/plink2"); }
-
-std::string hapmap() {
-  const std::string d = shared_data_dir();
-  const std::string p = d + "/hapmap3/HM3_thinned_autosomal_overlap";
-  return !d.empty() && fs::exists(p + ".bed") ? p : std::string();
-}
-
 void run_ok(const std::string& cmd) {
   auto r = run_command(cmd);
   ASSERT_EQ(r.exit_code, 0) << cmd << "\n" << r.output;
@@ -46,7 +38,7 @@ std::vector<double> read_values(const std::string& path) {
 int64_t data_lines(const std::string& path) { return static_cast<int64_t>(read_rows(path).size()) - 1; }
 
 TEST(ProjectCli, SscoreEqualsPlink2AndReferenceReproducesItsPcs) {
-  if (!have_plink2()) GTEST_SKIP() << kSkipNoPlink2;
+  if (!fs::exists("/usr/bin/plink2")) GTEST_SKIP() << kSkipNoPlink2;
   TempDir tmp;
   const std::string s = strata_cli_path();
   run_ok(s + " simulate --samples 300 --variants 3000 --missing 0.02 --out " + tmp.str("c") + " -q");
@@ -131,8 +123,8 @@ TEST(ProjectCli, OadpHeldAsideSamplesLandOnTheirInSamplePcs) {
 }
 
 TEST(ProjectCli, OadpHeldAsideOnHapMap3) {
-  const std::string input = hapmap();
-  if (input.empty()) GTEST_SKIP() << kSkipNoSharedData;
+  const std::string data = shared_data_dir(), input = data + "/hapmap3/HM3_thinned_autosomal_overlap";
+  if (data.empty() || !fs::exists(input + ".bed")) GTEST_SKIP() << kSkipNoSharedData;
   const HoldAside h = hold_aside(input, 6);
   // PC1–2 (continental) barely shrink; PC3–6 shrink 0.6–0.85 and OADP fixes them.
   for (int j = 2; j < 6; ++j) {
