@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "genomics/text_writer.hpp"
 #include "strata/core/context.hpp"
@@ -18,11 +19,13 @@ namespace {
 
 constexpr int64_t kBlockVariants = 2048;   // matched variants per read
 constexpr int64_t kSampleChunk = 256;      // samples per task
+constexpr int64_t kTileVariants = 64;     // variants whose tables stay in L1 while a sample sums them
 
-// Per matched variant, per code 0..3 (3 = missing): z·w (K values), z², REF count, called.
+// Per matched variant, per code 0..3 (3 = missing): z·w (`width` values: K padded with a zero
+// to an even count up to 32, the SSE2 register pairs of the baseline build), z², REF count.
 struct VariantTables {
-  int64_t k = 0;
-  std::vector<double> zw, z2, ref_count, called;  // [4 · K] / [4] per variant
+  int64_t k = 0, width = 0;
+  std::vector<double> zw, z2, ref_count;  // [4 · width] / [4] per variant
 };
 
 struct Sums {
@@ -35,14 +38,18 @@ struct Sums {
 // Standardized value of a count x of the reference's ALT allele.
 double standardized(double x, double p) { return (x - 2.0 * p) / std::sqrt(2.0 * p * (1.0 - p)); }
 
+constexpr int64_t kMaxFixedWidth = 32;
+int64_t table_width(int64_t k) { return k <= kMaxFixedWidth ? (k + 1) / 2 * 2 : k; }
+
 void fill_tables(const ProjectReference& ref, const ProjectMatch& m, int64_t a, int64_t b, int64_t k,
                  VariantTables& t) {
   t.k = k;
+  t.width = table_width(k);
   const auto len = static_cast<size_t>(b - a);
-  t.zw.assign(len * 4 * static_cast<size_t>(k), 0.0);
+  const auto width = static_cast<size_t>(t.width);
+  t.zw.assign(len * 4 * width, 0.0);
   t.z2.assign(len * 4, 0.0);
   t.ref_count.assign(len * 4, 0.0);
-  t.called.assign(len * 4, 0.0);
   for (int64_t v = a; v < b; ++v) {
     const auto r = static_cast<size_t>(m.reference[static_cast<size_t>(v)]);
     const double p = ref.alt_freq[r];
@@ -53,31 +60,47 @@ void fill_tables(const ProjectReference& ref, const ProjectMatch& m, int64_t a, 
       const size_t c = o * 4 + static_cast<size_t>(code);
       t.z2[c] = z * z;
       t.ref_count[c] = 2.0 - x;
-      t.called[c] = 1.0;
       for (int64_t j = 0; j < k; ++j)
-        t.zw[c * static_cast<size_t>(k) + static_cast<size_t>(j)] = z * ref.weights[r * static_cast<size_t>(ref.k) + static_cast<size_t>(j)];
+        t.zw[c * width + static_cast<size_t>(j)] = z * ref.weights[r * static_cast<size_t>(ref.k) + static_cast<size_t>(j)];
     }
   }
 }
 
 // Adds variants [a, b) of the match, read into `codes` (rows `stride` bytes, row 0 = target
-// variant first) to samples [s0, s1).
+// variant `first`) to samples [s0, s1): tiles of kTileVariants, each sample summing a tile in
+// registers (W = the table width, 0 = runtime). Per sample the order is the variant order.
+template <int W>
 void add_codes(const ProjectMatch& m, int64_t a, int64_t b, int64_t first, const uint8_t* codes, int64_t stride,
                const VariantTables& t, int64_t s0, int64_t s1, Sums& out) {
-  const int64_t k = t.k;
-  for (int64_t v = a; v < b; ++v) {
-    const uint8_t* row = codes + (m.target[static_cast<size_t>(v)] - first) * stride;
-    const auto o = static_cast<size_t>(v - a) * 4;
-    const double* zw = t.zw.data() + o * static_cast<size_t>(k);
+  const int64_t k = t.k, width = W > 0 ? W : t.width;
+  std::vector<const uint8_t*> rows(static_cast<size_t>(kTileVariants));
+  double acc[W > 0 ? W : 1];
+  std::vector<double> wide(W > 0 ? 0 : static_cast<size_t>(width));
+  double* sum = W > 0 ? acc : wide.data();
+  for (int64_t v0 = a; v0 < b; v0 += kTileVariants) {
+    const int64_t v1 = std::min(b, v0 + kTileVariants);
+    for (int64_t v = v0; v < v1; ++v)
+      rows[static_cast<size_t>(v - v0)] = codes + (m.target[static_cast<size_t>(v)] - first) * stride;
     for (int64_t i = s0; i < s1; ++i) {
-      const unsigned c = (row[i >> 2] >> ((i & 3) * 2)) & 3u;
-      if (c == 3) continue;
-      const double* w = zw + c * static_cast<size_t>(k);
-      double* acc = out.s.data() + i * k;
-      for (int64_t j = 0; j < k; ++j) acc[j] += w[j];
-      out.sq[static_cast<size_t>(i)] += t.z2[o + c];
-      out.dosage[static_cast<size_t>(i)] += t.ref_count[o + c];
-      out.ct[static_cast<size_t>(i)] += 2;
+      double* dst = out.s.data() + i * k;
+      for (int64_t j = 0; j < width; ++j) sum[j] = j < k ? dst[j] : 0.0;
+      double sq = out.sq[static_cast<size_t>(i)], dos = out.dosage[static_cast<size_t>(i)];
+      int64_t ct = out.ct[static_cast<size_t>(i)];
+      const int64_t byte = i >> 2, shift = (i & 3) * 2;
+      for (int64_t v = v0; v < v1; ++v) {
+        const unsigned c = (rows[static_cast<size_t>(v - v0)][byte] >> shift) & 3u;
+        if (c == 3) continue;
+        const size_t o = static_cast<size_t>(v - a) * 4 + c;
+        const double* w = t.zw.data() + o * static_cast<size_t>(width);
+        for (int64_t j = 0; j < width; ++j) sum[j] += w[j];
+        sq += t.z2[o];
+        dos += t.ref_count[o];
+        ct += 2;
+      }
+      for (int64_t j = 0; j < k; ++j) dst[j] = sum[j];
+      out.sq[static_cast<size_t>(i)] = sq;
+      out.dosage[static_cast<size_t>(i)] = dos;
+      out.ct[static_cast<size_t>(i)] = ct;
     }
   }
 }
@@ -100,6 +123,20 @@ void add_dosages(const ProjectReference& ref, const ProjectMatch& m, int64_t a, 
       out.ct[static_cast<size_t>(i)] += 2;
     }
   }
+}
+
+using AddCodes = void (*)(const ProjectMatch&, int64_t, int64_t, int64_t, const uint8_t*, int64_t,
+                         const VariantTables&, int64_t, int64_t, Sums&);
+
+template <size_t... I>
+AddCodes pick_add_codes(int64_t width, std::index_sequence<I...>) {
+  constexpr AddCodes table[] = {add_codes<int(2 * (I + 1))>...};
+  return width <= kMaxFixedWidth ? table[width / 2 - 1] : add_codes<0>;
+}
+
+// The kernel compiled for `width` (even, ≤ kMaxFixedWidth) or the runtime-width one.
+AddCodes add_codes_for_width(int64_t width) {
+  return pick_add_codes(width, std::make_index_sequence<kMaxFixedWidth / 2>());
 }
 
 Result<Sums> sum_scores(const Context& ctx, const io::GenotypeView& view, const ProjectReference& ref,
@@ -135,7 +172,7 @@ Result<Sums> sum_scores(const Context& ctx, const io::GenotypeView& view, const 
     STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(chunks, [&](int64_t c) -> Status {
       const int64_t s0 = c * kSampleChunk, s1 = std::min(out.n, s0 + kSampleChunk);
       if (dosages) add_dosages(ref, m, a, b, first, dos.data(), out.n, k, s0, s1, out);
-      else add_codes(m, a, b, first, codes.data(), stride, t, s0, s1, out);
+      else add_codes_for_width(t.width)(m, a, b, first, codes.data(), stride, t, s0, s1, out);
       return Status::OK();
     }));
     a = b;

@@ -93,6 +93,7 @@ Status read_afreq(const std::string& path, ProjectReference& r) {
   if (id < 0 || ref < 0 || alt < 0 || freq < 0)
     return Status::Corrupt(path, " line 1: header lacks ID, REF, ALT or ALT_FREQS");
   std::unordered_map<std::string, int64_t> row;
+  row.reserve(r.id.size());
   for (int64_t i = 0; i < r.size(); ++i) row.emplace(r.id[static_cast<size_t>(i)], i);
   r.alt_freq.assign(r.id.size(), std::nan(""));
   std::vector<uint8_t> seen(r.id.size(), 0);
@@ -192,6 +193,7 @@ Result<ProjectReference> read_project_reference(const std::string& prefix) {
 Result<ProjectMatch> match_project_variants(const ProjectReference& ref, const io::GenotypeView& view,
                                             bool drop_ambiguous) {
   std::unordered_map<std::string, int64_t> by_id, by_pos;
+  by_id.reserve(static_cast<size_t>(ref.size()));
   for (int64_t i = 0; i < ref.size(); ++i) {
     by_id.emplace(ref.id[static_cast<size_t>(i)], i);
     const std::string key = position_key(ref.id[static_cast<size_t>(i)]);
