@@ -255,7 +255,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   Job job(ctx, "pca", input, prefix);
   PhaseTimer open = job.phase("open");
   const bool writer = job.writer();
-  std::string vec, val, var, zarr, svg;
+  std::string vec, val, var, afreq_file, zarr, svg;
   // Every output is declared (and checked against the inputs and what exists) before the passes.
   OutputRules rules;
   rules.overwrite = options.overwrite;
@@ -265,6 +265,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     STRATA_ASSIGN_OR_RETURN(vec, out.add_file(prefix + ".eigenvec"));
     STRATA_ASSIGN_OR_RETURN(val, out.add_file(prefix + ".eigenval"));
     STRATA_ASSIGN_OR_RETURN(var, out.add_file(prefix + ".eigenvec.var"));
+    STRATA_ASSIGN_OR_RETURN(afreq_file, out.add_file(prefix + ".afreq"));
     STRATA_ASSIGN_OR_RETURN(zarr, out.add_directory(prefix + ".zarr"));
     if (options.write_plot) {
       STRATA_ASSIGN_OR_RETURN(svg, out.add_file(prefix + ".svg"));
@@ -311,7 +312,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   // files plus the Zarr store (which reads the variant IDs itself).
   auto variant_side = [&]() -> Status {
     STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r));
-    return write_afreq_into(*job.outputs(), *view, afreq, prefix);
+    return write_afreq_file(*view, afreq, afreq_file, prefix + ".afreq");
   };
   auto sample_side = [&]() -> Status {
     STRATA_RETURN_NOT_OK([&]() -> Status {

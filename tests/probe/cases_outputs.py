@@ -151,7 +151,7 @@ def cases_symlinks():
     cmds = {
         "freq": (["freq", "base", "--out", "fr", "-q"], BASE, ["fr.afreq", "fr.vmiss"], []),
         "pca": (["pca", "base", "-k", "2", "--out", "p", "-q"], BASE,
-                ["p.eigenvec", "p.eigenval", "p.eigenvec.var", "p.svg"], ["p.zarr"]),
+                ["p.eigenvec", "p.eigenval", "p.eigenvec.var", "p.afreq", "p.svg"], ["p.zarr"]),
         "export": (["zarr", "export", "small.zarr", "out.npy", "-q"], ["small.zarr"], ["out.npy"], []),
         "convert-bed": (["convert", "base.vcz", "o.bed", "-q"], ["base.vcz"], ["o.bed", "o.bim", "o.fam"], []),
         "report": (["freq", "base", "--out", "fr", "--report", "r.json", "-q"], BASE, ["r.json"], []),

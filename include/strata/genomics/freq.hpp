@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "strata/core/job.hpp"
-#include "strata/core/output.hpp"
 #include "strata/core/result.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/genomics/qc.hpp"
@@ -94,10 +93,11 @@ Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, con
 Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                       const FreqOptions& options = {});
 
-/// \brief Add `PREFIX.afreq` to `out` and write it for every variant of `view` from `alleles`
-/// (one per variant): what `strata pca` writes beside its PCs, the frequencies it standardized with.
-Status write_afreq_into(OutputSet& out, const io::GenotypeView& view, const std::vector<AlleleCounts>& alleles,
-                        const std::string& prefix);
+/// \brief Write an `.afreq` for every variant of `view` from `alleles` (one per variant) to
+/// `staged` (an output set's staged file; errors name `path`): what `strata pca` writes beside
+/// its PCs, the frequencies it standardized with.
+Status write_afreq_file(const io::GenotypeView& view, const std::vector<AlleleCounts>& alleles,
+                        const std::string& staged, const std::string& path);
 
 /// \brief Append the `.vmiss` line of a variant (`chrom`, `id` as written) with counts `calls`.
 void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls);
