@@ -45,6 +45,7 @@
 #include "strata/genomics/pca_output.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/genomics/prune.hpp"
+#include "strata/genomics/project.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/qc_tables.hpp"
 #include "strata/genomics/row_distance.hpp"

@@ -156,6 +156,7 @@ struct Genotypes {
 void bind_genotypes(nb::module_& m);
 void bind_distributed(nb::module_& m);
 void bind_relatedness(nb::module_& m);
+void bind_project(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_glm(nb::module_& m);

@@ -72,5 +72,6 @@ NB_MODULE(_core, m) {
   bind_glm(m);
   bind_arrays(m);
   bind_relatedness(m);
+  bind_project(m);
   bind_distributed(m);
 }

@@ -23,6 +23,7 @@ from ._genotypes import Genotypes, from_dosages, open_genotypes
 from ._glm import GlmResult, GlmWarning, glm
 from ._linalg import qr, svd
 from ._pca import PcaResult, pca, pca_dataset
+from ._project import Projection, project
 from ._relatedness import grm, king, pairwise_distance
 
 __version__ = _core.__version__
@@ -35,6 +36,6 @@ def cpu_level():
     return dict(_core.cpu_level())
 
 
-__all__ = ["Array", "Context", "Genotypes", "GlmResult", "GlmWarning", "PcaResult", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
+__all__ = ["Array", "Context", "Genotypes", "GlmResult", "GlmWarning", "PcaResult", "Projection", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
            "open_genotypes",
-           "open_zarr", "pairwise_distance", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]
+           "open_zarr", "pairwise_distance", "project", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

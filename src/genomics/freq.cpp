@@ -24,17 +24,15 @@ Result<TextWriter> open_staged(OutputSet& out, const std::string& path) {
   return TextWriter::open(staged, path);
 }
 
-Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable& table, const std::string& prefix,
-                  const FreqOptions& options) {
-  TextWriter afreq, vmiss;
-  if (options.afreq) {
-    STRATA_ASSIGN_OR_RETURN(afreq, open_staged(out, prefix + ".afreq"));
-    afreq.put("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n");
-  }
-  if (options.vmiss) {
-    STRATA_ASSIGN_OR_RETURN(vmiss, open_staged(out, prefix + ".vmiss"));
-    vmiss.put("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n");
-  }
+// Writes the tables into the open writers given (either may be absent).
+Status write_tables(TextWriter* afreq_file, TextWriter* vmiss_file, const io::GenotypeView& view, const FreqTable& table) {
+  FreqOptions options;
+  options.afreq = afreq_file != nullptr;
+  options.vmiss = vmiss_file != nullptr;
+  TextWriter& afreq = *(afreq_file ? afreq_file : vmiss_file);
+  TextWriter& vmiss = *(vmiss_file ? vmiss_file : afreq_file);
+  if (options.afreq) afreq.put("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n");
+  if (options.vmiss) vmiss.put("#CHROM\tID\tMISSING_CT\tOBS_CT\tF_MISS\n");
   std::vector<std::string> contigs;
   for (const std::string& c : view.contigs()) contigs.push_back(io::plink_chromosome_name(c));
   const int64_t m = view.num_variants();
@@ -70,7 +68,30 @@ Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable&
   return Status::OK();
 }
 
+Status write_into(OutputSet& out, const io::GenotypeView& view, const FreqTable& table, const std::string& prefix,
+                  const FreqOptions& options) {
+  TextWriter afreq, vmiss;
+  if (options.afreq) {
+    STRATA_ASSIGN_OR_RETURN(afreq, open_staged(out, prefix + ".afreq"));
+  }
+  if (options.vmiss) {
+    STRATA_ASSIGN_OR_RETURN(vmiss, open_staged(out, prefix + ".vmiss"));
+  }
+  return write_tables(options.afreq ? &afreq : nullptr, options.vmiss ? &vmiss : nullptr, view, table);
+}
+
 }  // namespace
+
+Status write_afreq_file(const io::GenotypeView& view, const std::vector<AlleleCounts>& alleles,
+                        const std::string& staged, const std::string& path) {
+  if (static_cast<int64_t>(alleles.size()) != view.num_variants())
+    return Status::Invalid("afreq: ", alleles.size(), " frequencies for ", view.num_variants(), " variants");
+  FreqTable table;
+  table.alleles = alleles;
+  table.calls.resize(alleles.size());  // read beside the frequencies, written only to .vmiss
+  STRATA_ASSIGN_OR_RETURN(TextWriter w, TextWriter::open(staged, path));
+  return write_tables(&w, nullptr, view, table);
+}
 
 void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls) {
   out += chrom; out += '\t'; out += id; out += '\t';

@@ -15,6 +15,7 @@
 #include "strata/core/job.hpp"
 #include "strata/core/output.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/genomics/freq.hpp"
 #include "strata/genomics/pca_format.hpp"
 #include "strata/genomics/plot.hpp"
 #include "strata/io/chromosome.hpp"
@@ -254,7 +255,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   Job job(ctx, "pca", input, prefix);
   PhaseTimer open = job.phase("open");
   const bool writer = job.writer();
-  std::string vec, val, var, zarr, svg;
+  std::string vec, val, var, afreq_file, zarr, svg;
   // Every output is declared (and checked against the inputs and what exists) before the passes.
   OutputRules rules;
   rules.overwrite = options.overwrite;
@@ -264,6 +265,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     STRATA_ASSIGN_OR_RETURN(vec, out.add_file(prefix + ".eigenvec"));
     STRATA_ASSIGN_OR_RETURN(val, out.add_file(prefix + ".eigenval"));
     STRATA_ASSIGN_OR_RETURN(var, out.add_file(prefix + ".eigenvec.var"));
+    STRATA_ASSIGN_OR_RETURN(afreq_file, out.add_file(prefix + ".afreq"));
     STRATA_ASSIGN_OR_RETURN(zarr, out.add_directory(prefix + ".zarr"));
     if (options.write_plot) {
       STRATA_ASSIGN_OR_RETURN(svg, out.add_file(prefix + ".svg"));
@@ -291,6 +293,16 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   open.stop();
   STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
+  // PREFIX.afreq: the frequencies the PCA standardized with (every sample; dosages as counted
+  // for --freq), so `strata project` and plink2 --score --read-freq standardize targets alike.
+  std::vector<AlleleCounts> afreq;
+  if (view->has_dosages()) {
+    STRATA_ASSIGN_OR_RETURN(FreqTable t, compute_freq_table(ctx, view));
+    afreq = std::move(t.alleles);
+  } else {
+    STRATA_ASSIGN_OR_RETURN(std::vector<VariantCounts> counts, compute_variant_counts(ctx, *view));
+    for (const VariantCounts& c : counts) afreq.push_back({2 * c.alt_alleles(), c.allele_count()});
+  }
 
   PhaseTimer write = job.phase("write");
   // With one component there is no scatter to draw: the SVG says so (a stale plot of an older
@@ -298,7 +310,10 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   const bool plot = options.write_plot && r.eigenvalues.size() >= 2;
   // Two halves of about equal work on the workers: the variant table, and the sample-sized
   // files plus the Zarr store (which reads the variant IDs itself).
-  auto variant_side = [&]() -> Status { return write_eigenvec_var(var, *view, r); };
+  auto variant_side = [&]() -> Status {
+    STRATA_RETURN_NOT_OK(write_eigenvec_var(var, *view, r));
+    return write_afreq_file(*view, afreq, afreq_file, prefix + ".afreq");
+  };
   auto sample_side = [&]() -> Status {
     STRATA_RETURN_NOT_OK([&]() -> Status {
       STRATA_ASSIGN_OR_RETURN(std::vector<std::string> variant_ids, used_variant_ids(*view, r.variants_used));

@@ -164,10 +164,11 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("PC1 ("), std::string::npos) << "variance on the axes";
   EXPECT_NE(svg.find("%)"), std::string::npos) << "variance on the axes";
-  // Only the five outputs: no temporaries left behind.
+  // Only the six outputs (.afreq for strata project): no temporaries left behind.
   auto names = files_with_prefix(dir_.str("out"), "p");
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.svg", "p.zarr"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"p.afreq", "p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.svg",
+                                             "p.zarr"}));
 
   // --pop-file labels the plot; a malformed one fails before any output is written.
   std::string pops;

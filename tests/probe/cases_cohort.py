@@ -130,7 +130,7 @@ def cases_cohort():
             ("king", "KING-robust calculation", ["king", "c", "--out", "s"], ["s.king", "s.king.id"]),
             ("grm", "GRM construction", ["grm", "c", "--out", "s"], ["s.rel", "s.rel.id"]),
             ("pca", "PCA", ["pca", "c", "-k", "3", "--method", "exact", "--out", "s"],
-             ["s.eigenvec", "s.eigenval", "s.eigenvec.var", "s.zarr", "s.svg"]),
+             ["s.eigenvec", "s.eigenval", "s.eigenvec.var", "s.afreq", "s.zarr", "s.svg"]),
             ("distance", "the distance calculation", ["distance", "c", "--metric", "ibs", "--out", "s"],
              ["s.dist", "s.dist.id"])]:
         check = None
@@ -239,7 +239,7 @@ def cases_cohort():
         return None
     add(C, "pca-pop-file-sample-sheet-by-column-name", ["pca", "c", "-k", "2", "--method", "exact", "--pop-file",
                                                         "sheet.txt", "--out", "s", "-q"], 0, setup=sheet_setup,
-        allowed=["s.eigenvec", "s.eigenval", "s.eigenvec.var", "s.zarr", "s.svg"], check=sheet_check)
+        allowed=["s.eigenvec", "s.eigenval", "s.eigenvec.var", "s.afreq", "s.zarr", "s.svg"], check=sheet_check)
     add(C, "king-on-X-only-refused", ["king", "c", "--chr", "X", "--out", "s", "-q"], 1, setup=setup_cohort())
     add(C, "freq-autosome", ["freq", "c", "--autosome", "--out", "s"], 0, setup=setup_cohort(), allowed=freq_out,
         stderr_must="--autosome: 660 variants remaining.")

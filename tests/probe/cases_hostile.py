@@ -57,7 +57,7 @@ def cases_output_clash():
     add(C, "freq-report-links-to-vmiss-via-dir", freq + ["--report", "ln/r.json"], 2, files=BASE,
         setup=both(old_file("o.vmiss"), lambda d: os.makedirs(os.path.join(d, "real")),
                    link("real", "ln"), lambda d: os.symlink(os.path.join(d, "o.vmiss"), os.path.join(d, "real", "r.json"))))
-    for out in ["p.eigenvec", "p.eigenval", "p.eigenvec.var", "p.svg"]:
+    for out in ["p.eigenvec", "p.eigenval", "p.eigenvec.var", "p.afreq", "p.svg"]:
         add(C, "pca-report-is-" + out.split(".", 1)[1].replace(".", "-"), pca + ["--report", out], 2, files=BASE)
     add(C, "king-report-is-kin0", ["king", "base", "--out", "k", "--table", "-q", "--report", "k.kin0"], 2,
         files=BASE)

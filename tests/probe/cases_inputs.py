@@ -207,7 +207,7 @@ def cases_data():
         files=["allmono.bed", "allmono.bim", "allmono.fam"])
     # Fractional dosages are imputed data: PCA reads their hard calls (plink2's, within 0.1),
     # freq their dosages (variant 2 holds 0.37, rounded to 1/16384 as plink2 imports it).
-    pca_out = ["o.eigenval", "o.eigenvec", "o.eigenvec.var", "o.svg", "o.zarr"]  # a Zarr input adds o.zarr
+    pca_out = ["o.eigenval", "o.eigenvec", "o.eigenvec.var", "o.afreq", "o.svg", "o.zarr"]  # a Zarr input adds o.zarr
     add(C, "pca-fractional-dosage-f64", ["pca", "frac.zarr", "-k", "2", "--out", "o", "-q"], 0, files=["frac.zarr"],
         allowed=pca_out)
     add(C, "pca-fractional-dosage-f32", ["pca", "frac32.zarr", "-k", "2", "--out", "o", "-q"], 0,
@@ -357,7 +357,7 @@ def cases_wrong():
             0, files=["tiny.zarr"], allowed=["s.zarr"], check=svd_check("tiny.npy", 2, 1e-6, nan_check=True))
     add(C, "svd-huge-1e300", ["svd", "hugev.zarr", "-k", "2", "--out", "s.zarr", "-q"], 0, files=["hugev.zarr"],
         allowed=["s.zarr"], check=svd_check("hugev.npy", 2, 1e-6, nan_check=True))
-    outs = ["o.eigenvec", "o.eigenval", "o.eigenvec.var", "o.svg", "o.zarr", "pl.eigenval", "pl.eigenvec", "pl.log",
+    outs = ["o.eigenvec", "o.eigenval", "o.eigenvec.var", "o.afreq", "o.svg", "o.zarr", "pl.eigenval", "pl.eigenvec", "pl.log",
             "pl.eigenvec.allele"]
     for m in ["exact", "randomized"]:
         extra = ["--tolerance", "1e-7"] if m == "randomized" else []

@@ -58,6 +58,7 @@ void register_gwas_commands(CLI::App& app, CliState& state);      // gwas_cmd.cp
 void register_glm_commands(CLI::App& app, CliState& state);       // glm_cmd.cpp: glm
 void register_qc_commands(CLI::App& app, CliState& state);        // qc_cmd.cpp: qc
 void register_prune_commands(CLI::App& app, CliState& state);     // prune_cmd.cpp: prune
+void register_project_commands(CLI::App& app, CliState& state);   // project_cmd.cpp: project
 
 /// Add --quiet, --threads, --device, --report and --endpoint-url to a computing subcommand.
 void add_common_options(CLI::App* cmd, CliState& state);

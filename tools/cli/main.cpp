@@ -275,6 +275,7 @@ int main(int argc, char** argv) {
   cli::register_gwas_commands(app, state);
   cli::register_glm_commands(app, state);
   cli::register_prune_commands(app, state);
+  cli::register_project_commands(app, state);
   cli::register_bench_commands(app, state);
 
   try {

@@ -93,6 +93,12 @@ Status write_freq_files(const Context& ctx, const io::GenotypeViewPtr& view, con
 Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                       const FreqOptions& options = {});
 
+/// \brief Write an `.afreq` for every variant of `view` from `alleles` (one per variant) to
+/// `staged` (an output set's staged file; errors name `path`): what `strata pca` writes beside
+/// its PCs, the frequencies it standardized with.
+Status write_afreq_file(const io::GenotypeView& view, const std::vector<AlleleCounts>& alleles,
+                        const std::string& staged, const std::string& path);
+
 /// \brief Append the `.vmiss` line of a variant (`chrom`, `id` as written) with counts `calls`.
 void append_vmiss_line(std::string& out, std::string_view chrom, std::string_view id, const VariantCounts& calls);
 
