@@ -45,6 +45,7 @@ struct PcaSource {
       gram_operator;
   ResidentCodes* preloaded = nullptr;  // every variant's codes, read with the counts (or null)
   bool dosages = false;  // the genotypes are dosages: float products (the integer kernels sum codes)
+  bool local = true;     // view() is the genotypes here (not a fetch of remote codes)
   const DosageMoments* moments = nullptr;  // with dosages: their frequencies (filters, trace)
 };
 
@@ -200,7 +201,16 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     STRATA_ASSIGN_OR_RETURN(auto op, src.gram_operator(counts, out.variants_used, go));
     ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, so));
+    linalg::SvdParams checked = so;
+    if (options.check_errors && src.local) {
+      // The float64 check pass: exact standardized values (float64 tables), so the bounds
+      // cover the rounding of the int16 / float32 products too.
+      STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
+      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+      STRATA_ASSIGN_OR_RETURN(checked.check_operator, linalg::make_gram_operator(ctx, rows, Precision::Float64, options.pass));
+      progress.add_total(m);
+    }
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, checked));
   }
   ctx.report().add_phase("svd", seconds_since(t1));
   out.method = exact_route == PcaRoute::Krylov ? linalg::SvdMethod::Exact : r.method;
@@ -212,6 +222,8 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.eigenvectors = std::move(r.v);
   out.loadings = std::move(r.u);
   out.error_estimate = std::move(r.error_estimate);
+  out.eigenvector_error_bound = std::move(r.vector_error_bound);
+  out.errors_bounded = r.bounded;
   return out;
 }
 
@@ -286,6 +298,7 @@ Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const
   src.num_variants = static_cast<int64_t>(g.counts.size());
   src.num_samples = g.num_samples;
   src.view = g.fetch;
+  src.local = false;  // a check pass would fetch every code here: the estimates stay estimates
   src.gram_operator = [&](const std::vector<VariantCounts>& counts, std::vector<int64_t> kept,
                           const GenotypeGramOptions& go) {
     return make_remote_genotype_gram_operator(ctx, g.num_samples, counts, std::move(kept), options.scale, go, g.runner);

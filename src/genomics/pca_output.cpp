@@ -242,6 +242,7 @@ Summary pca_result_summary(const PcaResult& r, const PcaParams& params) {
   s.set("tolerance", params.tolerance).set("max_error_estimate", r.max_error_estimate);
   s.set("codes_resident", r.resident).set("arithmetic", r.arithmetic);
   s.set("eigenvalues", r.eigenvalues).set("variance_ratio", r.variance_ratio).set("error_estimate", r.error_estimate);
+  s.set("errors_bounded", r.errors_bounded).set("eigenvector_error_bound", r.eigenvector_error_bound);
   return s;
 }
 

@@ -79,6 +79,12 @@ struct PcaParams {
   /// Float64 is refused (the exact method computes in float64).
   Precision precision = Precision::Auto;
   bool compute_loadings = true;  ///< variant loadings cost one more pass
+  /// Randomized and converged-Krylov routes: one more pass in float64 over the top k + 1
+  /// vectors (a Rayleigh–Ritz finish on the exact standardized values) makes the reported
+  /// eigenpairs float64-accurate on their subspace and error_estimate a bound against float64
+  /// exact, the int16 / float32 rounding of the products included (PcaResult::errors_bounded).
+  /// Off: the solver's own estimates, which miss that rounding (not bounds).
+  bool check_errors = true;
   /// Exact method: which route (Auto = the cheaper; see PcaRoute).
   PcaRoute exact_route = PcaRoute::Auto;
   /// Rows per block of the exact route's passes (0 = from the Context's memory budget).
@@ -92,7 +98,16 @@ struct PcaResult {
   linalg::DenseMatrix loadings;         ///< variants used × k (unit-norm U), empty if not computed
   std::vector<int64_t> variants_used;   ///< indices into the view, ascending (M of them)
   genomics::FilterResult filter;              ///< what the filters dropped
-  std::vector<double> error_estimate;   ///< relative error estimate of each eigenvalue
+  /// Relative error of each eigenvalue: with errors_bounded, 0 ≤ (λ_exact − λ)/λ ≤ this,
+  /// λ_exact the float64 eigenvalue (assuming the search missed no eigen-direction:
+  /// linalg::SvdResult::error_estimate); otherwise an estimate.
+  std::vector<double> error_estimate;
+  /// Per component, with the check pass: sin of the angle to the float64 exact eigenvector is
+  /// at most this (‖r‖/gap; 1 where the gap is unknown). After sign alignment every entry is
+  /// within √2 times this of the exact one. Empty for routes without the check.
+  std::vector<double> eigenvector_error_bound;
+  /// Whether error_estimate holds bounds (the check pass ran).
+  bool errors_bounded = false;
   /// M of the eigenvalue scale λ = s²/M: variants passing the filters, monomorphic ones
   /// included unless `--maf` > 0 removed them (plink2's count). ≥ variants_used.size().
   int64_t grm_variants = 0;
