@@ -55,6 +55,14 @@ Status validate(const PcaParams& options) {
     return Status::Invalid("pca: precision float64 is the exact method's (--method exact); the randomized genotype "
                            "products take auto, int16, mixed or float32");
   }
+  if (!options.meanimpute) {
+    const bool grm = options.method != linalg::SvdMethod::Randomized &&
+                     (options.exact_route == PcaRoute::Auto || options.exact_route == PcaRoute::Grm);
+    if (!grm)
+      return Status::Invalid("pca: missing calls pairwise (plink2's --pca without meanimpute) divide each GRM entry by "
+                             "the variants both samples observe; only the exact GRM route computes that (drop "
+                             "--method randomized), or use meanimpute");
+  }
   return Status::OK();
 }
 
@@ -78,7 +86,11 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
   if (p.method == linalg::SvdMethod::Auto) {
     p.method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
   }
-  p.exact_route = p.method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m) : PcaRoute::Auto;
+  // Pairwise missing calls (plink2's default --pca) exist only as the dense GRM.
+  if (!options.meanimpute) p.method = linalg::SvdMethod::Exact;
+  p.exact_route = !options.meanimpute                     ? PcaRoute::Grm
+                  : p.method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m)
+                                                          : PcaRoute::Auto;
   // The converged-Krylov exact route runs the randomized solver to a tolerance.
   p.tolerance = p.exact_route == PcaRoute::Krylov && options.tolerance <= 0 ? kExactKrylovTolerance : options.tolerance;
   linalg::SvdParams& so = p.so;

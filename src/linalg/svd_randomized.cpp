@@ -495,7 +495,9 @@ Status project_u(const GramOperator& op, const SvdParams& options, int64_t k, in
 // The float64 check (SvdParams::check_operator): one pass over the first c vectors of the
 // finish; its Rayleigh–Ritz values and vectors replace them, with their bounds (relative to θ).
 Status check_finish(const Context& ctx, const GramOperator& check, int64_t k, int64_t c, SvdResult& out) {
+  const auto t0 = std::chrono::steady_clock::now();
   STRATA_ASSIGN_OR_RETURN(CheckedPairs cp, check_pairs(ctx, check, out.v.leading_cols(c)));
+  ctx.report().add_phase("float64 check", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   out.passes += cp.passes;
   out.v = std::move(cp.vectors);
   out.s.assign(static_cast<size_t>(c), 0.0);

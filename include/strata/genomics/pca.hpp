@@ -78,6 +78,12 @@ struct PcaParams {
   /// below the int16 floor); float32 where the CPU lacks the vectorized int16 kernels.
   /// Float64 is refused (the exact method computes in float64).
   Precision precision = Precision::Auto;
+  /// Missing calls. True (the default): at the variant mean (standardized 0), as plink2 --pca
+  /// meanimpute: XᵀX/M is then one linear operator, which every route (randomized included)
+  /// multiplies. False: plink2's default --pca (no meanimpute): each GRM entry is divided by the
+  /// variants both samples observe instead of M; that matrix is no product of one X, so only
+  /// the exact GRM route computes it (n² memory). The same eigenpairs without missing calls.
+  bool meanimpute = true;
   bool compute_loadings = true;  ///< variant loadings cost one more pass
   /// Randomized and converged-Krylov routes: one more pass in float64 over the top k + 1
   /// vectors (a Rayleigh–Ritz finish on the exact standardized values) makes the reported
