@@ -45,7 +45,6 @@ struct PcaSource {
       gram_operator;
   ResidentCodes* preloaded = nullptr;  // every variant's codes, read with the counts (or null)
   bool dosages = false;  // the genotypes are dosages: float products (the integer kernels sum codes)
-  bool local = true;     // view() is the genotypes here (not a fetch of remote codes)
   const DosageMoments* moments = nullptr;  // with dosages: their frequencies (filters, trace)
 };
 
@@ -123,7 +122,8 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
   p.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
   p.expected_units = p.exact_route == PcaRoute::Grm    ? m      // one band at least
                      : p.exact_route == PcaRoute::Tsqr ? 2 * m  // TSQR's R pass and the pass applying Q
-                                                       : m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0));
+                                                       : m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0) +
+                                                              (options.check_errors ? 1 : 0));
   p.counted_units = p.exact_route == PcaRoute::Grm ? 0 : p.expected_units;
   return p;
 }
@@ -214,13 +214,12 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
     linalg::SvdParams checked = so;
-    if (options.check_errors && src.local) {
+    if (options.check_errors) {
       // The float64 check pass: exact standardized values (float64 tables), so the bounds
       // cover the rounding of the int16 / float32 products too.
       STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
       STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
       STRATA_ASSIGN_OR_RETURN(checked.check_operator, linalg::make_gram_operator(ctx, rows, Precision::Float64, options.pass));
-      progress.add_total(m);
     }
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, checked));
   }
@@ -302,15 +301,17 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   return with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress));
 }
 
-Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options) {
-  STRATA_RETURN_NOT_OK(validate(options));
+Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& params) {
+  STRATA_RETURN_NOT_OK(validate(params));
+  // No float64 check pass: it would fetch every code here. The estimates stay estimates.
+  PcaParams options = params;
+  options.check_errors = false;
   if (!g.runner || !g.fetch) return Status::Invalid("pca: remote genotypes without a runner");
   PcaSource src;
   src.description = g.description;
   src.num_variants = static_cast<int64_t>(g.counts.size());
   src.num_samples = g.num_samples;
   src.view = g.fetch;
-  src.local = false;  // a check pass would fetch every code here: the estimates stay estimates
   src.gram_operator = [&](const std::vector<VariantCounts>& counts, std::vector<int64_t> kept,
                           const GenotypeGramOptions& go) {
     return make_remote_genotype_gram_operator(ctx, g.num_samples, counts, std::move(kept), options.scale, go, g.runner);
