@@ -10,46 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "pca/pca_text_files.hpp"
 #include "testing/testing.hpp"
 
 namespace strata {
 namespace {
 
 namespace fs = std::filesystem;
-using strata::testing::read_file;
 using strata::testing::run_command;
 using strata::testing::TempDir;
 
 const char* kPlink2 = "/usr/bin/plink2";
 constexpr int kK = 6;
 
-std::vector<double> read_values(const std::string& path) {
-  std::vector<double> out;
-  std::istringstream ss(read_file(path));
-  for (double x; ss >> x;) out.push_back(x);
-  return out;
-}
-
-// Rows of an .eigenvec file without its header and its ID columns (#FID IID or #IID).
-std::vector<std::vector<double>> read_vectors(const std::string& path) {
-  std::vector<std::vector<double>> rows;
-  std::istringstream ss(read_file(path));
-  std::string line;
-  std::getline(ss, line);
-  const int ids = line.rfind("#FID", 0) == 0 ? 2 : 1;
-  while (std::getline(ss, line)) {
-    std::istringstream ls(line);
-    std::string id;
-    for (int i = 0; i < ids; ++i) ls >> id;
-    std::vector<double> r;
-    for (double x; ls >> x;) r.push_back(x);
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
-double last_digit(double x) { return x == 0 ? 1e-6 : std::pow(10.0, std::floor(std::log10(std::fabs(x))) - 5); }
-
+using pca_files::last_digit;
 class PcaMissingPlink2 : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -69,8 +43,8 @@ class PcaMissingPlink2 : public ::testing::Test {
     run(s + " --pca-missing pairwise --out " + dir_.str("s_pairwise"));
     run(s + " --out " + dir_.str("s_mean"));
     for (const std::string mode : {"pairwise", "mean"}) {
-      const auto pw = read_values(dir_.str("p_" + mode + ".eigenval")), sw = read_values(dir_.str("s_" + mode + ".eigenval"));
-      const auto other = read_values(dir_.str(std::string(mode == "mean" ? "p_pairwise" : "p_mean") + ".eigenval"));
+      const auto pw = pca_files::numbers(dir_.str("p_" + mode + ".eigenval")), sw = pca_files::numbers(dir_.str("s_" + mode + ".eigenval"));
+      const auto other = pca_files::numbers(dir_.str(std::string(mode == "mean" ? "p_pairwise" : "p_mean") + ".eigenval"));
       ASSERT_EQ(pw.size(), static_cast<size_t>(kK));
       ASSERT_EQ(sw.size(), pw.size());
       bool apart = false;
@@ -79,7 +53,7 @@ class PcaMissingPlink2 : public ::testing::Test {
         apart = apart || std::fabs(other[i] - pw[i]) > 2 * last_digit(pw[i]);
       }
       EXPECT_TRUE(apart) << mode << ": the two missing-call modes gave the same eigenvalues (no missing calls?)";
-      const auto pv = read_vectors(dir_.str("p_" + mode + ".eigenvec")), sv = read_vectors(dir_.str("s_" + mode + ".eigenvec"));
+      const auto pv = pca_files::eigenvec(dir_.str("p_" + mode + ".eigenvec")), sv = pca_files::eigenvec(dir_.str("s_" + mode + ".eigenvec"));
       ASSERT_EQ(pv.size(), sv.size());
       for (int c = 0; c < kK; ++c) {
         double dot = 0;

@@ -70,7 +70,9 @@ struct PcaParams {
   int64_t block_columns = 0;
   uint64_t seed = 0;
   /// Randomized: stop early once every top-k eigenvalue error estimate is at most this (0 =
-  /// run all `iterations`).
+  /// run all `iterations`); PcaResult::converged then says whether the final bound (the check
+  /// pass's) is. It governs eigenvalues only: eigenvectors have their own bound
+  /// (PcaResult::eigenvector_error_bound), far looser on the flat bulk of genotype spectra.
   double tolerance = 0.0;
   /// Randomized: arithmetic of the genotype products (Int16, Mixed or Float32); Auto = int16
   /// (twice the float32 rate, products within ~1e-5, far below the error of a fixed number of
