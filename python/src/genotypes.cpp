@@ -138,6 +138,8 @@ void bind_pca_params(nb::module_& m) {
       .def_rw("block_columns", &PcaParams::block_columns)
       .def_rw("seed", &PcaParams::seed)
       .def_rw("tolerance", &PcaParams::tolerance)
+      .def_rw("meanimpute", &PcaParams::meanimpute)
+      .def_rw("check_errors", &PcaParams::check_errors)
       .def_rw("compute_loadings", &PcaParams::compute_loadings);
   enum_property(cls, "method", &PcaParams::method, linalg::svd_method_name, linalg::parse_svd_method);
   enum_property(cls, "scale", &PcaParams::scale, genomics::standardization_name, genomics::parse_standardization);

@@ -54,6 +54,14 @@ Status validate(const PcaParams& options) {
     return Status::Invalid("pca: precision float64 is the exact method's (--method exact); the randomized genotype "
                            "products take auto, int16, mixed or float32");
   }
+  if (!options.meanimpute) {
+    const bool grm = options.method != linalg::SvdMethod::Randomized &&
+                     (options.exact_route == PcaRoute::Auto || options.exact_route == PcaRoute::Grm);
+    if (!grm)
+      return Status::Invalid("pca: missing calls pairwise (plink2's --pca without meanimpute) divide each GRM entry by "
+                             "the variants both samples observe; only the exact GRM route computes that (drop "
+                             "--method randomized), or use meanimpute");
+  }
   return Status::OK();
 }
 
@@ -77,7 +85,11 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
   if (p.method == linalg::SvdMethod::Auto) {
     p.method = std::min(m, n) <= options.exact_max_dim ? linalg::SvdMethod::Exact : linalg::SvdMethod::Randomized;
   }
-  p.exact_route = p.method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m) : PcaRoute::Auto;
+  // Pairwise missing calls (plink2's default --pca) exist only as the dense GRM.
+  if (!options.meanimpute) p.method = linalg::SvdMethod::Exact;
+  p.exact_route = !options.meanimpute                     ? PcaRoute::Grm
+                  : p.method == linalg::SvdMethod::Exact ? choose_exact_route(ctx, options, n, m)
+                                                          : PcaRoute::Auto;
   // The converged-Krylov exact route runs the randomized solver to a tolerance.
   p.tolerance = p.exact_route == PcaRoute::Krylov && options.tolerance <= 0 ? kExactKrylovTolerance : options.tolerance;
   linalg::SvdParams& so = p.so;
@@ -110,7 +122,8 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
   p.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
   p.expected_units = p.exact_route == PcaRoute::Grm    ? m      // one band at least
                      : p.exact_route == PcaRoute::Tsqr ? 2 * m  // TSQR's R pass and the pass applying Q
-                                                       : m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0));
+                                                       : m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0) +
+                                                              (options.check_errors ? 1 : 0));
   p.counted_units = p.exact_route == PcaRoute::Grm ? 0 : p.expected_units;
   return p;
 }
@@ -200,7 +213,15 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     STRATA_ASSIGN_OR_RETURN(auto op, src.gram_operator(counts, out.variants_used, go));
     ctx.report().add_phase("load codes", seconds_since(t_load));
     out.resident = genotype_gram_is_resident(*op);
-    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, so));
+    linalg::SvdParams checked = so;
+    if (options.check_errors) {
+      // The float64 check pass: exact standardized values (float64 tables), so the bounds
+      // cover the rounding of the int16 / float32 products too.
+      STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
+      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+      STRATA_ASSIGN_OR_RETURN(checked.check_operator, linalg::make_gram_operator(ctx, rows, Precision::Float64, options.pass));
+    }
+    STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, checked));
   }
   ctx.report().add_phase("svd", seconds_since(t1));
   out.method = exact_route == PcaRoute::Krylov ? linalg::SvdMethod::Exact : r.method;
@@ -212,6 +233,8 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
   out.eigenvectors = std::move(r.v);
   out.loadings = std::move(r.u);
   out.error_estimate = std::move(r.error_estimate);
+  out.eigenvector_error_bound = std::move(r.vector_error_bound);
+  out.errors_bounded = r.bounded;
   return out;
 }
 
@@ -278,8 +301,11 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   return with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress));
 }
 
-Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options) {
-  STRATA_RETURN_NOT_OK(validate(options));
+Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& params) {
+  STRATA_RETURN_NOT_OK(validate(params));
+  // No float64 check pass: it would fetch every code here. The estimates stay estimates.
+  PcaParams options = params;
+  options.check_errors = false;
   if (!g.runner || !g.fetch) return Status::Invalid("pca: remote genotypes without a runner");
   PcaSource src;
   src.description = g.description;

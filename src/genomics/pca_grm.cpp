@@ -66,7 +66,9 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   const int64_t n = view->num_samples();
   PhaseTimer grm_pass(ctx, "grm pass");
   GrmParams gp;
-  gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
+  // Mean-imputed missing calls (plink2 --pca meanimpute), or plink2's default --pca: each pair
+  // divided by the variants both samples observe.
+  gp.meanimpute = options.meanimpute;
   gp.integer_products = true;  // complete variants: exact integer sums (see GrmParams)
   // Under MPI the ranks share the GRM's tiles; rank 0 receives them all and alone runs the
   // eigensolve and the loadings (on a single-process view of the context).
@@ -98,6 +100,12 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
     for (int64_t j0 = 0; j0 <= i0; j0 += kB)
       for (int64_t i = i0; i < std::min(n, i0 + kB); ++i)
         for (int64_t j = j0; j < std::min(i, j0 + kB); ++j) g[j * n + i] = g[i * n + j];
+  if (!options.meanimpute) {
+    // Per-pair divisors: the trace (for the variance ratios) is the diagonal's sum, not Σx²/M.
+    double trace = 0;
+    for (int64_t i = 0; i < n; ++i) trace += g[i * n + i];
+    out.grm_trace = trace;
+  }
   const Context alone = ctx.local();
   PhaseTimer eigensolve(ctx, "eigensolve");
   linalg::TopEigenParams tp;

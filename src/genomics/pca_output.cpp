@@ -216,7 +216,7 @@ Status write_zarr(const std::string& path, const std::string& input, const PcaRu
       {"method", method_name(r.method)},
       {"route", r.route},
       {"scale", scale_name(opt.pca.scale)},
-      {"missing", "mean-imputed"},
+      {"missing", opt.pca.meanimpute ? "mean-imputed" : "pairwise: each GRM entry over the variants both samples observe"},
       {"k", k},
       {"num_samples", n},
       {"num_variants_used", m},
@@ -243,6 +243,8 @@ Summary pca_result_summary(const PcaResult& r, const PcaParams& params) {
   s.set("tolerance", params.tolerance).set("max_error_estimate", r.max_error_estimate);
   s.set("codes_resident", r.resident).set("arithmetic", r.arithmetic);
   s.set("eigenvalues", r.eigenvalues).set("variance_ratio", r.variance_ratio).set("error_estimate", r.error_estimate);
+  s.set("missing", params.meanimpute ? "meanimpute" : "pairwise");
+  s.set("errors_bounded", r.errors_bounded).set("eigenvector_error_bound", r.eigenvector_error_bound);
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "linalg/dense_internal.hpp"
+#include "linalg/ritz_bounds_internal.hpp"
 #include "linalg/svd_internal.hpp"
 #include "linalg/tsqr_internal.hpp"
 #include "strata/core/context.hpp"
@@ -491,6 +492,33 @@ Status project_u(const GramOperator& op, const SvdParams& options, int64_t k, in
   return Status::OK();
 }
 
+// The float64 check (SvdParams::check_operator): one pass over the first c vectors of the
+// finish; its Rayleigh–Ritz values and vectors replace them, with their bounds (relative to θ).
+Status check_finish(const Context& ctx, const GramOperator& check, int64_t k, int64_t c, SvdResult& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  STRATA_ASSIGN_OR_RETURN(CheckedPairs cp, check_pairs(ctx, check, out.v.leading_cols(c)));
+  ctx.report().add_phase("float64 check", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  out.passes += cp.passes;
+  out.v = std::move(cp.vectors);
+  out.s.assign(static_cast<size_t>(c), 0.0);
+  out.residual_norms.assign(static_cast<size_t>(k), 0.0);
+  out.error_estimate.assign(static_cast<size_t>(k), 0.0);
+  out.vector_error_bound.assign(static_cast<size_t>(k), 1.0);
+  for (int64_t j = 0; j < c; ++j) {
+    const auto u = static_cast<size_t>(j);
+    const double theta = cp.values[u];
+    out.s[u] = std::sqrt(std::max(0.0, theta));
+    if (j >= k) continue;
+    // A non-positive Ritz value bounds nothing relative to itself.
+    const bool pos = theta > 0;
+    out.residual_norms[u] = pos ? cp.residuals[u] / theta : std::numeric_limits<double>::infinity();
+    out.error_estimate[u] = pos ? cp.value_bound[u] / theta : std::numeric_limits<double>::infinity();
+    out.vector_error_bound[u] = cp.vector_bound[u];
+  }
+  out.bounded = true;
+  return Status::OK();
+}
+
 // `needs_scaling` (the RowBlockSource route, which can rescale its input): when the first
 // pass's products are zero, not finite, or so far from 1 that squares of the data underflow or
 // overflow, it is set and the function returns an empty result before any further pass.
@@ -560,11 +588,24 @@ Result<SvdResult> svd_randomized_impl(const Context& ctx, const GramOperator& op
   }
   out.residual_norms = step.residual_norms;
   out.error_estimate = step.error_estimate;
-  for (double e : out.error_estimate) out.max_error_estimate = std::max(out.max_error_estimate, e);
+  // The check takes one vector beyond k: the gap below the k-th pair needs a bound on the next.
+  const bool check = options.check_operator != nullptr;
+  const int64_t kf = check && space.width > k ? k + 1 : k;
+  STRATA_ASSIGN_OR_RETURN(int64_t t, nystrom_finish(ctx, op, space, step.ritz, kf, out));
+  if (check && t >= k) STRATA_RETURN_NOT_OK(check_finish(ctx, *options.check_operator, k, std::min(t, kf), out));
+  if (static_cast<int64_t>(out.s.size()) > k) {
+    out.s.resize(static_cast<size_t>(k));
+    out.v = out.v.leading_cols(k);
+    t = std::min(t, k);
+  }
+  bool nan = false;
+  for (double e : out.error_estimate) {
+    nan = nan || std::isnan(e);
+    out.max_error_estimate = std::max(out.max_error_estimate, e);
+  }
+  if (nan) out.max_error_estimate = std::numeric_limits<double>::quiet_NaN();
   // NaN estimates count as not converged.
   out.converged = !(options.tolerance > 0) || out.max_error_estimate <= options.tolerance;
-
-  STRATA_ASSIGN_OR_RETURN(const int64_t t, nystrom_finish(ctx, op, space, step.ritz, k, out));
   fix_signs_max_abs_positive(out.v);
   out.krylov_width = space.width;
   if (options.compute_u) STRATA_RETURN_NOT_OK(project_u(op, options, k, t, out));

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <vector>
 
+#include "pca/pca_text_files.hpp"
 #include "testing/testing.hpp"
 
 namespace strata {
@@ -31,33 +32,9 @@ const char* kPlink2 = "/usr/bin/plink2";
 constexpr int64_t kSamples = 240, kVariants = 600;
 
 std::string cli() { return strata::testing::strata_cli_path(); }
-double last_digit(double x) { return x == 0 ? 1e-6 : std::pow(10.0, std::floor(std::log10(std::fabs(x))) - 5); }
-
-std::vector<double> numbers(const std::string& path) {
-  std::vector<double> out;
-  std::istringstream ss(read_file(path));
-  for (std::string w; ss >> w;) out.push_back(std::stod(w));
-  return out;
-}
-
-// The values of an .eigenvec file (header and the ID columns dropped: #IID, or #FID IID),
-// samples × k.
-std::vector<std::vector<double>> eigenvec(const std::string& path) {
-  std::vector<std::vector<double>> rows;
-  std::istringstream ss(read_file(path));
-  std::string line;
-  std::getline(ss, line);
-  const int ids = line.rfind("#FID", 0) == 0 ? 2 : 1;
-  while (std::getline(ss, line)) {
-    std::istringstream ls(line);
-    std::string id;
-    for (int i = 0; i < ids; ++i) ls >> id;
-    std::vector<double> r;
-    for (double x; ls >> x;) r.push_back(x);
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
+using pca_files::eigenvec;
+using pca_files::last_digit;
+using pca_files::numbers;
 
 class DosagePcaGrmPlink2 : public ::testing::Test {
  protected:

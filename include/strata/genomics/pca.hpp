@@ -70,7 +70,9 @@ struct PcaParams {
   int64_t block_columns = 0;
   uint64_t seed = 0;
   /// Randomized: stop early once every top-k eigenvalue error estimate is at most this (0 =
-  /// run all `iterations`).
+  /// run all `iterations`); PcaResult::converged then says whether the final bound (the check
+  /// pass's) is. It governs eigenvalues only: eigenvectors have their own bound
+  /// (PcaResult::eigenvector_error_bound), far looser on the flat bulk of genotype spectra.
   double tolerance = 0.0;
   /// Randomized: arithmetic of the genotype products (Int16, Mixed or Float32); Auto = int16
   /// (twice the float32 rate, products within ~1e-5, far below the error of a fixed number of
@@ -78,7 +80,19 @@ struct PcaParams {
   /// below the int16 floor); float32 where the CPU lacks the vectorized int16 kernels.
   /// Float64 is refused (the exact method computes in float64).
   Precision precision = Precision::Auto;
+  /// Missing calls. True (the default): at the variant mean (standardized 0), as plink2 --pca
+  /// meanimpute: XᵀX/M is then one linear operator, which every route (randomized included)
+  /// multiplies. False: plink2's default --pca (no meanimpute): each GRM entry is divided by the
+  /// variants both samples observe instead of M; that matrix is no product of one X, so only
+  /// the exact GRM route computes it (n² memory). The same eigenpairs without missing calls.
+  bool meanimpute = true;
   bool compute_loadings = true;  ///< variant loadings cost one more pass
+  /// Randomized and converged-Krylov routes: one more pass in float64 over the top k + 1
+  /// vectors (a Rayleigh–Ritz finish on the exact standardized values) makes the reported
+  /// eigenpairs float64-accurate on their subspace and error_estimate a bound against float64
+  /// exact, the int16 / float32 rounding of the products included (PcaResult::errors_bounded).
+  /// Off: the solver's own estimates, which miss that rounding (not bounds).
+  bool check_errors = true;
   /// Exact method: which route (Auto = the cheaper; see PcaRoute).
   PcaRoute exact_route = PcaRoute::Auto;
   /// Rows per block of the exact route's passes (0 = from the Context's memory budget).
@@ -92,7 +106,16 @@ struct PcaResult {
   linalg::DenseMatrix loadings;         ///< variants used × k (unit-norm U), empty if not computed
   std::vector<int64_t> variants_used;   ///< indices into the view, ascending (M of them)
   genomics::FilterResult filter;              ///< what the filters dropped
-  std::vector<double> error_estimate;   ///< relative error estimate of each eigenvalue
+  /// Relative error of each eigenvalue: with errors_bounded, 0 ≤ (λ_exact − λ)/λ ≤ this,
+  /// λ_exact the float64 eigenvalue (assuming the search missed no eigen-direction:
+  /// linalg::SvdResult::error_estimate); otherwise an estimate.
+  std::vector<double> error_estimate;
+  /// Per component, with the check pass: sin of the angle to the float64 exact eigenvector is
+  /// at most this (‖r‖/gap; 1 where the gap is unknown). After sign alignment every entry is
+  /// within √2 times this of the exact one. Empty for routes without the check.
+  std::vector<double> eigenvector_error_bound;
+  /// Whether error_estimate holds bounds (the check pass ran).
+  bool errors_bounded = false;
   /// M of the eigenvalue scale λ = s²/M: variants passing the filters, monomorphic ones
   /// included unless `--maf` > 0 removed them (plink2's count). ≥ variants_used.size().
   int64_t grm_variants = 0;
@@ -143,7 +166,9 @@ struct RemoteGenotypes {
 
 /// \brief pca() of genotypes held elsewhere: the randomized and converged-Krylov routes run
 /// every genotype pass through `g.runner` (group partials added here in order: the same bits
-/// as pca() of the same genotypes); the GRM and TSQR routes fetch the codes first.
+/// as pca() of the same genotypes with check_errors = false: the float64 check pass would
+/// fetch every code, so it never runs here and errors_bounded is false); the GRM and TSQR
+/// routes fetch the codes first.
 Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options);
 
 /// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a

@@ -72,12 +72,19 @@ struct SvdParams {
   /// exact to rounding, further passes could add nothing, and SvdResult::stop says
   /// "complete". `passes` always reports the passes actually run.
   int iterations = -1;
-  /// When > 0: stop as soon as every top-k error estimate (see SvdResult::error_estimate) is
-  /// at most this; `iterations` is then the most passes allowed. 0 = run all iterations.
+  /// When > 0: stop as soon as every top-k error estimate of the iteration is at most this;
+  /// `iterations` is then the most passes allowed. 0 = run all iterations. SvdResult::converged
+  /// then reports whether the final error_estimate (the bound, with check_operator) meets it.
   double tolerance = 0.0;
   /// Seed of the Gaussian start block (Philox, keyed by the column index).
   uint64_t seed = 0;
   Precision precision = Precision::Auto;
+
+  /// Randomized: when set, a float64 operator for the same A (or A's exact values): one more
+  /// pass of it over the top k + 1 vectors of the finish gives a float64 Rayleigh–Ritz result
+  /// (the reported s and V) and error_estimate / vector_error_bound that bound the error
+  /// against float64 exact (see SvdResult::bounded). The iteration's own operator may round.
+  GramOperatorPtr check_operator;
 
   /// Whether to compute the streamed factor (costs the second pass / the extra pass).
   bool compute_u = true;
@@ -97,11 +104,19 @@ struct SvdResult {
   /// Per component: ‖AᵀA·v − θ·v‖ / θ for the Ritz pairs (θ, v) of the final Rayleigh–Ritz
   /// step, computed from products the passes already made (randomized); 0 for exact SVD.
   std::vector<double> residual_norms;
-  /// Per component: estimated relative error of s_i², min(r, r²/gap)/θ from the residual r
-  /// and the distance to the nearest other Ritz value (randomized), or the backward-error
-  /// bound 2·n·ε·s_1/s_i (exact). Reported values satisfy θ_i ≤ s_i² ≤ true σ_i², and
-  /// the estimate bounds σ_i² − s_i² in the tests.
+  /// Per component: the relative error of s_i². With SvdParams::check_operator (bounded =
+  /// true): a bound, 0 ≤ σ_i² − s_i² ≤ error_estimate_i·s_i², from float64 residuals r_i of the
+  /// reported vectors, min(r, r²/(θ_i − upper bound of σ²_{i+1}))/θ (Kato–Temple), under the
+  /// assumption that the search missed no eigen-direction (ritz_bounds_internal.hpp). Without
+  /// it: an estimate min(r, r²/gap)/θ from the iteration's own (possibly rounded) products and
+  /// the nearest other Ritz value — not a bound (it misses the products' rounding). Exact: the
+  /// backward-error bound 2·n·ε·s_1/s_i.
   std::vector<double> error_estimate;
+  /// Per component, with check_operator: sin of the angle between v_i and the true singular
+  /// vector is at most this (Davis–Kahan, r_i / gap; 1 where the gap is unknown). Empty otherwise.
+  std::vector<double> vector_error_bound;
+  /// Whether error_estimate (and vector_error_bound) are bounds (see error_estimate).
+  bool bounded = false;
   SvdMethod method = SvdMethod::Exact;   ///< the method actually used
   int64_t passes = 0;                    ///< passes over the source
   int64_t krylov_width = 0;              ///< columns of the final search space (randomized)
