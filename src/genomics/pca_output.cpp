@@ -288,7 +288,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     if (options.selection.any() || s.selection.removed_non_autosomes > 0) s.selected_variants = std::move(sel.variants);
     // Labels first: a bad --pop-file should fail before the expensive passes.
     if (writer && options.write_plot) {
-      STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file, options.pop_column));
+      STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file, options.pop_column, &s.pop_labels));
     }
     return Status::OK();
   }();
@@ -337,6 +337,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   rep.merge(pca_result_summary(r, options.pca));
   rep.set("samples", s.num_samples).set("variants_input", s.num_variants_input);
   s.selection.add_to(rep);
+  if (!s.pop_labels.empty()) rep.set("pop_file_labels", s.pop_labels);
   s.report = std::move(rep);
   return s;
 }

@@ -16,17 +16,21 @@ std::string fixed(double v, int decimals) {
 std::vector<double> nice_ticks(double lo, double hi, int target) {
   if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {};
   const double raw = (hi - lo) / std::max(target, 2);
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * mag >= raw) {
-      step = m * mag;
+  const int e = static_cast<int>(std::floor(std::log10(raw)));
+  const double mag = std::pow(10.0, e);
+  double m = 10;
+  for (double c : {1.0, 2.0, 2.5, 5.0})
+    if (c * mag >= raw) {
+      m = c;
       break;
     }
+  const double step = m * mag;
   std::vector<double> out;
-  // Integer multiples of the step, so the labels are exact ("0.3", not "0.30000000000000004").
-  for (auto i = static_cast<int64_t>(std::ceil(lo / step - 1e-9)); i * step <= hi + step * 1e-9; ++i)
-    out.push_back(static_cast<double>(i) * step);
+  // i·m·10^e computed as i·m / 10^-e for small steps: the nearest double to the decimal
+  // ("0.6", not "0.6000000000000001").
+  const double inv = std::pow(10.0, -e);
+  for (auto i = static_cast<int64_t>(std::ceil(lo / step - 1e-9)); static_cast<double>(i) * step <= hi + step * 1e-9; ++i)
+    out.push_back(e < 0 ? static_cast<double>(i) * m / inv : static_cast<double>(i) * m * mag);
   return out;
 }
 

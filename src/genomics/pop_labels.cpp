@@ -64,7 +64,7 @@ std::string column_list(const std::vector<std::string>& names) {
 }  // namespace
 
 Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples, const std::string& pop_file,
-                                                       const std::string& pop_column) {
+                                                       const std::string& pop_column, std::string* matched_note) {
   const auto n = static_cast<size_t>(samples.size());
   if (pop_file.empty()) {
     if (samples.population.size() == n) return samples.population;
@@ -145,8 +145,10 @@ Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& sam
   if (matched >= 10 && npop * 2 > matched)
     return Status::InvalidData(pop_file, ": ", npop, " populations for ", matched, " labelled samples (", described,
                                "): that column is not a population; name it with --pop-col");
-  log_info("--pop-file ", pop_file, ": ", described, "; ", matched, " of ", nn, " samples labelled",
-           use_fid ? str_cat(" (", by_family, " by FID+IID)") : "", ", ", npop, " populations");
+  std::string note = str_cat(pop_file, ": ", described, "; ", matched, " of ", nn, " samples labelled",
+                             use_fid ? str_cat(" (", by_family, " by FID+IID)") : "", ", ", npop, " populations");
+  log_info("--pop-file ", note);
+  if (matched_note) *matched_note = std::move(note);
   if (matched < nn)
     log_warning("--pop-file ", pop_file, ": ", nn - matched, " of ", nn,
                 " samples have no population there (drawn as unknown)");

@@ -79,6 +79,7 @@ Status run_pca(const PcaArgs& a, CliState& state) {
       std::printf("%4zu %14.6f %10.3f %12.2e%s\n", i + 1, res.eigenvalues[i], 100.0 * res.variance_ratio[i], e,
                   unmet ? "  NOT CONVERGED" : "");
     }
+    if (!s.pop_labels.empty()) std::printf("--pop-file %s\n", s.pop_labels.c_str());
     for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
   }
   if (!res.converged)

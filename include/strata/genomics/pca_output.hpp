@@ -54,6 +54,7 @@ struct PcaRunSummary {
   SelectionReport selection;                            ///< what the selection removed
   std::vector<int64_t> selected_variants;               ///< input index of each selected variant (empty: all)
   std::vector<std::string> files;                       ///< outputs written
+  std::string pop_labels;                               ///< what --pop-file matched ("" without one)
   Summary report;                                       ///< the report fields (the CLI's --report)
 };
 
@@ -78,7 +79,9 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
 /// population / super_pop / …); without one it must have two columns. What matched is logged;
 /// InvalidData naming the file and columns when under half the samples (or fewer than 2) get a
 /// label, or when there are more populations than half the labelled samples.
+/// `matched` (when given) receives that account: the columns used, samples labelled, populations.
 Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples, const std::string& pop_file,
-                                                       const std::string& pop_column = "");
+                                                       const std::string& pop_column = "",
+                                                       std::string* matched = nullptr);
 
 }  // namespace strata::genomics
