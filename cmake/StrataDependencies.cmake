@@ -47,6 +47,10 @@ if(STRATA_BUILD_CLI)
   find_package(CLI11 CONFIG REQUIRED)
 endif()
 
+# cairo's header for PNG plots (libcairo itself is opened at the first PNG: plot_png.cpp).
+# Without it strata writes SVG plots only.
+pkg_check_modules(CAIRO cairo)
+
 set(STRATA_HAVE_HTSLIB 0)
 if(STRATA_ENABLE_HTSLIB)
   pkg_check_modules(HTSLIB IMPORTED_TARGET htslib)

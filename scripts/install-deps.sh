@@ -17,6 +17,7 @@ BUILD_PKGS=(
   libcurl4-gnutls-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev  # mpirun -n P strata …; without it strata builds single-process
+  libcairo2-dev  # PNG plots (optional: without it, SVG only)
 )
 # Oracles used by tests and benchmarks (Debian's python, plink2, bcftools).
 ORACLE_PKGS=(

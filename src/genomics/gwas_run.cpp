@@ -7,6 +7,7 @@
 #include "gwas_scan.hpp"
 #include "strata/core/context.hpp"
 #include "strata/core/job.hpp"
+#include "strata/genomics/plot.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/chromosome.hpp"
 
@@ -135,9 +136,14 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   rules.inputs.push_back(o.pheno_path);
   if (!o.covar_path.empty()) rules.inputs.push_back(o.covar_path);
   for (const auto& f : o.selection.files()) rules.inputs.push_back(f);
+  std::vector<std::string> staged_paths(static_cast<size_t>(np));
+  std::vector<GwasPlotPaths> plots(static_cast<size_t>(np));
   STRATA_RETURN_NOT_OK(job.declare(file_of(model.phenotypes[0]), std::move(rules), [&](OutputSet& out) -> Status {
+    STRATA_ASSIGN_OR_RETURN(const PlotFormats plot, PlotFormats::choose(o.write_plot, o.plot_format));
     for (int64_t j = 0; j < np; ++j) {
+      STRATA_RETURN_NOT_OK(declare_gwas_plots(out, prefix + "." + model.phenotypes[j].name, plot, plots[j]));
       STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(paths[j]));
+      staged_paths[j] = staged;
       STRATA_ASSIGN_OR_RETURN(files[j], detail::TextWriter::open(staged, paths[j]));
       files[j].put(gwas_detail::header(model.phenotypes[j].logistic, cols));
       if (!o.adjust.enabled) continue;
@@ -215,6 +221,8 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
     for (auto& f : files) STRATA_RETURN_NOT_OK(f.close());
     if (o.adjust.enabled)
       for (auto& f : adjusted) STRATA_RETURN_NOT_OK(f.close());
+    for (int64_t j = 0; j < np; ++j)
+      STRATA_RETURN_NOT_OK(write_gwas_plots(staged_paths[j], model.phenotypes[j].name, plots[j]));
     return Status::OK();
   };
   STRATA_RETURN_NOT_OK(job.commit(job.writer() ? close_all() : Status::OK()));

@@ -6,12 +6,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <set>
 
 #include "genomics/relatedness_internal.hpp"
 #include "genomics/row_spool.hpp"
 #include "strata/core/job.hpp"
+#include "strata/genomics/plot.hpp"
 #include "strata/io/genotype.hpp"
 
 namespace strata::genomics {
@@ -179,7 +181,7 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   // writes and commits the outputs, after every rank agrees.
   Job job(ctx, "king", input, prefix);
   PhaseTimer open = job.phase("open");
-  std::string king_path, id_path, kin0_path, in_path, out_path;
+  std::string king_path, id_path, kin0_path, in_path, out_path, plot_svg, plot_png;
   OutputRules rules;
   rules.inputs = options.selection.files();
   const std::string first = triangle ? prefix + ".king" : table ? prefix + ".kin0" : prefix + ".king.cutoff.in.id";
@@ -190,6 +192,13 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
     }
     if (table) {
       STRATA_ASSIGN_OR_RETURN(kin0_path, out.add_file(prefix + ".kin0"));
+      STRATA_ASSIGN_OR_RETURN(const PlotFormats plot, PlotFormats::choose(options.write_plot, options.plot_format));
+      if (plot.svg) {
+        STRATA_ASSIGN_OR_RETURN(plot_svg, out.add_file(prefix + ".kin0.svg"));
+      }
+      if (plot.png) {
+        STRATA_ASSIGN_OR_RETURN(plot_png, out.add_file(prefix + ".kin0.png"));
+      }
     }
     if (options.cutoff) {
       STRATA_ASSIGN_OR_RETURN(in_path, out.add_file(prefix + ".king.cutoff.in.id"));
@@ -289,6 +298,8 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
       STRATA_RETURN_NOT_OK(write_id_file(id_path, ids, all));
     }
     if (table) STRATA_RETURN_NOT_OK(kin0.close());
+    if (!plot_svg.empty() || !plot_png.empty())
+      STRATA_RETURN_NOT_OK(write_kinship_plot(kin0_path, std::filesystem::path(input).filename().string(), plot_svg, plot_png));
     if (options.cutoff) {
       const std::vector<int64_t> removed = king_cutoff_removed(n, edges);
       std::vector<int64_t> kept;

@@ -257,7 +257,8 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   Job job(ctx, "pca", input, prefix);
   PhaseTimer open = job.phase("open");
   const bool writer = job.writer();
-  std::string vec, val, var, afreq_file, zarr, svg;
+  std::string vec, val, var, afreq_file, zarr, svg, png;
+  PlotFormats formats;
   // Every output is declared (and checked against the inputs and what exists) before the passes.
   OutputRules rules;
   rules.overwrite = options.overwrite;
@@ -270,7 +271,13 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     STRATA_ASSIGN_OR_RETURN(afreq_file, out.add_file(prefix + ".afreq"));
     STRATA_ASSIGN_OR_RETURN(zarr, out.add_directory(prefix + ".zarr"));
     if (options.write_plot) {
-      STRATA_ASSIGN_OR_RETURN(svg, out.add_file(prefix + ".svg"));
+      STRATA_ASSIGN_OR_RETURN(formats, PlotFormats::choose(true, options.plot_format));
+      if (formats.svg) {
+        STRATA_ASSIGN_OR_RETURN(svg, out.add_file(prefix + ".svg"));
+      }
+      if (formats.png && options.pca.k >= 2) {
+        STRATA_ASSIGN_OR_RETURN(png, out.add_file(prefix + ".png"));
+      }
     }
     return Status::OK();
   }));
@@ -285,7 +292,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     if (options.selection.any() || s.selection.removed_non_autosomes > 0) s.selected_variants = std::move(sel.variants);
     // Labels first: a bad --pop-file should fail before the expensive passes.
     if (writer && options.write_plot) {
-      STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file));
+      STRATA_ASSIGN_OR_RETURN(labels, pca_population_labels(view->samples(), options.pop_file, options.pop_column, &s.pop_labels));
     }
     return Status::OK();
   }();
@@ -332,12 +339,11 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
         for (int64_t j = 0; j < pd.num_components; ++j)
           pd.scores[static_cast<size_t>(i * pd.num_components + j)] = r.eigenvectors(i, j);
       pd.labels = std::move(labels);
-      pd.variance_ratio.assign(r.variance_ratio.begin(), r.variance_ratio.begin() + pd.num_components);
+      pd.variance_ratio.assign(r.variance_ratio.begin(), r.variance_ratio.end());
       pd.title = "PCA of " + fs::path(input).filename().string();
-      STRATA_ASSIGN_OR_RETURN(std::string text, render_pca_svg(pd));
-      return write_text(svg, text);
+      return write_pca_plot(pd, svg, png);
     }
-    if (options.write_plot) return write_text(svg, one_component_svg());
+    if (!svg.empty()) return write_text(svg, one_component_svg());
     return Status::OK();
   };
   if (writer) st = ctx.pool().parallel_for(2, [&](int64_t half) { return half == 0 ? variant_side() : sample_side(); });
@@ -348,6 +354,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   rep.merge(pca_result_summary(r, options.pca));
   rep.set("samples", s.num_samples).set("variants_input", s.num_variants_input);
   s.selection.add_to(rep);
+  if (!s.pop_labels.empty()) rep.set("pop_file_labels", s.pop_labels);
   s.report = std::move(rep);
   return s;
 }

@@ -21,7 +21,8 @@ std::map<std::string, std::string> outputs(const TempDir& dir, const std::string
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(dir.path())) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0 || name.ends_with(".log") || name.ends_with(".json") || name.ends_with(".svg"))
+    if (name.rfind(prefix, 0) != 0 || name.ends_with(".log") || name.ends_with(".json") || name.ends_with(".svg") ||
+        name.ends_with(".png"))
       continue;
     out[name.substr(prefix.size())] = read_file(e.path().string());
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "strata/genomics/genotype_gram.hpp"
+#include "strata/genomics/plot.hpp"
 #include "testing/testing.hpp"
 
 namespace strata {
@@ -164,11 +165,13 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("PC1 ("), std::string::npos) << "variance on the axes";
   EXPECT_NE(svg.find("%)"), std::string::npos) << "variance on the axes";
-  // Only the six outputs (.afreq for strata project): no temporaries left behind.
+  // Only the outputs (.afreq for strata project, the PNG where libcairo is found): no temporaries
+  // left behind.
   auto names = files_with_prefix(dir_.str("out"), "p");
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"p.afreq", "p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.svg",
-                                             "p.zarr"}));
+  std::vector<std::string> expected{"p.afreq", "p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.svg", "p.zarr"};
+  if (genomics::png_supported()) expected.insert(expected.begin() + 4, "p.png");
+  EXPECT_EQ(names, expected);
 
   // --pop-file labels the plot; a malformed one fails before any output is written.
   std::string pops;

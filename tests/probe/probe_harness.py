@@ -318,7 +318,7 @@ def judge(case, d, before, p, elapsed, killed_by_us):
     stages = sorted(r for r in after if os.path.basename(r).startswith(".strata-stage-"))
     if stages and not killed_by_us:
         problems.append("staging folder(s) left behind: %s" % ", ".join(stages[:3]))
-    allowed = case.allowed if not failed or killed_by_us else []
+    allowed = with_plots(case.allowed) if not failed or killed_by_us else []
     changed, appeared, vanished = [], [], []
     for rel, h in before.items():
         if under(rel, allowed) or is_stage(rel):
@@ -345,6 +345,21 @@ def judge(case, d, before, p, elapsed, killed_by_us):
         if m:
             problems.append(m)
     return problems
+
+
+def with_plots(allowed):
+    """`allowed` plus the plots drawn beside those outputs: P.png beside P.svg, a gwas table's
+    Manhattan/QQ plots, a .kin0 table's kinship plot (SVG, and PNG where libcairo is found)."""
+    out = list(allowed)
+    for a in allowed:
+        if a.endswith(".svg"):
+            out.append(a[:-4] + ".png")
+        m = re.match(r"(.*)\.glm\.[a-z.]+$", a)
+        if m:
+            out += [m.group(1) + s for s in (".manhattan.svg", ".manhattan.png", ".qq.svg", ".qq.png")]
+        if a.endswith(".kin0"):
+            out += [a + ".svg", a + ".png"]
+    return out
 
 
 def run_case(case, root, idx):

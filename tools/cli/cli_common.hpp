@@ -74,6 +74,13 @@ void add_endpoint_option(CLI::App* cmd, CliState& state);
 /// every command and Python's memory=None do.
 void add_memory_option(CLI::App* cmd, CliState& state, const std::string& what);
 
+/// Add --no-plot and --plot-format (svg, png, svg,png) to a command that plots by default.
+inline void add_plot_options(CLI::App* cmd, bool& write_plot, std::string& format, const std::string& what) {
+  cmd->add_flag("--no-plot{false}", write_plot, "Do not draw " + what);
+  cmd->add_option("--plot-format", format,
+                  "Plot files: svg, png or svg,png (default: svg, and png where libcairo is found)");
+}
+
 /// Add plink2's sample and variant selection flags (--keep, --remove, --extract, --exclude,
 /// --chr, --from-bp, --to-bp, --mind, --geno, --hwe, --maf) to a computing subcommand;
 /// cli_selection.cpp. The library applies them (strata/genomics/selection.hpp).

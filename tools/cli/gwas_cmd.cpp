@@ -13,9 +13,10 @@ struct GwasArgs {
   io::GenotypeInputFlags input;
   std::string out, pheno, pheno_name, covar, covar_name, model = "auto", firth = "auto", cols;
   double ci = 0.0, vif = 50.0, max_corr = 0.999;
-  bool zero_one = false;
+  bool zero_one = false, plot = true;
   bool adjust = false;
   std::vector<std::string> adjust_modifiers;
+  std::string plot_format;
   genomics::SelectionOptions selection;
 };
 
@@ -36,6 +37,8 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   if (a.adjust) {
     STRATA_ASSIGN_OR_RETURN(o.adjust, genomics::parse_adjust_options(a.adjust_modifiers));
   }
+  o.write_plot = a.plot;
+  o.plot_format = a.plot_format;
   STRATA_ASSIGN_OR_RETURN(const std::string input, io::resolve_genotype_input(a.input, o.selection.open));
   STRATA_RETURN_NOT_OK(genomics::validate_selection(o.selection));
   STRATA_ASSIGN_OR_RETURN(genomics::GwasRunSummary s, genomics::run_gwas_to_files(state.ctx(), input, a.out, o));
@@ -107,6 +110,7 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
                   "SIDAK_SD, FDR_BH, FDR_BY); modifiers: gc, log10, cols=LIST")
       ->expected(0, 3);
   cmd->add_option("--out", a->out, "Output prefix")->required()->check(non_empty_path());
+  add_plot_options(cmd, a->plot, a->plot_format, "PREFIX.<pheno>.manhattan.svg and .qq.svg (QQ with lambda GC)");
   add_memory_option(cmd, state, "the decoded genotypes of a VCF/BCF must fit in it");
   add_selection_options(cmd, a->selection);
   add_common_options(cmd, state);

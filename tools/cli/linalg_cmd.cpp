@@ -81,6 +81,7 @@ Status run_pca(const PcaArgs& a, CliState& state) {
       std::printf("%4zu %14.6f %10.3f %12.2e%s\n", i + 1, res.eigenvalues[i], 100.0 * res.variance_ratio[i], e,
                   unmet ? "  NOT CONVERGED" : "");
     }
+    if (!s.pop_labels.empty()) std::printf("--pop-file %s\n", s.pop_labels.c_str());
     for (const auto& f : s.files) std::printf("wrote %s\n", f.c_str());
   }
   if (!res.converged)
@@ -185,8 +186,10 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
                   "method's)",
                   CLI::IsMember(precisions));
   pca->add_option("--seed", pp.seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
-  pca->add_option("--pop-file", pa->run.pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID and population/POP (default: the source's population, or the .fam FID)")
+  pca->add_option("--pop-file", pa->run.pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID (and FID) and population/POP/super_pop (default: the source's population, or the .fam FID)")
       ->check(non_empty_path());
+  pca->add_option("--pop-col", pa->run.pop_column, "The --pop-file column holding the population, by header name (e.g. super_pop)");
+  add_plot_options(pca, pa->run.write_plot, pa->run.plot_format, "PREFIX.svg (PCs coloured by population, scree panel)");
   pca->add_option("--out", pa->out, "Output prefix")->required()->check(non_empty_path());
   pca->add_flag("--overwrite", pa->run.overwrite, "Replace an existing PREFIX.zarr that strata did not write (its own earlier output is replaced without it); files are always replaced");
   add_common_options(pca, state);

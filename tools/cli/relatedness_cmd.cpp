@@ -19,7 +19,8 @@ void register_king(CLI::App& app, CliState& state) {
   struct Args {
     io::GenotypeInputFlags input;
     std::string out;
-    bool table = false;
+    bool table = false, plot = true;
+    std::string plot_format;
     std::optional<double> filter, cutoff;
     genomics::SelectionOptions selection;
   };
@@ -42,6 +43,7 @@ void register_king(CLI::App& app, CliState& state) {
                   "Write PREFIX.king.cutoff.in.id / .out.id: a maximal set of samples with no pair above C, by "
                   "plink2's --king-cutoff rule. Alone it writes only those two lists")
       ->check(real_in([](double v) { return v >= 0.0; }, "a kinship of 0 or more"));
+  add_plot_options(cmd, a->plot, a->plot_format, "PREFIX.kin0.svg (kinship against IBS0) with --table");
   add_memory_option(cmd, state, kMemoryHelp);
   add_common_options(cmd, state);
   add_selection_options(cmd, a->selection);
@@ -49,6 +51,8 @@ void register_king(CLI::App& app, CliState& state) {
     state.run = [a, &state]() -> Status {
       genomics::KingOptions o;
       o.table = a->table;
+      o.write_plot = a->plot;
+      o.plot_format = a->plot_format;
       o.filter = a->filter;
       o.cutoff = a->cutoff;
       o.selection = a->selection;

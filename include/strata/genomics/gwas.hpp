@@ -82,6 +82,9 @@ struct GwasOptions {
   /// `--keep/--remove/--extract/--exclude/--chr/--mind/--geno/--hwe/--maf`, applied first (A1
   /// and everything after see only the selected samples and variants, as in plink2).
   SelectionOptions selection;
+  /// `P.<pheno>.manhattan.svg/.png` and `P.<pheno>.qq.svg/.png` per phenotype (genomics/plot.hpp).
+  bool write_plot = true;
+  std::string plot_format;  ///< "svg", "png", "svg,png" ("" = SVG, and PNG where libcairo is found)
 };
 
 /// \brief What one phenotype's run did.

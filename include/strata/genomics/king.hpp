@@ -13,6 +13,7 @@
 /// | file | written | contents (as plink2 2.00a3.5 writes them) |
 /// |---|---|---|
 /// | `P.king`, `P.king.id` | default | `--make-king triangle`: line i holds φ(i, j) for j < i, tab-separated, `%g`; the ID file has a `#FID IID` (or `#IID`) header |
+/// | `P.kin0.svg`, `.png` | `table` | kinship against IBS0 with the degree thresholds (unless `write_plot` is off) |
 /// | `P.kin0` | `table` | `--make-king-table`: `#FID1 IID1 FID2 IID2 NSNP HETHET IBS0 KINSHIP` (FID columns only when the source has FIDs), pairs (i, j < i) in that order; HETHET and IBS0 are fractions of NSNP |
 /// | `P.king.cutoff.in.id`, `P.king.cutoff.out.id` | `cutoff` | `--king-cutoff`: the samples kept and removed so that no kept pair has φ > C, by plink2's greedy rule |
 ///
@@ -57,6 +58,9 @@ struct KingOptions {
   /// Bytes of pending output rows kept in memory before the rest goes to a spill file in the
   /// staging directory (several sample bands); 0 = a quarter of the budget.
   int64_t spool_bytes = 0;
+  /// With the table: `P.kin0.svg` / `P.kin0.png`, kinship against IBS0 (genomics/plot.hpp).
+  bool write_plot = true;
+  std::string plot_format;  ///< "svg", "png", "svg,png" ("" = SVG, and PNG where libcairo is found)
 };
 
 /// \brief What run_king_to_files() did.

@@ -15,7 +15,8 @@
 /// | `P.eigenval`      | k eigenvalues, one per line, of the GRM XᵀX / M (M = variants passing the filters, monomorphic ones included, as plink2 divides) |
 /// | `P.eigenvec.var`  | tab-separated, header `#CHROM ID REF ALT PC1 … PCk`; one row per variant used with its **unit-norm variant loading** u_i (left singular vector of the standardized matrix X, variants × samples, with X = Σ s_i u_i v_iᵀ and s_i² = M·λ_i). These are not plink2's allele weights: plink2's `biallelic-var-wts` scale differently. Sign: ALT-allele direction |
 /// | `P.zarr`          | Zarr v2 group: `eigenvalues` (k), `eigenvectors` (samples × k), `loadings` (variants used × k), `variance_ratio` (k), `sample_id`, `variant_id`, `variant_index` (index in the input); attributes with the run settings |
-/// | `P.svg`           | PC1 vs PC2 (and pairs up to PC4) coloured by population, % variance on the axes (with k = 1, a note that there is nothing to plot) |
+/// | `P.svg`           | PC1 vs PC2 (and pairs up to PC4) coloured by population, % variance on the axes, scree panel (with k = 1, a note that there is nothing to plot) |
+/// | `P.png`           | the same plot as PNG (when libcairo is present, or asked for by `plot_format`) |
 ///
 /// Missing genotypes are mean-imputed (they contribute 0 after centring).
 
@@ -35,10 +36,12 @@ struct PcaRunOptions {
   PcaParams pca;
   /// Samples and variants to use (plink2's --keep, --maf, …), applied before pca().
   SelectionOptions selection;
-  /// Optional two-column file (IID POP, whitespace-separated; lines starting with '#' skipped)
-  /// giving plot labels; samples not listed are "unknown".
+  /// Optional plot labels: two columns IID POP, or a sample sheet whose header names the IID
+  /// (and FID) and population columns; samples not listed are "unknown" (pca_population_labels).
   std::string pop_file;
+  std::string pop_column;   ///< `--pop-col`: the population column's header name ("" = POP/population/…)
   bool write_plot = true;
+  std::string plot_format;  ///< "svg", "png", "svg,png" ("" = SVG, and PNG where libcairo is found)
   /// Replace an existing `PREFIX.zarr` (a Zarr store). Files are replaced without it.
   bool overwrite = false;
 };
@@ -51,6 +54,7 @@ struct PcaRunSummary {
   SelectionReport selection;                            ///< what the selection removed
   std::vector<int64_t> selected_variants;               ///< input index of each selected variant (empty: all)
   std::vector<std::string> files;                       ///< outputs written
+  std::string pop_labels;                               ///< what --pop-file matched ("" without one)
   Summary report;                                       ///< the report fields (the CLI's --report)
 };
 
@@ -70,8 +74,14 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
                                        const PcaRunOptions& options);
 
 /// \brief Population label per sample: from `pop_file` if given, else the source's population
-/// column, else the `.fam` FID; "" where unknown.
-Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples,
-                                                       const std::string& pop_file);
+/// column, else the `.fam` FID; "" where unknown. A file with a header is read by column name
+/// (IID or #IID, with FID when present; the population under `pop_column`, else POP /
+/// population / super_pop / …); without one it must have two columns. What matched is logged;
+/// InvalidData naming the file and columns when under half the samples (or fewer than 2) get a
+/// label, or when there are more populations than half the labelled samples.
+/// `matched` (when given) receives that account: the columns used, samples labelled, populations.
+Result<std::vector<std::string>> pca_population_labels(const io::SampleInfo& samples, const std::string& pop_file,
+                                                       const std::string& pop_column = "",
+                                                       std::string* matched = nullptr);
 
 }  // namespace strata::genomics
