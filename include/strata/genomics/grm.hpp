@@ -11,10 +11,10 @@
 /// `.grm.N.bin` holds. Without missing calls the two agree.
 ///
 /// Computed as one symmetric tile pass (core/pass_engine.hpp, run_symmetric_tiles): variants
-/// stream in blocks of grm_block_variants(n) decoded to float32 standardized panels; each tile of
-/// the lower triangle accumulates panelᵀ·panel (the backend's gemm, exact products of the
-/// rounded panel summed in float32 within a block) into float64, blocks in order — the same
-/// bits for any thread count and tile size. Tiles that do not all fit the Context's memory
+/// stream in blocks of grm_block_variants(n) decoded to float64 standardized panels; each tile of
+/// the lower triangle accumulates panelᵀ·panel (the backend's float64 gemm, one call per tile
+/// and block) in float64, blocks in order — the same bits for any thread count and rank count
+/// (GrmParams::float64 = false: float32 panels and runs, then float64 across runs). Tiles that do not all fit the Context's memory
 /// budget run in bands of tile rows, one pass over the variants per band; each finished tile
 /// goes to the caller's sink, so no N × N matrix is held unless the caller keeps one.
 ///
@@ -77,6 +77,12 @@ struct GrmParams {
   /// About 1.35× faster; entries differ from the float32 path by ~1e-7 relative. The same
   /// bits for any tile size and thread count either way.
   bool integer_products = false;
+  /// Standardized panels and tile products in float64 (BLAS dgemm, float64 sums): each entry
+  /// within ~1e-15 relative of a float64 sum, so `.grm.bin` rounds to plink2's float32 bits.
+  /// False: float32 panels summed in runs of 128 variants (~3e-8 from float64), about 1.5×
+  /// faster. Ignored with integer_products (its complete variants are summed as integers, the
+  /// rest in float32).
+  bool float64 = true;
 };
 
 /// \brief A finished tile of the lower triangle: GRM(row0 + i, col0 + j) = values[i·cols + j]

@@ -156,6 +156,20 @@ __global__ void panels_f32_kernel(const float* a, const float* b, int64_t kk, in
   out[t] = c;
 }
 
+// The same in float64 (Backend::gram_panels_f64): one fma chain per entry, k in order.
+__global__ void panels_f64_kernel(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                  double* out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * cols) return;
+  const int64_t i = t / cols, j = t - i * cols;
+  if (j >= column_limit(mode, i, cols)) return;
+  const double* ap = a + (i / kGroup) * kk * kGroup + i % kGroup;
+  const double* bp = b + (j / kGroup) * kk * kGroup + j % kGroup;
+  double c = 0.0;
+  for (int64_t k = 0; k < kk; ++k) c = fma(ap[k * kGroup], bp[k * kGroup], c);
+  out[t] = c;
+}
+
 // out[i·cols + j] = Σ_v c_jv·l_iv with the limbs joined (l⁰ + 128 l¹ + 16384 l²): exact int64.
 __global__ void panels_u8s8_kernel(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
                                    int64_t cols, int mode, int64_t* out) {
@@ -361,6 +375,19 @@ Status panels_f32(Lane& lane, const float* a, const float* b, int64_t kk, int64_
                               [](float x) { return static_cast<double>(x); });
 }
 
+Status panels_f64(Lane& lane, const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                  double* acc, int64_t ldacc) {
+  if (rows <= 0 || cols <= 0 || kk <= 0) return Status::OK();
+  auto launch = [&](cudaStream_t s, DeviceBuffer (&in)[2], DeviceBuffer& out) -> Status {
+    STRATA_RETURN_NOT_OK(to_device(s, in[0], a, groups(rows) * kk * kGroup));
+    STRATA_RETURN_NOT_OK(to_device(s, in[1], b, groups(cols) * kk * kGroup));
+    panels_f64_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(in[0].as<double>(), in[1].as<double>(), kk, rows,
+                                                                    cols, mode, out.as<double>());
+    return Status::OK();
+  };
+  return device_panels<double>(lane, rows, cols, mode, acc, ldacc, launch, [](double x) { return x; });
+}
+
 Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
                    int mode, double scale, double* acc, int64_t ldacc) {
   if (rows <= 0 || cols <= 0 || quads <= 0) return Status::OK();
@@ -427,6 +454,11 @@ Status CudaBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0
 Status CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                     double* acc, int64_t ldacc) const {
   return run_on(pool_, [&](Lane& lane) { return panels_f32(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
+}
+
+Status CudaBackend::gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols,
+                                    int mode, double* acc, int64_t ldacc) const {
+  return run_on(pool_, [&](Lane& lane) { return panels_f64(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
 }
 
 Status CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
