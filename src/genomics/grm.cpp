@@ -1,5 +1,6 @@
 // genomics::compute_grm: counts pass, filters, then one symmetric tile pass per band of tile
-// rows (float32 standardized panels, backend gemm per tile, float64 accumulators).
+// rows (float64 standardized panels and a float64 gemm per tile and block, or float32 panels
+// through the fused tile kernel; float64 accumulators either way).
 #include "strata/genomics/grm.hpp"
 
 #include <algorithm>
@@ -31,7 +32,9 @@ int64_t upper_index(int64_t per_side, int64_t i, int64_t j) { return i * per_sid
 // g a run × 32 row-major block. Samples past n are zero.
 constexpr int64_t kGroup = kGrmSampleGroup;
 
-// Variants a float32 product sums before its partial sums go to float64. Off the diagonal
+// Variants a product sums before its partial sums join the float64 accumulators (float64
+// panels use the same runs: their layout, and a 32 KiB group block per run that stays in L1).
+// For float32: variants a float32 product sums before its partial sums go to float64. Off the diagonal
 // partial sums wander near zero and 128 keeps the GRM within ~5e-8 of a float64 sum (512: ~1e-7
 // on HapMap3) for ~2 % of the pass in extra adds; the diagonal's only grow (Σ x²), so diagonal
 // tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
@@ -130,6 +133,8 @@ struct Panels {
   // (zeroing two 8 MiB panels first cost a memset pass on top of the page faults); in huge
   // pages (core/large_alloc.hpp: their first touch took ~4 µs per 4 KiB page).
   std::vector<float, detail::LargeBlockAllocator<float>> values[2], missing[2];
+  // Float64 panels (GrmPlan::f64) in place of `values`, packed the same way.
+  std::vector<double, detail::LargeBlockAllocator<double>> values64[2];
   int64_t rows[2] = {0, 0}, mrows[2] = {0, 0}, block[2] = {0, 0};
   std::vector<uint8_t> codes[2], mcodes[2], fcodes[2];
   // The integer panels likewise: pack_u8s8 writes every byte, padding included.
@@ -140,17 +145,18 @@ struct Panels {
 
 // Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
 // the packed panel `out` of padded width npad.
+template <class T>
 Status decode_run(const backend::Backend& be, const uint8_t* codes, int64_t stride, int64_t r0, int64_t count,
-                  int64_t n, int64_t npad, const float* luts, float* out) {
-  float* run = out + r0 * npad;
+                  int64_t n, int64_t npad, const T* luts, T* out) {
+  T* run = out + r0 * npad;
   for (int64_t g0 = 0; g0 < n; g0 += kGroup) {
     const int64_t cnt = std::min(kGroup, n - g0);
-    float* dst = run + g0 * count;
+    T* dst = run + g0 * count;
     // 32 samples are 8 bytes of a packed row.
     STRATA_RETURN_NOT_OK(be.decode({codes + r0 * stride + g0 / 4, count, cnt, stride}, luts,
                                    backend::row_major(dst, count, cnt, kGroup)));
     if (cnt < kGroup)
-      for (int64_t r = 0; r < count; ++r) std::fill(dst + r * kGroup + cnt, dst + (r + 1) * kGroup, 0.0f);
+      for (int64_t r = 0; r < count; ++r) std::fill(dst + r * kGroup + cnt, dst + (r + 1) * kGroup, T{0});
   }
   return Status::OK();
 }
@@ -176,6 +182,19 @@ Status add_integer_product(const backend::Backend& be, const BlockPlan& bp, cons
     const int8_t* run_limbs = limbs + run.quad0 * 12 * npad + (a.row0 / kGroup) * run.quads * 12 * kGroup;
     STRATA_RETURN_NOT_OK(
         be.gram_panels_u8s8(run_codes, run_limbs, run.quads, a.rows, a.cols, mode, run.scale, acc, a.cols));
+  }
+  return Status::OK();
+}
+
+// acc += the tile's product over the k packed rows of a float64 panel, one run at a time.
+// Diagonal tiles compute their lower half and diagonal (mirrored at the end of the pass).
+Status add_product_f64(const backend::Backend& be, const double* panel, int64_t k, int64_t npad,
+                       const TileAccumulator& a, double* acc) {
+  const int mode = a.row0 == a.col0 ? 1 : 0;
+  for (int64_t k0 = 0; k0 < k; k0 += kFloat32Run) {
+    const int64_t kk = std::min(kFloat32Run, k - k0);
+    const double* run = panel + k0 * npad;
+    STRATA_RETURN_NOT_OK(be.gram_panels_f64(run + a.row0 * kk, run + a.col0 * kk, kk, a.rows, a.cols, mode, acc, a.cols));
   }
   return Status::OK();
 }
@@ -251,6 +270,8 @@ struct GrmPlan {
   int64_t n = 0, m = 0;  // samples; variants kept
   io::GenotypeViewPtr kept_view;
   std::vector<float> luts;           // standardized value per code, 4 per kept variant
+  bool f64 = false;                  // float64 panels and products (GrmParams::float64)
+  std::vector<double> luts64;        // with f64: the tables in float64
   std::vector<uint8_t> has_missing;  // per kept variant
   bool pairwise = false;             // M_ab per pair: both-missing counts ride along
   bool dosages = false;              // the panels come from the view's dosages (plink2 --make-rel on them)
@@ -288,6 +309,7 @@ Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCoun
   }
   // Tables: standardized values per code, and which kept variants have missing calls.
   plan.luts.resize(static_cast<size_t>(4 * m));
+  plan.luts64.resize(static_cast<size_t>(plan.f64 ? 4 * m : 0));
   plan.has_missing.assign(static_cast<size_t>(m), 0);
   bool any_missing = false;
   for (int64_t i = 0; i < m; ++i) {
@@ -298,6 +320,7 @@ Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCoun
     else
       make_standardize_lut(counts[v], Standardization::Binom2, lut);
     for (int q = 0; q < 4; ++q) plan.luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
+    if (plan.f64) std::copy(lut, lut + 4, plan.luts64.begin() + 4 * i);
     const int64_t missing = dosage ? dosage->missing[v] : counts[v].missing;
     plan.has_missing[static_cast<size_t>(i)] = missing > 0;
     any_missing = any_missing || missing > 0;
@@ -332,7 +355,7 @@ void plan_integer_weights(const std::vector<VariantCounts>& counts, GrmPlan& pla
 // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
 std::vector<std::pair<int64_t, int64_t>> plan_bands(const GrmPlan& plan, int64_t memory_budget) {
   const int64_t n = plan.n, tile = plan.tile, per_side = plan.tiles.per_side;
-  const int64_t panel_bytes = 2 * plan.block_variants * plan.npad * 4 * (plan.pairwise ? 2 : 1);
+  const int64_t panel_bytes = 2 * plan.block_variants * plan.npad * ((plan.f64 ? 8 : 4) + (plan.pairwise ? 4 : 0));
   const int64_t acc_per_value = plan.pairwise ? 16 : 8;
   const int64_t room = std::max<int64_t>(0, memory_budget / 2 - panel_bytes);
   std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
@@ -356,6 +379,7 @@ Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, co
   GrmPlan plan;
   plan.n = view->num_samples();
   plan.dosages = view->has_dosages();
+  plan.f64 = params.float64 && !params.integer_products;
   DosageMoments moments;
   if (plan.dosages) {
     STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
@@ -397,7 +421,8 @@ class BlockReader {
   Status read(int64_t b, int slot) {
     const int64_t rows = plan_.block_rows(b);
     p_.codes[slot].resize(static_cast<size_t>(rows * plan_.stride));
-    if (!plan_.integer) p_.values[slot].resize(static_cast<size_t>(rows * plan_.npad));
+    if (plan_.f64) p_.values64[slot].resize(static_cast<size_t>(rows * plan_.npad));
+    else if (!plan_.integer) p_.values[slot].resize(static_cast<size_t>(rows * plan_.npad));
     p_.rows[slot] = rows;
     p_.block[slot] = b;
     if (plan_.dosages) return read_dosage_block(b, slot, rows);
@@ -423,6 +448,9 @@ class BlockReader {
     return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
       const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
+      if (plan_.f64)
+        return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts64.data() + 4 * (v0 + r0),
+                          p_.values64[slot].data());
       return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts.data() + 4 * (v0 + r0),
                         p_.values[slot].data());
     });
@@ -445,21 +473,25 @@ class BlockReader {
       const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
       std::vector<float> d(static_cast<size_t>(count * n));
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_dosages(v0 + r0, count, 0, n, d.data(), n));
-      float* run = p_.values[slot].data() + r0 * npad;
+      float* run = plan_.f64 ? nullptr : p_.values[slot].data() + r0 * npad;
+      double* run64 = plan_.f64 ? p_.values64[slot].data() + r0 * npad : nullptr;
       for (int64_t r = 0; r < count; ++r) {
         const float* lut = plan_.luts.data() + 4 * (v0 + r0 + r);
+        const double* lut64 = plan_.f64 ? plan_.luts64.data() + 4 * (v0 + r0 + r) : nullptr;
         const float* dr = d.data() + r * n;
         const int64_t mr = mrow_of[static_cast<size_t>(r0 + r)];
         const int64_t m0 = mr < 0 ? 0 : mr / kFloat32Run * kFloat32Run;
         const int64_t mcount = std::min(kFloat32Run, mrows - m0);
         float* mrun = mr < 0 ? nullptr : p_.missing[slot].data() + m0 * npad;
         for (int64_t g0 = 0; g0 < npad; g0 += kGroup) {
-          float* dst = run + g0 * count + r * kGroup;
+          float* dst = run ? run + g0 * count + r * kGroup : nullptr;
+          double* dst64 = run64 ? run64 + g0 * count + r * kGroup : nullptr;
           float* mdst = mrun ? mrun + g0 * mcount + (mr - m0) * kGroup : nullptr;
           for (int64_t j = 0; j < kGroup; ++j) {
             const bool in = g0 + j < n;
             const float x = in ? dr[g0 + j] : 0.0f;
-            dst[j] = in ? standardize_dosage(x, lut) : 0.0f;
+            if (dst) dst[j] = in ? standardize_dosage(x, lut) : 0.0f;
+            if (dst64) dst64[j] = in ? standardize_dosage(x, lut64) : 0.0;
             if (mdst) mdst[j] = in && std::isnan(x) ? 1.0f : 0.0f;
           }
         }
@@ -606,7 +638,8 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
       ctx, plan.tiles, band.mine, plan.num_blocks, [&](int64_t b, int slot) { return reader.read(b, slot); },
       [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
         TileAccumulator& a = band.acc[static_cast<size_t>(band.slot_of[static_cast<size_t>(u)])];
-        STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
+        STRATA_RETURN_NOT_OK(plan.f64 ? add_product_f64(be, p.values64[slot].data(), p.rows[slot], plan.npad, a, a.s())
+                                      : add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
         if (plan.integer)
           STRATA_RETURN_NOT_OK(add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])],
                                                    p.icodes[slot].data(), p.ilimbs[slot].data(), plan.npad, a,

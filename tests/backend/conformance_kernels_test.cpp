@@ -259,20 +259,21 @@ TEST_P(Conformance, AccumulateF32) {
   }
 }
 
-TEST_P(Conformance, GramPanelsF32) {
-  // Group-packed panels (groups of 32 samples, kk × 32 each); tiles with partial groups and
-  // row blocks; the three modes. Every entry: one float FMA per k in order, then one add (the
-  // portable level built without an FMA unit: a rounded product and a rounded sum per k).
-  const bool fused = be_->name() != "cpu-portable" || cpu::kPortablePanelsFused;
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+// Group-packed panels (groups of 32 samples, kk × 32 each); tiles with partial groups and row
+// blocks; the three modes. Every entry: one FMA per k in order in T, then one add to the
+// float64 accumulator (the portable level built without an FMA unit: a rounded product and a
+// rounded sum per k). `panels` is the backend's gram_panels_f32 or gram_panels_f64.
+template <class T, class Panels>
+void check_gram_panels(bool fused, uint64_t seed, Panels panels) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<T> u(T(-2), T(2));
   for (int64_t kk : {1, 5, 128}) {
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}, {37, 37}, {64, 64}, {70, 45}, {128, 128}}) {
       for (int mode : {0, 1, 2}) {
         if (mode != 0 && rows != cols) continue;
         const int64_t ga = (rows + 31) / 32, gb = (cols + 31) / 32;
-        std::vector<float> a(static_cast<size_t>(ga * kk * 32), 0.0f), b(static_cast<size_t>(gb * kk * 32), 0.0f);
-        auto at = [&](std::vector<float>& p, int64_t k, int64_t i) -> float& {
+        std::vector<T> a(static_cast<size_t>(ga * kk * 32), T(0)), b(static_cast<size_t>(gb * kk * 32), T(0));
+        auto at = [&](std::vector<T>& p, int64_t k, int64_t i) -> T& {
           return p[static_cast<size_t>((i / 32) * kk * 32 + k * 32 + i % 32)];
         };
         for (int64_t k = 0; k < kk; ++k) {
@@ -287,18 +288,27 @@ TEST_P(Conformance, GramPanelsF32) {
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < cols; ++j) {
             if ((mode == 1 && j > i) || (mode == 2 && j >= i)) continue;
-            float s = 0.0f;
+            T s = T(0);
             for (int64_t k = 0; k < kk; ++k)
               s = fused ? std::fma(at(a, k, i), at(b, k, j), s) : s + at(a, k, i) * at(b, k, j);
             ref[static_cast<size_t>(i * ld + j)] += static_cast<double>(s);
           }
-        STRATA_ASSERT_OK(
-            be_->gram_panels_f32(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld));
+        STRATA_ASSERT_OK(panels(a.data(), mode == 0 ? b.data() : a.data(), kk, rows, cols, mode, acc.data(), ld));
         for (size_t e = 0; e < acc.size(); ++e)
           ASSERT_EQ(acc[e], ref[e]) << "kk " << kk << " " << rows << "x" << cols << " mode " << mode << " entry " << e;
       }
     }
   }
+}
+
+TEST_P(Conformance, GramPanelsF32) {
+  const bool fused = be_->name() != "cpu-portable" || cpu::kPortablePanelsFused;
+  check_gram_panels<float>(fused, 11, [&](auto... x) { return be_->gram_panels_f32(x...); });
+}
+
+TEST_P(Conformance, GramPanelsF64) {
+  const bool fused = be_->name() != "cpu-portable" || cpu::kPortablePanelsFused;
+  check_gram_panels<double>(fused, 13, [&](auto... x) { return be_->gram_panels_f64(x...); });
 }
 
 // The integer GRM product: exact sums per entry (scale · Σ codes · (l⁰ + 128 l¹ + 16384 l²)) at the

@@ -282,6 +282,11 @@ class GenotypeOps {
   /// j < i (a diagonal tile; the other entries are left as they were).
   virtual Status gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                  double* acc, int64_t ldacc) const = 0;
+  /// gram_panels_f32 in float64: acc[i·ldacc + j] += Σ_{k<kk} a(k, i)·b(k, j), each sum one
+  /// float64 fused multiply-add per k in k order, then one rounded add (the same bits on every
+  /// backend with an FMA unit); panels of doubles, packed likewise (groups of 32 samples).
+  virtual Status gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                 double* acc, int64_t ldacc) const = 0;
   /// The exact-integer GRM product: acc[i·ldacc + j] += scale · Σ_v c_jv · l_iv (exact integer
   /// sums, so the same bits on every backend) for i < rows, j < cols, 4·quads ≤ 65,536 variants.
   /// `codes` (u8 per sample and variant, columns) and `limbs` (three s8 limbs, l = l⁰ + 128 l¹ +

@@ -11,10 +11,11 @@
 /// `.grm.N.bin` holds. Without missing calls the two agree.
 ///
 /// Computed as one symmetric tile pass (core/pass_engine.hpp, run_symmetric_tiles): variants
-/// stream in blocks of grm_block_variants(n) decoded to float32 standardized panels; each tile of
-/// the lower triangle accumulates panelᵀ·panel (the backend's gemm, exact products of the
-/// rounded panel summed in float32 within a block) into float64, blocks in order — the same
-/// bits for any thread count and tile size. Tiles that do not all fit the Context's memory
+/// stream in blocks of grm_block_variants(n) decoded to float64 standardized panels; each tile of
+/// the lower triangle accumulates panelᵀ·panel (Backend::gram_panels_f64: one float64 FMA chain
+/// per entry and run of 128 variants) into float64 accumulators, runs and blocks in order — the
+/// same bits for any thread count, tile size, band split and rank count (GrmParams::float64 =
+/// false: float32 panels and chains, joined likewise). Tiles that do not all fit the Context's memory
 /// budget run in bands of tile rows, one pass over the variants per band; each finished tile
 /// goes to the caller's sink, so no N × N matrix is held unless the caller keeps one.
 ///
@@ -39,9 +40,9 @@
 
 namespace strata::genomics {
 
-/// \brief Variants per block of the GRM pass for n samples: float32 panels of about 8 MiB,
-/// between 512 and 4,096 variants, a multiple of the 128-variant float32 run. From n alone
-/// (never threads or the budget); the float32 partial sums are per run, so the block height
+/// \brief Variants per block of the GRM pass for n samples: panels of about 8 MiB in float32
+/// (16 in float64), between 512 and 4,096 variants, a multiple of the 128-variant run. From n
+/// alone (never threads or the budget); the partial sums are per run, so the block height
 /// does not change the bits either. Small cohorts get tall blocks: fewer barriers per pass.
 inline int64_t grm_block_variants(int64_t n) {
   const int64_t padded = (n + 31) / 32 * 32;
@@ -77,6 +78,12 @@ struct GrmParams {
   /// About 1.35× faster; entries differ from the float32 path by ~1e-7 relative. The same
   /// bits for any tile size and thread count either way.
   bool integer_products = false;
+  /// Standardized panels and tile products in float64 (Backend::gram_panels_f64, float64 sums):
+  /// each entry within ~1e-15 relative of a float64 sum, so `.grm.bin` rounds to plink2's
+  /// float32 bits. False: float32 panels summed in runs of 128 variants (~3e-8 from float64),
+  /// about 2× faster (float32 arithmetic). Ignored with integer_products (its complete variants
+  /// are summed as integers, the rest in float32).
+  bool float64 = true;
 };
 
 /// \brief A finished tile of the lower triangle: GRM(row0 + i, col0 + j) = values[i·cols + j]

@@ -32,6 +32,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.linear_predictor = linear_predictor_portable;
   k.logistic_gram = logistic_gram_portable;
   k.gram_panels = gram_panels_portable;
+  k.gram_panels_f64 = gram_panels_f64_portable;
   k.gram_u8s8 = gram_u8s8_portable;
   k.pack_u8s8 = pack_u8s8_portable;
   // x86-64's baseline (SSE2) has `pmaddwd`: the int16 route beats the portable float32 kernels
@@ -56,6 +57,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
     k.pairs = q;
   }
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
+  if (GramPanelsF64Fn f = gram_panels_f64_avx2()) k.gram_panels_f64 = f;
   k.skinny = skinny_gemm_avx2();  // the AVX-512 levels replace it below
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
   if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
@@ -87,6 +89,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   if (LogisticGramFn f = logistic_gram_avx512()) k.logistic_gram = f;
   k.skinny = skinny_gemm_avx512();
   if (GramPanelsFn f = gram_panels_avx512()) k.gram_panels = f;
+  if (GramPanelsF64Fn f = gram_panels_f64_avx512()) k.gram_panels_f64 = f;
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;

@@ -29,4 +29,12 @@ GramPanelsFn gram_panels_avx2();
 /// AVX-512 F kernel; nullptr when the CPU lacks AVX-512 F.
 GramPanelsFn gram_panels_avx512();
 
+/// See Backend::gram_panels_f64: the same scheme on float64 panels (gram_panel_f64_kernels.cpp).
+using GramPanelsF64Fn = void (*)(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                 double* acc, int64_t ldacc);
+void gram_panels_f64_portable(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
+                              double* acc, int64_t ldacc);
+GramPanelsF64Fn gram_panels_f64_avx2();
+GramPanelsF64Fn gram_panels_f64_avx512();
+
 }  // namespace strata::backend::cpu

@@ -141,18 +141,22 @@ __host__ __device__ inline int64_t column_limit(int mode, int64_t i, int64_t col
   return mode == 0 ? cols : std::min(cols, mode == 1 ? i + 1 : i);
 }
 
-// out[i·cols + j] = the float32 fma chain Σ_k a(k, i)·b(k, j) in k order from 0 — the CPU's
-// exact sequence of roundings (gram_panel_kernels.cpp), so the same float.
-__global__ void panels_f32_kernel(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
-                                  float* out) {
+// out[i·cols + j] = the fma chain Σ_k a(k, i)·b(k, j) in T (float32 or float64) in k order from
+// 0 — the CPU's exact sequence of roundings (gram_panel_kernels.cpp, gram_panel_f64_kernels.cpp),
+// so the same value.
+__device__ inline float fused_madd(float x, float y, float c) { return fmaf(x, y, c); }
+__device__ inline double fused_madd(double x, double y, double c) { return fma(x, y, c); }
+
+template <class T>
+__global__ void panels_kernel(const T* a, const T* b, int64_t kk, int64_t rows, int64_t cols, int mode, T* out) {
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= rows * cols) return;
   const int64_t i = t / cols, j = t - i * cols;
   if (j >= column_limit(mode, i, cols)) return;
-  const float* ap = a + (i / kGroup) * kk * kGroup + i % kGroup;
-  const float* bp = b + (j / kGroup) * kk * kGroup + j % kGroup;
-  float c = 0.0f;
-  for (int64_t k = 0; k < kk; ++k) c = fmaf(ap[k * kGroup], bp[k * kGroup], c);
+  const T* ap = a + (i / kGroup) * kk * kGroup + i % kGroup;
+  const T* bp = b + (j / kGroup) * kk * kGroup + j % kGroup;
+  T c = T(0);
+  for (int64_t k = 0; k < kk; ++k) c = fused_madd(ap[k * kGroup], bp[k * kGroup], c);
   out[t] = c;
 }
 
@@ -347,18 +351,19 @@ Status device_panels(Lane& lane, int64_t rows, int64_t cols, int mode, double* a
   return Status::OK();
 }
 
-Status panels_f32(Lane& lane, const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
-                  double* acc, int64_t ldacc) {
+// gram_panels_f32 / _f64: each entry's chain in T on the device, one add on the host.
+template <class T>
+Status gram_panels_on(Lane& lane, const T* a, const T* b, int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                      int64_t ldacc) {
   if (rows <= 0 || cols <= 0 || kk <= 0) return Status::OK();
   auto launch = [&](cudaStream_t s, DeviceBuffer (&in)[2], DeviceBuffer& out) -> Status {
     STRATA_RETURN_NOT_OK(to_device(s, in[0], a, groups(rows) * kk * kGroup));
     STRATA_RETURN_NOT_OK(to_device(s, in[1], b, groups(cols) * kk * kGroup));
-    panels_f32_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(in[0].as<float>(), in[1].as<float>(), kk, rows,
-                                                                    cols, mode, out.as<float>());
+    panels_kernel<T><<<blocks_for(rows * cols), kThreads, 0, s>>>(in[0].as<T>(), in[1].as<T>(), kk, rows, cols, mode,
+                                                                 out.as<T>());
     return Status::OK();
   };
-  return device_panels<float>(lane, rows, cols, mode, acc, ldacc, launch,
-                              [](float x) { return static_cast<double>(x); });
+  return device_panels<T>(lane, rows, cols, mode, acc, ldacc, launch, [](T x) { return static_cast<double>(x); });
 }
 
 Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
@@ -426,7 +431,12 @@ Status CudaBackend::codes_t_times(CodesView codes, const float* luts, int64_t n0
 
 Status CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                     double* acc, int64_t ldacc) const {
-  return run_on(pool_, [&](Lane& lane) { return panels_f32(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
+  return run_on(pool_, [&](Lane& lane) { return gram_panels_on<float>(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
+}
+
+Status CudaBackend::gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols,
+                                    int mode, double* acc, int64_t ldacc) const {
+  return run_on(pool_, [&](Lane& lane) { return gram_panels_on<double>(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
 }
 
 Status CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
