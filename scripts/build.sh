@@ -14,6 +14,7 @@ BUILD_DIR="${STRATA_BUILD_DIR:-build}"
 # ccache keys on relative paths under the checkout, so fresh clones (CI) reuse earlier builds.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
 JOBS="${STRATA_JOBS:-$(nproc)}"
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,10p' "$0"; exit 0; fi
 if [ "${1:-}" = "--cli" ]; then
   shift
   MODE=(-DSTRATA_BUILD_CLI=ON -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_BUILD_FUZZERS=OFF
