@@ -52,7 +52,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 log() { echo "aarch64.sh: $*"; }
 
 # The arm64 packages unpacked into the sysroot: the -dev packages of scripts/install-deps.sh's
-# BUILD_PKGS and their run-time closure on Debian 12, less what the cross toolchain brings
+# CLI_PKGS and BUILD_PKGS and their run-time closure on Debian 12, less what the cross toolchain brings
 # (libc6, libstdc++6, libgcc-s1 and their headers under /usr/aarch64-linux-gnu).
 ARM64_PKGS=(
   libopenblas-dev libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libgfortran5

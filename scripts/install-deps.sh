@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Install every Debian package strata needs to build, test and benchmark.
-# Idempotent; runs `apt-get update` itself. Needs root (or sudo).
+# Install the Debian packages strata needs. Idempotent; runs `apt-get update` itself (only when
+# something is missing). Needs root (or sudo).
+#
+#   scripts/install-deps.sh            # everything: build, test, benchmark, fuzz, MPI, the .venv
+#   scripts/install-deps.sh --minimal  # only what building the `strata` CLI needs (scripts/demo.sh):
+#                                      # compiler, CMake, the libraries it links; no test oracles,
+#                                      # no MPI, no clang, no Python environment
 set -euo pipefail
+MINIMAL=0
+case "${1:-}" in
+  --minimal) MINIMAL=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+  *) echo "install-deps.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+esac
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-BUILD_PKGS=(
-  build-essential cmake ninja-build pkg-config git ccache
+# What the library and the CLI build with (--minimal installs these alone).
+CLI_PKGS=(
+  build-essential cmake ninja-build pkg-config ccache
   libopenblas-dev liblapacke-dev
   libblosc-dev libzstd-dev liblz4-dev zlib1g-dev libdeflate-dev
   nlohmann-json3-dev libcli11-dev
@@ -15,6 +28,9 @@ BUILD_PKGS=(
   # libcurl for Zarr over http(s)/s3/gs. The GnuTLS flavour: libhts-dev depends on it, and
   # libcurl4-openssl-dev conflicts with it (installing that one would remove htslib).
   libcurl4-gnutls-dev
+)
+BUILD_PKGS=(
+  git
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev  # mpirun -n P strata …; without it strata builds single-process
   libcairo2-dev  # PNG plots (optional: without it, SVG only)
@@ -28,8 +44,9 @@ ORACLE_PKGS=(
 # clang + compiler-rt for the libFuzzer targets (optional but installed by default).
 FUZZ_PKGS=(clang libclang-rt-14-dev)
 
+if [ "$MINIMAL" = 1 ]; then WANT=("${CLI_PKGS[@]}"); else WANT=("${CLI_PKGS[@]}" "${BUILD_PKGS[@]}" "${ORACLE_PKGS[@]}" "${FUZZ_PKGS[@]}"); fi
 missing=()
-for p in "${BUILD_PKGS[@]}" "${ORACLE_PKGS[@]}" "${FUZZ_PKGS[@]}"; do
+for p in "${WANT[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
@@ -45,4 +62,5 @@ else
 fi
 
 # The Python package's environment (.venv, pinned by requirements.txt).
+[ "$MINIMAL" = 1 ] && exit 0
 bash "$(dirname "$0")/install-python.sh"

@@ -19,6 +19,13 @@ echo "== pytest python/tests"
 cd "$ROOT"
 .venv/bin/python -m pytest -q -p no:cacheprovider python/tests
 
+# The wheel users pip install (README, second way in): built through ccache from the objects above,
+# its libraries bundled by auditwheel, installed into a clean venv and run from there.
+echo "== wheel: build, auditwheel repair, clean venv, strata simulate + pca + import (scripts/wheel.sh --check)"
+SECONDS=0
+STRATA_PYTHON="$ROOT/.venv/bin/python" bash scripts/wheel.sh --check
+echo "wheel step: ${SECONDS} s"
+
 # aarch64: the cross build and the core/backend suites under qemu-user (scripts/aarch64.sh; exit 77
 # when its packages cannot be had here, reported as a skip).
 echo "== aarch64: cross build, core and backend suites under qemu (scripts/aarch64.sh)"

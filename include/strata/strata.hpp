@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// Every public strata header, for programs that would rather not pick: include this one and
-/// link `strata::strata` (README "Building by hand"). The InstallExample test checks that it
-/// names every installed header.
+/// link `strata::strata` (docs/building.md, "Installed library"). The InstallExample test
+/// checks that it names every installed header.
 
 #include "strata/array/array.hpp"
 #include "strata/array/host_array.hpp"

@@ -3,7 +3,7 @@
 A Genotypes pickles as the path it was opened from; each worker process reopens the file at its
 first read (once per process) and reads the same dosages as this one. strata.pca, king, grm and
 pairwise_distance of a Dask array over it run on the cluster and equal the local answer, bit
-for bit. The README's Python blocks run as written."""
+for bit. The Python blocks of the README and of docs/*.md run as written."""
 import os
 import pickle
 import re
@@ -182,26 +182,38 @@ def test_vcf_zarr_store_reopens_on_workers(cluster, cohort, tmp_path):
         np.testing.assert_array_equal(strata.king(x), strata.king(g))
 
 
-def readme_python_blocks():
-    text = (ROOT / "README.md").read_text()
+def python_blocks(page):
+    text = (ROOT / page).read_text()
     return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
 
 
-def test_readme_python_runs_as_written(cohort, tmp_path, monkeypatch):
-    """The README's Python blocks (its distributed example included) run in a folder holding
-    cohort.bed; the distributed example's PCA and KING equal the local ones."""
+# The README and every docs/ page that has a Python example.
+DOC_PAGES = [p for p in ["README.md", *sorted(str(d.relative_to(ROOT)) for d in (ROOT / "docs").glob("*.md"))]
+             if python_blocks(p)]
+
+
+def test_the_documentation_has_python_examples():
+    """The pages the examples live in (a page renamed or a fence mistyped would leave nothing to run)."""
+    assert "README.md" in DOC_PAGES, "the README has no Python example"
+    assert any("Client(" in b for b in python_blocks("docs/python.md")), "docs/python.md has no distributed example"
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_python_blocks_run_as_written(page, cohort, tmp_path, monkeypatch):
+    """Each Python block of the page runs on its own (its imports and names its own), in a folder
+    holding cohort.bed; the distributed example's PCA `r` and KING `k` equal the local ones."""
     pytest.importorskip("sgkit")
-    blocks = readme_python_blocks()
-    assert any("Client(" in b for b in blocks), "the README has no distributed example"
+    blocks = python_blocks(page)
     path, _ = cohort
     for ext in (".bed", ".bim", ".fam"):
         shutil.copy(path[:-4] + ext, tmp_path / f"cohort{ext}")
     monkeypatch.chdir(tmp_path)
-    ns = {"__name__": "__main__"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", strata.GlmWarning)  # the example's fit is a sound one
-        for block in blocks:
-            exec(compile(block, "README.md", "exec"), ns)
     g = strata.open_genotypes("cohort.bed")
-    np.testing.assert_array_equal(ns["r"].eigenvalues, strata.pca(g, k=10).eigenvalues)
-    np.testing.assert_array_equal(ns["k"], strata.king(g))
+    for block in blocks:
+        ns = {"__name__": "__main__"}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", strata.GlmWarning)  # the examples' fits are sound ones
+            exec(compile(block, page, "exec"), ns)
+        if "Client(" in block:
+            np.testing.assert_array_equal(ns["r"].eigenvalues, strata.pca(g, k=10).eigenvalues)
+            np.testing.assert_array_equal(ns["k"], strata.king(g))
