@@ -157,9 +157,13 @@ def as_genotypes(x) -> Genotypes:
 _DEFAULT = _core.PcaParams()
 
 
-def _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings):
+def _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings, missing="meanimpute",
+            check_errors=True):
     """The library's PcaParams for strata.pca's arguments (None = the library's default)."""
+    if missing not in ("meanimpute", "pairwise"):
+        raise ValueError(f"missing must be 'meanimpute' or 'pairwise' (strata pca --pca-missing), got {missing!r}")
     p = _core.PcaParams()
+    p.meanimpute, p.check_errors = missing == "meanimpute", bool(check_errors)
     p.k = int(k)
     p.method, p.scale, p.precision = method, scale, precision
     if tolerance is not None:
@@ -181,8 +185,10 @@ def _selection(maf, geno):
 def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEFAULT.scale,
         tolerance: float | None = None, *, iterations: int | None = None, block: int = _DEFAULT.block_columns,
         precision: str = _DEFAULT.precision, seed: int = _DEFAULT.seed, maf: float | None = None,
-        geno: float | None = None, loadings: bool = _DEFAULT.compute_loadings, threads: int | None = None,
-        memory=None, progress=False, context=None) -> PcaResult:
+        geno: float | None = None, loadings: bool = _DEFAULT.compute_loadings,
+        missing: str = "meanimpute" if _DEFAULT.meanimpute else "pairwise",
+        check_errors: bool = _DEFAULT.check_errors, threads: int | None = None, memory=None, progress=False,
+        context=None) -> PcaResult:
     """PCA of a (variants × samples) genotype matrix, as ``strata pca`` computes it (same bits).
 
     ``x``: a path (PLINK prefix / .bed, VCF/BCF, VCF Zarr, dosage Zarr), ``strata.Genotypes``, a
@@ -190,7 +196,12 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
     ``xarray.Dataset`` (``call_dosage`` or ``call_genotype``). ``method``: auto, exact,
     randomized; ``scale``: binom2, binom, center, none; ``tolerance``: run the randomized
     method until every eigenvalue error estimate is below it; ``maf``/``geno``: plink2's
-    ``--maf``/``--geno``, applied as ``strata pca`` applies them. Defaults are the library's
+    ``--maf``/``--geno``, applied as ``strata pca`` applies them; ``missing``: ``meanimpute`` or
+    ``pairwise`` (``--pca-missing``: plink2's default ``--pca``, exact route only);
+    ``check_errors``: the randomized routes' closing float64 pass, which turns the error
+    estimates into bounds and reports its Rayleigh–Ritz pairs. On a ``distributed`` cluster
+    that pass would fetch every code to this process, so it is skipped there: a cluster run
+    equals the local run with ``check_errors=False`` bit for bit. Defaults are the library's
     (``strata._core.PcaParams()``). ``threads`` (None = all cores), ``memory`` (budget, e.g.
     "4G"; None = half the physical memory, as ``strata pca``), ``progress`` (True = tqdm bar)
     and ``context`` as in strata.Context. The GIL is released while it computes. The result's
@@ -199,7 +210,7 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
         raise TypeError(f"k must be an integer, got {type(k).__name__}")
     from ._dask import distributed_client
 
-    params = _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings)
+    params = _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings, missing, check_errors)
     selection = _selection(maf, geno)
     ctx = resolve(context, threads, memory, progress)
     client = distributed_client(x)

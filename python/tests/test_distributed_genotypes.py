@@ -139,7 +139,7 @@ def test_pca_on_the_cluster_equals_local(cluster, cohort, method):
 
     path, _ = cohort
     g = strata.open_genotypes(path)
-    local = strata.pca(g, k=4, method=method)
+    local = strata.pca(g, k=4, method=method, check_errors=False)  # the cluster skips the float64 pass
     with distributed.Client(cluster):
         r = strata.pca(da.from_array(g, chunks=(1000, -1)), k=4, method=method)
     for name in ("eigenvalues", "eigenvectors", "variants_used"):

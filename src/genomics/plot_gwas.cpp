@@ -49,6 +49,20 @@ struct GwasTable {
   std::vector<Hit> hits;
 };
 
+// A gwas table's fields: tab-separated, and a field may be empty (a source without variant IDs
+// or alleles), so runs of tabs are not collapsed.
+std::vector<std::string_view> split_tabs(std::string_view line) {
+  std::vector<std::string_view> out;
+  if (line.empty()) return out;
+  for (size_t b = 0;;) {
+    const size_t e = line.find('\t', b);
+    out.push_back(line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+    if (e == std::string_view::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+
 Result<GwasTable> read_gwas(const std::string& path) {
   io::detail::LineReader f;
   STRATA_RETURN_NOT_OK(f.open(path, /*allow_pipe=*/false));
@@ -63,7 +77,7 @@ Result<GwasTable> read_gwas(const std::string& path) {
   };
   std::vector<Raw> raw;
   while (f.next(line)) {
-    const std::vector<std::string_view> t = io::detail::split_all(line);
+    const std::vector<std::string_view> t = split_tabs(line);
     if (t.empty()) continue;
     if (!header) {
       header = true;
@@ -212,6 +226,8 @@ Status declare_gwas_plots(OutputSet& out, const std::string& stem, const PlotFor
 }
 
 Status write_gwas_plots(const std::string& result_path, const std::string& title, const GwasPlotPaths& paths) {
+  if (paths.manhattan_svg.empty() && paths.manhattan_png.empty() && paths.qq_svg.empty() && paths.qq_png.empty())
+    return Status::OK();  // --no-plot
   STRATA_ASSIGN_OR_RETURN(GwasTable g, read_gwas(result_path));
   std::vector<double> p(g.hits.size());
   for (size_t i = 0; i < p.size(); ++i) p[i] = g.hits[i].p;
