@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/context.hpp"
 #include "strata/core/job.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/genomics/grm.hpp"
@@ -61,9 +63,23 @@ PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, i
   return krylov <= tsqr ? PcaRoute::Krylov : PcaRoute::Tsqr;
 }
 
+GrmRouteWork grm_route_work(int64_t n, int64_t m, int64_t k, bool loadings) {
+  // Seconds of each step over a counts-pass variant's ~9.2e-10·n s: the GRM pass as
+  // grm_pass_work_per_variant, the eigensolve ~2.9e-7·n², the loadings ~3e-10·n·k per variant.
+  const double dn = static_cast<double>(n), unit = 9.2e-10 * std::max(1.0, dn);
+  GrmRouteWork w;
+  w.per_variant = grm_pass_work_per_variant(n);
+  w.eigensolve = std::llround(2.9e-7 * dn * dn / unit);
+  w.loadings = loadings ? std::llround(3e-10 * dn * static_cast<double>(k) * static_cast<double>(m) / unit) : 0;
+  return w;
+}
+
 Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,
                   const PcaParams& options, PcaResult& out) {
   const int64_t n = view->num_samples();
+  const GrmRouteWork work = grm_route_work(n, static_cast<int64_t>(out.variants_used.size()), options.k,
+                                           options.compute_loadings);
+  std::optional<ProgressWeight> weigh_pass(std::in_place, ctx, work.per_variant);  // the GRM pass's variants
   PhaseTimer grm_pass(ctx, "grm pass");
   GrmParams gp;
   gp.meanimpute = true;  // PCA mean-imputes missing calls, as plink2 --pca meanimpute
@@ -88,6 +104,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
     return Status::Internal("pca: the GRM counted M = ", info.grm_variants, " variants, the PCA ", out.grm_variants);
   }
   grm_pass.stop();
+  weigh_pass.reset();
   out.passes = 1 + info.bands;
   out.arithmetic = info.integer_variants > 0 ? "exact integer products (complete variants), float32 products, float64 sums"
                                              : "float32 products, float64 sums";
@@ -99,6 +116,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
       for (int64_t i = i0; i < std::min(n, i0 + kB); ++i)
         for (int64_t j = j0; j < std::min(i, j0 + kB); ++j) g[j * n + i] = g[i * n + j];
   const Context alone = ctx.local();
+  ctx.progress_phase("eigensolve");
   PhaseTimer eigensolve(ctx, "eigensolve");
   linalg::TopEigenParams tp;
   tp.k = options.k;
@@ -106,12 +124,14 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   STRATA_ASSIGN_OR_RETURN(linalg::TopEigenResult e, linalg::top_eigenpairs(alone, g, n, tp));
   gbuf = Buffer();
   eigensolve.stop();
+  ctx.advance_progress(work.eigensolve);
   out.eigenvalues = e.values;
   out.eigenvectors = std::move(e.vectors);
   out.error_estimate = e.residuals;
   out.max_error_estimate = *std::max_element(e.residuals.begin(), e.residuals.end());
   out.stop = e.complete ? "complete" : "residual";
   if (!options.compute_loadings) return Status::OK();
+  ctx.progress_phase("loadings");
 
   // Loadings u_j = X·v_j / s_j with s_j = √(λ_j·M): one pass over the standardized rows.
   PhaseTimer loadings(alone, "loadings");
@@ -139,6 +159,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
     for (int64_t j = 0; j < k; ++j)
       for (int64_t i = 0; i < rows; ++i)
         out.loadings(r0 + i, j) = u[static_cast<size_t>(j * rows + i)] * inv_s[static_cast<size_t>(j)];
+    ctx.advance_progress(work.loadings * (r0 + rows) / m - work.loadings * r0 / m);
     return Status::OK();
   }));
   loadings.stop();

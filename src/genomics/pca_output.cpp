@@ -331,7 +331,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   rep.merge(pca_result_summary(r, options.pca));
   rep.set("samples", s.num_samples).set("variants_input", s.num_variants_input);
   s.selection.add_to(rep);
-  s.report = std::move(rep);
+  s.report = rep;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -268,7 +268,7 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
   if (o.het) r.set("het_variants", s.het_variants);
   if (o.hardy) r.set("hardy_variants", s.hardy_variants).set("hardy_x_variants", s.hardy_x_variants);
   s.selection.add_to(r);
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 
