@@ -127,6 +127,7 @@ Status Job::declare(const std::string& first, OutputRules rules, const std::func
       if (stage) STRATA_RETURN_NOT_OK(stage(*out_));
       if (!log_path_.empty()) {
         STRATA_ASSIGN_OR_RETURN(log_staged_, out_->add_file(log_path_));
+        log_path_ = out_->final_paths().back();  // as the set resolved it (absolute)
       }
       return Status::OK();
     }();

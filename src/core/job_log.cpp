@@ -123,7 +123,8 @@ std::string Job::log_tail() const {
     t.back() = '\n';
   }
   char peak[64];
-  std::snprintf(peak, sizeof peak, "Peak memory: %s resident\n", gib(static_cast<double>(run.peak_rss_bytes)).c_str());
+  std::snprintf(peak, sizeof peak, "Peak memory: %.1f MiB resident\n",
+                static_cast<double>(run.peak_rss_bytes) / (1024.0 * 1024.0));
   t += peak;
   t += "End: " + utc_now_text() + "\n";
   char wall[64];

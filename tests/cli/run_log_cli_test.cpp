@@ -36,7 +36,9 @@ TEST_F(RunLog, SimulateAndKingLogTheirRunAndSayWhatTheyWrote) {
   EXPECT_THAT(sim_output_, HasSubstr(tmp_.str("sim.log")));
   const std::string sim_log = read_file(tmp_.str("sim.log"));
   EXPECT_THAT(sim_log, HasSubstr("Command line: strata simulate --samples 40 --variants 300 --seed 5 --out "));
-  EXPECT_THAT(sim_log, HasSubstr("Written:\n  " + tmp_.str("sim.bed") + "\n"));
+  EXPECT_THAT(sim_log, HasSubstr("Written:\n"));
+  for (const char* f : {"sim.bed", "sim.bim", "sim.fam", "sim.log"}) EXPECT_THAT(sim_log, HasSubstr("  " + tmp_.str(f) + "\n"));
+  EXPECT_THAT(sim_log, HasSubstr("  samples: 40\n  variants: 300\n"));
   EXPECT_THAT(sim_log, HasSubstr("Wall time: "));
 
   auto r = run_command(cli() + " king -q " + tmp_.str("sim") + " --out " + tmp_.str("k"));
@@ -49,7 +51,8 @@ TEST_F(RunLog, SimulateAndKingLogTheirRunAndSayWhatTheyWrote) {
   EXPECT_THAT(log, HasSubstr("Machine: "));
   EXPECT_THAT(log, HasSubstr(" threads; memory budget "));
   EXPECT_THAT(log, HasSubstr("Input: " + tmp_.str("sim") + "\n"));
-  EXPECT_THAT(log, HasSubstr("  " + tmp_.str("k.kin0") + "\n"));
+  EXPECT_THAT(log, HasSubstr("Written:\n  " + tmp_.str("k.king") + "\n  " + tmp_.str("k.king.id") + "\n  " +
+                             tmp_.str("k.log") + "\nResults:"));
   EXPECT_THAT(log, HasSubstr("  samples: 40\n"));
   EXPECT_THAT(log, HasSubstr("  variants: 300\n"));
   EXPECT_THAT(log, HasSubstr("End: "));
@@ -57,7 +60,7 @@ TEST_F(RunLog, SimulateAndKingLogTheirRunAndSayWhatTheyWrote) {
   r = run_command(cli() + " king " + tmp_.str("sim") + " --out " + tmp_.str("k2"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("strata: king done in "));
-  EXPECT_THAT(r.output, HasSubstr("40 samples, 300 variants"));
+  EXPECT_THAT(r.output, HasSubstr("40 samples, 300 variants, 780 pairs written; wrote " + tmp_.str("k2.king")));
 }
 
 TEST_F(RunLog, RerunReplacesTheLogAndWritesTheSameBytes) {
