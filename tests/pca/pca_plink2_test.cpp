@@ -164,10 +164,11 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("PC1 ("), std::string::npos) << "variance on the axes";
   EXPECT_NE(svg.find("%)"), std::string::npos) << "variance on the axes";
-  // Only the five outputs: no temporaries left behind.
+  // Only the five outputs and the log: no temporaries left behind.
   auto names = files_with_prefix(dir_.str("out"), "p");
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.svg", "p.zarr"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.log", "p.svg", "p.zarr"}));
 
   // --pop-file labels the plot; a malformed one fails before any output is written.
   std::string pops;
@@ -181,7 +182,9 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   r = run_command(cli() + " pca " + dir_.str("sim") + " -k 2 -q --pop-file " + dir_.str("badpops.txt") + " --out " +
                   dir_.str("out/z"));
   STRATA_EXPECT_CLI_ERROR(r, 1, "badpops.txt:1: 1 columns, expected 2 (IID POP");
-  EXPECT_TRUE(files_with_prefix(dir_.str("out"), "z").empty());
+  // Only the log, which says why.
+  EXPECT_EQ(files_with_prefix(dir_.str("out"), "z"), std::vector<std::string>{"z.log"});
+  EXPECT_NE(read_file(dir_.str("out/z.log")).find("Error: "), std::string::npos);
 
   const auto rep = nlohmann::json::parse(read_file(dir_.str("run.json")));
   EXPECT_EQ(rep.at("command"), "pca");
