@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-BAR = re.compile(r"(\d+\.\d)%\s+([0-9.]+)s(?:.*?eta (\d+)s)?")
+BAR = re.compile(r"(\d+\.\d)%\s+([0-9.]+)s(?:.*?eta ([0-9.]+)s)?")
 
 
 def run_in_pty(argv):
@@ -51,7 +51,7 @@ def run_in_pty(argv):
         for line in parts:
             m = BAR.search(line)
             if m:
-                samples.append((now, float(m.group(1)), int(m.group(3)) if m.group(3) else None, line.strip()))
+                samples.append((now, float(m.group(1)), float(m.group(3)) if m.group(3) else None, line.strip()))
     _, status = os.waitpid(pid, 0)
     return samples, time.monotonic() - t0, os.waitstatus_to_exitcode(status)
 

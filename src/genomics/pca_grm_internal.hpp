@@ -14,8 +14,8 @@ PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, i
 
 /// \brief The GRM route's work in progress units (one unit: a variant of the counts pass,
 /// which decodes n codes): a variant of the GRM pass weighs `per_variant` units (n² / 2
-/// products), the eigensolve and the loadings pass their own. Measured at 5,000 × 50,000 on
-/// the development VM: counts 0.23 s, GRM pass 31.7 s, eigensolve 7.3 s, loadings 1.5 s.
+/// products), the eigensolve and the loadings pass their own, in the proportions measured at
+/// 5,000 × 50,000 on the development VM.
 struct GrmRouteWork {
   int64_t per_variant = 1, eigensolve = 0, loadings = 0;
 };

@@ -63,6 +63,7 @@ TEST(TerminalProgress, RendersPhasePercentAndEta) {
   EXPECT_THAT(line, HasSubstr("king (bit planes) ["));
   EXPECT_THAT(line, HasSubstr(" 25.0%"));
   EXPECT_THAT(line, HasSubstr("eta 30s"));          // 10 s for a quarter: 30 s left
+  EXPECT_THAT(p.render(800, 1000, 10.0, false), HasSubstr("eta 2.5s"));  // tenths under 10 s
   EXPECT_THAT(line, Not(HasSubstr("work/s")));      // weighted units have no rate
   p.phase("king");                                  // the task's own name: no phase shown
   EXPECT_THAT(p.render(500, 1000, 10.0, false), HasSubstr("king ["));

@@ -60,7 +60,8 @@ std::string TerminalProgress::render(int64_t done, int64_t total, double secs, b
   if (secs > 0 && shown > 0 && !unit_.empty() && unit_ != "work")
     line += "  " + short_count(static_cast<double>(shown) / secs) + " " + unit_ + "/s";
   if (frac > 0 && frac < 1) {
-    std::snprintf(buf, sizeof buf, "  eta %.0fs", secs / frac * (1 - frac));
+    const double eta = secs / frac * (1 - frac);
+    std::snprintf(buf, sizeof buf, eta < 10 ? "  eta %.1fs" : "  eta %.0fs", eta);
     line += buf;
   }
   return line;
