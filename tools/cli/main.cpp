@@ -29,7 +29,8 @@
 namespace strata::cli {
 
 void add_common_options(CLI::App* cmd, CliState& state) {
-  cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
+  cmd->add_flag("-q,--quiet", state.quiet,
+                "Quiet terminal: no progress bar, tables or closing summary (PREFIX.log keeps everything)");
   cmd->add_option("--threads", state.threads, "Worker threads: 0 = all cores (default), or 1-1024")
       ->check(integer_in(0, kMaxThreads, "0 (all cores) or 1–1024"));
   cmd->add_option("--report", state.report_path,
