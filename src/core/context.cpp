@@ -70,6 +70,7 @@ struct Context::State {
   std::shared_ptr<const backend::Backend> backend_impl;
   std::shared_ptr<const Communicator> comm;
   std::shared_ptr<ProgressSink> sink;
+  std::string command_line, machine;
   std::mutex report_mu;
   RunReport report;
   std::atomic<bool> cancelled{false};
@@ -79,6 +80,7 @@ struct Context::State {
   int depth = 0;
   std::atomic<int64_t> done{0};
   std::atomic<int64_t> total{0};
+  std::atomic<int64_t> weight{1};  // ProgressWeight
   std::chrono::steady_clock::time_point last_update;
 };
 
@@ -134,6 +136,8 @@ Result<Context> Context::make(const ContextOptions& options) {
   s->backend_impl = options.backend_impl;
   s->comm = options.communicator ? options.communicator : single_process_communicator();
   s->sink = options.progress;
+  s->command_line = options.command_line;
+  s->machine = options.machine;
   return Context(std::move(s));
 }
 
@@ -143,6 +147,8 @@ int64_t Context::memory_budget() const { return s_->memory_budget; }
 BackendKind Context::backend() const { return s_->backend; }
 const std::shared_ptr<const backend::Backend>& Context::backend_impl() const { return s_->backend_impl; }
 const Communicator& Context::communicator() const { return comm_ ? *comm_ : *s_->comm; }
+const std::string& Context::command_line() const { return s_->command_line; }
+const std::string& Context::machine() const { return s_->machine; }
 Context Context::local() const {
   Context c(s_);
   c.comm_ = single_process_communicator();
@@ -160,6 +166,7 @@ Status Context::check_cancelled() const {
 void Context::advance_progress(int64_t units) const {
   State& s = *s_;
   if (!s.sink || units == 0) return;
+  units *= s.weight.load(std::memory_order_relaxed);
   const int64_t done = s.done.fetch_add(units, std::memory_order_relaxed) + units;
   std::unique_lock<std::mutex> lk(s.progress_mu, std::try_to_lock);
   if (!lk.owns_lock() || s.depth == 0) return;
@@ -167,6 +174,15 @@ void Context::advance_progress(int64_t units) const {
   if (now - s.last_update < std::chrono::milliseconds(100)) return;
   s.last_update = now;
   s.sink->update(done, s.total.load());
+}
+
+void Context::progress_phase(std::string_view name) const {
+  State& s = *s_;
+  if (!s.sink || name.empty()) return;
+  std::lock_guard<std::mutex> lk(s.progress_mu);
+  if (s.depth == 0) return;
+  s.sink->phase(name);
+  s.sink->update(s.done.load(), s.total.load());
 }
 
 void Context::Report::add_phase(const std::string& name, double seconds) const {
@@ -223,7 +239,7 @@ ProgressScope::ProgressScope(const Context& ctx, std::string_view label, int64_t
   if (!s.sink) return;
   std::lock_guard<std::mutex> lk(s.progress_mu);
   if (s.depth++ > 0) {
-    s.total.fetch_add(total);  // nested: one bar for the whole run
+    s.total.fetch_add(total * s.weight.load());  // nested: one bar for the whole run
     return;
   }
   owner_ = true;
@@ -242,7 +258,12 @@ ProgressScope::~ProgressScope() {
 }
 
 void ProgressScope::add_total(int64_t units) {
-  if (s_->sink) s_->total.fetch_add(units);
+  if (s_->sink) s_->total.fetch_add(units * s_->weight.load());
 }
+
+ProgressWeight::ProgressWeight(const Context& ctx, int64_t weight)
+    : s_(ctx.s_), before_(s_->weight.exchange(std::max<int64_t>(1, weight))) {}
+
+ProgressWeight::~ProgressWeight() { s_->weight.store(before_); }
 
 }  // namespace strata

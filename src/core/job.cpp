@@ -2,11 +2,16 @@
 #include "strata/core/job.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "strata/core/context.hpp"
+#include "strata/core/log.hpp"
 
 namespace strata {
+
+std::string utc_now_text();  // job_log.cpp
+
 namespace {
 
 nlohmann::ordered_json to_value(const Summary::Value& v);
@@ -101,13 +106,15 @@ Job::Job(const Context& ctx, std::string command, std::string input, std::string
       writer_(ctx.communicator().rank() == 0),
       input_(std::move(input)),
       prefix_(std::move(prefix)),
-      start_(std::chrono::steady_clock::now()) {
-  summary_.set("command", std::move(command));
+      start_(std::chrono::steady_clock::now()),
+      command_(std::move(command)),
+      log_path_(log_path_for(prefix_)),
+      started_at_(utc_now_text()) {
+  if (writer_ && !log_path_.empty()) capture_ = std::make_unique<LogCapture>();
+  summary_.set("command", command_);
   summary_.set("input", input_);
   summary_.set("output_prefix", prefix_);
 }
-
-Job::~Job() = default;
 
 Status Job::declare(const std::string& first, OutputRules rules, const std::function<Status(OutputSet&)>& stage) {
   Status st;
@@ -115,9 +122,16 @@ Status Job::declare(const std::string& first, OutputRules rules, const std::func
     st = [&]() -> Status {
       if (!input_.empty())
         for (std::string& p : input_paths(input_)) rules.inputs.push_back(std::move(p));
+      protected_ = rules.inputs;
       STRATA_ASSIGN_OR_RETURN(out_, OutputSet::begin(first, std::move(rules)));
-      return stage ? stage(*out_) : Status::OK();
+      if (stage) STRATA_RETURN_NOT_OK(stage(*out_));
+      if (!log_path_.empty()) {
+        STRATA_ASSIGN_OR_RETURN(log_staged_, out_->add_file(log_path_));
+        log_path_ = out_->final_paths().back();  // as the set resolved it (absolute)
+      }
+      return Status::OK();
     }();
+    declare_failed_ = !st.ok();  // the outputs' place is refused: no failure log there either
   }
   return agree(st);
 }
@@ -127,8 +141,28 @@ std::string Job::staging_dir() const { return out_ ? out_->staging_dir() : std::
 Status Job::agree(const Status& local) const { return ctx_->communicator().agree(local); }
 
 Status Job::commit(const Status& written) {
-  STRATA_RETURN_NOT_OK(agree_and_commit(*ctx_, out_.get(), written));
-  if (out_) files_ = out_->final_paths();
+  Status local = written;
+  if (local.ok() && out_ && !log_staged_.empty()) {
+    // The log so far goes in with the outputs; the rest is appended when the Job ends.
+    std::vector<std::string> files;
+    for (const std::string& f : out_->final_paths())
+      if (f != log_path_) files.push_back(f);
+    std::string text = log_head() + log_warnings(0);
+    warnings_written_ = capture_ ? capture_->lines().size() : 0;
+    text += "Written:\n";
+    for (const std::string& f : files) text += "  " + f + "\n";
+    text += "  " + log_path_ + "\n";
+    std::ofstream f(log_staged_, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) local = Status::IOError(log_path_, ": cannot write the log");
+  }
+  STRATA_RETURN_NOT_OK(agree_and_commit(*ctx_, out_.get(), local));
+  committed_ = true;
+  files_.clear();
+  if (out_)
+    for (const std::string& f : out_->final_paths())
+      if (f != log_path_) files_.push_back(f);
   summary_.set("files", files_);
   summary_.set("wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
   return Status::OK();

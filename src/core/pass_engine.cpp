@@ -61,6 +61,7 @@ Status run_blocks(const Context& ctx, int64_t n, int64_t bytes_per_block, const 
   if (n <= 0) return Status::OK();
   STRATA_RETURN_NOT_OK(ctx.check_cancelled());
   ctx.report().add_pass(n);
+  ctx.progress_phase(options.label);
   ThreadPool& pool = ctx.pool();
   const int64_t budget = ctx.memory_budget();
   if (bytes_per_block > budget) {
@@ -152,6 +153,7 @@ Status run_pipelined(const Context& ctx, int64_t n, const std::function<Status(i
                      const std::function<Status(int64_t, int)>& compute, const PassOptions& options) {
   if (n <= 0) return Status::OK();
   ctx.report().add_pass(n);
+  ctx.progress_phase(options.label);
   auto guarded = [](const std::function<Status(int64_t, int)>& f, int64_t i, int slot) -> Status {
     try {
       return f(i, slot);

@@ -397,7 +397,7 @@ Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::str
     r.set("metric", distance_metric_name(options.metric));
     if (!s.layout.empty()) r.set("matrix", s.layout).set("sample_bands", s.sample_bands).set("spilled_bytes", s.spilled_bytes);
     s.selection.add_to(r);
-    s.report = std::move(r);
+    s.report = r;  // a copy: the Job logs its summary when it ends
   };
   if (const std::optional<io::ZarrArray>& matrix = *opened) {
     auto rows_alone = [&]() -> Status {

@@ -212,7 +212,7 @@ Result<FreqSummary> run_freq_to_files(const Context& ctx, const std::string& inp
   Summary& r = job.summary();
   r.set("samples", s.num_samples).set("variants", s.num_variants);
   s.selection.add_to(r);
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -707,10 +707,20 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
                             const GrmTileSink& sink) {
   if (!view) return Status::Invalid("grm: no genotype view");
   PhaseTimer counting(ctx, "variant counts");
-  ProgressScope progress(ctx, "grm", view->num_variants(), "variants");  // the pass adds its own
+  // The counts pass, then the GRM pass at its weight: one band stands in for the pass until it
+  // starts and adds its own bands.
+  const int64_t m = view->num_variants(), weight = grm_pass_work_per_variant(view->num_samples());
+  ProgressScope progress(ctx, "grm", m + weight * m, "variants");
   STRATA_ASSIGN_OR_RETURN(auto counts, compute_variant_counts(ctx, *view));
   counting.stop();
+  progress.add_total(-weight * m);
+  ProgressWeight weigh(ctx, weight);
   return compute_grm(ctx, view, counts, params, sink);
+}
+
+int64_t grm_pass_work_per_variant(int64_t n) {
+  const double dn = std::max(1.0, static_cast<double>(n));
+  return std::max<int64_t>(1, std::llround(2.5e-11 * dn * dn / (9.2e-10 * dn)));
 }
 
 Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,

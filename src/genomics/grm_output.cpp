@@ -400,7 +400,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   r.set("dropped_missing", i.filter.dropped_missing).set("dropped_maf", i.filter.dropped_maf);
   r.set("pairwise_counts", i.pairwise_counts).set("bands", i.bands).set("tile", i.tile);
   s.selection.add_to(r);
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -238,7 +238,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   Summary& r = job.summary();
   r.merge(report_of(summary));
   summary.selection.add_to(r);
-  summary.report = std::move(r);
+  summary.report = r;  // a copy: the Job logs its summary when it ends
   return summary;
 }
 

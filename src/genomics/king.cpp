@@ -325,7 +325,7 @@ Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& inp
   r.set("sample_bands", s.sample_bands).set("spilled_bytes", s.spilled_bytes);
   if (options.cutoff) r.set("cutoff_removed", s.cutoff_removed);
   s.selection.add_to(r);
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -120,11 +120,17 @@ RunPlan plan_run(const Context& ctx, const PcaParams& options, int64_t n, int64_
   const int64_t width = (block + 7) / 8 * 8 * (krylov ? std::max(1, so.iterations) : 1);
   const int64_t state = 2 * n * width * 8 + (int64_t{64} << 20);
   p.resident_bytes = std::max<int64_t>(0, ctx.memory_budget() - state);
-  p.expected_units = p.exact_route == PcaRoute::Grm    ? m      // one band at least
-                     : p.exact_route == PcaRoute::Tsqr ? 2 * m  // TSQR's R pass and the pass applying Q
+  p.expected_units = p.exact_route == PcaRoute::Tsqr ? 2 * m  // TSQR's R pass and the pass applying Q
                                                        : m * (std::max(1, so.iterations) + (so.compute_u ? 1 : 0) +
                                                               (options.check_errors ? 1 : 0));
-  p.counted_units = p.exact_route == PcaRoute::Grm ? 0 : p.expected_units;
+  p.counted_units = p.expected_units;
+  if (p.exact_route == PcaRoute::Grm) {
+    // Weighted by cost (grm_route_work): one band of the GRM pass at least, which adds its
+    // own bands when it starts, then the eigensolve and the loadings pca_by_grm reports.
+    const GrmRouteWork w = grm_route_work(n, m, options.k, options.compute_loadings);
+    p.counted_units = w.eigensolve + w.loadings;
+    p.expected_units = w.per_variant * m + p.counted_units;
+  }
   return p;
 }
 

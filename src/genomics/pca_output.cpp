@@ -355,7 +355,7 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   rep.set("samples", s.num_samples).set("variants_input", s.num_variants_input);
   s.selection.add_to(rep);
   if (!s.pop_labels.empty()) rep.set("pop_file_labels", s.pop_labels);
-  s.report = std::move(rep);
+  s.report = rep;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

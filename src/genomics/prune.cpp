@@ -271,7 +271,7 @@ Result<PruneSummary> run_prune_to_files(const Context& ctx, const std::string& i
   r.set("samples", s.num_samples).set("founders", s.founders).set("variants", s.num_variants);
   r.set("kept", s.kept).set("removed", s.removed).set("skipped_chr0", s.skipped_chr0);
   s.selection.add_to(r);
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -295,7 +295,7 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
   if (o.hardy) r.set("hardy_variants", s.hardy_variants).set("hardy_x_variants", s.hardy_x_variants);
   if (o.check_sex) r.set("sexcheck_x_variants", s.sexcheck_x_variants).set("sexcheck_problems", s.sexcheck_problems);
   s.selection.add_to(r);
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -516,7 +516,7 @@ Result<SelectedConvert> convert_selected(const Context& ctx, const std::string& 
   rep.set("skipped_multiallelic", r.convert.skipped).set("multiallelic_as_dosage", r.convert.multiallelic);
   rep.set("polyploid_calls", r.convert.polyploid_calls);
   r.selection.add_to(rep);
-  r.report = std::move(rep);
+  r.report = rep;  // a copy: the Job logs its summary when it ends
   return r;
 }
 

@@ -65,7 +65,7 @@ Result<SimulateSummary> run_simulate_to_files(const Context& ctx, const Simulate
   r.set("samples", options.num_samples).set("variants", options.num_variants).set("populations", options.num_pops);
   r.set("fst", options.fst).set("missing", options.missing).set("seed", static_cast<int64_t>(options.seed));
   r.set("format", simulate_format_name(format));
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

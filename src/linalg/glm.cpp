@@ -316,7 +316,7 @@ Result<GlmRunSummary> run_glm_to_files(const Context& ctx, const std::string& x_
   Summary& r = job.summary();
   r.set("x", x_path).set("y", y_path);
   r.merge(glm_result_summary(s.fit, params));
-  s.report = std::move(r);
+  s.report = r;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -137,7 +137,7 @@ Result<SvdZarrSummary> svd_to_zarr(const Context& ctx, const std::string& input,
   rep.set("output", output).set("method", svd_method_name(r.method)).set("passes", r.passes).set("stop", r.stop);
   rep.set("converged", r.converged).set("max_error_estimate", r.max_error_estimate);
   rep.set("singular_values", r.s).set("error_estimate", r.error_estimate).set("residual_norms", r.residual_norms);
-  s.report = std::move(rep);
+  s.report = rep;  // a copy: the Job logs its summary when it ends
   return s;
 }
 

@@ -403,6 +403,7 @@ TEST_F(GwasPlink2, BadInputFailsClearlyAndWritesNothing) {
   STRATA_EXPECT_CLI_ERROR(r, 1, "no phenotype column named 'NOPE'");
   for (const auto& e : fs::directory_iterator(dir_.path())) {
     const std::string f = e.path().filename().string();
+    if (f.ends_with(".log")) continue;  // failed runs leave their log, with the error
     EXPECT_EQ(f.rfind("o", 0), std::string::npos) << "left behind: " << f;
   }
 }

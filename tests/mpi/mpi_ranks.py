@@ -41,6 +41,11 @@ SKIP = 77
 RANKS = (1, 2, 3, 4)
 
 
+
+def outputs_in(d):
+    """What a failed run left in d besides its PREFIX.log (which says why it failed)."""
+    return [f for f in os.listdir(d) if not f.endswith(".log")]
+
 def mpirun():
     exe = shutil.which("mpirun")
     if not exe:
@@ -68,7 +73,7 @@ def files_under(root, prefix):
     out = {}
     base = os.path.basename(prefix)
     for name in os.listdir(root):
-        if not name.startswith(base) or name.endswith(".json"):
+        if not name.startswith(base) or name.endswith((".json", ".log")):  # the log has times
             continue
         path = os.path.join(root, name)
         if os.path.isdir(path):
@@ -381,7 +386,7 @@ def case_failure(strata, tmp):
         if p.returncode == 0 or "rank 1" not in p.stderr or "absent" not in p.stderr:
             print(f"FAILED: {cmd[0]}: a rank without its input: exit {p.returncode}\n{p.stderr[-2000:]}")
             sys.exit(1)
-        left = os.listdir(d)
+        left = outputs_in(d)
         if left:
             print(f"FAILED: {cmd[0]}: outputs left after a failed run: {left}")
             sys.exit(1)
@@ -395,8 +400,8 @@ def case_failure(strata, tmp):
     p = run(mpirun() + ["-n", "1", strata] + args + ["-k", "3", ":", "-n", "1", strata] + args + ["-k", "500", ":",
                                                                                                   "-n", "1", strata] +
             args + ["-k", "3"], expect_ok=False, env={"STRATA_MPI_TIMEOUT": "60"})
-    if p.returncode == 0 or "rank 1: pca: k = 500" not in p.stderr or os.listdir(d):
-        print(f"FAILED: mid-run failure: exit {p.returncode}, left {os.listdir(d)}\n{p.stderr[-2000:]}")
+    if p.returncode == 0 or "rank 1: pca: k = 500" not in p.stderr or outputs_in(d):
+        print(f"FAILED: mid-run failure: exit {p.returncode}, left {outputs_in(d)}\n{p.stderr[-2000:]}")
         sys.exit(1)
     print(f"ok: pca: rank 1 fails mid-run → exit {p.returncode}, no outputs; stderr: "
           f"{p.stderr.strip().splitlines()[0]}")
@@ -408,8 +413,8 @@ def case_failure(strata, tmp):
     p = run(mpirun() + ["-n", "3", strata, "freq", prefix, "--out", os.path.join(d, "o"), "-q", "--threads", "1"],
             expect_ok=False, env={"STRATA_MPI_TIMEOUT": "5", "STRATA_FAULT_MPI_STALL_RANK": "2"})
     secs = time.monotonic() - t0
-    if p.returncode == 0 or "did not answer within 5 s" not in p.stderr or secs > 60 or os.listdir(d):
-        print(f"FAILED: a hung rank: exit {p.returncode} after {secs:.1f} s, left {os.listdir(d)}\n{p.stderr[-2000:]}")
+    if p.returncode == 0 or "did not answer within 5 s" not in p.stderr or secs > 60 or outputs_in(d):
+        print(f"FAILED: a hung rank: exit {p.returncode} after {secs:.1f} s, left {outputs_in(d)}\n{p.stderr[-2000:]}")
         sys.exit(1)
     print(f"ok: freq: rank 2 hangs → exit {p.returncode} after {secs:.1f} s, no outputs; stderr: "
           f"{p.stderr.strip().splitlines()[0]}")

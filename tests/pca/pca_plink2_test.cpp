@@ -165,12 +165,13 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("PC1 ("), std::string::npos) << "variance on the axes";
   EXPECT_NE(svg.find("%)"), std::string::npos) << "variance on the axes";
-  // Only the outputs (.afreq for strata project, the PNG where libcairo is found): no temporaries
-  // left behind.
+  // Only the outputs (.afreq for strata project, the PNG where libcairo is found) and the log:
+  // no temporaries left behind.
   auto names = files_with_prefix(dir_.str("out"), "p");
   std::sort(names.begin(), names.end());
-  std::vector<std::string> expected{"p.afreq", "p.eigenval", "p.eigenvec", "p.eigenvec.var", "p.svg", "p.zarr"};
-  if (genomics::png_supported()) expected.insert(expected.begin() + 4, "p.png");
+  std::vector<std::string> expected{"p.afreq",        "p.eigenval", "p.eigenvec",
+                                    "p.eigenvec.var", "p.log",      "p.svg",      "p.zarr"};
+  if (genomics::png_supported()) expected.insert(expected.begin() + 5, "p.png");
   EXPECT_EQ(names, expected);
 
   // --pop-file labels the plot; a malformed one fails before any output is written.
@@ -185,7 +186,9 @@ TEST_F(PcaPlink2, OutputFormatsAndReport) {
   r = run_command(cli() + " pca " + dir_.str("sim") + " -k 2 -q --pop-file " + dir_.str("badpops.txt") + " --out " +
                   dir_.str("out/z"));
   STRATA_EXPECT_CLI_ERROR(r, 1, "badpops.txt:1: 1 columns, expected 2 (IID POP");
-  EXPECT_TRUE(files_with_prefix(dir_.str("out"), "z").empty());
+  // Only the log, which says why.
+  EXPECT_EQ(files_with_prefix(dir_.str("out"), "z"), std::vector<std::string>{"z.log"});
+  EXPECT_NE(read_file(dir_.str("out/z.log")).find("Error: "), std::string::npos);
 
   const auto rep = nlohmann::json::parse(read_file(dir_.str("run.json")));
   EXPECT_EQ(rep.at("command"), "pca");
@@ -278,7 +281,10 @@ TEST_F(PcaPlink2, BadInputsFailCleanly) {
     SCOPED_TRACE(c.args);
     auto r = run_command(cli() + " pca " + c.args + " -q --out " + dir_.str("o"));
     STRATA_EXPECT_CLI_ERROR(r, c.code, c.expect);
-    EXPECT_TRUE(files_with_prefix(dir_.path(), "o").empty()) << "outputs left behind";
+    auto left = files_with_prefix(dir_.path(), "o");  // the log alone, which says why
+    std::erase(left, std::string("o.log"));
+    EXPECT_TRUE(left.empty()) << "outputs left behind";
+    if (fs::exists(dir_.str("o.log"))) EXPECT_NE(read_file(dir_.str("o.log")).find("Error: "), std::string::npos);
   }
 }
 

@@ -276,7 +276,7 @@ def cases_kill():
     C = "kill"
     rng = random.Random(12345)
     times = [0.05, 0.2] + sorted(round(rng.uniform(0.05, 3.0), 3) for _ in range(6))
-    allowed = ["m." + o for o in PCA_OUTS] + ["other.afreq", "other.vmiss"]
+    allowed = ["m." + o for o in PCA_OUTS] + ["m.log", "other.afreq", "other.vmiss"]  # m.log: committed with them
     for t in times:
         add(C, "sigkill-pca-at-%.3fs" % t,
             ["pca", "@FIX@/mid", "-k", "4", "--method", "exact", "--out", "m", "--overwrite", "-q"], (0, -9, 137),

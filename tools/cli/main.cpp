@@ -29,7 +29,8 @@
 namespace strata::cli {
 
 void add_common_options(CLI::App* cmd, CliState& state) {
-  cmd->add_flag("-q,--quiet", state.quiet, "No progress bars");
+  cmd->add_flag("-q,--quiet", state.quiet,
+                "Quiet terminal: no progress bar, tables or closing summary (PREFIX.log keeps everything)");
   cmd->add_option("--threads", state.threads, "Worker threads: 0 = all cores (default), or 1-1024")
       ->check(integer_in(0, kMaxThreads, "0 (all cores) or 1–1024"));
   cmd->add_option("--report", state.report_path,
@@ -109,6 +110,52 @@ nlohmann::json given_parameters(const CLI::App& app) {
     }
   }
   return p;
+}
+
+// The command line as a shell would take it back (for PREFIX.log): words with spaces or quotes
+// single-quoted.
+std::string shell_words(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    std::string w = argv[i];
+    if (i == 0) w = std::filesystem::path(w).filename().string();
+    const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                         "-_./=:,+@%") == std::string::npos;
+    if (!plain) {
+      std::string q = "'";
+      for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      w = q + "'";
+    }
+    out += (i ? " " : "") + w;
+  }
+  return out;
+}
+
+// A successful command's last line on the terminal (unless --quiet): its counts, the files it
+// wrote and its log, and the time it took.
+void print_done(const CliState& state) {
+  const nlohmann::json& r = state.report;
+  if (!r.is_object() || !r.contains("files") || !r["files"].is_array()) return;
+  std::string line = "strata: " + r.value("command", std::string("done"));
+  char secs[32];
+  std::snprintf(secs, sizeof secs, " done in %.1f s", r.value("wall_seconds", 0.0));
+  line += secs;
+  std::string counts;
+  const std::pair<const char*, const char*> shown[] = {
+      {"samples", "samples"}, {"variants", "variants"}, {"pairs_written", "pairs written"}};
+  for (const auto& [key, label] : shown)
+    if (r.contains(key) && r[key].is_number_integer())
+      counts += (counts.empty() ? "" : ", ") + std::to_string(r[key].get<int64_t>()) + " " + label;
+  if (!counts.empty()) line += ": " + counts;
+  std::string files;
+  for (const auto& f : r["files"])
+    if (f.is_string()) files += (files.empty() ? "" : ", ") + f.get<std::string>();
+  const std::string log = r.contains("output_prefix") && r["output_prefix"].is_string()
+                              ? log_path_for(r["output_prefix"].get<std::string>())
+                              : std::string();
+  if (!log.empty()) files += (files.empty() ? "" : ", ") + log;
+  if (!files.empty()) line += "; wrote " + files;
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 // Runs the chosen command. Commands that do not split their work across ranks yet run on rank 0
@@ -332,6 +379,8 @@ int main(int argc, char** argv) {
     co.memory_budget = state.memory_budget;
     co.progress = cli::make_terminal_progress(state.quiet || !root);
     co.communicator = comm;
+    co.command_line = cli::shell_words(argc, argv);
+    co.machine = "cpu " + backend::cpu_level_summary() + "; device " + state.device;
     // --device: CUDA asked for and not usable (no module, driver or device) fails here, exit 1.
     Result<backend::BackendPtr> be = backend::backend_for_device(state.device);
     if (!be.ok()) {
@@ -398,6 +447,9 @@ int main(int argc, char** argv) {
   // `strata zarr info x > /dev/full` is a failed run, not exit 0.
   if (st.ok() && root && (std::fflush(stdout) != 0 || std::ferror(stdout)))
     st = Status::IOError("cannot write to standard output: ", std::strerror(errno));
+  // A failed command's PREFIX.log says why (its other outputs were never committed).
+  if (!st.ok() && root) (void)write_failed_job_logs(st);
+  if (st.ok() && root && !state.quiet) cli::print_done(state);
   const int code = cli::exit_code_for(st);
   if (!st.ok()) {
     // Rank 0 prints the agreed error; another rank prints its own only when that was a different one.

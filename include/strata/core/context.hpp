@@ -47,6 +47,8 @@ class ProgressSink {
   virtual void update(int64_t done, int64_t total) = 0;
   /// The task ended (successfully or not).
   virtual void end(int64_t done, int64_t total) = 0;
+  /// The task entered phase `name` (a pass's label: "variant counts", "king", "eigensolve").
+  virtual void phase(std::string_view /*name*/) {}
 };
 
 /// \brief Which kind of device computations run on (the report's "backend"). Only the CPU
@@ -143,6 +145,11 @@ struct ContextOptions {
   std::shared_ptr<const backend::Backend> backend_impl;
   /// null = single process.
   std::shared_ptr<const Communicator> communicator;
+  /// The command line that started the run (the CLI's argv), for the Jobs' PREFIX.log.
+  std::string command_line;
+  /// The machine in a line (CPU level, device), for PREFIX.log; the threads and the memory
+  /// budget are added from this Context.
+  std::string machine;
 };
 
 /// \brief The resources handle. See the file comment.
@@ -163,6 +170,9 @@ class Context {
   /// ContextOptions::backend_impl (may be null); algorithms use backend::of(ctx).
   const std::shared_ptr<const backend::Backend>& backend_impl() const;
   const Communicator& communicator() const;
+  /// ContextOptions::command_line and ::machine (for the Jobs' PREFIX.log).
+  const std::string& command_line() const;
+  const std::string& machine() const;
   /// \brief This context with the single-process communicator (same threads, budget, report,
   /// progress): work one rank does alone.
   Context local() const;
@@ -203,10 +213,14 @@ class Context {
   /// \brief Add `units` of work done to the task of the innermost open ProgressScope that
   /// began a task (no-op when none, or when there is no sink). Callable from any thread.
   void advance_progress(int64_t units) const;
+  /// \brief Name the phase the open task is in (the pass engine names each pass by its label);
+  /// no-op when no task is open.
+  void progress_phase(std::string_view name) const;
 
  private:
   explicit Context(std::shared_ptr<State> state) : s_(std::move(state)) {}
   friend class ProgressScope;
+  friend class ProgressWeight;
   std::shared_ptr<State> s_;
   std::shared_ptr<const Communicator> comm_;  ///< overrides the state's (local())
 };
@@ -228,6 +242,22 @@ class ProgressScope {
  private:
   std::shared_ptr<Context::State> s_;
   bool owner_ = false;
+};
+
+/// \brief While alive, every unit of progress (advance_progress, a nested scope's total,
+/// add_total) counts `weight` times: a phase whose unit (a variant) costs more than another
+/// phase's weighs more in the bar, so the bar and its ETA follow the time. Restores the
+/// earlier weight when it ends.
+class ProgressWeight {
+ public:
+  ProgressWeight(const Context& ctx, int64_t weight);
+  ~ProgressWeight();
+  ProgressWeight(const ProgressWeight&) = delete;
+  ProgressWeight& operator=(const ProgressWeight&) = delete;
+
+ private:
+  std::shared_ptr<Context::State> s_;
+  int64_t before_;
 };
 
 }  // namespace strata

@@ -9,7 +9,13 @@
 /// - the command's report fields gather in a Summary (Job::summary) that the CLI writes to
 ///   `--report` and Python returns as a dict — one set of fields for both;
 /// - the ranks agree on rank 0's writing and rank 0 commits (Job::commit), which also records
-///   the final paths ("files") and the wall time ("wall_seconds").
+///   the final paths ("files") and the wall time ("wall_seconds");
+/// - rank 0 writes `PREFIX.log` (log_path_for): the command line, version, machine, start
+///   time, the warnings logged during the run (LogCapture), the files written; it is staged
+///   with the outputs and committed with them, and when the Job ends the summary's fields
+///   (counts), the phases, the end time and the wall time are appended. A Job that ends
+///   without committing leaves its log text for write_failed_job_logs (the CLI writes it with
+///   the error): a failed run leaves a log that says so, and none of the other outputs.
 ///
 /// \code
 /// Job job(ctx, "king", input, prefix);
@@ -41,6 +47,7 @@
 namespace strata {
 
 class Context;
+class LogCapture;
 
 /// \brief Named fields of a command's report, in the order they were set (setting a name again
 /// replaces its value). Values: bool, integers, doubles (NaN prints as null), text, lists of
@@ -107,6 +114,16 @@ class PhaseTimer {
   double seconds_ = 0.0;
 };
 
+/// \brief The log file of a command writing to `prefix`: `prefix.log`, a store's or a
+/// fileset's extension (.zarr, .vcz, .bed, .pgen, .vcf, .vcf.gz, .bcf, .npy) dropped first
+/// ("" for an empty prefix).
+std::string log_path_for(const std::string& prefix);
+
+/// \brief Write the log of every Job on this process that ended without committing (since the
+/// last call), with `error` as its last lines, atomically at its PREFIX.log; the inputs of each
+/// are never replaced. Returns the first failure (the caller's error matters more: best effort).
+Status write_failed_job_logs(const Status& error);
+
 /// \brief One run of an output-writing command (see the file comment).
 class Job {
  public:
@@ -140,10 +157,15 @@ class Job {
   /// ranks agree and rank 0 commits. Sets "files" (the final paths, rank 0) and
   /// "wall_seconds" in the summary.
   Status commit(const Status& written);
-  /// \brief The committed outputs' final paths (rank 0; empty elsewhere).
+  /// \brief The committed outputs' final paths, the log aside (rank 0; empty elsewhere).
   const std::vector<std::string>& files() const { return files_; }
+  /// \brief Where this Job's log goes (log_path_for(prefix)).
+  const std::string& log_path() const { return log_path_; }
 
  private:
+  std::string log_head() const;
+  std::string log_warnings(size_t from) const;
+  std::string log_tail() const;
   const Context* ctx_;
   bool writer_;
   std::string input_, prefix_;
@@ -151,6 +173,11 @@ class Job {
   std::unique_ptr<OutputSet> out_;
   Summary summary_;
   std::vector<std::string> files_;
+  std::string command_, log_path_, log_staged_, started_at_;
+  std::unique_ptr<LogCapture> capture_;
+  std::vector<std::string> protected_;  ///< the inputs (a failure log never replaces them)
+  size_t warnings_written_ = 0;
+  bool committed_ = false, declare_failed_ = false;
 };
 
 }  // namespace strata

@@ -105,7 +105,9 @@ Status for_each_genotype_block(const Context& ctx, const GenotypeView& view, int
   PassOptions o = options;
   o.window = pass_window(ctx, options);
   if (o.label.empty()) o.label = "genotype pass";
-  o.progress_units = [&](int64_t i) { return std::min(block_variants, end - first - i * block_variants); };
+  // Variants, unless the caller weighs its blocks otherwise (its progress_units).
+  if (!o.progress_units)
+    o.progress_units = [&](int64_t i) { return std::min(block_variants, end - first - i * block_variants); };
   std::vector<GenotypeBlock> slots(static_cast<size_t>(std::min(o.window, std::max<int64_t>(nblocks, 1))));
   const int64_t stride = packed_row_bytes(view.num_samples());
   set_genotype_read_ahead(ctx, view, first, count, block_variants, o);

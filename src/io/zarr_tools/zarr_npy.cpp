@@ -141,7 +141,7 @@ Result<Summary> zarr_import_npy(const Context& ctx, const std::string& npy_path,
   rep.set("shape", std::vector<int64_t>(h.shape.begin(), h.shape.end()));
   rep.set("chunks", std::vector<int64_t>(co.chunks.begin(), co.chunks.end()));
   rep.set("dtype", dtype.name()).set("codec", spec).set("zarr_format", opt.format == ZarrFormat::V3 ? 3 : 2);
-  return std::move(rep);
+  return Summary(rep);  // a copy: the Job logs its summary when it ends
 }
 
 }  // namespace strata::io
