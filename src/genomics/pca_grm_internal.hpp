@@ -21,6 +21,10 @@ struct GrmRouteWork {
 };
 GrmRouteWork grm_route_work(int64_t n, int64_t m, int64_t k, bool loadings);
 
+/// \brief Whether the GRM route sums float64 products and runs a tight float64 eigensolve
+/// (plink2's digits) rather than the integer/float32 products.
+bool grm_float64(const PcaParams& p);
+
 /// \brief Fill `out`'s eigenvalues, eigenvectors, loadings (if asked), passes and estimates
 /// from the GRM of the used variants (out.variants_used, out.grm_variants already set).
 Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std::vector<VariantCounts>& counts,
