@@ -84,12 +84,16 @@ class PcaMissingPlink2 : public ::testing::Test {
         EXPECT_LE(worst, 1e-6) << mode << " eigenvector " << c + 1;
         // Printed to six digits: at most one unit off plink2's last digit (slack for the
         // binary rounding of the comparison itself).
-        if (mode == "pairwise") EXPECT_LE(worst_digits, 1.0001) << mode << " eigenvector " << c + 1;
+        if (mode == "pairwise") {
+          EXPECT_LE(worst_digits, 1.0001) << mode << " eigenvector " << c + 1;
+        }
       }
       const double share = double(same_text) / double(entries);
       std::printf("[ %s ] eigenvector entries printed as plink2's: %lld / %lld (%.4f %%)\n", mode.c_str(),
                   static_cast<long long>(same_text), static_cast<long long>(entries), 100 * share);
-      if (mode == "pairwise") EXPECT_GE(share, 0.999) << mode << ": eigenvector entries printed as plink2's";
+      if (mode == "pairwise") {
+        EXPECT_GE(share, 0.999) << mode << ": eigenvector entries printed as plink2's";
+      }
     }
   }
   TempDir dir_;
