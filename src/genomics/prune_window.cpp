@@ -1,6 +1,5 @@
-// One stretch of ld_prune: founders' calls as bit planes, the r² test of every pair a window
-// can ask for (computed ahead, in parallel, in batches of windows), then plink2's serial
-// window sweep over those answers.
+// One stretch of ld_prune: founders' calls as bit planes (read in parallel, a batch of windows
+// ahead) and plink2's serial window sweep, which computes a pair's r² only when it asks for it.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -18,7 +17,7 @@ namespace strata::genomics::detail {
 namespace {
 
 constexpr double kSmallEpsilon = 0x1p-44;  // plink2's tolerance on frequencies and the threshold
-constexpr int64_t kBatchVariants = 2048;   // new variants whose pair tests are computed together
+constexpr int64_t kBatchVariants = 2048;   // new variants read while the previous ones are swept
 
 // Calls of one variant over one group: planes H (homozygous), P (hom REF), M (called).
 struct GroupStats {
@@ -82,25 +81,45 @@ __attribute__((target("popcnt"))) PairParts pair_parts_popcnt(const uint64_t* a,
 __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) PairParts pair_parts_avx512(
     const uint64_t* a, const uint64_t* b, int64_t w, const GroupStats& sa, const GroupStats& sb) {
   const int64_t body = w / 8 * 8;
-  if (body == 0 || !(sa.complete && sb.complete)) return pair_parts_popcnt(a, b, w, sa, sb);
-  const uint64_t *ha = a, *pa = a + w, *hb = b, *pb = b + w;
-  __m512i hh = _mm512_setzero_si512(), hd = _mm512_setzero_si512();
+  if (body == 0) return pair_parts_popcnt(a, b, w, sa, sb);
+  const bool complete = sa.complete && sb.complete;
+  const uint64_t *ha = a, *pa = a + w, *ma = a + 2 * w, *hb = b, *pb = b + w, *mb = b + 2 * w;
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i hh = zero, hd = zero, vn = zero, vqa = zero, vra = zero, vqb = zero, vrb = zero;
   for (int64_t t = 0; t < body; t += 8) {
-    const __m512i h = _mm512_and_si512(_mm512_loadu_si512(ha + t), _mm512_loadu_si512(hb + t));
+    const __m512i xha = _mm512_loadu_si512(ha + t), xhb = _mm512_loadu_si512(hb + t);
+    const __m512i xpa = _mm512_loadu_si512(pa + t), xpb = _mm512_loadu_si512(pb + t);
+    const __m512i h = _mm512_and_si512(xha, xhb);
     // h & (pa ^ pb): ternary-logic truth table 0x60 over (h, pa, pb).
-    const __m512i d = _mm512_ternarylogic_epi64(h, _mm512_loadu_si512(pa + t), _mm512_loadu_si512(pb + t), 0x60);
     hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(h));
-    hd = _mm512_add_epi64(hd, _mm512_popcnt_epi64(d));
+    hd = _mm512_add_epi64(hd, _mm512_popcnt_epi64(_mm512_ternarylogic_epi64(h, xpa, xpb, 0x60)));
+    if (complete) continue;
+    const __m512i m = _mm512_and_si512(_mm512_loadu_si512(ma + t), _mm512_loadu_si512(mb + t));
+    vn = _mm512_add_epi64(vn, _mm512_popcnt_epi64(m));
+    vqa = _mm512_add_epi64(vqa, _mm512_popcnt_epi64(_mm512_and_si512(xha, m)));
+    vra = _mm512_add_epi64(vra, _mm512_popcnt_epi64(_mm512_and_si512(xpa, m)));
+    vqb = _mm512_add_epi64(vqb, _mm512_popcnt_epi64(_mm512_and_si512(xhb, m)));
+    vrb = _mm512_add_epi64(vrb, _mm512_popcnt_epi64(_mm512_and_si512(xpb, m)));
   }
   int64_t nh = _mm512_reduce_add_epi64(hh), nd = _mm512_reduce_add_epi64(hd);
+  int64_t n = _mm512_reduce_add_epi64(vn), qa = _mm512_reduce_add_epi64(vqa), ra = _mm512_reduce_add_epi64(vra);
+  int64_t qb = _mm512_reduce_add_epi64(vqb), rb = _mm512_reduce_add_epi64(vrb);
   for (int64_t t = body; t < w; ++t) {
     const uint64_t h = ha[t] & hb[t];
     nh += __builtin_popcountll(h);
     nd += __builtin_popcountll(h & (pa[t] ^ pb[t]));
+    const uint64_t m = ma[t] & mb[t];
+    n += __builtin_popcountll(m);
+    qa += __builtin_popcountll(ha[t] & m), ra += __builtin_popcountll(pa[t] & m);
+    qb += __builtin_popcountll(hb[t] & m), rb += __builtin_popcountll(pb[t] & m);
   }
   PairParts r;
   r.dot = nh - 2 * nd;
-  r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb.sum, r.qb = sb.ssq;
+  if (complete) {
+    r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb.sum, r.qb = sb.ssq;
+  } else {
+    r.n = n, r.qa = qa, r.sa = 2 * ra - qa, r.qb = qb, r.sb = 2 * rb - qb;
+  }
   return r;
 }
 
@@ -386,48 +405,41 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
   const double thresh = window.r2 * (1 + kSmallEpsilon);
   const PairFn fn = pick_pair_fn();
   PlaneStore store(groups);
-  std::vector<int64_t> unchecked(static_cast<size_t>(len), 0), loaded_start(static_cast<size_t>(len), 0);
-  for (size_t k = 0, i = 0; k < windows.size(); ++k)
-    for (; static_cast<int64_t>(i) < windows[k].second; ++i) loaded_start[i] = windows[k].first;
-  int64_t span = 1;
-  for (int64_t i = 0; i < len; ++i) span = std::max(span, i - loaded_start[static_cast<size_t>(i)]);
-  const int64_t flag_words = (span + 63) / 64;
+  std::vector<int64_t> unchecked(static_cast<size_t>(len), 0);
   std::vector<int64_t> members;
   std::vector<uint8_t> rem;
-  std::vector<uint64_t> flags;
   const int64_t row_bytes = io::packed_row_bytes(view.num_samples());
-  int64_t prev_end = 0;
-  for (size_t k0 = 0; k0 < windows.size();) {
+  // Batches of whole windows adding at most kBatchVariants new variants (at least one window).
+  struct Batch {
+    size_t k0, k1;       // windows [k0, k1]
+    int64_t nb, ne;      // new variants [nb, ne)
+  };
+  std::vector<Batch> batches;
+  for (size_t k0 = 0, prev_end = 0; k0 < windows.size();) {
     size_t k1 = k0;
-    while (k1 + 1 < windows.size() && windows[k1].second - prev_end < kBatchVariants) ++k1;
-    const int64_t nb = prev_end, ne = windows[k1].second;
-    // Planes of the new variants, kept ones from windows[k0].first on.
-    store.shift(std::min(windows[k0].first, nb), ne - nb);
-    STRATA_ASSIGN_OR_RETURN(io::GenotypeBlock block, io::read_genotype_block(view, first + nb, ne - nb));
-    STRATA_RETURN_NOT_OK(parallel_for(&ctx.pool(), ne - nb, [&](int64_t v) {
-      store.fill(nb + v, block.row(v), row_bytes);
-      if (!own_maj.empty()) own_maj[static_cast<size_t>(nb + v)] = store.diploid_major_freq(nb + v);
-      return Status::OK();
-    }));
-    // Every pair test a window of the batch can ask for: new variant i against [loaded_start, i).
-    flags.assign(static_cast<size_t>((ne - nb) * flag_words), 0);
-    const int64_t chunks = (ne - nb + 15) / 16;
-    STRATA_RETURN_NOT_OK(parallel_for(&ctx.pool(), chunks, [&](int64_t c) {
-      for (int64_t i = nb + 16 * c; i < std::min(ne, nb + 16 * (c + 1)); ++i) {
-        if (store.mono(i)) continue;
-        const int64_t ws = loaded_start[static_cast<size_t>(i)];
-        uint64_t* f = flags.data() + (i - nb) * flag_words;
-        for (int64_t a = ws; a < i; ++a)
-          if (!store.mono(a) && store.exceeds(fn, a, i, thresh)) f[(a - ws) >> 6] |= uint64_t{1} << ((a - ws) & 63);
-      }
-      return Status::OK();
-    }));
-    auto exceeds = [&](int64_t a, int64_t b) {
-      const int64_t ws = loaded_start[static_cast<size_t>(b)];
-      if (b >= nb && a >= ws) return ((flags[static_cast<size_t>((b - nb) * flag_words + ((a - ws) >> 6))] >> ((a - ws) & 63)) & 1) != 0;
-      return a >= store.base() && store.exceeds(fn, a, b, thresh);  // not reached: the sweep asks only these
-    };
-    for (size_t k = k0; k <= k1; ++k) {
+    while (k1 + 1 < windows.size() && windows[k1].second - static_cast<int64_t>(prev_end) < kBatchVariants) ++k1;
+    batches.push_back({k0, k1, static_cast<int64_t>(prev_end), windows[k1].second});
+    prev_end = static_cast<size_t>(windows[k1].second);
+    k0 = k1 + 1;
+  }
+  // Planes of batch b's new variants, in chunks that read their own rows (views are thread-safe).
+  constexpr int64_t kFillChunk = 256;
+  auto fill_chunks = [&](size_t b) { return (batches[b].ne - batches[b].nb + kFillChunk - 1) / kFillChunk; };
+  auto fill_chunk = [&](size_t b, int64_t c) -> Status {
+    const int64_t v0 = batches[b].nb + c * kFillChunk, v1 = std::min(batches[b].ne, v0 + kFillChunk);
+    STRATA_ASSIGN_OR_RETURN(io::GenotypeBlock block, io::read_genotype_block(view, first + v0, v1 - v0));
+    for (int64_t v = v0; v < v1; ++v) {
+      store.fill(v, block.row(v - v0), row_bytes);
+      if (!own_maj.empty()) own_maj[static_cast<size_t>(v)] = store.diploid_major_freq(v);
+    }
+    return Status::OK();
+  };
+  // The serial sweep of batch b's windows; each pair's r² is computed when the sweep asks
+  // for it, so pairs with a variant already removed cost nothing.
+  int64_t prev_end = 0;
+  auto exceeds = [&](int64_t a, int64_t b) { return store.exceeds(fn, a, b, thresh); };
+  auto sweep = [&](size_t b) {
+    for (size_t k = batches[b].k0; k <= batches[b].k1; ++k) {
       const auto [start, end] = windows[k];
       if (k > 0) {  // the previous window's kept variants still in this one
         size_t out = 0;
@@ -446,7 +458,24 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
       sweep_window(members, rem, unchecked, maj, end, removed, exceeds);
       prev_end = end;
     }
-    k0 = k1 + 1;
+  };
+  // Batch b is swept while batch b + 1 is read, on the pool's other threads; the sweep alone
+  // decides, so the result does not depend on the thread count.
+  if (batches.empty()) return Status::OK();
+  store.shift(0, batches[0].ne);
+  STRATA_RETURN_NOT_OK(parallel_for(&ctx.pool(), fill_chunks(0), [&](int64_t c) { return fill_chunk(0, c); }));
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const bool more = b + 1 < batches.size();
+    // Keep what batch b's windows reach back to; make room for batch b + 1.
+    store.shift(windows[batches[b].k0].first, more ? batches[b + 1].ne - batches[b + 1].nb : 0);
+    const int64_t chunks = more ? fill_chunks(b + 1) : 0;
+    STRATA_RETURN_NOT_OK(parallel_for(&ctx.pool(), 1 + chunks, [&](int64_t t) -> Status {
+      if (t == 0) {
+        sweep(b);
+        return Status::OK();
+      }
+      return fill_chunk(b + 1, t - 1);
+    }));
   }
   return Status::OK();
 }
