@@ -225,6 +225,15 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                          bool(overwrite))
 
     # ---- numpy protocols --------------------------------------------------------------------
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace (strata.array_api): what strata evaluates lazily; the rest of
+        the standard raises TypeError instead of converting to NumPy."""
+        if api_version not in (None, "2021.12", "2022.12", "2023.12"):
+            raise ValueError(f"strata implements the Array API 2023.12, not {api_version!r}")
+        from . import array_api
+
+        return array_api
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or kwargs.get("out") is not None:
             return NotImplemented
