@@ -42,6 +42,8 @@ class CallbackProgress final : public ProgressSink {
     call("update", done, total, "", "");
   }
   void end(int64_t done, int64_t total) override { call("end", done, total, "", ""); }
+  // The pass the task is in ("variant counts", "eigensolve"): a bar's description.
+  void phase(std::string_view name) override { call("phase", 0, 0, name, ""); }
 
  private:
   using Clock = std::chrono::steady_clock;

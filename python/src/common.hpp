@@ -25,7 +25,7 @@ namespace nb = nanobind;
 
 /// A library Status carried out of C++; the module's translator turns it into ValueError
 /// (Invalid, InvalidData), OSError (IOError, NotFound, AlreadyExists, Corrupt, Unsupported),
-/// KeyboardInterrupt-free RuntimeError otherwise (Cancelled included), message unchanged.
+/// RuntimeError otherwise (Cancelled included; a Ctrl-C raises KeyboardInterrupt: SigintCancel), message unchanged.
 class StatusError : public std::runtime_error {
  public:
   explicit StatusError(Status s) : std::runtime_error(s.message()), status_(std::move(s)) {}
@@ -72,16 +72,38 @@ class PyContext;
 /// raised again here — same object, type, message and traceback — instead of "Cancelled".
 void raise_progress_error(const PyContext& pc);
 
-/// released() for a call running on `pc`: a progress callback's exception wins over the status.
+/// Ctrl-C during a call on `pc`: while alive (made and finished with the GIL held, in the main
+/// thread, and only where Python handles SIGINT), a SIGINT cancels the Context — the library
+/// stops at its next block and returns Cancelled, removing its staged output — and then goes on
+/// to Python's own handler, which finish() runs: KeyboardInterrupt (or the user's handler).
+class SigintCancel {
+ public:
+  explicit SigintCancel(const Context& ctx);
+  ~SigintCancel();
+  SigintCancel(const SigintCancel&) = delete;
+  SigintCancel& operator=(const SigintCancel&) = delete;
+  /// Restore the earlier handler; after a SIGINT, run Python's handler (raising its exception).
+  void finish();
+
+ private:
+  void restore();
+  bool installed_ = false;
+  const Context* ctx_;
+};
+
+/// released() for a call running on `pc`: Ctrl-C (KeyboardInterrupt) and then a progress
+/// callback's exception win over the status (Cancelled) they caused.
 template <class F>
 auto released(const PyContext& pc, F&& fn) {
   using R = decltype(fn());
+  SigintCancel sigint(pc.ctx());
   if constexpr (std::is_same_v<R, Status>) {
     Status s;
     {
       nb::gil_scoped_release release;
       s = fn();
     }
+    sigint.finish();
     raise_progress_error(pc);
     check(s);
   } else {
@@ -90,6 +112,7 @@ auto released(const PyContext& pc, F&& fn) {
       nb::gil_scoped_release release;
       r.emplace(fn());
     }
+    sigint.finish();
     raise_progress_error(pc);
     return take(std::move(*r));
   }
@@ -117,7 +140,8 @@ int64_t memory_budget_of(const nb::handle& memory);
 
 /// A Context with `threads` (0 = all cores), `memory` (memory_budget_of) and, when
 /// `progress` is not None, a sink calling progress(event, done, total, label, unit) with
-/// event "begin", "update" (at most every `interval` seconds) or "end", holding the GIL.
+/// event "begin", "update" (at most every `interval` seconds), "phase" (label = the phase's
+/// name) or "end", holding the GIL.
 std::unique_ptr<PyContext> make_py_context(int threads, const nb::object& memory, nb::object progress, double interval);
 
 /// A numpy array over memory owned by `holder` (moved to the heap; freed with the array).

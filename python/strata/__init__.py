@@ -16,7 +16,7 @@ errors raise ValueError (invalid arguments or data), OSError (files) or RuntimeE
 from . import _core
 
 _core.check_cpu_pin()  # a misspelt STRATA_CPU raises here rather than run other kernels than asked
-from . import random
+from . import array_api, random
 from ._array import Array, asarray, open_zarr
 from ._context import Context
 from ._genotypes import Genotypes, from_dosages, open_genotypes
@@ -36,6 +36,6 @@ def cpu_level():
     return dict(_core.cpu_level())
 
 
-__all__ = ["Array", "Context", "Genotypes", "GlmResult", "GlmWarning", "PcaResult", "Projection", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
+__all__ = ["Array", "Context", "array_api", "Genotypes", "GlmResult", "GlmWarning", "PcaResult", "Projection", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
            "open_genotypes",
            "open_zarr", "pairwise_distance", "project", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

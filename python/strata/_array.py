@@ -188,7 +188,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return self._reduce("max", axis, keepdims)
 
     # ---- evaluation -------------------------------------------------------------------------
-    def compute(self, *, threads=None, memory=None, progress=False, context=None) -> np.ndarray:
+    def compute(self, *, threads=None, memory=None, progress=None, context=None) -> np.ndarray:
         """Evaluate into a numpy array (0-d for full reductions). The GIL is released meanwhile."""
         ctx = resolve(context, threads, memory, progress)
         return _core.compute(ctx._core, self._h)
@@ -210,7 +210,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return da.from_array(self, chunks=self.chunksize, asarray=False, name=f"strata-{id(self):x}")
 
     def to_zarr(self, path, chunks=None, *, zarr_format: int = 2, compressor: str = "blosc:zstd:5:shuffle",
-                dimension_names=None, overwrite: bool = False, threads=None, memory=None, progress=False,
+                dimension_names=None, overwrite: bool = False, threads=None, memory=None, progress=None,
                 context=None) -> None:
         """Compute the array into a new Zarr store at ``path`` (the array at its root), blocks in
         parallel, each written once. ``chunks``: the stored chunk shape (default: this array's
@@ -225,6 +225,15 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                          bool(overwrite))
 
     # ---- numpy protocols --------------------------------------------------------------------
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace (strata.array_api): what strata evaluates lazily; the rest of
+        the standard raises TypeError instead of converting to NumPy."""
+        if api_version not in (None, "2021.12", "2022.12", "2023.12"):
+            raise ValueError(f"strata implements the Array API 2023.12, not {api_version!r}")
+        from . import array_api
+
+        return array_api
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or kwargs.get("out") is not None:
             return NotImplemented

@@ -66,7 +66,7 @@ def _glm_params(family, solver, penalty, lam, alpha, intercept, max_iter, tol, f
 def glm(x, y, family: str = _DEFAULT.family, solver: str = _DEFAULT.solver, *, penalty: str = _DEFAULT.penalty,
         lam: float = _DEFAULT.lam, alpha: float = _DEFAULT.alpha, intercept: bool = _DEFAULT.intercept,
         max_iter: int | None = None, tol: float | None = None, ftol: float = _DEFAULT.ftol, rho: float = _DEFAULT.rho,
-        abstol: float = _DEFAULT.abstol, reltol: float = _DEFAULT.reltol, threads=None, memory=None, progress=False,
+        abstol: float = _DEFAULT.abstol, reltol: float = _DEFAULT.reltol, threads=None, memory=None, progress=None,
         context=None) -> GlmResult:
     """Fit y ~ x as ``strata glm`` does (docs/architecture.md, "GLM").
 

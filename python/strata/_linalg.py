@@ -44,7 +44,7 @@ def _svd_params(k, method, iterations, tolerance, seed, compute_u):
 
 def svd(a, k: int | None = None, method: str = _DEFAULT.method, *, iterations: int | None = None,
         tolerance: float | None = None, seed: int = _DEFAULT.seed, compute_u: bool = _DEFAULT.compute_u,
-        threads=None, memory=None, progress=False, context=None):
+        threads=None, memory=None, progress=None, context=None):
     """(U, S, Vt) of a 2-D array: numpy (C-order float64 is read in place), a Zarr array path
     ("store.zarr/x"), or a strata.Array. ``k=None`` = all components (exact method). Signs:
     the largest-magnitude entry of each row of Vt is positive (U for short-and-fat exact).

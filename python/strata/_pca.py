@@ -187,7 +187,7 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
         precision: str = _DEFAULT.precision, seed: int = _DEFAULT.seed, maf: float | None = None,
         geno: float | None = None, loadings: bool = _DEFAULT.compute_loadings,
         missing: str = "meanimpute" if _DEFAULT.meanimpute else "pairwise",
-        check_errors: bool = _DEFAULT.check_errors, threads: int | None = None, memory=None, progress=False,
+        check_errors: bool = _DEFAULT.check_errors, threads: int | None = None, memory=None, progress=None,
         context=None) -> PcaResult:
     """PCA of a (variants × samples) genotype matrix, as ``strata pca`` computes it (same bits).
 
@@ -203,7 +203,7 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
     that pass would fetch every code to this process, so it is skipped there: a cluster run
     equals the local run with ``check_errors=False`` bit for bit. Defaults are the library's
     (``strata._core.PcaParams()``). ``threads`` (None = all cores), ``memory`` (budget, e.g.
-    "4G"; None = half the physical memory, as ``strata pca``), ``progress`` (True = tqdm bar)
+    "4G"; None = half the physical memory, as ``strata pca``), ``progress`` (None = a tqdm bar in a terminal or notebook)
     and ``context`` as in strata.Context. The GIL is released while it computes. The result's
     ``summary`` holds the report fields ``strata pca --report`` writes for the same run."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):

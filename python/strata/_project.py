@@ -40,7 +40,7 @@ class Projection:
 
 
 def project(target, ref_prefix, k: int | None = None, correction: str | None = None, *,
-            drop_ambiguous: bool = False, threads=None, memory=None, progress=False, context=None) -> Projection:
+            drop_ambiguous: bool = False, threads=None, memory=None, progress=None, context=None) -> Projection:
     """Project ``target`` (what strata.pca takes: a genotype path, strata.Genotypes, ...) onto the
     reference PCA written by ``strata pca --out ref_prefix`` (reads ``.eigenvec.var``, ``.afreq``,
     ``.eigenval``), as ``strata project`` does. ``k``: PCs (None = all); ``correction``: None or

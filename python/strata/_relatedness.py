@@ -15,7 +15,7 @@ def _genotypes(x):
     return as_genotypes(x)
 
 
-def king(x, *, threads=None, memory=None, progress=False, context=None) -> np.ndarray:
+def king(x, *, threads=None, memory=None, progress=None, context=None) -> np.ndarray:
     """KING-robust kinship of every pair of samples (``strata king``, plink2's
     ``--make-king``), an (samples × samples) float64 array. ``x`` is what strata.pca takes
     (a path, strata.Genotypes, (variants × samples) dosages, an sgkit Dataset). Each pair uses
@@ -27,7 +27,7 @@ def king(x, *, threads=None, memory=None, progress=False, context=None) -> np.nd
 
 
 def grm(x, *, meanimpute: bool = False, maf: float | None = None, geno: float | None = None, threads=None,
-        memory=None, progress=False, context=None) -> np.ndarray:
+        memory=None, progress=None, context=None) -> np.ndarray:
     """Genomic relationship matrix (``strata grm``, plink2's ``--make-rel``), (samples × samples)
     float64: (1/M_ab) Σ x_a x_b with x = (g − 2f) / √(2f(1 − f)); M_ab = variants both samples
     observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``. ``maf``/``geno``
@@ -42,7 +42,7 @@ def grm(x, *, meanimpute: bool = False, maf: float | None = None, geno: float | 
     return out
 
 
-def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None, progress=False,
+def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None, progress=None,
                       context=None) -> np.ndarray:
     """Distances between observations as ``strata distance --metric`` computes them, an
     (observations × observations) float64 array. As sgkit's ``pairwise_distance``, a 2-D numeric

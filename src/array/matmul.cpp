@@ -12,6 +12,7 @@
 #include "array/elementwise.hpp"
 #include "array/nodes.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/context.hpp"
 
 namespace strata {
 namespace detail {
@@ -59,6 +60,9 @@ Status MatmulNode::read_box(const Box& box, void* out, EvalContext& ctx) const {
   STRATA_ASSIGN_OR_RETURN(Buffer ac, Buffer::allocate(std::max<int64_t>(1, m * kc) * 8));
   STRATA_ASSIGN_OR_RETURN(Buffer bc, Buffer::allocate(std::max<int64_t>(1, kc * n) * 8));
   for (int64_t k0 = 0; k0 < kdim && m > 0 && n > 0; k0 += kc) {
+    // A reduction reads many chunks' worth of product per block: stop between k-chunks once
+    // cancelled (Ctrl-C in Python), not after seconds of arithmetic.
+    if (ctx.context) STRATA_RETURN_NOT_OK(ctx.context->check_cancelled());
     const int64_t nk = std::min(kc, kdim - k0);
     STRATA_RETURN_NOT_OK(a_->read_box(Box{{box.start[0], k0}, {box.step[0], 1}, {m, nk}}, araw.data(), ctx));
     STRATA_RETURN_NOT_OK(b_->read_box(Box{{k0, box.start[1]}, {1, box.step[1]}, {nk, n}}, braw.data(), ctx));

@@ -56,6 +56,7 @@ struct EvalContext {
   const backend::Backend* backend = nullptr;  ///< block kernels run here (null: the CPU backend)
   const backend::Backend& be() const { return backend ? *backend : *backend::cpu_backend(); }
   const std::unordered_map<const Node*, HostArray>* materialized = nullptr;
+  const Context* context = nullptr;  ///< its cancel() stops long node kernels (matmul) between steps
 };
 
 /// A tile: rows x cols values (dense, the node's dtype) at `offset` (positions within the box).

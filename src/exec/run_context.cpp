@@ -79,6 +79,7 @@ EvalContext RunContext::eval_context() {
   c.pool = &ctx_.pool();
   c.backend = &backend::of(ctx_);
   c.materialized = &materialized_;
+  c.context = &ctx_;
   return c;
 }
 
