@@ -132,14 +132,14 @@ struct Panels {
   // Not zeroed on resize: decode_run writes every element of a panel's rows, padding included
   // (zeroing two 8 MiB panels first cost a memset pass on top of the page faults); in huge
   // pages (core/large_alloc.hpp: their first touch took ~4 µs per 4 KiB page).
-  std::vector<float, detail::LargeBlockAllocator<float>> values[2], missing[2];
+  std::vector<float, strata::detail::LargeBlockAllocator<float>> values[2], missing[2];
   // Float64 panels (GrmPlan::f64) in place of `values`, packed the same way.
-  std::vector<double, detail::LargeBlockAllocator<double>> values64[2];
+  std::vector<double, strata::detail::LargeBlockAllocator<double>> values64[2];
   int64_t rows[2] = {0, 0}, mrows[2] = {0, 0}, block[2] = {0, 0};
   std::vector<uint8_t> codes[2], mcodes[2], fcodes[2];
   // The integer panels likewise: pack_u8s8 writes every byte, padding included.
-  std::vector<uint8_t, detail::LargeBlockAllocator<uint8_t>> icodes[2];
-  std::vector<int8_t, detail::LargeBlockAllocator<int8_t>> ilimbs[2];
+  std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> icodes[2];
+  std::vector<int8_t, strata::detail::LargeBlockAllocator<int8_t>> ilimbs[2];
   std::vector<int64_t> rsum[2];
 };
 

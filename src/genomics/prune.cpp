@@ -28,14 +28,14 @@ bool parse_number(const std::string& s, double* out) {
 }
 
 // Variant metadata the driver needs.
-struct Layout {
+struct VariantLayout {
   std::vector<int32_t> contig;
   std::vector<int64_t> position;
   std::vector<std::string> id;
 };
 
-Result<Layout> read_layout(const io::GenotypeView& view) {
-  Layout l;
+Result<VariantLayout> read_layout(const io::GenotypeView& view) {
+  VariantLayout l;
   const int64_t m = view.num_variants();
   for (int64_t start = 0; start < m; start += 65536) {
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(start, std::min<int64_t>(65536, m - start)));
@@ -133,7 +133,7 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
   if (founders.size() < 2)
     return Status::Invalid("prune: ", view->describe(), " has ", founders.size(),
                            " founders (samples with no parent in the .fam); pruning needs at least two");
-  STRATA_ASSIGN_OR_RETURN(Layout layout, read_layout(*view));
+  STRATA_ASSIGN_OR_RETURN(VariantLayout layout, read_layout(*view));
   const std::vector<std::string>& contigs = view->contigs();
   PruneResult r;
   r.founders = static_cast<int64_t>(founders.size());

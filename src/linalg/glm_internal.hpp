@@ -1,6 +1,8 @@
 #pragma once
 // Internals of strata glm: the family's row terms, the block kernel, the data (X's fixed row
 // blocks, resident or streamed, and y) with its passes, the L-BFGS core and the solvers.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +20,13 @@ class Backend;
 }
 
 namespace strata::linalg::glm_detail {
+
+/// Largest |a[i]| (0 for an empty vector): the solvers' step and gradient tests.
+inline double max_abs(const std::vector<double>& a) {
+  double m = 0;
+  for (double v : a) m = std::max(m, std::fabs(v));
+  return m;
+}
 
 /// What a block evaluation sums.
 enum Want : unsigned { kLoss = 1, kGrad = 2, kHess = 4 };

@@ -8,11 +8,6 @@
 namespace strata::linalg::glm_detail {
 namespace {
 
-double max_abs(const std::vector<double>& a) {
-  double m = 0;
-  for (double v : a) m = std::max(m, std::fabs(v));
-  return m;
-}
 double norm2(const std::vector<double>& a) {
   double s = 0;
   for (double v : a) s += v * v;

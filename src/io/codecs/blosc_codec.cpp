@@ -19,7 +19,7 @@ constexpr std::array<std::string_view, 6> kCnames = {"blosclz", "lz4",  "lz4hc",
 constexpr int64_t kHeaderBytes = BLOSC_MIN_HEADER_LENGTH;
 constexpr int64_t kMaxBufferBytes = BLOSC_MAX_BUFFERSIZE;
 // No blosc compressor expands a block more than this (zstd, the densest, stays near 32768).
-constexpr int64_t kMaxExpansion = 65536;
+constexpr int64_t kBloscMaxExpansion = 65536;
 constexpr uint8_t kMemcpyedFlag = 0x02;
 
 bool library_has(std::string_view cname) {
@@ -96,7 +96,7 @@ Result<FrameHeader> read_frame_header(std::span<const uint8_t> in) {
     }
     return h;
   }
-  if (h.nbytes > h.cbytes * kMaxExpansion) {
+  if (h.nbytes > h.cbytes * kBloscMaxExpansion) {
     return Status::Corrupt("blosc: header claims ", h.nbytes, " bytes from only ", h.cbytes,
                            " compressed bytes");
   }

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 constexpr int64_t kPrefixBytes = 4;
 // An LZ4 block expands at most ~255x (each extra length byte adds 255 bytes of output).
-constexpr int64_t kMaxExpansion = 256;
+constexpr int64_t kLz4MaxExpansion = 256;
 
 class Lz4Codec final : public BytesCodec {
  public:
@@ -75,7 +75,7 @@ class Lz4Codec final : public BytesCodec {
                                  " bytes is over LZ4's 2 GiB limit");
     }
     const int64_t n = load_le32(in.data());
-    if (n > LZ4_MAX_INPUT_SIZE || n > (len - kPrefixBytes) * kMaxExpansion) {
+    if (n > LZ4_MAX_INPUT_SIZE || n > (len - kPrefixBytes) * kLz4MaxExpansion) {
       return Status::Corrupt("lz4: length prefix claims ", n, " bytes from a ",
                              len - kPrefixBytes, "-byte block");
     }

@@ -15,7 +15,7 @@ using nlohmann::json;
 // zlib counts in 32-bit uInt; large buffers are fed in steps of this size.
 constexpr int64_t kStep = int64_t{1} << 30;
 // Deflate expands at most ~1032x; larger claims are refused rather than allocated.
-constexpr int64_t kMaxExpansion = 2048;
+constexpr int64_t kDeflateMaxExpansion = 2048;
 
 const char* codec_name(bool gzip) { return gzip ? "gzip" : "zlib"; }
 
@@ -159,7 +159,7 @@ class DeflateCodec final : public BytesCodec {
 
   Result<Bytes> decode(std::span<const uint8_t> in) const override {
     const int64_t limit =
-        std::min(kMaxUnknownDecodedBytes, static_cast<int64_t>(in.size()) * kMaxExpansion + 64);
+        std::min(kMaxUnknownDecodedBytes, static_cast<int64_t>(in.size()) * kDeflateMaxExpansion + 64);
     // gzip records the (last member's) size mod 2^32: a good first guess.
     int64_t guess = 4 * static_cast<int64_t>(in.size());
     if (o_.gzip && in.size() >= 18) guess = int64_t{load_le32(in.data() + in.size() - 4)} + 1;

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 // One zstd frame expands at most ~32768x (an RLE block: 4 bytes for 128 KiB); anything beyond
 // this ratio is a forged header, refused before allocating.
-constexpr int64_t kMaxExpansion = 65536;
+constexpr int64_t kZstdMaxExpansion = 65536;
 
 struct CCtxDeleter {
   void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
@@ -35,7 +35,7 @@ ZSTD_DCtx* thread_dctx() {
 }
 
 int64_t expansion_cap(std::span<const uint8_t> in) {
-  return std::min(kMaxUnknownDecodedBytes, static_cast<int64_t>(in.size()) * kMaxExpansion);
+  return std::min(kMaxUnknownDecodedBytes, static_cast<int64_t>(in.size()) * kZstdMaxExpansion);
 }
 
 // Total decoded size of all frames in `in`, or -1 when some frame does not record it.

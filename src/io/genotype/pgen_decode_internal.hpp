@@ -15,6 +15,9 @@ struct Cursor {
   int64_t left() const { return end - p; }
 };
 
+/// Variants per variant block (pgen_spec "Header": the index holds one offset per block).
+inline constexpr int64_t kBlockVariants = int64_t{1} << 16;
+
 /// Record-type bits (pgen_spec "Variant records").
 inline constexpr uint8_t kMainMask = 0x07;        // how the main track is stored
 inline constexpr uint8_t kMultiallelicBit = 0x08; // auxiliary track 1 present

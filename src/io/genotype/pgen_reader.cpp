@@ -39,8 +39,6 @@ Status pread_all(int fd, const std::string& path, uint8_t* dst, int64_t bytes, i
   return Status::OK();
 }
 
-constexpr int64_t kBlockVariants = int64_t{1} << 16;  // variants per .pgen variant block
-
 class PgenReader final : public GenotypeView {
  public:
   ~PgenReader() override {
@@ -135,10 +133,10 @@ Status PgenReader::parse_header(int64_t size) {
                                fmt < 10 ? " (single-sample .pgen) is not supported" : " is reserved by the .pgen spec");
   const int type_bits = fmt < 4 ? 4 : 8, len_bytes = (fmt & 3) + 1, count_bytes = (head[11] >> 4) & 3;
   const bool nonref_flags = (head[11] >> 6) == 3;
-  const int64_t blocks = (m + kBlockVariants - 1) / kBlockVariants;
+  const int64_t blocks = (m + pg::kBlockVariants - 1) / pg::kBlockVariants;
   int64_t header_bytes = 8 * blocks;
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t nb = std::min(kBlockVariants, m - b * kBlockVariants);
+    const int64_t nb = std::min(pg::kBlockVariants, m - b * pg::kBlockVariants);
     header_bytes += (nb * type_bits + 7) / 8 + nb * len_bytes + nb * count_bytes + (nonref_flags ? (nb + 7) / 8 : 0);
   }
   if (12 + header_bytes > size)
@@ -150,7 +148,7 @@ Status PgenReader::parse_header(int64_t size) {
   offsets_.resize(static_cast<size_t>(m) + 1);
   const uint8_t* p = h.data() + 8 * blocks;
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t nb = std::min(kBlockVariants, m - b * kBlockVariants), v0 = b * kBlockVariants;
+    const int64_t nb = std::min(pg::kBlockVariants, m - b * pg::kBlockVariants), v0 = b * pg::kBlockVariants;
     int64_t at = static_cast<int64_t>(load_le(h.data() + 8 * b, 8));
     if (b == 0 ? at != 12 + header_bytes : at != offsets_[static_cast<size_t>(v0)])
       return Status::Corrupt(path, ": variant block ", b, " starts at byte ", at, ", expected ",

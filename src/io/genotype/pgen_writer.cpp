@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "io/genotype/block_writer_internal.hpp"
+#include "io/genotype/pgen_decode_internal.hpp"
 #include "io/genotype/staged_file_internal.hpp"
 #include "strata/io/chromosome.hpp"
 #include "strata/io/genotype_writers.hpp"
@@ -12,14 +13,11 @@
 namespace strata::io {
 namespace {
 
-constexpr int64_t kBlockVariants = int64_t{1} << 16;  // variants per .pgen variant block
+using detail::pgen::kBlockVariants;
 constexpr uint8_t kRawHardcalls = 0x00;                // main track stored as plain 2-bit codes
 constexpr uint8_t kDenseDosage = 0x40;                 // dosage track: every sample, 65535 = missing
 constexpr uint8_t kHeaderControl = 0x07;               // 8-bit types, 4-byte lengths
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 int64_t index_bytes(int64_t m) {
   const int64_t blocks = (m + kBlockVariants - 1) / kBlockVariants;
@@ -121,7 +119,7 @@ Status encode_pgen_block(const GenotypeView& view, const std::string& path, cons
 PgenOutputPaths pgen_output_paths(const std::string& prefix_or_path) {
   std::string prefix = prefix_or_path;
   for (std::string_view ext : {".pgen", ".pvar", ".psam"})
-    if (ends_with(prefix, ext)) prefix.resize(prefix.size() - ext.size());
+    if (prefix.ends_with(ext)) prefix.resize(prefix.size() - ext.size());
   return {prefix + ".pgen", prefix + ".pvar", prefix + ".psam"};
 }
 

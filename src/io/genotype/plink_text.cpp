@@ -15,16 +15,13 @@
 namespace strata::io {
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 }  // namespace
 
 PlinkPaths plink_paths(const std::string& prefix_or_path) {
   std::string prefix = prefix_or_path;
   for (const char* ext : {".bed", ".bim", ".fam"}) {
-    if (ends_with(prefix, ext)) {
+    if (prefix.ends_with(ext)) {
       prefix.resize(prefix.size() - 4);
       break;
     }
@@ -34,7 +31,7 @@ PlinkPaths plink_paths(const std::string& prefix_or_path) {
 
 bool is_plink_path(const std::string& path) {
   std::error_code ec;
-  if (ends_with(path, ".bed") || ends_with(path, ".bim") || ends_with(path, ".fam")) return true;
+  if (path.ends_with(".bed") || path.ends_with(".bim") || path.ends_with(".fam")) return true;
   return std::filesystem::is_regular_file(path + ".bed", ec);
 }
 

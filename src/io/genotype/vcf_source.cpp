@@ -29,7 +29,7 @@ namespace strata::io::detail {
 namespace {
 
 // Dosages are kept as plink2 stores them: multiples of 1/16384 on the codes' 0..2 scale.
-constexpr float kDosageUnit = 16384.0f;
+constexpr float kDosageUnitFloat = 16384.0f;
 constexpr uint16_t kDosageMissing = 0xFFFF;
 // plink2's --hard-call-threshold default: a dosage within 0.1 of an integer is called.
 constexpr int kHardCallDistance = 1638;  // 0.1 × 16384, rounded down
@@ -67,7 +67,7 @@ class VcfSource final : public GenotypeView {
       const uint16_t* d = dosages.data() + (v0 + v) * n + s0;
       float* o = out + v * stride;
       for (int64_t j = 0; j < ns; ++j)
-        o[j] = d[j] == kDosageMissing ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(d[j]) / kDosageUnit;
+        o[j] = d[j] == kDosageMissing ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(d[j]) / kDosageUnitFloat;
     }
     return Status::OK();
   }
@@ -554,7 +554,7 @@ Status RecordDecoder::add_dosages(bcf1_t* rec, const int32_t* gt, int64_t ploidy
                                  rec->d.id ? rec->d.id : ".", ", sample ", hdr_->samples[s], ": ", o_.vcf_dosage, " ",
                                  value, " is outside [0, ", p, "] (the sample's ploidy)");
     const double scaled = std::min(2.0, value * 2.0 / static_cast<double>(p));
-    const auto q = static_cast<int>(scaled * kDosageUnit + 0.5);
+    const auto q = static_cast<int>(scaled * kDosageUnitFloat + 0.5);
     d[s] = static_cast<uint16_t>(q);
     if (!gt) {
       const int call = (q + 8192) / 16384;

@@ -12,7 +12,7 @@ namespace {
 constexpr int64_t kScanRows = 65536;
 constexpr int64_t kScanMetadataBytes = int64_t{64} << 20;  // read-ahead window of the scans
 
-std::string join_path(const std::string& a, const std::string& b) { return a.empty() ? b : a + "/" + b; }
+std::string join_child_path(const std::string& a, const std::string& b) { return a.empty() ? b : a + "/" + b; }
 
 bool node_is_array(const std::shared_ptr<Store>& store, const std::string& path) {
   auto info = zarr_node_info(store, path);
@@ -69,7 +69,7 @@ Result<VariantMetadata> VariantMetadata::open(const std::shared_ptr<Store>& stor
   VariantMetadata md;
   md.m_ = m;
   md.allel_ = allel;
-  const auto at = [&](const char* name) { return join_path(group, name); };
+  const auto at = [&](const char* name) { return join_child_path(group, name); };
   if (!allel) {
     STRATA_ASSIGN_OR_RETURN(md.position_, optional_array(store, at("variant_position"), m));
     STRATA_ASSIGN_OR_RETURN(md.contig_, optional_array(store, at("variant_contig"), m));
@@ -205,26 +205,26 @@ Result<SampleInfo> read_sample_info(const std::shared_ptr<Store>& store, const s
     return Status::OK();
   };
   if (!allel) {
-    STRATA_RETURN_NOT_OK(strings(join_path(group, "sample_id"), s.id));
+    STRATA_RETURN_NOT_OK(strings(join_child_path(group, "sample_id"), s.id));
   } else {
-    STRATA_RETURN_NOT_OK(strings(join_path(group, "samples"), s.id));
+    STRATA_RETURN_NOT_OK(strings(join_child_path(group, "samples"), s.id));
     // Per-contig groups keep the samples at the root.
     if (s.id.empty() && !group.empty()) STRATA_RETURN_NOT_OK(strings("samples", s.id));
   }
   STRATA_RETURN_NOT_OK(detail::check_unique_sample_ids(
-      s.id, store->describe() + "/" + join_path(group, allel ? "samples" : "sample_id")));
+      s.id, store->describe() + "/" + join_child_path(group, allel ? "samples" : "sample_id")));
   if (s.id.empty())
     for (int64_t i = 0; i < n; ++i) s.id.push_back(std::to_string(i));
-  STRATA_RETURN_NOT_OK(strings(join_path(group, "sample_family_id"), s.family_id));
-  STRATA_RETURN_NOT_OK(strings(join_path(group, "sample_paternal_id"), s.paternal_id));
-  STRATA_RETURN_NOT_OK(strings(join_path(group, "sample_maternal_id"), s.maternal_id));
-  STRATA_RETURN_NOT_OK(strings(join_path(group, "sample_phenotype"), s.phenotype));
-  STRATA_ASSIGN_OR_RETURN(auto sex, optional_array(store, join_path(group, "sample_sex"), n));
+  STRATA_RETURN_NOT_OK(strings(join_child_path(group, "sample_family_id"), s.family_id));
+  STRATA_RETURN_NOT_OK(strings(join_child_path(group, "sample_paternal_id"), s.paternal_id));
+  STRATA_RETURN_NOT_OK(strings(join_child_path(group, "sample_maternal_id"), s.maternal_id));
+  STRATA_RETURN_NOT_OK(strings(join_child_path(group, "sample_phenotype"), s.phenotype));
+  STRATA_ASSIGN_OR_RETURN(auto sex, optional_array(store, join_child_path(group, "sample_sex"), n));
   if (sex && sex->ndim() == 1) {
     STRATA_ASSIGN_OR_RETURN(auto v, read_int64(*sex, 0, n));
     for (int64_t x : v) s.sex.push_back(static_cast<int8_t>(x == 1 || x == 2 ? x : 0));
   }
-  STRATA_ASSIGN_OR_RETURN(auto pop, optional_array(store, join_path(group, "sample_population"), n));
+  STRATA_ASSIGN_OR_RETURN(auto pop, optional_array(store, join_child_path(group, "sample_population"), n));
   if (pop && pop->ndim() == 1) {
     STRATA_ASSIGN_OR_RETURN(auto v, read_int64(*pop, 0, n));
     const auto attrs = nlohmann::json::parse(pop->attributes_json(), nullptr, /*allow_exceptions=*/false);

@@ -64,11 +64,6 @@ std::optional<std::vector<ZarrNodeInfo>> nodes_from_inline(const json& doc, cons
   return nodes;
 }
 
-Status put_json(Store& store, const std::string& key, const json& doc) {
-  const std::string s = detail::dump_metadata(doc);
-  return store.set(key, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
-}
-
 Result<std::optional<json>> load_json(const Store& store, const std::string& key) {
   STRATA_ASSIGN_OR_RETURN(auto bytes, detail::read_metadata_bytes(store, key));
   if (!bytes) return std::optional<json>();
@@ -88,7 +83,7 @@ Status consolidate_v2(const std::shared_ptr<Store>& store, const std::string& ro
   }
   if (metadata.empty()) return Status::NotFound(detail::describe_node(*store, root), ": no Zarr v2 nodes to consolidate");
   json out = {{"metadata", std::move(metadata)}, {"zarr_consolidated_format", 1}};
-  return put_json(*store, detail::join_key(root, detail::kZmetadata), out);
+  return detail::write_metadata(*store, detail::join_key(root, detail::kZmetadata), out);
 }
 
 Status consolidate_v3(const std::shared_ptr<Store>& store, const std::string& root,
@@ -105,7 +100,7 @@ Status consolidate_v3(const std::shared_ptr<Store>& store, const std::string& ro
     metadata[relative_to(root, n.path)] = std::move(*doc);
   }
   (*root_doc)["consolidated_metadata"] = {{"kind", "inline"}, {"must_understand", false}, {"metadata", metadata}};
-  return put_json(*store, root_key, *root_doc);
+  return detail::write_metadata(*store, root_key, *root_doc);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Bounded reading and parsing of stored metadata documents (see metadata_json_internal.hpp).
 #include "io/zarr/metadata_json_internal.hpp"
+#include "io/zarr/zarr_metadata_internal.hpp"
 
 namespace strata::io::detail {
 
@@ -33,6 +34,11 @@ Result<nlohmann::json> parse_metadata_json(std::span<const uint8_t> bytes, std::
   nlohmann::json doc = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Status::Corrupt(what, ": malformed JSON");
   return doc;
+}
+
+Status write_metadata(Store& store, const std::string& key, const nlohmann::json& doc) {
+  const std::string s = dump_metadata(doc);
+  return store.set(key, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
 }
 
 Result<std::optional<Bytes>> read_metadata_bytes(const Store& store, const std::string& key) {

@@ -35,6 +35,9 @@ Result<nlohmann::json> parse_metadata_json(std::span<const uint8_t> bytes, std::
 /// objects larger than kMaxMetadataBytes before reading them.
 Result<std::optional<Bytes>> read_metadata_bytes(const Store& store, const std::string& key);
 
+/// \brief Store `doc` at `key` as zarr-python writes metadata (dump_metadata's text).
+Status write_metadata(Store& store, const std::string& key, const nlohmann::json& doc);
+
 /// \brief One-line JSON text of `doc` for the public API, which passes JSON as text (invalid
 /// UTF-8 replaced, never throws).
 std::string dump_compact(const nlohmann::json& doc);

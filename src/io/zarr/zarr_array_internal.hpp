@@ -46,6 +46,12 @@ namespace detail {
 
 using Impl = ZarrArray::Impl;
 
+/// Verification (ZarrArray::verify, string arrays) lists missing keys by name for grids with at
+/// most kListMissingGridMax stored objects, and at most kMaxMissingNames of them; chunks_missing
+/// always has the full count.
+constexpr int64_t kListMissingGridMax = int64_t{1} << 16;
+constexpr size_t kMaxMissingNames = 1000;
+
 /// \brief Fill `dst` with copies of the element `fill`.
 void fill_elements(std::span<uint8_t> dst, std::span<const uint8_t> fill);
 /// \brief Whether every element of `data` equals `fill` bitwise.

@@ -14,19 +14,14 @@ namespace {
 // Deeper than this the walk stops (guards against symlink loops).
 constexpr int kMaxWalkDepth = 64;
 
-Status put_json(Store& store, const std::string& key, const json& doc) {
-  const std::string s = detail::dump_metadata(doc);
-  return store.set(key, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
-}
-
 json v3_group_doc(const json& attributes) {
   return json{{"zarr_format", 3}, {"node_type", "group"}, {"attributes", attributes}};
 }
 
 Status write_new_group(Store& store, const std::string& path, ZarrFormat format, const json& attributes) {
-  if (format == ZarrFormat::V3) return put_json(store, detail::join_key(path, detail::kZarrJson), v3_group_doc(attributes));
-  if (!attributes.empty()) STRATA_RETURN_NOT_OK(put_json(store, detail::join_key(path, detail::kZattrs), attributes));
-  return put_json(store, detail::join_key(path, detail::kZgroup), json{{"zarr_format", 2}});
+  if (format == ZarrFormat::V3) return detail::write_metadata(store, detail::join_key(path, detail::kZarrJson), v3_group_doc(attributes));
+  if (!attributes.empty()) STRATA_RETURN_NOT_OK(detail::write_metadata(store, detail::join_key(path, detail::kZattrs), attributes));
+  return detail::write_metadata(store, detail::join_key(path, detail::kZgroup), json{{"zarr_format", 2}});
 }
 
 // Paths visited by one walk at most (symlink loops could otherwise multiply them).
@@ -156,7 +151,7 @@ Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string&
   if (info.kind == NodeKind::Missing) return write_new_group(*store, p, format, attributes);
   // An existing group keeps its attributes unless new ones are given.
   if (attributes.empty()) return Status::OK();
-  if (format == ZarrFormat::V2) return put_json(*store, detail::join_key(p, detail::kZattrs), attributes);
+  if (format == ZarrFormat::V2) return detail::write_metadata(*store, detail::join_key(p, detail::kZattrs), attributes);
   const std::string key = detail::join_key(p, detail::kZarrJson);
   STRATA_ASSIGN_OR_RETURN(auto zj, detail::read_metadata_bytes(*store, key));
   json doc = v3_group_doc(attributes);
@@ -164,7 +159,7 @@ Status zarr_create_group(const std::shared_ptr<Store>& store, const std::string&
     STRATA_ASSIGN_OR_RETURN(doc, detail::parse_json_object(*zj, detail::join_key(store->describe(), key)));
     doc["attributes"] = attributes;
   }
-  return put_json(*store, key, doc);
+  return detail::write_metadata(*store, key, doc);
 }
 
 namespace {

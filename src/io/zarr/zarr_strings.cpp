@@ -20,9 +20,6 @@ namespace {
 // Chunks are decoded whole into std::string items: bound what metadata can make us allocate.
 constexpr int64_t kMaxChunkItems = int64_t{1} << 24;
 constexpr int64_t kMaxFixedWidth = int64_t{1} << 20;
-// Missing keys are listed by name for grids up to this size (as ZarrArray::verify does).
-constexpr int64_t kListMissingGridMax = int64_t{1} << 16;
-constexpr size_t kMaxMissingNames = 1000;
 
 enum class Kind { VlenUtf8, VlenBytes, FixedBytes, FixedUcs4 };
 
@@ -76,7 +73,7 @@ Result<Shape> shape_field(const json& doc, const char* name) {
   return out;
 }
 
-Status put_json(Store& store, const std::string& key, const json& doc) {
+Status put_compact_json(Store& store, const std::string& key, const json& doc) {
   const std::string s = doc.dump();
   return store.set(key, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
 }
@@ -309,10 +306,10 @@ Result<ZarrArray::VerifyReport> ZarrStringArray::verify() const {
   ZarrArray::VerifyReport r;
   r.chunks_total = a.grid.num_chunks();
   r.chunks_missing = r.chunks_total - static_cast<int64_t>(stored.size());
-  const bool list_missing = r.chunks_total <= kListMissingGridMax;
+  const bool list_missing = r.chunks_total <= detail::kListMissingGridMax;
   int64_t next = 0;  // first grid cell not yet accounted for
   auto note_missing_before = [&](int64_t end) {
-    for (; list_missing && next < end && r.missing.size() < kMaxMissingNames; ++next)
+    for (; list_missing && next < end && r.missing.size() < detail::kMaxMissingNames; ++next)
       r.missing.push_back(a.suffix(a.grid.unravel(next)));
   };
   auto check = [&](int64_t lin, std::optional<Bytes>* fetched) {
@@ -324,7 +321,7 @@ Result<ZarrArray::VerifyReport> ZarrStringArray::verify() const {
       ++r.chunks_ok;
     } else if (items.ok()) {
       ++r.chunks_missing;  // not stored (removed since listing, or a store that cannot list)
-      if (list_missing && r.missing.size() < kMaxMissingNames) r.missing.push_back(a.suffix(index));
+      if (list_missing && r.missing.size() < detail::kMaxMissingNames) r.missing.push_back(a.suffix(index));
     } else {
       r.corrupt.emplace_back(a.suffix(index), items.status().message());
     }
@@ -429,9 +426,9 @@ Status ZarrStringWriter::finish(int64_t rows) const {
             {"filters", width_ == 0 ? json::array({json{{"id", "vlen-utf8"}}}) : json()},
             {"order", "C"}};
   if (!options_.dimension_names.empty())
-    STRATA_RETURN_NOT_OK(put_json(*store_, detail::join_key(path_, ".zattrs"),
+    STRATA_RETURN_NOT_OK(put_compact_json(*store_, detail::join_key(path_, ".zattrs"),
                                   json{{"_ARRAY_DIMENSIONS", options_.dimension_names}}));
-  return put_json(*store_, detail::join_key(path_, ".zarray"), z);
+  return put_compact_json(*store_, detail::join_key(path_, ".zarray"), z);
 }
 
 Status write_zarr_strings(const std::shared_ptr<Store>& store, const std::string& path,

@@ -131,11 +131,6 @@ Result<ZarrArray::StorageInfo> ZarrArray::storage_info() const {
 
 namespace {
 
-// Grids with at most this many stored objects have their missing keys listed by name.
-constexpr int64_t kListMissingGridMax = int64_t{1} << 16;
-// At most this many missing keys are listed; chunks_missing always has the full count.
-constexpr size_t kMaxMissingNames = 1000;
-
 // Per-object outcome, gathered in grid order so the report does not depend on scheduling.
 struct ObjectReport {
   int64_t ok = 0;
@@ -214,7 +209,7 @@ ObjectReport verify_shard(const Impl& a, int64_t linear, Fetched* fetched) {
     const int64_t slot = spec.slot_of(ci);
     const uint64_t off = index[2 * slot], n = index[2 * slot + 1];
     if (off == detail::kShardEmpty) {
-      if (r.missing.size() < kMaxMissingNames) r.missing.push_back(key + detail::inner_slot_string(spec, slot));
+      if (r.missing.size() < detail::kMaxMissingNames) r.missing.push_back(key + detail::inner_slot_string(spec, slot));
       return;
     }
     Status ds = buf.ok() ? spec.inner->decode(std::span<const uint8_t>(data.data() + off, n), *buf) : buf.status();
@@ -238,7 +233,7 @@ void absent_object_names(const Impl& a, int64_t linear, std::vector<std::string>
   }
   const detail::ShardingSpec& spec = *a.meta.sharding;
   a.grid.for_each_chunk_in(a.outer.chunk_origin(index), a.outer.chunk_extent(index), [&](const Shape& ci) {
-    if (out.size() < kMaxMissingNames) out.push_back(key + detail::inner_slot_string(spec, spec.slot_of(ci)));
+    if (out.size() < detail::kMaxMissingNames) out.push_back(key + detail::inner_slot_string(spec, spec.slot_of(ci)));
   });
 }
 
@@ -268,11 +263,11 @@ Result<ZarrArray::VerifyReport> ZarrArray::verify(ThreadPool* pool) const {
   VerifyReport out;
   out.chunks_total = a.grid.num_chunks();
   int64_t corrupt_chunks = 0;
-  const bool list_missing = a.outer.num_chunks() <= kListMissingGridMax;
+  const bool list_missing = a.outer.num_chunks() <= detail::kListMissingGridMax;
   size_t next = 0;  // position in `stored` while listing absent objects in grid order
   auto list_absent_before = [&](int64_t end) {
     if (!list_missing) return;
-    for (int64_t lin = next == 0 ? 0 : stored[next - 1] + 1; lin < end && out.missing.size() < kMaxMissingNames; ++lin)
+    for (int64_t lin = next == 0 ? 0 : stored[next - 1] + 1; lin < end && out.missing.size() < detail::kMaxMissingNames; ++lin)
       absent_object_names(a, lin, out.missing);
   };
   for (size_t i = 0; i < stored.size(); ++i) {
@@ -282,10 +277,10 @@ Result<ZarrArray::VerifyReport> ZarrArray::verify(ThreadPool* pool) const {
     out.chunks_ok += r.ok;
     corrupt_chunks += r.corrupt_chunks;
     if (r.ok == 0 && r.corrupt_chunks == 0 && r.missing.empty()) {  // listed, but no value
-      if (list_missing && out.missing.size() < kMaxMissingNames) absent_object_names(a, stored[i], out.missing);
+      if (list_missing && out.missing.size() < detail::kMaxMissingNames) absent_object_names(a, stored[i], out.missing);
     }
     for (auto& m : r.missing)
-      if (list_missing && out.missing.size() < kMaxMissingNames) out.missing.push_back(std::move(m));
+      if (list_missing && out.missing.size() < detail::kMaxMissingNames) out.missing.push_back(std::move(m));
     for (auto& c : r.corrupt) out.corrupt.push_back(std::move(c));
   }
   list_absent_before(a.outer.num_chunks());
