@@ -49,20 +49,6 @@ struct GwasTable {
   std::vector<Hit> hits;
 };
 
-// A gwas table's fields: tab-separated, and a field may be empty (a source without variant IDs
-// or alleles), so runs of tabs are not collapsed.
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  if (line.empty()) return out;
-  for (size_t b = 0;;) {
-    const size_t e = line.find('\t', b);
-    out.push_back(line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
-    if (e == std::string_view::npos) break;
-    b = e + 1;
-  }
-  return out;
-}
-
 Result<GwasTable> read_gwas(const std::string& path) {
   io::detail::LineReader f;
   STRATA_RETURN_NOT_OK(f.open(path, /*allow_pipe=*/false));
@@ -77,7 +63,8 @@ Result<GwasTable> read_gwas(const std::string& path) {
   };
   std::vector<Raw> raw;
   while (f.next(line)) {
-    const std::vector<std::string_view> t = split_tabs(line);
+    // Tab-separated: a source without variant IDs or alleles leaves fields empty.
+    const std::vector<std::string_view> t = io::detail::split_on(line, '\t');
     if (t.empty()) continue;
     if (!header) {
       header = true;

@@ -7,26 +7,12 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "io/genotype/text_reader_internal.hpp"
 #include "strata/genomics/project.hpp"
 #include "strata/io/chromosome.hpp"
 
 namespace strata::genomics {
 namespace {
-
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t t = line.find_first_of("\t ", start);
-    if (t == std::string_view::npos) {
-      out.push_back(line.substr(start));
-      return out;
-    }
-    out.push_back(line.substr(start, t - start));
-    start = line.find_first_not_of("\t ", t);
-    if (start == std::string_view::npos) return out;
-  }
-}
 
 Result<double> parse_double(std::string_view s, const std::string& path, int64_t line, std::string_view field) {
   if (s == "nan" || s == "NaN") return std::nan("");
@@ -53,14 +39,14 @@ Status read_eigenvec_var(const std::string& path, ProjectReference& r) {
   std::string line;
   if (!std::getline(f, line)) return Status::Corrupt(path, ": empty file");
   chomp(line);
-  const auto head = split_tabs(line);
+  const auto head = io::detail::split_all(line);
   if (head.size() < 5 || head[0] != "#CHROM" || head[1] != "ID" || head[2] != "REF" || head[3] != "ALT")
     return Status::Corrupt(path, " line 1: header is not #CHROM ID REF ALT PC1 ...");
   r.k = static_cast<int64_t>(head.size()) - 4;
   for (int64_t lineno = 2; std::getline(f, line); ++lineno) {
     chomp(line);
     if (line.empty()) continue;
-    const auto cols = split_tabs(line);
+    const auto cols = io::detail::split_all(line);
     if (static_cast<int64_t>(cols.size()) != r.k + 4)
       return Status::Corrupt(path, " line ", lineno, ": ", cols.size(), " fields, the header has ", r.k + 4);
     r.chrom.emplace_back(cols[0]);
@@ -82,7 +68,7 @@ Status read_afreq(const std::string& path, ProjectReference& r) {
   std::string line;
   if (!std::getline(f, line)) return Status::Corrupt(path, ": empty file");
   chomp(line);
-  const auto head = split_tabs(line);
+  const auto head = io::detail::split_all(line);
   int id = -1, ref = -1, alt = -1, freq = -1;
   for (size_t c = 0; c < head.size(); ++c) {
     if (head[c] == "ID") id = static_cast<int>(c);
@@ -102,7 +88,7 @@ Status read_afreq(const std::string& path, ProjectReference& r) {
     chomp(line);
     if (line.empty()) continue;
     ++r.grm_variants;
-    const auto cols = split_tabs(line);
+    const auto cols = io::detail::split_all(line);
     if (cols.size() < need) return Status::Corrupt(path, " line ", lineno, ": ", cols.size(), " fields, need ", need);
     const auto it = row.find(std::string(cols[static_cast<size_t>(id)]));
     if (it == row.end()) continue;

@@ -153,6 +153,19 @@ inline std::vector<std::string_view> split_all(std::string_view line) {
   return out;
 }
 
+// Fields between single `sep` characters, empty ones kept (a tab-separated table whose fields
+// may be empty); an empty line gives no field.
+inline std::vector<std::string_view> split_on(std::string_view line, char sep) {
+  std::vector<std::string_view> out;
+  if (line.empty()) return out;
+  for (size_t b = 0;;) {
+    const size_t e = line.find(sep, b);
+    out.push_back(line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+    if (e == std::string_view::npos) return out;
+    b = e + 1;
+  }
+}
+
 inline bool is_blank(std::string_view line) {
   for (char c : line)
     if (c != ' ' && c != '\t') return false;
