@@ -63,16 +63,8 @@ struct ClassCounts {
 };
 
 // What one block adds to the per-sample totals.
-struct BlockPartial {
+struct BlockPartial : QcSampleSums<int32_t> {
   QcVariantRows rows;
-  std::vector<int32_t> missing, het_missing, het_calls;
-  std::vector<Fixed> het_expected_missing;
-  int64_t het_variants = 0;
-  Fixed het_expected_all = 0;
-  std::vector<int32_t> x_missing, x_het;
-  std::vector<Fixed> x_expected_missing;
-  int64_t x_variants = 0;
-  Fixed x_expected_all = 0;
 };
 
 // Per-sample counts of set code lanes over many rows, 8 bits per sample in 64-bit words
@@ -142,17 +134,7 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
   const ClassMasks masks = ClassMasks::of(view.samples(), n);
   const auto words = static_cast<size_t>(masks.words);
   QcSampleTotals t;
-  if (o.samples) t.missing.assign(nz, 0);
-  if (o.het) {
-    t.het_missing.assign(nz, 0);
-    t.het_calls.assign(nz, 0);
-    t.het_expected_missing.assign(nz, 0);
-  }
-  if (o.sex) {
-    t.x_missing.assign(nz, 0);
-    t.x_het.assign(nz, 0);
-    t.x_expected_missing.assign(nz, 0);
-  }
+  t.size_for(nz, o.samples, o.het, o.sex);
   std::mutex mu;
   std::map<int64_t, BlockPartial> done;
 
@@ -163,17 +145,7 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
     p.rows.calls.resize(static_cast<size_t>(nv));
     p.rows.founders.resize(static_cast<size_t>(nv));
     p.rows.male_founders.resize(static_cast<size_t>(nv));
-    if (o.samples) p.missing.assign(nz, 0);
-    if (o.het) {
-      p.het_missing.assign(nz, 0);
-      p.het_calls.assign(nz, 0);
-      p.het_expected_missing.assign(nz, 0);
-    }
-    if (o.sex) {
-      p.x_missing.assign(nz, 0);
-      p.x_het.assign(nz, 0);
-      p.x_expected_missing.assign(nz, 0);
-    }
+    p.size_for(nz, o.samples, o.het, o.sex);
     std::vector<uint64_t> w(words + 1, 0);
     LaneCounter het_counter(masks.words), x_het_counter(masks.words);
     const auto row_bytes = static_cast<size_t>(io::packed_row_bytes(n));
@@ -262,21 +234,7 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
       p = std::move(it->second);
       done.erase(it);
     }
-    // Per-sample sums (vectors of the tables not asked for are empty).
-    auto add = [](auto& to, const auto& from) {
-      for (size_t s = 0; s < from.size(); ++s) to[s] += from[s];
-    };
-    add(t.missing, p.missing);
-    add(t.het_missing, p.het_missing);
-    add(t.het_calls, p.het_calls);
-    add(t.het_expected_missing, p.het_expected_missing);
-    t.het_variants += p.het_variants;
-    t.het_expected_all += p.het_expected_all;
-    add(t.x_missing, p.x_missing);
-    add(t.x_het, p.x_het);
-    add(t.x_expected_missing, p.x_expected_missing);
-    t.x_variants += p.x_variants;
-    t.x_expected_all += p.x_expected_all;
+    t.add(p);
     return rows(p.rows);
   };
 

@@ -24,21 +24,57 @@ struct QcVariantRows {
   std::vector<VariantCounts> male_founders;  // on X: the male founders (hom codes = alleles)
 };
 
-// Per-sample totals of the pass.
-struct QcSampleTotals {
-  std::vector<int64_t> missing;      // `.smiss` MISSING_CT (Y for males only)
-  std::vector<int64_t> het_missing;  // missing calls among the `.het` variants
-  std::vector<int64_t> het_calls;    // heterozygous calls among them
+// Per-sample sums of the pass; `Count` is int64_t for the totals and int32_t for one block's.
+// Vectors of the tables not asked for stay empty.
+template <class Count>
+struct QcSampleSums {
+  std::vector<Count> missing;      // `.smiss` MISSING_CT (Y for males only)
+  std::vector<Count> het_missing;  // missing calls among the `.het` variants
+  std::vector<Count> het_calls;    // heterozygous calls among them
   std::vector<Fixed> het_expected_missing;  // Σ 2p(1 − p) over its missing calls there
   int64_t het_variants = 0;
   Fixed het_expected_all = 0;        // Σ 2p(1 − p) over every `.het` variant
   // `--check-sex` (plink 1.9): the same sums over the polymorphic X variants, p from PLINK 1.9's
   // X frequency (female and unknown-sex founders' genotypes, male founders' homozygous calls).
-  std::vector<int64_t> x_missing, x_het;
+  std::vector<Count> x_missing, x_het;
   std::vector<Fixed> x_expected_missing;
   int64_t x_variants = 0;
   Fixed x_expected_all = 0;
+
+  // Zeroed vectors of `n` samples for the sums `samples`, `het` and `sex` ask for.
+  void size_for(size_t n, bool samples, bool het, bool sex) {
+    if (samples) missing.assign(n, 0);
+    if (het) {
+      het_missing.assign(n, 0);
+      het_calls.assign(n, 0);
+      het_expected_missing.assign(n, 0);
+    }
+    if (sex) {
+      x_missing.assign(n, 0);
+      x_het.assign(n, 0);
+      x_expected_missing.assign(n, 0);
+    }
+  }
+
+  template <class Other>
+  void add(const QcSampleSums<Other>& o) {
+    auto sum = [](auto& to, const auto& from) {
+      for (size_t s = 0; s < from.size(); ++s) to[s] += from[s];
+    };
+    sum(missing, o.missing);
+    sum(het_missing, o.het_missing);
+    sum(het_calls, o.het_calls);
+    sum(het_expected_missing, o.het_expected_missing);
+    het_variants += o.het_variants;
+    het_expected_all += o.het_expected_all;
+    sum(x_missing, o.x_missing);
+    sum(x_het, o.x_het);
+    sum(x_expected_missing, o.x_expected_missing);
+    x_variants += o.x_variants;
+    x_expected_all += o.x_expected_all;
+  }
 };
+using QcSampleTotals = QcSampleSums<int64_t>;
 
 struct QcPassOptions {
   bool samples = true;  // per-sample totals (`.smiss`, `.het`)
