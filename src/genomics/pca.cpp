@@ -50,9 +50,9 @@ struct PcaSource {
 
 Status validate(const PcaParams& options) {
   if (options.k < 1) return Status::Invalid("pca: k must be at least 1, got ", options.k);
-  if (options.precision == Precision::Float64) {
-    return Status::Invalid("pca: precision float64 is the exact method's (--method exact); the randomized genotype "
-                           "products take auto, int16, mixed or float32");
+  if (options.precision == Precision::Float64 && options.method != linalg::SvdMethod::Exact) {
+    return Status::Invalid("pca: precision float64 is the exact method's (--method exact, where it is the default); "
+                           "the randomized genotype products take auto, int16, mixed or float32");
   }
   if (!options.meanimpute) {
     const bool grm = options.method != linalg::SvdMethod::Randomized &&

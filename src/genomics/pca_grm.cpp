@@ -27,9 +27,11 @@ thread_local std::vector<double> tl_rows, tl_products;
 constexpr double kFloat64EigenTolerance = 1e-12;
 }  // namespace
 
-// Pairwise only for now: meanimpute on float64 measured 65 % → 99.95 % of eigenvector entries
-// at plink2's digits but 1.55× the CPU time at 2,000 × 20,000 (NOTES "Issue 36 item 8").
-bool grm_float64(const PcaParams& p) { return !p.meanimpute; }
+// Exact means plink2's printed digits: float64 panels put 99.95 % of meanimpute eigenvector
+// entries at plink2's digits (float32/integer products: 65–96 %) for ~1.5× the GRM pass's CPU.
+// `--precision float32` keeps the faster products (meanimpute only: pairwise's counts need
+// the float64 sums to print plink2's digits and cost little more).
+bool grm_float64(const PcaParams& p) { return !p.meanimpute || p.precision != Precision::Float32; }
 
 const char* pca_route_name(PcaRoute r) {
   switch (r) {
@@ -54,7 +56,8 @@ PcaRoute choose_exact_route(const Context& ctx, const PcaParams& p, int64_t n, i
   // Seconds on this project's 2-core development VM: the tile pass ~1.2e-11 s per n²·m
   // (float32 GEMM), the dense eigensolve and copies ~2e-9 s per n²; TSQR ~3e-11 s per
   // m·n·min(m, n).
-  const double grm = 1.2e-11 * dn * dn * dm + 2e-9 * dn * dn;
+  // (float64 panels: ~1.5× the float32 tile pass.)
+  const double grm = (grm_float64(p) ? 1.8e-11 : 1.2e-11) * dn * dn * dm + 2e-9 * dn * dn;
   const double tsqr = 3e-11 * dm * dn * double(std::min(m, n));
   // The GRM route holds the dense GRM and its tiles (1.5 · n² doubles). The converged Krylov
   // route is far cheaper on large cohorts (9 s vs 34 s for the GRM route at 5,000 × 50,000)

@@ -182,8 +182,9 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
                   "Randomized: arithmetic of the genotype products: int16 (exact integer sums of 15-bit rounded "
                   "operands, twice the float32 speed with AVX-512 VNNI), float32, mixed (integer A*Q of the rounded "
                   "block, which becomes the basis, then float32: float32 accuracy at ~0.8x its cost), or auto (int16 "
-                  "where vectorized; with --tolerance, mixed where vectorized, else float32); float64 is the exact "
-                  "method's)",
+                  "where vectorized; with --tolerance, mixed where vectorized, else float32). --method exact, GRM route: "
+                  "float64 (auto: plink2's printed digits) or float32 (float32 and exact-integer products, ~1.5x "
+                  "faster GRM pass, eigenvectors ~1e-6 from float64)",
                   CLI::IsMember(precisions));
   pca->add_option("--seed", pp.seed, "Randomized: seed of the start block (default 0)")->check(seed_check());
   pca->add_option("--pop-file", pa->run.pop_file, "Plot labels: two columns IID POP, or a sample sheet whose header names IID (and FID) and population/POP/super_pop (default: the source's population, or the .fam FID)")
