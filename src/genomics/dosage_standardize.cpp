@@ -7,11 +7,15 @@
 
 namespace strata::genomics {
 
-Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView& view) {
+Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView& view, bool nonfounders) {
   const int64_t m = view.num_variants(), n = view.num_samples();
+  STRATA_ASSIGN_OR_RETURN(const std::vector<int64_t> founders, frequency_samples(view, nonfounders));
+  std::vector<char> counts_freq(static_cast<size_t>(n), founders.empty() ? 1 : 0);
+  for (int64_t i : founders) counts_freq[static_cast<size_t>(i)] = 1;
   DosageMoments out;
   out.alt_freq.assign(static_cast<size_t>(m), std::nan(""));
   out.missing.assign(static_cast<size_t>(m), 0);
+  out.sum.assign(static_cast<size_t>(m), 0.0);
   out.sum_sq.assign(static_cast<size_t>(m), 0.0);
   out.samples = n;
   // Blocks of about 4 MiB of floats.
@@ -22,22 +26,33 @@ Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView&
     std::vector<float> d(static_cast<size_t>(count * n));
     STRATA_RETURN_NOT_OK(view.read_dosages(v0, count, 0, n, d.data(), n));
     for (int64_t r = 0; r < count; ++r) {
-      double sum = 0.0, sum_sq = 0.0;
-      int64_t observed = 0;
+      double sum = 0.0, sum_sq = 0.0, freq_sum = 0.0;
+      int64_t observed = 0, freq_observed = 0;
       for (int64_t j = 0; j < n; ++j) {
         const float x = d[static_cast<size_t>(r * n + j)];
         if (std::isnan(x)) continue;
         sum += x;
         sum_sq += double(x) * double(x);
         ++observed;
+        if (counts_freq[static_cast<size_t>(j)]) {
+          freq_sum += x;
+          ++freq_observed;
+        }
       }
       const auto v = static_cast<size_t>(v0 + r);
       out.missing[v] = n - observed;
+      out.sum[v] = sum;
       out.sum_sq[v] = sum_sq;
-      if (observed > 0) out.alt_freq[v] = sum / (2.0 * static_cast<double>(observed));
+      if (freq_observed > 0) out.alt_freq[v] = freq_sum / (2.0 * static_cast<double>(freq_observed));
     }
     return Status::OK();
   }));
+  // A variant the founders do not vary at, but other samples do, has no usable frequency.
+  for (int64_t v = 0; v < m && !founders.empty(); ++v) {
+    const double f = out.alt_freq[static_cast<size_t>(v)], obs = static_cast<double>(n - out.missing[static_cast<size_t>(v)]);
+    const double all = obs > 0 ? out.sum[static_cast<size_t>(v)] / (2.0 * obs) : f;
+    if ((f == 0.0 && all > 0.0) || (f == 1.0 && all < 1.0)) return founders_monomorphic_error(view, v);
+  }
   return out;
 }
 
@@ -62,8 +77,7 @@ double dosage_trace_sum(const DosageMoments& moments, const std::vector<int64_t>
     const double a = lut[0], b = lut[1] - lut[0];
     const auto missing = static_cast<double>(moments.missing[i]);
     const double observed = static_cast<double>(moments.samples) - missing;
-    const double sum = 2.0 * moments.alt_freq[i] * observed;  // Σd
-    total += observed * a * a + 2.0 * a * b * sum + b * b * moments.sum_sq[i] + missing * lut[3] * lut[3];
+    total += observed * a * a + 2.0 * a * b * moments.sum[i] + b * b * moments.sum_sq[i] + missing * lut[3] * lut[3];
   }
   return total;
 }

@@ -14,18 +14,21 @@
 
 namespace strata::genomics {
 
-/// Per variant of a view with dosages: the ALT frequency of its observed dosages (NaN when
-/// none is observed), how many samples miss a dosage, and Σd² of the observed ones.
+/// Per variant of a view with dosages: the ALT frequency of the observed dosages of the
+/// frequency samples (the founders in a pedigree, as plink2; NaN when none is observed), how
+/// many samples miss a dosage, and Σd and Σd² of every sample's observed ones.
 struct DosageMoments {
   std::vector<double> alt_freq;
   std::vector<int64_t> missing;
+  std::vector<double> sum;
   std::vector<double> sum_sq;
   int64_t samples = 0;
 };
 
 /// One pass over the view's dosages (blocks of variants in parallel; the sums run in sample
-/// order per variant, so they do not depend on the thread count).
-Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView& view);
+/// order per variant, so they do not depend on the thread count). `nonfounders`: every sample
+/// gives the frequencies (else the founders, see frequency_samples()).
+Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView& view, bool nonfounders);
 
 /// PCA's variant filter on dosages: polymorphic variants are kept (0 < f < 1), the others
 /// count as monomorphic (as apply_variant_filter with drop_monomorphic on the codes).

@@ -339,7 +339,8 @@ void plan_integer_weights(const std::vector<VariantCounts>& counts, GrmPlan& pla
   for (int64_t i = 0; plan.integer && i < plan.m; ++i) {
     const VariantCounts& c = counts[static_cast<size_t>(kept[static_cast<size_t>(i)])];
     const double f = c.alt_freq();
-    if (c.missing > 0 || !(f > 0.0 && f < 1.0)) continue;
+    // (Founders' frequencies are no mean of these codes: those variants take the float path.)
+    if (c.missing > 0 || !(f > 0.0 && f < 1.0) || c.freq_allele_count >= 0) continue;
     IntWeight& x = plan.iw[static_cast<size_t>(i)];
     const double w = 1.0 / (2.0 * f * (1.0 - f)), mu = 2.0 * std::min(f, 1.0 - f);
     x.k = static_cast<int>(std::floor(std::log2(static_cast<double>(kWeightMax) / w)));
@@ -382,7 +383,7 @@ Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, co
   plan.f64 = params.float64 && !params.integer_products;
   DosageMoments moments;
   if (plan.dosages) {
-    STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
+    STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view, params.nonfounders));
   }
   STRATA_RETURN_NOT_OK(plan_variants(*view, counts, plan.dosages ? &moments : nullptr, params, plan));
   // Dosages take the float32 products (the integer ones sum codes).
@@ -712,6 +713,8 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   const int64_t m = view->num_variants(), weight = grm_pass_work_per_variant(view->num_samples());
   ProgressScope progress(ctx, "grm", m + weight * m, "variants");
   STRATA_ASSIGN_OR_RETURN(auto counts, compute_variant_counts(ctx, *view));
+  // Dosage sources take their frequencies from their own dosage pass (plan_grm).
+  if (!view->has_dosages()) STRATA_RETURN_NOT_OK(use_founder_frequencies(ctx, view, params.nonfounders, counts));
   counting.stop();
   progress.add_total(-weight * m);
   ProgressWeight weigh(ctx, weight);

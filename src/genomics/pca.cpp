@@ -200,7 +200,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     out.route = "tsqr";
     STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
     STRATA_ASSIGN_OR_RETURN(auto rows,
-                            make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+                            make_standardized_source(ctx, view, counts, out.variants_used, options.scale, options.nonfounders));
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_exact(ctx, rows, so));
     out.arithmetic = "float64";
   } else {
@@ -224,7 +224,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
       // The float64 check pass: exact standardized values (float64 tables), so the bounds
       // cover the rounding of the int16 / float32 products too.
       STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
-      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale));
+      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale, options.nonfounders));
       STRATA_ASSIGN_OR_RETURN(checked.check_operator, linalg::make_gram_operator(ctx, rows, Precision::Float64, options.pass));
     }
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, checked));
@@ -272,7 +272,7 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
       // Held as float32 when they fit the operator's memory (decoding dosages costs more than
       // a pass's products).
       const int64_t bytes = static_cast<int64_t>(kept.size()) * view->num_samples() * 4;
-      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, std::move(kept), options.scale));
+      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, std::move(kept), options.scale, options.nonfounders));
       if (bytes <= go.resident_bytes) {
         STRATA_ASSIGN_OR_RETURN(rows, resident_float_rows(ctx, rows));
       }
@@ -299,11 +299,14 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   } else {
     STRATA_ASSIGN_OR_RETURN(counts, genomics::compute_variant_counts(ctx, *view));
     if (src.dosages) {
-      STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view));
+      STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view, options.nonfounders));
       src.moments = &moments;
     }
     ctx.report().add_phase("variant counts", seconds_since(t0));
   }
+  // The standardization's frequencies: the founders' in a pedigree, as plink2 (dosage
+  // sources have theirs in `moments`).
+  if (!src.dosages) STRATA_RETURN_NOT_OK(use_founder_frequencies(ctx, view, options.nonfounders, counts));
   return with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress));
 }
 

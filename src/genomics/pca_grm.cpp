@@ -96,6 +96,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
   // Mean-imputed missing calls (plink2 --pca meanimpute), or plink2's default --pca: each pair
   // divided by the variants both samples observe.
   gp.meanimpute = options.meanimpute;
+  gp.nonfounders = options.nonfounders;
   const bool f64 = grm_float64(options);
   gp.float64 = f64;
   gp.integer_products = !f64;  // complete variants: exact integer sums (see GrmParams)
@@ -158,7 +159,7 @@ Status pca_by_grm(const Context& ctx, const io::GenotypeViewPtr& view, const std
 
   // Loadings u_j = X·v_j / s_j with s_j = √(λ_j·M): one pass over the standardized rows.
   PhaseTimer loadings(alone, "loadings");
-  STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(alone, view, counts, out.variants_used, options.scale));
+  STRATA_ASSIGN_OR_RETURN(auto src, make_standardized_source(alone, view, counts, out.variants_used, options.scale, options.nonfounders));
   const int64_t m = src->rows(), k = options.k;
   const int64_t rows_per = std::max<int64_t>(1, kLoadingsBlockBytes / (8 * std::max<int64_t>(1, n)));
   const int64_t blocks = (m + rows_per - 1) / rows_per;

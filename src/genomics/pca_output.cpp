@@ -302,15 +302,17 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
   open.stop();
   STRATA_ASSIGN_OR_RETURN(s.result, pca(ctx, view, options.pca));
   const PcaResult& r = s.result;
-  // PREFIX.afreq: the frequencies the PCA standardized with (every sample; dosages as counted
-  // for --freq), so `strata project` and plink2 --score --read-freq standardize targets alike.
+  // PREFIX.afreq: the frequencies the PCA standardized with (the founders' in a pedigree, every
+  // sample's with --nonfounders; dosages as counted for --freq), so `strata project` and plink2
+  // --score --read-freq standardize targets alike.
   std::vector<AlleleCounts> afreq;
   if (view->has_dosages()) {
     STRATA_ASSIGN_OR_RETURN(FreqTable t, compute_freq_table(ctx, view));
     afreq = std::move(t.alleles);
   } else {
     STRATA_ASSIGN_OR_RETURN(std::vector<VariantCounts> counts, compute_variant_counts(ctx, *view));
-    for (const VariantCounts& c : counts) afreq.push_back({2 * c.alt_alleles(), c.allele_count()});
+    STRATA_RETURN_NOT_OK(use_founder_frequencies(ctx, view, options.pca.nonfounders, counts));
+    for (const VariantCounts& c : counts) afreq.push_back({2 * c.frequency_alt_alleles(), c.frequency_allele_count()});
   }
 
   PhaseTimer write = job.phase("write");

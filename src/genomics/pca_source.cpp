@@ -144,14 +144,15 @@ Result<linalg::RowBlockSourcePtr> resident_float_rows(const Context& ctx, const 
 
 Result<linalg::RowBlockSourcePtr> make_standardized_source(const Context& ctx, const io::GenotypeViewPtr& view,
                                                            const std::vector<genomics::VariantCounts>& counts,
-                                                           std::vector<int64_t> kept, genomics::Standardization scale) {
+                                                           std::vector<int64_t> kept, genomics::Standardization scale,
+                                                           bool nonfounders) {
   if (!view) return Status::Invalid("pca: no genotype view");
   if (view->has_dosages()) {
     // The tables come from the kept variants' dosage frequencies (one pass over them).
     for (int64_t v : kept)
       if (v < 0 || v >= view->num_variants()) return Status::Invalid("pca: variant index ", v, " out of range");
     io::GenotypeViewPtr sub = io::make_variant_subset(view, std::move(kept));
-    STRATA_ASSIGN_OR_RETURN(const DosageMoments moments, dosage_moments(ctx, *sub));
+    STRATA_ASSIGN_OR_RETURN(const DosageMoments moments, dosage_moments(ctx, *sub, nonfounders));
     return linalg::RowBlockSourcePtr(std::make_shared<StandardizedSource>(
         ctx, std::move(sub), dosage_standardize_luts<float>(moments, scale), dosage_standardize_luts<double>(moments, scale),
         false));

@@ -9,6 +9,7 @@
 
 #include "strata/backend/backend.hpp"
 #include "strata/genomics/qc.hpp"
+#include "strata/genomics/selection.hpp"
 
 namespace strata::genomics {
 
@@ -66,7 +67,7 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
       [&](GenotypeBlock& b) { return count_block(ctx, b, base + b.variant_start); },
       nullptr, PassOptions{.label = "variant counts"}));
   if (comm.size() == 1) return counts;
-  static_assert(sizeof(VariantCounts) == 4 * sizeof(int64_t), "VariantCounts travels as four int64");
+  static_assert(sizeof(VariantCounts) == 6 * sizeof(int64_t), "VariantCounts travels as six int64");
   std::vector<std::string> parts;
   STRATA_RETURN_NOT_OK(comm.allgather(
       std::string(reinterpret_cast<const char*>(counts.data()), counts.size() * sizeof(VariantCounts)), &parts));
@@ -82,6 +83,50 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
     dst += p.size();
   }
   return all;
+}
+
+Result<std::vector<int64_t>> frequency_samples(const GenotypeView& view, bool nonfounders) {
+  const int64_t n = view.num_samples();
+  std::vector<int64_t> founders;
+  for (int64_t i = 0; i < n; ++i)
+    if (is_founder(view.samples(), i)) founders.push_back(i);
+  if (nonfounders || static_cast<int64_t>(founders.size()) == n) return std::vector<int64_t>{};
+  if (static_cast<int64_t>(founders.size()) < kMinFounders) {
+    return Status::InvalidData(view.describe(), ": ", founders.size(), " of ", n, " samples are founders (no parent in "
+                               "the sample table); allele frequencies count founders only (as plink2) and need at "
+                               "least ", kMinFounders, ": use --nonfounders to count every sample");
+  }
+  return founders;
+}
+
+Status use_founder_frequencies(const Context& ctx, const io::GenotypeViewPtr& view, bool nonfounders,
+                               std::vector<VariantCounts>& counts) {
+  const int64_t m = view->num_variants();
+  if (static_cast<int64_t>(counts.size()) != m)
+    return Status::Invalid("founder frequencies: ", counts.size(), " counts for ", m, " variants");
+  STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> founders, frequency_samples(*view, nonfounders));
+  if (founders.empty()) return Status::OK();
+  std::vector<int64_t> every(static_cast<size_t>(m));
+  for (int64_t v = 0; v < m; ++v) every[static_cast<size_t>(v)] = v;
+  STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr sub, io::make_genotype_subset(view, founders, std::move(every)));
+  STRATA_ASSIGN_OR_RETURN(std::vector<VariantCounts> fc, compute_variant_counts(ctx, *sub));
+  for (size_t v = 0; v < counts.size(); ++v) {
+    counts[v].freq_alt_alleles = fc[v].alt_alleles();
+    counts[v].freq_allele_count = fc[v].allele_count();
+    if (fc[v].monomorphic() && !counts[v].monomorphic()) {
+      return founders_monomorphic_error(*view, static_cast<int64_t>(v));
+    }
+  }
+  return Status::OK();
+}
+
+Status founders_monomorphic_error(const GenotypeView& view, int64_t v) {
+  std::string id = std::to_string(v + 1);
+  if (auto info = view.variants(v, 1); info.ok() && info->size() == 1) id = "'" + info->id[0] + "' (" + id + ")";
+  return Status::InvalidData(view.describe(), ": variant ", id, " is monomorphic among the founders but not among "
+                             "every sample (its minor allele is only seen in non-founders), so its founders' "
+                             "frequency cannot standardize it; as plink2, filter very rare variants out (--maf) "
+                             "or use --nonfounders");
 }
 
 FilterResult apply_variant_filter(const std::vector<VariantCounts>& counts,

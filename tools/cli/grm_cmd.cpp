@@ -56,6 +56,9 @@ void register_grm_commands(CLI::App& app, CliState& state) {
                       },
                       "rel|rel-bin|grm-bin|zarr", ""));
   cmd->add_flag("--meanimpute", a->run.grm.meanimpute, "Divide every pair by M (plink2's meanimpute modifier)");
+  cmd->add_flag("--nonfounders", a->run.grm.nonfounders,
+                "Allele frequencies from every sample (plink2 --nonfounders); default: the founders' when some "
+                "sample has a parent, as plink2");
   add_memory_option(cmd, state, "tiles that do not fit run in bands, one pass each");
   cmd->add_flag("--overwrite", a->run.overwrite, "Replace an existing PREFIX.zarr that strata did not write (its own earlier output is replaced without it); files are always replaced");
   add_common_options(cmd, state);

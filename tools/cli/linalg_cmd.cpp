@@ -175,6 +175,9 @@ void register_linalg_commands(CLI::App& app, CliState& state) {
                   "operator, so every method applies) or pairwise (plink2's default --pca without meanimpute: each "
                   "GRM entry divided by the variants both samples observe; exact GRM route only, samples^2 memory)")
       ->check(CLI::IsMember({"meanimpute", "pairwise"}));
+  pca->add_flag("--nonfounders", pp.nonfounders,
+                "Allele frequencies (standardization, PREFIX.afreq) from every sample (plink2 --nonfounders); "
+                "default: the founders' when some sample has a parent, as plink2");
   pca->add_option("--block", pp.block_columns,
                   "Randomized: columns per pass (default 8; may be below k; padded to a multiple of 8)")
       ->check(integer_in(0, 4096, "0 (default) or 1–4096"));

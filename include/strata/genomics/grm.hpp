@@ -70,6 +70,9 @@ struct GrmParams {
   /// Every variant of the view is used, monomorphic ones included (they count in M): `--maf`
   /// and `--geno` are the selection's (genomics::SelectionOptions), applied to the view before.
   bool meanimpute = false;
+  /// Allele frequencies from every sample (plink2's --nonfounders); false: from the founders
+  /// when some sample has a parent (plink2's default; use_founder_frequencies()).
+  bool nonfounders = false;
   /// Samples per tile side (0 = grm_tile_for(n)), rounded up to a multiple of kGrmSampleGroup.
   /// Results are the same bits for any value.
   int64_t tile = 0;
@@ -125,7 +128,7 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
 int64_t grm_pass_work_per_variant(int64_t n);
 
 /// \brief As compute_grm(), on variant counts already computed (`counts`, one per variant of
-/// `view`): PCA's exact route shares its counts pass.
+/// `view`, with use_founder_frequencies() applied): PCA's exact route shares its counts pass.
 Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
                             const std::vector<VariantCounts>& counts, const GrmParams& params,
                             const GrmTileSink& sink);

@@ -86,6 +86,9 @@ struct PcaParams {
   /// variants both samples observe instead of M; that matrix is no product of one X, so only
   /// the exact GRM route computes it (n² memory). The same eigenpairs without missing calls.
   bool meanimpute = true;
+  /// Allele frequencies (the standardization, PREFIX.afreq) from every sample, plink2's
+  /// --nonfounders; false: from the founders when some sample has a parent (plink2's default).
+  bool nonfounders = false;
   bool compute_loadings = true;  ///< variant loadings cost one more pass
   /// Randomized and converged-Krylov routes: one more pass in float64 over the top k + 1
   /// vectors (a Rayleigh–Ritz finish on the exact standardized values) makes the reported
@@ -173,9 +176,12 @@ Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const
 
 /// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a
 /// float32 RowBlockSource: blocks are decoded from 2-bit codes through one 4-entry table per
-/// variant (built from `counts`, one entry per kept variant) on the backend of `ctx`.
+/// variant (built from `counts`, one entry per variant of `view`, their frequencies as
+/// use_founder_frequencies() left them) on the backend of `ctx`. Dosage sources take their
+/// frequencies from a dosage pass (over every sample when `nonfounders`, else the founders).
 Result<linalg::RowBlockSourcePtr> make_standardized_source(const Context& ctx, const io::GenotypeViewPtr& view,
                                                            const std::vector<genomics::VariantCounts>& counts,
-                                                           std::vector<int64_t> kept, genomics::Standardization scale);
+                                                           std::vector<int64_t> kept, genomics::Standardization scale,
+                                                           bool nonfounders);
 
 }  // namespace strata::genomics

@@ -32,6 +32,11 @@ struct VariantCounts {
   int64_t het = 0;      ///< code 1
   int64_t hom_alt = 0;  ///< code 2
   int64_t missing = 0;  ///< code 3
+  /// The allele counts alt_freq() comes from when they are not this row's: plink2's allele
+  /// frequencies count founders only (both parents unknown), so in a pedigree PCA and the GRM
+  /// standardize with the founders' (use_founder_frequencies()). −1: this row's own.
+  int64_t freq_alt_alleles = -1;
+  int64_t freq_allele_count = -1;
 
   int64_t observed() const { return hom_ref + het + hom_alt; }
   int64_t total() const { return observed() + missing; }
@@ -39,9 +44,13 @@ struct VariantCounts {
   int64_t alt_alleles() const { return het + 2 * hom_alt; }
   /// Observed alleles (2 per observed call), plink2's `OBS_CT` of `.afreq`.
   int64_t allele_count() const { return 2 * observed(); }
-  /// ALT allele frequency; NaN when nothing is observed.
+  /// The ALT alleles and observed alleles of the frequency: the founders' where set, else this row's.
+  int64_t frequency_alt_alleles() const { return freq_allele_count >= 0 ? freq_alt_alleles : alt_alleles(); }
+  int64_t frequency_allele_count() const { return freq_allele_count >= 0 ? freq_allele_count : allele_count(); }
+  /// ALT allele frequency (of the founders where set); NaN when nothing is observed.
   double alt_freq() const {
-    return observed() == 0 ? std::nan("") : double(alt_alleles()) / double(allele_count());
+    const int64_t alleles = frequency_allele_count();
+    return alleles == 0 ? std::nan("") : double(frequency_alt_alleles()) / double(alleles);
   }
   /// Minor allele frequency min(f, 1 − f); NaN when nothing is observed.
   double maf() const {
@@ -56,6 +65,24 @@ struct VariantCounts {
 
 /// \brief Counts for every variant of `view`, in one parallel pass over blocks.
 Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view);
+
+/// \brief plink2's allele frequencies count founders only: when some sample of `view` has a
+/// parent (io::SampleInfo), one more counts pass over the founders sets every row's
+/// freq_alt_alleles/freq_allele_count (so alt_freq(), and the standardization of PCA and the
+/// GRM, are the founders'); the genotype counts stay every sample's. Nothing when every sample
+/// is a founder or `nonfounders` (plink2's --nonfounders: every sample counts). InvalidData,
+/// as plink2, when fewer than kMinFounders founders would give the frequencies.
+/// \brief The samples whose alleles give PCA's and the GRM's frequencies: the founders when some
+/// sample of `view` is not one (plink2), empty when every sample counts (all are founders, or
+/// `nonfounders`). InvalidData, as plink2, with fewer than kMinFounders founders.
+Result<std::vector<int64_t>> frequency_samples(const GenotypeView& view, bool nonfounders);
+Status use_founder_frequencies(const Context& ctx, const io::GenotypeViewPtr& view, bool nonfounders,
+                               std::vector<VariantCounts>& counts);
+/// \brief InvalidData naming variant `v` of `view`: monomorphic among the founders only (plink2
+/// refuses those too: "Zero-MAF variant is not actually monomorphic").
+Status founders_monomorphic_error(const GenotypeView& view, int64_t v);
+/// plink2 refuses to standardize with the frequencies of fewer founders than this.
+inline constexpr int64_t kMinFounders = 50;
 
 /// \brief Counts for each of `rows` packed rows at `codes` (`stride` bytes apart, `samples`
 /// codes each) into out[0 … rows), on the backend of `ctx`.
