@@ -18,6 +18,7 @@ namespace {
 
 constexpr double kSmallEpsilon = 0x1p-44;  // plink2's tolerance on frequencies and the threshold
 constexpr int64_t kBatchVariants = 2048;   // new variants read while the previous ones are swept
+constexpr int64_t kInlineBatchVariants = 128;  // read in turn with the sweep: planes stay in cache
 
 // Calls of one variant over one group: planes H (homozygous), P (hom REF), M (called).
 struct GroupStats {
@@ -582,7 +583,10 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
   std::vector<int64_t> members;
   std::vector<uint8_t> rem;
   const int64_t row_bytes = io::packed_row_bytes(view.num_samples());
-  // Batches of whole windows adding at most kBatchVariants new variants (at least one window).
+  // Batches of whole windows adding at most `batch_variants` new variants (at least one window):
+  // many while other threads read ahead, few when this thread reads and sweeps in turn.
+  const bool inline_reads = ctx.pool().size() <= 1 || ctx.pool().in_worker();
+  const int64_t batch_variants = inline_reads ? kInlineBatchVariants : kBatchVariants;
   struct Batch {
     size_t k0, k1;       // windows [k0, k1]
     int64_t nb, ne;      // new variants [nb, ne)
@@ -590,7 +594,7 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
   std::vector<Batch> batches;
   for (size_t k0 = 0, prev_end = 0; k0 < windows.size();) {
     size_t k1 = k0;
-    while (k1 + 1 < windows.size() && windows[k1].second - static_cast<int64_t>(prev_end) < kBatchVariants) ++k1;
+    while (k1 + 1 < windows.size() && windows[k1].second - static_cast<int64_t>(prev_end) < batch_variants) ++k1;
     batches.push_back({k0, k1, static_cast<int64_t>(prev_end), windows[k1].second});
     prev_end = static_cast<size_t>(windows[k1].second);
     k0 = k1 + 1;
