@@ -17,7 +17,7 @@ namespace strata::genomics::detail {
 namespace {
 
 constexpr double kSmallEpsilon = 0x1p-44;  // plink2's tolerance on frequencies and the threshold
-constexpr int64_t kBatchVariants = 2048;   // new variants read while the previous ones are swept
+constexpr int64_t kBatchVariants = 256;  // new variants read while the previous ones are swept
 constexpr int64_t kInlineBatchVariants = 128;  // read in turn with the sweep: planes stay in cache
 
 // Calls of one variant over one group: planes H (homozygous), P (hom REF), M (called).
