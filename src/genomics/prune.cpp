@@ -221,10 +221,10 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
     std::copy(removed.begin(), removed.end(), r.removed.begin() + st.first);
     return Status::OK();
   };
-  // Stretches that share the threads evenly run side by side, one thread each (largest first);
-  // otherwise one at a time, each reading ahead on the other threads while it sweeps.
-  const int64_t threads = ctx.pool().size();
-  if (threads > 1 && stretches.size() > 1 && largest * threads <= total * 5 / 4) {
+  // Stretches run side by side, one thread each (largest first), unless one holds most of the
+  // variants: then one at a time, each reading ahead on the other threads while it sweeps (the
+  // sweep, ~60 % of the work, is serial either way).
+  if (ctx.pool().size() > 1 && stretches.size() > 1 && largest * 5 <= total * 3) {
     std::vector<size_t> order(stretches.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return stretches[x].len > stretches[y].len; });
