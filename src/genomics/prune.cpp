@@ -1,9 +1,11 @@
 // `strata prune`: plink2's --indep-pairwise arguments, the chromosome-by-chromosome driver of
 // ld_prune and the `.prune.in` / `.prune.out` writer (the window sweep is prune_window.cpp).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
-#include <unordered_map>
+#include <functional>
+#include <string_view>
 #include <unordered_set>
 
 #include "genomics/prune_internal.hpp"
@@ -170,13 +172,19 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
     }
     v = e;
   }
-  std::unordered_map<std::string_view, int64_t> ids;
+  // Unique IDs: an open-addressing table of variant indices (no node per ID; 100,000s of them).
+  std::vector<int64_t> slots(std::bit_ceil(static_cast<size_t>(2 * m + 2)), -1);
+  const size_t mask = slots.size() - 1;
   for (int64_t v = 0; v < m; ++v) {
     if (r.skipped[static_cast<size_t>(v)]) continue;
     const std::string& id = layout.id[static_cast<size_t>(v)];
-    if (!ids.emplace(id, v).second)
-      return Status::Invalid("prune: ", view->describe(), ": variant ID '", id, "' appears more than once (variants ",
-                             ids[id] + 1, " and ", v + 1, "); pruning needs unique IDs");
+    size_t h = std::hash<std::string_view>{}(id) & mask;
+    for (; slots[h] >= 0; h = (h + 1) & mask) {
+      if (layout.id[static_cast<size_t>(slots[h])] == id)
+        return Status::Invalid("prune: ", view->describe(), ": variant ID '", id, "' appears more than once (variants ",
+                               slots[h] + 1, " and ", v + 1, "); pruning needs unique IDs");
+    }
+    slots[h] = v;
   }
   auto kind_of = [&](int64_t v) {
     const int32_t c = layout.contig[static_cast<size_t>(v)];
