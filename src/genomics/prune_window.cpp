@@ -168,6 +168,13 @@ void pair_many_by_one(const uint64_t* a, const uint64_t* const* b, int count, in
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// The eight lanes' total (stored and added: _mm512_reduce_add_epi64 warns on GCC 12).
+__attribute__((target("avx512f"))) inline int64_t sum_lanes(__m512i v) {
+  alignas(64) int64_t lanes[8];
+  _mm512_store_si512(lanes, v);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+}
+
 // Eight words at a time (AVX-512 VPOPCNTDQ); planes are whole vectors (plane_words), so there
 // is no tail. A complete batch (no missing calls in `a` or any `b`) counts the cross products
 // alone.
@@ -205,11 +212,7 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void pair_many_avx512_body(co
   }
   for (int j = 0; j < kCount; ++j) {
     int64_t sum[kSums];
-    for (int k = 0; k < kSums; ++k) {
-      alignas(64) int64_t lanes[8];
-      _mm512_store_si512(lanes, acc[j][k]);
-      sum[k] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
-    }
+    for (int k = 0; k < kSums; ++k) sum[k] = sum_lanes(acc[j][k]);
     PairParts& r = out[j];
     r.dot = sum[0] - 2 * sum[1];
     if constexpr (kComplete) {
@@ -351,12 +354,7 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void count_avx512(const uint6
   __m512i acc[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
   for (int64_t t = 0; t < w; t += 8)
     for (int k = 0; k < 3; ++k) acc[k] = _mm512_add_epi64(acc[k], _mm512_popcnt_epi64(_mm512_loadu_si512(h + k * w + t)));
-  int64_t* out[3] = {hom, ref, n};
-  for (int k = 0; k < 3; ++k) {
-    alignas(64) int64_t lanes[8];
-    _mm512_store_si512(lanes, acc[k]);
-    *out[k] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
-  }
+  *hom = sum_lanes(acc[0]), *ref = sum_lanes(acc[1]), *n = sum_lanes(acc[2]);
 }
 FillAllFn pick_fill_all() {
   if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
@@ -369,19 +367,6 @@ CountFn pick_count() {
   return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic;
 }
 #else
-// Eight words at a time (planes are whole vectors).
-__attribute__((target("avx512f,avx512vpopcntdq"))) void count_avx512(const uint64_t* h, int64_t w, int64_t* hom,
-                                                                     int64_t* ref, int64_t* n) {
-  __m512i acc[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-  for (int64_t t = 0; t < w; t += 8)
-    for (int k = 0; k < 3; ++k) acc[k] = _mm512_add_epi64(acc[k], _mm512_popcnt_epi64(_mm512_loadu_si512(h + k * w + t)));
-  int64_t* out[3] = {hom, ref, n};
-  for (int k = 0; k < 3; ++k) {
-    alignas(64) int64_t lanes[8];
-    _mm512_store_si512(lanes, acc[k]);
-    *out[k] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
-  }
-}
 FillAllFn pick_fill_all() { return fill_all_generic; }
 CountFn pick_count() { return count_generic; }
 #endif
