@@ -17,7 +17,8 @@ namespace strata::genomics::detail {
 namespace {
 
 constexpr double kSmallEpsilon = 0x1p-44;  // plink2's tolerance on frequencies and the threshold
-constexpr int64_t kBatchVariants = 2048;   // new variants read while the previous ones are swept
+constexpr int64_t kBatchVariants = 256;  // new variants read while the previous ones are swept
+constexpr int64_t kInlineBatchVariants = 128;  // read in turn with the sweep: planes stay in cache
 
 // Calls of one variant over one group: planes H (homozygous), P (hom REF), M (called).
 struct GroupStats {
@@ -32,8 +33,9 @@ inline uint64_t code_word(const uint8_t* row, int64_t bytes, int64_t at) {
   return w;
 }
 
+// Every kernel sets every field (no initializers: the sweep's arrays of them stay cheap).
 struct PairParts {
-  int64_t n = 0, dot = 0, sa = 0, qa = 0, sb = 0, qb = 0;
+  int64_t n, dot, sa, qa, sb, qb;
 };
 
 template <class Popcount>
@@ -149,83 +151,131 @@ PairParts pair_parts_avx2(const uint64_t* a, const uint64_t* b, int64_t w, const
                                     : pair_parts_avx2_body<false>(a, b, w, sa, sb);
 }
 
-// The same sums eight words at a time (AVX-512 VPOPCNTDQ), the tail by the scalar loop.
-__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) PairParts pair_parts_avx512(
-    const uint64_t* a, const uint64_t* b, int64_t w, const GroupStats& sa, const GroupStats& sb) {
-  const int64_t body = w / 8 * 8;
-  if (body == 0) return pair_parts_popcnt(a, b, w, sa, sb);
-  const bool complete = sa.complete && sb.complete;
-  const uint64_t *ha = a, *pa = a + w, *ma = a + 2 * w, *hb = b, *pb = b + w, *mb = b + 2 * w;
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i hh = zero, hd = zero, vn = zero, vqa = zero, vra = zero, vqb = zero, vrb = zero;
-  for (int64_t t = 0; t < body; t += 8) {
-    const __m512i xha = _mm512_loadu_si512(ha + t), xhb = _mm512_loadu_si512(hb + t);
-    const __m512i xpa = _mm512_loadu_si512(pa + t), xpb = _mm512_loadu_si512(pb + t);
-    const __m512i h = _mm512_and_si512(xha, xhb);
-    // h & (pa ^ pb): ternary-logic truth table 0x60 over (h, pa, pb).
-    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(h));
-    hd = _mm512_add_epi64(hd, _mm512_popcnt_epi64(_mm512_ternarylogic_epi64(h, xpa, xpb, 0x60)));
-    if (complete) continue;
-    const __m512i m = _mm512_and_si512(_mm512_loadu_si512(ma + t), _mm512_loadu_si512(mb + t));
-    vn = _mm512_add_epi64(vn, _mm512_popcnt_epi64(m));
-    vqa = _mm512_add_epi64(vqa, _mm512_popcnt_epi64(_mm512_and_si512(xha, m)));
-    vra = _mm512_add_epi64(vra, _mm512_popcnt_epi64(_mm512_and_si512(xpa, m)));
-    vqb = _mm512_add_epi64(vqb, _mm512_popcnt_epi64(_mm512_and_si512(xhb, m)));
-    vrb = _mm512_add_epi64(vrb, _mm512_popcnt_epi64(_mm512_and_si512(xpb, m)));
-  }
-  int64_t nh = _mm512_reduce_add_epi64(hh), nd = _mm512_reduce_add_epi64(hd);
-  int64_t n = _mm512_reduce_add_epi64(vn), qa = _mm512_reduce_add_epi64(vqa), ra = _mm512_reduce_add_epi64(vra);
-  int64_t qb = _mm512_reduce_add_epi64(vqb), rb = _mm512_reduce_add_epi64(vrb);
-  for (int64_t t = body; t < w; ++t) {
-    const uint64_t h = ha[t] & hb[t];
-    nh += __builtin_popcountll(h);
-    nd += __builtin_popcountll(h & (pa[t] ^ pb[t]));
-    const uint64_t m = ma[t] & mb[t];
-    n += __builtin_popcountll(m);
-    qa += __builtin_popcountll(ha[t] & m), ra += __builtin_popcountll(pa[t] & m);
-    qb += __builtin_popcountll(hb[t] & m), rb += __builtin_popcountll(pb[t] & m);
-  }
-  PairParts r;
-  r.dot = nh - 2 * nd;
-  if (complete) {
-    r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb.sum, r.qb = sb.ssq;
-  } else {
-    r.n = n, r.qa = qa, r.sa = 2 * ra - qa, r.qb = qb, r.sb = 2 * rb - qb;
-  }
-  return r;
+#endif
+
+// The sums of `a` against each of `b[0, count)`, count <= kMaxBatch: the sweep asks for the
+// next few kept variants of a scan at once (a hit among them ends the scan; the pairs after it
+// are wasted, and hits are rare), so `a` is loaded once for all of them.
+constexpr int kMaxBatch = 4;
+using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
+using PairManyFn = void (*)(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
+                            const GroupStats* const* sb, PairParts* out);
+
+template <PairFn One>
+void pair_many_by_one(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
+                      const GroupStats* const* sb, PairParts* out) {
+  for (int j = 0; j < count; ++j) out[j] = One(a, b[j], w, sa, *sb[j]);
 }
 
-using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
+#if defined(__x86_64__) && defined(__GNUC__)
+// The eight lanes' total (stored and added: _mm512_reduce_add_epi64 warns on GCC 12).
+__attribute__((target("avx512f"))) inline int64_t sum_lanes(__m512i v) {
+  alignas(64) int64_t lanes[8];
+  _mm512_store_si512(lanes, v);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+}
+
+// Eight words at a time (AVX-512 VPOPCNTDQ); planes are whole vectors (plane_words), so there
+// is no tail. A complete batch (no missing calls in `a` or any `b`) counts the cross products
+// alone.
+template <int kCount, bool kComplete>
+__attribute__((target("avx512f,avx512vpopcntdq"))) void pair_many_avx512_body(const uint64_t* a,
+                                                                              const uint64_t* const* b, int64_t w,
+                                                                              const GroupStats& sa,
+                                                                              const GroupStats* const* sb,
+                                                                              PairParts* out) {
+  constexpr int kSums = kComplete ? 2 : 7;  // hh, hd, then n, qa, ra, qb, rb
+  const uint64_t *ha = a, *pa = a + w, *ma = a + 2 * w;
+  __m512i acc[kCount][kSums];
+  for (auto& row : acc)
+    for (auto& x : row) x = _mm512_setzero_si512();
+  for (int64_t t = 0; t < w; t += 8) {
+    const __m512i xha = _mm512_loadu_si512(ha + t), xpa = _mm512_loadu_si512(pa + t);
+    const __m512i xma = kComplete ? xha : _mm512_loadu_si512(ma + t);
+    for (int j = 0; j < kCount; ++j) {
+      const uint64_t* hb = b[j];
+      const __m512i xhb = _mm512_loadu_si512(hb + t), xpb = _mm512_loadu_si512(hb + w + t);
+      const __m512i h = _mm512_and_si512(xha, xhb);
+      acc[j][0] = _mm512_add_epi64(acc[j][0], _mm512_popcnt_epi64(h));
+      // h & (pa ^ pb): ternary-logic truth table 0x60 over (h, pa, pb).
+      acc[j][1] = _mm512_add_epi64(acc[j][1], _mm512_popcnt_epi64(_mm512_ternarylogic_epi64(h, xpa, xpb, 0x60)));
+      if constexpr (!kComplete) {
+        // H and P are set only where a call is: H_a & M_b is H_a over the calls of both.
+        const __m512i xmb = _mm512_loadu_si512(hb + 2 * w + t);
+        acc[j][2] = _mm512_add_epi64(acc[j][2], _mm512_popcnt_epi64(_mm512_and_si512(xma, xmb)));
+        acc[j][3] = _mm512_add_epi64(acc[j][3], _mm512_popcnt_epi64(_mm512_and_si512(xha, xmb)));
+        acc[j][4] = _mm512_add_epi64(acc[j][4], _mm512_popcnt_epi64(_mm512_and_si512(xpa, xmb)));
+        acc[j][5] = _mm512_add_epi64(acc[j][5], _mm512_popcnt_epi64(_mm512_and_si512(xhb, xma)));
+        acc[j][6] = _mm512_add_epi64(acc[j][6], _mm512_popcnt_epi64(_mm512_and_si512(xpb, xma)));
+      }
+    }
+  }
+  for (int j = 0; j < kCount; ++j) {
+    int64_t sum[kSums];
+    for (int k = 0; k < kSums; ++k) sum[k] = sum_lanes(acc[j][k]);
+    PairParts& r = out[j];
+    r.dot = sum[0] - 2 * sum[1];
+    if constexpr (kComplete) {
+      r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb[j]->sum, r.qb = sb[j]->ssq;
+    } else {
+      r.n = sum[2], r.qa = sum[3], r.sa = 2 * sum[4] - sum[3], r.qb = sum[5], r.sb = 2 * sum[6] - sum[5];
+    }
+  }
+}
+
+template <bool kComplete>
+void pair_many_avx512_of(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
+                         const GroupStats* const* sb, PairParts* out) {
+  switch (count) {
+    case 1: return pair_many_avx512_body<1, kComplete>(a, b, w, sa, sb, out);
+    case 2: return pair_many_avx512_body<2, kComplete>(a, b, w, sa, sb, out);
+    case 3: return pair_many_avx512_body<3, kComplete>(a, b, w, sa, sb, out);
+    default: return pair_many_avx512_body<kMaxBatch, kComplete>(a, b, w, sa, sb, out);
+  }
+}
+
+void pair_many_avx512(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
+                      const GroupStats* const* sb, PairParts* out) {
+  bool complete = sa.complete;
+  for (int j = 0; j < count; ++j) complete = complete && sb[j]->complete;
+  // Counted with the missing calls or without, the sums are the same when every call is there.
+  if (complete) return pair_many_avx512_of<true>(a, b, count, w, sa, sb, out);
+  pair_many_avx512_of<false>(a, b, count, w, sa, sb, out);
+}
+
 // STRATA_CPU caps these choices like every kernel table (levels: 1 = avx2, 3 = avx512): a pinned
 // run takes the kernels a CPU of that level takes (the counts are exact either way).
 bool pinned_at_least(int level) { return cpu_pin().max_level >= level; }
-PairFn pick_pair_fn() {
+PairManyFn pick_pair_fn() {
   if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-    return pair_parts_avx512;
+    return pair_many_avx512;
   if (pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
-    return pair_parts_avx2;
-  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? pair_parts_popcnt : pair_parts_generic;
+    return pair_many_by_one<pair_parts_avx2>;
+  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? pair_many_by_one<pair_parts_popcnt>
+                                                                             : pair_many_by_one<pair_parts_generic>;
 }
 #else
-using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
-PairFn pick_pair_fn() { return pair_parts_generic; }
+PairManyFn pick_pair_fn() { return pair_many_by_one<pair_parts_generic>; }
 #endif
 
-// Planes H, P, M of a packed row of every view sample (64 samples a word): `Pack` takes the
-// even bits of a word of codes.
-template <class Pack>
-[[gnu::always_inline]] inline void fill_all_body(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p,
-                                                 uint64_t* m, Pack pack) {
-  const int64_t words = (bytes + 15) / 16;
+// Planes H, P, M of a packed row of every view sample, `words` words each (zero past the
+// samples). The portable fill keeps sample order (64 samples a word); the SIMD fills take 64
+// bytes (256 samples) at a time and put pair k of byte j of block i at bit j of word 4i + k.
+// Every variant of a group is filled by the same function, and the pair sums do not depend on
+// the order of the samples, so the counts are the same at every CPU level.
+using FillAllFn = void (*)(const uint8_t*, int64_t, int64_t, uint64_t*, uint64_t*, uint64_t*);
+using CountFn = void (*)(const uint64_t*, int64_t, int64_t*, int64_t*, int64_t*);
+
+void fill_all_generic(const uint8_t* row, int64_t bytes, int64_t words, uint64_t* h, uint64_t* p, uint64_t* m) {
   for (int64_t t = 0; t < words; ++t) {
     uint64_t hw = 0, pw = 0, mw = 0;
     for (int half = 0; half < 2; ++half) {
       const int64_t at = 16 * t + 8 * half;
       const uint64_t c = at < bytes ? code_word(row, bytes, at) : ~uint64_t{0};
       const uint64_t lo = c, hi = c >> 1;
-      hw |= pack(~lo) << (32 * half);
-      pw |= pack(~lo & ~hi) << (32 * half);
-      mw |= pack(~(lo & hi)) << (32 * half);
+      hw |= io::compact_even_bits(~lo) << (32 * half);
+      pw |= io::compact_even_bits(~lo & ~hi) << (32 * half);
+      mw |= io::compact_even_bits(~(lo & hi)) << (32 * half);
     }
     h[t] = hw, p[t] = pw, m[t] = mw;
   }
@@ -243,45 +293,96 @@ template <class Popcount>
   *hom = a, *ref = b, *n = c;
 }
 
-using FillAllFn = void (*)(const uint8_t*, int64_t, uint64_t*, uint64_t*, uint64_t*);
-using CountFn = void (*)(const uint64_t*, int64_t, int64_t*, int64_t*, int64_t*);
-
-void fill_all_generic(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p, uint64_t* m) {
-  fill_all_body(row, bytes, h, p, m, io::compact_even_bits);
-}
 void count_generic(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref, int64_t* n) {
   count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(std::popcount(x)); });
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-struct PextEven {
-  __attribute__((target("bmi2"))) uint64_t operator()(uint64_t x) const { return _pext_u64(x, 0x5555555555555555ull); }
-};
-__attribute__((target("bmi2"))) void fill_all_bmi2(const uint8_t* row, int64_t bytes, uint64_t* h, uint64_t* p,
-                                                   uint64_t* m) {
-  fill_all_body(row, bytes, h, p, m, PextEven{});
+// The 64-byte blocks of a row (the last one padded with missing codes) by `Block`, the words
+// past them zeroed.
+template <void (*Block)(const uint8_t*, uint64_t*, uint64_t*, uint64_t*)>
+void fill_by_blocks(const uint8_t* row, int64_t bytes, int64_t words, uint64_t* h, uint64_t* p, uint64_t* m) {
+  int64_t i = 0;
+  for (; 64 * i + 64 <= bytes; ++i) Block(row + 64 * i, h + 4 * i, p + 4 * i, m + 4 * i);
+  if (64 * i < bytes) {
+    alignas(64) uint8_t tail[64];
+    std::memset(tail, 0xff, sizeof tail);
+    std::memcpy(tail, row + 64 * i, static_cast<size_t>(bytes - 64 * i));
+    Block(tail, h + 4 * i, p + 4 * i, m + 4 * i);
+    ++i;
+  }
+  for (int64_t t = 4 * i; t < words; ++t) h[t] = p[t] = m[t] = 0;
 }
+
+// Pair k's low and high bits of each byte, taken by the byte's top bit (a byte's own bits
+// reach it through the 16-bit shift).
+__attribute__((target("avx2"))) inline uint64_t top_bits_avx2(__m256i v0, __m256i v1, int shift) {
+  const __m128i s = _mm_cvtsi32_si128(shift);
+  const auto lo = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_sll_epi16(v0, s)));
+  const auto hi = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_sll_epi16(v1, s)));
+  return uint64_t{lo} | uint64_t{hi} << 32;
+}
+__attribute__((target("avx2"))) void fill_block_avx2(const uint8_t* b, uint64_t* h, uint64_t* p, uint64_t* m) {
+  const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+  const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+  for (int k = 0; k < 4; ++k) {
+    const uint64_t lo = top_bits_avx2(v0, v1, 7 - 2 * k), hi = top_bits_avx2(v0, v1, 6 - 2 * k);
+    h[k] = ~lo, p[k] = ~lo & ~hi, m[k] = ~(lo & hi);
+  }
+}
+__attribute__((target("avx512f,avx512bw"))) inline uint64_t top_bits_avx512(__m512i v, int shift) {
+  return static_cast<uint64_t>(_mm512_movepi8_mask(_mm512_sll_epi16(v, _mm_cvtsi32_si128(shift))));
+}
+__attribute__((target("avx512f,avx512bw"))) void fill_block_avx512(const uint8_t* b, uint64_t* h, uint64_t* p,
+                                                                   uint64_t* m) {
+  const __m512i v = _mm512_loadu_si512(b);
+  for (int k = 0; k < 4; ++k) {
+    const uint64_t lo = top_bits_avx512(v, 7 - 2 * k), hi = top_bits_avx512(v, 6 - 2 * k);
+    h[k] = ~lo, p[k] = ~lo & ~hi, m[k] = ~(lo & hi);
+  }
+}
+constexpr FillAllFn fill_all_avx2 = fill_by_blocks<fill_block_avx2>;
+constexpr FillAllFn fill_all_avx512 = fill_by_blocks<fill_block_avx512>;
+
 __attribute__((target("popcnt"))) void count_popcnt(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref,
                                                     int64_t* n) {
   count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(__builtin_popcountll(x)); });
 }
-// pext is microcoded (slow) on Zen 1/2: those take the shifts.
-FillAllFn pick_fill_all() {
-  const bool fast_pext = __builtin_cpu_is("intel") || __builtin_cpu_supports("avx512f");  // Zen 4, not Zen 1/2
-  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("bmi2") && fast_pext ? fill_all_bmi2 : fill_all_generic;
+// Eight words at a time (planes are whole vectors).
+__attribute__((target("avx512f,avx512vpopcntdq"))) void count_avx512(const uint64_t* h, int64_t w, int64_t* hom,
+                                                                     int64_t* ref, int64_t* n) {
+  __m512i acc[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (int64_t t = 0; t < w; t += 8)
+    for (int k = 0; k < 3; ++k) acc[k] = _mm512_add_epi64(acc[k], _mm512_popcnt_epi64(_mm512_loadu_si512(h + k * w + t)));
+  *hom = sum_lanes(acc[0]), *ref = sum_lanes(acc[1]), *n = sum_lanes(acc[2]);
 }
-CountFn pick_count() { return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic; }
+FillAllFn pick_fill_all() {
+  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    return fill_all_avx512;
+  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("avx2") ? fill_all_avx2 : fill_all_generic;
+}
+CountFn pick_count() {
+  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+    return count_avx512;
+  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic;
+}
 #else
 FillAllFn pick_fill_all() { return fill_all_generic; }
 CountFn pick_count() { return count_generic; }
 #endif
 
+// Words of a group's plane: whole 512-bit vectors (the pair kernels need no tail) that also
+// hold the SIMD fills' 64-byte blocks.
+int64_t plane_words(int64_t samples) { return (samples + 511) / 512 * 8; }
+
 // Bit planes and counts of a run of consecutive variants of the stretch, at most `capacity`
 // of them, in a ring (variant i in slot i mod capacity: moving on copies nothing).
 class PlaneStore {
  public:
-  PlaneStore(const PruneGroups& g, int64_t capacity) : groups_(g), cap_(std::max<int64_t>(1, capacity)) {
-    for (int k = 0; k < 2; ++k) words_[k] = (static_cast<int64_t>(g.samples[k].size()) + 63) / 64;
+  // The ring's size is a power of two, so a slot is a mask.
+  PlaneStore(const PruneGroups& g, int64_t capacity)
+      : groups_(g), cap_(static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(1, capacity))))) {
+    for (int k = 0; k < 2; ++k) words_[k] = plane_words(static_cast<int64_t>(g.samples[k].size()));
     stride_ = 3 * (words_[0] + words_[1]);
     all0_ = !g.het_missing && static_cast<int64_t>(g.samples[0].size()) == g.num_view_samples;
     planes_.resize(static_cast<size_t>(cap_ * stride_));
@@ -307,14 +408,14 @@ class PlaneStore {
   // Fill variant i (made room for) from its packed row of every view sample.
   void fill(int64_t i, const uint8_t* row, int64_t row_bytes) {
     uint64_t* p = plane(i);
-    std::fill(p, p + stride_, uint64_t{0});
     GroupStats* st = &stats_[2 * slot(i)];
     for (int k = 0; k < 2; ++k) {
       uint64_t* h = p + 3 * (k == 0 ? 0 : words_[0]);
       const int64_t w = words_[k];
       if (k == 0 && all0_) {
-        fill_all_(row, row_bytes, h, h + w, h + 2 * w);
+        fill_all_(row, row_bytes, w, h, h + w, h + 2 * w);
       } else {
+        std::fill(h, h + 3 * w, uint64_t{0});
         const std::vector<int64_t>& s = groups_.samples[k];
         const bool het_missing = k == 0 && groups_.het_missing;
         for (size_t j = 0; j < s.size(); ++j) {
@@ -338,25 +439,36 @@ class PlaneStore {
     mono_[slot(i)] = (plus == 0 && minus == 0) || plus == nm || minus == nm;
   }
 
-  // Whether r² of variants a < b exceeds `thresh` (plink2's exact comparison).
-  bool exceeds(PairFn fn, int64_t a, int64_t b, double thresh) const {
+  // Bit j set when r² of variants a < b[j] exceeds `thresh` (plink2's exact comparison),
+  // count <= kMaxBatch.
+  uint32_t exceeds(PairManyFn fn, int64_t a, const int64_t* b, int count, double thresh) const {
+    PairParts t[kMaxBatch], u[kMaxBatch];
+    const uint64_t* pb[kMaxBatch];
+    const GroupStats* sb[kMaxBatch];
+    for (int j = 0; j < count; ++j) pb[j] = plane(b[j]), sb[j] = &stats_[2 * slot(b[j])];
     const uint64_t* pa = plane(a);
-    const uint64_t* pb = plane(b);
     const GroupStats* sa = &stats_[2 * slot(a)];
-    const GroupStats* sb = &stats_[2 * slot(b)];
-    PairParts t = fn(pa, pb, words_[0], sa[0], sb[0]);
+    fn(pa, pb, count, words_[0], sa[0], sb, t);
     if (words_[1] > 0) {
-      const PairParts u = fn(pa + 3 * words_[0], pb + 3 * words_[0], words_[1], sa[1], sb[1]);
-      t.n += 2 * u.n, t.dot += 2 * u.dot, t.sa += 2 * u.sa, t.qa += 2 * u.qa, t.sb += 2 * u.sb, t.qb += 2 * u.qb;
+      for (int j = 0; j < count; ++j) pb[j] += 3 * words_[0], sb[j] += 1;
+      fn(pa + 3 * words_[0], pb, count, words_[1], sa[1], sb, u);
+      for (int j = 0; j < count; ++j) {
+        t[j].n += 2 * u[j].n, t[j].dot += 2 * u[j].dot, t[j].sa += 2 * u[j].sa, t[j].qa += 2 * u[j].qa;
+        t[j].sb += 2 * u[j].sb, t[j].qb += 2 * u[j].qb;
+      }
     }
-    const double cov = static_cast<double>(t.dot * t.n - t.sa * t.sb);
-    const double va = static_cast<double>(t.qa * t.n - t.sa * t.sa);
-    const double vb = static_cast<double>(t.qb * t.n - t.sb * t.sb);
-    return cov * cov > thresh * va * vb;
+    uint32_t mask = 0;
+    for (int j = 0; j < count; ++j) {
+      const double cov = static_cast<double>(t[j].dot * t[j].n - t[j].sa * t[j].sb);
+      const double va = static_cast<double>(t[j].qa * t[j].n - t[j].sa * t[j].sa);
+      const double vb = static_cast<double>(t[j].qb * t[j].n - t[j].sb * t[j].sb);
+      if (cov * cov > thresh * va * vb) mask |= uint32_t{1} << j;
+    }
+    return mask;
   }
 
  private:
-  size_t slot(int64_t i) const { return static_cast<size_t>(i % cap_); }
+  size_t slot(int64_t i) const { return static_cast<size_t>(i & (cap_ - 1)); }
   uint64_t* plane(int64_t i) { return planes_.data() + static_cast<int64_t>(slot(i)) * stride_; }
   const uint64_t* plane(int64_t i) const { return planes_.data() + static_cast<int64_t>(slot(i)) * stride_; }
 
@@ -391,26 +503,33 @@ void sweep_window(const std::vector<int64_t>& members, std::vector<uint8_t>& rem
       const int64_t a = members[static_cast<size_t>(f)];
       int64_t s = next_kept(f + 1);
       while (s < size && members[static_cast<size_t>(s)] < unchecked[static_cast<size_t>(a)]) s = next_kept(s + 1);
-      if (s == size) continue;
-      while (true) {
-        const int64_t b = members[static_cast<size_t>(s)];
-        if (exceeds(a, b)) {
-          if (maj[static_cast<size_t>(a)] > maj[static_cast<size_t>(b)] * (1 + kSmallEpsilon)) {
-            rem[static_cast<size_t>(f)] = 1;
-            removed[static_cast<size_t>(a)] = 1;
-          } else {
-            rem[static_cast<size_t>(s)] = 1;
-            removed[static_cast<size_t>(b)] = 1;
-            const int64_t next = next_kept(s + 1);
-            unchecked[static_cast<size_t>(a)] = next < size ? members[static_cast<size_t>(next)] : end;
-          }
-          break;
+      // The scan meets the kept variants from s on until a hit: up to kMaxBatch of them are
+      // asked for at once (nothing changes before the first hit).
+      while (s < size) {
+        int64_t at[kMaxBatch], b[kMaxBatch];
+        int count = 0;
+        for (int64_t t = s; t < size && count < kMaxBatch; t = next_kept(t + 1)) {
+          at[count] = t, b[count] = members[static_cast<size_t>(t)];
+          ++count;
         }
-        s = next_kept(s + 1);
-        if (s == size) {
-          unchecked[static_cast<size_t>(a)] = end;
-          break;
+        const uint32_t hits = exceeds(a, b, count);
+        if (hits == 0) {
+          s = next_kept(at[count - 1] + 1);
+          if (s == size) unchecked[static_cast<size_t>(a)] = end;
+          continue;
         }
+        const int j = std::countr_zero(hits);
+        s = at[j];
+        if (maj[static_cast<size_t>(a)] > maj[static_cast<size_t>(b[j])] * (1 + kSmallEpsilon)) {
+          rem[static_cast<size_t>(f)] = 1;
+          removed[static_cast<size_t>(a)] = 1;
+        } else {
+          rem[static_cast<size_t>(s)] = 1;
+          removed[static_cast<size_t>(b[j])] = 1;
+          const int64_t next = next_kept(s + 1);
+          unchecked[static_cast<size_t>(a)] = next < size ? members[static_cast<size_t>(next)] : end;
+        }
+        break;
       }
     }
     removed_ct = std::count(rem.begin(), rem.end(), uint8_t{1});
@@ -474,12 +593,15 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
   const std::vector<double>& maj = maj_freq.empty() ? own_maj : maj_freq;
   const auto windows = prune_windows(positions, len, window);
   const double thresh = window.r2 * (1 + kSmallEpsilon);
-  const PairFn fn = pick_pair_fn();
+  const PairManyFn fn = pick_pair_fn();
   std::vector<int64_t> unchecked(static_cast<size_t>(len), 0);
   std::vector<int64_t> members;
   std::vector<uint8_t> rem;
   const int64_t row_bytes = io::packed_row_bytes(view.num_samples());
-  // Batches of whole windows adding at most kBatchVariants new variants (at least one window).
+  // Batches of whole windows adding at most `batch_variants` new variants (at least one window):
+  // many while other threads read ahead, few when this thread reads and sweeps in turn.
+  const bool inline_reads = ctx.pool().size() <= 1 || ctx.pool().in_worker();
+  const int64_t batch_variants = inline_reads ? kInlineBatchVariants : kBatchVariants;
   struct Batch {
     size_t k0, k1;       // windows [k0, k1]
     int64_t nb, ne;      // new variants [nb, ne)
@@ -487,7 +609,7 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
   std::vector<Batch> batches;
   for (size_t k0 = 0, prev_end = 0; k0 < windows.size();) {
     size_t k1 = k0;
-    while (k1 + 1 < windows.size() && windows[k1].second - static_cast<int64_t>(prev_end) < kBatchVariants) ++k1;
+    while (k1 + 1 < windows.size() && windows[k1].second - static_cast<int64_t>(prev_end) < batch_variants) ++k1;
     batches.push_back({k0, k1, static_cast<int64_t>(prev_end), windows[k1].second});
     prev_end = static_cast<size_t>(windows[k1].second);
     k0 = k1 + 1;
@@ -517,7 +639,7 @@ Status prune_stretch(const Context& ctx, const io::GenotypeView& view, int64_t f
   // The serial sweep of batch b's windows; each pair's r² is computed when the sweep asks
   // for it, so pairs with a variant already removed cost nothing.
   int64_t prev_end = 0;
-  auto exceeds = [&](int64_t a, int64_t b) { return store.exceeds(fn, a, b, thresh); };
+  auto exceeds = [&](int64_t a, const int64_t* b, int count) { return store.exceeds(fn, a, b, count, thresh); };
   auto sweep = [&](size_t b) {
     for (size_t k = batches[b].k0; k <= batches[b].k1; ++k) {
       const auto [start, end] = windows[k];

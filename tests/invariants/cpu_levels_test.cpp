@@ -109,7 +109,7 @@ LevelRuns* make_runs() {
         "$S king " + c + " -q --out " + o + "k; $S king " + c + " -q --table --out " + o + "kt;" +
         "$S distance " + c + " -q --metric ibs --out " + o + "di;" +
         "$S distance " + c + " -q --metric euclidean --out " + o + "de;" +
-        "$S grm " + c + " -q --out " + o + "g;" +
+        "$S grm " + c + " -q --out " + o + "g;" + "$S prune " + c + " -q --indep-pairwise 20 5 0.02 --out " + o + "pr;" +
         "$S pca " + c + " -q -k 4 --method randomized --out " + o + "p;" +
         "$S pca " + c + " -q -k 4 --method exact --out " + o + "pe;" +
         "$S gwas " + c + " -q --pheno " + d + "/pheno.txt --pheno-name q --covar " + d + "/covar.txt --out " + o +
@@ -205,6 +205,9 @@ TEST_F(CpuLevels, KingIsTheSameBytes) {
 }
 TEST_F(CpuLevels, DistancesAreTheSameBytes) {
   for (const char* f : {"di.dist", "di.dist.id", "de.dist"}) expect_same_bytes(f);
+}
+TEST_F(CpuLevels, PruneIsTheSameBytes) {
+  for (const char* f : {"pr.prune.in", "pr.prune.out"}) expect_same_bytes(f);
 }
 TEST_F(CpuLevels, RandomSumIsTheSameBits) {
   const auto& sums = runs().random_sum;

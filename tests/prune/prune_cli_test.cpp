@@ -119,6 +119,17 @@ TEST_F(PruneOracle, LdCohortKbWindowsEqualPlink2) {
     expect_same_as_plink2(tmp.str("c"), w);
 }
 
+TEST_F(PruneOracle, LongChromosomeReadAheadEqualsPlink2) {
+  // One chromosome of several read-ahead batches: with 2 or 3 threads the sweep runs while the
+  // next batch is read, which a cohort of short chromosomes never reaches.
+  TempDir tmp;
+  LdCohort c;
+  c.samples = 77, c.chromosomes = {{"3", 6000}};
+  write_ld_cohort(tmp.str("c"), c);
+  expect_same_as_plink2(tmp.str("c"), "50 5 0.2");
+  expect_same_as_plink2(tmp.str("c"), "300 40 0.1");
+}
+
 TEST_F(PruneOracle, NoMissingAllFoundersEqualPlink2) {
   TempDir tmp;
   LdCohort c;
