@@ -76,7 +76,7 @@ Result<std::unique_ptr<BgzfRounds>> BgzfRounds::open(const std::string& path, ui
   if (::fstat(r->fd_, &st) != 0 || !S_ISREG(st.st_mode))
     return Status::Unsupported(path, ": not a regular file, so its BGZF blocks cannot be read by offset");
   r->file_size_ = st.st_size;
-  r->next_read_ = static_cast<int64_t>(virtual_offset >> 16);
+  r->next_read_ = r->start_ = static_cast<int64_t>(virtual_offset >> 16);
   r->skip_ = static_cast<uint32_t>(virtual_offset & 0xFFFF);
   if (r->next_read_ > r->file_size_) return Status::Invalid(path, ": BGZF offset ", r->next_read_, " is past the end");
   return r;
@@ -247,7 +247,6 @@ Result<std::span<char>> BgzfRounds::next(int threads) {
       }
     const size_t searched = text_end_;
     text_end_ = end;
-    text_bytes_ += static_cast<int64_t>(end - searched);
     if (pending_.ok() && next_read_ >= file_size_ && comp_used_ == comp_.size()) at_end_ = true;
     // The round ends after its last line end; the part line after it waits for the next round.
     const void* nl = ::memrchr(text_.data() + searched, '\n', end - searched);

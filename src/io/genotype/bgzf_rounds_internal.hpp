@@ -36,8 +36,12 @@ class BgzfRounds {
   /// error (Corrupt, naming the block's byte offset and the problem).
   Result<std::span<char>> next(int threads);
 
-  /// Inflated bytes this reader has handed out so far (for sizing estimates).
-  int64_t text_bytes() const { return text_bytes_; }
+  /// The share of the compressed bytes from the start offset to the end of the file inflated
+  /// so far (to size what is decoded from them).
+  double fraction_read() const {
+    const int64_t at = next_read_ - static_cast<int64_t>(comp_.size() - comp_used_);
+    return file_size_ > start_ ? static_cast<double>(at - start_) / static_cast<double>(file_size_ - start_) : 1.0;
+  }
 
  private:
   struct Block {
@@ -54,7 +58,7 @@ class BgzfRounds {
   std::string path_;
   size_t read_per_thread_ = 0;
   int fd_ = -1;
-  int64_t file_size_ = 0, next_read_ = 0;
+  int64_t file_size_ = 0, start_ = 0, next_read_ = 0;
   std::vector<uint8_t> comp_;  // compressed bytes read, comp_used_ of them parsed into blocks
   size_t comp_used_ = 0;
   std::vector<Block> blocks_;
@@ -63,7 +67,6 @@ class BgzfRounds {
   size_t carry_begin_ = 0, text_end_ = 0;
   Status pending_;              // an error met in a round, returned by the next call
   bool at_end_ = false;
-  int64_t text_bytes_ = 0;
   std::vector<std::unique_ptr<Inflater>> inflaters_;
 };
 

@@ -356,7 +356,8 @@ Status Decoder::run() {
   if (rounds) STRATA_RETURN_NOT_OK(read_rounds(threads));
   else if (text && !indexed_ && (threads > 1 || fast_gt_)) STRATA_RETURN_NOT_OK(read_parallel(threads));
   else STRATA_RETURN_NOT_OK(read_serial());
-  out_.codes.shrink_to_fit();
+  // Memory left over beyond an eighth is given back (a copy); less is not worth copying.
+  if (out_.codes.capacity() - out_.codes.size() > out_.codes.size() / 8) out_.codes.shrink_to_fit();
   out_.dosages.shrink_to_fit();
   return Status::OK();
 }
@@ -482,6 +483,7 @@ Status Decoder::read_rounds(int threads) {
       char* from = std::max(cut[t - 1], begin + (at > 0 ? at - 1 : 0));
       cut[t] = from == cut.back() ? from : static_cast<char*>(std::memchr(from, '\n', static_cast<size_t>(cut.back() - from))) + 1;
     }
+    const bool first = record_ == 0;
     STRATA_RETURN_NOT_OK(run_round(workers, [&cut](LineWorker& w, size_t t) {
       w.start_round();
       for (char* s = cut[t]; s < cut[t + 1] && !w.parse_failed;) {
@@ -493,6 +495,15 @@ Status Decoder::read_rounds(int threads) {
         s = nl + 1;
       }
     }));
+    // The rows to come, guessed from the first round's share of the file: growing the codes
+    // by doubling would copy them and touch twice their memory.
+    const double share = rounds->fraction_read();
+    if (first && share > 0 && share < 1) {
+      const double rows = static_cast<double>(out_.info.size()) / share * 1.05;
+      const auto capped = static_cast<int64_t>(std::min(rows, static_cast<double>(budget_ / std::max<int64_t>(row_bytes_, 1))));
+      out_.codes.reserve(static_cast<size_t>(capped * row_bytes_));
+      out_.info.reserve(capped);
+    }
   }
   return end_of_input(-1);
 }
