@@ -115,6 +115,7 @@ std::string odd_shapes_vcf(const std::vector<std::string>& extra_records = {}) {
   const std::vector<Rec> recs = {
       {"1", "C", ".", ".", "GT", {"0/1", "1|0", "0|0", "1/1", "0|1", "1|1", "0/0"}},  // the word path
       {"1", "C", "PASS", "DP=3", "GT", {"0|1", "0|1", "./.", "0|1", ".|.", "1/1"}},  // word path broken by missing
+      {"1", "C", ".", ".", "GT", {"./.", "0/1", "1/1", "0|1", "1|0", "1/1", "0/0", "1/1", "1|1", "0/1", "1/1"}},  // runs of 8 at every offset
       {"1", "C", "q10", "DB", "GT", {"0", "1", ".", "1", "0"}},                        // haploid
       {"1", "C", ".", "DP=4;DB", "GT", {"0", "0/1", "1", "./1", "1/.", ".", "0/."}},  // mixed ploidy, missing halves
       {"1", "C", ".", ".", "GT", {"0/1/1", "0/1", "1|1|1", "0"}},                     // triploid
