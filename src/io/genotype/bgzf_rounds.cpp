@@ -86,13 +86,13 @@ BgzfRounds::~BgzfRounds() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-// Reads up to kReadPerThread × threads more compressed bytes and lists the complete blocks in
+// Reads about read_per_thread_ × min(threads, 4) more compressed bytes and lists the complete blocks in
 // them; a malformed or cut block ends the list and becomes pending_.
 void BgzfRounds::read_blocks(int threads) {
   comp_.erase(comp_.begin(), comp_.begin() + static_cast<std::ptrdiff_t>(comp_used_));
   comp_used_ = 0;
   // Enough for the round, and always enough to complete a block begun (BGZF blocks are at most 64 KiB).
-  const size_t want = std::max(read_per_thread_ * static_cast<size_t>(threads), comp_.size() + kMaxBlockBytes);
+  const size_t want = std::max(read_per_thread_ * static_cast<size_t>(std::min(threads, 4)), comp_.size() + kMaxBlockBytes);
   if (comp_.size() < want && next_read_ < file_size_) {
     const size_t had = comp_.size();
     const size_t n = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(want - had), file_size_ - next_read_));

@@ -21,8 +21,9 @@ class BgzfRounds {
  public:
   /// Read the regular file `path` from `virtual_offset` (bgzf_tell's: the compressed offset of a
   /// block << 16 | the offset within its text), e.g. just after a header htslib has read.
-  /// Each round reads about `read_per_thread` compressed bytes per thread (~16 blocks by default,
-  /// a few MB of VCF text).
+  /// Each round reads about `read_per_thread` compressed bytes per thread, for at most four
+  /// threads (fewer, longer rounds wait less at their ends; the cap bounds the round's buffer,
+  /// ~12 MB of genotype text per MB, at any thread count).
   static Result<std::unique_ptr<BgzfRounds>> open(const std::string& path, uint64_t virtual_offset,
                                                   size_t read_per_thread = size_t{1} << 20);
   ~BgzfRounds();
