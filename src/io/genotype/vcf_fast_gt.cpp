@@ -14,11 +14,52 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "io/genotype/codes_internal.hpp"
+#include "strata/core/cpu_pin.hpp"
 
 namespace strata::io::detail {
 namespace {
+
+#if defined(__x86_64__)
+// Eight calls "a/b\t" or "a|b\t" (a, b in {0, 1}) per 32 bytes into `row` from sample i, while
+// the bytes have that shape and the last sample (no tab after it) is not among them; returns the
+// next sample. The allele bits go to the sign bits (a shift by 7) and out by movemask: call j's
+// alleles are bits 4j and 4j + 2, summed in place and then packed to two bits per call.
+__attribute__((target("avx2"))) int64_t diploid_calls_avx2(const char*& s, const char* end, int64_t i, int64_t n,
+                                                           uint8_t* row) {
+  const __m256i calls = _mm256_set1_epi32(0x09302F30), phased = _mm256_set1_epi32(0x00005300);
+  const __m256i allele_bits = _mm256_set1_epi32(0x00010001), zero = _mm256_setzero_si256();
+  while (i + 8 < n && end - s >= 32) {
+    const __m256i x = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)), calls);
+    const __m256i rest = _mm256_andnot_si256(allele_bits, x);
+    const __m256i ok = _mm256_or_si256(_mm256_cmpeq_epi8(rest, zero), _mm256_cmpeq_epi8(rest, phased));
+    if (static_cast<uint32_t>(_mm256_movemask_epi8(ok)) != 0xFFFFFFFFu) break;
+    const auto m = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_slli_epi16(x, 7)));
+    uint32_t t = (m & 0x11111111u) + ((m >> 2) & 0x11111111u);  // call j's code in nibble j
+    t = (t | (t >> 2)) & 0x0F0F0F0Fu;
+    t = (t | (t >> 4)) & 0x00FF00FFu;
+    t = (t | (t >> 8)) & 0x0000FFFFu;
+    const unsigned shift = 2 * static_cast<unsigned>(i & 3);
+    const uint32_t v = t << shift;
+    uint8_t* r = row + (i >> 2);  // (i + 8) / 4 bytes at most: within the row, as i + 8 < n
+    r[0] = static_cast<uint8_t>(r[0] | v);
+    r[1] = static_cast<uint8_t>(r[1] | (v >> 8));
+    if (shift != 0) r[2] = static_cast<uint8_t>(r[2] | (v >> 16));
+    i += 8;
+    s += 32;
+  }
+  return i;
+}
+
+bool avx2_allowed() {
+  static const bool ok = __builtin_cpu_supports("avx2") && cpu_pin().max_level >= kCpuLevelAvx2;
+  return ok;
+}
+#endif
 
 // Allele index of one GT character: a digit below n_allele, or −1 for '.'; false otherwise.
 inline bool allele_of(char c, int n_allele, int& a) {
@@ -77,6 +118,9 @@ bool FastGtParser::parse_samples(const char* s, const char* end, int n_fmt, int 
   while (i < n_) {
     if (words) {
       // The last sample has no tab after it: it always takes the byte path below.
+#if defined(__x86_64__)
+      if (avx2_allowed()) i = diploid_calls_avx2(s, end, i, n_, row);
+#endif
 #if defined(__SSE2__)
       // Four calls per 16 bytes; each 32-bit lane's code is byte 0 + byte 2.
       const __m128i calls = _mm_set1_epi32(0x09302F30), phased = _mm_set1_epi32(0x00005300);

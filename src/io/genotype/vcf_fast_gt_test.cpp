@@ -1,10 +1,12 @@
 // The fast text GT path against htslib's vcf_parse (STRATA_VCF_GT_PARSER=htslib): the same
 // codes, variants, contigs, counts and errors on every shared VCF and on a VCF of every odd GT
-// shape, on one and several threads.
+// shape, on one and several threads; BGZF files (whose blocks the fast path inflates and splits
+// into lines itself) with lines across block ends, longer than a block, CRLF, damaged blocks.
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/test_context.hpp"
+#include "io/genotype/bgzf_test_writer.hpp"
 #include "io/genotype/vcf_fast_gt_internal.hpp"
 #include "strata/core/config.hpp"
 #include "strata/io/genotype_convert.hpp"
@@ -113,6 +115,7 @@ std::string odd_shapes_vcf(const std::vector<std::string>& extra_records = {}) {
   const std::vector<Rec> recs = {
       {"1", "C", ".", ".", "GT", {"0/1", "1|0", "0|0", "1/1", "0|1", "1|1", "0/0"}},  // the word path
       {"1", "C", "PASS", "DP=3", "GT", {"0|1", "0|1", "./.", "0|1", ".|.", "1/1"}},  // word path broken by missing
+      {"1", "C", ".", ".", "GT", {"./.", "0/1", "1/1", "0|1", "1|0", "1/1", "0/0", "1/1", "1|1", "0/1", "1/1"}},  // runs of 8 at every offset
       {"1", "C", "q10", "DB", "GT", {"0", "1", ".", "1", "0"}},                        // haploid
       {"1", "C", ".", "DP=4;DB", "GT", {"0", "0/1", "1", "./1", "1/.", ".", "0/."}},  // mixed ploidy, missing halves
       {"1", "C", ".", ".", "GT", {"0/1/1", "0/1", "1|1|1", "0"}},                     // triploid
@@ -178,6 +181,55 @@ TEST_F(VcfFastGtTest, BadRecordsFailAsWithHtslib) {
     write_file(vcf, odd_shapes_vcf({"2\t800\tok\tA\tC\t.\t.\t.\tGT\t" + all37, bad[k]}));
     expect_paths_agree(vcf);
     EXPECT_FALSE(open_with(vcf, MultiallelicMode::NonRefDosage, 3, false).status.ok() && k < 3);
+  }
+}
+
+// The odd shapes as BGZF with blocks of a few bytes (every line crosses block ends), of 1000
+// bytes and of 64 KiB; LF and CRLF line ends; a record line of 80 KB (longer than a block).
+TEST_F(VcfFastGtTest, BgzfBlocksAndLineEndsReadAsWithHtslib) {
+  TempDir tmp;
+  std::string long_line = "2\t1000\tlong\tA\tC\t.\t.\t.\tGT:DP";
+  for (int s = 0; s < 37; ++s) long_line += "\t0/1:" + std::string(2000, '7');
+  const std::string lf = odd_shapes_vcf({long_line, "2\t1001\tlast\tA\tC\t.\t.\t.\tGT" + std::string(37, 'x')});
+  std::string crlf;
+  for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  int k = 0;
+  for (const std::string* text : std::initializer_list<const std::string*>{&lf, &crlf})
+    for (size_t block : {size_t{7}, size_t{1000}, size_t{65536}}) {
+      // Without the last (malformed) line, and with it: the error comes from htslib alike.
+      for (bool bad_last : {false, true}) {
+        std::string t = *text;
+        if (!bad_last) t = t.substr(0, t.rfind("2\t1001"));
+        const std::string vcf = tmp.str(std::to_string(k++) + ".vcf.gz");
+        detail::write_bgzf(vcf, t, block, /*first_block=*/t.find("\n#CHROM") + 3);  // "##fileformat" in it
+        SCOPED_TRACE(vcf + (text == &crlf ? " CRLF" : " LF") + ", blocks of " + std::to_string(block));
+        expect_paths_agree(vcf);
+        const Opened fast = open_with(vcf, MultiallelicMode::NonRefDosage, 2, false);
+        EXPECT_EQ(fast.status.ok(), !bad_last) << fast.status.to_string();
+      }
+    }
+}
+
+// A damaged block: the same record is named by both paths; the fast path adds the block.
+TEST_F(VcfFastGtTest, DamagedBgzfBlockNamesTheSameRecord) {
+  TempDir tmp;
+  const std::string vcf = tmp.str("d.vcf.gz");
+  detail::write_bgzf(vcf, odd_shapes_vcf(), 500);
+  std::string bytes = strata::testing::read_file(vcf);
+  size_t at = 0;
+  for (int b = 0; b < 12; ++b) at += static_cast<uint8_t>(bytes[at + 16]) + 256u * static_cast<uint8_t>(bytes[at + 17]) + 1;
+  const size_t next = at + static_cast<uint8_t>(bytes[at + 16]) + 256u * static_cast<uint8_t>(bytes[at + 17]) + 1;
+  bytes[next - 8] = static_cast<char>(bytes[next - 8] ^ 1);  // its CRC
+  write_file(vcf, bytes);
+  for (int threads : {1, 3}) {
+    const Opened fast = open_with(vcf, MultiallelicMode::NonRefDosage, threads, false);
+    const Opened hts = open_with(vcf, MultiallelicMode::NonRefDosage, threads, true);
+    ASSERT_FALSE(hts.status.ok());
+    ASSERT_FALSE(fast.status.ok());
+    EXPECT_EQ(fast.status.code(), StatusCode::Corrupt);
+    EXPECT_THAT(hts.status.message(), ::testing::HasSubstr("truncated or malformed BGZF block near record"));
+    EXPECT_EQ(fast.status.message().substr(0, hts.status.message().size()), hts.status.message());
+    EXPECT_THAT(fast.status.message(), ::testing::HasSubstr("BGZF block at byte " + std::to_string(at) + ": CRC-32 mismatch"));
   }
 }
 

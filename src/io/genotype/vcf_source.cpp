@@ -7,7 +7,9 @@
 
 #if STRATA_HAVE_HTSLIB
 #include <htslib/kseq.h>
+#include <htslib/kstring.h>
 #include <htslib/tbx.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/genotype/bgzf_rounds_internal.hpp"
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/htslib_vcf_internal.hpp"
 #include "io/genotype/vcf_fast_gt_internal.hpp"
@@ -122,6 +125,57 @@ class RecordDecoder {
   int ds_cap_ = 0;
 };
 
+// One parsing thread: its own copy of the header (htslib adds undefined contigs and tags to the
+// header it parses with), its record, and the records it decoded this round.
+struct LineWorker {
+  HtsPtr<bcf_hdr_t> hdr;
+  HtsPtr<bcf1_t> rec;
+  std::unique_ptr<RecordDecoder> decoder;
+  std::unique_ptr<FastGtParser> fast;
+  std::vector<kstring_t> lines;  // read_parallel's copies of the round's lines
+  kstring_t copy = {0, 0, nullptr};
+  std::vector<Parsed> parsed;  // kept across rounds, so their buffers are reused
+  size_t used = 0;             // read_parallel's lines this round
+  size_t done = 0;             // records decoded this round: parsed[0, done)
+  bool parse_failed = false;   // htslib could not parse the line after the last record
+  LineWorker() = default;
+  LineWorker(const LineWorker&) = delete;
+  LineWorker& operator=(const LineWorker&) = delete;
+  ~LineWorker() {
+    for (kstring_t& k : lines) free(k.s);
+    free(copy.s);
+  }
+  void start_round() {
+    done = 0;
+    parse_failed = false;
+  }
+  // The line [s, s + len) (NUL at s[len]) into the next record: the fast path, else htslib's
+  // vcf_parse of `line` (the same text; copied from `s` when null), which may fail (parse_failed).
+  void parse(const char* s, size_t len, kstring_t* line) {
+    if (done == parsed.size()) parsed.emplace_back();
+    Parsed& p = parsed[done];
+    if (fast && fast->parse(s, len, p)) {
+      ++done;
+      return;
+    }
+    if (!line) {
+      copy.l = 0;
+      line = &copy;
+      if (kputsn(s, len, &copy) < 0) {
+        parse_failed = true;
+        return;
+      }
+    }
+    if (vcf_parse(line, hdr.get(), rec.get()) != 0) {
+      parse_failed = true;
+      return;
+    }
+    decoder->decode(rec.get(), p);
+    ++done;
+  }
+};
+using LineWorkers = std::vector<std::unique_ptr<LineWorker>>;
+
 class Decoder {
  public:
   Decoder(const std::string& path, const GenotypeOpenOptions& o, VcfSource& out) : path_(path), o_(o), out_(out) {}
@@ -131,7 +185,10 @@ class Decoder {
   Status open_regions();
   int read_next(bcf1_t* rec);
   Status read_serial();
+  Status make_workers(int threads, LineWorkers& workers);
   Status read_parallel(int threads);
+  Status read_rounds(int threads);
+  Status run_round(LineWorkers& workers, const std::function<void(LineWorker&, size_t)>& job);
   Status end_of_input(int ret);
   Status commit(Parsed& p);
   Status check_order(int32_t contig, int64_t pos);
@@ -252,7 +309,20 @@ Status Decoder::check_budget() const {
 }
 
 Status Decoder::run() {
-  STRATA_ASSIGN_OR_RETURN(v_, open_vcf(path_, std::max(1, o_.threads)));
+  // A BGZF text VCF read whole with the fast GT path inflates its own blocks (read_rounds):
+  // htslib then reads only the header, without decompression threads.
+  const char* parser = std::getenv(kVcfGtParserEnv);
+  const bool fast_allowed = o_.vcf_dosage.empty() && !(parser && std::strcmp(parser, "htslib") == 0);
+  struct stat st {};
+  const bool may_use_rounds = fast_allowed && !o_.vcf_contig_filter && ::stat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const int threads = std::max(1, o_.threads);
+  STRATA_ASSIGN_OR_RETURN(v_, open_vcf(path_, may_use_rounds ? 1 : threads));
+  const htsFormat* format = hts_get_format(v_.file.get());
+  const bool text = format->format == vcf;
+  const bool rounds = may_use_rounds && text && format->compression == bgzf;
+  if (may_use_rounds && !rounds && format->compression == bgzf && threads > 1) {  // a BCF: again, with threads
+    STRATA_ASSIGN_OR_RETURN(v_, open_vcf(path_, threads));
+  }
   hdr_ = v_.hdr.get();
   n_ = v_.n;
   row_bytes_ = packed_row_bytes(n_);
@@ -282,12 +352,12 @@ Status Decoder::run() {
   STRATA_RETURN_NOT_OK(open_regions());
   // Text VCF is parsed on the context's threads (htslib's parsing is most of the time); BCF and
   // indexed reads record by record.
-  const bool text = hts_get_format(v_.file.get())->format == vcf;
-  const char* parser = std::getenv(kVcfGtParserEnv);
-  fast_gt_ = text && dosage_ == DosageField::kNone && !(parser && std::strcmp(parser, "htslib") == 0);
-  STRATA_RETURN_NOT_OK(text && !indexed_ && (o_.threads > 1 || fast_gt_) ? read_parallel(std::max(1, o_.threads))
-                                                                         : read_serial());
-  out_.codes.shrink_to_fit();
+  fast_gt_ = text && fast_allowed;
+  if (rounds) STRATA_RETURN_NOT_OK(read_rounds(threads));
+  else if (text && !indexed_ && (threads > 1 || fast_gt_)) STRATA_RETURN_NOT_OK(read_parallel(threads));
+  else STRATA_RETURN_NOT_OK(read_serial());
+  // Memory left over beyond an eighth is given back (a copy); less is not worth copying.
+  if (out_.codes.capacity() - out_.codes.size() > out_.codes.size() / 8) out_.codes.shrink_to_fit();
   out_.dosages.shrink_to_fit();
   return Status::OK();
 }
@@ -321,86 +391,121 @@ Status Decoder::read_serial() {
   return end_of_input(ret);
 }
 
-// Batches of lines read here (BGZF inflated by htslib's threads) are parsed by `threads` workers,
-// each with its own copy of the header (htslib adds undefined contigs and tags to the header it
-// parses with), and committed in file order.
-Status Decoder::read_parallel(int threads) {
-  struct Worker {
-    HtsPtr<bcf_hdr_t> hdr;
-    HtsPtr<bcf1_t> rec;
-    std::unique_ptr<RecordDecoder> decoder;
-    std::unique_ptr<FastGtParser> fast;
-    std::vector<kstring_t> lines;
-    std::vector<Parsed> parsed;
-    size_t used = 0;
-    bool parse_failed = false;
-  };
-  std::vector<Worker> workers(static_cast<size_t>(threads));
-  for (Worker& w : workers) {
-    w.hdr.reset(bcf_hdr_dup(hdr_));
-    w.rec.reset(bcf_init());
-    if (!w.hdr || !w.rec) return Status::OutOfMemory(path_, ": cannot copy the VCF header");
-    w.decoder = std::make_unique<RecordDecoder>(w.hdr.get(), path_, o_, dosage_, v_.has_gt);
-    if (fast_gt_) w.fast = std::make_unique<FastGtParser>(w.hdr.get(), n_, o_.multiallelic);
+Status Decoder::make_workers(int threads, LineWorkers& workers) {
+  for (int t = 0; t < threads; ++t) {
+    auto w = std::make_unique<LineWorker>();
+    w->hdr.reset(bcf_hdr_dup(hdr_));
+    w->rec.reset(bcf_init());
+    if (!w->hdr || !w->rec) return Status::OutOfMemory(path_, ": cannot copy the VCF header");
+    w->decoder = std::make_unique<RecordDecoder>(w->hdr.get(), path_, o_, dosage_, v_.has_gt);
+    if (fast_gt_) w->fast = std::make_unique<FastGtParser>(w->hdr.get(), n_, o_.multiallelic);
+    workers.push_back(std::move(w));
   }
-  auto free_lines = [&] {
-    for (Worker& w : workers)
-      for (kstring_t& k : w.lines) free(k.s);
-  };
-  struct FreeLines {
-    std::function<void()> f;
-    ~FreeLines() { f(); }
-  } guard{free_lines};
+  return Status::OK();
+}
+
+// Runs job(worker t, t) for every worker, the first on this thread, then commits their records
+// in order (worker 0's first); a line htslib could not parse ends the read after the records
+// before it.
+Status Decoder::run_round(LineWorkers& workers, const std::function<void(LineWorker&, size_t)>& job) {
+  std::vector<std::future<void>> pending;
+  for (size_t t = 1; t < workers.size(); ++t)
+    pending.push_back(std::async(std::launch::async, job, std::ref(*workers[t]), t));
+  job(*workers[0], 0);
+  for (auto& f : pending) f.get();
+  for (auto& w : workers) {
+    for (size_t i = 0; i < w->done; ++i) {
+      ++record_;
+      STRATA_RETURN_NOT_OK(commit(w->parsed[i]));
+    }
+    if (w->parse_failed) return end_of_input(-2);
+  }
+  return Status::OK();
+}
+
+// Batches of lines read here (BGZF inflated by htslib's threads) are parsed by `threads` workers
+// and committed in file order.
+Status Decoder::read_parallel(int threads) {
+  LineWorkers workers;
+  STRATA_RETURN_NOT_OK(make_workers(threads, workers));
   constexpr size_t kBatchLines = 256;
   constexpr size_t kBatchBytes = size_t{4} << 20;
   int ret = 0;
   while (ret >= 0) {
     // A worker left without lines this round must not hand back its last round's records.
-    for (Worker& w : workers) {
-      w.used = 0;
-      w.parsed.clear();
-      w.parse_failed = false;
-    }
-    for (Worker& w : workers) {
+    for (auto& w : workers) w->used = 0;
+    for (auto& w : workers) {
       size_t bytes = 0;
-      while (w.used < kBatchLines && bytes < kBatchBytes) {
-        if (w.used == w.lines.size()) w.lines.push_back(kstring_t{0, 0, nullptr});
-        kstring_t& k = w.lines[w.used];
+      while (w->used < kBatchLines && bytes < kBatchBytes) {
+        if (w->used == w->lines.size()) w->lines.push_back(kstring_t{0, 0, nullptr});
+        kstring_t& k = w->lines[w->used];
         k.l = 0;
         ret = hts_getline(v_.file.get(), KS_SEP_LINE, &k);
         if (ret < 0) break;
         bytes += k.l;
-        ++w.used;
+        ++w->used;
       }
       if (ret < 0) break;
     }
-    auto parse = [this](Worker& w) {
-      w.parsed.resize(w.used);
-      w.parse_failed = false;
-      for (size_t i = 0; i < w.used; ++i) {
-        if (w.fast && w.fast->parse(w.lines[i].s, w.lines[i].l, w.parsed[i])) continue;
-        if (vcf_parse(&w.lines[i], w.hdr.get(), w.rec.get()) != 0) {
-          w.parsed.resize(i);
-          w.parse_failed = true;
-          return;
-        }
-        w.decoder->decode(w.rec.get(), w.parsed[i]);
-      }
-    };
-    std::vector<std::future<void>> pending;
-    for (size_t t = 1; t < workers.size(); ++t)
-      if (workers[t].used > 0) pending.push_back(std::async(std::launch::async, parse, std::ref(workers[t])));
-    parse(workers[0]);
-    for (auto& f : pending) f.get();
-    for (Worker& w : workers) {
-      for (Parsed& p : w.parsed) {
-        ++record_;
-        STRATA_RETURN_NOT_OK(commit(p));
-      }
-      if (w.parse_failed) return end_of_input(-2);
-    }
+    STRATA_RETURN_NOT_OK(run_round(workers, [](LineWorker& w, size_t) {
+      w.start_round();
+      for (size_t i = 0; i < w.used && !w.parse_failed; ++i) w.parse(w.lines[i].s, w.lines[i].l, &w.lines[i]);
+    }));
   }
   return end_of_input(ret);
+}
+
+// A regular BGZF file read whole: BgzfRounds inflates a round of blocks on `threads` threads,
+// each worker parses the lines that start in its share of the round in place, and the records
+// are committed in file order.
+Status Decoder::read_rounds(int threads) {
+  BGZF* bgzfp = bgzf_of(v_.file.get());
+  STRATA_ASSIGN_OR_RETURN(auto rounds, BgzfRounds::open(path_, static_cast<uint64_t>(bgzf_tell(bgzfp))));
+  LineWorkers workers;
+  STRATA_RETURN_NOT_OK(make_workers(threads, workers));
+  std::vector<char*> cut(workers.size() + 1);
+  for (;;) {
+    Result<std::span<char>> text = rounds->next(threads);
+    if (!text.ok()) {
+      if (text.status().code() != StatusCode::Corrupt) return text.status();
+      ++record_;
+      if (v_.eof_marker_missing) return truncated(record_);
+      return Status::Corrupt(truncated(record_).message(), " (", text.status().message(), ")");
+    }
+    if (text->empty()) break;
+    // Worker t takes the lines that start in the t-th share of the text (the text ends in '\n').
+    char* const begin = text->data();
+    const size_t size = text->size();
+    cut.front() = begin;
+    cut.back() = begin + size;
+    for (size_t t = 1; t < workers.size(); ++t) {
+      const size_t at = size * t / workers.size();
+      char* from = std::max(cut[t - 1], begin + (at > 0 ? at - 1 : 0));
+      cut[t] = from == cut.back() ? from : static_cast<char*>(std::memchr(from, '\n', static_cast<size_t>(cut.back() - from))) + 1;
+    }
+    const bool first = record_ == 0;
+    STRATA_RETURN_NOT_OK(run_round(workers, [&cut](LineWorker& w, size_t t) {
+      w.start_round();
+      for (char* s = cut[t]; s < cut[t + 1] && !w.parse_failed;) {
+        char* nl = static_cast<char*>(std::memchr(s, '\n', static_cast<size_t>(cut[t + 1] - s)));
+        size_t len = static_cast<size_t>(nl - s);
+        if (len > 0 && s[len - 1] == '\r') --len;  // as hts_getline
+        s[len] = '\0';
+        w.parse(s, len, nullptr);
+        s = nl + 1;
+      }
+    }));
+    // The rows to come, guessed from the first round's share of the file: growing the codes
+    // by doubling would copy them and touch twice their memory.
+    const double share = rounds->fraction_read();
+    if (first && share > 0 && share < 1) {
+      const double rows = static_cast<double>(out_.info.size()) / share * 1.05;
+      const auto capped = static_cast<int64_t>(std::min(rows, static_cast<double>(budget_ / std::max<int64_t>(row_bytes_, 1))));
+      out_.codes.reserve(static_cast<size_t>(capped * row_bytes_));
+      out_.info.reserve(capped);
+    }
+  }
+  return end_of_input(-1);
 }
 
 void RecordDecoder::decode(bcf1_t* rec, Parsed& p) {
