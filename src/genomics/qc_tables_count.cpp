@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
+#include <type_traits>
 
 #include "genomics/qc_tables_count.hpp"
 #include "strata/core/cpu_pin.hpp"
@@ -166,6 +168,44 @@ template <class F> void for_each_bit(uint64_t bits, int64_t base, F&& f) {
   }
 }
 
+// The grid of variants ranks split the pass on.
+constexpr int64_t kQcRankBlock = 4096;
+
+// Every rank's totals added into rank 0's (in rank order; integers, so exact). Other ranks keep
+// their own part.
+Status gather_totals(const Communicator& comm, QcSampleTotals& t) {
+  std::string mine;
+  t.for_each_field([&](const auto& f) {
+    if constexpr (requires { f.data(); }) {
+      mine.append(reinterpret_cast<const char*>(f.data()), f.size() * sizeof(f[0]));
+    } else {
+      mine.append(reinterpret_cast<const char*>(&f), sizeof(f));
+    }
+  });
+  std::vector<std::string> parts;
+  STRATA_RETURN_NOT_OK(comm.gather(mine, &parts));
+  for (size_t r = 1; r < parts.size(); ++r) {
+    if (parts[r].size() != mine.size())
+      return Status::CommError("qc: rank ", r, " sent ", parts[r].size(), " bytes of sample sums, rank 0 holds ",
+                               mine.size());
+    const char* at = parts[r].data();
+    t.for_each_field([&](auto& f) {
+      auto add = [&](auto& to) {
+        std::remove_reference_t<decltype(to)> v;
+        std::memcpy(&v, at, sizeof(v));
+        at += sizeof(v);
+        to += v;
+      };
+      if constexpr (requires { f.data(); }) {
+        for (auto& x : f) add(x);
+      } else {
+        add(f);
+      }
+    });
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 double het_expected(const VariantCounts& f) {
@@ -289,11 +329,21 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
     return rows(p.rows);
   };
 
-  // Rows are counted one at a time, so the block height changes nothing but memory.
+  // Rows are counted one at a time, so the block height changes nothing but memory. Under MPI
+  // each rank counts a contiguous part (whole blocks of a grid fixed by the data); the sums are
+  // integers, so rank 0's totals are the same for any split.
+  const Communicator& comm = ctx.communicator();
+  const auto [first, count] = rank_range(view.num_variants(), kQcRankBlock, comm.rank(), comm.size());
   const int64_t block = std::max<int64_t>(1, io::default_block_variants(view));
   PassOptions po;
   po.label = "qc";
-  STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, view, block, work, in_order, po));
+  const Status pass = io::for_each_genotype_block(ctx, view, first, count, block, work, in_order, po);
+  if (comm.size() == 1) {
+    STRATA_RETURN_NOT_OK(pass);
+    return t;
+  }
+  STRATA_RETURN_NOT_OK(comm.agree(pass));
+  STRATA_RETURN_NOT_OK(gather_totals(comm, t));
   return t;
 }
 
