@@ -13,8 +13,7 @@ import os
 import subprocess
 import sys
 
-from bench_common import timed
-from formats_bench import cpu_seconds
+from formats_bench import same_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = ("smiss", "vmiss", "het", "hardy", "hardy.x")
@@ -56,27 +55,18 @@ def main():
     out = os.path.join(a.data_dir, "out")
     os.makedirs(out, exist_ok=True)
     th = str(a.threads)
-    cmds = {
-        "strata": [a.strata, "qc", base, *a.tables, "--threads", th, "-q", "--out", out + "/s"],
-        "plink2": [a.plink2, "--bfile", base, *a.tables, "--threads", th, "--out", out + "/p"],
-    }
+    strata_cmd = [a.strata, "qc", base, *a.tables, "--threads", th, "-q", "--out", out + "/s"]
+    plink2_cmd = [a.plink2, "--bfile", base, *a.tables, "--threads", th, "--out", out + "/p"]
     for ext in TABLES:
         for who in "sp":
             if os.path.exists(f"{out}/{who}.{ext}"):
                 os.remove(f"{out}/{who}.{ext}")
-    walls, cpus = {k: [] for k in cmds}, {k: [] for k in cmds}
-    for _ in range(a.repeats):
-        for k, cmd in cmds.items():
-            w, _ = timed(cmd, out + "/" + k + ".time")
-            walls[k].append(w)
-            cpus[k].append(cpu_seconds(out + "/" + k + ".time"))
-    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    (s, _, s_cpu), (p, _, p_cpu) = same_run([(strata_cmd, None), (plink2_cmd, None)], a.repeats, out + "/time.log")
     compared = [e for e in TABLES if os.path.exists(f"{out}/p.{e}")]
     differ = [e for e in compared if open(f"{out}/s.{e}", "rb").read() != open(f"{out}/p.{e}", "rb").read()]
     print(f"{a.samples} x {a.variants} (X share {a.x_fraction:g}), qc {' '.join(a.tables)}, threads {th}, "
           f"median of {a.repeats}, STRATA_CPU={os.environ.get('STRATA_CPU', '(default)')}")
-    s, p = med(walls["strata"]), med(walls["plink2"])
-    print(f"strata {s:.2f} s ({med(cpus['strata']):.2f} CPU s)  plink2 {p:.2f} s ({med(cpus['plink2']):.2f} CPU s)  "
+    print(f"strata {s:.2f} s ({s_cpu:.2f} CPU s)  plink2 {p:.2f} s ({p_cpu:.2f} CPU s)  "
           f"ratio {p / s:.2f}x  (goal >= 1x)  tables {', '.join(compared)}: "
           f"{'identical' if not differ else 'DIFFER: ' + ', '.join(differ)}")
     if differ:

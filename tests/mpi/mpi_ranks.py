@@ -141,17 +141,20 @@ def simulate(strata, tmp, name, samples, variants, missing="0.01"):
     return prefix
 
 
-def case_freq(strata, tmp):
-    prefix = simulate(strata, tmp, "sim", 301, 20011)
-    reports = compare_ranks(strata, tmp, "freq", ["freq", prefix])
-    stride = (301 + 3) // 4
-    total = 20011 * stride
+def reads_tile_the_bed(name, reports, samples, variants):
+    """Each rank read its own part of the .bed: the parts add up to it, none holds it all."""
+    total = variants * ((samples + 3) // 4)
     for p, rep in reports.items():
         per = [r["bytes_read"] for r in rep["per_rank"]]
         if sum(per) != total or (p > 1 and max(per) >= total):
-            print(f"FAILED: freq with {p} ranks read {per} bytes per rank; the .bed holds {total}")
+            print(f"FAILED: {name} with {p} ranks read {per} bytes per rank; the .bed holds {total}")
             sys.exit(1)
-        print(f"ok: freq {p} ranks: bytes read per rank {per} (codes: {total})")
+        print(f"ok: {name} {p} ranks: bytes read per rank {per} (codes: {total})")
+
+
+def case_freq(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 301, 20011)
+    reads_tile_the_bed("freq", compare_ranks(strata, tmp, "freq", ["freq", prefix]), 301, 20011)
 
 
 def case_pca_sim(strata, tmp):
@@ -410,13 +413,7 @@ def case_qc(strata, tmp):
         if not os.path.exists(os.path.join(tmp, "qc-ref", "o." + name)):
             print(f"FAILED: qc wrote no .{name}")
             sys.exit(1)
-    total = 20011 * ((301 + 3) // 4)
-    for p, rep in reports.items():
-        per = [r["bytes_read"] for r in rep["per_rank"]]
-        if sum(per) != total or (p > 1 and max(per) >= total):
-            print(f"FAILED: qc with {p} ranks read {per} bytes per rank; the .bed holds {total}")
-            sys.exit(1)
-        print(f"ok: qc {p} ranks: bytes read per rank {per} (codes: {total})")
+    reads_tile_the_bed("qc", reports, 301, 20011)
     compare_ranks(strata, tmp, "qc-hardy", ["qc", prefix, "--hardy"], ranks=(2, 4), threads="3")
 
 
