@@ -27,7 +27,8 @@ data is absent. Cases:
   prune         --indep-pairwise in variants and in kb on a simulated cohort: .prune.in/.prune.out
   qc            --missing --het --hardy --check-sex on a cohort with X, Y, pedigree and unknown sex:
                 variants shared by ranks in whole blocks, every table (.hardy.x, .sexcheck) the same
-  project       onto a reference PCA of other samples, plain and --correction oadp: .sscore/.eigenvec
+  project       onto a reference PCA of other samples, plain and --correction oadp: the sample chunks
+                shared by ranks, .sscore/.eigenvec the same bytes
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
                 every rank exits non-zero (within the deadline), no output left
 """
@@ -420,7 +421,8 @@ def case_qc(strata, tmp):
 def case_project(strata, tmp):
     ref = simulate(strata, tmp, "ref", 400, 6000)
     target = os.path.join(tmp, "target")
-    run([strata, "simulate", "--samples", "150", "--variants", "6000", "--missing", "0.01", "--seed", "8",
+    # 700 target samples: three 256-sample chunks, shared by the ranks (4 ranks: one has none).
+    run([strata, "simulate", "--samples", "700", "--variants", "6000", "--missing", "0.01", "--seed", "8",
          "--out", target, "-q"])
     pcs = os.path.join(tmp, "refpca")
     run([strata, "pca", ref, "-k", "4", "--method", "exact", "--out", pcs, "-q"])
