@@ -90,10 +90,13 @@ double hwe_xchr_exact_p(int64_t female_het, int64_t female_hom1, int64_t female_
   // Graffelman & Weir (2016): conditional on the count of allele 1 among all N = 2·F + M
   // alleles, a configuration (m1 males with allele 1, h heterozygous females) has probability
   // ∝ F!/(f11! h! f22!) · 2^h · M!/(m1! m2!). The p-value sums the configurations at most as
-  // likely as the observed one. Each row of m1 starts from its most likely term (in log space,
-  // from tables of ln k!) and walks outwards by the two-het ratio in linear space; rows and terms
-  // more than e^-40 below both the mode and the observation are left out (each is under 1e-17 of
-  // the sum it would join; a million of them move the p-value by under 1e-11).
+  // likely as the observed one. Near the mode: the few terms above the observation (walked
+  // from each row's most likely term, in log space from tables of ln k!, then by the two-het
+  // ratio in linear space) taken from the closed-form total. In the tail: per row, the terms
+  // from the crossing of the observation's likelihood outwards, or the row's closed-form sum when
+  // the whole row lies below it. Rows and terms more than e^-40 below both the mode and the
+  // observation are left out (each is under 1e-17 of the sum it would join; a million of them
+  // move the p-value by under 1e-11).
   const int64_t nf = female_het + female_hom1 + female_hom2, nm = male1 + male2;
   const int64_t n1 = 2 * female_hom1 + female_het + male1, total = 2 * nf + nm;
   if (total == 0) return 1.0;
@@ -184,8 +187,83 @@ double hwe_xchr_exact_p(int64_t female_het, int64_t female_hom1, int64_t female_
     const double p = 1.0 - center / all;
     if (p >= 1e-3) return std::min(1.0, p);
   }
-  double all = 0.0, tail = 0.0;
-  sweep([&](double v) { return v >= floor_v; }, all, tail);
+  // Otherwise the tail alone, against the closed-form total. A row's terms sum to
+  // C(2F, a)·C(M, m) (a = n1 − m female allele-1 copies among 2F), so a row whose top is at most
+  // as likely as the observation counts whole, in O(1). A row reaching above it is unimodal in h:
+  // on each side a search finds the first term at most as likely (galloping from the last row's
+  // crossing, which moves little from row to row, then bisecting), and only the terms from there
+  // outwards down to the floor are walked (the centre, as large as the tail, is skipped).
+  const double log_tie = observed + std::log1p(1e-7);
+  double tail = 0.0;
+  int64_t last_cross[2] = {-1, -1};  // the last row's crossing going down (0) and up (1)
+  // The least k in (0, K] whose term (h = h0 + 2·dir·k) is at most the observation's, given
+  // that k = K is and k = 0 is not (terms fall with k); `guess` from the last row.
+  auto first_at_most = [&](int64_t m, int64_t h0, int dir, int64_t K, int64_t guess) {
+    auto at_most = [&](int64_t k) { return log_term(m, h0 + 2 * dir * k) <= log_tie; };
+    int64_t in = 0, out = K;
+    const int64_t g = std::clamp<int64_t>(guess, 1, K);
+    if (at_most(g)) {
+      out = g;
+      for (int64_t step = 1; out - step > in; step *= 2) {
+        if (!at_most(out - step)) {
+          in = out - step;
+          break;
+        }
+        out -= step;
+      }
+    } else {
+      in = g;
+      for (int64_t step = 1; in + step < out; step *= 2) {
+        if (at_most(in + step)) {
+          out = in + step;
+          break;
+        }
+        in += step;
+      }
+    }
+    while (out - in > 1) {
+      const int64_t mid = in + (out - in) / 2;
+      (at_most(mid) ? out : in) = mid;
+    }
+    return out;
+  };
+  auto row_tail = [&](int64_t m) {  // false when the row's top is below the floor
+    const int64_t a = n1 - m, hi = std::min(a, 2 * nf - a), lo = a & 1;
+    const int64_t h0 = row_mode(m);
+    const double top = log_term(m, h0);
+    if (top < floor) return false;
+    if (top <= log_tie) {
+      tail += std::exp(lfact[2 * nf] - lfact[a] - lfact[2 * nf - a] + lm - lfact[m] - lfact[nm - m] - ref);
+      return true;
+    }
+    if (h0 < hi && log_term(m, hi) <= log_tie) {  // up from h0: f11, f22 each lose one per step
+      const int64_t k = first_at_most(m, h0, 1, (hi - h0) / 2, (last_cross[1] - h0) / 2);
+      last_cross[1] = h0 + 2 * k;
+      double v = std::exp(log_term(m, last_cross[1]) - ref);
+      for (int64_t h = last_cross[1]; v >= floor_v; h += 2) {
+        tail += v;
+        if (h + 2 > hi) break;
+        const double f11 = double((a - h) / 2), f22 = double(nf - (a - h) / 2 - h);
+        v *= 4.0 * f11 * f22 / (double(h + 1) * double(h + 2));
+      }
+    }
+    if (h0 > lo && log_term(m, lo) <= log_tie) {  // down: f11, f22 each gain one
+      const int64_t k = first_at_most(m, h0, -1, (h0 - lo) / 2, (h0 - last_cross[0]) / 2);
+      last_cross[0] = h0 - 2 * k;
+      double v = std::exp(log_term(m, last_cross[0]) - ref);
+      for (int64_t h = last_cross[0]; v >= floor_v; h -= 2) {
+        tail += v;
+        if (h - 2 < lo) break;
+        const double f11 = double((a - h) / 2 + 1), f22 = double(nf - (a - h) / 2 - h + 1);
+        v *= double(h) * double(h - 1) / (4.0 * f11 * f22);
+      }
+    }
+    return true;
+  };
+  for (int64_t m = m_peak_lo; m <= m_peak_hi; ++m) row_tail(m);
+  for (int64_t m = m_peak_hi + 1, misses = 0; m <= m_hi && misses < 2; ++m) misses = row_tail(m) ? 0 : misses + 1;
+  for (int64_t m = m_peak_lo - 1, misses = 0; m >= m_lo && misses < 2; --m) misses = row_tail(m) ? 0 : misses + 1;
+  const double all = std::exp(lfact[total] - lfact[n1] - lfact[total - n1] - ref);
   return all > 0.0 ? std::min(1.0, tail / all) : 1.0;
 }
 

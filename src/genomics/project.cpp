@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <utility>
 
 #include "genomics/text_writer.hpp"
@@ -139,6 +141,41 @@ AddCodes add_codes_for_width(int64_t width) {
   return pick_add_codes(width, std::make_index_sequence<kMaxFixedWidth / 2>());
 }
 
+// Every rank's samples [s0, s0 + count) of `out` (clipped to n) to every rank, in rank order
+// (collective).
+Status share_sums(const Communicator& comm, int64_t first, int64_t count, Sums& out) {
+  const int64_t s0 = std::min(out.n, first), s1 = std::min(out.n, first + count);
+  std::string mine;
+  auto put = [&](const auto* data, int64_t from, int64_t to) {
+    mine.append(reinterpret_cast<const char*>(data + from), static_cast<size_t>(to - from) * sizeof(*data));
+  };
+  put(out.s.data(), s0 * out.k, s1 * out.k);
+  put(out.sq.data(), s0, s1);
+  put(out.dosage.data(), s0, s1);
+  put(out.ct.data(), s0, s1);
+  std::vector<std::string> parts;
+  STRATA_RETURN_NOT_OK(comm.allgather(mine, &parts));
+  const auto per_sample = static_cast<size_t>(out.k) * sizeof(double) + 2 * sizeof(double) + sizeof(int64_t);
+  int64_t at = 0;  // the first sample of the next rank's part
+  for (const std::string& part : parts) {
+    if (part.size() % per_sample != 0 || at + static_cast<int64_t>(part.size() / per_sample) > out.n)
+      return Status::CommError("project: a rank's sums hold ", part.size(), " bytes, not whole samples of ", out.n);
+    const auto len = static_cast<int64_t>(part.size() / per_sample);
+    const char* src = part.data();
+    auto take = [&](auto* data, int64_t from, int64_t values) {
+      std::memcpy(data + from, src, static_cast<size_t>(values) * sizeof(*data));
+      src += static_cast<size_t>(values) * sizeof(*data);
+    };
+    take(out.s.data(), at * out.k, len * out.k);
+    take(out.sq.data(), at, len);
+    take(out.dosage.data(), at, len);
+    take(out.ct.data(), at, len);
+    at += len;
+  }
+  if (at != out.n) return Status::CommError("project: the ranks' sums cover ", at, " of ", out.n, " samples");
+  return Status::OK();
+}
+
 Result<Sums> sum_scores(const Context& ctx, const io::GenotypeView& view, const ProjectReference& ref,
                         const ProjectMatch& m, int64_t k) {
   Sums out;
@@ -154,29 +191,42 @@ Result<Sums> sum_scores(const Context& ctx, const io::GenotypeView& view, const 
   std::vector<uint8_t> codes;
   std::vector<float> dos;
   VariantTables t;
-  const int64_t chunks = (out.n + kSampleChunk - 1) / kSampleChunk;
-  for (int64_t a = 0; a < total;) {
-    // A block of matched variants whose target rows span at most kBlockVariants × 2.
-    const int64_t first = m.target[static_cast<size_t>(a)];
-    int64_t b = a + 1;
-    while (b < total && b - a < kBlockVariants && m.target[static_cast<size_t>(b)] - first < 2 * kBlockVariants) ++b;
-    const int64_t span = m.target[static_cast<size_t>(b - 1)] - first + 1;
-    if (dosages) {
-      dos.resize(static_cast<size_t>(span * out.n));
-      STRATA_RETURN_NOT_OK(view.read_dosages(first, span, 0, out.n, dos.data(), out.n));
-    } else {
-      codes.resize(static_cast<size_t>(span * stride));
-      STRATA_RETURN_NOT_OK(view.read_codes(first, span, 0, out.n, codes.data(), stride));
-      fill_tables(ref, m, a, b, k, t);
+  // Under MPI each rank sums a contiguous range of the sample chunks over every variant (a
+  // sample's sums are the same additions in the same order wherever they run) and the ranks
+  // allgather their samples' sums.
+  const Communicator& comm = ctx.communicator();
+  const auto [chunk0, chunks] = rank_range((out.n + kSampleChunk - 1) / kSampleChunk, 1, comm.rank(), comm.size());
+  auto pass = [&]() -> Status {
+    for (int64_t a = 0; a < total;) {
+      // A block of matched variants whose target rows span at most kBlockVariants × 2.
+      const int64_t first = m.target[static_cast<size_t>(a)];
+      int64_t b = a + 1;
+      while (b < total && b - a < kBlockVariants && m.target[static_cast<size_t>(b)] - first < 2 * kBlockVariants) ++b;
+      const int64_t span = m.target[static_cast<size_t>(b - 1)] - first + 1;
+      if (dosages) {
+        dos.resize(static_cast<size_t>(span * out.n));
+        STRATA_RETURN_NOT_OK(view.read_dosages(first, span, 0, out.n, dos.data(), out.n));
+      } else {
+        codes.resize(static_cast<size_t>(span * stride));
+        STRATA_RETURN_NOT_OK(view.read_codes(first, span, 0, out.n, codes.data(), stride));
+        fill_tables(ref, m, a, b, k, t);
+      }
+      STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(chunks, [&](int64_t c) -> Status {
+        const int64_t s0 = (chunk0 + c) * kSampleChunk, s1 = std::min(out.n, s0 + kSampleChunk);
+        if (dosages) add_dosages(ref, m, a, b, first, dos.data(), out.n, k, s0, s1, out);
+        else add_codes_for_width(t.width)(m, a, b, first, codes.data(), stride, t, s0, s1, out);
+        return Status::OK();
+      }));
+      a = b;
     }
-    STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(chunks, [&](int64_t c) -> Status {
-      const int64_t s0 = c * kSampleChunk, s1 = std::min(out.n, s0 + kSampleChunk);
-      if (dosages) add_dosages(ref, m, a, b, first, dos.data(), out.n, k, s0, s1, out);
-      else add_codes_for_width(t.width)(m, a, b, first, codes.data(), stride, t, s0, s1, out);
-      return Status::OK();
-    }));
-    a = b;
+    return Status::OK();
+  };
+  if (comm.size() == 1) {
+    STRATA_RETURN_NOT_OK(pass());
+    return out;
   }
+  STRATA_RETURN_NOT_OK(comm.agree(pass()));
+  STRATA_RETURN_NOT_OK(share_sums(comm, chunk0 * kSampleChunk, chunks * kSampleChunk, out));
   return out;
 }
 

@@ -1,9 +1,8 @@
 // The reference of `strata project`: reading P.eigenvec.var / P.afreq / P.eigenval, and
 // matching a target's variants to its rows (ID, else CHROM:POS; alleles swapped or complemented).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <string_view>
 #include <unordered_map>
 
@@ -14,61 +13,78 @@
 namespace strata::genomics {
 namespace {
 
-Result<double> parse_double(std::string_view s, const std::string& path, int64_t line, std::string_view field) {
+// Reference files are read with io::detail::LineReader as every text input is: regular files
+// only, lines of at most 8 MiB; errors name the file, the line and the field.
+Result<double> parse_double(std::string_view s, const io::detail::LineReader& in, std::string_view field) {
   if (s == "nan" || s == "NaN") return std::nan("");
   double v = 0.0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size())
-    return Status::Corrupt(path, " line ", line, ": ", field, " '", s, "' is not a number");
+    return Status::Corrupt(in.path(), " line ", in.line_no(), ": ", field, " '", s, "' is not a number");
   return v;
 }
 
-Result<std::ifstream> open_reference_file(const std::string& path) {
-  if (!std::filesystem::exists(path)) return Status::NotFound(path, ": no such file (written by strata pca --out PREFIX)");
-  std::ifstream f(path);
-  if (!f) return Status::IOError(path, ": cannot open");
-  return f;
+Status open_reference_file(io::detail::LineReader& in, const std::string& path) {
+  const Status st = in.open(path);
+  if (st.code() == StatusCode::NotFound)
+    return Status::NotFound(path, ": no such file (written by strata pca --out PREFIX)");
+  return st;
 }
 
-void chomp(std::string& line) {
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+// After the last line: the reader's error, or Corrupt when the file ends mid-line (strata pca
+// ends every line; a cut at a field boundary would otherwise read as a shorter valid file).
+Status check_ended(const io::detail::LineReader& in) {
+  STRATA_RETURN_NOT_OK(in.status());
+  if (!in.line_ended())
+    return Status::Corrupt(in.path(), " line ", in.line_no(), ": no line end; the file is cut short");
+  return Status::OK();
+}
+
+// The first line (the header): Corrupt when the file is empty.
+Result<std::vector<std::string>> read_header(io::detail::LineReader& in) {
+  std::string_view line;
+  if (!in.next(line)) {
+    STRATA_RETURN_NOT_OK(in.status());
+    return Status::Corrupt(in.path(), ": empty file (no header line)");
+  }
+  std::vector<std::string> head;
+  for (std::string_view f : io::detail::split_all(line)) head.emplace_back(f);
+  return head;
 }
 
 Status read_eigenvec_var(const std::string& path, ProjectReference& r) {
-  STRATA_ASSIGN_OR_RETURN(std::ifstream f, open_reference_file(path));
-  std::string line;
-  if (!std::getline(f, line)) return Status::Corrupt(path, ": empty file");
-  chomp(line);
-  const auto head = io::detail::split_all(line);
+  io::detail::LineReader in;
+  STRATA_RETURN_NOT_OK(open_reference_file(in, path));
+  STRATA_ASSIGN_OR_RETURN(const std::vector<std::string> head, read_header(in));
   if (head.size() < 5 || head[0] != "#CHROM" || head[1] != "ID" || head[2] != "REF" || head[3] != "ALT")
     return Status::Corrupt(path, " line 1: header is not #CHROM ID REF ALT PC1 ...");
   r.k = static_cast<int64_t>(head.size()) - 4;
-  for (int64_t lineno = 2; std::getline(f, line); ++lineno) {
-    chomp(line);
+  std::string_view line;
+  while (in.next(line)) {
     if (line.empty()) continue;
     const auto cols = io::detail::split_all(line);
     if (static_cast<int64_t>(cols.size()) != r.k + 4)
-      return Status::Corrupt(path, " line ", lineno, ": ", cols.size(), " fields, the header has ", r.k + 4);
+      return Status::Corrupt(path, " line ", in.line_no(), ": ", cols.size(), " fields, the header has ", r.k + 4);
     r.chrom.emplace_back(cols[0]);
     r.id.emplace_back(cols[1]);
     r.ref.emplace_back(cols[2]);
     r.alt.emplace_back(cols[3]);
-    for (int64_t j = 0; j < r.k; ++j) {
-      STRATA_ASSIGN_OR_RETURN(double w, parse_double(cols[static_cast<size_t>(4 + j)], path, lineno, head[static_cast<size_t>(4 + j)]));
-      if (!std::isfinite(w)) return Status::Corrupt(path, " line ", lineno, ": ", head[static_cast<size_t>(4 + j)], " is not finite");
+    for (size_t j = 4; j < cols.size(); ++j) {
+      STRATA_ASSIGN_OR_RETURN(double w, parse_double(cols[j], in, head[j]));
+      if (!std::isfinite(w))
+        return Status::Corrupt(path, " line ", in.line_no(), ": ", head[j], " of variant ", cols[1], " is not finite");
       r.weights.push_back(w);
     }
   }
+  STRATA_RETURN_NOT_OK(check_ended(in));
   if (r.id.empty()) return Status::Corrupt(path, ": no variant");
   return Status::OK();
 }
 
 Status read_afreq(const std::string& path, ProjectReference& r) {
-  STRATA_ASSIGN_OR_RETURN(std::ifstream f, open_reference_file(path));
-  std::string line;
-  if (!std::getline(f, line)) return Status::Corrupt(path, ": empty file");
-  chomp(line);
-  const auto head = io::detail::split_all(line);
+  io::detail::LineReader in;
+  STRATA_RETURN_NOT_OK(open_reference_file(in, path));
+  STRATA_ASSIGN_OR_RETURN(const std::vector<std::string> head, read_header(in));
   int id = -1, ref = -1, alt = -1, freq = -1;
   for (size_t c = 0; c < head.size(); ++c) {
     if (head[c] == "ID") id = static_cast<int>(c);
@@ -84,26 +100,29 @@ Status read_afreq(const std::string& path, ProjectReference& r) {
   r.alt_freq.assign(r.id.size(), std::nan(""));
   std::vector<uint8_t> seen(r.id.size(), 0);
   const size_t need = static_cast<size_t>(std::max({id, ref, alt, freq})) + 1;
-  for (int64_t lineno = 2; std::getline(f, line); ++lineno) {
-    chomp(line);
+  std::string_view line;
+  while (in.next(line)) {
     if (line.empty()) continue;
     ++r.grm_variants;
     const auto cols = io::detail::split_all(line);
-    if (cols.size() < need) return Status::Corrupt(path, " line ", lineno, ": ", cols.size(), " fields, need ", need);
+    if (cols.size() < need)
+      return Status::Corrupt(path, " line ", in.line_no(), ": ", cols.size(), " fields, the header needs ", need);
     const auto it = row.find(std::string(cols[static_cast<size_t>(id)]));
     if (it == row.end()) continue;
     const auto v = static_cast<size_t>(it->second);
-    STRATA_ASSIGN_OR_RETURN(double p, parse_double(cols[static_cast<size_t>(freq)], path, lineno, "ALT_FREQS"));
+    STRATA_ASSIGN_OR_RETURN(double p, parse_double(cols[static_cast<size_t>(freq)], in, "ALT_FREQS"));
     if (cols[static_cast<size_t>(ref)] == r.ref[v] && cols[static_cast<size_t>(alt)] == r.alt[v]) {
       r.alt_freq[v] = p;
     } else if (cols[static_cast<size_t>(ref)] == r.alt[v] && cols[static_cast<size_t>(alt)] == r.ref[v]) {
       r.alt_freq[v] = 1.0 - p;
     } else {
-      return Status::Corrupt(path, " line ", lineno, ": variant ", r.id[v], " has alleles ", cols[static_cast<size_t>(ref)],
-                             "/", cols[static_cast<size_t>(alt)], ", the .eigenvec.var ", r.ref[v], "/", r.alt[v]);
+      return Status::Corrupt(path, " line ", in.line_no(), ": variant ", r.id[v], " has alleles ",
+                             cols[static_cast<size_t>(ref)], "/", cols[static_cast<size_t>(alt)], ", the .eigenvec.var ",
+                             r.ref[v], "/", r.alt[v]);
     }
     seen[v] = 1;
   }
+  STRATA_RETURN_NOT_OK(check_ended(in));
   for (size_t v = 0; v < seen.size(); ++v) {
     if (!seen[v]) return Status::Corrupt(path, ": variant ", r.id[v], " of the .eigenvec.var has no frequency");
     const double p = r.alt_freq[v];
@@ -114,14 +133,15 @@ Status read_afreq(const std::string& path, ProjectReference& r) {
 }
 
 Status read_eigenval(const std::string& path, ProjectReference& r) {
-  STRATA_ASSIGN_OR_RETURN(std::ifstream f, open_reference_file(path));
-  std::string line;
-  for (int64_t lineno = 1; std::getline(f, line); ++lineno) {
-    chomp(line);
+  io::detail::LineReader in;
+  STRATA_RETURN_NOT_OK(open_reference_file(in, path));
+  std::string_view line;
+  while (in.next(line)) {
     if (line.empty()) continue;
-    STRATA_ASSIGN_OR_RETURN(double v, parse_double(line, path, lineno, "eigenvalue"));
+    STRATA_ASSIGN_OR_RETURN(double v, parse_double(line, in, "eigenvalue"));
     r.eigenvalues.push_back(v);
   }
+  STRATA_RETURN_NOT_OK(check_ended(in));
   if (static_cast<int64_t>(r.eigenvalues.size()) < r.k)
     return Status::Corrupt(path, ": ", r.eigenvalues.size(), " eigenvalues for ", r.k, " PCs of the .eigenvec.var");
   return Status::OK();

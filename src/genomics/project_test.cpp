@@ -3,6 +3,7 @@
 // errors, and OADP on a spiked model where the truth is known. plink2 equality and the
 // held-aside property on whole cohorts are tests/project/project_cli_test.cpp.
 #include <cmath>
+#include <filesystem>
 
 #include "core/test_context.hpp"
 #include "genomics/test_cohort.hpp"
@@ -138,6 +139,65 @@ TEST(Project, Errors) {
   auto other = view_of(std::vector<int8_t>(100, 0), 10, 10, vi);
   STRATA_EXPECT_STATUS(project(test_ctx(), other, r, o), StatusCode::InvalidData, "matches P.eigenvec.var");
   STRATA_EXPECT_STATUS(read_project_reference("/nonexistent/P"), StatusCode::NotFound, "/nonexistent/P.eigenvec.var");
+}
+
+// A reference written as strata pca writes it, then damaged: every damage is Corrupt (or the
+// reader's own error) naming the file, the line and the field.
+TEST(ProjectReference, TruncatedOrGarbledFilesNameFileLineAndField) {
+  strata::testing::TempDir tmp;
+  const std::string p = tmp.str("p");
+  const std::string var = "#CHROM\tID\tREF\tALT\tPC1\tPC2\n1\tv0\tA\tC\t0.5\t-0.25\n1\tv1\tG\tT\t0.125\t0.75\n";
+  const std::string afreq = "#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n1\tv0\tA\tC\t0.25\t100\n1\tv1\tG\tT\t0.5\t100\n";
+  const std::string eigenval = "4.5\n2.25\n";
+  auto write = [&](const std::string& v, const std::string& a, const std::string& e) {
+    strata::testing::write_file(p + ".eigenvec.var", v);
+    strata::testing::write_file(p + ".afreq", a);
+    strata::testing::write_file(p + ".eigenval", e);
+  };
+  write(var, afreq, eigenval);
+  auto good = read_project_reference(p);
+  ASSERT_TRUE(good.ok()) << good.status().to_string();
+  EXPECT_EQ(good->k, 2);
+  EXPECT_EQ(good->alt_freq, (std::vector<double>{0.25, 0.5}));
+  EXPECT_EQ(good->eigenvalues, (std::vector<double>{4.5, 2.25}));
+  EXPECT_EQ(good->weights, (std::vector<double>{0.5, -0.25, 0.125, 0.75}));
+  // Cut in the middle of the last line: too few fields on line 3.
+  write(var.substr(0, var.size() - 6), afreq, eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenvec.var line 3: 5 fields, the header has 6");
+  // Cut inside the last field: the values read are valid, the missing line end is not.
+  write(var.substr(0, var.size() - 2), afreq, eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenvec.var line 3: no line end; the file is cut short");
+  write(var, afreq, "4.5\n2.2");
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenval line 2: no line end");
+  // A weight that is not a number names its column; one that overflows is not finite.
+  write("#CHROM\tID\tREF\tALT\tPC1\tPC2\n1\tv0\tA\tC\t0.5\tx1\n", afreq, eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenvec.var line 2: PC2 'x1' is not a number");
+  write("#CHROM\tID\tREF\tALT\tPC1\tPC2\n1\tv0\tA\tC\tinf\t0\n", afreq, eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, "line 2: PC1 of variant v0 is not finite");
+  // Empty, headerless and binary files.
+  write("", afreq, eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenvec.var: empty file");
+  write(std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), afreq, eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenvec.var line 1: header is not");
+  // .afreq: truncated (a PC variant without its frequency), garbled frequency, alleles that disagree.
+  write(var, afreq.substr(0, afreq.find("1\tv1")), eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".afreq: variant v1 of the .eigenvec.var has no frequency");
+  write(var, afreq.substr(0, afreq.size() - 9), eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".afreq line 3: 4 fields, the header needs 5");
+  write(var, "#CHROM\tID\tREF\tALT\tALT_FREQS\n1\tv0\tA\tC\t0.25\n1\tv1\tG\tT\t0.5e\n", eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".afreq line 3: ALT_FREQS '0.5e' is not a number");
+  write(var, "#CHROM\tID\tREF\tALT\tALT_FREQS\n1\tv0\tA\tG\t0.25\n", eigenval);
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".afreq line 2: variant v0 has alleles A/G");
+  // .eigenval: cut short, or not a number.
+  write(var, afreq, "4.5\n");
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenval: 1 eigenvalues for 2 PCs");
+  write(var, afreq, "4.5\n2.2x\n");
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::Corrupt, p + ".eigenval line 2: eigenvalue '2.2x' is not a number");
+  // Not a regular file: the text readers' check.
+  write(var, afreq, eigenval);
+  std::filesystem::remove(p + ".eigenval");
+  std::filesystem::create_directory(p + ".eigenval");
+  STRATA_EXPECT_STATUS(read_project_reference(p), StatusCode::InvalidData, p + ".eigenval is a directory");
 }
 
 // A sample inside the span of the reference PCs (no residual: ‖z‖² = ‖s‖²) changes nothing

@@ -1,6 +1,7 @@
 // run_qc_to_files: `.smiss`, `.vmiss`, `.het`, `.hardy` and `.hardy.x` as plink2 writes them
 // (qc_tables.hpp), streamed from the one counting pass of qc_tables_count.cpp.
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -98,18 +99,23 @@ void append_hardy_x(std::string& b, const VariantCounts& f, const VariantCounts&
   b += format_plink_float(hwe_xchr_exact_p(f.het, f.hom_ref, f.hom_alt, m.hom_ref, m.hom_alt)) + '\n';
 }
 
-// The streaming writers of the per-variant tables.
+// The per-variant tables: rank 0 streams its rows into the files; under MPI the other ranks
+// hold the text of their rows (their contiguous part of the variants) until rank 0 gathers it
+// after the pass (append_ranks).
 struct VariantWriters {
   const io::GenotypeView* view = nullptr;
   const Plan* plan = nullptr;
   std::vector<std::string> contigs;
   TextWriter vmiss, hardy, hardy_x;
   bool write_vmiss = false, write_hardy = false, write_hardy_x = false;
+  bool writer = true;
+  std::string held[3];  // a rank other than 0: its .vmiss, .hardy and .hardy.x lines
 
   Status rows(const detail::QcVariantRows& r) {
     const auto n = static_cast<int64_t>(r.calls.size());
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view->variants(r.start, n));
-    std::string a, b, c;
+    std::string local[3];
+    std::string &a = writer ? local[0] : held[0], &b = writer ? local[1] : held[1], &c = writer ? local[2] : held[2];
     for (int64_t i = 0; i < n; ++i) {
       const auto k = static_cast<size_t>(i);
       const ChromosomeKind kind = plan->kind[static_cast<size_t>(r.start + i)];
@@ -127,9 +133,37 @@ struct VariantWriters {
         append_hardy_x(c, r.founders[k], r.male_founders[k]);
       }
     }
+    return writer ? write(a, b, c) : Status::OK();
+  }
+
+  Status write(const std::string& a, const std::string& b, const std::string& c) {
     if (write_vmiss) STRATA_RETURN_NOT_OK(vmiss.write(a));
     if (write_hardy) STRATA_RETURN_NOT_OK(hardy.write(b));
     if (write_hardy_x) STRATA_RETURN_NOT_OK(hardy_x.write(c));
+    return Status::OK();
+  }
+
+  // Collective, after the pass: every other rank's lines, in rank order, after rank 0's.
+  Status append_ranks(const Communicator& comm) {
+    std::string mine;
+    for (const std::string& h : held) mine += std::to_string(h.size()) + ' ';
+    mine += '\n';
+    for (std::string& h : held) {
+      mine += h;
+      std::string().swap(h);
+    }
+    std::vector<std::string> parts;
+    STRATA_RETURN_NOT_OK(comm.gather(mine, &parts));
+    for (size_t r = 1; r < parts.size(); ++r) {
+      const std::string& p = parts[r];
+      size_t at = p.find('\n'), len[3] = {};
+      if (at == std::string::npos || std::sscanf(p.c_str(), "%zu %zu %zu", &len[0], &len[1], &len[2]) != 3 ||
+          at + 1 + len[0] + len[1] + len[2] != p.size())
+        return Status::CommError("qc: rank ", r, "'s table lines arrived malformed (", p.size(), " bytes)");
+      ++at;
+      const std::string a = p.substr(at, len[0]), b = p.substr(at + len[0], len[1]), c = p.substr(at + len[0] + len[1]);
+      STRATA_RETURN_NOT_OK(write(a, b, c));
+    }
     return Status::OK();
   }
 };
@@ -242,9 +276,10 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
   vw.plan = &plan;
   for (const std::string& c : view->contigs()) vw.contigs.push_back(io::plink_chromosome_name(c));
   const bool writer = job.writer();
-  vw.write_vmiss = writer && o.missing;
-  vw.write_hardy = writer && o.hardy && plan.hardy > 0;
-  vw.write_hardy_x = writer && o.hardy && plan.hardy_x > 0;
+  vw.writer = writer;
+  vw.write_vmiss = o.missing;
+  vw.write_hardy = o.hardy && plan.hardy > 0;
+  vw.write_hardy_x = o.hardy && plan.hardy_x > 0;
   auto open_writers = [&]() -> Status {
     OutputSet& out = *job.outputs();
     if (vw.write_vmiss) {
@@ -272,9 +307,9 @@ Result<QcSummary> run_qc_to_files(const Context& ctx, const std::string& input, 
   {
     PhaseTimer count = job.phase("count");
     ProgressScope progress(ctx, "counting", view->num_variants(), "variants");
-    auto totals = detail::run_qc_pass(ctx, *view, plan.kind, po,
-                                      [&](const detail::QcVariantRows& r) { return writer ? vw.rows(r) : Status::OK(); });
+    auto totals = detail::run_qc_pass(ctx, *view, plan.kind, po, [&](const detail::QcVariantRows& r) { return vw.rows(r); });
     written = totals.status();
+    if (written.ok() && ctx.communicator().size() > 1) written = vw.append_ranks(ctx.communicator());
     if (written.ok()) {
       s.het_variants = o.het ? totals->het_variants : 0;
       PhaseTimer write = job.phase("write");

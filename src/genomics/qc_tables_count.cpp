@@ -7,8 +7,11 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
+#include <type_traits>
 
 #include "genomics/qc_tables_count.hpp"
+#include "strata/core/cpu_pin.hpp"
 #include "strata/genomics/selection.hpp"
 
 namespace strata::genomics::detail {
@@ -62,6 +65,63 @@ struct ClassCounts {
   }
 };
 
+// The het, hom-ALT and missing lanes of one packed row (`bytes` bytes of codes, read in place)
+// into `planes` (3 × words: het, alt, miss; the lanes past the row read as 0) and their counts by
+// class into `cc`: the bulk of the pass, so it is compiled once per popcount the CPU may have
+// (the counts are exact either way).
+template <class Popcount>
+[[gnu::always_inline]] inline void count_row_body(const uint8_t* row, size_t bytes, const ClassMasks& masks,
+                                                  uint64_t* planes, ClassCounts& cc, Popcount pc) {
+  const size_t words = (bytes + 7) / 8, full = bytes / 8;
+  uint64_t *het = planes, *alt = planes + words, *miss = planes + 2 * words;
+  auto split = [&](size_t i, uint64_t w) {
+    const uint64_t lo = w & kLow, hi = (w >> 1) & kLow;
+    het[i] = lo & ~hi, alt[i] = hi & ~lo, miss[i] = lo & hi;
+  };
+  for (size_t i = 0; i < full; ++i) {
+    uint64_t w;
+    std::memcpy(&w, row + 8 * i, 8);
+    split(i, w);
+  }
+  if (full < words) {
+    uint64_t w = 0;
+    std::memcpy(&w, row + 8 * full, bytes - 8 * full);
+    split(full, w);
+  }
+  for (int c : masks.present) {
+    const uint64_t* m = masks.mask[c].data();
+    int64_t h = 0, a = 0, x = 0;
+    for (size_t i = 0; i < words; ++i) {
+      h += pc(het[i] & m[i]);
+      a += pc(alt[i] & m[i]);
+      x += pc(miss[i] & m[i]);
+    }
+    cc.c[c].het = h, cc.c[c].hom_alt = a, cc.c[c].missing = x;
+    cc.c[c].hom_ref = masks.size[c] - h - a - x;
+  }
+}
+
+using CountRowFn = void (*)(const uint8_t*, size_t, const ClassMasks&, uint64_t*, ClassCounts&);
+
+void count_row_generic(const uint8_t* row, size_t bytes, const ClassMasks& masks, uint64_t* planes, ClassCounts& cc) {
+  count_row_body(row, bytes, masks, planes, cc, [](uint64_t x) { return static_cast<int64_t>(std::popcount(x)); });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The baseline build has no popcount instruction: std::popcount is a library call per word.
+__attribute__((target("popcnt"))) void count_row_popcnt(const uint8_t* row, size_t bytes, const ClassMasks& masks,
+                                                         uint64_t* planes, ClassCounts& cc) {
+  count_row_body(row, bytes, masks, planes, cc, [](uint64_t x) { return static_cast<int64_t>(__builtin_popcountll(x)); });
+}
+// STRATA_CPU caps the choice like every kernel table (a portable pin takes the generic body).
+CountRowFn pick_count_row() {
+  return cpu_pin().max_level >= kCpuLevelAvx2 && __builtin_cpu_supports("popcnt") ? count_row_popcnt
+                                                                                 : count_row_generic;
+}
+#else
+CountRowFn pick_count_row() { return count_row_generic; }
+#endif
+
 // What one block adds to the per-sample totals.
 struct BlockPartial : QcSampleSums<int32_t> {
   QcVariantRows rows;
@@ -108,6 +168,44 @@ template <class F> void for_each_bit(uint64_t bits, int64_t base, F&& f) {
   }
 }
 
+// The grid of variants ranks split the pass on.
+constexpr int64_t kQcRankBlock = 4096;
+
+// Every rank's totals added into rank 0's (in rank order; integers, so exact). Other ranks keep
+// their own part.
+Status gather_totals(const Communicator& comm, QcSampleTotals& t) {
+  std::string mine;
+  t.for_each_field([&](const auto& f) {
+    if constexpr (requires { f.data(); }) {
+      mine.append(reinterpret_cast<const char*>(f.data()), f.size() * sizeof(f[0]));
+    } else {
+      mine.append(reinterpret_cast<const char*>(&f), sizeof(f));
+    }
+  });
+  std::vector<std::string> parts;
+  STRATA_RETURN_NOT_OK(comm.gather(mine, &parts));
+  for (size_t r = 1; r < parts.size(); ++r) {
+    if (parts[r].size() != mine.size())
+      return Status::CommError("qc: rank ", r, " sent ", parts[r].size(), " bytes of sample sums, rank 0 holds ",
+                               mine.size());
+    const char* at = parts[r].data();
+    t.for_each_field([&](auto& f) {
+      auto add = [&](auto& to) {
+        std::remove_reference_t<decltype(to)> v;
+        std::memcpy(&v, at, sizeof(v));
+        at += sizeof(v);
+        to += v;
+      };
+      if constexpr (requires { f.data(); }) {
+        for (auto& x : f) add(x);
+      } else {
+        add(f);
+      }
+    });
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 double het_expected(const VariantCounts& f) {
@@ -137,6 +235,7 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
   t.size_for(nz, o.samples, o.het, o.sex);
   std::mutex mu;
   std::map<int64_t, BlockPartial> done;
+  const CountRowFn count_row = pick_count_row();
 
   auto work = [&](io::GenotypeBlock& block) -> Status {
     BlockPartial p;
@@ -146,25 +245,16 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
     p.rows.founders.resize(static_cast<size_t>(nv));
     p.rows.male_founders.resize(static_cast<size_t>(nv));
     p.size_for(nz, o.samples, o.het, o.sex);
-    std::vector<uint64_t> w(words + 1, 0);
+    std::vector<uint64_t> planes(3 * words);
+    std::vector<uint32_t> missing_words(words);
+    const uint64_t *het_lanes = planes.data(), *miss_lanes = planes.data() + 2 * words;
     LaneCounter het_counter(masks.words), x_het_counter(masks.words);
     const auto row_bytes = static_cast<size_t>(io::packed_row_bytes(n));
     for (int64_t r = 0; r < nv; ++r) {
       const int64_t v = block.variant_start + r;
       const ChromosomeKind k = kind[static_cast<size_t>(v)];
-      std::memcpy(w.data(), block.row(r), row_bytes);
       ClassCounts cc;
-      for (size_t i = 0; i < words; ++i) {
-        const uint64_t lo = w[i] & kLow, hi = (w[i] >> 1) & kLow;
-        const uint64_t het = lo & ~hi, alt = hi & ~lo, miss = lo & hi;
-        for (int c : masks.present) {
-          const uint64_t m = masks.mask[c][i];
-          cc.c[c].het += std::popcount(het & m);
-          cc.c[c].hom_alt += std::popcount(alt & m);
-          cc.c[c].missing += std::popcount(miss & m);
-        }
-      }
-      for (int c : masks.present) cc.c[c].hom_ref = masks.size[c] - cc.c[c].het - cc.c[c].hom_alt - cc.c[c].missing;
+      count_row(block.row(r), row_bytes, masks, planes.data(), cc);
       const bool y = k == ChromosomeKind::kY, x = k == ChromosomeKind::kX;
       const auto rr = static_cast<size_t>(r);
       p.rows.calls[rr] = y ? cc.sum(is_male_class) : cc.sum([](int) { return true; });
@@ -195,26 +285,38 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
         ++p.het_variants;
         p.het_expected_all += fe;
       }
+      // A row is a `.het` row or a `--check-sex` X row, never both (X is haploid in males): one
+      // walk over the (sparse) missing calls serves `.smiss` and that row's sums.
+      const bool stat = het_row || x_row;
+      int32_t* stat_missing = het_row ? p.het_missing.data() : p.x_missing.data();
+      Fixed* stat_expected = het_row ? p.het_expected_missing.data() : p.x_expected_missing.data();
+      const Fixed stat_e = het_row ? fe : xfe;
+      LaneCounter& stat_hets = het_row ? het_counter : x_het_counter;
+      int32_t* missing = o.samples ? p.missing.data() : nullptr;
+      // The words holding a missing call, listed without a branch per word (a branch on
+      // sparse bits mispredicts a good part of the time).
+      const uint64_t* walk_mask = y && !stat ? masks.male.data() : masks.valid.data();
+      size_t listed = 0;
       for (size_t i = 0; i < words; ++i) {
-        const uint64_t lo = w[i] & kLow, hi = (w[i] >> 1) & kLow;
-        const uint64_t miss = lo & hi & masks.valid[i];
-        const auto base = static_cast<int64_t>(32 * i);
-        if (o.samples) for_each_bit(y ? miss & masks.male[i] : miss, base, [&](int64_t s) { ++p.missing[size_t(s)]; });
-        if (het_row) {
-          for_each_bit(miss, base, [&](int64_t s) {
-            ++p.het_missing[size_t(s)];
-            p.het_expected_missing[size_t(s)] += fe;
-          });
-          het_counter.add(i, lo & ~hi);
-        }
-        if (x_row) {
-          for_each_bit(miss, base, [&](int64_t s) {
-            ++p.x_missing[size_t(s)];
-            p.x_expected_missing[size_t(s)] += xfe;
-          });
-          x_het_counter.add(i, lo & ~hi);
-        }
+        missing_words[listed] = static_cast<uint32_t>(i);
+        listed += (miss_lanes[i] & walk_mask[i]) != 0;
       }
+      if (!stat) {
+        for (size_t j = 0; j < listed; ++j) {
+          const size_t i = missing_words[j];
+          for_each_bit(miss_lanes[i] & walk_mask[i], static_cast<int64_t>(32 * i), [&](int64_t s) { ++missing[s]; });
+        }
+        continue;
+      }
+      for (size_t j = 0; j < listed; ++j) {
+        const size_t i = missing_words[j];
+        for_each_bit(miss_lanes[i] & walk_mask[i], static_cast<int64_t>(32 * i), [&](int64_t s) {
+          if (missing) ++missing[s];
+          ++stat_missing[s];
+          stat_expected[s] += stat_e;
+        });
+      }
+      for (size_t i = 0; i < words; ++i) stat_hets.add(i, het_lanes[i]);
       if (het_row) het_counter.row_done(p.het_calls);
       if (x_row) x_het_counter.row_done(p.x_het);
     }
@@ -238,11 +340,21 @@ Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& v
     return rows(p.rows);
   };
 
-  // Rows are counted one at a time, so the block height changes nothing but memory.
+  // Rows are counted one at a time, so the block height changes nothing but memory. Under MPI
+  // each rank counts a contiguous part (whole blocks of a grid fixed by the data); the sums are
+  // integers, so rank 0's totals are the same for any split.
+  const Communicator& comm = ctx.communicator();
+  const auto [first, count] = rank_range(view.num_variants(), kQcRankBlock, comm.rank(), comm.size());
   const int64_t block = std::max<int64_t>(1, io::default_block_variants(view));
   PassOptions po;
   po.label = "qc";
-  STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, view, block, work, in_order, po));
+  const Status pass = io::for_each_genotype_block(ctx, view, first, count, block, work, in_order, po);
+  if (comm.size() == 1) {
+    STRATA_RETURN_NOT_OK(pass);
+    return t;
+  }
+  STRATA_RETURN_NOT_OK(comm.agree(pass));
+  STRATA_RETURN_NOT_OK(gather_totals(comm, t));
   return t;
 }
 

@@ -56,6 +56,13 @@ struct QcSampleSums {
     }
   }
 
+  // `f(field)` for every vector and count above, in one fixed order (what crosses MPI ranks).
+  template <class F>
+  void for_each_field(F&& f) {
+    f(missing), f(het_missing), f(het_calls), f(het_expected_missing), f(het_variants), f(het_expected_all);
+    f(x_missing), f(x_het), f(x_expected_missing), f(x_variants), f(x_expected_all);
+  }
+
   template <class Other>
   void add(const QcSampleSums<Other>& o) {
     auto sum = [](auto& to, const auto& from) {
@@ -84,6 +91,8 @@ struct QcPassOptions {
 
 // One pass over `view`: `rows(block_rows)` runs serially in variant order as blocks finish
 // (the writers stream there); the per-sample totals come back. `kind` has one entry per variant.
+// Under MPI each rank passes over its own contiguous range of variants (`rows` sees only those)
+// and rank 0 gets the totals of every rank (collective; the others keep their own part).
 Result<QcSampleTotals> run_qc_pass(const Context& ctx, const io::GenotypeView& view,
                                    const std::vector<io::ChromosomeKind>& kind, const QcPassOptions& options,
                                    const std::function<Status(const QcVariantRows&)>& rows);

@@ -145,30 +145,33 @@ TEST(Hwe, XChromosomeTestEqualsPlink2Hardy) {
   EXPECT_NEAR(hwe_xchr_exact_p(10, 30, 5, 0, 0), hwe_exact_p(10, 30, 5), 1e-9);
 }
 
+// The X test by full enumeration of every (male count, het count) configuration in long double.
+double xchr_p_by_enumeration(int64_t het, int64_t hom1, int64_t hom2, int64_t m1, int64_t m2) {
+  const int64_t nf = het + hom1 + hom2, nm = m1 + m2, n1 = 2 * hom1 + het + m1;
+  auto lt = [&](int64_t m, int64_t h) -> long double {
+    const int64_t f11 = (n1 - m - h) / 2, f22 = nf - f11 - h;
+    return std::lgamma((long double)nf + 1) - std::lgamma((long double)f11 + 1) - std::lgamma((long double)h + 1) -
+           std::lgamma((long double)f22 + 1) + (long double)h * std::log(2.0L) + std::lgamma((long double)nm + 1) -
+           std::lgamma((long double)m + 1) - std::lgamma((long double)(nm - m) + 1);
+  };
+  const long double obs = lt(m1, het);
+  long double all = 0, tail = 0;
+  for (int64_t m = 0; m <= nm; ++m)
+    for (int64_t h = 0; h <= nf; ++h) {
+      const int64_t twice_f11 = n1 - m - h;
+      if (twice_f11 < 0 || twice_f11 % 2 != 0 || nf - twice_f11 / 2 - h < 0) continue;
+      const long double v = std::exp(lt(m, h) - obs);
+      all += v;
+      if (v <= 1 + 1e-7L) tail += v;
+    }
+  return double(tail / all);
+}
+
 // Every configuration enumerated in long double (the definition of the test) against the
 // pruned walk, on random small cohorts: large p-values (the closed-form total less the terms
 // above the observation), tiny ones, one sex only, and counts whose odd and even rows zigzag.
 TEST(Hwe, XChromosomeTestEqualsFullEnumeration) {
-  auto brute = [](int64_t het, int64_t hom1, int64_t hom2, int64_t m1, int64_t m2) {
-    const int64_t nf = het + hom1 + hom2, nm = m1 + m2, n1 = 2 * hom1 + het + m1;
-    auto lt = [&](int64_t m, int64_t h) -> long double {
-      const int64_t f11 = (n1 - m - h) / 2, f22 = nf - f11 - h;
-      return std::lgamma((long double)nf + 1) - std::lgamma((long double)f11 + 1) - std::lgamma((long double)h + 1) -
-             std::lgamma((long double)f22 + 1) + (long double)h * std::log(2.0L) + std::lgamma((long double)nm + 1) -
-             std::lgamma((long double)m + 1) - std::lgamma((long double)(nm - m) + 1);
-    };
-    const long double obs = lt(m1, het);
-    long double all = 0, tail = 0;
-    for (int64_t m = 0; m <= nm; ++m)
-      for (int64_t h = 0; h <= nf; ++h) {
-        const int64_t twice_f11 = n1 - m - h;
-        if (twice_f11 < 0 || twice_f11 % 2 != 0 || nf - twice_f11 / 2 - h < 0) continue;
-        const long double v = std::exp(lt(m, h) - obs);
-        all += v;
-        if (v <= 1 + 1e-7L) tail += v;
-      }
-    return double(tail / all);
-  };
+  auto brute = xchr_p_by_enumeration;
   uint64_t state = 12345;
   auto next = [&](int64_t n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -180,6 +183,29 @@ TEST(Hwe, XChromosomeTestEqualsFullEnumeration) {
     const double want = brute(het, hom1, hom2, m1, m2), got = hwe_xchr_exact_p(het, hom1, hom2, m1, m2);
     ASSERT_NEAR(got, want, 1e-9 * want + 1e-300) << het << " " << hom1 << " " << hom2 << " " << m1 << " " << m2;
   }
+}
+
+// Far in the tail (the test walks only the tail there, against the closed-form total): het
+// deficits, frequencies that differ between the sexes, and both, down to p below 1e-100.
+TEST(Hwe, XChromosomeTestAtExtremePEqualsFullEnumeration) {
+  struct Case {
+    int64_t het, hom1, hom2, m1, m2;
+  };
+  const Case cases[] = {
+      {40, 200, 160, 150, 250},  {10, 200, 190, 180, 220}, {0, 150, 250, 120, 280},  {120, 140, 140, 260, 140},
+      {60, 170, 170, 20, 380},   {5, 300, 95, 390, 10},    {200, 100, 100, 0, 400},   {90, 160, 150, 300, 100},
+      {1, 399, 0, 0, 400},       {30, 250, 120, 40, 360},  {150, 200, 50, 100, 300},  {0, 200, 200, 200, 200},
+  };
+  int below_1e15 = 0, below_1e50 = 0;
+  for (const Case& c : cases) {
+    const double want = xchr_p_by_enumeration(c.het, c.hom1, c.hom2, c.m1, c.m2);
+    const double got = hwe_xchr_exact_p(c.het, c.hom1, c.hom2, c.m1, c.m2);
+    EXPECT_NEAR(got, want, 1e-9 * want + 1e-300) << c.het << " " << c.hom1 << " " << c.hom2 << " " << c.m1 << " " << c.m2;
+    below_1e15 += want < 1e-15;
+    below_1e50 += want < 1e-50;
+  }
+  EXPECT_GE(below_1e15, 9);  // the cases are in the far tail, as meant
+  EXPECT_GE(below_1e50, 4);
 }
 
 }  // namespace

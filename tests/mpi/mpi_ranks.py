@@ -24,6 +24,11 @@ data is absent. Cases:
                 the fixed tree), U/S/Vt the same bytes
   distance      genotype distances shared across ranks in every layout (square held and
                 streamed, triangle, Zarr), and a numeric array (rank 0 alone)
+  prune         --indep-pairwise in variants and in kb on a simulated cohort: .prune.in/.prune.out
+  qc            --missing --het --hardy --check-sex on a cohort with X, Y, pedigree and unknown sex:
+                variants shared by ranks in whole blocks, every table (.hardy.x, .sexcheck) the same
+  project       onto a reference PCA of other samples, plain and --correction oadp: the sample chunks
+                shared by ranks, .sscore/.eigenvec the same bytes
   failure       a rank given an unreadable input, a rank failing mid-run, a rank that hangs:
                 every rank exits non-zero (within the deadline), no output left
 """
@@ -137,17 +142,20 @@ def simulate(strata, tmp, name, samples, variants, missing="0.01"):
     return prefix
 
 
-def case_freq(strata, tmp):
-    prefix = simulate(strata, tmp, "sim", 301, 20011)
-    reports = compare_ranks(strata, tmp, "freq", ["freq", prefix])
-    stride = (301 + 3) // 4
-    total = 20011 * stride
+def reads_tile_the_bed(name, reports, samples, variants):
+    """Each rank read its own part of the .bed: the parts add up to it, none holds it all."""
+    total = variants * ((samples + 3) // 4)
     for p, rep in reports.items():
         per = [r["bytes_read"] for r in rep["per_rank"]]
         if sum(per) != total or (p > 1 and max(per) >= total):
-            print(f"FAILED: freq with {p} ranks read {per} bytes per rank; the .bed holds {total}")
+            print(f"FAILED: {name} with {p} ranks read {per} bytes per rank; the .bed holds {total}")
             sys.exit(1)
-        print(f"ok: freq {p} ranks: bytes read per rank {per} (codes: {total})")
+        print(f"ok: {name} {p} ranks: bytes read per rank {per} (codes: {total})")
+
+
+def case_freq(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 301, 20011)
+    reads_tile_the_bed("freq", compare_ranks(strata, tmp, "freq", ["freq", prefix]), 301, 20011)
 
 
 def case_pca_sim(strata, tmp):
@@ -371,6 +379,58 @@ def case_gwas(strata, tmp):
         print(f"ok: gwas-logistic {p} ranks: bytes read per rank {per}")
 
 
+def case_prune(strata, tmp):
+    prefix = simulate(strata, tmp, "sim", 301, 20011)
+    compare_ranks(strata, tmp, "prune", ["prune", prefix, "--indep-pairwise", "50", "5", "0.02"])
+    compare_ranks(strata, tmp, "prune-kb", ["prune", prefix, "--indep-pairwise", "20kb", "1", "0.02"], ranks=(2, 3))
+
+
+def sex_chromosome_cohort(strata, tmp, samples, variants):
+    """A simulated cohort moved partly onto X (a third) and Y (a tenth), with pedigree and sexes:
+    1 and 2 alternating, every 13th unknown, every 7th a child of the first two samples."""
+    prefix = simulate(strata, tmp, "sex", samples, variants)
+    bim = [line.split("\t") for line in open(prefix + ".bim")]
+    x0, y0 = variants - variants // 3 - variants // 10, variants - variants // 10
+    with open(prefix + ".bim", "w") as f:
+        for i, cols in enumerate(bim):
+            cols[0] = "X" if x0 <= i < y0 else "Y" if i >= y0 else cols[0]
+            f.write("\t".join(cols))
+    fam = [line.split() for line in open(prefix + ".fam")]
+    with open(prefix + ".fam", "w") as f:
+        for i, cols in enumerate(fam):
+            cols[0] = fam[0][0]
+            if i % 7 == 6:
+                cols[2], cols[3] = fam[0][1], fam[1][1]
+            cols[4] = "0" if i % 13 == 5 else str(1 + i % 2)
+            f.write(" ".join(cols) + "\n")
+    return prefix
+
+
+def case_qc(strata, tmp):
+    # 301 samples: the ranks share whole 4,096-variant blocks, so 20,011 variants are 5 of them.
+    prefix = sex_chromosome_cohort(strata, tmp, 301, 20011)
+    reports = compare_ranks(strata, tmp, "qc", ["qc", prefix, "--missing", "--het", "--hardy", "--check-sex"])
+    for name in ("smiss", "vmiss", "het", "hardy", "hardy.x", "sexcheck"):
+        if not os.path.exists(os.path.join(tmp, "qc-ref", "o." + name)):
+            print(f"FAILED: qc wrote no .{name}")
+            sys.exit(1)
+    reads_tile_the_bed("qc", reports, 301, 20011)
+    compare_ranks(strata, tmp, "qc-hardy", ["qc", prefix, "--hardy"], ranks=(2, 4), threads="3")
+
+
+def case_project(strata, tmp):
+    ref = simulate(strata, tmp, "ref", 400, 6000)
+    target = os.path.join(tmp, "target")
+    # 700 target samples: three 256-sample chunks, shared by the ranks (4 ranks: one has none).
+    run([strata, "simulate", "--samples", "700", "--variants", "6000", "--missing", "0.01", "--seed", "8",
+         "--out", target, "-q"])
+    pcs = os.path.join(tmp, "refpca")
+    run([strata, "pca", ref, "-k", "4", "--method", "exact", "--out", pcs, "-q"])
+    compare_ranks(strata, tmp, "project", ["project", target, "--ref", pcs])
+    compare_ranks(strata, tmp, "project-oadp", ["project", target, "--ref", pcs, "--correction", "oadp"],
+                  threads="3")
+
+
 def case_failure(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 100, 5000)
     missing = os.path.join(tmp, "nowhere", "absent")
@@ -424,7 +484,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "gwas", "svd", "hosts", "failure"])
+                    choices=["freq", "pca-sim", "pca-hapmap3", "pca-exact", "king", "distance", "gwas", "svd", "hosts", "prune", "qc", "project", "failure"])
     ap.add_argument("--data", default=os.environ.get("STRATA_SHARED_DATA", "/work/shared/data"))
     a = ap.parse_args()
     mpirun()  # skips when absent
@@ -453,6 +513,8 @@ def main():
             case_svd(a.strata, tmp)
         elif a.case == "gwas":
             case_gwas(a.strata, tmp)
+        elif a.case in ("prune", "qc", "project"):
+            globals()["case_" + a.case](a.strata, tmp)
         elif a.case == "hosts":
             case_hosts(a.strata, tmp)
         else:

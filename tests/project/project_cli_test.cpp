@@ -1,6 +1,7 @@
 // `strata project` against plink2 --score (the .sscore byte for byte), the reference samples
 // reproducing their own .eigenvec rows, the held-aside property of OADP (projected samples land
 // on their in-sample PCs, unshrunk) on a simulated cohort and HapMap3, and the CLI's errors.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -146,6 +147,25 @@ TEST(ProjectCli, Errors) {
   fs::rename(tmp.str("p.eigenvec.var"), tmp.str("p.var.bak"));
   STRATA_EXPECT_CLI_ERROR(run_command(base + tmp.str("p")), 1, tmp.str("p.eigenvec.var"));
   fs::rename(tmp.str("p.var.bak"), tmp.str("p.eigenvec.var"));
+  // A reference cut short mid-line, or with a garbled field: exit 1 naming the file, line and
+  // field, and no output.
+  const std::string var = read_file(tmp.str("p.eigenvec.var")), afreq = read_file(tmp.str("p.afreq"));
+  const std::string cut = var.substr(0, var.rfind('\t', var.size() / 2));  // ends after a whole field
+  auto lines = [](const std::string& t) { return std::to_string(std::count(t.begin(), t.end(), '\n') + 1); };
+  write_file(tmp.str("p.eigenvec.var"), cut);
+  STRATA_EXPECT_CLI_ERROR(run_command(base + tmp.str("p")), 1,
+                          tmp.str("p.eigenvec.var") + " line " + lines(cut) + ": ");
+  write_file(tmp.str("p.eigenvec.var"), cut.substr(0, cut.rfind('\n') + 2));  // a line of its first field alone
+  STRATA_EXPECT_CLI_ERROR(run_command(base + tmp.str("p")), 1,
+                          tmp.str("p.eigenvec.var") + " line " + lines(cut) + ": 1 fields, the header has 7");
+  EXPECT_FALSE(fs::exists(tmp.str("q.sscore")));
+  write_file(tmp.str("p.eigenvec.var"), var);
+  std::string garbled = afreq;
+  garbled[garbled.rfind('\t', garbled.rfind('\t') - 1) + 2] = '#';  // the last row's ALT_FREQS
+  write_file(tmp.str("p.afreq"), garbled);
+  STRATA_EXPECT_CLI_ERROR(run_command(base + tmp.str("p")), 1, tmp.str("p.afreq") + " line " + lines(afreq.substr(0, afreq.size() - 1)) + ": ALT_FREQS '0#");
+  EXPECT_FALSE(fs::exists(tmp.str("q.sscore")));
+  write_file(tmp.str("p.afreq"), afreq);
   // A target none of whose variants the reference has.
   std::string bim = read_file(tmp.str("c.bim"));
   for (size_t at = bim.find("\tv"); at != std::string::npos; at = bim.find("\tv", at + 2)) bim[at + 1] = 'x';

@@ -56,6 +56,7 @@ void register_project_commands(CLI::App& app, CliState& state) {
       set_report(state, s.report);
       return Status::OK();
     };
+    state.distributed = true;  // genomics::run_project_to_files shares the samples' sums across MPI ranks
   });
 }
 

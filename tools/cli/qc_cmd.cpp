@@ -63,6 +63,7 @@ void register_qc_commands(CLI::App& app, CliState& state) {
       set_report(state, s.report);
       return Status::OK();
     };
+    state.distributed = true;  // genomics::run_qc_to_files shares the variants across MPI ranks
   });
 }
 

@@ -78,6 +78,7 @@ class LineReader {
         if (!nl && begin == end) return false;
         const char* stop = nl ? nl : end;
         line = std::string_view(begin, static_cast<size_t>(stop - begin));
+        ended_ = nl != nullptr;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         pos_ = static_cast<size_t>((nl ? nl + 1 : end) - buf_.data());
         ++line_no_;
@@ -88,6 +89,8 @@ class LineReader {
     }
   }
   int64_t line_no() const { return line_no_; }
+  /// Whether the last line next() returned ended with "\n" (a file cut short mid-line does not).
+  bool line_ended() const { return ended_; }
   const std::string& path() const { return path_; }
   const Status& status() const { return status_; }
 
@@ -118,7 +121,7 @@ class LineReader {
   // for a 20 KB .fam).
   std::vector<char, DefaultInitAllocator<char>> buf_;
   size_t pos_ = 0, len_ = 0;
-  bool eof_ = false;
+  bool eof_ = false, ended_ = true;
   int64_t line_no_ = 0;
   Status status_;
 };
