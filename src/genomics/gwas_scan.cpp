@@ -63,6 +63,66 @@ bool a1_is_ref_dosages(const float* d, int64_t n, const ModelPass& mp) {
   return 1.0 - ref_freq > ref_freq;
 }
 
+// One row of dosages over every sample, read once: the float64 values the block product takes
+// (missing = 0) and, when every dosage lies on plink2's 1/16384 grid (BGEN, pgen), their exact
+// sums. On the grid each sum is exact in any order (multiples of 2^-28 below 2^53·2^-28), so
+// 8 running partials give the bits a sample-by-sample sum gives, at vector speed; a group's
+// sums are then the row's less its few outside samples'.
+struct RowDosages {
+  bool grid = false;
+  double sum = 0, sum2 = 0;     // over the samples with a dosage (grid only)
+  int64_t count = 0;            // samples with a dosage
+  std::vector<int64_t> missing; // samples without, ascending
+};
+
+// Samples below this keep every grid sum of squares under 2^53 units of 2^-28.
+constexpr int64_t kGridSampleLimit = int64_t{1} << 22;
+
+void read_row(const float* d, int64_t n, double* dec, RowDosages& rd) {
+  constexpr int L = 8;
+  double s1[L] = {}, s2[L] = {};
+  int64_t off[L] = {}, miss[L] = {};
+  int64_t i = 0;
+  auto step = [&](int l, int64_t j) {
+    const float x = d[j];
+    const bool m = x != x;
+    const double v = m ? 0.0 : static_cast<double>(x);
+    dec[j] = v;
+    s1[l] += v, s2[l] += v * v;
+    const double u = v * 16384.0;
+    off[l] |= !(u >= 0.0 && u <= 32768.0 && u == static_cast<double>(static_cast<int32_t>(u)));
+    miss[l] += m;
+  };
+  for (; i + L <= n; i += L)
+    for (int l = 0; l < L; ++l) step(l, i + l);
+  for (int l = 0; i < n; ++i, ++l) step(l, i);
+  double t1 = 0, t2 = 0;
+  int64_t bad = 0, nm = 0;
+  for (int l = 0; l < L; ++l) t1 += s1[l], t2 += s2[l], bad |= off[l], nm += miss[l];
+  rd.grid = !bad && n < kGridSampleLimit;
+  rd.sum = t1, rd.sum2 = t2;
+  rd.count = n - nm;
+  // Branch-free compaction: each index is written, the count moves past the missing ones.
+  rd.missing.resize(static_cast<size_t>(nm + 1));
+  if (nm > 0) {
+    int64_t* out = rd.missing.data();
+    int64_t c = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      out[c] = j;
+      c += d[j] != d[j];
+    }
+  }
+  rd.missing.pop_back();
+}
+
+// A1 from a grid row (no sex chromosome coding): a1_is_ref_dosages' sums, exact.
+bool a1_is_ref_grid(const RowDosages& rd) {
+  const double obs = 2.0 * static_cast<double>(rd.count);
+  if (obs == 0) return false;
+  const double ref_freq = (obs - rd.sum) * (1.0 / obs);
+  return 1.0 - ref_freq > ref_freq;
+}
+
 // One block's lines and tallies, per phenotype.
 struct BlockResult {
   std::vector<std::string> text;
@@ -98,14 +158,15 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
   // Σ_S g² (exact integer sums).
   std::vector<double> prod, prod2;
+  const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
+  std::vector<RowDosages> row_dosages(dosages ? static_cast<size_t>(rows) : 0);
+  for (int64_t r = 0; r < static_cast<int64_t>(row_dosages.size()); ++r)
+    read_row(&dos[r * n], n, &dec[r * n], row_dosages[r]);
   if (w > 0) {
     std::vector<double> luts(static_cast<size_t>(4 * rows));
-    const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
     auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
                        std::vector<double>& res) -> Status {
-      if (dosages) {
-        for (int64_t i = 0; i < rows * n; ++i) dec[i] = std::isnan(dos[i]) ? 0.0 : static_cast<double>(dos[i]);
-      } else {
+      if (!dosages) {
         for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
         STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
       }
@@ -119,6 +180,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
     if (nsq > 0 && !dosages) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));  // dosages: summed per group
   }
   gwas_detail::LinearScratch scratch;
+  scratch.be = &be;
   gwas_detail::LogisticScratch lscratch;
   std::vector<int64_t> row_missing;
   std::vector<std::string>& text = out.text;
@@ -132,11 +194,12 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* row = b.row(r);
     const float* drow = dosages ? &dos[r * n] : nullptr;
+    const RowDosages* rd = dosages ? &row_dosages[r] : nullptr;
     int64_t male_counts[4] = {0, 0, 0, 0};
     if (!mp.male.empty() && !dosages)
       for (int64_t smp = 0; smp < b.sample_count; ++smp)
         if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
-    const bool flip = dosages           ? a1_is_ref_dosages(drow, n, mp)
+    const bool flip = dosages           ? (rd->grid && mp.male.empty() ? a1_is_ref_grid(*rd) : a1_is_ref_dosages(drow, n, mp))
                       : mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
                                         : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
     const int32_t ci = info.contig[r];
@@ -166,7 +229,25 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
       fits.assign(static_cast<size_t>(P), Fit{});
       double a1_sum = 0.0;  // A1 dosage over the samples tested
       int64_t nt = 0;
-      if (dosages) {
+      if (dosages && !g.logistic && rd->grid && mp.sq_col[gi] < 0) {
+        // The row's exact sums less the group's few outside samples'; constant when
+        // |T|·Σg² = (Σg)² (Cauchy–Schwarz), in exact integers of 2^-14 units.
+        vd.dosage = true;
+        double sum = rd->sum, sum2 = rd->sum2;
+        for (int64_t smp : mp.outside[gi]) {
+          const double d = drow[smp];
+          if (d == d) sum -= d, sum2 -= d * d;
+        }
+        for (int64_t smp : rd->missing)
+          if (g.pos[smp] >= 0) vd.missing.push_back(g.pos[smp]);
+        nt = ns - static_cast<int64_t>(vd.missing.size());
+        const auto s1 = static_cast<__int128>(std::llround(sum * 16384.0));
+        const auto s2 = static_cast<__int128>(std::llround(sum2 * 268435456.0));
+        vd.sum_g = sum;
+        vd.constant = nt > 0 && s2 * nt == s1 * s1;
+        a1_sum = flip ? 2.0 * static_cast<double>(nt) - sum : sum;
+        STRATA_RETURN_NOT_OK(gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data()));
+      } else if (dosages) {
         vd.dosage = true;
         double sum = 0.0, sum2 = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
         if (g.logistic) x.assign(static_cast<size_t>(ns), 0.0);
@@ -190,7 +271,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
           for (int64_t j = 0; j < P; ++j)
             gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, lscratch, &fits[j]);
         } else {
-          gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data());
+          STRATA_RETURN_NOT_OK(gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data()));
         }
       } else if (g.logistic) {
         x.assign(static_cast<size_t>(ns), 0.0);
@@ -220,7 +301,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
         vd.counts[2] = (sum_g2 - sum_g) / 2;
         vd.counts[1] = sum_g - 2 * vd.counts[2];
         vd.counts[0] = ns - vd.counts[3] - vd.counts[1] - vd.counts[2];
-        gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data());
+        STRATA_RETURN_NOT_OK(gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data()));
         if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
       }
       if (!dosages) {
