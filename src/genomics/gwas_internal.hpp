@@ -94,11 +94,15 @@ Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_co
                        double* worst_corr = nullptr, double* worst_vif = nullptr);
 
 // Scratch buffers of linear_fits(), reused across variants by one worker; `be` sums the missing
-// samples' products (weighted_gram_rows: the same bits on every backend).
+// samples' products (weighted_gram_rows: the same bits on every backend) from their rows of the
+// block product's right-hand side (qy: input sample s's row at s · qy_stride, a group's
+// [Q | Y_r] from its col0).
 struct LinearScratch {
   const backend::Backend* be = nullptr;
+  const double* qy = nullptr;
+  int64_t qy_stride = 0;
   std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram, inv;
-  std::vector<double> rows, ones, hm;  // the missing samples' [Q | Y_r] (or C) rows and their Gram
+  std::vector<double> rows, ones, hm, hr;  // the missing samples' rows, their Gram, H·R
 };
 
 // Linear statistics of one group and variant from the block product row `prod` (Qᵀg then

@@ -8,6 +8,7 @@
 //   gg = Σg² − b_gᵀA⁻¹b_g,  gy = gᵀy_r − b_gᵀA⁻¹b_y,  yy = y_rᵀy_r − Σ_M y_r,i² − b_yᵀA⁻¹b_y
 //   β = gy/gg,  SE² = (yy − β·gy) / (|T| − k − 1) / gg
 // which is the least-squares fit plink2 makes on T.
+#include <algorithm>
 #include <cmath>
 
 #include "gwas_internal.hpp"
@@ -32,18 +33,17 @@ double dot(const double* a, const double* b, int64_t k) {
   return s;
 }
 
-// The lower triangle of Σ_{s∈M} x_s x_sᵀ into w.hm (width × width), x_s = row s of `a` (wa
-// values) then of `b` (wb values; none when b is null): the missing samples' rows gathered,
-// then one weighted_gram_rows (each sum in sample order, the same bits on every backend).
-Status missing_gram(LinearScratch& w, const std::vector<int64_t>& missing, const double* a, int64_t wa,
-                    const double* b, int64_t wb) {
-  const int64_t m = static_cast<int64_t>(missing.size()), width = wa + (b ? wb : 0);
+// The lower triangle of Σ_{s∈M} x_s x_sᵀ into w.hm ((k + P) × (k + P)), x_s = the missing
+// sample's [Q | Y_r] row of the block product's right-hand side (w.qy: the rows the product
+// has just read, so still in cache): gathered, then one weighted_gram_rows (each sum in sample
+// order, the same bits on every backend).
+Status missing_gram(LinearScratch& w, const Group& g, const std::vector<int64_t>& missing) {
+  const int64_t m = static_cast<int64_t>(missing.size()), width = g.k + static_cast<int64_t>(g.phenos.size());
   w.rows.resize(static_cast<size_t>(m * width));
   double* out = w.rows.data();
   for (int64_t r = 0; r < m; ++r, out += width) {
-    const int64_t s = missing[r];
-    for (int64_t t = 0; t < wa; ++t) out[t] = a[s * wa + t];  // a few values: no memmove call
-    for (int64_t t = 0; b && t < wb; ++t) out[wa + t] = b[s * wb + t];
+    const double* x = w.qy + g.samples[missing[r]] * w.qy_stride + g.col0;
+    for (int64_t t = 0; t < width; ++t) out[t] = x[t];  // a few values: no memmove call
   }
   if (static_cast<int64_t>(w.ones.size()) < m) w.ones.assign(static_cast<size_t>(m), 1.0);
   w.hm.assign(static_cast<size_t>(width * width), 0.0);
@@ -79,7 +79,7 @@ Status linear_fits(const Group& g, const VariantData& v, const double* prod, dou
     // The Gram of the missing samples' [Q | Y_r] rows  gives A = I − Σ_M qᵢqᵢᵀ (then
     // factored), b_y = −Σ_M qᵢ y_r,i (k × P, phenotype fastest) and Σ_M y_r,i² per phenotype.
     const int64_t kp = k + P;
-    STRATA_RETURN_NOT_OK(missing_gram(w, v.missing, g.q.data(), k, g.y.data(), P));
+    STRATA_RETURN_NOT_OK(missing_gram(w, g, v.missing));
     const double* hm = w.hm.data();
     w.a.assign(static_cast<size_t>(k * k), 0.0);
     for (int64_t i = 0; i < k; ++i)
@@ -117,11 +117,23 @@ Status linear_fits(const Group& g, const VariantData& v, const double* prod, dou
     have_gram = true;
     w.cc.assign(g.cc.begin(), g.cc.end());
     if (miss > 0) {
-      STRATA_RETURN_NOT_OK(missing_gram(w, v.missing, g.c.data(), k, nullptr, 0));
+      // C = Q·R over S, so C_MᵀC_M = Rᵀ·H·R with H = Q_MᵀQ_M (w.hm's leading k × k, lower
+      // triangle): k³ operations instead of another pass over the missing samples.
+      const int64_t kp = k + P;
+      const double* h = w.hm.data();
+      w.hr.resize(static_cast<size_t>(k * k));
       for (int64_t i = 0; i < k; ++i)
-        for (int64_t t = 0; t <= i; ++t) {
-          w.cc[i * k + t] -= w.hm[i * k + t];
-          w.cc[t * k + i] = w.cc[i * k + t];
+        for (int64_t j = 0; j < k; ++j) {
+          double sum = 0.0;
+          for (int64_t t = 0; t <= j; ++t) sum += h[std::max(i, t) * kp + std::min(i, t)] * g.r[t * k + j];
+          w.hr[i * k + j] = sum;  // (H·R)(i, j)
+        }
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          double sum = 0.0;
+          for (int64_t a = 0; a <= i; ++a) sum += g.r[a * k + i] * w.hr[a * k + j];
+          w.cc[i * k + j] -= sum;
+          w.cc[j * k + i] = w.cc[i * k + j];
         }
     }
     w.gram.assign(static_cast<size_t>(p * p), 0.0);

@@ -115,6 +115,9 @@ void read_row(const float* d, int64_t n, double* dec, RowDosages& rd) {
   rd.missing.pop_back();
 }
 
+// Dosage rows read and multiplied at a time (n = 10,000: 0.4 MB of floats, 0.8 MB of float64).
+constexpr int64_t kDosageRows = 10;
+
 // A1 from a grid row (no sex chromosome coding): a1_is_ref_dosages' sums, exact.
 bool a1_is_ref_grid(const RowDosages& rd) {
   const double obs = 2.0 * static_cast<double>(rd.count);
@@ -149,38 +152,46 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   const bool dosages = view.has_dosages();
   std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
   if (!dosages) STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
-  std::vector<float> dos;
-  if (dosages) {
-    dos.resize(static_cast<size_t>(rows * n));
-    STRATA_RETURN_NOT_OK(view.read_dosages(b.variant_start, rows, 0, n, dos.data(), n));
-  }
+  // Codes are decoded a block at a time; dosages kDosageRows rows at a time, so that their float
+  // and float64 copies are still in cache for the fits (each row's numbers do not depend on
+  // how the rows are grouped: a product row is its own sums).
+  const int64_t sub = dosages ? std::min(rows, kDosageRows) : rows;
+  std::vector<float> dos(static_cast<size_t>(dosages ? sub * n : 0));
+  const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(sub * n)]);  // decode fills it
+  std::vector<RowDosages> row_dosages(static_cast<size_t>(dosages ? sub : 0));
   // Products of the dosages (missing = 0) with [Q | Y_r | 1_S] (and, for groups missing many
-  // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
+  // samples, of the squared codes with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
   // Σ_S g² (exact integer sums).
-  std::vector<double> prod, prod2;
-  const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
-  std::vector<RowDosages> row_dosages(dosages ? static_cast<size_t>(rows) : 0);
-  for (int64_t r = 0; r < static_cast<int64_t>(row_dosages.size()); ++r)
-    read_row(&dos[r * n], n, &dec[r * n], row_dosages[r]);
-  if (w > 0) {
-    std::vector<double> luts(static_cast<size_t>(4 * rows));
-    auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
-                       std::vector<double>& res) -> Status {
-      if (!dosages) {
-        for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
-        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
-      }
-      res.assign(static_cast<size_t>(rows * cols), 0.0);
-      return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), rows, n),
-                     backend::row_major<const double>(rhs.data(), n, cols), 0.0,
-                     backend::row_major(res.data(), rows, cols));
-    };
-    static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
-    STRATA_RETURN_NOT_OK(product(kDosage, mp.wmat, w, prod));
-    if (nsq > 0 && !dosages) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));  // dosages: summed per group
-  }
+  std::vector<double> prod(static_cast<size_t>(rows * w)), prod2;
+  std::vector<double> luts(static_cast<size_t>(4 * rows));
+  auto product = [&](int64_t r0, int64_t nr, const double lut[4], const std::vector<double>& rhs, int64_t cols,
+                     double* res) -> Status {
+    if (!dosages) {
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
+      STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
+    }
+    return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), nr, n),
+                   backend::row_major<const double>(rhs.data(), n, cols), 0.0, backend::row_major(res + r0 * cols, nr, cols));
+  };
+  static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
+  // Rows [r0, r0 + nr): their dosages and products.
+  auto load = [&](int64_t r0, int64_t nr) -> Status {
+    if (dosages) {
+      STRATA_RETURN_NOT_OK(view.read_dosages(b.variant_start + r0, nr, 0, n, dos.data(), n));
+      for (int64_t r = 0; r < nr; ++r) read_row(&dos[r * n], n, &dec[r * n], row_dosages[r]);
+    }
+    if (w == 0) return Status::OK();
+    STRATA_RETURN_NOT_OK(product(r0, nr, kDosage, mp.wmat, w, prod.data()));
+    if (nsq > 0 && !dosages) {  // dosages: summed per group
+      prod2.resize(static_cast<size_t>(rows * nsq));
+      STRATA_RETURN_NOT_OK(product(r0, nr, kSquare, mp.ind, nsq, prod2.data()));
+    }
+    return Status::OK();
+  };
   gwas_detail::LinearScratch scratch;
   scratch.be = &be;
+  scratch.qy = mp.wmat.data();
+  scratch.qy_stride = w;
   gwas_detail::LogisticScratch lscratch;
   std::vector<int64_t> row_missing;
   std::vector<std::string>& text = out.text;
@@ -192,9 +203,10 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   std::vector<double> x;
   VariantData vd;
   for (int64_t r = 0; r < rows; ++r) {
+    if (r % sub == 0) STRATA_RETURN_NOT_OK(load(r, std::min(sub, rows - r)));
     const uint8_t* row = b.row(r);
-    const float* drow = dosages ? &dos[r * n] : nullptr;
-    const RowDosages* rd = dosages ? &row_dosages[r] : nullptr;
+    const float* drow = dosages ? &dos[(r % sub) * n] : nullptr;
+    const RowDosages* rd = dosages ? &row_dosages[r % sub] : nullptr;
     int64_t male_counts[4] = {0, 0, 0, 0};
     if (!mp.male.empty() && !dosages)
       for (int64_t smp = 0; smp < b.sample_count; ++smp)
