@@ -78,28 +78,34 @@ struct RowDosages {
 // Samples below this keep every grid sum of squares under 2^53 units of 2^-28.
 constexpr int64_t kGridSampleLimit = int64_t{1} << 22;
 
-void read_row(const float* d, int64_t n, double* dec, RowDosages& rd) {
+void read_row(const float* __restrict d, int64_t n, double* __restrict dec, RowDosages& rd) {
+  // Integer masks and selects, no branches, so that the compiler vectorizes both loops.
+  int32_t off = 0, nm = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, &d[j], 4);
+    const int32_t m = (bits & 0x7fffffffu) > 0x7f800000u;  // NaN: no dosage
+    const uint32_t kept = bits & (static_cast<uint32_t>(m) - 1u);
+    float x;
+    std::memcpy(&x, &kept, 4);
+    // On the grid: u a whole number in [0, 32768] (below 2^23, u + 2^23 − 2^23 == u only then).
+    const float u = x * 16384.0f;
+    off |= static_cast<int32_t>(kept >> 31) | (u > 32768.0f) | ((u + 8388608.0f) - 8388608.0f != u);
+    nm += m;
+    dec[j] = static_cast<double>(x);
+  }
   constexpr int L = 8;
   double s1[L] = {}, s2[L] = {};
-  int64_t off[L] = {}, miss[L] = {};
   int64_t i = 0;
-  auto step = [&](int l, int64_t j) {
-    const float x = d[j];
-    const bool m = x != x;
-    const double v = m ? 0.0 : static_cast<double>(x);
-    dec[j] = v;
-    s1[l] += v, s2[l] += v * v;
-    const double u = v * 16384.0;
-    off[l] |= !(u >= 0.0 && u <= 32768.0 && u == static_cast<double>(static_cast<int32_t>(u)));
-    miss[l] += m;
-  };
   for (; i + L <= n; i += L)
-    for (int l = 0; l < L; ++l) step(l, i + l);
-  for (int l = 0; i < n; ++i, ++l) step(l, i);
+    for (int l = 0; l < L; ++l) {
+      const double v = dec[i + l];
+      s1[l] += v, s2[l] += v * v;
+    }
+  for (int l = 0; i < n; ++i, ++l) s1[l] += dec[i], s2[l] += dec[i] * dec[i];
   double t1 = 0, t2 = 0;
-  int64_t bad = 0, nm = 0;
-  for (int l = 0; l < L; ++l) t1 += s1[l], t2 += s2[l], bad |= off[l], nm += miss[l];
-  rd.grid = !bad && n < kGridSampleLimit;
+  for (int l = 0; l < L; ++l) t1 += s1[l], t2 += s2[l];
+  rd.grid = off == 0 && n < kGridSampleLimit;
   rd.sum = t1, rd.sum2 = t2;
   rd.count = n - nm;
   // Branch-free compaction: each index is written, the count moves past the missing ones.
@@ -171,7 +177,8 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
       STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
     }
     return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), nr, n),
-                   backend::row_major<const double>(rhs.data(), n, cols), 0.0, backend::row_major(res + r0 * cols, nr, cols));
+                   backend::row_major<const double>(rhs.data(), n, cols), 0.0,
+                   backend::row_major(res + r0 * cols, nr, cols));
   };
   static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
   // Rows [r0, r0 + nr): their dosages and products.
@@ -211,7 +218,9 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
     if (!mp.male.empty() && !dosages)
       for (int64_t smp = 0; smp < b.sample_count; ++smp)
         if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
-    const bool flip = dosages           ? (rd->grid && mp.male.empty() ? a1_is_ref_grid(*rd) : a1_is_ref_dosages(drow, n, mp))
+    const bool grid_a1 = dosages && rd->grid && mp.male.empty();
+    const bool flip = grid_a1           ? a1_is_ref_grid(*rd)
+                      : dosages         ? a1_is_ref_dosages(drow, n, mp)
                       : mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
                                         : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
     const int32_t ci = info.contig[r];

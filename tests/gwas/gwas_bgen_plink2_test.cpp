@@ -66,7 +66,8 @@ TEST(GwasBgenPlink2, LinearOnEightBitDosagesMatchesPlink2) {
   }
   strata::testing::write_file(dir.str("pheno.txt"), ph.str());
   strata::testing::write_file(dir.str("covar.txt"), cv.str());
-  const std::string common = " --pheno " + dir.str("pheno.txt") + " --pheno-name FEW,MANY --covar " + dir.str("covar.txt");
+  const std::string common =
+      " --pheno " + dir.str("pheno.txt") + " --pheno-name FEW,MANY --covar " + dir.str("covar.txt");
   run_ok(std::string(kPlink2) + " --bgen " + dir.str("d.bgen") + " ref-first --sample " + dir.str("d.sample") + common +
          " --glm hide-covar --threads 2 --out " + dir.str("p"));
   for (const char* threads : {"1", "3"})
@@ -76,7 +77,8 @@ TEST(GwasBgenPlink2, LinearOnEightBitDosagesMatchesPlink2) {
   for (const char* pheno : {"FEW", "MANY"}) {
     const std::string file = std::string(".") + pheno + ".glm.linear";
     EXPECT_EQ(read_file(dir.str("s1" + file)), read_file(dir.str("s3" + file))) << pheno << ": 1 vs 3 threads";
-    const auto a = strata::testing::read_rows(dir.str("s1" + file)), b = strata::testing::read_rows(dir.str("p" + file));
+    const auto a = strata::testing::read_rows(dir.str("s1" + file));
+    const auto b = strata::testing::read_rows(dir.str("p" + file));
     ASSERT_EQ(a.size(), b.size()) << pheno;
     ASSERT_EQ(a.size(), 151u) << pheno;
     EXPECT_EQ(a[0], b[0]);
