@@ -12,6 +12,9 @@
 namespace strata {
 class Context;
 }
+namespace strata::backend {
+class Backend;
+}
 
 namespace strata::genomics::gwas_detail {
 
@@ -90,16 +93,23 @@ using linalg::p_from_z;
 Err check_corr_and_vif(const std::vector<double>& gram, int64_t p, double max_corr, double max_vif,
                        double* worst_corr = nullptr, double* worst_vif = nullptr);
 
-// Scratch buffers of linear_fits(), reused across variants by one worker.
+// Scratch buffers of linear_fits(), reused across variants by one worker; `be` sums the missing
+// samples' products (weighted_gram_rows: the same bits on every backend) from their rows of the
+// block product's right-hand side (qy: input sample s's row at s · qy_stride, a group's
+// [Q | Y_r] from its col0).
 struct LinearScratch {
+  const backend::Backend* be = nullptr;
+  const double* qy = nullptr;
+  int64_t qy_stride = 0;
   std::vector<double> a, by, yy_miss, zg, zy, dots, cc, gram, inv;
+  std::vector<double> rows, ones, hm, hr;  // the missing samples' rows, their Gram, H·R
 };
 
 // Linear statistics of one group and variant from the block product row `prod` (Qᵀg then
 // gᵀY_r; g = ALT dosage, 0 for missing calls), the sum of squared dosages over S, and the
 // missing samples' correction.
-void linear_fits(const Group& g, const VariantData& v, const double* prod, double sum_g2, const GwasOptions& o,
-                 LinearScratch& scratch, Fit* out);
+Status linear_fits(const Group& g, const VariantData& v, const double* prod, double sum_g2, const GwasOptions& o,
+                   LinearScratch& scratch, Fit* out);
 
 // Scratch buffers of logistic_fit(), reused across variants by one worker.
 struct LogisticScratch {

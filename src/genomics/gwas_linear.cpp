@@ -8,9 +8,11 @@
 //   gg = Σg² − b_gᵀA⁻¹b_g,  gy = gᵀy_r − b_gᵀA⁻¹b_y,  yy = y_rᵀy_r − Σ_M y_r,i² − b_yᵀA⁻¹b_y
 //   β = gy/gg,  SE² = (yy − β·gy) / (|T| − k − 1) / gg
 // which is the least-squares fit plink2 makes on T.
+#include <algorithm>
 #include <cmath>
 
 #include "gwas_internal.hpp"
+#include "strata/backend/backend.hpp"
 #include "strata/linalg/design_checks.hpp"
 
 namespace strata::genomics::gwas_detail {
@@ -31,10 +33,28 @@ double dot(const double* a, const double* b, int64_t k) {
   return s;
 }
 
+// The lower triangle of Σ_{s∈M} x_s x_sᵀ into w.hm ((k + P) × (k + P)), x_s = the missing
+// sample's [Q | Y_r] row of the block product's right-hand side (w.qy: the rows the product
+// has just read, so still in cache): gathered, then one weighted_gram_rows (each sum in sample
+// order, the same bits on every backend).
+Status missing_gram(LinearScratch& w, const Group& g, const std::vector<int64_t>& missing) {
+  const int64_t m = static_cast<int64_t>(missing.size()), width = g.k + static_cast<int64_t>(g.phenos.size());
+  w.rows.resize(static_cast<size_t>(m * width));
+  double* out = w.rows.data();
+  for (int64_t r = 0; r < m; ++r, out += width) {
+    const double* x = w.qy + g.samples[missing[r]] * w.qy_stride + g.col0;
+    for (int64_t t = 0; t < width; ++t) out[t] = x[t];  // a few values: no memmove call
+  }
+  if (static_cast<int64_t>(w.ones.size()) < m) w.ones.assign(static_cast<size_t>(m), 1.0);
+  w.hm.assign(static_cast<size_t>(width * width), 0.0);
+  return w.be->weighted_gram_rows(backend::row_major<const double>(w.rows.data(), m, width), w.ones.data(),
+                                  backend::row_major(w.hm.data(), width, width));
+}
+
 }  // namespace
 
-void linear_fits(const Group& g, const VariantData& v, const double* prod, double sum_g2, const GwasOptions& o,
-                 LinearScratch& w, Fit* out) {
+Status linear_fits(const Group& g, const VariantData& v, const double* prod, double sum_g2, const GwasOptions& o,
+                   LinearScratch& w, Fit* out) {
   const int64_t k = g.k, P = static_cast<int64_t>(g.phenos.size());
   const int64_t n_s = static_cast<int64_t>(g.samples.size());
   const int64_t miss = static_cast<int64_t>(v.missing.size());
@@ -45,6 +65,7 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   }
   auto fail = [&](Err e) {
     for (int64_t j = 0; j < P; ++j) out[j].err = e;
+    return Status::OK();
   };
   // plink2's order: too few samples, then a constant genotype column.
   if (n_t <= k + 1) return fail(Err::SampleCtLtePredictorCt);
@@ -55,26 +76,19 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   const double* gy_raw = prod + k; // gᵀy_r per phenotype
   w.zg.assign(bg, bg + k);
   if (miss > 0) {
-    // A = I − Σ_M qᵢqᵢᵀ, factored; b_y = −Σ_M qᵢ y_r,i, held k × P (phenotype fastest) so each
-    // update below runs along the phenotypes; every element sees the same operations in the
-    // same order as a per-phenotype loop.
+    // The Gram of the missing samples' [Q | Y_r] rows  gives A = I − Σ_M qᵢqᵢᵀ (then
+    // factored), b_y = −Σ_M qᵢ y_r,i (k × P, phenotype fastest) and Σ_M y_r,i² per phenotype.
+    const int64_t kp = k + P;
+    STRATA_RETURN_NOT_OK(missing_gram(w, g, v.missing));
+    const double* hm = w.hm.data();
     w.a.assign(static_cast<size_t>(k * k), 0.0);
-    for (int64_t i = 0; i < k; ++i) w.a[i * k + i] = 1.0;
-    w.by.assign(static_cast<size_t>(k * P), 0.0);
-    w.yy_miss.assign(static_cast<size_t>(P), 0.0);
-    double* by = w.by.data();
-    double* yy_miss = w.yy_miss.data();
-    for (int64_t s : v.missing) {
-      const double* q = &g.q[s * k];
-      for (int64_t i = 0; i < k; ++i)
-        for (int64_t t = 0; t <= i; ++t) w.a[i * k + t] -= q[i] * q[t];
-      const double* y = &g.y[s * P];
-      for (int64_t i = 0; i < k; ++i) {
-        const double qi = q[i];
-        double* b = by + i * P;
-        for (int64_t j = 0; j < P; ++j) b[j] -= qi * y[j];
-      }
-      for (int64_t j = 0; j < P; ++j) yy_miss[j] += y[j] * y[j];
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t t = 0; t <= i; ++t) w.a[i * k + t] = (i == t ? 1.0 : 0.0) - hm[i * kp + t];
+    w.by.resize(static_cast<size_t>(k * P));
+    w.yy_miss.resize(static_cast<size_t>(P));
+    for (int64_t j = 0; j < P; ++j) {
+      for (int64_t i = 0; i < k; ++i) w.by[i * P + j] = -hm[(k + j) * kp + i];
+      w.yy_miss[j] = hm[(k + j) * kp + k + j];
     }
     if (!cholesky(w.a, k)) return fail(Err::VifInfinite);
     forward(w.a, k, bg, w.zg.data());
@@ -98,14 +112,29 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
   // rows; Cᵀg = Rᵀ·Qᵀg (g is 0 on M).
   const int64_t p = k + 1;
   bool have_gram = false;
-  auto gram_over_t = [&] {
-    if (have_gram) return;
+  auto gram_over_t = [&]() -> Status {
+    if (have_gram) return Status::OK();
     have_gram = true;
     w.cc.assign(g.cc.begin(), g.cc.end());
-    for (int64_t s : v.missing) {
-      const double* c = &g.c[s * k];
+    if (miss > 0) {
+      // C = Q·R over S, so C_MᵀC_M = Rᵀ·H·R with H = Q_MᵀQ_M (w.hm's leading k × k, lower
+      // triangle): k³ operations instead of another pass over the missing samples.
+      const int64_t kp = k + P;
+      const double* h = w.hm.data();
+      w.hr.resize(static_cast<size_t>(k * k));
       for (int64_t i = 0; i < k; ++i)
-        for (int64_t t = 0; t < k; ++t) w.cc[i * k + t] -= c[i] * c[t];
+        for (int64_t j = 0; j < k; ++j) {
+          double sum = 0.0;
+          for (int64_t t = 0; t <= j; ++t) sum += h[std::max(i, t) * kp + std::min(i, t)] * g.r[t * k + j];
+          w.hr[i * k + j] = sum;  // (H·R)(i, j)
+        }
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          double sum = 0.0;
+          for (int64_t a = 0; a <= i; ++a) sum += g.r[a * k + i] * w.hr[a * k + j];
+          w.cc[i * k + j] -= sum;
+          w.cc[j * k + i] = w.cc[i * k + j];
+        }
     }
     w.gram.assign(static_cast<size_t>(p * p), 0.0);
     auto idx = [](int64_t c) { return c == 0 ? int64_t{0} : c + 1; };  // covariate column → predictor
@@ -117,9 +146,10 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
       w.gram[idx(i) * p + 1] = w.gram[1 * p + idx(i)] = s;
     }
     w.gram[1 * p + 1] = sum_g2;
+    return Status::OK();
   };
   if (!safe) {
-    gram_over_t();
+    STRATA_RETURN_NOT_OK(gram_over_t());
     const Err e = check_corr_and_vif(w.gram, p, o.max_corr, o.max_vif);
     if (e != Err::Ok) return fail(e);
   }
@@ -178,12 +208,13 @@ void linear_fits(const Group& g, const VariantData& v, const double* prod, doubl
     } else if (g.est_corr_risk || sigma2 < 1e-20 * std::fmax(g.cc_diag_max, sum_g2) * 2.0) {
       // (XᵀX)⁻¹ once per variant: the correlations do not depend on σ², the floor does.
       if (inv_state == 0) {
-        gram_over_t();
+        STRATA_RETURN_NOT_OK(gram_over_t());
         inv_state = linalg::spd_inverse(w.gram, p, &w.inv) && linalg::valid_covariance(w.inv, p, false, 0.0) ? 1 : 2;
       }
       if (inv_state == 2 || !linalg::valid_covariance(w.inv, p, false, 1e-20 / sigma2)) f.err = Err::InvalidResult;
     }
   }
+  return Status::OK();
 }
 
 }  // namespace strata::genomics::gwas_detail

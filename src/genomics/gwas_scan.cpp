@@ -63,6 +63,75 @@ bool a1_is_ref_dosages(const float* d, int64_t n, const ModelPass& mp) {
   return 1.0 - ref_freq > ref_freq;
 }
 
+// One row of dosages over every sample, read once: the float64 values the block product takes
+// (missing = 0) and, when every dosage lies on plink2's 1/16384 grid (BGEN, pgen), their exact
+// sums. On the grid each sum is exact in any order (multiples of 2^-28 below 2^53·2^-28), so
+// 8 running partials give the bits a sample-by-sample sum gives, at vector speed; a group's
+// sums are then the row's less its few outside samples'.
+struct RowDosages {
+  bool grid = false;
+  double sum = 0, sum2 = 0;     // over the samples with a dosage (grid only)
+  int64_t count = 0;            // samples with a dosage
+  std::vector<int64_t> missing; // samples without, ascending
+};
+
+// Samples below this keep every grid sum of squares under 2^53 units of 2^-28.
+constexpr int64_t kGridSampleLimit = int64_t{1} << 22;
+
+void read_row(const float* __restrict d, int64_t n, double* __restrict dec, RowDosages& rd) {
+  // Integer masks and selects, no branches, so that the compiler vectorizes both loops.
+  int32_t off = 0, nm = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, &d[j], 4);
+    const int32_t m = (bits & 0x7fffffffu) > 0x7f800000u;  // NaN: no dosage
+    const uint32_t kept = bits & (static_cast<uint32_t>(m) - 1u);
+    float x;
+    std::memcpy(&x, &kept, 4);
+    // On the grid: u a whole number in [0, 32768] (below 2^23, u + 2^23 − 2^23 == u only then).
+    const float u = x * 16384.0f;
+    off |= static_cast<int32_t>(kept >> 31) | (u > 32768.0f) | ((u + 8388608.0f) - 8388608.0f != u);
+    nm += m;
+    dec[j] = static_cast<double>(x);
+  }
+  constexpr int L = 8;
+  double s1[L] = {}, s2[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int l = 0; l < L; ++l) {
+      const double v = dec[i + l];
+      s1[l] += v, s2[l] += v * v;
+    }
+  for (int l = 0; i < n; ++i, ++l) s1[l] += dec[i], s2[l] += dec[i] * dec[i];
+  double t1 = 0, t2 = 0;
+  for (int l = 0; l < L; ++l) t1 += s1[l], t2 += s2[l];
+  rd.grid = off == 0 && n < kGridSampleLimit;
+  rd.sum = t1, rd.sum2 = t2;
+  rd.count = n - nm;
+  // Branch-free compaction: each index is written, the count moves past the missing ones.
+  rd.missing.resize(static_cast<size_t>(nm + 1));
+  if (nm > 0) {
+    int64_t* out = rd.missing.data();
+    int64_t c = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      out[c] = j;
+      c += d[j] != d[j];
+    }
+  }
+  rd.missing.pop_back();
+}
+
+// Dosage rows read and multiplied at a time (n = 10,000: 0.4 MB of floats, 0.8 MB of float64).
+constexpr int64_t kDosageRows = 10;
+
+// A1 from a grid row (no sex chromosome coding): a1_is_ref_dosages' sums, exact.
+bool a1_is_ref_grid(const RowDosages& rd) {
+  const double obs = 2.0 * static_cast<double>(rd.count);
+  if (obs == 0) return false;
+  const double ref_freq = (obs - rd.sum) * (1.0 / obs);
+  return 1.0 - ref_freq > ref_freq;
+}
+
 // One block's lines and tallies, per phenotype.
 struct BlockResult {
   std::vector<std::string> text;
@@ -89,36 +158,47 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   const bool dosages = view.has_dosages();
   std::vector<int64_t> all_counts(static_cast<size_t>(4 * rows));
   if (!dosages) STRATA_RETURN_NOT_OK(be.count_codes(codes, all_counts.data()));
-  std::vector<float> dos;
-  if (dosages) {
-    dos.resize(static_cast<size_t>(rows * n));
-    STRATA_RETURN_NOT_OK(view.read_dosages(b.variant_start, rows, 0, n, dos.data(), n));
-  }
+  // Codes are decoded a block at a time; dosages kDosageRows rows at a time, so that their float
+  // and float64 copies are still in cache for the fits (each row's numbers do not depend on
+  // how the rows are grouped: a product row is its own sums).
+  const int64_t sub = dosages ? std::min(rows, kDosageRows) : rows;
+  std::vector<float> dos(static_cast<size_t>(dosages ? sub * n : 0));
+  const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(sub * n)]);  // decode fills it
+  std::vector<RowDosages> row_dosages(static_cast<size_t>(dosages ? sub : 0));
   // Products of the dosages (missing = 0) with [Q | Y_r | 1_S] (and, for groups missing many
-  // samples, of the squared dosages with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
+  // samples, of the squared codes with 1_S): every linear group's Qᵀg, gᵀy_r, Σ_S g and
   // Σ_S g² (exact integer sums).
-  std::vector<double> prod, prod2;
-  if (w > 0) {
-    std::vector<double> luts(static_cast<size_t>(4 * rows));
-    const std::unique_ptr<double[]> dec(new double[static_cast<size_t>(rows * n)]);  // decode fills it
-    auto product = [&](const double lut[4], const std::vector<double>& rhs, int64_t cols,
-                       std::vector<double>& res) -> Status {
-      if (dosages) {
-        for (int64_t i = 0; i < rows * n; ++i) dec[i] = std::isnan(dos[i]) ? 0.0 : static_cast<double>(dos[i]);
-      } else {
-        for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
-        STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
-      }
-      res.assign(static_cast<size_t>(rows * cols), 0.0);
-      return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), rows, n),
-                     backend::row_major<const double>(rhs.data(), n, cols), 0.0,
-                     backend::row_major(res.data(), rows, cols));
-    };
-    static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
-    STRATA_RETURN_NOT_OK(product(kDosage, mp.wmat, w, prod));
-    if (nsq > 0 && !dosages) STRATA_RETURN_NOT_OK(product(kSquare, mp.ind, nsq, prod2));  // dosages: summed per group
-  }
+  std::vector<double> prod(static_cast<size_t>(rows * w)), prod2;
+  std::vector<double> luts(static_cast<size_t>(4 * rows));
+  auto product = [&](int64_t r0, int64_t nr, const double lut[4], const std::vector<double>& rhs, int64_t cols,
+                     double* res) -> Status {
+    if (!dosages) {
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(&luts[4 * r], lut, 4 * sizeof(double));
+      STRATA_RETURN_NOT_OK(be.decode(codes, luts.data(), backend::row_major(dec.get(), rows, n)));
+    }
+    return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(dec.get(), nr, n),
+                   backend::row_major<const double>(rhs.data(), n, cols), 0.0,
+                   backend::row_major(res + r0 * cols, nr, cols));
+  };
+  static const double kDosage[4] = {0.0, 1.0, 2.0, 0.0}, kSquare[4] = {0.0, 1.0, 4.0, 0.0};
+  // Rows [r0, r0 + nr): their dosages and products.
+  auto load = [&](int64_t r0, int64_t nr) -> Status {
+    if (dosages) {
+      STRATA_RETURN_NOT_OK(view.read_dosages(b.variant_start + r0, nr, 0, n, dos.data(), n));
+      for (int64_t r = 0; r < nr; ++r) read_row(&dos[r * n], n, &dec[r * n], row_dosages[r]);
+    }
+    if (w == 0) return Status::OK();
+    STRATA_RETURN_NOT_OK(product(r0, nr, kDosage, mp.wmat, w, prod.data()));
+    if (nsq > 0 && !dosages) {  // dosages: summed per group
+      prod2.resize(static_cast<size_t>(rows * nsq));
+      STRATA_RETURN_NOT_OK(product(r0, nr, kSquare, mp.ind, nsq, prod2.data()));
+    }
+    return Status::OK();
+  };
   gwas_detail::LinearScratch scratch;
+  scratch.be = &be;
+  scratch.qy = mp.wmat.data();
+  scratch.qy_stride = w;
   gwas_detail::LogisticScratch lscratch;
   std::vector<int64_t> row_missing;
   std::vector<std::string>& text = out.text;
@@ -130,13 +210,17 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   std::vector<double> x;
   VariantData vd;
   for (int64_t r = 0; r < rows; ++r) {
+    if (r % sub == 0) STRATA_RETURN_NOT_OK(load(r, std::min(sub, rows - r)));
     const uint8_t* row = b.row(r);
-    const float* drow = dosages ? &dos[r * n] : nullptr;
+    const float* drow = dosages ? &dos[(r % sub) * n] : nullptr;
+    const RowDosages* rd = dosages ? &row_dosages[r % sub] : nullptr;
     int64_t male_counts[4] = {0, 0, 0, 0};
     if (!mp.male.empty() && !dosages)
       for (int64_t smp = 0; smp < b.sample_count; ++smp)
         if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
-    const bool flip = dosages           ? a1_is_ref_dosages(drow, n, mp)
+    const bool grid_a1 = dosages && rd->grid && mp.male.empty();
+    const bool flip = grid_a1           ? a1_is_ref_grid(*rd)
+                      : dosages         ? a1_is_ref_dosages(drow, n, mp)
                       : mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
                                         : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
     const int32_t ci = info.contig[r];
@@ -166,7 +250,25 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
       fits.assign(static_cast<size_t>(P), Fit{});
       double a1_sum = 0.0;  // A1 dosage over the samples tested
       int64_t nt = 0;
-      if (dosages) {
+      if (dosages && !g.logistic && rd->grid && mp.sq_col[gi] < 0) {
+        // The row's exact sums less the group's few outside samples'; constant when
+        // |T|·Σg² = (Σg)² (Cauchy–Schwarz), in exact integers of 2^-14 units.
+        vd.dosage = true;
+        double sum = rd->sum, sum2 = rd->sum2;
+        for (int64_t smp : mp.outside[gi]) {
+          const double d = drow[smp];
+          if (d == d) sum -= d, sum2 -= d * d;
+        }
+        for (int64_t smp : rd->missing)
+          if (g.pos[smp] >= 0) vd.missing.push_back(g.pos[smp]);
+        nt = ns - static_cast<int64_t>(vd.missing.size());
+        const auto s1 = static_cast<__int128>(std::llround(sum * 16384.0));
+        const auto s2 = static_cast<__int128>(std::llround(sum2 * 268435456.0));
+        vd.sum_g = sum;
+        vd.constant = nt > 0 && s2 * nt == s1 * s1;
+        a1_sum = flip ? 2.0 * static_cast<double>(nt) - sum : sum;
+        STRATA_RETURN_NOT_OK(gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data()));
+      } else if (dosages) {
         vd.dosage = true;
         double sum = 0.0, sum2 = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
         if (g.logistic) x.assign(static_cast<size_t>(ns), 0.0);
@@ -190,7 +292,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
           for (int64_t j = 0; j < P; ++j)
             gwas_detail::logistic_fit(&ctx, g, static_cast<int>(j), x, flip, o, lscratch, &fits[j]);
         } else {
-          gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data());
+          STRATA_RETURN_NOT_OK(gwas_detail::linear_fits(g, vd, &prod[r * w + g.col0], sum2, o, scratch, fits.data()));
         }
       } else if (g.logistic) {
         x.assign(static_cast<size_t>(ns), 0.0);
@@ -220,7 +322,7 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
         vd.counts[2] = (sum_g2 - sum_g) / 2;
         vd.counts[1] = sum_g - 2 * vd.counts[2];
         vd.counts[0] = ns - vd.counts[3] - vd.counts[1] - vd.counts[2];
-        gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data());
+        STRATA_RETURN_NOT_OK(gwas_detail::linear_fits(g, vd, pr, static_cast<double>(sum_g2), o, scratch, fits.data()));
         if (flip) std::swap(vd.counts[0], vd.counts[2]);  // A1 dosage counts
       }
       if (!dosages) {

@@ -172,6 +172,35 @@ TEST(BgenReader, ThirtyTwoBitAndOddDepthsRoundAsPlink2) {
   }
 }
 
+// 8-bit unphased diploid blocks take a branch-free decoder of their own: every (P(AA), P(AB))
+// pair with a sum of at most 1, missing calls between them, rounds as plink2's import.
+TEST(BgenReader, EveryEightBitPairRoundsAsPlink2) {
+  std::vector<Call> calls;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  for (uint64_t aa = 0; aa <= 255; ++aa)
+    for (uint64_t ab = 0; aa + ab <= 255; ab += 1 + (aa % 3)) {
+      pairs.push_back({aa, ab});
+      calls.push_back({2, pairs.size() % 7 == 3, {aa, ab}});  // every 7th missing
+    }
+  Variant v;
+  v.block = layout2_block(calls, 2, false, 8);
+  TempDir tmp;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto view, open_bytes(tmp, write_bgen(2, kZlib, calls.size(), {}, {v})));
+  const Read r = read_all(*view);
+  ASSERT_EQ(r.dosage.size(), 1u);
+  int64_t wrong = 0;
+  for (size_t j = 0; j < pairs.size(); ++j) {
+    const float d = r.dosage[0][j];
+    if (calls[j].missing) {
+      wrong += !std::isnan(d);
+      continue;
+    }
+    wrong += static_cast<int64_t>(d * 16384.0f) != expected_diploid(pairs[j].first, pairs[j].second, 8);
+  }
+  EXPECT_EQ(wrong, 0) << "of " << pairs.size() << " calls";
+  EXPECT_GT(pairs.size(), 10000u);
+}
+
 TEST(BgenReader, PhasedAndMultiallelic) {
   // Phased: per haplotype, P(first allele). 8 bits.
   std::vector<Call> phased = {
