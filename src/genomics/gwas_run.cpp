@@ -103,6 +103,12 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   setup.plink_input = io::is_plink_path(input);
   for (const auto& c : view->contigs()) setup.contigs.push_back(io::plink_chromosome_name(c));
   setup.phenotypes = np;
+  for (int64_t i = 0; i < n; ++i)
+    if (!is_founder(view->samples(), i)) setup.nonfounders.push_back(i);
+  if (!setup.nonfounders.empty()) {
+    setup.is_nonfounder.assign(static_cast<size_t>(n), 0);
+    for (int64_t i : setup.nonfounders) setup.is_nonfounder[static_cast<size_t>(i)] = 1;
+  }
   // Blocks of ~8 MiB of decoded dosages: the grid depends on the data only.
   setup.block = std::max<int64_t>(16, (int64_t{8} << 20) / (8 * std::max<int64_t>(n, 1)));
 

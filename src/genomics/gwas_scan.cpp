@@ -47,12 +47,12 @@ bool a1_is_ref_haploid(const int64_t* all, const int64_t* male, bool y) {
   return 1.0 - ref_freq > ref_freq;
 }
 
-// The same from dosages (a source that has_dosages: imputed data), over the row's samples with a
+// The same from dosages (a source that has_dosages: imputed data), over the row's founders with a
 // dosage; a male's dosage on X or Y counts as one allele of dosage d / 2.
-bool a1_is_ref_dosages(const float* d, int64_t n, const ModelPass& mp) {
+bool a1_is_ref_dosages(const float* d, int64_t n, const ModelPass& mp, const std::vector<char>& is_nonfounder) {
   double ref = 0.0, obs = 0.0;
   for (int64_t s = 0; s < n; ++s) {
-    if (std::isnan(d[s])) continue;
+    if (std::isnan(d[s]) || (!is_nonfounder.empty() && is_nonfounder[s])) continue;
     const bool male = !mp.male.empty() && mp.male[s];
     if (mp.y && !male) continue;
     ref += male ? (2.0 - d[s]) / 2.0 : 2.0 - d[s];
@@ -214,15 +214,21 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
     const uint8_t* row = b.row(r);
     const float* drow = dosages ? &dos[(r % sub) * n] : nullptr;
     const RowDosages* rd = dosages ? &row_dosages[r % sub] : nullptr;
-    int64_t male_counts[4] = {0, 0, 0, 0};
-    if (!mp.male.empty() && !dosages)
-      for (int64_t smp = 0; smp < b.sample_count; ++smp)
-        if (mp.male[smp]) ++male_counts[io::code_at(row, smp)];
-    const bool grid_a1 = dosages && rd->grid && mp.male.empty();
+    // A1 counts founders only (plink2's frequencies): the non-founders' calls come off.
+    const std::vector<char>& nonfounder = setup.is_nonfounder;
+    int64_t founder_counts[4] = {0, 0, 0, 0}, male_counts[4] = {0, 0, 0, 0};
+    if (!dosages) {
+      std::copy(&all_counts[4 * r], &all_counts[4 * r] + 4, founder_counts);
+      for (int64_t smp : setup.nonfounders) --founder_counts[io::code_at(row, smp)];
+      if (!mp.male.empty())
+        for (int64_t smp = 0; smp < b.sample_count; ++smp)
+          if (mp.male[smp] && (nonfounder.empty() || !nonfounder[smp])) ++male_counts[io::code_at(row, smp)];
+    }
+    const bool grid_a1 = dosages && rd->grid && mp.male.empty() && nonfounder.empty();
     const bool flip = grid_a1           ? a1_is_ref_grid(*rd)
-                      : dosages         ? a1_is_ref_dosages(drow, n, mp)
-                      : mp.male.empty() ? a1_is_ref(&all_counts[4 * r])
-                                        : a1_is_ref_haploid(&all_counts[4 * r], male_counts, mp.y);
+                      : dosages         ? a1_is_ref_dosages(drow, n, mp, nonfounder)
+                      : mp.male.empty() ? a1_is_ref(founder_counts)
+                                        : a1_is_ref_haploid(founder_counts, male_counts, mp.y);
     const int32_t ci = info.contig[r];
     std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";  // plink2's names
     lead += '\t' + std::to_string(info.position[r]) + '\t' + info.id[r] + '\t' + info.ref[r] + '\t' +

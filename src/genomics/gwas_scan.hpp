@@ -73,6 +73,10 @@ struct ScanSetup {
   std::vector<std::string> contigs;   // plink2's names of the view's contigs
   int64_t phenotypes = 0;
   int64_t block = 0;                  // variants per block
+  // plink2 picks A1 (the non-major allele) by its allele frequencies, which count founders
+  // only: the samples with a parent, ascending, and a mask of them (both empty without any).
+  std::vector<int64_t> nonfounders;
+  std::vector<char> is_nonfounder;
 };
 
 // A phenotype's lines of a block and the ln P of each line (NaN where its ERRCODE gives no test).
