@@ -103,7 +103,7 @@ Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& 
   setup.plink_input = io::is_plink_path(input);
   for (const auto& c : view->contigs()) setup.contigs.push_back(io::plink_chromosome_name(c));
   setup.phenotypes = np;
-  for (int64_t i = 0; i < n; ++i)
+  for (int64_t i = 0; i < n && !o.nonfounders; ++i)
     if (!is_founder(view->samples(), i)) setup.nonfounders.push_back(i);
   if (!setup.nonfounders.empty()) {
     setup.is_nonfounder.assign(static_cast<size_t>(n), 0);

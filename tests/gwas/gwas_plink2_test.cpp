@@ -375,8 +375,10 @@ TEST_F(GwasPlink2, PedigreeA1ComesFromFoundersAsPlink2) {
   plink2(ped, "", "p");
   plink2(ped, "", "pn", "--nonfounders");
   strata(ped, "--pheno-name QT1,QT2", "s");
+  strata(ped, "--pheno-name QT1 --nonfounders", "sn");
   expect_linear_equal("s.QT1.glm.linear", "p.QT1.glm.linear");
   expect_linear_equal("s.QT2.glm.linear", "p.QT2.glm.linear");
+  expect_linear_equal("sn.QT1.glm.linear", "pn.QT1.glm.linear");
   const Table founders = read_table(dir_.str("p.QT1.glm.linear")), all = read_table(dir_.str("pn.QT1.glm.linear"));
   ASSERT_EQ(founders.size(), all.size());
   int64_t other_a1 = 0;

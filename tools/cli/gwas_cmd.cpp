@@ -13,7 +13,7 @@ struct GwasArgs {
   io::GenotypeInputFlags input;
   std::string out, pheno, pheno_name, covar, covar_name, model = "auto", firth = "auto", cols;
   double ci = 0.0, vif = 50.0, max_corr = 0.999;
-  bool zero_one = false, plot = true;
+  bool zero_one = false, nonfounders = false, plot = true;
   bool adjust = false;
   std::vector<std::string> adjust_modifiers;
   std::string plot_format;
@@ -30,6 +30,7 @@ Status run_gwas(const GwasArgs& a, CliState& state) {
   STRATA_ASSIGN_OR_RETURN(o.firth, genomics::parse_firth_mode(a.firth));
   STRATA_ASSIGN_OR_RETURN(o.columns, genomics::parse_gwas_columns(a.cols));
   o.zero_one_binary = a.zero_one;
+  o.nonfounders = a.nonfounders;
   o.ci = a.ci;
   o.max_vif = a.vif;
   o.max_corr = a.max_corr;
@@ -92,6 +93,8 @@ void register_gwas_commands(CLI::App& app, CliState& state) {
                   "auto (Firth when logistic regression fails or reaches its iteration limit, or an allele is only in cases or controls: plink2's firth-fallback), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("--1", a->zero_one, "Case/control phenotypes are coded 0 = control, 1 = case (plink2 --1)");
+  cmd->add_flag("--nonfounders", a->nonfounders,
+                "A1 from every sample's allele frequencies (plink2 --nonfounders); default: the founders'");
   cmd->add_option("--ci", a->ci, "Add L95/U95 columns for this confidence level, e.g. 0.95")
       ->check(real_in([](double v) { return v > 0.0 && v < 1.0; }, "a number between 0 and 1"));
   cmd->add_option("--cols", a->cols, "Extra columns, comma-separated: provref, omitted, a1freq")

@@ -73,6 +73,8 @@ struct GwasOptions {
   GwasModel model = GwasModel::Auto;
   FirthMode firth = FirthMode::Auto;
   bool zero_one_binary = false;          ///< plink2 `--1`
+  /// plink2 `--nonfounders`: A1 from every sample's frequencies (default: the founders').
+  bool nonfounders = false;
   double ci = 0.0;                       ///< `--ci`: adds L95/U95 when in (0, 1)
   GwasColumns columns;
   double max_vif = 50.0;                 ///< plink2 `--vif`
