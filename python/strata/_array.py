@@ -84,6 +84,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     pass (fused elementwise kernels, slices pushed down to the sources) on ``.compute()``."""
 
     __array_priority__ = 20
+    _host = None  # the numpy array this one reads as is, if any
 
     def __init__(self, handle):
         self._h = handle
@@ -122,6 +123,21 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def T(self) -> "Array":
         return Array(_core.transpose(self._h, []))
 
+    @property
+    def mT(self) -> "Array":
+        from .array_api import matrix_transpose
+
+        return matrix_transpose(self)
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        if device != "cpu":
+            raise ValueError(f"strata arrays live on the CPU, not {device!r}")
+        return self
+
     def __len__(self) -> int:
         return self.shape[0]
 
@@ -130,30 +146,20 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ---- structure --------------------------------------------------------------------------
     def __getitem__(self, key) -> "Array":
-        if not isinstance(key, tuple):
-            key = (key,)
-        if any(k is Ellipsis for k in key):
-            i = key.index(Ellipsis)
-            key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
-        if len(key) > self.ndim:
-            raise IndexError(f"too many indices: {len(key)} for {self.ndim} axes")
-        spec, drop = [], []
-        for ax, k in enumerate(key):
-            if isinstance(k, slice):
-                spec.append((k.start, k.stop, 1 if k.step is None else int(k.step)))
-            elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-                n = self.shape[ax]
-                if k < -n or k >= n:
-                    raise IndexError(f"index {k} is out of bounds for axis {ax} with size {n}")
-                k = int(k) % n
-                spec.append((k, k + 1, 1))
-                drop.append(ax)
-            else:
-                raise TypeError(f"strata.Array takes basic (integer and slice) indices, got {type(k).__name__}")
-        out = Array(_core.slice(self._h, spec))
-        if drop:  # an integer index removes its axis: the max of one element is that element
-            out = Array(_core.reduce("max", out._h, drop, False))
-        return out
+        from ._xp_index import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        """Replaces this array's expression by one with the selected elements set (lazy for
+        integer/slice keys and for boolean masks with a scalar value); other arrays made from
+        it before keep the old values."""
+        from ._xp_index import setitem
+
+        self._set(setitem(self, key, value))
+
+    def _set(self, other: "Array") -> None:
+        self._h, self._host = other._h, other._host
 
     def astype(self, dtype) -> "Array":
         return Array(_core.astype(self._h, np.dtype(dtype).str))
@@ -197,11 +203,33 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         a = self.compute()
         return a if dtype is None else a.astype(dtype)
 
+    def _scalar(self, kind):
+        if self.size != 1:
+            raise TypeError(f"only arrays of one element convert to Python {kind.__name__}, not shape {self.shape}")
+        return kind(self.compute().reshape(()))
+
     def __float__(self):
-        return float(self.compute())
+        return self._scalar(float)
 
     def __int__(self):
-        return int(self.compute())
+        return self._scalar(int)
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays are indices, not {self.dtype}")
+        return self._scalar(int)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.compute().__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
 
     def to_dask(self):
         """A Dask array whose blocks strata computes (one strata pass per Dask block)."""
@@ -246,6 +274,13 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             return Array(_core.binary(_BINARY[ufunc], *handles))
         if ufunc in _UNARY and len(handles) == 1:
             return Array(_core.unary(_UNARY[ufunc], handles[0]))
+        if ufunc.nout == 1 and ufunc.signature is None:  # other elementwise ufuncs: NumPy's, block by block
+            from ._xp_core import blockwise
+
+            try:
+                return blockwise(ufunc, *[asarray(x) if isinstance(x, np.ndarray) else x for x in inputs])
+            except TypeError:
+                pass
         # Anything else: numpy computes on the evaluated operands.
         return ufunc(*[np.asarray(x) if isinstance(x, Array) else x for x in inputs])
 
@@ -256,6 +291,56 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             if out is not NotImplemented:
                 return out
         return func(*_to_numpy(args), **_to_numpy(kwargs))
+
+
+def _operator(name, reflected=False):
+    def method(self, other):
+        if not isinstance(other, (Array, bool, int, float, np.ndarray, np.generic)):
+            return NotImplemented
+        from . import array_api
+
+        f = getattr(array_api, name)
+        return f(other, self) if reflected else f(self, other)
+
+    return method
+
+
+def _inplace(name):
+    def method(self, other):
+        from . import array_api
+
+        out = getattr(array_api, name)(self, other)
+        if out.shape != self.shape:
+            raise ValueError(f"in-place {name} would change the shape {self.shape} to {out.shape}")
+        self._set(out if out.dtype == self.dtype else out.astype(self.dtype))
+        return self
+
+    return method
+
+
+def _unary_operator(name):
+    def method(self):
+        from . import array_api
+
+        return getattr(array_api, name)(self)
+
+    return method
+
+
+# Python operators follow the Array API namespace (its dtype rules and special cases).
+_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+              "mod": "remainder", "pow": "pow", "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
+              "xor": "bitwise_xor", "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
+for _op, _name in _OPERATORS.items():
+    setattr(Array, f"__{_op}__", _operator(_name))
+    setattr(Array, f"__r{_op}__", _operator(_name, reflected=True))
+    setattr(Array, f"__i{_op}__", _inplace(_name))
+for _op, _name in {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal",
+                   "ne": "not_equal"}.items():
+    setattr(Array, f"__{_op}__", _operator(_name))
+for _op, _name in {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}.items():
+    setattr(Array, f"__{_op}__", _unary_operator(_name))
+del _op, _name
 
 
 def _to_numpy(x):
@@ -344,8 +429,12 @@ def asarray(x, chunks=None) -> Array:
         raise ValueError(f"strata arrays hold bool, integer, float32 or float64 values, not {a.dtype}")
     if a.dtype == np.float16:
         a = a.astype(np.float32)
-    a = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("="), copy=False))
-    return Array(_core.from_buffer(a, a.dtype.str, _chunks(chunks, list(a.shape), a.itemsize)))
+    a = a.astype(a.dtype.newbyteorder("="), copy=False)
+    if not a.flags.c_contiguous:  # (np.ascontiguousarray would also turn 0-d into 1-d)
+        a = a.copy(order="C")
+    out = Array(_core.from_buffer(a, a.dtype.str, _chunks(chunks, list(a.shape), a.itemsize)))
+    out._host = a  # the memory it reads: reshapes of it are views, not computations
+    return out
 
 
 def _host_view(x) -> np.ndarray:

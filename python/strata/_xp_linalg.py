@@ -1,0 +1,167 @@
+"""The Array API linalg extension for strata.Array. matmul (2-d, and vectors), matrix_transpose,
+vector_norm, vecdot, outer, cross, and svd/qr of a matrix are lazy or run in strata's engine;
+the functions in EAGER evaluate their input and run NumPy's LAPACK routine on it (they act on
+stacks of small matrices, which strata has no kernel for yet)."""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from . import _core
+from ._array import Array
+from ._xp_core import as_array, blockwise, drop_axes, from_numpy, insert_axes, normalize_axes
+from ._xp_functions import _sum_dtype, sum as _sum
+
+EAGER = ["linalg.cholesky", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_norm", "matrix_power",
+         "matrix_rank", "pinv", "slogdet", "solve", "svdvals", "trace", "tensordot",
+         "matmul (of stacks of matrices)", "svd/qr (of stacks, or svd with full_matrices of a non-square matrix)"]
+
+
+def _numpy(x):
+    return x.compute() if isinstance(x, Array) else np.asarray(x)
+
+
+def _wrap_all(out):
+    if isinstance(out, tuple):
+        return type(out)(*(_wrap_all(o) for o in out)) if hasattr(out, "_fields") else tuple(
+            _wrap_all(o) for o in out)
+    return from_numpy(out)
+
+
+def _eager(fn, name):
+    def f(*args, **kwargs):
+        args = [_numpy(a) if isinstance(a, Array) else a for a in args]
+        return _wrap_all(fn(*args, **kwargs))
+
+    f.__name__ = name
+    return f
+
+
+def matmul(x1, x2, /):
+    a, b = as_array(x1), as_array(x2)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: 0-d operands are not allowed")
+    if a.ndim <= 2 and b.ndim <= 2:
+        a2 = insert_axes(a, [0]) if a.ndim == 1 else a
+        b2 = insert_axes(b, [1]) if b.ndim == 1 else b
+        if a2.shape[1] != b2.shape[0]:
+            raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not align")
+        out = Array(_core.binary("matmul", a2._h, b2._h))
+        drop = ([0] if a.ndim == 1 else []) + ([out.ndim - 1] if b.ndim == 1 else [])
+        return drop_axes(out, drop)
+    return from_numpy(np.matmul(a.compute(), b.compute()))
+
+
+def matrix_transpose(x, /):
+    x = as_array(x)
+    if x.ndim < 2:
+        raise ValueError("matrix_transpose needs at least 2 dimensions")
+    perm = list(range(x.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return x.transpose(perm)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    a, b = as_array(x1), as_array(x2)
+    n = np.broadcast_shapes(a.shape, b.shape)
+    ax = normalize_axes(axis, len(n))[0] - len(n)
+    if a.shape[ax] != b.shape[ax]:
+        raise ValueError("vecdot: the contracted axes differ in length")
+    prod = Array(_core.binary("multiply", a._h, b._h))
+    out = _sum(prod, axis=ax)
+    return out if out.dtype == prod.dtype else out.astype(prod.dtype)
+
+
+def outer(x1, x2, /):
+    a, b = as_array(x1), as_array(x2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError("outer: needs two 1-d arrays")
+    return Array(_core.binary("multiply", insert_axes(a, [1])._h, insert_axes(b, [0])._h))
+
+
+def cross(x1, x2, /, *, axis=-1):
+    a, b = as_array(x1), as_array(x2)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    ax = normalize_axes(axis, len(shape))[0] - len(shape)
+    if a.shape[ax] != 3 or b.shape[ax] != 3:
+        raise ValueError("cross: the axis must have length 3")
+
+    def whole(x):  # the 3 components of a vector in one block
+        chunks = list(x.chunksize)
+        chunks[ax] = 3
+        return x.rechunk(chunks)
+
+    return blockwise(lambda u, v: np.cross(u, v, axis=ax), whole(a), whole(b), name="cross")
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    """Lazy for every ord: max/min of |x| for ±inf, the count of nonzeros for 0, else
+    (sum |x|^ord)^(1/ord)."""
+    x = as_array(x)
+    dt = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    a = Array(_core.unary("abs", x._h)).astype(dt)
+    axes = normalize_axes(axis, x.ndim)
+    if ord == np.inf:
+        return a._reduce("max", axes, keepdims)
+    if ord == -np.inf:
+        return a._reduce("min", axes, keepdims)
+    if ord == 0:
+        return a._reduce("count_nonzero", axes, keepdims).astype(dt)
+    if ord == 1:
+        return a._reduce("sum", axes, keepdims)
+    if ord == 2:
+        return Array(_core.unary("sqrt", Array(_core.binary("multiply", a._h, a._h))._reduce("sum", axes,
+                                                                                               keepdims)._h))
+    p = float(ord)
+    s = Array(_core.binary("power", a._h, _core.scalar_float(p)))._reduce("sum", axes, keepdims)
+    return Array(_core.binary("power", s._h, _core.scalar_float(1.0 / p)))
+
+
+def svd(x, /, *, full_matrices=True):
+    x = as_array(x)
+    if x.ndim == 2 and (not full_matrices or x.shape[0] == x.shape[1]):
+        out = np.linalg.svd(x, full_matrices=full_matrices)
+        if out is not NotImplemented:
+            return out
+    return _wrap_all(np.linalg.svd(x.compute(), full_matrices=full_matrices))
+
+
+def qr(x, /, *, mode="reduced"):
+    x = as_array(x)
+    if x.ndim == 2 and mode == "reduced" and x.shape[0] >= x.shape[1]:
+        return np.linalg.qr(x)
+    return _wrap_all(np.linalg.qr(x.compute(), mode=mode))
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    x = as_array(x)
+    want = _sum_dtype(x, dtype)
+    return from_numpy(np.asarray(np.trace(x.compute(), offset=offset, axis1=-2, axis2=-1, dtype=want)))
+
+
+def diagonal(x, /, *, offset=0):
+    return from_numpy(np.diagonal(_numpy(x), offset=offset, axis1=-2, axis2=-1).copy())
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
+    return from_numpy(np.asarray(np.linalg.matrix_norm(_numpy(x), keepdims=keepdims, ord=ord)))
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    a, b = _numpy(x1), _numpy(x2)
+    return from_numpy(np.asarray(np.tensordot(a, b, axes=axes)).astype(np.result_type(a, b), copy=False))
+
+
+def namespace() -> types.ModuleType:
+    ns = types.ModuleType("strata.array_api.linalg", "The Array API linalg extension of strata.")
+    for f in (matmul, matrix_transpose, vecdot, outer, cross, vector_norm, svd, qr, trace, diagonal, matrix_norm,
+              tensordot):
+        setattr(ns, f.__name__, f)
+    la = np.linalg
+    eager = {"cholesky": la.cholesky, "det": la.det, "eigh": la.eigh, "eigvalsh": la.eigvalsh, "inv": la.inv,
+             "matrix_power": la.matrix_power, "matrix_rank": la.matrix_rank, "pinv": la.pinv, "slogdet": la.slogdet,
+             "solve": la.solve, "svdvals": la.svdvals}
+    for name, fn in eager.items():
+        setattr(ns, name, _eager(fn, name))
+    return ns
