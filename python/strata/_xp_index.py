@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _core
 from ._array import Array, _handle
-from ._xp_core import as_array, from_numpy, insert_axes
+from ._xp_core import as_array, broadcast_to, from_numpy, insert_axes
 
 
 def _is_mask(k):
@@ -100,6 +100,7 @@ def setitem(x: Array, key, value) -> Array:
         if mask.ndim < x.ndim:
             mask = insert_axes(mask, list(range(mask.ndim, x.ndim)))
         if isinstance(value, (bool, int, float)) or (getattr(value, "ndim", 1) == 0):
+            mask = broadcast_to(mask, x.shape).rechunk(x.chunksize)  # the result keeps x's blocks
             v = _value(x, value)
             out = Array(_core.where(mask._h, _handle(from_numpy(v)), x._h))
             return out if out.dtype == x.dtype else out.astype(x.dtype)

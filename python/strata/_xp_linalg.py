@@ -92,7 +92,8 @@ def cross(x1, x2, /, *, axis=-1):
         chunks[ax] = 3
         return x.rechunk(chunks)
 
-    return blockwise(lambda u, v: np.cross(u, v, axis=ax), whole(a), whole(b), name="cross")
+    return blockwise(lambda u, v: np.cross(u, v, axis=ax), whole(a), whole(b), name="cross",
+                     dtype=np.result_type(a.dtype, b.dtype))
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002

@@ -61,7 +61,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 
 def can_cast(from_, to, /):
-    return bool(np.can_cast(_dtype(from_), np.dtype(to), casting="safe"))
+    return builtins.bool(np.can_cast(_dtype(from_), np.dtype(to), casting="safe"))
 
 
 def result_type(*arrays_and_dtypes):
@@ -71,7 +71,7 @@ def result_type(*arrays_and_dtypes):
 
 
 def isdtype(dtype, kind):
-    return bool(np.isdtype(np.dtype(dtype), kind))
+    return builtins.bool(np.isdtype(np.dtype(dtype), kind))
 
 
 finfo_object = namedtuple("finfo_object", ["bits", "eps", "max", "min", "smallest_normal", "dtype"])
