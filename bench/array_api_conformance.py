@@ -90,7 +90,8 @@ def outcomes(junit: Path) -> dict:
     """{test module: Counter(passed, failed, errors, skipped)} from pytest's JUnit XML."""
     by_module = collections.defaultdict(collections.Counter)
     for case in ET.parse(junit).getroot().iter("testcase"):
-        module = case.get("classname", "").split(".")[-1] or case.get("file", "?")
+        parts = case.get("classname", "").split(".")  # ...test_module[.TestClass]
+        module = next((p for p in reversed(parts) if p.startswith("test_")), parts[-1] or "?")
         tags = {child.tag for child in case}
         kind = ("failed" if "failure" in tags else "errors" if "error" in tags
                 else "skipped" if "skipped" in tags else "passed")

@@ -246,7 +246,7 @@ def stack(arrays, /, *, axis=0):
     return from_numpy(np.stack([_computed(a) for a in arrays], axis=axis).astype(_result_dtype(arrays), copy=False))
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     x = as_array(x)
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise IndexError(f"expand_dims: axis {axis} is out of range for {x.ndim + 1} dimensions")

@@ -29,15 +29,6 @@ def _wrap_all(out):
     return from_numpy(out)
 
 
-def _eager(fn, name):
-    def f(*args, **kwargs):
-        args = [_numpy(a) if isinstance(a, Array) else a for a in args]
-        return _wrap_all(fn(*args, **kwargs))
-
-    f.__name__ = name
-    return f
-
-
 def matmul(x1, x2, /):
     a, b = as_array(x1), as_array(x2)
     if a.ndim == 0 or b.ndim == 0:
@@ -119,19 +110,29 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     return Array(_core.binary("power", s._h, _core.scalar_float(1.0 / p)))
 
 
+_LARGE = 1 << 20  # elements: svd/qr of a matrix this big runs in strata, smaller ones in LAPACK
+
+
+def _as_dtype(out, dtype):
+    return type(out)(*(o if o.dtype == dtype else o.astype(dtype) for o in out))
+
+
 def svd(x, /, *, full_matrices=True):
+    """A large matrix: strata's exact SVD (its U, S, Vh as strata.Arrays, in x's dtype); small
+    matrices and stacks: LAPACK on the evaluated input."""
     x = as_array(x)
-    if x.ndim == 2 and (not full_matrices or x.shape[0] == x.shape[1]):
+    if x.ndim == 2 and x.size >= _LARGE and (not full_matrices or x.shape[0] == x.shape[1]):
         out = np.linalg.svd(x, full_matrices=full_matrices)
-        if out is not NotImplemented:
-            return out
+        if out is not NotImplemented and isinstance(out[0], Array):
+            return _as_dtype(out, x.dtype)
     return _wrap_all(np.linalg.svd(x.compute(), full_matrices=full_matrices))
 
 
 def qr(x, /, *, mode="reduced"):
+    """A large tall matrix: strata's QR; small matrices and stacks: LAPACK on the evaluated input."""
     x = as_array(x)
-    if x.ndim == 2 and mode == "reduced" and x.shape[0] >= x.shape[1]:
-        return np.linalg.qr(x)
+    if x.ndim == 2 and x.size >= _LARGE and mode == "reduced" and x.shape[0] >= x.shape[1]:
+        return _as_dtype(np.linalg.qr(x), x.dtype)
     return _wrap_all(np.linalg.qr(x.compute(), mode=mode))
 
 
@@ -160,9 +161,38 @@ def namespace() -> types.ModuleType:
               tensordot):
         setattr(ns, f.__name__, f)
     la = np.linalg
-    eager = {"cholesky": la.cholesky, "det": la.det, "eigh": la.eigh, "eigvalsh": la.eigvalsh, "inv": la.inv,
-             "matrix_power": la.matrix_power, "matrix_rank": la.matrix_rank, "pinv": la.pinv, "slogdet": la.slogdet,
-             "solve": la.solve, "svdvals": la.svdvals}
+    eager = {"det": la.det, "eigh": la.eigh, "eigvalsh": la.eigvalsh, "inv": la.inv, "slogdet": la.slogdet,
+             "svdvals": la.svdvals}
     for name, fn in eager.items():
-        setattr(ns, name, _eager(fn, name))
+        setattr(ns, name, _one_matrix(fn, name))
+    for f in (cholesky, matrix_power, matrix_rank, pinv, solve):
+        setattr(ns, f.__name__, f)
     return ns
+
+
+def _one_matrix(fn, name):
+    def f(x, /):
+        return _wrap_all(fn(_numpy(x)))
+
+    f.__name__ = name
+    return f
+
+
+def cholesky(x, /, *, upper=False):
+    return from_numpy(np.linalg.cholesky(_numpy(x), upper=upper))
+
+
+def matrix_power(x, n, /):
+    return from_numpy(np.linalg.matrix_power(_numpy(x), n))
+
+
+def matrix_rank(x, /, *, rtol=None):
+    return from_numpy(np.asarray(np.linalg.matrix_rank(_numpy(x), rtol=rtol)))
+
+
+def pinv(x, /, *, rtol=None):
+    return from_numpy(np.linalg.pinv(_numpy(x), rtol=rtol))
+
+
+def solve(x1, x2, /):
+    return from_numpy(np.linalg.solve(_numpy(x1), _numpy(x2)))

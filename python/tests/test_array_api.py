@@ -245,7 +245,7 @@ def test_a_deterministic_slice_of_the_public_suite(tmp_path):
     if not Path(SUITE).exists():
         pytest.skip(f"no array-api-tests snapshot at {SUITE} (set ARRAY_API_TESTS_DIR)")
     bench = Path(__file__).resolve().parents[2] / "bench" / "array_api_conformance.py"
-    pkg = str(Path(strata.__file__).resolve().parents[1])
+    pkg = str(Path(os.path.abspath(strata.__file__)).parents[1])
     out = subprocess.run([sys.executable, str(bench), "--libs", "strata", "--suite", SUITE, "--work", str(tmp_path),
                           "--pythonpath", pkg, "--max-examples", "5", "--json", str(tmp_path / "c.json"),
                           "--modules", "test_constants", "test_inspection_functions", "test_data_type_functions",
