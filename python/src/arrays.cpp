@@ -176,6 +176,8 @@ void bind_arrays(nb::module_& m) {
   m.def("reduce", &reduce, nb::arg("op"), nb::arg("a"), nb::arg("axes"), nb::arg("keepdims"), nb::arg("ddof") = 0);
   m.def("compute", &compute_array);
   m.def("map_blocks", &py_map_blocks);
+  m.def("concatenate", [](const std::vector<Array>& arrays, int64_t axis) { return checked(concatenate(arrays, axis)); });
+  m.def("reshape", [](const Array& a, const Shape& shape) { return checked(reshape(a, shape)); });
   m.def("write_zarr", [](const PyContext& pc, const Array& a, const std::string& path, const Shape& chunks, int format,
                          const std::string& codec, const std::vector<std::string>& dims, bool overwrite) {
     ZarrWriteOptions o;

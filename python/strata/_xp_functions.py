@@ -15,10 +15,9 @@ from ._array import Array
 from ._xp_core import (along_axes, as_array, blockwise, broadcast_to, drop_axes, from_numpy, insert_axes, lanes,
                        normalize_axes)
 
-EAGER = ["concat", "stack", "reshape (of a computed expression, other than adding or dropping length-1 axes)",
-         "roll", "repeat", "tile", "take", "nonzero", "unique_all", "unique_counts", "unique_inverse",
-         "unique_values", "cumulative_sum (include_initial=True)", "searchsorted (its sorted x1)",
-         "boolean-mask indexing"]
+EAGER = ["nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values", "boolean-mask indexing",
+         "repeat (with an array of repeats)", "take (its indices; x stays lazy unless they form over 256 runs)",
+         "searchsorted (its sorted x1)"]
 
 
 def _computed(x) -> np.ndarray:
@@ -106,7 +105,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     out = lanes(lambda b, ax: np.cumsum(b, axis=ax, dtype=want), x, axis, want)
     if include_initial:
         zero_shape = tuple(1 if a == axis else n for a, n in enumerate(x.shape))
-        return from_numpy(np.concatenate([np.zeros(zero_shape, want), out.compute()], axis=axis))
+        return _join([broadcast_to(from_numpy(np.zeros((), want)), zero_shape), out], axis)
     return out
 
 
@@ -233,17 +232,38 @@ def _result_dtype(arrays):
     return np.result_type(*(a.dtype for a in arrays))
 
 
+def _join(arrays, axis):
+    """Lazy concatenation (strata's concatenate node) of arrays of one dtype."""
+    arrays = [a for a in arrays if a.shape[axis] > 0] or arrays[:1]
+    if len(arrays) == 1:
+        return arrays[0]
+    return Array(_core.concatenate([a._h for a in arrays], axis))
+
+
 def concat(arrays, /, *, axis=0):
     arrays = [as_array(a) for a in arrays]
     dt = _result_dtype(arrays)
+    arrays = [a if a.dtype == dt else a.astype(dt) for a in arrays]
     if axis is None:
-        return from_numpy(np.concatenate([_computed(a).reshape(-1) for a in arrays]).astype(dt, copy=False))
-    return from_numpy(np.concatenate([_computed(a) for a in arrays], axis=axis).astype(dt, copy=False))
+        return _join([reshape(a, (-1,)) for a in arrays], 0)
+    ndim = arrays[0].ndim
+    if ndim == 0 or builtins.any(a.ndim != ndim for a in arrays):
+        raise ValueError("concat: arrays need the same number of dimensions (at least 1)")
+    axis = normalize_axes(axis, ndim)[0]
+    for a in arrays:
+        if builtins.any(n != m for d, (n, m) in enumerate(zip(a.shape, arrays[0].shape)) if d != axis):
+            raise ValueError(f"concat: shapes {arrays[0].shape} and {a.shape} differ off axis {axis}")
+    return _join(arrays, axis)
 
 
 def stack(arrays, /, *, axis=0):
     arrays = [as_array(a) for a in arrays]
-    return from_numpy(np.stack([_computed(a) for a in arrays], axis=axis).astype(_result_dtype(arrays), copy=False))
+    if builtins.any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError("stack: arrays need the same shape")
+    ndim = arrays[0].ndim + 1
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"stack: axis {axis} is out of range for {ndim} dimensions")
+    return concat([insert_axes(a, [axis]) for a in arrays], axis=axis % ndim)
 
 
 def expand_dims(x, /, axis=0):
@@ -304,8 +324,8 @@ def _target_shape(shape, size):
 
 
 def reshape(x, /, shape, *, copy=None):
-    """Lazy when x reads numpy memory as is (a view of it) or only gains or loses length-1 axes;
-    otherwise x is evaluated (strata's engine has no reshape node yet)."""
+    """A view of the numpy memory x wraps, or lazy: length-1 axes added or dropped by indexing,
+    any other reshape by strata's reshape node."""
     x = as_array(x)
     shape = _target_shape(shape, x.size)
     if shape == x.shape:
@@ -316,22 +336,59 @@ def reshape(x, /, shape, *, copy=None):
     if core_in == [n for n in shape if n != 1]:
         y = drop_axes(x, [a for a, n in enumerate(x.shape) if n == 1])
         return insert_axes(y, [a for a, n in enumerate(shape) if n == 1]) if y.ndim != len(shape) else y
-    if copy is False:
-        raise ValueError("reshape: this reshape of a computed expression needs a copy (copy=False)")
-    return from_numpy(x.compute().reshape(shape))
+    return Array(_core.reshape(x._h, list(shape)))
 
 
 def roll(x, /, shift, *, axis=None):
-    return from_numpy(np.roll(_computed(as_array(x)), shift, axis=axis))
+    """Lazy: each rolled axis is the concatenation of its two slices."""
+    x = as_array(x)
+    if axis is None:
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    shifts = [shift] * len(axes) if isinstance(shift, (int, np.integer)) else list(shift)
+    if len(shifts) != len(axes):
+        raise ValueError("roll: shift and axis need the same length")
+    for ax, sh in zip(normalize_axes(axes, x.ndim) if len(set(axes)) == len(axes) else axes, shifts):
+        ax = int(ax) % x.ndim
+        n = x.shape[ax]
+        k = int(sh) % n if n else 0
+        if k:
+            head = (slice(None),) * ax
+            x = _join([x[head + (slice(n - k, None),)], x[head + (slice(0, n - k),)]], ax)
+    return x
 
 
 def repeat(x, repeats, /, *, axis=None):
-    r = _computed(repeats) if isinstance(repeats, Array) else repeats
-    return from_numpy(np.repeat(_computed(as_array(x)), r, axis=axis))
+    """Lazy for an integer count (a broadcast along a new axis, then a reshape); an array of
+    counts is evaluated (the output length depends on it)."""
+    x = as_array(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axes(axis, x.ndim)[0]
+    if isinstance(repeats, Array) or np.ndim(repeats) > 0:
+        r = repeats.compute() if isinstance(repeats, Array) else np.asarray(repeats)
+        if r.ndim == 0:
+            repeats = int(r)
+        else:
+            return from_numpy(np.repeat(x.compute(), r, axis=axis))
+    r = int(repeats)
+    if r < 0:
+        raise ValueError("repeat: repeats must be non-negative")
+    wide = broadcast_to(insert_axes(x, [axis + 1]), x.shape[:axis + 1] + (r,) + x.shape[axis + 1:])
+    return reshape(wide, x.shape[:axis] + (x.shape[axis] * r,) + x.shape[axis + 1:])
 
 
 def tile(x, repetitions, /):
-    return from_numpy(np.tile(_computed(as_array(x)), repetitions))
+    """Lazy: concatenations of x with itself along each axis."""
+    x = as_array(x)
+    reps = tuple(int(r) for r in repetitions)
+    if len(reps) > x.ndim:
+        x = reshape(x, (1,) * (len(reps) - x.ndim) + x.shape)
+    reps = (1,) * (x.ndim - len(reps)) + reps
+    for ax, r in enumerate(reps):
+        if r != 1:
+            x = _join([x] * r, ax) if r else x[(slice(None),) * ax + (slice(0, 0),)]
+    return x
 
 
 def unstack(x, /, *, axis=0):
@@ -341,12 +398,27 @@ def unstack(x, /, *, axis=0):
 
 
 def take(x, indices, /, *, axis=None):
+    """Lazy in x: the (evaluated) indices become runs of consecutive positions, sliced and
+    concatenated; more than 256 runs gather from the evaluated x."""
     x = as_array(x)
     if axis is None:
         if x.ndim != 1:
             raise ValueError("take: axis is required for arrays of more than one dimension")
         axis = 0
-    return from_numpy(np.take(x.compute(), _computed(indices), axis=axis))
+    axis = normalize_axes(axis, x.ndim)[0]
+    idx = _computed(indices).astype(np.int64).reshape(-1)
+    n = x.shape[axis]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"take: an index is out of bounds for axis {axis} with size {n}")
+    idx = idx % n if n else idx
+    breaks = np.nonzero(np.diff(idx) != 1)[0] + 1 if idx.size else np.array([], np.int64)
+    runs = np.split(idx, breaks) if idx.size else []
+    head = (slice(None),) * axis
+    if not runs:
+        return x[head + (slice(0, 0),)]
+    if len(runs) > 256:
+        return from_numpy(np.take(x.compute(), idx, axis=axis))
+    return _join([x[head + (slice(int(r[0]), int(r[-1]) + 1),)] for r in runs], axis)
 
 
 NAMES = ["sum", "prod", "mean", "var", "std", "min", "max", "count_nonzero", "cumulative_sum", "all", "any",
