@@ -54,17 +54,15 @@ def _axes(axis, ndim: int) -> list[int]:
 def _handle(x):
     """The _core handle of an operand (scalars stay weak, as numpy's Python scalars do)."""
     if isinstance(x, Array):
-        return x._h
+        return None if getattr(x, "_complex", False) else x._h  # complex: no engine kernel
     if isinstance(x, (bool, np.bool_)):
         return _core.scalar_bool(bool(x))
     if isinstance(x, (int, np.integer)):
         return _core.scalar_int(int(x))
     if isinstance(x, (float, np.floating)):
         return _core.scalar_float(float(x))
-    if isinstance(x, np.ndarray) or (hasattr(x, "__array__") and not hasattr(x, "dask")):
-        return asarray(x)._h
-    if hasattr(x, "dask"):
-        return asarray(x)._h
+    if isinstance(x, np.ndarray) or hasattr(x, "__array__") or hasattr(x, "dask"):
+        return _handle(asarray(x))
     return None
 
 
@@ -162,6 +160,10 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         self._h, self._host = other._h, other._host
 
     def astype(self, dtype) -> "Array":
+        if np.dtype(dtype).kind == "c":
+            from ._xp_complex import complex_from_real
+
+            return complex_from_real(self, dtype)
         return Array(_core.astype(self._h, np.dtype(dtype).str))
 
     def rechunk(self, chunks) -> "Array":
@@ -268,11 +270,13 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         if kwargs:
             return NotImplemented
         handles = [_handle(x) for x in inputs]
-        if any(h is None for h in handles):
+        if any(getattr(x, "_complex", False) for x in inputs):
+            handles = [None]  # complex operands: NumPy's function block by block, below
+        elif any(h is None for h in handles):
             return NotImplemented
-        if ufunc in _BINARY and len(handles) == 2:
+        if None not in handles and ufunc in _BINARY and len(handles) == 2:
             return Array(_core.binary(_BINARY[ufunc], *handles))
-        if ufunc in _UNARY and len(handles) == 1:
+        if None not in handles and ufunc in _UNARY and len(handles) == 1:
             return Array(_core.unary(_UNARY[ufunc], handles[0]))
         if ufunc.nout == 1 and ufunc.signature is None:  # other elementwise ufuncs: NumPy's, block by block
             from ._xp_core import blockwise
@@ -295,7 +299,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
 def _operator(name, reflected=False):
     def method(self, other):
-        if not isinstance(other, (Array, bool, int, float, np.ndarray, np.generic)):
+        if not isinstance(other, (Array, bool, int, float, complex, np.ndarray, np.generic)):
             return NotImplemented
         from . import array_api
 
@@ -425,6 +429,10 @@ def asarray(x, chunks=None) -> Array:
         chunks = chunks if chunks is not None else tuple(c[0] for c in x.chunks)
         x = x.compute()
     a = _host_view(x)
+    if a.dtype.kind == "c":
+        from ._xp_complex import wrap_complex
+
+        return wrap_complex(a, chunks)
     if a.dtype.kind not in "biuf":
         raise ValueError(f"strata arrays hold bool, integer, float32 or float64 values, not {a.dtype}")
     if a.dtype == np.float16:

@@ -41,6 +41,10 @@ def broadcast_to(x: Array, shape) -> Array:
     x = as_array(x)
     if x.shape == shape:
         return x
+    if getattr(x, "_complex", False):  # broadcast the storage, its pair axis kept
+        from ._xp_complex import ComplexArray
+
+        return ComplexArray(broadcast_to(x.storage, shape + (2,))._h)
     try:
         ok = np.broadcast_shapes(x.shape, shape) == shape
     except ValueError:
@@ -65,6 +69,8 @@ def blockwise(fn, *args, dtype=None, name="") -> Array:
     if not arrays:
         raise TypeError(f"{name or fn.__name__}: needs an array operand")
     out_dtype = np.dtype(dtype) if dtype is not None else result_dtype(fn, args)
+    if out_dtype.kind == "c" or any(getattr(a, "_complex", False) for a in arrays):
+        return _complex_blockwise(fn, args, out_dtype)
     if out_dtype.kind not in "biuf":
         raise TypeError(f"{name or fn.__name__}: strata arrays cannot hold {out_dtype} values")
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -84,11 +90,59 @@ def blockwise(fn, *args, dtype=None, name="") -> Array:
     return Array(_core.map_blocks([a._h for a in inputs], out_dtype.str, call))
 
 
+def _complex_blockwise(fn, args, out_dtype) -> Array:
+    """blockwise with complex operands or result: every array operand in the storage form
+    (shape + pair axis; a real one repeated along it), NumPy's complex view of each block."""
+    from ._xp_complex import REAL_OF, ComplexArray
+
+    arrays = [a for a in args if isinstance(a, Array)]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    store, kinds = [], []
+    for a in arrays:
+        cplx = getattr(a, "_complex", False)
+        s = a.storage if cplx else insert_axes(a, [a.ndim])
+        store.append(broadcast_to(s, shape + (2,)))
+        kinds.append((cplx, s.dtype, a.dtype))
+    if store[0].chunksize[-1] != 2:  # blocks follow the first input: the pair axis whole
+        store[0] = store[0].rechunk(list(store[0].chunksize[:-1]) + [2])
+    out_complex = out_dtype.kind == "c"
+    out_store = REAL_OF[out_dtype] if out_complex else out_dtype
+    if not out_complex and out_dtype.kind not in "biuf":
+        raise TypeError(f"strata arrays cannot hold {out_dtype} values")
+    consts = [None if isinstance(a, Array) else a for a in args]
+    is_array = [isinstance(a, Array) for a in args]
+
+    def call(views, bshape, origin, out):
+        bshape = tuple(bshape)
+        blocks = iter(zip(views, kinds))
+        vals = []
+        for arr, c in zip(is_array, consts):
+            if not arr:
+                vals.append(c)
+                continue
+            view, (cplx, sdt, dt) = next(blocks)
+            raw = np.frombuffer(view, sdt).reshape(bshape)
+            vals.append(raw.view(dt)[..., 0] if cplx else raw[..., 0])
+        with np.errstate(all="ignore"):
+            res = np.asarray(fn(*vals))
+        dst = np.frombuffer(out, out_store).reshape(bshape)
+        if out_complex:
+            dst.view(out_dtype)[..., 0] = res
+        else:
+            dst[...] = res[..., None]
+
+    h = _core.map_blocks([a._h for a in store], out_store.str, call)
+    return ComplexArray(h) if out_complex else drop_axes(Array(h), [len(shape)])
+
+
 def along_axes(fn, x: Array, axes, out_dtype, *, index=False) -> Array:
     """A reduction by NumPy over whole lanes of `axes` (keepdims shape): the array is rechunked
     so those axes are whole in each block (a block then holds full lanes), fn(block) gives the
     reduced block, written at position 0 of the reduced axes and sliced out lazily."""
     x = as_array(x)
+    if getattr(x, "_complex", False):  # no complex block kernel: on the evaluated array
+        with np.errstate(all="ignore"):
+            return from_numpy(np.asarray(fn(x.compute())))
     axes = sorted(axes)
     chunks = [x.shape[a] if a in axes else c for a, c in enumerate(x.chunksize)]
     y = x.rechunk(chunks) if list(x.chunksize) != chunks else x
@@ -108,6 +162,9 @@ def along_axes(fn, x: Array, axes, out_dtype, *, index=False) -> Array:
 def lanes(fn, x: Array, axis: int, out_dtype) -> Array:
     """fn(block, axis) keeping the shape (sort, cumulative sums) with `axis` whole in each block."""
     x = as_array(x)
+    if getattr(x, "_complex", False):  # no complex block kernel: on the evaluated array
+        with np.errstate(all="ignore"):
+            return from_numpy(np.asarray(fn(x.compute(), axis)))
     chunks = list(x.chunksize)
     chunks[axis] = max(1, x.shape[axis])
     y = x.rechunk(chunks) if list(x.chunksize) != chunks else x

@@ -18,8 +18,28 @@ def _operands(name, x1, x2):
     return h1, h2
 
 
+_NUMPY_OF = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide, "power": np.power,
+             "maximum": np.maximum, "minimum": np.minimum, "equal": np.equal, "not_equal": np.not_equal,
+             "less": np.less, "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+             "logical_and": np.logical_and, "logical_or": np.logical_or, "abs": np.abs, "negative": np.negative,
+             "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "logical_not": np.logical_not}
+
+
+def _complex(*xs) -> bool:
+    return any(getattr(x, "_complex", False) or isinstance(x, complex) or getattr(x, "dtype", None) is not None
+               and np.dtype(x.dtype).kind == "c" for x in xs)
+
+
+def _arrays(*xs):
+    return [as_array(x) if isinstance(x, (np.ndarray, list)) else x for x in xs]
+
+
 def _engine_binary(op, name=None):
     def f(x1, x2, /):
+        if _complex(x1, x2):  # no complex kernel in the engine: NumPy's, block by block
+            if not any(isinstance(x, Array) for x in _arrays(x1, x2)):
+                raise TypeError(f"{name or op}: one operand must be an array")
+            return blockwise(_NUMPY_OF[op], *_arrays(x1, x2), name=name or op)
         return Array(_core.binary(op, *_operands(name or op, x1, x2)))
 
     f.__name__ = name or op
@@ -28,7 +48,10 @@ def _engine_binary(op, name=None):
 
 def _engine_unary(op, name=None):
     def f(x, /):
-        return Array(_core.unary(op, as_array(x)._h))
+        x = as_array(x)
+        if _complex(x):
+            return blockwise(_NUMPY_OF[op], x, name=name or op)
+        return Array(_core.unary(op, x._h))
 
     f.__name__ = name or op
     return f
@@ -44,8 +67,10 @@ def _np_unary(fn, name):
 
 def _np_binary(fn, name):
     def f(x1, x2, /):
-        _operands(name, x1, x2)
-        return blockwise(fn, *(as_array(x) if isinstance(x, (np.ndarray, list)) else x for x in (x1, x2)), name=name)
+        ops = _arrays(x1, x2)
+        if not any(isinstance(x, Array) for x in ops):
+            raise TypeError(f"{name}: one operand must be an array")
+        return blockwise(fn, *ops, name=name)
 
     f.__name__ = name
     return f
@@ -101,7 +126,9 @@ def clip(x, /, min=None, max=None):  # noqa: A002
 
 
 def where(condition, x1, x2, /):
-    ops = [x if isinstance(x, (Array, bool, int, float)) else as_array(x) for x in (x1, x2)]
+    ops = [x if isinstance(x, (Array, bool, int, float, complex)) else as_array(x) for x in (x1, x2)]
+    if _complex(*ops):
+        return blockwise(np.where, as_array(condition), *ops, name="where")
     return Array(_core.where(as_array(condition)._h, *_operands("where", *ops)))
 
 

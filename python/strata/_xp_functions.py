@@ -111,6 +111,8 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
 
 def all(x, /, *, axis=None, keepdims=False):  # noqa: A001
     x = as_array(x)
+    if getattr(x, "_complex", False):
+        x = x != 0
     axes = normalize_axes(axis, x.ndim)
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     return Array(_core.binary("equal", x._reduce("count_nonzero", axes, keepdims)._h, _core.scalar_int(n)))
@@ -118,6 +120,8 @@ def all(x, /, *, axis=None, keepdims=False):  # noqa: A001
 
 def any(x, /, *, axis=None, keepdims=False):  # noqa: A001
     x = as_array(x)
+    if getattr(x, "_complex", False):
+        x = x != 0
     axes = normalize_axes(axis, x.ndim)
     return Array(_core.binary("greater", x._reduce("count_nonzero", axes, keepdims)._h, _core.scalar_int(0)))
 
@@ -237,7 +241,7 @@ def _join(arrays, axis):
     arrays = [a for a in arrays if a.shape[axis] > 0] or arrays[:1]
     if len(arrays) == 1:
         return arrays[0]
-    return Array(_core.concatenate([a._h for a in arrays], axis))
+    return type(arrays[0])(_core.concatenate([a._h for a in arrays], axis))  # complex: their storage
 
 
 def concat(arrays, /, *, axis=0):
@@ -336,6 +340,8 @@ def reshape(x, /, shape, *, copy=None):
     if core_in == [n for n in shape if n != 1]:
         y = drop_axes(x, [a for a, n in enumerate(x.shape) if n == 1])
         return insert_axes(y, [a for a, n in enumerate(shape) if n == 1]) if y.ndim != len(shape) else y
+    if getattr(x, "_complex", False):
+        return type(x)(_core.reshape(x._h, list(shape) + [2]))
     return Array(_core.reshape(x._h, list(shape)))
 
 

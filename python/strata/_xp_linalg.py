@@ -33,7 +33,7 @@ def matmul(x1, x2, /):
     a, b = as_array(x1), as_array(x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: 0-d operands are not allowed")
-    if a.ndim <= 2 and b.ndim <= 2:
+    if a.ndim <= 2 and b.ndim <= 2 and not (_is_complex(a) or _is_complex(b)):
         a2 = insert_axes(a, [0]) if a.ndim == 1 else a
         b2 = insert_axes(b, [1]) if b.ndim == 1 else b
         if a2.shape[1] != b2.shape[0]:
@@ -42,6 +42,10 @@ def matmul(x1, x2, /):
         drop = ([0] if a.ndim == 1 else []) + ([out.ndim - 1] if b.ndim == 1 else [])
         return drop_axes(out, drop)
     return from_numpy(np.matmul(a.compute(), b.compute()))
+
+
+def _is_complex(x) -> bool:
+    return getattr(x, "_complex", False)
 
 
 def matrix_transpose(x, /):
@@ -59,6 +63,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     ax = normalize_axes(axis, len(n))[0] - len(n)
     if a.shape[ax] != b.shape[ax]:
         raise ValueError("vecdot: the contracted axes differ in length")
+    if _is_complex(a) or _is_complex(b):  # conj(x1) . x2 on the evaluated arrays
+        return from_numpy(np.asarray(np.vecdot(a.compute(), b.compute(), axis=ax)))
     prod = Array(_core.binary("multiply", a._h, b._h))
     out = _sum(prod, axis=ax)
     return out if out.dtype == prod.dtype else out.astype(prod.dtype)
@@ -68,7 +74,9 @@ def outer(x1, x2, /):
     a, b = as_array(x1), as_array(x2)
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError("outer: needs two 1-d arrays")
-    return Array(_core.binary("multiply", insert_axes(a, [1])._h, insert_axes(b, [0])._h))
+    from ._xp_elementwise import multiply
+
+    return multiply(insert_axes(a, [1]), insert_axes(b, [0]))
 
 
 def cross(x1, x2, /, *, axis=-1):
@@ -91,6 +99,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """Lazy for every ord: max/min of |x| for ±inf, the count of nonzeros for 0, else
     (sum |x|^ord)^(1/ord)."""
     x = as_array(x)
+    if _is_complex(x):
+        x = blockwise(np.abs, x)
     dt = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     a = Array(_core.unary("abs", x._h)).astype(dt)
     axes = normalize_axes(axis, x.ndim)
@@ -121,7 +131,7 @@ def svd(x, /, *, full_matrices=True):
     """A large matrix: strata's exact SVD (its U, S, Vh as strata.Arrays, in x's dtype); small
     matrices and stacks: LAPACK on the evaluated input."""
     x = as_array(x)
-    if x.ndim == 2 and x.size >= _LARGE and (not full_matrices or x.shape[0] == x.shape[1]):
+    if x.ndim == 2 and x.size >= _LARGE and not _is_complex(x) and (not full_matrices or x.shape[0] == x.shape[1]):
         out = np.linalg.svd(x, full_matrices=full_matrices)
         if out is not NotImplemented and isinstance(out[0], Array):
             return _as_dtype(out, x.dtype)
@@ -131,7 +141,7 @@ def svd(x, /, *, full_matrices=True):
 def qr(x, /, *, mode="reduced"):
     """A large tall matrix: strata's QR; small matrices and stacks: LAPACK on the evaluated input."""
     x = as_array(x)
-    if x.ndim == 2 and x.size >= _LARGE and mode == "reduced" and x.shape[0] >= x.shape[1]:
+    if x.ndim == 2 and x.size >= _LARGE and not _is_complex(x) and mode == "reduced" and x.shape[0] >= x.shape[1]:
         return _as_dtype(np.linalg.qr(x), x.dtype)
     return _wrap_all(np.linalg.qr(x.compute(), mode=mode))
 

@@ -188,7 +188,7 @@ def _triangle(x, k, lower):
     rows = from_numpy(np.arange(n, dtype=np.int64).reshape(n, 1) + int(k))
     cols = from_numpy(np.arange(m, dtype=np.int64).reshape(1, m))
     keep = Array(_core.binary("greater_equal" if lower else "less_equal", rows._h, cols._h))
-    out = Array(_core.where(keep._h, x._h, from_numpy(np.zeros((), x.dtype))._h))
+    out = where(keep, x, from_numpy(np.zeros((), x.dtype)))
     return broadcast_to(out, x.shape) if out.shape != x.shape else out
 
 
@@ -222,8 +222,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
 # ---- inspection ----------------------------------------------------------------------------
 _KINDS = {"bool": [bool], "signed integer": [int8, int16, int32, int64],
           "unsigned integer": [uint8, uint16, uint32, uint64], "real floating": [float32, float64],
-          "complex floating": [], "integral": [int8, int16, int32, int64, uint8, uint16, uint32, uint64]}
-_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"]
+          "complex floating": [complex64, complex128], "integral": [int8, int16, int32, int64, uint8, uint16, uint32, uint64]}
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
 def _dtypes(device=None, kind=None):

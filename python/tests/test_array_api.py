@@ -197,8 +197,32 @@ def test_creation_data_types_and_inspection():
     assert xp.can_cast(xp.int8, xp.int16) and not xp.can_cast(xp.float64, xp.int64)
     info = xp.__array_namespace_info__()
     assert info.default_dtypes()["integral"] == xp.int64 and "float32" in info.dtypes(kind="real floating")
-    with pytest.raises(ValueError, match="complex"):
-        xp.asarray([1j])
+    assert info.default_dtypes()["complex floating"] == xp.complex128
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_complex_arrays_view_numpy_memory_and_follow_numpy():
+    c = np.array([[1 + 2j, complex(-0.0, np.inf), 3 - 1j], [0j, 2j, complex(np.nan, 0.0)]])
+    x = strata.asarray(c)
+    assert x.dtype == xp.complex128 and x.shape == (2, 3)
+    c[1, 0] = 5 + 5j  # a view of the numpy memory, like real arrays
+    np.testing.assert_array_equal(x.compute(), c)
+    for got, want in [(xp.exp(x), np.exp(c)), (x * x + 1, c * c + 1), (xp.abs(x), np.abs(c)), (xp.real(x), c.real),
+                      (xp.conj(x), np.conj(c)), (x == c, x.compute() == c), (xp.sum(x, axis=1), c.sum(1)),
+                      (x[:, ::-1][1], c[:, ::-1][1]), (x.T, c.T), (xp.reshape(x + 0, (3, 2)), c.reshape(3, 2)),
+                      (xp.concat([x, x[:1]]), np.concatenate([c, c[:1]])), (xp.isnan(x), np.isnan(c))]:
+        assert isinstance(got, strata.Array)
+        np.testing.assert_array_equal(got.compute(), want)
+        assert got.dtype == np.asarray(want).dtype
+    assert complex(xp.acos(xp.asarray(complex(-0.0, 0.0)))) == complex(np.pi / 2, -0.0)
+    r = xp.astype(xp.asarray([1.0, 2.0], dtype=xp.float32), xp.complex64)
+    assert r.dtype == xp.complex64
+    np.testing.assert_array_equal(r.compute(), [1 + 0j, 2 + 0j])
+    y = xp.zeros((2, 2), dtype=xp.complex64)
+    y[0, 1] = 1j
+    np.testing.assert_array_equal(y.compute(), [[0, 1j], [0, 0]])
+    with pytest.raises(TypeError, match="not defined for complex"):
+        xp.max(x)
 
 
 def test_linalg_extension(pair):
