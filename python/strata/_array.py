@@ -175,7 +175,10 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ---- reductions -------------------------------------------------------------------------
     def _reduce(self, op, axis=None, keepdims=False, ddof=0) -> "Array":
-        return Array(_core.reduce(op, self._h, _axes(axis, self.ndim), bool(keepdims), int(ddof)))
+        axes = _axes(axis, self.ndim)
+        if not axes and axis is not None and self.ndim:  # axis=(): nothing is reduced
+            return _reduce_no_axes(self, op, ddof)
+        return Array(_core.reduce(op, self._h, axes, bool(keepdims), int(ddof)))
 
     def sum(self, axis=None, keepdims=False):
         return self._reduce("sum", axis, keepdims)
@@ -295,6 +298,22 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             if out is not NotImplemented:
                 return out
         return func(*_to_numpy(args), **_to_numpy(kwargs))
+
+
+def _reduce_no_axes(x: Array, op: str, ddof: int) -> Array:
+    """A reduction over no axes: each element on its own (numpy's axis=())."""
+    k = x.dtype.kind
+    floating = x.dtype if k == "f" else np.dtype(np.float64)
+    if op == "sum":
+        return x.astype(np.int64 if k in "bi" else np.uint64 if k == "u" else x.dtype)
+    if op == "mean":
+        return x.astype(floating)
+    if op in ("min", "max"):
+        return x
+    if op == "count_nonzero":
+        return Array(_core.binary("not_equal", x._h, _core.scalar_int(0))).astype(np.int64)
+    zero = Array(_core.binary("subtract", x._h, x._h)).astype(floating)  # 0, NaN where x is not finite
+    return zero if ddof < 1 else zero * np.nan
 
 
 def _operator(name, reflected=False):

@@ -67,7 +67,9 @@ class ComplexArray(Array):
         return self.storage[(slice(None),) * self.ndim + (0,)]
 
     def _reduce(self, op, axis=None, keepdims=False, ddof=0) -> Array:
-        axes = _axes(axis, self.ndim) if axis not in (None, []) else list(range(self.ndim))
+        axes = list(range(self.ndim)) if axis is None else _axes(axis, self.ndim)
+        if op in ("sum", "mean") and not axes:  # nothing to reduce (0-d, or axis=())
+            return self
         if op in ("sum", "mean"):
             return ComplexArray(_core.reduce(op, self._h, axes, bool(keepdims), 0))
         if op == "count_nonzero":

@@ -22,7 +22,7 @@ from ._array import asarray as _wrap
 from ._xp_core import as_array, broadcast_to, from_numpy, insert_axes
 from . import _xp_elementwise as _ew
 from . import _xp_functions as _fn
-from . import _xp_linalg
+from . import _xp_fft, _xp_linalg
 
 __array_api_version__ = "2023.12"
 
@@ -34,7 +34,7 @@ complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 e, inf, nan, pi = np.e, np.inf, np.nan, np.pi
 newaxis = None
 
-EAGER = list(_fn.EAGER) + list(_xp_linalg.EAGER)
+EAGER = list(_fn.EAGER) + list(_xp_linalg.EAGER) + list(_xp_fft.EAGER)
 
 for _name in _ew.NAMES:
     globals()[_name] = _ew.FUNCTIONS[_name] if _name in _ew.FUNCTIONS else getattr(_ew, _name)
@@ -43,6 +43,7 @@ for _name in _fn.NAMES:
 del _name
 
 linalg = _xp_linalg.namespace()
+fft = _xp_fft.namespace()
 matmul, matrix_transpose, tensordot, vecdot = linalg.matmul, linalg.matrix_transpose, linalg.tensordot, linalg.vecdot
 
 
