@@ -31,7 +31,7 @@ TEST(Concatenate, MatchesLoopsAlongEachAxisAndThroughSlices) {
     for (int i = 0; i < 3; ++i) {
       EXPECT_EQ(s[i * 3 + 0], i * 4 + 3);
       EXPECT_EQ(s[i * 3 + 1], i * 4 + 0);
-      EXPECT_EQ(s[i * 3 + 2], i * 4 + 1);
+      EXPECT_EQ(s[i * 3 + 2], i * 4 + 2);
     }
   }
 }
