@@ -42,14 +42,14 @@ def _check_device(device):
         raise ValueError(f"strata arrays live on the CPU, not {device!r}")
 
 
-def fftfreq(n, /, *, d=1.0, device=None):
+def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
     _check_device(device)
-    return from_numpy(np.fft.fftfreq(n, d=d))
+    return from_numpy(np.fft.fftfreq(n, d=d).astype(dtype or np.float64, copy=False))
 
 
-def rfftfreq(n, /, *, d=1.0, device=None):
+def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
     _check_device(device)
-    return from_numpy(np.fft.rfftfreq(n, d=d))
+    return from_numpy(np.fft.rfftfreq(n, d=d).astype(dtype or np.float64, copy=False))
 
 
 def _shift(x, axes, sign):
