@@ -94,13 +94,18 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     return x._reduce("count_nonzero", normalize_axes(axis, x.ndim), keepdims)
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    x = as_array(x)
+def _axis_or_only(name, x, axis) -> int:
+    """The axis of a function whose axis may be omitted for 1-d arrays only."""
     if axis is None:
         if x.ndim != 1:
-            raise ValueError("cumulative_sum: axis is required for arrays of more than one dimension")
+            raise ValueError(f"{name}: axis is required for arrays of more than one dimension")
         axis = 0
-    axis = normalize_axes(axis, x.ndim)[0]
+    return normalize_axes(axis, x.ndim)[0]
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    x = as_array(x)
+    axis = _axis_or_only("cumulative_sum", x, axis)
     want = _sum_dtype(x, dtype)
     out = lanes(lambda b, ax: np.cumsum(b, axis=ax, dtype=want), x, axis, want)
     if include_initial:
@@ -407,11 +412,7 @@ def take(x, indices, /, *, axis=None):
     """Lazy in x: the (evaluated) indices become runs of consecutive positions, sliced and
     concatenated; more than 256 runs gather from the evaluated x."""
     x = as_array(x)
-    if axis is None:
-        if x.ndim != 1:
-            raise ValueError("take: axis is required for arrays of more than one dimension")
-        axis = 0
-    axis = normalize_axes(axis, x.ndim)[0]
+    axis = _axis_or_only("take", x, axis)
     idx = _computed(indices).astype(np.int64).reshape(-1)
     n = x.shape[axis]
     if idx.size and (idx.min() < -n or idx.max() >= n):
