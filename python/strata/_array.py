@@ -259,8 +259,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ---- numpy protocols --------------------------------------------------------------------
     def __array_namespace__(self, *, api_version=None):
-        """The Array API namespace (strata.array_api): what strata evaluates lazily; the rest of
-        the standard raises TypeError instead of converting to NumPy."""
+        """The Array API namespace (strata.array_api, 2023.12): lazy functions, and the few that
+        evaluate their input listed in strata.array_api.EAGER."""
         if api_version not in (None, "2021.12", "2022.12", "2023.12"):
             raise ValueError(f"strata implements the Array API 2023.12, not {api_version!r}")
         from . import array_api

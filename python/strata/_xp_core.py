@@ -135,7 +135,7 @@ def _complex_blockwise(fn, args, out_dtype) -> Array:
     return ComplexArray(h) if out_complex else drop_axes(Array(h), [len(shape)])
 
 
-def along_axes(fn, x: Array, axes, out_dtype, *, index=False) -> Array:
+def along_axes(fn, x: Array, axes, out_dtype) -> Array:
     """A reduction by NumPy over whole lanes of `axes` (keepdims shape): the array is rechunked
     so those axes are whole in each block (a block then holds full lanes), fn(block) gives the
     reduced block, written at position 0 of the reduced axes and sliced out lazily."""
