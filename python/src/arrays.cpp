@@ -79,6 +79,44 @@ Array reduce(const std::string& op, const Array& a, const std::vector<int64_t>& 
   throw StatusError(Status::Invalid("unknown reduction '", op, "'"));
 }
 
+// A Python block function for map_blocks: called (with the GIL) as fn(inputs, shape, origin, out),
+// where inputs are read-only memoryviews of the input blocks, shape the block's shape, origin its
+// position in the array and out a writable memoryview of the output block; a Python exception
+// becomes the block's error.
+Array py_map_blocks(const std::vector<Array>& inputs, const std::string& dtype, nb::callable fn) {
+  auto held = std::shared_ptr<nb::callable>(new nb::callable(std::move(fn)), [](nb::callable* p) {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    delete p;
+  });
+  auto call = [held](std::span<const MapBlockInput> ins, const MapBlockOutput& out) -> Status {
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::list views;
+      for (const MapBlockInput& in : ins) {
+        const int64_t bytes = shape_numel(in.shape).value() * in.dtype.itemsize();
+        views.append(nb::steal(PyMemoryView_FromMemory(static_cast<char*>(const_cast<void*>(in.data)), bytes,
+                                                       PyBUF_READ)));
+      }
+      const int64_t bytes = shape_numel(out.shape).value() * out.dtype.itemsize();
+      nb::object out_view = nb::steal(PyMemoryView_FromMemory(static_cast<char*>(out.data), bytes, PyBUF_WRITE));
+      (*held)(views, nb::cast(out.shape), nb::cast(out.origin), out_view);
+      // The block memory is freed after this call: views kept by the function must not outlive it.
+      views.append(out_view);
+      for (nb::handle v : views) {
+        PyObject* r = PyObject_CallMethod(v.ptr(), "release", nullptr);
+        if (r == nullptr) PyErr_Clear();
+        Py_XDECREF(r);
+      }
+      return Status::OK();
+    } catch (nb::python_error& e) {
+      return Status::Invalid(nb::borrow<nb::str>(nb::str(e.type().attr("__name__"))).c_str(), ": ",
+                             nb::str(e.value()).c_str());
+    }
+  };
+  return checked(map_blocks(inputs, parse_dtype(dtype), std::move(call)));
+}
+
 nb::object compute_array(const PyContext& pc, const Array& a) {
   HostArray h = released(pc, [&] { return compute(pc.ctx(), a); });
   std::vector<size_t> shape;
@@ -137,6 +175,9 @@ void bind_arrays(nb::module_& m) {
   m.def("rechunk", [](const Array& a, const Shape& chunks) { return checked(rechunk(a, chunks)); });
   m.def("reduce", &reduce, nb::arg("op"), nb::arg("a"), nb::arg("axes"), nb::arg("keepdims"), nb::arg("ddof") = 0);
   m.def("compute", &compute_array);
+  m.def("map_blocks", &py_map_blocks);
+  m.def("concatenate", [](const std::vector<Array>& arrays, int64_t axis) { return checked(concatenate(arrays, axis)); });
+  m.def("reshape", [](const Array& a, const Shape& shape) { return checked(reshape(a, shape)); });
   m.def("write_zarr", [](const PyContext& pc, const Array& a, const std::string& path, const Shape& chunks, int format,
                          const std::string& codec, const std::vector<std::string>& dims, bool overwrite) {
     ZarrWriteOptions o;

@@ -54,17 +54,15 @@ def _axes(axis, ndim: int) -> list[int]:
 def _handle(x):
     """The _core handle of an operand (scalars stay weak, as numpy's Python scalars do)."""
     if isinstance(x, Array):
-        return x._h
+        return None if getattr(x, "_complex", False) else x._h  # complex: no engine kernel
     if isinstance(x, (bool, np.bool_)):
         return _core.scalar_bool(bool(x))
     if isinstance(x, (int, np.integer)):
         return _core.scalar_int(int(x))
     if isinstance(x, (float, np.floating)):
         return _core.scalar_float(float(x))
-    if isinstance(x, np.ndarray) or (hasattr(x, "__array__") and not hasattr(x, "dask")):
-        return asarray(x)._h
-    if hasattr(x, "dask"):
-        return asarray(x)._h
+    if isinstance(x, np.ndarray) or hasattr(x, "__array__") or hasattr(x, "dask"):
+        return _handle(asarray(x))
     return None
 
 
@@ -84,6 +82,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     pass (fused elementwise kernels, slices pushed down to the sources) on ``.compute()``."""
 
     __array_priority__ = 20
+    _host = None  # the numpy array this one reads as is, if any
 
     def __init__(self, handle):
         self._h = handle
@@ -122,6 +121,21 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def T(self) -> "Array":
         return Array(_core.transpose(self._h, []))
 
+    @property
+    def mT(self) -> "Array":
+        from .array_api import matrix_transpose
+
+        return matrix_transpose(self)
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        if device != "cpu":
+            raise ValueError(f"strata arrays live on the CPU, not {device!r}")
+        return self
+
     def __len__(self) -> int:
         return self.shape[0]
 
@@ -130,32 +144,26 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ---- structure --------------------------------------------------------------------------
     def __getitem__(self, key) -> "Array":
-        if not isinstance(key, tuple):
-            key = (key,)
-        if any(k is Ellipsis for k in key):
-            i = key.index(Ellipsis)
-            key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
-        if len(key) > self.ndim:
-            raise IndexError(f"too many indices: {len(key)} for {self.ndim} axes")
-        spec, drop = [], []
-        for ax, k in enumerate(key):
-            if isinstance(k, slice):
-                spec.append((k.start, k.stop, 1 if k.step is None else int(k.step)))
-            elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-                n = self.shape[ax]
-                if k < -n or k >= n:
-                    raise IndexError(f"index {k} is out of bounds for axis {ax} with size {n}")
-                k = int(k) % n
-                spec.append((k, k + 1, 1))
-                drop.append(ax)
-            else:
-                raise TypeError(f"strata.Array takes basic (integer and slice) indices, got {type(k).__name__}")
-        out = Array(_core.slice(self._h, spec))
-        if drop:  # an integer index removes its axis: the max of one element is that element
-            out = Array(_core.reduce("max", out._h, drop, False))
-        return out
+        from ._xp_index import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        """Replaces this array's expression by one with the selected elements set (lazy for
+        integer/slice keys and for boolean masks with a scalar value); other arrays made from
+        it before keep the old values."""
+        from ._xp_index import setitem
+
+        self._set(setitem(self, key, value))
+
+    def _set(self, other: "Array") -> None:
+        self._h, self._host = other._h, other._host
 
     def astype(self, dtype) -> "Array":
+        if np.dtype(dtype).kind == "c":
+            from ._xp_complex import complex_from_real
+
+            return complex_from_real(self, dtype)
         return Array(_core.astype(self._h, np.dtype(dtype).str))
 
     def rechunk(self, chunks) -> "Array":
@@ -167,7 +175,10 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ---- reductions -------------------------------------------------------------------------
     def _reduce(self, op, axis=None, keepdims=False, ddof=0) -> "Array":
-        return Array(_core.reduce(op, self._h, _axes(axis, self.ndim), bool(keepdims), int(ddof)))
+        axes = _axes(axis, self.ndim)
+        if not axes and axis is not None and self.ndim:  # axis=(): nothing is reduced
+            return _reduce_no_axes(self, op, ddof)
+        return Array(_core.reduce(op, self._h, axes, bool(keepdims), int(ddof)))
 
     def sum(self, axis=None, keepdims=False):
         return self._reduce("sum", axis, keepdims)
@@ -197,11 +208,33 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         a = self.compute()
         return a if dtype is None else a.astype(dtype)
 
+    def _scalar(self, kind):
+        if self.size != 1:
+            raise TypeError(f"only arrays of one element convert to Python {kind.__name__}, not shape {self.shape}")
+        return kind(self.compute().reshape(()))
+
     def __float__(self):
-        return float(self.compute())
+        return self._scalar(float)
 
     def __int__(self):
-        return int(self.compute())
+        return self._scalar(int)
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays are indices, not {self.dtype}")
+        return self._scalar(int)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.compute().__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
 
     def to_dask(self):
         """A Dask array whose blocks strata computes (one strata pass per Dask block)."""
@@ -226,8 +259,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ---- numpy protocols --------------------------------------------------------------------
     def __array_namespace__(self, *, api_version=None):
-        """The Array API namespace (strata.array_api): what strata evaluates lazily; the rest of
-        the standard raises TypeError instead of converting to NumPy."""
+        """The Array API namespace (strata.array_api, 2023.12): lazy functions, and the few that
+        evaluate their input listed in strata.array_api.EAGER."""
         if api_version not in (None, "2021.12", "2022.12", "2023.12"):
             raise ValueError(f"strata implements the Array API 2023.12, not {api_version!r}")
         from . import array_api
@@ -240,12 +273,21 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         if kwargs:
             return NotImplemented
         handles = [_handle(x) for x in inputs]
-        if any(h is None for h in handles):
+        if any(getattr(x, "_complex", False) for x in inputs):
+            handles = [None]  # complex operands: NumPy's function block by block, below
+        elif any(h is None for h in handles):
             return NotImplemented
-        if ufunc in _BINARY and len(handles) == 2:
+        if None not in handles and ufunc in _BINARY and len(handles) == 2:
             return Array(_core.binary(_BINARY[ufunc], *handles))
-        if ufunc in _UNARY and len(handles) == 1:
+        if None not in handles and ufunc in _UNARY and len(handles) == 1:
             return Array(_core.unary(_UNARY[ufunc], handles[0]))
+        if ufunc.nout == 1 and ufunc.signature is None:  # other elementwise ufuncs: NumPy's, block by block
+            from ._xp_core import blockwise
+
+            try:
+                return blockwise(ufunc, *[asarray(x) if isinstance(x, np.ndarray) else x for x in inputs])
+            except TypeError:
+                pass
         # Anything else: numpy computes on the evaluated operands.
         return ufunc(*[np.asarray(x) if isinstance(x, Array) else x for x in inputs])
 
@@ -256,6 +298,72 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             if out is not NotImplemented:
                 return out
         return func(*_to_numpy(args), **_to_numpy(kwargs))
+
+
+def _reduce_no_axes(x: Array, op: str, ddof: int) -> Array:
+    """A reduction over no axes: each element on its own (numpy's axis=())."""
+    k = x.dtype.kind
+    floating = x.dtype if k == "f" else np.dtype(np.float64)
+    if op == "sum":
+        return x.astype(np.int64 if k in "bi" else np.uint64 if k == "u" else x.dtype)
+    if op == "mean":
+        return x.astype(floating)
+    if op in ("min", "max"):
+        return x
+    if op == "count_nonzero":
+        return Array(_core.binary("not_equal", x._h, _core.scalar_int(0))).astype(np.int64)
+    zero = Array(_core.binary("subtract", x._h, x._h)).astype(floating)  # 0, NaN where x is not finite
+    return zero if ddof < 1 else zero * np.nan
+
+
+def _operator(name, reflected=False):
+    def method(self, other):
+        if not isinstance(other, (Array, bool, int, float, complex, np.ndarray, np.generic)):
+            return NotImplemented
+        from . import array_api
+
+        f = getattr(array_api, name)
+        return f(other, self) if reflected else f(self, other)
+
+    return method
+
+
+def _inplace(name):
+    def method(self, other):
+        from . import array_api
+
+        out = getattr(array_api, name)(self, other)
+        if out.shape != self.shape:
+            raise ValueError(f"in-place {name} would change the shape {self.shape} to {out.shape}")
+        self._set(out if out.dtype == self.dtype else out.astype(self.dtype))
+        return self
+
+    return method
+
+
+def _unary_operator(name):
+    def method(self):
+        from . import array_api
+
+        return getattr(array_api, name)(self)
+
+    return method
+
+
+# Python operators follow the Array API namespace (its dtype rules and special cases).
+_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+              "mod": "remainder", "pow": "pow", "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
+              "xor": "bitwise_xor", "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
+for _op, _name in _OPERATORS.items():
+    setattr(Array, f"__{_op}__", _operator(_name))
+    setattr(Array, f"__r{_op}__", _operator(_name, reflected=True))
+    setattr(Array, f"__i{_op}__", _inplace(_name))
+for _op, _name in {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal",
+                   "ne": "not_equal"}.items():
+    setattr(Array, f"__{_op}__", _operator(_name))
+for _op, _name in {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}.items():
+    setattr(Array, f"__{_op}__", _unary_operator(_name))
+del _op, _name
 
 
 def _to_numpy(x):
@@ -340,12 +448,20 @@ def asarray(x, chunks=None) -> Array:
         chunks = chunks if chunks is not None else tuple(c[0] for c in x.chunks)
         x = x.compute()
     a = _host_view(x)
+    if a.dtype.kind == "c":
+        from ._xp_complex import wrap_complex
+
+        return wrap_complex(a, chunks)
     if a.dtype.kind not in "biuf":
         raise ValueError(f"strata arrays hold bool, integer, float32 or float64 values, not {a.dtype}")
     if a.dtype == np.float16:
         a = a.astype(np.float32)
-    a = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("="), copy=False))
-    return Array(_core.from_buffer(a, a.dtype.str, _chunks(chunks, list(a.shape), a.itemsize)))
+    a = a.astype(a.dtype.newbyteorder("="), copy=False)
+    if not a.flags.c_contiguous:  # (np.ascontiguousarray would also turn 0-d into 1-d)
+        a = a.copy(order="C")
+    out = Array(_core.from_buffer(a, a.dtype.str, _chunks(chunks, list(a.shape), a.itemsize)))
+    out._host = a  # the memory it reads: reshapes of it are views, not computations
+    return out
 
 
 def _host_view(x) -> np.ndarray:

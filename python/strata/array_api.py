@@ -1,18 +1,28 @@
 """strata.array_api: the Array API (2023.12) namespace of strata.Array (``x.__array_namespace__()``).
 
-The functions strata evaluates lazily and chunked are here; every other function of the standard
-raises TypeError("... is not lazy in strata yet; call .compute() first") rather than silently
-turning the array into NumPy. Creation functions (zeros, ones, full, arange, linspace, eye) build
-the values in memory once and wrap them without a copy."""
+Every function of the standard is here. Results are lazy strata.Arrays evaluated chunk by chunk
+in strata's engine; elementwise functions strata has no kernel for run NumPy's function on each
+block inside the engine. The functions in EAGER evaluate their inputs (an explicit compute inside
+the function: data-dependent output shapes, or an operation the engine has no node for yet).
+Creation functions build small values in memory once and wrap them without a copy; zeros, ones,
+full and eye of any size are lazy constants. strata holds bool, int8-64, uint8-64, float32 and
+float64: complex64/complex128 exist as dtype objects (the standard names them) but arrays of them
+are refused with a ValueError."""
 from __future__ import annotations
 
+import builtins
 import types
+from collections import namedtuple
 
 import numpy as np
 
 from . import _core
-from ._array import Array, _handle
-from ._array import asarray as _asarray
+from ._array import Array
+from ._array import asarray as _wrap
+from ._xp_core import as_array, broadcast_to, from_numpy, insert_axes
+from . import _xp_elementwise as _ew
+from . import _xp_functions as _fn
+from . import _xp_fft, _xp_linalg
 
 __array_api_version__ = "2023.12"
 
@@ -20,211 +30,216 @@ bool = np.dtype("bool")  # noqa: A001 - the standard's names
 int8, int16, int32, int64 = (np.dtype(t) for t in ("int8", "int16", "int32", "int64"))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 float32, float64 = np.dtype("float32"), np.dtype("float64")
+complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 e, inf, nan, pi = np.e, np.inf, np.nan, np.pi
 newaxis = None
 
+EAGER = list(_fn.EAGER) + list(_xp_linalg.EAGER) + list(_xp_fft.EAGER)
 
-def _array(x) -> Array:
-    return x if isinstance(x, Array) else _asarray(np.asarray(x))
+for _name in _ew.NAMES:
+    globals()[_name] = _ew.FUNCTIONS[_name] if _name in _ew.FUNCTIONS else getattr(_ew, _name)
+for _name in _fn.NAMES:
+    globals()[_name] = getattr(_fn, _name)
+del _name
 
-
-# ---- elementwise ---------------------------------------------------------------------------
-def _binary(op):
-    def f(x1, x2, /):
-        h1, h2 = _handle(x1), _handle(x2)
-        if h1 is None or h2 is None:
-            raise TypeError(f"{op}: operands must be arrays or Python scalars")
-        return Array(_core.binary(op, h1, h2))
-
-    f.__name__ = op
-    return f
+linalg = _xp_linalg.namespace()
+fft = _xp_fft.namespace()
+matmul, matrix_transpose, tensordot, vecdot = linalg.matmul, linalg.matrix_transpose, linalg.tensordot, linalg.vecdot
 
 
-def _unary(op, name=None):
-    def f(x, /):
-        return Array(_core.unary(op, _array(x)._h))
-
-    f.__name__ = name or op
-    return f
-
-
-add, subtract, multiply, divide = (_binary(o) for o in ("add", "subtract", "multiply", "divide"))
-pow = _binary("power")  # noqa: A001
-maximum, minimum = _binary("maximum"), _binary("minimum")
-equal, not_equal, less, less_equal, greater, greater_equal = (
-    _binary(o) for o in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"))
-logical_and, logical_or = _binary("logical_and"), _binary("logical_or")
-abs = _unary("abs")  # noqa: A001
-negative, sqrt, exp, log, logical_not = (_unary(o) for o in ("negative", "sqrt", "exp", "log", "logical_not"))
-
-
-def positive(x, /):
-    return _array(x)
-
-
-def square(x, /):
-    return multiply(x, x)
-
-
-def clip(x, /, min=None, max=None):  # noqa: A002
-    x = _array(x)
-    lo = -np.inf if min is None else min
-    hi = np.inf if max is None else max
-    return Array(_core.clip(x._h, _handle(lo), _handle(hi)))
-
-
-def where(condition, x1, x2, /):
-    return Array(_core.where(_handle(condition), _handle(x1), _handle(x2)))
-
-
-# ---- statistics ----------------------------------------------------------------------------
-def _reducer(op):
-    def f(x, /, *, axis=None, keepdims=False, dtype=None):
-        x = _array(x)
-        if dtype is not None:
-            x = x.astype(dtype)
-        return x._reduce(op, axis, keepdims)
-
-    f.__name__ = op
-    return f
-
-
-sum, mean = _reducer("sum"), _reducer("mean")  # noqa: A001
-min, max = _reducer("min"), _reducer("max")  # noqa: A001
-
-
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _array(x)._reduce("var", axis, keepdims, int(correction))
-
-
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _array(x)._reduce("std", axis, keepdims, int(correction))
-
-
-def count_nonzero(x, /, *, axis=None, keepdims=False):
-    return _array(x)._reduce("count_nonzero", axis, keepdims)
-
-
-# ---- linear algebra and manipulation -------------------------------------------------------
-def matmul(x1, x2, /):
-    return Array(_core.binary("matmul", _array(x1)._h, _array(x2)._h))
-
-
-def matrix_transpose(x, /):
-    x = _array(x)
-    if x.ndim < 2:
-        raise ValueError("matrix_transpose needs at least 2 dimensions")
-    perm = list(range(x.ndim))
-    perm[-2], perm[-1] = perm[-1], perm[-2]
-    return x.transpose(perm)
-
-
-def permute_dims(x, /, axes):
-    return _array(x).transpose(tuple(axes))
+# ---- data types ----------------------------------------------------------------------------
+def _dtype(d):
+    return d.dtype if isinstance(d, Array) else np.dtype(d)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    return _array(x).astype(dtype)
+    x = as_array(x)
+    _check_device(device)
+    dtype = np.dtype(dtype)
+    if dtype == x.dtype:
+        return Array(x._h) if copy else x
+    return x.astype(dtype)
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
-    if device not in (None, "cpu"):
-        raise ValueError(f"strata arrays live on the CPU, not {device!r}")
-    a = _array(obj)
-    return a if dtype is None or np.dtype(dtype) == a.dtype else a.astype(dtype)
+def can_cast(from_, to, /):
+    return builtins.bool(np.can_cast(_dtype(from_), np.dtype(to), casting="safe"))
 
 
-def _created(values) -> Array:
-    return _asarray(np.ascontiguousarray(values))
-
-
-def zeros(shape, *, dtype=None, device=None):
-    return _created(np.zeros(shape, dtype=dtype or float64))
-
-
-def ones(shape, *, dtype=None, device=None):
-    return _created(np.ones(shape, dtype=dtype or float64))
-
-
-def full(shape, fill_value, *, dtype=None, device=None):
-    return _created(np.full(shape, fill_value, dtype=dtype))
-
-
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    return _created(np.arange(start, stop, step, dtype=dtype))
-
-
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
-    return _created(np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint))
-
-
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    return _created(np.eye(n_rows, n_cols, k=k, dtype=dtype or float64))
+def result_type(*arrays_and_dtypes):
+    if not arrays_and_dtypes:
+        raise ValueError("result_type: needs at least one array or dtype")
+    return np.result_type(*(_dtype(a) for a in arrays_and_dtypes))
 
 
 def isdtype(dtype, kind):
-    return np.isdtype(np.dtype(dtype), kind)
+    return builtins.bool(np.isdtype(np.dtype(dtype), kind))
 
 
-# ---- linalg extension ----------------------------------------------------------------------
-def _svd(x, /, *, full_matrices=True):
-    out = np.linalg.svd(_array(x), full_matrices=full_matrices)
-    if out is NotImplemented:
-        raise TypeError("linalg.svd of this shape is not lazy in strata yet; call .compute() first")
+finfo_object = namedtuple("finfo_object", ["bits", "eps", "max", "min", "smallest_normal", "dtype"])
+iinfo_object = namedtuple("iinfo_object", ["bits", "max", "min", "dtype"])
+
+
+def finfo(type, /):  # noqa: A002
+    f = np.finfo(_dtype(type))
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal),
+                        np.dtype(f.dtype))
+
+
+def iinfo(type, /):  # noqa: A002
+    i = np.iinfo(_dtype(type))
+    return iinfo_object(int(i.bits), int(i.max), int(i.min), np.dtype(i.dtype))
+
+
+# ---- creation ------------------------------------------------------------------------------
+def _check_device(device):
+    if device not in (None, "cpu"):
+        raise ValueError(f"strata arrays live on the CPU, not {device!r}")
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    _check_device(device)
+    if isinstance(obj, Array):
+        out = obj if dtype is None or np.dtype(dtype) == obj.dtype else obj.astype(dtype)
+        if copy is False and out is not obj:
+            raise ValueError("asarray: converting the dtype needs a copy (copy=False)")
+        return Array(out._h) if copy and out is obj else out
+    if copy is False and not hasattr(obj, "__array__") and not hasattr(obj, "__buffer__"):
+        raise ValueError("asarray: a Python sequence cannot be wrapped without a copy (copy=False)")
+    if isinstance(obj, (list, tuple)) and builtins.any(isinstance(v, Array) for v in np.ravel(np.array(obj, dtype=object))):
+        obj = np.array([v.compute() if isinstance(v, Array) else v for v in obj])
+    values = np.array(obj, dtype=dtype, copy=True if copy else None)
+    if copy is False and isinstance(obj, np.ndarray) and not np.shares_memory(values, obj):
+        raise ValueError("asarray: this conversion needs a copy (copy=False)")
+    return _wrap(values)
+
+
+def _full(shape, value, dtype) -> Array:
+    shape = _shape(shape)
+    dtype = np.asarray(value).dtype if dtype is None else np.dtype(dtype)
+    return broadcast_to(from_numpy(np.full((), value, dtype)), shape)
+
+
+def zeros(shape, *, dtype=None, device=None):
+    _check_device(device)
+    return _full(shape, 0, dtype or float64)
+
+
+def ones(shape, *, dtype=None, device=None):
+    _check_device(device)
+    return _full(shape, 1, dtype or float64)
+
+
+def empty(shape, *, dtype=None, device=None):
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    _check_device(device)
+    if dtype is None and isinstance(fill_value, (Array, np.ndarray)):
+        dtype = fill_value.dtype
+    if isinstance(fill_value, Array):
+        fill_value = fill_value.compute()
+    return _full(shape, fill_value, dtype)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    return zeros(as_array(x).shape, dtype=dtype or as_array(x).dtype, device=device)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    return ones(as_array(x).shape, dtype=dtype or as_array(x).dtype, device=device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    return zeros_like(x, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    return full(as_array(x).shape, fill_value, dtype=dtype or as_array(x).dtype, device=device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    _check_device(device)
+    return from_numpy(np.arange(start, stop, step, dtype=dtype))
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    _check_device(device)
+    return from_numpy(np.linspace(start, stop, num, dtype=dtype or float64, endpoint=endpoint))
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """Lazy: (row + k == column), converted to dtype."""
+    _check_device(device)
+    n_cols = n_rows if n_cols is None else n_cols
+    rows = from_numpy(np.arange(n_rows, dtype=np.int64).reshape(n_rows, 1) + int(k))
+    cols = from_numpy(np.arange(n_cols, dtype=np.int64).reshape(1, n_cols))
+    return Array(_core.binary("equal", rows._h, cols._h)).astype(dtype or float64)
+
+
+def _triangle(x, k, lower):
+    x = as_array(x)
+    if x.ndim < 2:
+        raise ValueError("tril/triu need at least 2 dimensions")
+    n, m = x.shape[-2:]
+    rows = from_numpy(np.arange(n, dtype=np.int64).reshape(n, 1) + int(k))
+    cols = from_numpy(np.arange(m, dtype=np.int64).reshape(1, m))
+    keep = Array(_core.binary("greater_equal" if lower else "less_equal", rows._h, cols._h))
+    out = where(keep, x, from_numpy(np.zeros((), x.dtype)))
+    return broadcast_to(out, x.shape) if out.shape != x.shape else out
+
+
+def tril(x, /, *, k=0):
+    return _triangle(x, k, True)
+
+
+def triu(x, /, *, k=0):
+    return _triangle(x, k, False)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    arrays = [as_array(a) for a in arrays]
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
+    shape = [a.size for a in arrays]
+    if indexing == "xy" and len(arrays) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        ax = i if indexing == "ij" or len(arrays) < 2 or i > 1 else 1 - i
+        out.append(broadcast_to(insert_axes(a, [d for d in range(len(shape)) if d != ax]), shape))
     return out
 
 
-def _qr(x, /, *, mode="reduced"):
-    if mode != "reduced":
-        raise TypeError(f"linalg.qr(mode={mode!r}) is not lazy in strata yet; call .compute() first")
-    return np.linalg.qr(_array(x))
+def from_dlpack(x, /, *, device=None, copy=None):
+    _check_device(device)
+    return _wrap(np.from_dlpack(x))
 
 
-def _vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
-    x = _array(x)
-    if ord == 2:
-        return sqrt(sum(multiply(x, x), axis=axis, keepdims=keepdims))
-    if ord == 1:
-        return sum(abs(x), axis=axis, keepdims=keepdims)
-    if ord == np.inf:
-        return max(abs(x), axis=axis, keepdims=keepdims)
-    raise TypeError(f"linalg.vector_norm(ord={ord!r}) is not lazy in strata yet; call .compute() first")
+# ---- inspection ----------------------------------------------------------------------------
+_KINDS = {"bool": [bool], "signed integer": [int8, int16, int32, int64],
+          "unsigned integer": [uint8, uint16, uint32, uint64], "real floating": [float32, float64],
+          "complex floating": [complex64, complex128], "integral": [int8, int16, int32, int64, uint8, uint16, uint32, uint64]}
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
-linalg = types.ModuleType("strata.array_api.linalg", "The Array API linalg extension, as far as strata is lazy.")
-linalg.svd, linalg.qr, linalg.matmul, linalg.vector_norm = _svd, _qr, matmul, _vector_norm
-linalg.matrix_transpose = matrix_transpose
-
-# The rest of the standard (2023.12): named so they fail clearly, not as a missing attribute.
-_NOT_LAZY = """acos acosh asin asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_invert
-bitwise_or bitwise_right_shift bitwise_xor ceil conj copysign cos cosh expm1 floor floor_divide hypot
-imag isfinite isinf isnan log1p log2 log10 logaddexp logical_xor real remainder round sign signbit sin
-sinh tan tanh trunc cumulative_sum prod argmax argmin nonzero searchsorted unique_all unique_counts
-unique_inverse unique_values argsort sort broadcast_arrays broadcast_to concat expand_dims flip moveaxis
-repeat reshape roll squeeze stack tile unstack take all any tensordot vecdot diff empty empty_like
-full_like ones_like zeros_like meshgrid tril triu from_dlpack can_cast finfo iinfo result_type""".split()
-_NOT_LAZY_LINALG = """cholesky cross det diagonal eigh eigvalsh inv matrix_norm matrix_power matrix_rank
-outer pinv slogdet solve svdvals tensordot trace vecdot""".split()
-
-
-def _not_lazy(name):
-    def f(*args, **kwargs):
-        raise TypeError(f"strata.array_api.{name} is not lazy in strata yet; call .compute() first "
-                        f"(numpy.{name} then works on the result)")
-
-    f.__name__ = name.rsplit(".", 1)[-1]
-    return f
-
-
-for _name in _NOT_LAZY:
-    globals()[_name] = _not_lazy(_name)
-for _name in _NOT_LAZY_LINALG:
-    setattr(linalg, _name, _not_lazy(f"linalg.{_name}"))
-del _name
+def _dtypes(device=None, kind=None):
+    _check_device(device)
+    if kind is None:
+        chosen = [bool] + _KINDS["numeric"]
+    else:
+        chosen = [d for k in ((kind,) if isinstance(kind, str) else kind) for d in _KINDS[k]]
+    return {d.name: d for d in chosen}
 
 
 def __array_namespace_info__():
     return types.SimpleNamespace(
-        capabilities=lambda: {"boolean indexing": False, "data-dependent shapes": False},
+        capabilities=lambda: {"boolean indexing": True, "data-dependent shapes": True},
         default_device=lambda: "cpu", devices=lambda: ["cpu"],
-        default_dtypes=lambda device=None: {"real floating": float64, "integral": int64, "indexing": int64})
+        default_dtypes=lambda *, device=None: {"real floating": float64, "complex floating": complex128,
+                                               "integral": int64, "indexing": int64},
+        dtypes=lambda *, device=None, kind=None: _dtypes(device, kind))

@@ -83,5 +83,8 @@ def test_other_layouts_are_copied():
         a[...] = 0  # a copy was taken: the strata.Array does not see this
         np.testing.assert_array_equal(np.asarray(x).astype(np.float64), want)
     assert strata.asarray(base.astype(np.float16)).dtype == np.float32
+    assert strata.asarray(np.ones(3, dtype=np.complex128)).dtype == np.complex128  # (a view, see test_array_api)
     with pytest.raises(ValueError):
-        strata.asarray(np.ones(3, dtype=np.complex128))
+        strata.asarray(np.array(["a", "b"]))
+    with pytest.raises(ValueError):
+        strata.asarray(np.ones(3, dtype=np.clongdouble))

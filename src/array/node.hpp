@@ -81,7 +81,7 @@ void copy_strided(const void* src, const Shape& src_shape, const Shape& src_off,
 
 enum class NodeKind {
   Scalar, Host, Random, Zarr, Persisted, Elementwise, Slice, Transpose, Rechunk, Reduce,
-  Matmul, MapBlocks,
+  Matmul, MapBlocks, Concat, Reshape,
 };
 
 class Node {

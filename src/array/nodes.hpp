@@ -146,6 +146,36 @@ class MapBlocksNode final : public Node {
   MapBlocksFn fn_;
 };
 
+/// Arrays of one dtype joined along an axis (joining.cpp): a box is split at the inputs' borders.
+class ConcatNode final : public Node {
+ public:
+  ConcatNode(std::vector<NodePtr> inputs, int64_t axis, Shape shape, Shape chunks);
+  std::vector<const Node*> inputs() const override;
+  Status read_box(const Box& box, void* out, EvalContext& ctx) const override;
+  int64_t working_bytes(const Box& box) const override;
+  std::string label() const override;
+
+ private:
+  std::vector<NodePtr> inputs_;
+  int64_t axis_;
+  Shape offsets_;  ///< where each input starts along the axis
+};
+
+/// The same elements in C order under another shape (joining.cpp): a box reads the slab of the
+/// input's leading axis that holds its elements, then gathers them.
+class ReshapeNode final : public Node {
+ public:
+  ReshapeNode(NodePtr input, Shape shape, Shape chunks);
+  std::vector<const Node*> inputs() const override { return {input_.get()}; }
+  Status read_box(const Box& box, void* out, EvalContext& ctx) const override;
+  int64_t working_bytes(const Box& box) const override;
+  std::string label() const override { return "reshape"; }
+
+ private:
+  Box cover(const Box& box) const;  ///< the input box read for an output box
+  NodePtr input_;
+};
+
 /// Blocks kept in memory (persist.cpp), decoded on the fly.
 class PersistedNode final : public Node {
  public:

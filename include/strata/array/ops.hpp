@@ -83,6 +83,12 @@ Array slice(const Array& a, const std::vector<Slice>& slices);
 Array transpose(const Array& a, std::vector<int64_t> perm = {});
 /// \brief Same values with a new chunk shape.
 Array rechunk(const Array& a, Shape chunks);
+/// \brief Join arrays of one dtype and rank along `axis` (other extents equal; numpy.concatenate).
+/// A box of the result reads only the parts of the inputs it covers.
+Array concatenate(const std::vector<Array>& arrays, int64_t axis);
+/// \brief The elements in C order under `shape` (same element count; numpy.reshape, no -1).
+/// A box reads the slab of the input's leading axis holding its elements.
+Array reshape(const Array& a, const Shape& shape);
 
 // ---- reductions ---------------------------------------------------------------------------------
 /// Axes to reduce; empty = all axes (a 0-d result unless keepdims).
