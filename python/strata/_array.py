@@ -132,6 +132,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def __getitem__(self, key) -> "Array":
         if not isinstance(key, tuple):
             key = (key,)
+        if any(k is None for k in key):
+            return _with_new_axes(self, key)
         if any(k is Ellipsis for k in key):
             i = key.index(Ellipsis)
             key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
@@ -258,6 +260,30 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return func(*_to_numpy(args), **_to_numpy(kwargs))
 
 
+def _with_new_axes(x: Array, key: tuple) -> Array:
+    """x[key] for a key holding None (numpy.newaxis), as xarray's broadcasting indexes: the key
+    without them, then a length-1 axis at each None's place (a broadcast where() against a
+    one-element mask adds them in front, a transpose moves them into place)."""
+    if key.count(Ellipsis) == 1:
+        i = key.index(Ellipsis)
+        rest = sum(1 for k in key if k is not None and k is not Ellipsis)
+        key = key[:i] + (slice(None),) * (x.ndim - rest) + key[i + 1:]
+    out = x[tuple(k for k in key if k is not None)]
+    positions, axis = [], 0  # each None's axis in the result
+    for k in key:
+        if k is None:
+            positions.append(axis)
+            axis += 1
+        elif not isinstance(k, (int, np.integer)):
+            axis += 1
+    n_new = len(positions)
+    mask = asarray(np.ones((1,) * (out.ndim + n_new), dtype=bool))
+    grown = Array(_core.where(mask._h, out._h, out._h)).rechunk((1,) * n_new + out.chunksize)
+    old_axes = iter(range(n_new, n_new + out.ndim))
+    perm = [positions.index(i) if i in positions else next(old_axes) for i in range(out.ndim + n_new)]
+    return grown if perm == sorted(perm) else grown.transpose(perm)
+
+
 def _to_numpy(x):
     if isinstance(x, Array):
         return x.compute()
@@ -303,7 +329,40 @@ def _matmul(a, b, **kw):
     return Array(_core.binary("matmul", _handle(a), _handle(b)))
 
 
+def _nan_reduction(op):
+    """numpy's nan-skipping reduction `op` as a strata expression: NaN counts as absent (what
+    xarray's skipna reductions call). Integer and bool arrays hold no NaN: the plain reduction."""
+
+    def impl(a, axis=None, dtype=None, out=None, keepdims=False, ddof=0, **kw):
+        if dtype is not None or out is not None or kw or not isinstance(a, Array):
+            return NotImplemented
+        if a.dtype.kind != "f":
+            return a._reduce(op, axis, keepdims, ddof)
+        valid = a == a
+        n = valid._reduce("count_nonzero", axis, keepdims)
+        if op in ("min", "max"):
+            fill = np.inf if op == "min" else -np.inf
+            r = Array(_core.where(valid._h, a._h, _handle(fill)))._reduce(op, axis, keepdims)
+            return Array(_core.where((n > 0)._h, r._h, _handle(np.nan)))
+        total = Array(_core.where(valid._h, a._h, _handle(0.0)))._reduce("sum", axis, keepdims)
+        if op == "sum":
+            return total
+        if op == "mean":
+            return total / n
+        # var / std: squared deviations from the mean of the observed values, over n - ddof
+        m = Array(_core.where(valid._h, a._h, _handle(0.0)))._reduce("sum", axis, True) / valid._reduce(
+            "count_nonzero", axis, True)
+        dev = Array(_core.where(valid._h, (a - m)._h, _handle(0.0)))
+        dof = n - int(ddof)
+        v = Array(_core.where((dof > 0)._h, ((dev * dev)._reduce("sum", axis, keepdims) / dof)._h, _handle(np.nan)))
+        return v if op == "var" else np.sqrt(v)
+
+    return impl
+
+
 _FUNCTIONS = {f: _reduction(op) for f, op in _REDUCTIONS.items()}
+_FUNCTIONS.update({f: _nan_reduction(op) for f, op in ((np.nansum, "sum"), (np.nanmean, "mean"), (np.nanvar, "var"),
+                                                       (np.nanstd, "std"), (np.nanmin, "min"), (np.nanmax, "max"))})
 _FUNCTIONS.update({
     np.linalg.svd: _svd,
     np.linalg.qr: _qr,

@@ -93,12 +93,13 @@ sum, mean = _reducer("sum"), _reducer("mean")  # noqa: A001
 min, max = _reducer("min"), _reducer("max")  # noqa: A001
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _array(x)._reduce("var", axis, keepdims, int(correction))
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    # ddof: numpy's (and Dask's) name, which xarray passes to every namespace
+    return _array(x)._reduce("var", axis, keepdims, int(correction if ddof is None else ddof))
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _array(x)._reduce("std", axis, keepdims, int(correction))
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    return _array(x)._reduce("std", axis, keepdims, int(correction if ddof is None else ddof))
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):
@@ -228,3 +229,46 @@ def __array_namespace_info__():
         capabilities=lambda: {"boolean indexing": False, "data-dependent shapes": False},
         default_device=lambda: "cpu", devices=lambda: ["cpu"],
         default_dtypes=lambda device=None: {"real floating": float64, "integral": int64, "indexing": int64})
+
+
+# ---- what xarray's reductions and where() call (lazy, from the functions above) -------------
+def isnan(x, /):
+    x = _array(x)
+    return not_equal(x, x)
+
+
+def isinf(x, /):
+    return equal(abs(x), inf)
+
+
+def isfinite(x, /):
+    return less(abs(x), inf)  # NaN compares false
+
+
+def any(x, /, *, axis=None, keepdims=False):  # noqa: A001
+    return greater(count_nonzero(x, axis=axis, keepdims=keepdims), 0)
+
+
+def all(x, /, *, axis=None, keepdims=False):  # noqa: A001
+    return equal(count_nonzero(logical_not(astype(x, bool)), axis=axis, keepdims=keepdims), 0)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    """x's shape and chunks, every element fill_value: a lazy expression (x itself is not read
+    for its values: its own comparison with itself is always true or NaN-false, so both sides
+    of the where() are the fill value)."""
+    x = _array(x)
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    return astype(where(equal(x, x), fill_value, fill_value), dtype)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    return full_like(x, 0, dtype=dtype)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    return full_like(x, 1, dtype=dtype)
+
+
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*(a.dtype if isinstance(a, Array) else a for a in arrays_and_dtypes))
