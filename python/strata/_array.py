@@ -122,6 +122,14 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def T(self) -> "Array":
         return Array(_core.transpose(self._h, []))
 
+    def __copy__(self) -> "Array":
+        return self
+
+    def __deepcopy__(self, memo) -> "Array":
+        # An expression is immutable (no operation changes an Array in place), so a copy is the
+        # same expression; xarray deep-copies the data it hands to Dask (sgkit's pc_relate does).
+        return self
+
     def __len__(self) -> int:
         return self.shape[0]
 
@@ -241,6 +249,15 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             return NotImplemented
         if kwargs:
             return NotImplemented
+        if any(hasattr(x, "dask") and hasattr(x, "chunks") for x in inputs):
+            # With a Dask operand Dask runs the graph (it may be huge, or masked); strata
+            # computes its own operands' blocks when Dask reads them.
+            import dask.array as da
+
+            return ufunc(*[da.from_array(x, chunks=x.chunksize, asarray=True) if isinstance(x, Array) else x
+                           for x in inputs])
+        if any(isinstance(x, np.ma.MaskedArray) for x in inputs):  # numpy's masked semantics, mask kept
+            return ufunc(*[np.asarray(x) if isinstance(x, Array) else x for x in inputs])
         handles = [_handle(x) for x in inputs]
         if any(h is None for h in handles):
             return NotImplemented

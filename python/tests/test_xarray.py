@@ -146,3 +146,43 @@ def test_per_block_python_says_it_is_not_lazy():
     d = _data_array(_values(4, missing=False))
     with pytest.raises(NotImplementedError, match="apply_ufunc"):
         xr.apply_ufunc(np.cumsum, d, kwargs={"axis": -1}, dask="parallelized", output_dtypes=[float])
+
+
+def test_sgkit_dataset_functions_run_on_strata_backed_variables():
+    """sgkit wraps each variable with da.asarray: strata computes the blocks, the values are those
+    of the numpy-backed Dataset."""
+    sgkit = pytest.importorskip("sgkit")
+    ds = sgkit.simulate_genotype_call_dataset(n_variant=120, n_sample=40, seed=1, missing_pct=0.05).compute()
+    s = ds.copy()
+    for name in ("call_genotype", "call_genotype_mask"):
+        s[name] = (ds[name].dims, strata.asarray(np.ascontiguousarray(ds[name].values)))
+    assert isinstance(s["call_genotype"].variable._data, strata.Array)
+    for fn in (sgkit.count_call_alleles, sgkit.count_variant_alleles, sgkit.sample_stats, sgkit.hardy_weinberg_test,
+               sgkit.individual_heterozygosity):
+        got, expected = fn(s, merge=False).compute(), fn(ds, merge=False).compute()
+        for name in expected.data_vars:
+            np.testing.assert_allclose(got[name].values, expected[name].values, equal_nan=True,
+                                       err_msg=f"{fn.__name__}: {name}")
+    full = sgkit.simulate_genotype_call_dataset(n_variant=120, n_sample=40, seed=2).compute()  # sgkit's pca: no missing
+    pcs = sgkit.pca(full, n_components=3, merge=True)
+    g = strata.asarray(np.ascontiguousarray(full["call_genotype"].values))
+    phi = sgkit.pc_relate(pcs.assign(call_genotype=(full["call_genotype"].dims, g)), merge=False)["pc_relate_phi"].values
+    np.testing.assert_allclose(phi, sgkit.pc_relate(pcs, merge=False)["pc_relate_phi"].values, equal_nan=True)
+
+
+def test_dask_and_masked_operands_keep_their_masks():
+    """strata never drops a mask: with a masked operand numpy's masked semantics apply, with a
+    Dask operand Dask runs the graph (sgkit's pc_relate mixes both with xarray's strata data)."""
+    import dask.array as da
+
+    v = np.arange(12.0).reshape(3, 4)
+    mask = v % 5 == 0
+    r = strata.asarray(v) - np.ma.masked_array(v * 2, mask=mask)
+    assert isinstance(r, np.ma.MaskedArray)
+    np.testing.assert_array_equal(r.mask, mask)
+    np.testing.assert_array_equal(r.data[~mask], -v[~mask])
+    lazy = strata.asarray(v, chunks=(2, 4)) - da.ma.masked_array(da.from_array(v * 2, chunks=(2, 2)), mask=mask)
+    assert isinstance(lazy, da.Array)
+    out = lazy.compute()
+    np.testing.assert_array_equal(np.ma.getmaskarray(out), mask)
+    np.testing.assert_array_equal(np.asarray(out)[~mask], -v[~mask])
