@@ -64,7 +64,7 @@ def test_linalg_svd_and_qr(pair):
 
 def test_what_is_not_lazy_says_so(pair):
     _, _, x, _ = pair
-    for f in (xp.reshape, xp.argmax, xp.isnan, xp.concat, xp.linalg.inv):
+    for f in (xp.reshape, xp.argmax, xp.sin, xp.concat, xp.linalg.inv):
         with pytest.raises(TypeError, match=r"is not lazy in strata yet; call \.compute\(\) first"):
             f(x)
     with pytest.raises(TypeError, match="not lazy"):
