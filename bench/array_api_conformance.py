@@ -28,8 +28,9 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-SUITE_MIRROR = "/work/.mirror/data-apis+array-api-tests/repo"
-SPEC_MIRROR = "/work/.mirror/data-apis+array-api/repo"
+# Git clones of github.com/data-apis/array-api-tests and github.com/data-apis/array-api.
+SUITE_MIRROR = os.environ.get("ARRAY_API_TESTS_DIR", "")
+SPEC_MIRROR = os.environ.get("ARRAY_API_SPEC_DIR", "")
 SPEC_COMMIT = "5f847a3858875c682ae901aa22b0413bf24be9da"  # the suite's array-api submodule
 LIBRARIES = {"strata": "strata.array_api", "dask": "array_api_compat.dask.array"}
 

@@ -8,9 +8,12 @@ processes, 1 thread each) active it times
   strata.pca(x, k=10)                       vs  sgkit.pca(ds, n_components=10) (tsqr, its default)
   strata.king(x)                            vs  sgkit.pairwise_distance(x.T, "euclidean")
 
-and prints each wall time (median of --runs) and the ratio sgkit/strata.
+and prints each wall time (median of --runs), the ratio sgkit/strata, and whether the cluster's
+results are the bytes of a local run on the same .bed (PCA without the float64 check pass, which
+a cluster run skips). --former-schedule also times the randomized PCA with one task per
+3,072-variant group per pass (the runner's schedule before it batched groups per worker thread).
 
-  PYTHONPATH=build/python:python .venv/bin/python bench/dask_cluster_bench.py
+  PYTHONPATH=build/python:python .venv/bin/python bench/dask_cluster_bench.py --former-schedule
 """
 import argparse
 import os
@@ -38,13 +41,20 @@ def write_bed(prefix, dosages):
         f.writelines(f"F{j}\tS{j}\t0\t0\t0\t-9\n" for j in range(n))
 
 
+def _same(a, b):
+    return all(np.asarray(getattr(a, f)).tobytes() == np.asarray(getattr(b, f)).tobytes()
+               for f in ("eigenvalues", "eigenvectors", "loadings"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=2000)
     ap.add_argument("--variants", type=int, default=20000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--chunk", type=int, default=5000, help="variants per Dask block")
-    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--former-schedule", action="store_true",
+                    help="also time randomized PCA with one task per group per pass, as before batching")
     a = ap.parse_args()
 
     import dask.array as da
@@ -62,7 +72,7 @@ def main():
     del dosages
 
     with distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         x = da.from_array(strata.open_genotypes(prefix + ".bed"), chunks=(a.chunk, -1))
         x.sum().compute()  # the workers import strata and open the file once
         print(f"{a.variants} variants x {a.samples} samples, LocalCluster {a.workers} processes x 1 thread, "
@@ -72,16 +82,35 @@ def main():
         def row(name, fn):
             rows[name] = timed(fn, a.runs)
             print(f"  {name:45s} {rows[name][0]:8.2f} s", flush=True)
+            return rows[name]
 
-        row("strata.pca(x, k=10)", lambda: strata.pca(x, k=10))
-        row("strata.pca(x, k=10, method='randomized')", lambda: strata.pca(x, k=10, method="randomized"))
+        _, r_auto = row("strata.pca(x, k=10)", lambda: strata.pca(x, k=10))
+        _, r_rand = row("strata.pca(x, k=10, method='randomized')", lambda: strata.pca(x, k=10, method="randomized"))
+        if a.former_schedule:
+            # The runner batches consecutive groups, one batch per worker thread; claiming a
+            # thread per group gives its former schedule (one task per 3,072-variant group).
+            client.nthreads = lambda *args, **kwargs: {"one task per group": 1 << 30}
+            _, r_former = row("  same, one task per group (former schedule)",
+                              lambda: strata.pca(x, k=10, method="randomized"))
+            del client.nthreads
+            assert _same(r_former, r_rand)
+        print(f"    routes: default {r_auto.route} ({r_auto.passes} passes), randomized {r_rand.route} "
+              f"({r_rand.passes} passes)", flush=True)
         ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), x)})
         row("sgkit.pca(ds, n_components=10)", lambda: sgkit.pca(ds, n_components=10, ploidy=2, merge=False).compute())
-        row("strata.king(x)", lambda: strata.king(x))
+        _, k_cluster = row("strata.king(x)", lambda: strata.king(x))
         xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
         row("sgkit.pairwise_distance(x.T, 'euclidean')",
             lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute())
 
+    # The cluster's bytes against a local run of the same .bed (the cluster skips the float64
+    # check pass: the local run without it is the reference).
+    same = {
+        "pca": _same(r_auto, strata.pca(prefix + ".bed", k=10, check_errors=False)),
+        "pca randomized": _same(r_rand, strata.pca(prefix + ".bed", k=10, method="randomized", check_errors=False)),
+        "king": k_cluster.tobytes() == strata.king(prefix + ".bed").tobytes(),
+    }
+    print("  cluster bytes == local run: " + ", ".join(f"{k} {v}" for k, v in same.items()))
     pca = rows["sgkit.pca(ds, n_components=10)"][0]
     randomized = rows["strata.pca(x, k=10, method='randomized')"][0]
     print(f"  ratio sgkit.pca / strata.pca                  {pca / rows['strata.pca(x, k=10)'][0]:8.1f}x "

@@ -136,6 +136,17 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             raise ValueError(f"strata arrays live on the CPU, not {device!r}")
         return self
 
+    def __copy__(self) -> "Array":
+        out = Array(self._h)
+        out._host = self._host
+        return out
+
+    def __deepcopy__(self, memo) -> "Array":
+        # An expression is immutable (__setitem__ gives an Array a new expression, it never
+        # changes one), so a copy is a new Array on the same expression; xarray deep-copies the
+        # data it hands to Dask (sgkit's pc_relate does).
+        return self.__copy__()
+
     def __len__(self) -> int:
         return self.shape[0]
 
@@ -272,6 +283,15 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             return NotImplemented
         if kwargs:
             return NotImplemented
+        if any(hasattr(x, "dask") and hasattr(x, "chunks") for x in inputs):
+            # With a Dask operand Dask runs the graph (it may be huge, or masked); strata
+            # computes its own operands' blocks when Dask reads them.
+            import dask.array as da
+
+            return ufunc(*[da.from_array(x, chunks=x.chunksize, asarray=True) if isinstance(x, Array) else x
+                           for x in inputs])
+        if any(isinstance(x, np.ma.MaskedArray) for x in inputs):  # numpy's masked semantics, mask kept
+            return ufunc(*[np.asarray(x) if isinstance(x, Array) else x for x in inputs])
         handles = [_handle(x) for x in inputs]
         if any(getattr(x, "_complex", False) for x in inputs):
             handles = [None]  # complex operands: NumPy's function block by block, below
@@ -318,6 +338,11 @@ def _reduce_no_axes(x: Array, op: str, ddof: int) -> Array:
 
 def _operator(name, reflected=False):
     def method(self, other):
+        if isinstance(other, np.ma.MaskedArray) or (hasattr(other, "dask") and hasattr(other, "chunks")):
+            # A masked or Dask operand: NumPy's ufunc, which __array_ufunc__ hands to masked
+            # semantics (the mask kept) or to Dask (its graph may be huge, or masked).
+            ufunc = getattr(np, name)
+            return ufunc(other, self) if reflected else ufunc(self, other)
         if not isinstance(other, (Array, bool, int, float, complex, np.ndarray, np.generic)):
             return NotImplemented
         from . import array_api
@@ -411,7 +436,40 @@ def _matmul(a, b, **kw):
     return Array(_core.binary("matmul", _handle(a), _handle(b)))
 
 
+def _nan_reduction(op):
+    """numpy's nan-skipping reduction `op` as a strata expression: NaN counts as absent (what
+    xarray's skipna reductions call). Integer and bool arrays hold no NaN: the plain reduction."""
+
+    def impl(a, axis=None, dtype=None, out=None, keepdims=False, ddof=0, **kw):
+        if dtype is not None or out is not None or kw or not isinstance(a, Array):
+            return NotImplemented
+        if a.dtype.kind != "f":
+            return a._reduce(op, axis, keepdims, ddof)
+        valid = a == a
+        n = valid._reduce("count_nonzero", axis, keepdims)
+        if op in ("min", "max"):
+            fill = np.inf if op == "min" else -np.inf
+            r = Array(_core.where(valid._h, a._h, _handle(fill)))._reduce(op, axis, keepdims)
+            return Array(_core.where((n > 0)._h, r._h, _handle(np.nan)))
+        total = Array(_core.where(valid._h, a._h, _handle(0.0)))._reduce("sum", axis, keepdims)
+        if op == "sum":
+            return total
+        if op == "mean":
+            return total / n
+        # var / std: squared deviations from the mean of the observed values, over n - ddof
+        m = Array(_core.where(valid._h, a._h, _handle(0.0)))._reduce("sum", axis, True) / valid._reduce(
+            "count_nonzero", axis, True)
+        dev = Array(_core.where(valid._h, (a - m)._h, _handle(0.0)))
+        dof = n - int(ddof)
+        v = Array(_core.where((dof > 0)._h, ((dev * dev)._reduce("sum", axis, keepdims) / dof)._h, _handle(np.nan)))
+        return v if op == "var" else np.sqrt(v)
+
+    return impl
+
+
 _FUNCTIONS = {f: _reduction(op) for f, op in _REDUCTIONS.items()}
+_FUNCTIONS.update({f: _nan_reduction(op) for f, op in ((np.nansum, "sum"), (np.nanmean, "mean"), (np.nanvar, "var"),
+                                                       (np.nanstd, "std"), (np.nanmin, "min"), (np.nanmax, "max"))})
 _FUNCTIONS.update({
     np.linalg.svd: _svd,
     np.linalg.qr: _qr,

@@ -3,9 +3,10 @@
 The dosages are packed to 2-bit codes by one task per row block and the packed blocks stay on
 the workers (persisted). The variant counts are computed there too. Once the used variants are
 known, each group of 3,072 of them (the library's fixed unit of summation) is gathered into one
-array on the workers. Then every PCA pass — each product of the standardized genotypes with a
-dense block — runs as one task per group, computing the group's partial product with strata's
-kernels; the driver adds the partials in group order, exactly as the local operator does, so
+array on the workers, consecutive groups batched together, one batch per worker thread. Then
+every PCA pass — each product of the standardized genotypes with a dense block — runs as one
+task per batch, computing each of its groups' partial products with strata's kernels; the
+driver adds the partials in group order, exactly as the local operator does, so
 the result is the same bits as ``strata.pca`` of the same dosages on this machine. Only the
 dense blocks (samples × 8 float64) travel to the workers and the partials back.
 
@@ -54,6 +55,12 @@ def _group_codes(blocks, rows):
     return np.ascontiguousarray(np.concatenate([b[r] for b, r in zip(blocks, rows)]))
 
 
+def _batch_codes(blocks, groups):
+    """A batch's groups, each gathered once: [(codes, counts)]; `groups` holds, per group, the
+    indices into `blocks` it reads, their rows and the group's counts."""
+    return [(_group_codes([blocks[i] for i in used], rows), counts) for used, rows, counts in groups]
+
+
 def _task_context():
     from strata import _core as core
 
@@ -61,16 +68,18 @@ def _task_context():
     return core.make_context(1, None, None)
 
 
-def _gram_task(codes, counts, samples, scale, arithmetic, q):
+def _gram_task(batch, samples, scale, arithmetic, q):
     from strata import _core as core
 
-    return core.gram_group(_task_context(), codes, counts, samples, scale, arithmetic, q)
+    ctx = _task_context()
+    return [core.gram_group(ctx, codes, counts, samples, scale, arithmetic, q) for codes, counts in batch]
 
 
-def _project_task(codes, counts, samples, scale, x):
+def _project_task(batch, samples, scale, x):
     from strata import _core as core
 
-    return core.project_group(_task_context(), codes, counts, samples, scale, x)
+    ctx = _task_context()
+    return [core.project_group(ctx, codes, counts, samples, scale, x) for codes, counts in batch]
 
 
 class _Runner:
@@ -88,17 +97,26 @@ class _Runner:
 
     def plan(self, kept, scale, arithmetic):
         """Each group's codes gathered once into a contiguous array held on the workers (the
-        packed blocks are let go: the passes read only the groups)."""
+        packed blocks are let go: the passes read only the groups). Consecutive groups form one
+        batch per worker thread, held together: a pass is one task per batch (a round of few
+        large tasks, not one per 3,072 variants), each returning its groups' partials in order."""
         self._scale, self._arithmetic = scale, arithmetic
-        self._groups = []
         block_of = np.searchsorted(self._starts, kept, side="right") - 1
+        groups = []
         for g0 in range(0, len(kept), GROUP_VARIANTS):
             idx = kept[g0:g0 + GROUP_VARIANTS]
             blocks = block_of[g0:g0 + GROUP_VARIANTS]
             used = np.unique(blocks)
             rows = [idx[blocks == b] - self._starts[b] for b in used]
-            codes = self._client.submit(_group_codes, [self._packed[b] for b in used], rows, pure=False)
-            self._groups.append((codes, self._client.scatter(np.ascontiguousarray(self._counts[idx]))))
+            groups.append((used, rows, np.ascontiguousarray(self._counts[idx])))
+        threads = max(1, sum(self._client.nthreads().values()))
+        bounds = np.linspace(0, len(groups), min(threads, len(groups)) + 1).round().astype(int)
+        self._groups = []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            used = sorted(set(int(b) for g in groups[lo:hi] for b in g[0]))
+            local = {b: i for i, b in enumerate(used)}
+            spec = [([local[int(b)] for b in u], rows, counts) for u, rows, counts in groups[lo:hi]]
+            self._groups.append(self._client.submit(_batch_codes, [self._packed[b] for b in used], spec, pure=False))
         self._packed = None
 
     def fetch(self):
@@ -113,9 +131,9 @@ class _Runner:
     def _run(self, fn, operand, *args):
         c = self._client
         [op] = c.scatter([np.ascontiguousarray(operand)], broadcast=True)
-        futures = [c.submit(fn, codes, counts, self._samples, *args, op, pure=False) for codes, counts in self._groups]
+        futures = [c.submit(fn, batch, self._samples, *args, op, pure=False) for batch in self._groups]
         try:
-            return c.gather(futures)
+            return [part for batch in c.gather(futures) for part in batch]  # in group order
         finally:
             del futures, op
 

@@ -71,12 +71,13 @@ def _moment(op, x, axis, correction, keepdims):
     return Array(_core.unary("sqrt", v._h)) if op == "std" else v
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _moment("var", x, axis, correction, keepdims)
+# ddof: numpy's (and Dask's) name for the correction, which xarray passes to every namespace.
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    return _moment("var", x, axis, correction if ddof is None else ddof, keepdims)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _moment("std", x, axis, correction, keepdims)
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    return _moment("std", x, axis, correction if ddof is None else ddof, keepdims)
 
 
 def min(x, /, *, axis=None, keepdims=False):  # noqa: A001

@@ -68,7 +68,8 @@ def can_cast(from_, to, /):
 def result_type(*arrays_and_dtypes):
     if not arrays_and_dtypes:
         raise ValueError("result_type: needs at least one array or dtype")
-    return np.result_type(*(_dtype(a) for a in arrays_and_dtypes))
+    # Python scalars take part as NumPy's weak scalars (the 2024.12 rule; xarray passes them).
+    return np.result_type(*(a if type(a) in (bool, int, float, complex) else _dtype(a) for a in arrays_and_dtypes))
 
 
 def isdtype(dtype, kind):
