@@ -265,6 +265,9 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest
   });
 }
 
+// Records are read in pieces of about this many bytes (at least one record).
+constexpr int64_t kPieceBytes = int64_t{4} << 20;
+
 // Each thread's record pieces (one buffer for every instantiation of for_each_record).
 thread_local Bytes t_records;
 
@@ -274,8 +277,10 @@ Status PgenReader::for_each_record(int64_t v, int64_t end, Fn&& fn) const {
   while (v < end) {
     // Read whole records in pieces of about 4 MiB (at least one record).
     int64_t stop = v + 1;
-    while (stop < end && offset(stop + 1) - offset(v) <= (int64_t{4} << 20)) ++stop;
+    while (stop < end && offset(stop + 1) - offset(v) <= kPieceBytes) ++stop;
     const int64_t piece_start = offset(v), bytes = offset(stop) - piece_start;
+    // Room for the largest piece at once: a buffer grown piece by piece is faulted in anew.
+    if (static_cast<int64_t>(raw.capacity()) < bytes) raw.reserve(static_cast<size_t>(std::max(bytes, kPieceBytes)));
     raw.resize(static_cast<size_t>(bytes));
     STRATA_RETURN_NOT_OK(pread_all(fd_, paths_.pgen, raw.data(), bytes, piece_start));
     for (; v < stop; ++v) {
