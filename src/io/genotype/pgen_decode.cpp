@@ -108,6 +108,18 @@ int64_t popcount_bytes(const uint8_t* p, int64_t bytes) {
   return s;
 }
 
+// The header of a 1-bit main track: its two common codes are lo and lo + delta (a set bit
+// picks the higher); the bit track (⌈n/8⌉ bytes) must follow within the record.
+std::string read_common_pair(Cursor& c, int64_t n, uint32_t& lo, uint32_t& delta) {
+  if (c.left() < 1 + (n + 7) / 8) return "1-bit main track runs past the record";
+  const uint8_t common = *c.p++;
+  if (common != 1 && common != 2 && common != 3 && common != 5 && common != 6 && common != 9)
+    return "1-bit main track names an unknown pair of common genotypes";
+  lo = common >> 2;
+  delta = common & 3;
+  return "";
+}
+
 }  // namespace
 
 std::string decode_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, Cursor& c, uint8_t* row) {
@@ -123,12 +135,8 @@ std::string decode_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, C
       break;
     case 1: {
       const int64_t bits = (n + 7) / 8;
-      if (c.left() < 1 + bits) return "1-bit main track runs past the record";
-      const uint8_t common = *c.p++;
-      if (common != 1 && common != 2 && common != 3 && common != 5 && common != 6 && common != 9)
-        return "1-bit main track names an unknown pair of common genotypes";
-      // The two common codes are lo and lo + delta; a set bit picks the higher.
-      const uint32_t lo = common >> 2, delta = common & 3;
+      uint32_t lo = 0, delta = 0;
+      if (std::string e = read_common_pair(c, n, lo, delta); !e.empty()) return e;
       for (int64_t b = 0; b < bits; ++b) {
         const uint32_t v = lo * 0x5555u + kSpread[c.p[b]] * delta;
         row[2 * b] = static_cast<uint8_t>(v);
@@ -175,11 +183,9 @@ std::string count_main_track(uint8_t type, int64_t n, Cursor& c, int64_t counts[
     }
     case 1: {
       const int64_t bits = (n + 7) / 8;
-      if (c.left() < 1 + bits) return "1-bit main track runs past the record";
-      const uint8_t common = *c.p++;
-      if (common != 1 && common != 2 && common != 3 && common != 5 && common != 6 && common != 9)
-        return "1-bit main track names an unknown pair of common genotypes";
-      const uint32_t lo = common >> 2, hi = lo + (common & 3);  // a set bit picks hi
+      uint32_t lo = 0, delta = 0;
+      if (std::string e = read_common_pair(c, n, lo, delta); !e.empty()) return e;
+      const uint32_t hi = lo + delta;
       const uint8_t* set = c.p;
       const int64_t his = count_set_bits(set, n);
       counts[hi] += his;
