@@ -55,6 +55,7 @@
 #include "strata/io/codec.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/io/genotype_convert.hpp"
+#include "strata/io/genotype_counts.hpp"
 #include "strata/io/genotype_decode.hpp"
 #include "strata/io/genotype_dosage.hpp"
 #include "strata/io/genotype_input.hpp"

@@ -10,6 +10,7 @@
 #include "strata/backend/backend.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/genotype_counts.hpp"
 
 namespace strata::genomics {
 
@@ -50,6 +51,35 @@ int64_t count_block_variants(const Context& ctx, const GenotypeView& view, int64
   const int64_t spread = default_block_variants(view, std::max(kMinCountBlock, (count + window - 1) / window) * row);
   return std::max<int64_t>(1, std::min({default_block_variants(view), fit, spread}));
 }
+
+// Counts of variants [first, first + count) from a source that counts its own storage
+// (GenotypeCounter): no decoded blocks, in blocks of the source's chunks.
+Status count_from_storage(const Context& ctx, const GenotypeView& view, const GenotypeCounter& counter,
+                          int64_t first, int64_t count, VariantCounts* base) {
+  const int64_t block = std::max<int64_t>(1, view.variant_chunk());
+  const int64_t nblocks = (count + block - 1) / block;
+  const int64_t row = packed_row_bytes(view.num_samples());
+  PassOptions o{.label = "variant counts"};
+  o.progress_units = [&](int64_t i) { return std::min(block, count - i * block); };
+  return run_blocks(
+      ctx, nblocks, 4 * block * static_cast<int64_t>(sizeof(int64_t)),
+      [&](int64_t i) -> Status {
+        const int64_t v0 = first + i * block, nv = std::min(block, first + count - v0);
+        thread_local std::vector<int64_t> c;
+        c.resize(static_cast<size_t>(4 * nv));
+        STRATA_RETURN_NOT_OK(counter.count_genotypes(v0, nv, c.data()));
+        for (int64_t v = 0; v < nv; ++v) {
+          VariantCounts& out = base[v0 + v];
+          out.hom_ref = c[4 * v];
+          out.het = c[4 * v + 1];
+          out.hom_alt = c[4 * v + 2];
+          out.missing = c[4 * v + 3];
+        }
+        ctx.report().add_bytes_read(nv * row);
+        return Status::OK();
+      },
+      nullptr, o);
+}
 }  // namespace
 
 Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, const GenotypeView& view) {
@@ -62,10 +92,14 @@ Result<std::vector<VariantCounts>> compute_variant_counts(const Context& ctx, co
   std::vector<VariantCounts> counts(static_cast<size_t>(comm.size() == 1 ? m : count));
   VariantCounts* base = counts.data() - (comm.size() == 1 ? 0 : first);
   // Each block writes its own rows of `counts`, so the result does not depend on threads.
-  STRATA_RETURN_NOT_OK(for_each_genotype_block(
+  if (const GenotypeCounter* counter = genotype_counter(view)) {
+    STRATA_RETURN_NOT_OK(count_from_storage(ctx, view, *counter, first, count, base));
+  } else {
+    STRATA_RETURN_NOT_OK(for_each_genotype_block(
       ctx, view, first, count, count_block_variants(ctx, view, count),
-      [&](GenotypeBlock& b) { return count_block(ctx, b, base + b.variant_start); },
-      nullptr, PassOptions{.label = "variant counts"}));
+        [&](GenotypeBlock& b) { return count_block(ctx, b, base + b.variant_start); },
+        nullptr, PassOptions{.label = "variant counts"}));
+  }
   if (comm.size() == 1) return counts;
   static_assert(sizeof(VariantCounts) == 6 * sizeof(int64_t), "VariantCounts travels as six int64");
   std::vector<std::string> parts;

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
+#include "io/genotype/code_counts_internal.hpp"
 #include "io/genotype/pgen_decode_internal.hpp"
 
 namespace strata::io::detail::pgen {
@@ -54,10 +56,13 @@ std::string read_difflist(Cursor& c, int64_t n, bool with_genotypes, F&& fn) {
   uint32_t id = 0;
   for (uint32_t i = 0; i < len; ++i) {
     if ((i & 63) == 0) {
-      id = load_le(starts + (i >> 6) * w, w);
+      const uint32_t start = load_le(starts + (i >> 6) * w, w);
+      if (i > 0 && start <= id) return "difflist sample indices not increasing";
+      id = start;
     } else {
       uint32_t delta = 0;
       if (!read_varint(c, delta)) return "difflist entries run past the record";
+      if (delta == 0) return "difflist sample indices not increasing";
       id += delta;
     }
     if (id >= n) return "difflist sample index past the sample count";
@@ -103,6 +108,18 @@ int64_t popcount_bytes(const uint8_t* p, int64_t bytes) {
   return s;
 }
 
+// The header of a 1-bit main track: its two common codes are lo and lo + delta (a set bit
+// picks the higher); the bit track (⌈n/8⌉ bytes) must follow within the record.
+std::string read_common_pair(Cursor& c, int64_t n, uint32_t& lo, uint32_t& delta) {
+  if (c.left() < 1 + (n + 7) / 8) return "1-bit main track runs past the record";
+  const uint8_t common = *c.p++;
+  if (common != 1 && common != 2 && common != 3 && common != 5 && common != 6 && common != 9)
+    return "1-bit main track names an unknown pair of common genotypes";
+  lo = common >> 2;
+  delta = common & 3;
+  return "";
+}
+
 }  // namespace
 
 std::string decode_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, Cursor& c, uint8_t* row) {
@@ -118,12 +135,8 @@ std::string decode_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, C
       break;
     case 1: {
       const int64_t bits = (n + 7) / 8;
-      if (c.left() < 1 + bits) return "1-bit main track runs past the record";
-      const uint8_t common = *c.p++;
-      if (common != 1 && common != 2 && common != 3 && common != 5 && common != 6 && common != 9)
-        return "1-bit main track names an unknown pair of common genotypes";
-      // The two common codes are lo and lo + delta; a set bit picks the higher.
-      const uint32_t lo = common >> 2, delta = common & 3;
+      uint32_t lo = 0, delta = 0;
+      if (std::string e = read_common_pair(c, n, lo, delta); !e.empty()) return e;
       for (int64_t b = 0; b < bits; ++b) {
         const uint32_t v = lo * 0x5555u + kSpread[c.p[b]] * delta;
         row[2 * b] = static_cast<uint8_t>(v);
@@ -156,6 +169,61 @@ std::string decode_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, C
     }
   }
   return err;
+}
+
+std::string count_main_track(uint8_t type, int64_t n, Cursor& c, int64_t counts[4]) {
+  const uint8_t main = type & kMainMask;
+  switch (main) {
+    case 0: {
+      const int64_t row_bytes = (n + 3) / 4;
+      if (c.left() < row_bytes) return "2-bit main track runs past the record";
+      add_code_counts(c.p, n, counts);
+      c.p += row_bytes;
+      return "";
+    }
+    case 1: {
+      const int64_t bits = (n + 7) / 8;
+      uint32_t lo = 0, delta = 0;
+      if (std::string e = read_common_pair(c, n, lo, delta); !e.empty()) return e;
+      const uint32_t hi = lo + delta;
+      const uint8_t* set = c.p;
+      const int64_t his = count_set_bits(set, n);
+      counts[hi] += his;
+      counts[lo] += n - his;
+      c.p += bits;
+      // An entry replaces the code its bit gave.
+      return read_difflist(c, n, true, [&](uint32_t j, uint8_t g) {
+        --counts[(set[j >> 3] >> (j & 7) & 1) ? hi : lo];
+        ++counts[g];
+      });
+    }
+    case 2:
+    case 3:
+      return "LD-compressed record counted without its base record";
+    default: {  // 4-7: everyone in category 0, 2 or 3 (5: 0, nothing stored) except a difflist
+      const uint32_t fill = main == 5 ? 0 : main & 3;
+      counts[fill] += n;
+      if (main == 5) return "";
+      return read_difflist(c, n, true, [&](uint32_t, uint8_t g) {
+        --counts[fill];
+        ++counts[g];
+      });
+    }
+  }
+}
+
+std::string count_ld_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, const int64_t base_counts[4],
+                                Cursor& c, int64_t counts[4]) {
+  if (!is_ld_compressed(type)) return "not an LD-compressed record";
+  int64_t k[4] = {base_counts[0], base_counts[1], base_counts[2], base_counts[3]};
+  std::string err = read_difflist(c, n, true, [&](uint32_t j, uint8_t g) {
+    --k[(ld_base[j >> 2] >> (2 * (j & 3))) & 3];
+    ++k[g];
+  });
+  if (!err.empty()) return err;
+  if ((type & kMainMask) == 3) std::swap(k[0], k[2]);  // inverted: hom-REF and two-ALT swap
+  for (int i = 0; i < 4; ++i) counts[i] += k[i];
+  return "";
 }
 
 std::string skip_phase_track(int64_t n, const uint8_t* row, Cursor& c) {

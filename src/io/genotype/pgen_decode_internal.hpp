@@ -34,6 +34,16 @@ inline bool is_ld_compressed(uint8_t type) { return (type & 6) == 2; }
 /// Returns "" or what is malformed.
 std::string decode_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, Cursor& c, uint8_t* row);
 
+/// Add the code counts of a main track that is not LD-compressed (types 0, 1, 4-7) to
+/// counts[4] (code → samples) without decoding it: a difflist record counts its fill code n
+/// minus the list's length times and each entry's code once. Returns "" or what is malformed.
+std::string count_main_track(uint8_t type, int64_t n, Cursor& c, int64_t counts[4]);
+
+/// The same for an LD-compressed main track (types 2, 3): the counts of its base row
+/// `ld_base` (decoded) adjusted by the difflist's entries.
+std::string count_ld_main_track(uint8_t type, int64_t n, const uint8_t* ld_base, const int64_t base_counts[4],
+                                Cursor& c, int64_t counts[4]);
+
 /// Step over the hardcall-phase track of a record whose main track decoded to `row`.
 std::string skip_phase_track(int64_t n, const uint8_t* row, Cursor& c);
 

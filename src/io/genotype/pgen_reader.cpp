@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <vector>
 
+#include "io/genotype/code_counts_internal.hpp"
 #include "io/genotype/codes_internal.hpp"
 #include "io/genotype/pgen_decode_internal.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/log.hpp"
+#include "strata/io/genotype_counts.hpp"
 #include "strata/io/pgen.hpp"
 
 namespace strata::io {
@@ -39,7 +41,7 @@ Status pread_all(int fd, const std::string& path, uint8_t* dst, int64_t bytes, i
   return Status::OK();
 }
 
-class PgenReader final : public GenotypeView {
+class PgenReader final : public GenotypeView, public GenotypeCounter {
  public:
   ~PgenReader() override {
     if (fd_ >= 0) ::close(fd_);
@@ -55,6 +57,7 @@ class PgenReader final : public GenotypeView {
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out, int64_t stride) const override;
   bool has_dosages() const override { return has_dosages_; }
   Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override;
+  Status count_genotypes(int64_t v0, int64_t nv, int64_t* counts) const override;
   int64_t variant_chunk() const override { return chunk_; }
   SourceReport report() const override { return report_; }
   const BimTable& bim() const { return bim_; }
@@ -65,6 +68,10 @@ class PgenReader final : public GenotypeView {
   int64_t offset(int64_t v) const { return offsets_.empty() ? first_ + v * fixed_width_ : offsets_[static_cast<size_t>(v)]; }
   // Decode variants [v0, v0 + nv) in order, calling emit(v, row, dosages-or-null). Each row is
   // decoded into dest(v) when that is not null (the caller's buffer: no copy), else a scratch row.
+  // Call fn(v, cursor over v's record) for variants [v, end) in order, reading the records in
+  // pieces of about 4 MiB into a buffer each thread reuses.
+  template <class Fn>
+  Status for_each_record(int64_t v, int64_t end, Fn&& fn) const;
   template <class Dest, class Emit>
   Status decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest, Emit&& emit) const;
   Status bad_record(int64_t v, const std::string& why) const;
@@ -214,24 +221,14 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest
   // An LD-compressed first record needs its base: start at the last record that is not.
   int64_t first = v0;
   while (first > 0 && pg::is_ld_compressed(type(first))) --first;
-  thread_local Bytes raw, row, base;
+  thread_local Bytes row, base;
   thread_local std::vector<float> dosage;
   row.resize(static_cast<size_t>(row_bytes) + 8);
   base.resize(static_cast<size_t>(row_bytes) + 8);
   if (want_dosages) dosage.resize(static_cast<size_t>(n));
   const uint8_t* base_row = nullptr;  // the last non-LD-compressed row: base, or a caller's row
-  const int64_t end = v0 + nv;
-  for (int64_t v = first; v < end;) {
-    // Read whole records in pieces of about 4 MiB (at least one record).
-    int64_t stop = v + 1;
-    while (stop < end && offset(stop + 1) - offset(v) <= (int64_t{4} << 20)) ++stop;
-    const int64_t bytes = offset(stop) - offset(v);
-    raw.resize(static_cast<size_t>(bytes));
-    STRATA_RETURN_NOT_OK(pread_all(fd_, paths_.pgen, raw.data(), bytes, offset(v)));
-    for (; v < stop; ++v) {
+  return for_each_record(first, v0 + nv, [&](int64_t v, pg::Cursor& c) -> Status {
       const uint8_t t = type(v);
-      const int64_t piece_start = offset(stop) - bytes;
-      pg::Cursor c{raw.data() + (offset(v) - piece_start), raw.data() + (offset(v + 1) - piece_start)};
       uint8_t* out = v >= v0 ? dest(v) : nullptr;
       if (!out) out = row.data();
       if (mode_ == 0x01) {
@@ -249,7 +246,7 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest
           base_row = out;  // the caller's rows stay put for the rest of this call
         }
       }
-      if (v < v0) continue;
+      if (v < v0) return Status::OK();
       const float* d = nullptr;
       if (want_dosages) {
         if ((t & pg::kMultiallelicBit) && (t & pg::kDosageMask))
@@ -264,10 +261,79 @@ Status PgenReader::decode(int64_t v0, int64_t nv, bool want_dosages, Dest&& dest
         }
         d = dosage.data();
       }
-      STRATA_RETURN_NOT_OK(emit(v, out, d));
+      return emit(v, out, d);
+  });
+}
+
+// Records are read in pieces of about this many bytes (at least one record).
+constexpr int64_t kPieceBytes = int64_t{4} << 20;
+
+// Each thread's record pieces (one buffer for every instantiation of for_each_record).
+thread_local Bytes t_records;
+
+template <class Fn>
+Status PgenReader::for_each_record(int64_t v, int64_t end, Fn&& fn) const {
+  Bytes& raw = t_records;
+  while (v < end) {
+    // Read whole records in pieces of about 4 MiB (at least one record).
+    int64_t stop = v + 1;
+    while (stop < end && offset(stop + 1) - offset(v) <= kPieceBytes) ++stop;
+    const int64_t piece_start = offset(v), bytes = offset(stop) - piece_start;
+    // Room for the largest piece at once: a buffer grown piece by piece is faulted in anew.
+    if (static_cast<int64_t>(raw.capacity()) < bytes) raw.reserve(static_cast<size_t>(std::max(bytes, kPieceBytes)));
+    raw.resize(static_cast<size_t>(bytes));
+    STRATA_RETURN_NOT_OK(pread_all(fd_, paths_.pgen, raw.data(), bytes, piece_start));
+    for (; v < stop; ++v) {
+      pg::Cursor c{raw.data() + (offset(v) - piece_start), raw.data() + (offset(v + 1) - piece_start)};
+      STRATA_RETURN_NOT_OK(fn(v, c));
     }
   }
   return Status::OK();
+}
+
+Status PgenReader::count_genotypes(int64_t v0, int64_t nv, int64_t* counts) const {
+  const int64_t n = num_samples(), m = num_variants();
+  if (v0 < 0 || nv < 0 || v0 + nv > m)
+    return Status::Invalid(paths_.pgen, ": variants [", v0, ", +", nv, ") out of bounds (", m, " variants)");
+  std::fill(counts, counts + 4 * nv, int64_t{0});
+  if (mode_ == 0x01) {  // a .bed: its codes are the .bed's, counted once translated
+    thread_local Bytes rows;
+    const int64_t row = packed_row_bytes(n);
+    rows.resize(static_cast<size_t>(std::max<int64_t>(1, nv * row)));
+    STRATA_RETURN_NOT_OK(read_codes(v0, nv, 0, n, rows.data(), row));
+    for (int64_t v = 0; v < nv; ++v) detail::add_code_counts(rows.data() + v * row, n, counts + 4 * v);
+    return Status::OK();
+  }
+  // An LD-compressed record is counted from its base row, so a record that the next one refers
+  // to is decoded (and counted from its row); every other record is counted as it is stored.
+  int64_t first = v0;
+  while (first > 0 && pg::is_ld_compressed(type(first))) --first;
+  thread_local Bytes base;
+  base.resize(static_cast<size_t>(packed_row_bytes(n)) + 8);
+  int64_t base_counts[4] = {0, 0, 0, 0};
+  bool have_base = false;
+  const int64_t end = v0 + nv;
+  return for_each_record(first, end, [&](int64_t v, pg::Cursor& c) -> Status {
+    int64_t before[4] = {0, 0, 0, 0};  // records before v0: only their base rows matter
+    int64_t* out = v >= v0 ? counts + 4 * (v - v0) : before;
+    const uint8_t t = type(v);
+    std::string err;
+    if (pg::is_ld_compressed(t)) {
+      if (!have_base) return bad_record(v, "LD-compressed record without a base record");
+      err = pg::count_ld_main_track(t, n, base.data(), base_counts, c, out);
+    } else if (v + 1 < end && pg::is_ld_compressed(type(v + 1))) {
+      err = pg::decode_main_track(t, n, nullptr, c, base.data());
+      if (err.empty()) {
+        std::fill(base_counts, base_counts + 4, int64_t{0});
+        detail::add_code_counts(base.data(), n, base_counts);
+        std::copy(base_counts, base_counts + 4, out);
+        have_base = true;
+      }
+    } else {
+      err = pg::count_main_track(t, n, c, out);
+    }
+    return err.empty() ? Status::OK() : bad_record(v, err);
+  });
 }
 
 Status PgenReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out, int64_t stride) const {

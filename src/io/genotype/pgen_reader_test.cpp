@@ -1,6 +1,7 @@
 // PLINK 2 .pgen reader against plink2 itself: filesets plink2 writes (from its --dummy cohorts,
 // from VCFs this test writes to reach every record type, from the shared VCFs) read like the
 // .bed plink2 makes of them; dosages as written / as `plink2 --export A` prints them; bad input.
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "strata/io/genotype.hpp"
+#include "strata/io/genotype_counts.hpp"
 #include "strata/io/pgen.hpp"
 #include "strata/io/plink.hpp"
 #include "testing/testing.hpp"
@@ -60,6 +62,30 @@ void expect_same_genotypes(const GenotypeView& a, const GenotypeView& b) {
   EXPECT_EQ(va.contig, vb.contig);
   EXPECT_EQ(va.ref, vb.ref);
   EXPECT_EQ(va.alt, vb.alt);
+}
+
+// The view counts from its storage (GenotypeCounter) what `reference`'s codes hold: every
+// variant at once, and short ranges starting anywhere (inside runs of LD-compressed records).
+void expect_counts_like(const GenotypeView& view, const GenotypeView& reference) {
+  const GenotypeCounter* counter = genotype_counter(view);
+  ASSERT_NE(counter, nullptr) << view.describe() << " does not count from its storage";
+  const int64_t m = reference.num_variants(), n = reference.num_samples();
+  ASSERT_EQ(view.num_variants(), m);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto g, read_genotype_block(reference, 0, m));
+  std::vector<int64_t> want(static_cast<size_t>(4 * m)), got(want.size());
+  for (int64_t v = 0; v < m; ++v)
+    for (int64_t j = 0; j < n; ++j) ++want[static_cast<size_t>(4 * v + code_at(g.row(v), j))];
+  STRATA_ASSERT_OK(counter->count_genotypes(0, m, got.data()));
+  for (int64_t v = 0; v < m; ++v)
+    ASSERT_TRUE(std::equal(got.begin() + 4 * v, got.begin() + 4 * v + 4, want.begin() + 4 * v)) << "variant " << v;
+  for (int64_t v0 = 0; v0 < m; v0 += 3) {
+    const int64_t nv = std::min<int64_t>(1 + v0 % 4, m - v0);
+    std::vector<int64_t> part(static_cast<size_t>(4 * nv), -1);
+    STRATA_ASSERT_OK(counter->count_genotypes(v0, nv, part.data()));
+    ASSERT_TRUE(std::equal(part.begin(), part.end(), want.begin() + 4 * v0)) << "variants " << v0 << " +" << nv;
+  }
+  std::vector<int64_t> none(4);
+  STRATA_EXPECT_STATUS(counter->count_genotypes(m - 1, 2, none.data()), StatusCode::Invalid, "out of bounds");
 }
 
 // The main-track storage types (record type & 7) and other type bits a mode-0x10 .pgen uses.
@@ -155,6 +181,7 @@ TEST(PgenReader, DummyCohortsReadLikeTheirBed) {
     STRATA_ASSERT_OK_AND_ASSIGN(auto pgen, open_genotypes(tmp.str(name)));
     EXPECT_FALSE(pgen->has_dosages());
     expect_same_genotypes(*pgen, *bed);
+    expect_counts_like(*pgen, *bed);
   }
   EXPECT_EQ(strata::testing::read_file(tmp.str("f.pgen"))[2], 0x02);
   // A .bed renamed .pgen (storage mode 0x01) with the .bim/.fam as a headerless .pvar/.psam.
@@ -164,6 +191,7 @@ TEST(PgenReader, DummyCohortsReadLikeTheirBed) {
   }
   STRATA_ASSERT_OK_AND_ASSIGN(auto mode1, open_genotypes(tmp.str("o.pgen")));
   expect_same_genotypes(*mode1, *bed);
+  expect_counts_like(*mode1, *bed);
 }
 
 TEST(PgenReader, EveryRecordTypeDecodes) {
@@ -182,6 +210,7 @@ TEST(PgenReader, EveryRecordTypeDecodes) {
       STRATA_ASSERT_OK_AND_ASSIGN(auto pgen, open_genotypes(tmp.str(name)));
       expect_codes(*pgen, expect);
       expect_same_genotypes(*pgen, *bed);
+      expect_counts_like(*pgen, *bed);
       for (int t : record_types(tmp.str(name))) mains.insert(t & 7);
     }
     // The test is only as good as the shapes plink2 chose for it.
@@ -194,6 +223,39 @@ TEST(PgenReader, EveryRecordTypeDecodes) {
   }
 }
 
+// Counted from storage as plink2 counts: `plink2 --geno-counts` on a fileset of every record
+// type (LD-compressed and inverted ones, difflists, 1-bit tracks) gives the same numbers.
+TEST(PgenReader, CountsMatchPlink2GenoCounts) {
+  if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
+  TempDir tmp;
+  write_shaped_vcf(tmp.str("s.vcf"), 1003, 300, true, false);
+  plink2(tmp, "--vcf s.vcf --make-pgen --out i");
+  plink2(tmp, "--pfile i --make-pgen --out p");
+  plink2(tmp, "--pfile p --geno-counts --out c");
+  std::set<int> mains;
+  for (int t : record_types(tmp.str("p.pgen"))) mains.insert(t & 7);
+  for (int t : {0, 1, 2, 3, 4, 6, 7}) EXPECT_TRUE(mains.count(t)) << "no record of main type " << t;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto pgen, open_genotypes(tmp.str("p.pgen")));
+  const GenotypeCounter* counter = genotype_counter(*pgen);
+  ASSERT_NE(counter, nullptr);
+  const int64_t m = pgen->num_variants();
+  std::vector<int64_t> got(static_cast<size_t>(4 * m));
+  STRATA_ASSERT_OK(counter->count_genotypes(0, m, got.data()));
+  auto rows = read_rows(tmp.str("c.gcount"));
+  ASSERT_EQ(static_cast<int64_t>(rows.size()), m + 1);
+  const auto& head = rows[0];
+  auto col = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(head.begin(), head.end(), name) - head.begin());
+  };
+  const std::array<size_t, 4> cols = {col("HOM_REF_CT"), col("HET_REF_ALT_CTS"), col("TWO_ALT_GENO_CTS"),
+                                      col("MISSING_CT")};
+  for (size_t c : cols) ASSERT_LT(c, head.size()) << "c.gcount lacks a column";
+  for (int64_t v = 0; v < m; ++v)
+    for (int k = 0; k < 4; ++k)
+      ASSERT_EQ(got[static_cast<size_t>(4 * v + k)], std::stoll(rows[static_cast<size_t>(v + 1)][cols[k]]))
+          << "variant " << v << " code " << k;
+}
+
 TEST(PgenReader, MultiallelicSitesCountNonRefAlleles) {
   if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
   TempDir tmp;
@@ -201,6 +263,7 @@ TEST(PgenReader, MultiallelicSitesCountNonRefAlleles) {
   plink2(tmp, "--vcf m.vcf --make-pgen --out p");
   STRATA_ASSERT_OK_AND_ASSIGN(auto pgen, open_genotypes(tmp.str("p.pgen")));
   expect_codes(*pgen, expect);
+  expect_counts_like(*pgen, *pgen);  // the counts of the decoded non-REF codes
   EXPECT_EQ(pgen->report().multiallelic_sites, 24);
   GenotypeOpenOptions skip;
   skip.multiallelic = MultiallelicMode::Skip;
