@@ -10,8 +10,8 @@ namespace strata::genomics {
 Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView& view, bool nonfounders) {
   const int64_t m = view.num_variants(), n = view.num_samples();
   STRATA_ASSIGN_OR_RETURN(const std::vector<int64_t> founders, frequency_samples(view, nonfounders));
-  std::vector<char> counts_freq(static_cast<size_t>(n), founders.empty() ? 1 : 0);
-  for (int64_t i : founders) counts_freq[static_cast<size_t>(i)] = 1;
+  std::vector<char> in_frequency(static_cast<size_t>(n), founders.empty() ? 1 : 0);
+  for (int64_t i : founders) in_frequency[static_cast<size_t>(i)] = 1;
   DosageMoments out;
   out.alt_freq.assign(static_cast<size_t>(m), std::nan(""));
   out.missing.assign(static_cast<size_t>(m), 0);
@@ -34,7 +34,7 @@ Result<DosageMoments> dosage_moments(const Context& ctx, const io::GenotypeView&
         sum += x;
         sum_sq += double(x) * double(x);
         ++observed;
-        if (counts_freq[static_cast<size_t>(j)]) {
+        if (in_frequency[static_cast<size_t>(j)]) {
           freq_sum += x;
           ++freq_observed;
         }

@@ -307,7 +307,9 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   // The standardization's frequencies: the founders' in a pedigree, as plink2 (dosage
   // sources have theirs in `moments`).
   if (!src.dosages) STRATA_RETURN_NOT_OK(use_founder_frequencies(ctx, view, options.nonfounders, counts));
-  return with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress));
+  STRATA_ASSIGN_OR_RETURN(PcaResult out, with_variance_ratio(pca_from_counts(ctx, src, counts, options, expected, progress)));
+  if (!src.dosages) out.counts = std::move(counts);
+  return out;
 }
 
 Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& params) {

@@ -310,9 +310,10 @@ Result<PcaRunSummary> run_pca_to_files(const Context& ctx, const std::string& in
     STRATA_ASSIGN_OR_RETURN(FreqTable t, compute_freq_table(ctx, view));
     afreq = std::move(t.alleles);
   } else {
-    STRATA_ASSIGN_OR_RETURN(std::vector<VariantCounts> counts, compute_variant_counts(ctx, *view));
-    STRATA_RETURN_NOT_OK(use_founder_frequencies(ctx, view, options.pca.nonfounders, counts));
-    for (const VariantCounts& c : counts) afreq.push_back({2 * c.frequency_alt_alleles(), c.frequency_allele_count()});
+    // pca() hands back the counts it standardized with (no second pass over the genotypes).
+    if (static_cast<int64_t>(r.counts.size()) != view->num_variants())
+      return Status::Internal("pca: ", r.counts.size(), " variant counts for ", view->num_variants(), " variants");
+    for (const VariantCounts& c : r.counts) afreq.push_back({2 * c.frequency_alt_alleles(), c.frequency_allele_count()});
   }
 
   PhaseTimer write = job.phase("write");

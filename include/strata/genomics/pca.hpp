@@ -140,6 +140,10 @@ struct PcaResult {
   /// eigenvalue / grm_trace of each component (0 when the trace is 0): the fraction of
   /// variance explained, as `strata pca` prints and stores it.
   std::vector<double> variance_ratio;
+  /// Hard-call sources: every variant's genotype counts, their frequencies those the
+  /// standardization used (the founders' in a pedigree: use_founder_frequencies()), so an
+  /// `.afreq` needs no other pass. Empty for dosage sources and pca_remote().
+  std::vector<VariantCounts> counts;
   bool resident = false;                ///< codes held in memory across passes (randomized)
   std::string arithmetic;               ///< "int16", "mixed" or "float32" (randomized), "float64" (exact)
 };

@@ -2,9 +2,9 @@
 // 2008; the generic build of strata targets plain x86-64, where a popcount is a library call).
 #include "io/genotype/code_counts_internal.hpp"
 
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
+
+#include "strata/core/cpu_pin.hpp"
 
 namespace strata::io::detail {
 namespace {
@@ -64,13 +64,12 @@ int64_t count_set_bits_generic(const uint8_t* p, int64_t bits) { return count_se
 [[gnu::target("popcnt")]] int64_t count_set_bits_popcnt(const uint8_t* p, int64_t bits) {
   return count_set_bits_body(p, bits);
 }
-// STRATA_CPU=portable pins the CPU backend to its generic kernels; these follow it.
+// STRATA_CPU caps these as every kernel table (cpu_pin(): a portable or misspelt pin takes
+// the generic bodies).
 bool have_popcnt() {
   static const bool have = [] {
-    const char* pin = std::getenv("STRATA_CPU");
-    if (pin && std::string_view(pin) == "portable") return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("popcnt") != 0;
+    return cpu_pin().max_level >= kCpuLevelAvx2 && __builtin_cpu_supports("popcnt") != 0;
   }();
   return have;
 }
