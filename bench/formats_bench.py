@@ -3,6 +3,7 @@
 
   gwas   strata gwas X.bgen (8-bit dosages, 10 covariates)  vs  plink2 --bgen X.bgen ref-first --glm
          (plink2's BGEN → pgen import is part of its command and of its time)      goal: >= 10x
+         and the file's inflate floor (bench/bgen_inflate_floor.c): the best ratio any reader could reach
   freq   strata freq X.pgen                                 vs  plink2 --pfile X --freq       goal: >= 1x
   pca    strata pca X.vcf.gz                                vs  strata pca X.bed              goal: <= 1.5x time
   vcz    strata convert X.vcf.gz X.vcz (every INFO/FORMAT)  vs  vcf2zarr convert           goal: >= 3x
@@ -143,7 +144,29 @@ def bench_gwas(a, work):
     names = ["BETA", "SE", "P"]
     s, p = columns(s_out + ".Q1.glm.linear", names), columns(p_out + ".Q1.glm.linear", names)
     acc = ", ".join("%s %d off (max rel %.1e)" % ((n,) + compare_printed(s[n], p[n])) for n in names)
-    return report("gwas", rows, acc)
+    result = report("gwas", rows, acc)
+    inflate_floor(a, work, base + ".bgen", rows[1][0])
+    return result
+
+
+def inflate_floor(a, work, bgen, peer_wall):
+    """The file's decompression floor (bench/bgen_inflate_floor.c: every block inflated by
+    libdeflate on the same threads) and the largest peer/strata ratio it leaves any reader."""
+    tool = os.path.join(work, "bgen_inflate_floor")
+    if not os.path.exists(tool):
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None or subprocess.run([cc, "-O2", os.path.join(HERE, "bgen_inflate_floor.c"), "-ldeflate",
+                                         "-lpthread", "-o", tool], stderr=subprocess.DEVNULL).returncode != 0:
+            print("inflate floor: not measured (needs a C compiler and libdeflate-dev)")
+            return
+    walls, cpus = [], []
+    for _ in range(max(a.repeats, 1)):
+        out = subprocess.run([tool, bgen, str(a.threads)], check=True, capture_output=True, text=True).stdout
+        walls.append(float(re.search(r"wall ([0-9.]+)", out).group(1)))
+        cpus.append(float(re.search(r"cpu ([0-9.]+)", out).group(1)))
+    w, c = sorted(walls)[len(walls) // 2], sorted(cpus)[len(cpus) // 2]
+    print(f"inflate floor (libdeflate, {a.threads} threads, inflate only): {w:.2f} s wall, {c:.2f} s CPU -> "
+          f"no BGEN reader can beat the peer by more than {peer_wall / w:.2f}x here", flush=True)
 
 
 # ---------------------------------------------------------------- shared simulated genotypes
