@@ -1,7 +1,11 @@
 // Job, PhaseTimer and Summary (strata/core/job.hpp).
 #include "strata/core/job.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +15,10 @@
 namespace strata {
 
 std::string utc_now_text();  // job_log.cpp
+// The plots (.svg/.png at the log's prefix) the last run of `command` there listed as written
+// and this run does not write: regular files only. job_log.cpp.
+std::vector<std::string> stale_plots(const std::string& log_path, const std::string& command,
+                                     const std::vector<std::string>& written);
 
 namespace {
 
@@ -142,16 +150,24 @@ Status Job::agree(const Status& local) const { return ctx_->communicator().agree
 
 Status Job::commit(const Status& written) {
   Status local = written;
+  std::vector<std::string> stale;
   if (local.ok() && out_ && !log_staged_.empty()) {
     // The log so far goes in with the outputs; the rest is appended when the Job ends.
     std::vector<std::string> files;
     for (const std::string& f : out_->final_paths())
       if (f != log_path_) files.push_back(f);
+    // A plot the previous run drew and this one does not (another --plot-format, a phenotype
+    // left out) would sit beside the new tables as if it were theirs: it goes with the commit.
+    stale = stale_plots(log_path_, command_, files);
     std::string text = log_head() + log_warnings(0);
     warnings_written_ = capture_ ? capture_->lines().size() : 0;
     text += "Written:\n";
     for (const std::string& f : files) text += "  " + f + "\n";
     text += "  " + log_path_ + "\n";
+    if (!stale.empty()) {
+      text += "Removed (plots of the previous run that this run does not draw):\n";
+      for (const std::string& f : stale) text += "  " + f + "\n";
+    }
     std::ofstream f(log_staged_, std::ios::binary | std::ios::trunc);
     f << text;
     f.close();
@@ -159,6 +175,8 @@ Status Job::commit(const Status& written) {
   }
   STRATA_RETURN_NOT_OK(agree_and_commit(*ctx_, out_.get(), local));
   committed_ = true;
+  for (const std::string& f : stale)
+    if (::unlink(f.c_str()) != 0 && errno != ENOENT) log_warning(f, ": cannot remove the previous run's plot: ", std::strerror(errno));
   files_.clear();
   if (out_)
     for (const std::string& f : out_->final_paths())

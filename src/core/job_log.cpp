@@ -3,8 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -73,6 +77,38 @@ std::string log_path_for(const std::string& prefix) {
     }
   }
   return p + ".log";
+}
+
+std::vector<std::string> stale_plots(const std::string& log_path, const std::string& command,
+                                     const std::vector<std::string>& written) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> stale;
+  struct stat st;
+  if (log_path.empty() || ::lstat(log_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return stale;
+  std::ifstream in(log_path, std::ios::binary);
+  std::string line;
+  // Only a log of the same command: another command sharing the prefix keeps its plots.
+  if (!std::getline(in, line) || line.rfind("strata ", 0) != 0 || !ends_with(line, " " + command)) return stale;
+  const fs::path dir = fs::path(log_path).parent_path();
+  const std::string stem = fs::path(log_path).filename().string();
+  const std::string base = stem.substr(0, stem.size() - 4) + ".";  // "P." of "P.log"
+  std::vector<std::string> names;
+  for (const std::string& w : written) names.push_back(fs::path(w).filename().string());
+  bool listing = false;
+  for (int lines = 0; std::getline(in, line) && lines < 100000; ++lines) {
+    if (!listing) {
+      listing = line == "Written:";
+      continue;
+    }
+    if (line.rfind("  ", 0) != 0) break;
+    const std::string name = fs::path(line.substr(2)).filename().string();
+    if (name.rfind(base, 0) != 0 || !(ends_with(name, ".svg") || ends_with(name, ".png"))) continue;
+    bool again = false;
+    for (const std::string& n : names) again = again || n == name;
+    const fs::path at = dir / name;
+    if (!again && ::lstat(at.c_str(), &st) == 0 && S_ISREG(st.st_mode)) stale.push_back(at.string());
+  }
+  return stale;
 }
 
 std::string Job::log_head() const {

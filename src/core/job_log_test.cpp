@@ -132,5 +132,51 @@ TEST(JobLog, NoFailureLogWhereTheOutputsWereRefused) {
   EXPECT_EQ(read_file(prefix + ".a"), "keep me");
 }
 
+// One run of `command` writing `names` (each under `prefix`) through a Job.
+void run_writing(const Context& ctx, const std::string& command, const std::string& prefix,
+                 const std::vector<std::string>& names) {
+  Job job(ctx, command, "", prefix);
+  std::vector<std::string> staged(names.size());
+  ASSERT_TRUE(job.declare(prefix + names[0], {}, [&](OutputSet& out) -> Status {
+    for (size_t i = 0; i < names.size(); ++i) {
+      STRATA_ASSIGN_OR_RETURN(staged[i], out.add_file(prefix + names[i]));
+    }
+    return Status::OK();
+  }).ok());
+  for (const std::string& s : staged) write_file(s, command);
+  ASSERT_TRUE(job.commit(Status::OK()).ok());
+}
+
+TEST(JobLog, RerunRemovesThePlotsItNoLongerDraws) {
+  TempDir dir;
+  const std::string prefix = (fs::path(dir.path()) / "p").string();
+  Context ctx = context_with_command_line();
+  run_writing(ctx, "pca", prefix, {".eigenvec", ".svg", ".png", ".Q2.qq.svg"});
+  write_file(prefix + ".mine.png", "the user's own");  // never listed in a log: kept
+  run_writing(ctx, "pca", prefix, {".eigenvec", ".svg"});
+  EXPECT_TRUE(fs::exists(prefix + ".svg"));
+  EXPECT_FALSE(fs::exists(prefix + ".png"));
+  EXPECT_FALSE(fs::exists(prefix + ".Q2.qq.svg"));
+  EXPECT_EQ(read_file(prefix + ".mine.png"), "the user's own");
+  const std::string log = read_file(prefix + ".log");
+  EXPECT_TRUE(has(log, "Removed (plots of the previous run that this run does not draw):\n  " + prefix + ".png\n")) << log;
+  // Another command at the same prefix leaves the plots of the first alone; tables are never removed.
+  run_writing(ctx, "pca", prefix, {".eigenvec", ".svg", ".png"});
+  run_writing(ctx, "grm", prefix, {".rel"});
+  EXPECT_TRUE(fs::exists(prefix + ".png"));
+  EXPECT_TRUE(fs::exists(prefix + ".eigenvec"));
+}
+
+TEST(JobLog, StalePlotThatIsNotAFileIsLeftAlone) {
+  TempDir dir;
+  const std::string prefix = (fs::path(dir.path()) / "p").string();
+  Context ctx = context_with_command_line();
+  run_writing(ctx, "pca", prefix, {".eigenvec", ".png"});
+  fs::remove(prefix + ".png");
+  fs::create_directory(prefix + ".png");
+  run_writing(ctx, "pca", prefix, {".eigenvec"});
+  EXPECT_TRUE(fs::is_directory(prefix + ".png"));
+}
+
 }  // namespace
 }  // namespace strata

@@ -13,7 +13,9 @@
 /// - rank 0 writes `PREFIX.log` (log_path_for): the command line, version, machine, start
 ///   time, the warnings logged during the run (LogCapture), the files written; it is staged
 ///   with the outputs and committed with them, and when the Job ends the summary's fields
-///   (counts), the phases, the end time and the wall time are appended. A Job that ends
+///   (counts), the phases, the end time and the wall time are appended. The commit also removes
+///   the plots (.svg/.png) the previous log of the same command listed and this run does not
+///   write, so no plot outlives the tables it drew. A Job that ends
 ///   without committing leaves its log text for write_failed_job_logs (the CLI writes it with
 ///   the error): a failed run leaves a log that says so, and none of the other outputs.
 ///
