@@ -8,6 +8,15 @@ import sys
 from . import _core
 
 
+def library_defaults(params):
+    """The fields of a library parameter struct (``_core.PcaParams()`` …) as plain Python values.
+    Module-level defaults hold these rather than the struct: a bound instance still alive when
+    the extension shuts down (a module kept by another library's cache) is reported as a leak."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**{name: getattr(params, name) for name in dir(params)
+                              if not name.startswith("_") and not callable(getattr(params, name))})
+
 
 def _threads(threads) -> int:
     if threads is None:

@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from . import _core
-from ._context import resolve
+from ._context import library_defaults, resolve
 
 
 def _matrix(a) -> np.ndarray:
@@ -23,7 +23,7 @@ def _matrix(a) -> np.ndarray:
 
 
 # The library's parameter struct holds the defaults (linalg::SvdParams, as `strata svd`).
-_DEFAULT = _core.SvdParams()
+_DEFAULT = library_defaults(_core.SvdParams())
 
 
 def _svd_params(k, method, iterations, tolerance, seed, compute_u):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
-from ._context import resolve
+from ._context import library_defaults, resolve
 from ._genotypes import Genotypes, from_dosages, open_genotypes
 
 
@@ -154,7 +154,7 @@ def as_genotypes(x) -> Genotypes:
 
 
 # The library's parameter struct holds the defaults (genomics::PcaParams, as `strata pca`).
-_DEFAULT = _core.PcaParams()
+_DEFAULT = library_defaults(_core.PcaParams())
 
 
 def _params(k, method, scale, tolerance, iterations, block, precision, seed, loadings, missing="meanimpute",
