@@ -6,10 +6,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <optional>
 
 #include "common.hpp"
+#include "python_calls.hpp"
 #include "strata/linalg/glm.hpp"
 #include "strata/linalg/glm_remote.hpp"
 
@@ -157,7 +157,6 @@ class PyGlmRunner final : public linalg::GlmBlockRunner {
     nb::gil_scoped_acquire gil;
     plan_.reset();
     run_.reset();
-    error_.reset();
   }
   Status plan(const linalg::GlmBlockGrid& g) override {
     return call([&] { plan_(g.block_rows, g.num_blocks, g.p); });
@@ -183,33 +182,15 @@ class PyGlmRunner final : public linalg::GlmBlockRunner {
     });
     return ran.ok() ? st : ran;
   }
-  std::optional<nb::python_error> take_error() {
-    std::lock_guard<std::mutex> lk(mu_);
-    std::optional<nb::python_error> e = std::move(error_);
-    error_.reset();
-    return e;
-  }
+  std::optional<nb::python_error> take_error() { return calls_.take_error(); }
 
  private:
   template <class F>
   Status call(F&& f) {
-    nb::gil_scoped_acquire gil;
-    try {
-      f();
-      return Status::OK();
-    } catch (nb::python_error& e) {
-      std::lock_guard<std::mutex> lk(mu_);
-      error_.emplace(std::move(e));
-      return Status::Cancelled("a distributed glm pass raised in Python");
-    } catch (const StatusError& e) {
-      return e.status();
-    } catch (const std::exception& e) {
-      return Status::Invalid("distributed glm pass: ", e.what());
-    }
+    return calls_.call("distributed glm pass", std::forward<F>(f));
   }
   nb::object plan_, run_;
-  std::mutex mu_;
-  std::optional<nb::python_error> error_;
+  PythonCalls calls_;
 };
 
 }  // namespace

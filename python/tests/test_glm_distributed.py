@@ -94,6 +94,16 @@ def test_bad_input_is_the_local_error(cluster, data):
             strata.glm(x[:, 0], y, "normal")
 
 
+def test_a_worker_error_is_raised_here(cluster):
+    def boom(block):
+        raise ArithmeticError("no rows here")
+
+    x = da.ones((1000, 3), chunks=(500, 3)).map_blocks(boom, dtype=np.float64)
+    with distributed.Client(cluster):
+        with pytest.raises(ArithmeticError, match="no rows here"):
+            strata.glm(x, np.zeros(1000), "normal")
+
+
 def test_no_client_computes_the_dask_array_here(data):
     x, xn, ys = data
     r = strata.glm(x[:1000], ys["normal"][:1000], "normal")
