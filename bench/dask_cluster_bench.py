@@ -14,6 +14,11 @@ a cluster run skips). --former-schedule also times the randomized PCA with one t
 3,072-variant group per pass (the runner's schedule before it batched groups per worker thread).
 
   PYTHONPATH=build/python:python .venv/bin/python bench/dask_cluster_bench.py --former-schedule
+
+--glm instead times a logistic fit of --glm-rows x 20 standard normal X (generated on the
+workers, persisted there) on the same cluster: strata.glm(x, y) (newton, lbfgs) against
+strata.glm of X computed onto this machine and dask-glm's newton and lbfgs on the cluster, and
+prints whether the cluster's coefficients are the local fit's bytes and how far dask-glm's are.
 """
 import argparse
 import os
@@ -55,7 +60,11 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--former-schedule", action="store_true",
                     help="also time randomized PCA with one task per group per pass, as before batching")
+    ap.add_argument("--glm", action="store_true", help="time the GLM case only (see above)")
+    ap.add_argument("--glm-rows", type=int, default=1_000_000)
     a = ap.parse_args()
+    if a.glm:
+        return glm_bench(a)
 
     import dask.array as da
     import distributed
@@ -117,6 +126,33 @@ def main():
           f"(randomized: {pca / randomized:.1f}x)")
     dist = rows["sgkit.pairwise_distance(x.T, 'euclidean')"][0]
     print(f"  ratio sgkit.pairwise_distance / strata.king   {dist / rows['strata.king(x)'][0]:8.1f}x")
+
+
+def glm_bench(a):
+    import dask.array as da
+    import dask_glm.algorithms as dga
+    import dask_glm.families as dgf
+    import distributed
+
+    import strata
+
+    with distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        x = da.random.RandomState(0).standard_normal((a.glm_rows, 20), chunks=(100_000, 20)).persist()
+        xn = x.compute()
+        eta = xn @ np.linspace(-0.5, 0.5, 20)
+        y = (np.random.default_rng(1).random(a.glm_rows) < 1 / (1 + np.exp(-eta))).astype(np.float64)
+        yd = da.from_array(y, chunks=x.chunks[0]).persist()
+        print(f"logistic GLM, {a.glm_rows} x 20, LocalCluster {a.workers} processes x 1 thread, median of {a.runs}")
+        for solver in ("newton", "lbfgs"):
+            t_local, local = timed(lambda: strata.glm(xn, y, "logistic", solver, threads=a.workers), a.runs)
+            t_cluster, r = timed(lambda: strata.glm(x, y, "logistic", solver), a.runs)
+            fit = dga.newton if solver == "newton" else dga.lbfgs
+            t_peer, b = timed(lambda: np.asarray(fit(x, yd, family=dgf.Logistic)), a.runs)
+            print(f"  {solver:7s} strata local ({a.workers} threads) {t_local:7.2f} s   strata cluster {t_cluster:7.2f} s "
+                  f"({r.passes} passes; bytes == local: {r.coef.tobytes() == local.coef.tobytes()})   "
+                  f"dask-glm cluster {t_peer:7.2f} s (max |coef - strata| {np.max(np.abs(b - r.coef)):.2e})",
+                  flush=True)
 
 
 if __name__ == "__main__":

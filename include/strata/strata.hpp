@@ -73,6 +73,7 @@
 #include "strata/linalg/design_checks.hpp"
 #include "strata/linalg/gram_operator.hpp"
 #include "strata/linalg/glm.hpp"
+#include "strata/linalg/glm_remote.hpp"
 #include "strata/linalg/pass.hpp"
 #include "strata/linalg/row_blocks.hpp"
 #include "strata/linalg/stats.hpp"

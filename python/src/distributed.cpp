@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common.hpp"
+#include "python_calls.hpp"
 #include "pca_common.hpp"
 #include "strata/genomics/genotype_gram.hpp"
 #include "strata/genomics/pca.hpp"
@@ -74,7 +75,6 @@ class PyGroupRunner final : public genomics::GenotypeGroupRunner {
     plan_.reset();
     gram_.reset();
     project_.reset();
-    error_.reset();
   }
 
   Status plan(const std::vector<int64_t>& kept, genomics::Standardization scale, Precision arithmetic) override {
@@ -118,36 +118,17 @@ class PyGroupRunner final : public genomics::GenotypeGroupRunner {
     return ran.ok() ? st : ran;
   }
 
-  // The Python exception a callable raised, if any (GIL held).
-  std::optional<nb::python_error> take_error() {
-    std::lock_guard<std::mutex> lk(mu_);
-    std::optional<nb::python_error> e = std::move(error_);
-    error_.reset();
-    return e;
-  }
+  std::optional<nb::python_error> take_error() { return calls_.take_error(); }
 
  private:
   template <class F>
   Status call(F&& f) {
-    nb::gil_scoped_acquire gil;
-    try {
-      f();
-      return Status::OK();
-    } catch (nb::python_error& e) {
-      std::lock_guard<std::mutex> lk(mu_);
-      error_.emplace(std::move(e));
-      return Status::Cancelled("a distributed pass raised in Python");
-    } catch (const StatusError& e) {
-      return e.status();
-    } catch (const std::exception& e) {
-      return Status::Invalid("distributed pass: ", e.what());
-    }
+    return calls_.call("distributed pass", std::forward<F>(f));
   }
 
   nb::object plan_, gram_, project_;
   std::vector<int64_t> selected_;
-  std::mutex mu_;
-  std::optional<nb::python_error> error_;
+  PythonCalls calls_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _core
 from ._context import resolve
+from ._dask import distributed_client
 from ._linalg import _matrix
 
 
@@ -71,7 +72,10 @@ def glm(x, y, family: str = _DEFAULT.family, solver: str = _DEFAULT.solver, *, p
     """Fit y ~ x as ``strata glm`` does (docs/architecture.md, "GLM").
 
     ``x``: a 2-D numpy array (C-order float64 is read in place), a Zarr array path (streamed in
-    row blocks, resident when it fits half of ``memory``) or a strata.Array. ``y``: a 1-D array
+    row blocks, resident when it fits half of ``memory``) or a strata.Array; a Dask array is
+    computed here, unless a dask.distributed client is active: then X's row blocks stay on the
+    workers and every pass runs there as Dask tasks, with the same result bits
+    (python/strata/_dask_glm.py). ``y``: a 1-D array
     or a ``.npy`` path. ``family``: normal, logistic, poisson; ``solver``: newton, lbfgs, admm,
     gradient-descent, proximal-gradient; ``penalty``: none, l1, l2, elastic-net with weight
     ``lam`` (dask-glm's lamduh) and l1 share ``alpha``. ``intercept`` appends a column of ones
@@ -89,10 +93,16 @@ def glm(x, y, family: str = _DEFAULT.family, solver: str = _DEFAULT.solver, *, p
     if y.dtype.kind not in "iuf":
         raise ValueError(f"y must be numeric, got dtype {y.dtype}")
     y = np.ascontiguousarray(y, dtype=np.float64)
-    zarr = isinstance(x, (str, os.PathLike))
-    x = os.fspath(x) if zarr else _matrix(x)
     params = _glm_params(family, solver, penalty, lam, alpha, intercept, max_iter, tol, ftol, rho, abstol, reltol)
-    r = (_core.glm_zarr if zarr else _core.glm_dense)(ctx._core, x, y, params)
+    client = distributed_client(x)
+    if client is not None:  # the passes as tasks on the cluster, same bits as a local fit
+        from ._dask_glm import distributed_glm
+
+        r = distributed_glm(client, x, y, ctx, params)
+    else:
+        zarr = isinstance(x, (str, os.PathLike))
+        x = os.fspath(x) if zarr else _matrix(x)
+        r = (_core.glm_zarr if zarr else _core.glm_dense)(ctx._core, x, y, params)
     result = GlmResult(**r)
     for w in result.warnings:
         warnings.warn(f"strata.glm: {w}", GlmWarning, stacklevel=2)

@@ -147,8 +147,10 @@ Status validate_glm_params(const GlmParams& p) {
   return Status::OK();
 }
 
-Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span<const double> y,
-                          const GlmParams& params) {
+namespace {
+
+// The parameters with the solver's defaults filled in, once y is known to suit the family.
+Result<GlmParams> checked_params(const GlmParams& params, std::span<const double> y) {
   STRATA_RETURN_NOT_OK(validate_glm_params(params));
   GlmParams p = params;
   if (p.max_iter == kGlmDefaultMaxIter) p.max_iter = default_max_iter(p.solver);
@@ -161,20 +163,25 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
     if (p.family == GlmFamily::Poisson && v < 0.0)
       return Status::InvalidData("y: the poisson family needs responses ≥ 0, found ", v, " at row ", i);
   }
-  auto t0 = std::chrono::steady_clock::now();
+  return p;
+}
+
+// The solver, the statistics and the design checks on X's blocks, wherever they are.
+Result<GlmResult> fit_data(const Context& ctx, glm_detail::GlmData& data, int64_t cols, const GlmParams& p,
+                           std::chrono::steady_clock::time_point t0) {
   auto phase = [&](const char* name) {  // seconds since the last phase, to the report
     const auto t1 = std::chrono::steady_clock::now();
     ctx.report().add_phase(name, std::chrono::duration<double>(t1 - t0).count());
     t0 = t1;
   };
-  STRATA_ASSIGN_OR_RETURN(auto d, glm_detail::GlmData::make(ctx, x, y, p.intercept, p.family));
+  glm_detail::GlmData* d = &data;
   phase("glm load");
   GlmResult res;
   res.rows = d->rows();
   res.block_rows = d->plan().block_rows;
   res.blocks = d->plan().num_blocks;
   res.resident = d->resident();
-  for (int64_t j = 0; j < x.cols(); ++j) res.terms.push_back("x" + std::to_string(j));
+  for (int64_t j = 0; j < cols; ++j) res.terms.push_back("x" + std::to_string(j));
   if (p.intercept) res.terms.push_back("intercept");
   glm_detail::Eval at_final;  // newton: loss and Hessian at the final β when it has them
   switch (p.solver) {
@@ -203,6 +210,25 @@ Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span
                            std::to_string(res.iterations) + " iterations without meeting its tolerance");
   res.passes = d->passes();
   return res;
+}
+
+}  // namespace
+
+Result<GlmResult> fit_glm(const Context& ctx, const RowBlockSource& x, std::span<const double> y,
+                          const GlmParams& params) {
+  STRATA_ASSIGN_OR_RETURN(GlmParams p, checked_params(params, y));
+  const auto t0 = std::chrono::steady_clock::now();
+  STRATA_ASSIGN_OR_RETURN(auto d, glm_detail::GlmData::make(ctx, x, y, p.intercept, p.family));
+  return fit_data(ctx, *d, x.cols(), p, t0);
+}
+
+Result<GlmResult> fit_glm_remote(const Context& ctx, int64_t rows, int64_t cols, std::shared_ptr<GlmBlockRunner> runner,
+                                 std::span<const double> y, const GlmParams& params) {
+  STRATA_ASSIGN_OR_RETURN(GlmParams p, checked_params(params, y));
+  const auto t0 = std::chrono::steady_clock::now();
+  STRATA_ASSIGN_OR_RETURN(auto d,
+                          glm_detail::GlmData::make_remote(ctx, rows, cols, std::move(runner), y, p.intercept, p.family));
+  return fit_data(ctx, *d, cols, p, t0);
 }
 
 Result<std::vector<double>> read_npy_vector(const std::string& path) {

@@ -6,14 +6,10 @@
 #include <string>
 
 #include "linalg/glm_internal.hpp"
-#include "strata/backend/backend.hpp"
 #include "strata/linalg/design_checks.hpp"
 
 namespace strata::linalg::glm_detail {
 namespace {
-
-// |η| beyond which a row's fitted probability is within 1e-10 of 0 or 1.
-constexpr double kCertain = 23.0;
 
 std::string term(const GlmResult& res, int64_t j) { return res.terms[static_cast<size_t>(j)]; }
 
@@ -22,34 +18,14 @@ std::string term(const GlmResult& res, int64_t j) { return res.terms[static_cast
 Status check_design(GlmData& d, const GlmParams& params, GlmResult* res) {
   const int64_t p = d.p();
   const bool logistic = d.family() == GlmFamily::Logistic;
-  // Partial per block: XᵀX (p × p), Σx (p), then rows fitted with certainty on their own
-  // outcome (logistic).
-  const int64_t width = p * p + p + 1;
+  // Partial per block (glm_block_partial's Design task): XᵀX (p × p), Σx (p), then rows fitted
+  // with certainty on their own outcome (logistic).
+  GlmBlockTask task;
+  task.op = GlmBlockOp::Design;
+  task.family = d.family();
+  task.beta = res->coef;
   std::vector<double> total;
-  const backend::Backend& be = backend::of(d.ctx());
-  const std::vector<double>& beta = res->coef;
-  STRATA_RETURN_NOT_OK(d.pass(
-      "glm design checks", width,
-      [&](int64_t, const double* x, int64_t count, int64_t row0, double* partial) -> Status {
-        std::vector<double> ones(static_cast<size_t>(count), 1.0);
-        std::vector<double> g(static_cast<size_t>(p * p), 0.0);
-        STRATA_RETURN_NOT_OK(be.weighted_gram_rows(backend::row_major<const double>(x, count, p), ones.data(),
-                                                   backend::row_major(g.data(), p, p)));
-        for (int64_t i = 0; i < p; ++i)
-          for (int64_t j = 0; j <= i; ++j) partial[i * p + j] += g[i * p + j];
-        const double* y = d.y() + row0;
-        for (int64_t r = 0; r < count; ++r) {
-          const double* xr = x + r * p;
-          double eta = 0.0;
-          for (int64_t j = 0; j < p; ++j) {
-            partial[p * p + j] += xr[j];
-            eta += xr[j] * beta[j];
-          }
-          if (logistic && ((y[r] > 0.5 && eta > kCertain) || (y[r] < 0.5 && eta < -kCertain))) partial[p * p + p] += 1;
-        }
-        return Status::OK();
-      },
-      &total));
+  STRATA_RETURN_NOT_OK(d.run("glm design checks", task, {}, {}, {}, &total, nullptr));
   std::vector<double> xtx(static_cast<size_t>(p * p));
   for (int64_t i = 0; i < p; ++i)
     for (int64_t j = 0; j <= i; ++j) xtx[i * p + j] = xtx[j * p + i] = total[i * p + j];

@@ -14,6 +14,7 @@
 #include "linalg/pass_internal.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/linalg/glm.hpp"
+#include "strata/linalg/glm_remote.hpp"
 
 namespace strata::backend {
 class Backend;
@@ -51,11 +52,16 @@ struct Eval {
   std::vector<double> hess;  // p × p, both triangles
 };
 
-/// X (with the intercept column appended when asked) in a fixed grid of row blocks, and y.
+/// X (with the intercept column appended when asked) in a fixed grid of row blocks, and y:
+/// the blocks read here (a RowBlockSource) or held elsewhere (a GlmBlockRunner). Every pass runs
+/// one GlmBlockTask on each block through glm_block_partial(), here or where the block is.
 class GlmData {
  public:
   static Result<std::unique_ptr<GlmData>> make(const Context& ctx, const RowBlockSource& x, std::span<const double> y,
                                                bool intercept, GlmFamily family);
+  static Result<std::unique_ptr<GlmData>> make_remote(const Context& ctx, int64_t rows, int64_t cols,
+                                                      std::shared_ptr<GlmBlockRunner> runner,
+                                                      std::span<const double> y, bool intercept, GlmFamily family);
   int64_t rows() const { return plan_.rows; }
   int64_t p() const { return p_; }
   const BlockPlan& plan() const { return plan_; }
@@ -68,11 +74,12 @@ class GlmData {
   GlmFamily family() const { return family_; }
   bool has_intercept() const { return intercept_; }
 
-  /// One pass: fn(b, rows of block b (row-major count × p), count, row0, partial) for every
-  /// block in parallel; the `width`-element partials are summed in the fixed tree into *total
-  /// (null / width 0: nothing summed).
-  using BlockFn = std::function<Status(int64_t b, const double* x, int64_t count, int64_t row0, double* partial)>;
-  Status pass(const std::string& label, int64_t width, const BlockFn& fn, std::vector<double>* total);
+  /// One pass of `task` over every block (per-block inputs sliced from eta, u, betas as
+  /// GlmBlockRunner::run says): each block's output goes to each(b, output) in block order (may be
+  /// empty), its partial is summed in the fixed tree into *total (null: not summed).
+  using EachFn = std::function<Status(int64_t b, GlmBlockOutput& out)>;
+  Status run(const std::string& label, const GlmBlockTask& task, std::span<const double> eta, std::span<const double> u,
+             std::span<const double> betas, std::vector<double>* total, const EachFn& each);
 
   /// Loss, gradient and Hessian at beta (one pass); eta (n) is used instead of X·beta when given
   /// and receives X·beta when eta_out is given.
@@ -82,11 +89,15 @@ class GlmData {
   Status multiply(const std::vector<double>& v, std::vector<double>* out);
 
  private:
-  GlmData(const Context& ctx, const RowBlockSource& x) : ctx_(ctx), x_(x) {}
+  GlmData(const Context& ctx, const RowBlockSource* x) : ctx_(ctx), x_(x) {}
   Status load_resident();
+  Status run_here(const std::string& label, const GlmBlockTask& task, std::span<const double> eta,
+                  std::span<const double> u, std::span<const double> betas,
+                  const std::function<Status(int64_t, GlmBlockOutput&&)>& accept);
 
   Context ctx_;
-  const RowBlockSource& x_;
+  const RowBlockSource* x_ = nullptr;        // blocks read here, or
+  std::shared_ptr<GlmBlockRunner> runner_;  // blocks held elsewhere
   std::vector<double> y_;
   int64_t cols_ = 0, p_ = 0;
   bool intercept_ = false, resident_ = false;

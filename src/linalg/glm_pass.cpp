@@ -9,6 +9,44 @@
 #include "strata/core/tree_sum.hpp"
 #include "strata/linalg/stats.hpp"
 
+namespace strata::linalg {
+namespace {
+
+// Only the shape: what plan_blocks reads of a source.
+class ShapeOnly final : public RowBlockSource {
+ public:
+  ShapeOnly(int64_t rows, int64_t cols) : rows_(rows), cols_(cols) {}
+  int64_t rows() const override { return rows_; }
+  int64_t cols() const override { return cols_; }
+  std::string describe() const override { return "X"; }
+  Status read_block(int64_t, int64_t, double*) const override { return Status::Internal("a shape has no rows"); }
+
+ private:
+  int64_t rows_, cols_;
+};
+
+}  // namespace
+
+// The grid follows plan_blocks' rule for rows of p float64 values (about kRowBlockBytes each),
+// as every pass of fit_glm does: the shape alone decides it.
+Result<GlmBlockGrid> glm_block_grid(const Context& ctx, int64_t rows, int64_t cols, bool intercept) {
+  GlmBlockGrid g;
+  g.rows = rows;
+  g.cols = cols;
+  g.p = cols + (intercept ? 1 : 0);
+  if (rows < 1 || cols < 0 || g.p < 1)
+    return Status::Invalid("glm: X of ", rows, " rows × ", cols, " columns", intercept ? " (+ the intercept)" : "",
+                           " has nothing to fit");
+  PassEnv env(ctx, PassOptions{});
+  STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(g.p, int64_t{8}));
+  STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_blocks(ShapeOnly(rows, cols), env, row_bytes));
+  g.block_rows = plan.block_rows;
+  g.num_blocks = plan.num_blocks;
+  return g;
+}
+
+}  // namespace strata::linalg
+
 namespace strata::linalg::glm_detail {
 namespace {
 
@@ -94,7 +132,7 @@ Status block_eval(const backend::Backend& be, GlmFamily f, const double* x, cons
 
 Result<std::unique_ptr<GlmData>> GlmData::make(const Context& ctx, const RowBlockSource& x, std::span<const double> y,
                                                bool intercept, GlmFamily family) {
-  std::unique_ptr<GlmData> d(new GlmData(ctx.local(), x));
+  std::unique_ptr<GlmData> d(new GlmData(ctx.local(), &x));
   d->cols_ = x.cols();
   d->intercept_ = intercept;
   d->family_ = family;
@@ -104,9 +142,12 @@ Result<std::unique_ptr<GlmData>> GlmData::make(const Context& ctx, const RowBloc
   if (x.rows() == 0) return Status::InvalidData(x.describe(), ": X has no rows");
   if (d->p_ == 0) return Status::InvalidData(x.describe(), ": X has no columns (and no --intercept)");
   d->y_.assign(y.begin(), y.end());
-  PassEnv env(d->ctx_, PassOptions{});
-  STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(d->p_, int64_t{8}));
-  STRATA_ASSIGN_OR_RETURN(d->plan_, plan_blocks(x, env, row_bytes));
+  STRATA_ASSIGN_OR_RETURN(GlmBlockGrid grid, glm_block_grid(d->ctx_, x.rows(), x.cols(), intercept));
+  d->plan_.rows = grid.rows;
+  d->plan_.block_rows = grid.block_rows;
+  d->plan_.num_blocks = grid.num_blocks;
+  d->plan_.bytes_per_row = grid.p * 8;
+  const int64_t row_bytes = d->plan_.bytes_per_row;
   STRATA_ASSIGN_OR_RETURN(int64_t all_bytes, checked_mul(row_bytes, x.rows()));
   d->resident_ = all_bytes <= ctx.memory_budget() / 2;
   if (!d->resident_) {
@@ -123,17 +164,43 @@ Result<std::unique_ptr<GlmData>> GlmData::make(const Context& ctx, const RowBloc
   return d;
 }
 
+Result<std::unique_ptr<GlmData>> GlmData::make_remote(const Context& ctx, int64_t rows, int64_t cols,
+                                                      std::shared_ptr<GlmBlockRunner> runner,
+                                                      std::span<const double> y, bool intercept, GlmFamily family) {
+  if (!runner) return Status::Invalid("glm: no block runner");
+  if (static_cast<int64_t>(y.size()) != rows)
+    return Status::InvalidData("y has ", y.size(), " values but X has ", rows, " rows");
+  if (rows == 0) return Status::InvalidData("X has no rows");
+  if (cols + (intercept ? 1 : 0) == 0) return Status::InvalidData("X has no columns (and no intercept)");
+  std::unique_ptr<GlmData> d(new GlmData(ctx.local(), nullptr));
+  d->runner_ = std::move(runner);
+  d->cols_ = cols;
+  d->intercept_ = intercept;
+  d->family_ = family;
+  d->p_ = cols + (intercept ? 1 : 0);
+  d->resident_ = true;  // the runner holds the decoded blocks across passes
+  d->y_.assign(y.begin(), y.end());
+  STRATA_ASSIGN_OR_RETURN(GlmBlockGrid grid, glm_block_grid(d->ctx_, rows, cols, intercept));
+  d->plan_.rows = grid.rows;
+  d->plan_.block_rows = grid.block_rows;
+  d->plan_.num_blocks = grid.num_blocks;
+  d->plan_.bytes_per_row = grid.p * 8;
+  d->progress_ = std::make_unique<ProgressScope>(d->ctx_, "glm", 0, "rows");
+  STRATA_RETURN_NOT_OK(d->runner_->plan(grid));
+  return d;
+}
+
 // Resident X: one load pass in units of whole storage chunks (each stored chunk is read and
 // decoded once, straight into place), or no copy at all when the source is row-major float64
 // memory and no intercept column is appended.
 Status GlmData::load_resident() {
   if (!intercept_) {
-    resident_base_ = x_.direct_rows(0, plan_.rows);
+    resident_base_ = x_->direct_rows(0, plan_.rows);
     if (resident_base_) return Status::OK();
   }
   STRATA_ASSIGN_OR_RETURN(resident_rows_, Buffer::allocate(plan_.rows * p_ * 8));
   double* base = resident_rows_.as<double>();
-  const int64_t chunk = x_.preferred_block_rows() > 0 ? x_.preferred_block_rows() : plan_.block_rows;
+  const int64_t chunk = x_->preferred_block_rows() > 0 ? x_->preferred_block_rows() : plan_.block_rows;
   const int64_t unit = std::max<int64_t>(1, plan_.block_rows / chunk) * chunk;
   const int64_t units = ceil_div(plan_.rows, unit);
   progress_->add_total(plan_.rows);
@@ -145,35 +212,46 @@ Status GlmData::load_resident() {
       [&](int64_t u) -> Status {
         const int64_t row0 = u * unit, n = std::min(unit, plan_.rows - row0);
         double* buf = base + row0 * p_;
-        STRATA_RETURN_NOT_OK(x_.read_block(row0, n, buf));
+        STRATA_RETURN_NOT_OK(x_->read_block(row0, n, buf));
         if (intercept_) append_ones(buf, n, cols_);
         return Status::OK();
       },
       [](int64_t) { return Status::OK(); }, o);
 }
 
-Status GlmData::pass(const std::string& label, int64_t width, const BlockFn& fn, std::vector<double>* total) {
-  ++passes_;
-  progress_->add_total(plan_.rows);
+// Block b's inputs sliced from the pass's whole arrays.
+static GlmBlockInput block_input(const BlockPlan& plan, int64_t p, int64_t b, std::span<const double> eta,
+                                 std::span<const double> u, std::span<const double> betas) {
+  GlmBlockInput in;
+  if (!eta.empty()) in.eta = eta.subspan(static_cast<size_t>(plan.start(b)), static_cast<size_t>(plan.count(b)));
+  if (!u.empty()) in.u = u.subspan(static_cast<size_t>(b * p), static_cast<size_t>(p));
+  if (!betas.empty()) in.beta = betas.subspan(static_cast<size_t>(b * p), static_cast<size_t>(p));
+  return in;
+}
+
+Status GlmData::run_here(const std::string& label, const GlmBlockTask& task, std::span<const double> eta,
+                         std::span<const double> u, std::span<const double> betas,
+                         const std::function<Status(int64_t, GlmBlockOutput&&)>& accept) {
   PassOptions o;
   o.label = label;
   // Work items are units of group_ consecutive blocks (one read each when streamed); every
-  // block's partial is computed alone and pushed in block order, so the sums do not depend on
-  // the grouping.
+  // block's output is computed alone and handed on in block order, so the sums do not depend
+  // on the grouping.
   const int64_t g = group_, units = ceil_div(plan_.num_blocks, g);
   const int64_t window = std::max<int64_t>(1, pass_window(ctx_, o));
-  const int64_t w = std::max<int64_t>(width, 0);
-  std::vector<std::vector<std::vector<double>>> slots(static_cast<size_t>(window));
-  TreeSum sum(w);
-  const int64_t unit_bytes = (resident_ ? 0 : g * plan_.block_rows * p_ * 8) + g * w * 8 + sub_rows(p_) * (p_ + 3) * 8;
+  const int64_t w = glm_partial_width(task, p_);
+  const bool rows_out = task.op == GlmBlockOp::Multiply || task.eta_out;
+  std::vector<std::vector<GlmBlockOutput>> slots(static_cast<size_t>(window));
+  const int64_t unit_bytes = (resident_ ? 0 : g * plan_.block_rows * p_ * 8) + g * w * 8 +
+                             (rows_out ? g * plan_.block_rows * 8 : 0) + sub_rows(p_) * (p_ + 3) * 8;
   o.progress_units = [&](int64_t u) {
     const int64_t b0 = u * g, b1 = std::min(plan_.num_blocks, b0 + g);
     return plan_.start(b1 - 1) + plan_.count(b1 - 1) - plan_.start(b0);
   };
-  STRATA_RETURN_NOT_OK(strata::run_blocks(
+  return strata::run_blocks(
       ctx_, units, std::min(unit_bytes, ctx_.memory_budget()),
-      [&](int64_t u) -> Status {
-        const int64_t b0 = u * g, b1 = std::min(plan_.num_blocks, b0 + g);
+      [&](int64_t un) -> Status {
+        const int64_t b0 = un * g, b1 = std::min(plan_.num_blocks, b0 + g);
         const int64_t row0 = plan_.start(b0), rows = plan_.start(b1 - 1) + plan_.count(b1 - 1) - row0;
         std::optional<ScratchPool::Lease> lease;
         const double* x = nullptr;
@@ -183,25 +261,67 @@ Status GlmData::pass(const std::string& label, int64_t width, const BlockFn& fn,
           STRATA_ASSIGN_OR_RETURN(auto l, scratch_.acquire(rows * p_ * 8));
           lease.emplace(std::move(l));
           double* buf = lease->as<double>();
-          STRATA_RETURN_NOT_OK(x_.read_block(row0, rows, buf));
+          STRATA_RETURN_NOT_OK(x_->read_block(row0, rows, buf));
           if (intercept_) append_ones(buf, rows, cols_);
           x = buf;
         }
-        auto& parts = slots[static_cast<size_t>(u % window)];
-        parts.assign(static_cast<size_t>(b1 - b0), std::vector<double>(static_cast<size_t>(w), 0.0));
-        for (int64_t b = b0; b < b1; ++b)
-          STRATA_RETURN_NOT_OK(fn(b, x + (plan_.start(b) - row0) * p_, plan_.count(b), plan_.start(b),
-                                  parts[static_cast<size_t>(b - b0)].data()));
+        auto& outs = slots[static_cast<size_t>(un % window)];
+        outs.clear();
+        for (int64_t b = b0; b < b1; ++b) {
+          STRATA_ASSIGN_OR_RETURN(GlmBlockOutput out,
+                                  glm_block_partial(ctx_, x + (plan_.start(b) - row0) * p_, y_.data() + plan_.start(b),
+                                                    plan_.count(b), p_, task, block_input(plan_, p_, b, eta, u, betas)));
+          outs.push_back(std::move(out));
+        }
         return Status::OK();
       },
-      [&](int64_t u) -> Status {
-        auto& parts = slots[static_cast<size_t>(u % window)];
-        if (w > 0)
-          for (size_t i = 0; i < parts.size(); ++i) sum.push(u * g + static_cast<int64_t>(i), std::move(parts[i]));
-        parts.clear();
+      [&](int64_t un) -> Status {
+        auto& outs = slots[static_cast<size_t>(un % window)];
+        for (size_t i = 0; i < outs.size(); ++i)
+          STRATA_RETURN_NOT_OK(accept(un * g + static_cast<int64_t>(i), std::move(outs[i])));
+        outs.clear();
         return Status::OK();
       },
-      o));
+      o);
+}
+
+Status GlmData::run(const std::string& label, const GlmBlockTask& task, std::span<const double> eta,
+                    std::span<const double> u, std::span<const double> betas, std::vector<double>* total,
+                    const EachFn& each) {
+  ++passes_;
+  progress_->add_total(plan_.rows);
+  const int64_t w = glm_partial_width(task, p_);
+  const bool rows_out = task.op == GlmBlockOp::Multiply || task.eta_out;
+  TreeSum sum(w);
+  int64_t next = 0;
+  // Every block once, in order, with outputs of the task's sizes: a runner that breaks this is
+  // an error here, never a wrong sum.
+  auto accept = [&](int64_t b, GlmBlockOutput&& out) -> Status {
+    if (b != next || b >= plan_.num_blocks)
+      return Status::Internal("glm ", label, ": block ", b, " handed back where block ", next, " of ",
+                              plan_.num_blocks, " was due");
+    ++next;
+    if (static_cast<int64_t>(out.partial.size()) != w)
+      return Status::Internal("glm ", label, ": block ", b, "'s partial has ", out.partial.size(), " values, expected ",
+                              w);
+    if (rows_out && static_cast<int64_t>(out.rows.size()) != plan_.count(b))
+      return Status::Internal("glm ", label, ": block ", b, " handed back ", out.rows.size(), " rows, expected ",
+                              plan_.count(b));
+    if (task.op == GlmBlockOp::Admm && static_cast<int64_t>(out.beta.size()) != p_)
+      return Status::Internal("glm ", label, ": block ", b, " handed back ", out.beta.size(), " coefficients, expected ",
+                              p_);
+    if (runner_) ctx_.advance_progress(plan_.count(b));
+    if (each) STRATA_RETURN_NOT_OK(each(b, out));
+    if (w > 0) sum.push(b, std::move(out.partial));
+    return Status::OK();
+  };
+  if (runner_) {
+    STRATA_RETURN_NOT_OK(runner_->run(task, eta, u, betas, accept));
+  } else {
+    STRATA_RETURN_NOT_OK(run_here(label, task, eta, u, betas, accept));
+  }
+  if (next != plan_.num_blocks)
+    return Status::Internal("glm ", label, ": ", next, " of ", plan_.num_blocks, " blocks handed back");
   if (w > 0 && total) return sum.combine(ctx_.communicator(), total);
   return Status::OK();
 }
@@ -209,22 +329,27 @@ Status GlmData::pass(const std::string& label, int64_t width, const BlockFn& fn,
 Status GlmData::evaluate(const std::vector<double>& beta, unsigned want, Eval* out,
                          const std::vector<double>* eta_in, std::vector<double>* eta_out) {
   const int64_t p = p_;
-  const int64_t hw = (want & kHess) ? p * p : 0, gw = (want & kGrad) ? p : 0;
-  const backend::Backend& be = backend::of(ctx_);
-  if (eta_out) eta_out->resize(static_cast<size_t>(plan_.rows));
-  std::vector<double> total;
+  GlmBlockTask task;
+  task.op = GlmBlockOp::Evaluate;
+  task.family = family_;
+  task.want = want | kLoss;
+  task.eta_in = eta_in != nullptr;
+  task.eta_out = eta_out != nullptr;
   // The first Hessian pass also finds max |x| (per block, then the largest).
-  std::vector<double> xmax(hw && x_abs_max_ < 0 ? static_cast<size_t>(plan_.num_blocks) : 0, 0.0);
-  STRATA_RETURN_NOT_OK(pass(
-      "glm", 1 + gw + hw,
-      [&](int64_t b, const double* x, int64_t n, int64_t row0, double* part) -> Status {
-        return block_eval(be, family_, x, y_.data() + row0, n, p, beta.data(), want | kLoss, part,
-                          gw ? part + 1 : nullptr, hw ? part + 1 + gw : nullptr,
-                          eta_in ? eta_in->data() + row0 : nullptr, eta_out ? eta_out->data() + row0 : nullptr,
-                          xmax.empty() ? nullptr : &xmax[static_cast<size_t>(b)]);
-      },
-      &total));
-  if (!xmax.empty()) x_abs_max_ = *std::max_element(xmax.begin(), xmax.end());
+  task.x_abs_max = (want & kHess) && x_abs_max_ < 0;
+  task.beta = beta;
+  const int64_t hw = (want & kHess) ? p * p : 0, gw = (want & kGrad) ? p : 0;
+  if (eta_out) eta_out->resize(static_cast<size_t>(plan_.rows));
+  double xmax = 0;
+  std::vector<double> total;
+  STRATA_RETURN_NOT_OK(run(
+      "glm", task, eta_in ? std::span<const double>(*eta_in) : std::span<const double>(), {}, {}, &total,
+      [&](int64_t b, GlmBlockOutput& o) -> Status {
+        if (eta_out) std::copy(o.rows.begin(), o.rows.end(), eta_out->begin() + plan_.start(b));
+        if (task.x_abs_max) xmax = std::max(xmax, o.x_abs_max);
+        return Status::OK();
+      }));
+  if (task.x_abs_max) x_abs_max_ = xmax;
   out->loss = total[0];
   out->grad.assign(total.begin() + 1, total.begin() + 1 + gw);
   out->hess.assign(total.begin() + 1 + gw, total.end());
@@ -235,15 +360,14 @@ Status GlmData::evaluate(const std::vector<double>& beta, unsigned want, Eval* o
 
 Status GlmData::multiply(const std::vector<double>& v, std::vector<double>* out) {
   out->resize(static_cast<size_t>(plan_.rows));
-  const backend::Backend& be = backend::of(ctx_);
-  return pass(
-      "glm X·v", 0,
-      [&](int64_t, const double* x, int64_t n, int64_t row0, double*) -> Status {
-        return be.gemm(backend::Trans::No, backend::Trans::No, 1.0, backend::row_major<const double>(x, n, p_),
-                       backend::col_major<const double>(v.data(), p_, 1), 0.0,
-                       backend::col_major(out->data() + row0, n, 1));
-      },
-      nullptr);
+  GlmBlockTask task;
+  task.op = GlmBlockOp::Multiply;
+  task.family = family_;
+  task.beta = v;
+  return run("glm X·v", task, {}, {}, {}, nullptr, [&](int64_t b, GlmBlockOutput& o) -> Status {
+    std::copy(o.rows.begin(), o.rows.end(), out->begin() + plan_.start(b));
+    return Status::OK();
+  });
 }
 
 double penalty_value(const GlmParams& p, const std::vector<double>& beta) {

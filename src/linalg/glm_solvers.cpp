@@ -203,36 +203,28 @@ Status solve_proximal_gradient(GlmData& d, const GlmParams& p, GlmResult* res) {
 // the mean of β̂_i + u_i with λ/(ρ·N), u_i += β̂_i − z, and dask-glm's abstol/reltol test.
 Status solve_admm(GlmData& d, const GlmParams& p, GlmResult* res) {
   const int64_t np = d.p(), nb = d.plan().num_blocks;
-  const backend::Backend& be = backend::of(d.ctx());
   std::vector<double> z(static_cast<size_t>(np), 0.0), zold;
   std::vector<std::vector<double>> u(static_cast<size_t>(nb), std::vector<double>(static_cast<size_t>(np), 0.0));
   std::vector<std::vector<double>> betas(static_cast<size_t>(nb), std::vector<double>(static_cast<size_t>(np), 1.0));
+  std::vector<double> flat_u, flat_betas;  // the blocks' u_b and β_b, nb × p, as the pass takes them
+  auto flatten = [&](const std::vector<std::vector<double>>& rows, std::vector<double>& out) {
+    out.clear();
+    for (const auto& r : rows) out.insert(out.end(), r.begin(), r.end());
+  };
   const double rho = p.rho, nbd = static_cast<double>(nb);
   for (int64_t k = 0; k < p.max_iter; ++k) {
-    STRATA_RETURN_NOT_OK(d.pass(
-        "glm admm", 0,
-        [&](int64_t b, const double* x, int64_t n, int64_t row0, double*) -> Status {
-          const std::vector<double>& ub = u[static_cast<size_t>(b)];
-          Objective fg = [&](const std::vector<double>& beta, double* f, std::vector<double>* g) -> Status {
-            double loss = 0;
-            g->assign(static_cast<size_t>(np), 0.0);
-            STRATA_RETURN_NOT_OK(block_eval(be, d.family(), x, d.y() + row0, n, np, beta.data(), kLoss | kGrad, &loss,
-                                            g->data(), nullptr));
-            double q = 0;
-            for (int64_t i = 0; i < np; ++i) {
-              const double r = beta[i] - z[i] + ub[i];
-              q += r * r;
-              (*g)[i] += rho * r;
-            }
-            *f = loss + rho / 2 * q;
-            return Status::OK();
-          };
-          LbfgsOptions o;
-          o.max_iter = 200;
-          o.max_evals = 250;
-          return lbfgs_minimize(fg, betas[static_cast<size_t>(b)], o).status();
-        },
-        nullptr));
+    GlmBlockTask task;
+    task.op = GlmBlockOp::Admm;
+    task.family = d.family();
+    task.rho = rho;
+    task.beta = z;
+    flatten(u, flat_u);
+    flatten(betas, flat_betas);
+    STRATA_RETURN_NOT_OK(d.run("glm admm", task, {}, flat_u, flat_betas, nullptr,
+                               [&](int64_t b, GlmBlockOutput& o) -> Status {
+                                 betas[static_cast<size_t>(b)] = std::move(o.beta);
+                                 return Status::OK();
+                               }));
     std::vector<std::vector<double>> hat = betas;
     std::vector<double> ztilde(static_cast<size_t>(np), 0.0);
     for (int64_t b = 0; b < nb; ++b)
