@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from . import _core
-from ._context import resolve
+from ._context import library_defaults, resolve
 from ._dask import distributed_client
 from ._linalg import _matrix
 
@@ -50,7 +50,7 @@ class GlmWarning(UserWarning):
 
 
 # The library's parameter struct holds the defaults (linalg::GlmParams, as `strata glm`).
-_DEFAULT = _core.GlmParams()
+_DEFAULT = library_defaults(_core.GlmParams())
 
 
 def _glm_params(family, solver, penalty, lam, alpha, intercept, max_iter, tol, ftol, rho, abstol, reltol):
