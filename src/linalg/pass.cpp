@@ -24,9 +24,9 @@ Result<BlockPlan> plan_row_blocks(int64_t total_rows, int64_t requested_rows, in
   int64_t rows = requested_rows;
   if (rows < 0) return Status::Invalid("block rows must be positive, got ", rows);
   if (rows == 0) {
-    // From the block size and the row width only: not the budget, the thread count, and not the storage
-    // chunking either (a block may start inside a stored chunk), so the reduction tree — and
-    // the bits of the result — are the same however the input is chunked or held.
+    // From the block size and the row width only: not the budget or the thread count, and not
+    // the storage chunking either (a block may start inside a stored chunk), so the reduction
+    // tree — and the bits of the result — are the same however the input is chunked or held.
     rows = std::max<int64_t>(1, block_bytes / std::max<int64_t>(1, bytes_per_row));
     rows = std::max(rows, min_rows);
     if (rows > kRowGranule) rows = rows / kRowGranule * kRowGranule;
