@@ -9,8 +9,8 @@ processes, 1 thread each) active it times
   strata.king(x)                            vs  sgkit.pairwise_distance(x.T, "euclidean")
 
 and prints each wall time (median of --runs), the ratio sgkit/strata, and whether the cluster's
-results are the bytes of a local run on the same .bed (PCA without the float64 check pass, which
-a cluster run skips). --former-schedule also times the randomized PCA with one task per
+results are the bytes of a local run on the same .bed (error bounds included: the float64 check
+pass runs on the workers; the randomized PCA is also timed without it). --former-schedule also times the randomized PCA with one task per
 3,072-variant group per pass (the runner's schedule before it batched groups per worker thread).
 
   PYTHONPATH=build/python:python .venv/bin/python bench/dask_cluster_bench.py --former-schedule
@@ -48,7 +48,8 @@ def write_bed(prefix, dosages):
 
 def _same(a, b):
     return all(np.asarray(getattr(a, f)).tobytes() == np.asarray(getattr(b, f)).tobytes()
-               for f in ("eigenvalues", "eigenvectors", "loadings"))
+               for f in ("eigenvalues", "eigenvectors", "loadings", "error_estimate")) and all(
+        a.summary.get(f) == b.summary.get(f) for f in ("errors_bounded", "eigenvector_error_bound"))
 
 
 def main():
@@ -58,6 +59,7 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--chunk", type=int, default=5000, help="variants per Dask block")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--pca-only", action="store_true", help="skip strata.king and sgkit.pairwise_distance")
     ap.add_argument("--former-schedule", action="store_true",
                     help="also time randomized PCA with one task per group per pass, as before batching")
     ap.add_argument("--glm", action="store_true", help="time the GLM case only (see above)")
@@ -95,6 +97,8 @@ def main():
 
         _, r_auto = row("strata.pca(x, k=10)", lambda: strata.pca(x, k=10))
         _, r_rand = row("strata.pca(x, k=10, method='randomized')", lambda: strata.pca(x, k=10, method="randomized"))
+        _, r_nocheck = row("  same, check_errors=False",
+                           lambda: strata.pca(x, k=10, method="randomized", check_errors=False))
         if a.former_schedule:
             # The runner batches consecutive groups, one batch per worker thread; claiming a
             # thread per group gives its former schedule (one task per 3,072-variant group).
@@ -107,25 +111,32 @@ def main():
               f"({r_rand.passes} passes)", flush=True)
         ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), x)})
         row("sgkit.pca(ds, n_components=10)", lambda: sgkit.pca(ds, n_components=10, ploidy=2, merge=False).compute())
-        _, k_cluster = row("strata.king(x)", lambda: strata.king(x))
-        xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
-        row("sgkit.pairwise_distance(x.T, 'euclidean')",
-            lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute())
+        if not a.pca_only:
+            _, k_cluster = row("strata.king(x)", lambda: strata.king(x))
+            xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
+            row("sgkit.pairwise_distance(x.T, 'euclidean')",
+                lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute())
 
-    # The cluster's bytes against a local run of the same .bed (the cluster skips the float64
-    # check pass: the local run without it is the reference).
+    # The cluster's bytes against a local run of the same .bed, with the same settings.
     same = {
-        "pca": _same(r_auto, strata.pca(prefix + ".bed", k=10, check_errors=False)),
-        "pca randomized": _same(r_rand, strata.pca(prefix + ".bed", k=10, method="randomized", check_errors=False)),
-        "king": k_cluster.tobytes() == strata.king(prefix + ".bed").tobytes(),
+        "pca": _same(r_auto, strata.pca(prefix + ".bed", k=10)),
+        "pca randomized": _same(r_rand, strata.pca(prefix + ".bed", k=10, method="randomized")),
+        "pca randomized unchecked": _same(r_nocheck,
+                                          strata.pca(prefix + ".bed", k=10, method="randomized", check_errors=False)),
     }
+    if not a.pca_only:
+        same["king"] = k_cluster.tobytes() == strata.king(prefix + ".bed").tobytes()
     print("  cluster bytes == local run: " + ", ".join(f"{k} {v}" for k, v in same.items()))
     pca = rows["sgkit.pca(ds, n_components=10)"][0]
     randomized = rows["strata.pca(x, k=10, method='randomized')"][0]
+    unchecked = rows["  same, check_errors=False"][0]
     print(f"  ratio sgkit.pca / strata.pca                  {pca / rows['strata.pca(x, k=10)'][0]:8.1f}x "
-          f"(randomized: {pca / randomized:.1f}x)")
-    dist = rows["sgkit.pairwise_distance(x.T, 'euclidean')"][0]
-    print(f"  ratio sgkit.pairwise_distance / strata.king   {dist / rows['strata.king(x)'][0]:8.1f}x")
+          f"(randomized: {pca / randomized:.1f}x, without the check pass {pca / unchecked:.1f}x)")
+    print(f"    randomized: errors bounded {r_rand.summary['errors_bounded']}, unchecked "
+          f"{r_nocheck.summary['errors_bounded']}")
+    if not a.pca_only:
+        dist = rows["sgkit.pairwise_distance(x.T, 'euclidean')"][0]
+        print(f"  ratio sgkit.pairwise_distance / strata.king   {dist / rows['strata.king(x)'][0]:8.1f}x")
 
 
 def glm_bench(a):

@@ -1,5 +1,5 @@
 // strata.pca on a dask.distributed cluster: the worker tasks' kernels (a group's partial Gram
-// product, its projection rows, code counts) and the driver's PCA whose passes call back into
+// product, its projection rows, the float64 check pass's block partials, code counts) and the driver's PCA whose passes call back into
 // Python to run those tasks (python/strata/_dask.py).
 #include <nanobind/stl/string.h>
 
@@ -68,13 +68,15 @@ std::vector<T> copy_of(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>
 class PyGroupRunner final : public genomics::GenotypeGroupRunner {
  public:
   // `selected`: the workers' variant index of each variant the library sees (the selection's).
-  PyGroupRunner(nb::object plan, nb::object gram, nb::object project, std::vector<int64_t> selected)
-      : plan_(std::move(plan)), gram_(std::move(gram)), project_(std::move(project)), selected_(std::move(selected)) {}
+  PyGroupRunner(nb::object plan, nb::object gram, nb::object project, nb::object check, std::vector<int64_t> selected)
+      : plan_(std::move(plan)), gram_(std::move(gram)), project_(std::move(project)), check_(std::move(check)),
+        selected_(std::move(selected)) {}
   ~PyGroupRunner() override {
     nb::gil_scoped_acquire gil;
     plan_.reset();
     gram_.reset();
     project_.reset();
+    check_.reset();
   }
 
   Status plan(const std::vector<int64_t>& kept, genomics::Standardization scale, Precision arithmetic) override {
@@ -118,6 +120,25 @@ class PyGroupRunner final : public genomics::GenotypeGroupRunner {
     return ran.ok() ? st : ran;
   }
 
+  // check(block_rows, q): per range of blocks, in block order, its tree nodes (level, index, sum).
+  Status check_gram(int64_t block_rows, const linalg::DenseMatrix& q,
+                    const std::function<Status(std::vector<TreeSum::Node>&&)>& add) override {
+    Status st;
+    Status ran = call([&] {
+      nb::list ranges = nb::cast<nb::list>(check_(block_rows, to_numpy_f(q)));
+      for (size_t r = 0; r < ranges.size() && st.ok(); ++r) {
+        std::vector<TreeSum::Node> nodes;
+        for (nb::handle h : nb::cast<nb::list>(ranges[r])) {
+          nb::tuple t = nb::cast<nb::tuple>(h);
+          nodes.push_back({nb::cast<int>(t[0]), nb::cast<int64_t>(t[1]), copy_of(nb::cast<Doubles>(t[2]))});
+        }
+        nb::gil_scoped_release release;
+        st = add(std::move(nodes));
+      }
+    });
+    return ran.ok() ? st : ran;
+  }
+
   std::optional<nb::python_error> take_error() { return calls_.take_error(); }
 
  private:
@@ -126,7 +147,7 @@ class PyGroupRunner final : public genomics::GenotypeGroupRunner {
     return calls_.call("distributed pass", std::forward<F>(f));
   }
 
-  nb::object plan_, gram_, project_;
+  nb::object plan_, gram_, project_, check_;
   std::vector<int64_t> selected_;
   PythonCalls calls_;
 };
@@ -176,13 +197,40 @@ void bind_distributed(nb::module_& m) {
     const size_t n = rows.size();
     return owned_array<double>(std::move(rows), p, {n});
   });
+  m.def("check_blocks", [](const PyContext& pc, const nb::list& codes, const nb::list& counts, int64_t row0,
+                           int64_t total_rows, int64_t samples, const std::string& scale, int64_t block_rows,
+                           const Matrix& q) {
+    // The float64 check pass's blocks held by consecutive pieces (codes[i], counts[i]) of the
+    // used variants from row0 on: their TreeSum nodes as (level, index, sum), in block order.
+    if (codes.size() != counts.size())
+      throw StatusError(Status::Invalid("check blocks: ", codes.size(), " pieces of codes with ", counts.size(), " of counts"));
+    genomics::GenotypeRowRange range;
+    range.row0 = row0;
+    std::vector<Codes> held;  // keeps the arrays alive while the pieces point into them
+    for (size_t i = 0; i < codes.size(); ++i) {
+      held.push_back(nb::cast<Codes>(codes[i]));
+      range.pieces.push_back(group_of(held.back(), nb::cast<Counts>(counts[i]), samples));
+    }
+    const auto s = take(genomics::parse_standardization(scale));
+    const linalg::DenseMatrix qm = dense_of(q);
+    std::vector<TreeSum::Node> nodes =
+        released(pc, [&] { return genomics::genotype_check_blocks(pc.ctx(), range, total_rows, s, block_rows, qm); });
+    nb::list out;
+    for (TreeSum::Node& n : nodes) {
+      double* p = n.sum.data();
+      const size_t size = n.sum.size();
+      out.append(nb::make_tuple(n.level, n.index, owned_array<double>(std::move(n.sum), p, {size})));
+    }
+    return out;
+  });
   m.def("pca_remote", [](const PyContext& pc, int64_t samples, const std::string& description, const Counts& counts,
-                         nb::object plan, nb::object gram, nb::object project, nb::object fetch,
+                         nb::object plan, nb::object gram, nb::object project, nb::object check, nb::object fetch,
                          const genomics::PcaParams& p, const genomics::SelectionOptions& selection) {
     // The selection strata.pca applies to local genotypes (--geno, --maf), here on the counts.
     const std::vector<genomics::VariantCounts> all = counts_of(counts);
     const std::vector<int64_t> selected = take(genomics::select_variants_by_counts(selection, all));
-    auto runner = std::make_shared<PyGroupRunner>(std::move(plan), std::move(gram), std::move(project), selected);
+    auto runner =
+        std::make_shared<PyGroupRunner>(std::move(plan), std::move(gram), std::move(project), std::move(check), selected);
     genomics::RemoteGenotypes g;
     g.num_samples = samples;
     g.description = description;

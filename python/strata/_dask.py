@@ -6,9 +6,13 @@ known, each group of 3,072 of them (the library's fixed unit of summation) is ga
 array on the workers, consecutive groups batched together, one batch per worker thread. Then
 every PCA pass — each product of the standardized genotypes with a dense block — runs as one
 task per batch, computing each of its groups' partial products with strata's kernels; the
-driver adds the partials in group order, exactly as the local operator does, so
-the result is the same bits as ``strata.pca`` of the same dosages on this machine. Only the
-dense blocks (samples × 8 float64) travel to the workers and the partials back.
+driver adds the partials in group order, exactly as the local operator does. The closing
+float64 check pass (``check_errors``) runs there too, one task per batch, in the blocks of the
+local check operator (a fixed function of the shape): each task returns its blocks' partials
+already summed in the library's fixed tree (a few nodes), and the driver continues that tree.
+So the result, error bounds included, is the same bits as ``strata.pca`` of the same dosages on
+this machine. Only the dense blocks (samples × 8 float64) travel to the workers and the
+partials back.
 
 The exact method's GRM and TSQR routes (small cohorts: auto picks them below 5,000 samples or
 variants) need the codes in one place: the packed blocks (a quarter of int8) are then fetched
@@ -75,6 +79,27 @@ def _gram_task(batch, samples, scale, arithmetic, q):
     return [core.gram_group(ctx, codes, counts, samples, scale, arithmetic, q) for codes, counts in batch]
 
 
+def _batch_rows(batch, lo, hi):
+    """Rows [lo, hi) of a batch (numbered from its first), as (codes, counts) pieces: views."""
+    pieces, row0 = [], 0
+    for codes, counts in batch:
+        a, b = max(lo, row0), min(hi, row0 + codes.shape[0])
+        if a < b:
+            pieces.append((codes[a - row0:b - row0], counts[a - row0:b - row0]))
+        row0 += codes.shape[0]
+    return pieces
+
+
+def _check_task(batch, skip, heads, row0, total, samples, scale, block_rows, q):
+    """The float64 check pass's blocks starting in this batch: its rows from `skip` on, then the
+    heads of the next batches (`heads`: their pieces) up to the end of its last block."""
+    from strata import _core as core
+
+    pieces = _batch_rows(batch, skip, float("inf")) + [p for head in heads for p in head]
+    return core.check_blocks(_task_context(), [c for c, _ in pieces], [n for _, n in pieces], row0, total, samples,
+                             scale, block_rows, q)
+
+
 def _project_task(batch, samples, scale, x):
     from strata import _core as core
 
@@ -111,6 +136,10 @@ class _Runner:
             groups.append((used, rows, np.ascontiguousarray(self._counts[idx])))
         threads = max(1, sum(self._client.nthreads().values()))
         bounds = np.linspace(0, len(groups), min(threads, len(groups)) + 1).round().astype(int)
+        self._rows = len(kept)
+        # Each batch's used variants [first, end): the float64 check pass's blocks by batch.
+        self._batch_bounds = [(int(lo) * GROUP_VARIANTS, min(self._rows, int(hi) * GROUP_VARIANTS))
+                              for lo, hi in zip(bounds[:-1], bounds[1:])]
         self._groups = []
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             used = sorted(set(int(b) for g in groups[lo:hi] for b in g[0]))
@@ -142,6 +171,32 @@ class _Runner:
 
     def project(self, x):
         return self._run(_project_task, x, self._scale)
+
+    def check(self, block_rows, q):
+        """The float64 check pass in the library's blocks of `block_rows` used variants: one task per
+        batch for the blocks starting in it, on the worker holding it; a block running past the
+        batch takes the rows it lacks from the next batches (small slicing tasks where they are,
+        so only those rows move). Each task returns its blocks' tree nodes, in block order."""
+        c, m = self._client, self._rows
+        [op] = c.scatter([np.ascontiguousarray(q)], broadcast=True)
+        futures = []
+        try:
+            for i, (lo, hi) in enumerate(self._batch_bounds):
+                first = -(-lo // block_rows) * block_rows   # the first block starting in the batch
+                if first >= hi:
+                    continue  # no block starts here: the previous batch's last block takes its rows
+                end = min(m, -(-hi // block_rows) * block_rows)  # the end of the batch's last block
+                heads = []
+                for j in range(i + 1, len(self._batch_bounds)):
+                    jlo, jhi = self._batch_bounds[j]
+                    if jlo >= end:
+                        break
+                    heads.append(c.submit(_batch_rows, self._groups[j], 0, min(end, jhi) - jlo, pure=False))
+                futures.append(c.submit(_check_task, self._groups[i], first - lo, heads, first, m, self._samples,
+                                        self._scale, block_rows, op, pure=False))
+            return c.gather(futures)  # per batch, in block order
+        finally:
+            del futures, op
 
 
 def _dask_dosages(x):
@@ -192,7 +247,7 @@ def distributed_pca(client, x, ctx, params, selection):
                      ids)
     del blocks
     r = _core.pca_remote(ctx._core, n, "<dask.distributed>", runner._counts, runner.plan, runner.gram, runner.project,
-                         runner.fetch, params, selection)
+                         runner.check, runner.fetch, params, selection)
     return _result(r, _Ids(ids, n), ctx)
 
 

@@ -199,9 +199,8 @@ def pca(x, k: int = _DEFAULT.k, method: str = _DEFAULT.method, scale: str = _DEF
     ``--maf``/``--geno``, applied as ``strata pca`` applies them; ``missing``: ``meanimpute`` or
     ``pairwise`` (``--pca-missing``: plink2's default ``--pca``, exact route only);
     ``check_errors``: the randomized routes' closing float64 pass, which turns the error
-    estimates into bounds and reports its Rayleigh–Ritz pairs. On a ``distributed`` cluster
-    that pass would fetch every code to this process, so it is skipped there: a cluster run
-    equals the local run with ``check_errors=False`` bit for bit. Defaults are the library's
+    estimates into bounds and reports its Rayleigh–Ritz pairs (on a ``distributed`` cluster it
+    runs on the workers too: a cluster run equals the local run bit for bit). Defaults are the library's
     (``strata._core.PcaParams()``). ``threads`` (None = all cores), ``memory`` (budget, e.g.
     "4G"; None = half the physical memory, as ``strata pca``), ``progress`` (None = a tqdm bar in a terminal or notebook)
     and ``context`` as in strata.Context. The GIL is released while it computes. The result's

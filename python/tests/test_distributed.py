@@ -1,8 +1,9 @@
 """strata.pca on a Dask array with a dask.distributed LocalCluster equals the local answer.
 
 With the randomized method every pass runs as Dask tasks (one per group of 3,072 used
-variants) and the driver adds the partials in order: the same bits as the local run. The
-exact routes on a small cohort fetch the packed codes and run here (also the same bits)."""
+variants) and the driver adds the partials in order, the float64 check pass's too (one task
+per batch of its blocks): the same bits as the local run, error bounds included. The exact
+routes on a small cohort fetch the packed codes and run here (also the same bits)."""
 import numpy as np
 import pytest
 
@@ -39,10 +40,10 @@ def test_randomized_passes_run_as_tasks_and_equal_local(cluster, hm3_dosages, pr
     import dask.array as da
 
     x = hm3_dosages[:, :700]
-    # A cluster run skips the float64 check pass (it would fetch every code here).
-    local = strata.pca(x, k=4, method="randomized", precision=precision, check_errors=False)
+    local = strata.pca(x, k=4, method="randomized", precision=precision)
     grams = _recording(monkeypatch, "gram_group")
     projections = _recording(monkeypatch, "project_group")
+    checks = _recording(monkeypatch, "check_blocks")
     with distributed.Client(cluster):
         r = strata.pca(da.from_array(x, chunks=(5000, 350)), k=4, method="randomized", precision=precision)
     groups = -(-r.variants_used.size // 3072)
@@ -50,7 +51,11 @@ def test_randomized_passes_run_as_tasks_and_equal_local(cluster, hm3_dosages, pr
     # every Krylov pass: one task per group; the loadings pass too
     assert len(grams) >= 2 * groups and len(grams) % groups == 0
     assert len(projections) == groups
-    assert "MainThread" not in grams + projections  # on the workers
+    assert 1 <= len(checks) <= 2  # the check pass: one task per batch (two workers) with a block
+    assert "MainThread" not in grams + projections + checks  # on the workers
+    assert r.summary["errors_bounded"] and local.summary["errors_bounded"]
+    np.testing.assert_array_equal(r.error_estimate, local.error_estimate)
+    np.testing.assert_array_equal(r.summary["eigenvector_error_bound"], local.summary["eigenvector_error_bound"])
     # HapMap3 has missing calls: the int16 path's per-call corrections are exercised.
     np.testing.assert_array_equal(r.eigenvalues, local.eigenvalues)
     np.testing.assert_array_equal(r.eigenvectors, local.eigenvectors)
@@ -84,7 +89,7 @@ def test_maf_and_geno_select_as_the_local_run(cluster, hm3_dosages, method):
     import dask.array as da
 
     x = hm3_dosages[:, :700]
-    local = strata.pca(x, k=4, method=method, maf=0.2, geno=0.01, check_errors=False)
+    local = strata.pca(x, k=4, method=method, maf=0.2, geno=0.01)
     assert local.variants_used.size < x.shape[0]
     with distributed.Client(cluster):
         r = strata.pca(da.from_array(x, chunks=(5000, 350)), k=4, method=method, maf=0.2, geno=0.01)
@@ -94,6 +99,29 @@ def test_maf_and_geno_select_as_the_local_run(cluster, hm3_dosages, method):
     assert r.grm_variants == local.grm_variants and r.route == local.route
     # The remote run's summary: the same report fields (pca_result_summary) as the local run's.
     for key in ("method", "route", "k", "scale", "grm_variants", "variants_used", "samples", "variants_input",
-                "eigenvalues", "variance_ratio"):
+                "eigenvalues", "variance_ratio", "errors_bounded", "error_estimate", "eigenvector_error_bound"):
         assert r.summary[key] == local.summary[key], key
     assert r.summary["variants_input"] < x.shape[0] and r.summary["samples"] == x.shape[1]
+
+
+def test_check_pass_on_worker_processes_equals_local(hm3_dosages):
+    """Two worker processes, default settings but the randomized method (the exact routes fetch
+    the codes): the float64 check pass's blocks (2,944 variants for 700 samples) straddle the two
+    batches, so a block takes rows from the other worker's batch; the answer is the local
+    run's bits."""
+    import dask.array as da
+
+    x = hm3_dosages[:, :700]
+    kw = dict(k=4, method="randomized")
+    local = strata.pca(x, **kw)
+    assert local.summary["errors_bounded"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        with distributed.Client(c):
+            r = strata.pca(da.from_array(x, chunks=(4000, 350)), **kw)
+    assert r.summary["errors_bounded"]
+    np.testing.assert_array_equal(r.eigenvalues, local.eigenvalues)
+    np.testing.assert_array_equal(r.eigenvectors, local.eigenvectors)
+    np.testing.assert_array_equal(r.loadings, local.loadings)
+    np.testing.assert_array_equal(r.error_estimate, local.error_estimate)
+    np.testing.assert_array_equal(r.summary["eigenvector_error_bound"], local.summary["eigenvector_error_bound"])
+    assert r.passes == local.passes

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace strata {
 namespace {
@@ -42,6 +43,22 @@ void TreeSum::push_node(Node node) {
     stack_.pop_back();
     // `left` is now the parent: it may complete a node one level up in turn.
   }
+}
+
+Status TreeSum::push_nodes(std::vector<Node> nodes) {
+  for (Node& n : nodes) {
+    if (n.level < 0 || n.level > 62 || n.index < 0 || n.index > (std::numeric_limits<int64_t>::max() >> n.level))
+      return Status::Invalid("tree sum: a node of level ", n.level, " and index ", n.index);
+    if (static_cast<int64_t>(n.sum.size()) != width_)
+      return Status::Invalid("tree sum: a node of ", n.sum.size(), " values where the partials have ", width_);
+    if (!stack_.empty()) {
+      const int64_t start = n.index << n.level, end = (stack_.back().index + 1) << stack_.back().level;
+      if (start != end)
+        return Status::Invalid("tree sum: a node starts at block ", start, " where block ", end, " was expected");
+    }
+    push_node(std::move(n));
+  }
+  return Status::OK();
 }
 
 std::vector<double> TreeSum::fold() const {
@@ -108,19 +125,10 @@ Status TreeSum::combine(const Communicator& comm, std::vector<double>* total) {
     STRATA_RETURN_NOT_OK(comm.recv(&bytes, rank + d));
     std::vector<Node> nodes;
     STRATA_RETURN_NOT_OK(decode(bytes, width_, rank + d, &nodes));
-    for (Node& n : nodes) {
-      if (n.level < 0 || n.level > 62)
-        return Status::CommError("tree sum: rank ", rank + d, " sent a node of level ", n.level);
-      const int64_t start = n.index << n.level;
-      if (!stack_.empty()) {
-        const Node& last = stack_.back();
-        const int64_t end = (last.index + 1) << last.level;
-        if (start != end)
-          return Status::CommError("tree sum: rank ", rank + d, " sent block ", start, " where block ", end,
-                                   " was expected (ranks must own contiguous ranges in rank order)");
-      }
-      push_node(std::move(n));
-    }
+    const Status pushed = push_nodes(std::move(nodes));
+    if (!pushed.ok())
+      return Status::CommError("rank ", rank + d, ": ", pushed.message(),
+                               " (ranks must own contiguous ranges in rank order)");
   }
   std::string root;
   if (rank == 0) {

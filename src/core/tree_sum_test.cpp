@@ -113,6 +113,37 @@ TEST(TreeSum, IsTheFixedTree) {
   EXPECT_EQ(s, std::vector<double>(3, 0.0));  // an empty grid sums to zeros
 }
 
+// Ranges of blocks summed in trees of their own (workers), whose nodes one tree continues in
+// order, give the bits of one tree over every block; nodes out of order or too wide are refused.
+TEST(TreeSum, TakenNodesContinueAnotherTree) {
+  const int64_t width = 4;
+  for (int64_t blocks : {1, 5, 13, 32, 37}) {
+    TreeSum one(width);
+    for (int64_t b = 0; b < blocks; ++b) one.push(b, partial(b, width));
+    std::vector<double> ref;
+    ASSERT_TRUE(one.combine(*single_process_communicator(), &ref).ok());
+    for (int64_t step : {1, 3, 4, 7}) {
+      TreeSum driver(width);
+      for (int64_t b0 = 0; b0 < blocks; b0 += step) {
+        TreeSum worker(width);
+        for (int64_t b = b0; b < std::min(blocks, b0 + step); ++b) worker.push(b, partial(b, width));
+        std::vector<TreeSum::Node> nodes = worker.take_nodes();
+        EXPECT_EQ(worker.held(), 0);
+        ASSERT_TRUE(driver.push_nodes(std::move(nodes)).ok());
+      }
+      std::vector<double> got;
+      ASSERT_TRUE(driver.combine(*single_process_communicator(), &got).ok());
+      EXPECT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * sizeof(double))) << blocks << " by " << step;
+    }
+  }
+  TreeSum driver(width);
+  ASSERT_TRUE(driver.push_nodes({TreeSum::Node{0, 0, partial(0, width)}}).ok());
+  STRATA_EXPECT_STATUS(driver.push_nodes({TreeSum::Node{0, 2, partial(2, width)}}), StatusCode::Invalid,
+                       "starts at block 2 where block 1 was expected");
+  STRATA_EXPECT_STATUS(driver.push_nodes({TreeSum::Node{0, 1, partial(1, width + 1)}}), StatusCode::Invalid,
+                       "5 values where the partials have 4");
+}
+
 // Additions split over a pool, and partials filled into recycled vectors, give the serial bits.
 TEST(TreeSum, PoolAndRecycledVectorsKeepTheBits) {
   const int64_t blocks = 13, width = 300'000;  // long enough to split

@@ -43,6 +43,9 @@ struct PcaSource {
   std::function<Result<linalg::GramOperatorPtr>(const std::vector<VariantCounts>&, std::vector<int64_t>,
                                                 const GenotypeGramOptions&)>
       gram_operator;
+  // The float64 check pass's operator over the kept variants (PcaParams::check_errors).
+  std::function<Result<linalg::GramOperatorPtr>(const std::vector<VariantCounts>&, const std::vector<int64_t>&)>
+      check_operator;
   ResidentCodes* preloaded = nullptr;  // every variant's codes, read with the counts (or null)
   bool dosages = false;  // the genotypes are dosages: float products (the integer kernels sum codes)
   const DosageMoments* moments = nullptr;  // with dosages: their frequencies (filters, trace)
@@ -223,9 +226,7 @@ Result<PcaResult> pca_from_counts(const Context& ctx, const PcaSource& src, cons
     if (options.check_errors) {
       // The float64 check pass: exact standardized values (float64 tables), so the bounds
       // cover the rounding of the int16 / float32 products too.
-      STRATA_ASSIGN_OR_RETURN(io::GenotypeViewPtr view, src.view());
-      STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, out.variants_used, options.scale, options.nonfounders));
-      STRATA_ASSIGN_OR_RETURN(checked.check_operator, linalg::make_gram_operator(ctx, rows, Precision::Float64, options.pass));
+      STRATA_ASSIGN_OR_RETURN(checked.check_operator, src.check_operator(counts, out.variants_used));
     }
     STRATA_ASSIGN_OR_RETURN(r, linalg::svd_randomized(ctx, *op, checked));
   }
@@ -280,6 +281,11 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
     }
     return make_genotype_gram_operator(ctx, view, counts, std::move(kept), options.scale, go);
   };
+  src.check_operator = [&](const std::vector<VariantCounts>& counts,
+                           const std::vector<int64_t>& kept) -> Result<linalg::GramOperatorPtr> {
+    STRATA_ASSIGN_OR_RETURN(auto rows, make_standardized_source(ctx, view, counts, kept, options.scale, options.nonfounders));
+    return linalg::make_gram_operator(ctx, std::move(rows), Precision::Float64, options.pass);
+  };
   // The variants used are known after the counts pass: until then the plan for all of them
   // stands in, for the task's total and for whether that pass keeps the codes.
   const RunPlan expected = plan_run(ctx, options, src.num_samples, src.num_variants);
@@ -312,11 +318,8 @@ Result<PcaResult> pca(const Context& ctx, const io::GenotypeViewPtr& view, const
   return out;
 }
 
-Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& params) {
-  STRATA_RETURN_NOT_OK(validate(params));
-  // No float64 check pass: it would fetch every code here. The estimates stay estimates.
-  PcaParams options = params;
-  options.check_errors = false;
+Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options) {
+  STRATA_RETURN_NOT_OK(validate(options));
   if (!g.runner || !g.fetch) return Status::Invalid("pca: remote genotypes without a runner");
   PcaSource src;
   src.description = g.description;
@@ -326,6 +329,10 @@ Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const
   src.gram_operator = [&](const std::vector<VariantCounts>& counts, std::vector<int64_t> kept,
                           const GenotypeGramOptions& go) {
     return make_remote_genotype_gram_operator(ctx, g.num_samples, counts, std::move(kept), options.scale, go, g.runner);
+  };
+  // The float64 check pass runs where the codes are too, in the local check operator's blocks.
+  src.check_operator = [&](const std::vector<VariantCounts>&, const std::vector<int64_t>& kept) {
+    return make_remote_check_operator(ctx, g.num_samples, static_cast<int64_t>(kept.size()), options.pass, g.runner);
   };
   const RunPlan expected = plan_run(ctx, options, src.num_samples, src.num_variants);
   ProgressScope progress(ctx, "pca", src.num_variants + expected.expected_units, "variants");

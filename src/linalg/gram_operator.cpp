@@ -3,6 +3,7 @@
 
 #include "linalg/gram_pass_internal.hpp"
 #include "linalg/tsqr_internal.hpp"
+#include "strata/core/shape.hpp"
 
 namespace strata::linalg {
 namespace {
@@ -64,6 +65,16 @@ Result<GramOperatorPtr> make_gram_operator(const Context& ctx, RowBlockSourcePtr
   STRATA_ASSIGN_OR_RETURN(BlockPlan gplan, plan_gram(*source, env, use_float ? 4 : 8));
   STRATA_ASSIGN_OR_RETURN(BlockPlan pplan, plan_gram(*source, env, 8));
   return GramOperatorPtr(std::make_shared<SourceGramOperator>(ctx, std::move(source), use_float, options, gplan, pplan));
+}
+
+Result<GramBlocks> gram_operator_blocks(int64_t rows, int64_t cols, Precision precision, const PassOptions& options) {
+  if (precision != Precision::Float32 && precision != Precision::Float64)
+    return Status::Invalid("gram blocks: precision ", precision_name(precision), " (float32 or float64)");
+  if (rows < 0 || cols < 1) return Status::Invalid("gram blocks: a ", rows, " × ", cols, " source");
+  // As make_gram_operator() plans its gram pass (plan_gram): rows of cols elements.
+  STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(cols, precision == Precision::Float32 ? 4 : 8));
+  STRATA_ASSIGN_OR_RETURN(BlockPlan plan, plan_row_blocks(rows, options.block_rows, kRowBlockBytes, row_bytes));
+  return GramBlocks{plan.rows, plan.block_rows, plan.num_blocks};
 }
 
 }  // namespace strata::linalg

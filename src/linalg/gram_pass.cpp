@@ -29,10 +29,23 @@ Status take_total(TreeSum& tree, const Communicator& comm, DenseMatrix& y) {
   return Status::OK();
 }
 
+// One block's Z = Aᵀ·(A·Q): a (rows × n, row-major) times qv (n × w) into w_buf (rows × w), then
+// z (n × w, column-major). The pass and the blocks computed elsewhere (gram_block_partial) run
+// this same code, so their partials are the same bits.
+template <class T>
+Status block_products(const backend::Backend& be, const T* a, int64_t rows, int64_t n, backend::MatrixView<const T> qv,
+                      T* w_buf, T* z) {
+  using backend::Trans;
+  const int64_t w = qv.cols;
+  const auto av = backend::row_major<const T>(a, rows, n);
+  const auto wv = backend::col_major(w_buf, rows, w);
+  STRATA_RETURN_NOT_OK(be.gemm(Trans::No, Trans::No, T(1), av, qv, T(0), wv));
+  return be.gemm(Trans::Yes, Trans::No, T(1), av, backend::MatrixView<const T>(wv), T(0), backend::col_major(z, n, w));
+}
+
 template <class T>
 Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,
                    const DenseMatrix& q, ScratchPool& scratch, DenseMatrix& y) {
-  using backend::Trans;
   const int64_t n = source.cols(), w = q.cols;
   const backend::Backend& be = backend::of(*options.ctx);
   options.ctx->report().add_pass(plan.num_blocks);
@@ -57,11 +70,7 @@ Status gram_pass_t(const RowBlockSource& source, const BlockPlan& plan, const Pa
         STRATA_ASSIGN_OR_RETURN(auto lz, scratch.acquire(n * w * static_cast<int64_t>(sizeof(T))));
         T* a = la.template as<T>();
         STRATA_RETURN_NOT_OK(source.read_block(plan.start(b), rows, a));
-        const auto av = backend::row_major<const T>(a, rows, n);
-        const auto wv = backend::col_major(lw.template as<T>(), rows, w);
-        STRATA_RETURN_NOT_OK(be.gemm(Trans::No, Trans::No, T(1), av, qv, T(0), wv));
-        STRATA_RETURN_NOT_OK(be.gemm(Trans::Yes, Trans::No, T(1), av, backend::MatrixView<const T>(wv), T(0),
-                                     backend::col_major(lz.template as<T>(), n, w)));
+        STRATA_RETURN_NOT_OK(block_products(be, a, rows, n, qv, lw.template as<T>(), lz.template as<T>()));
         zs[static_cast<size_t>(b % window)].emplace(std::move(lz));
         return Status::OK();
       },
@@ -122,6 +131,16 @@ Status gram_pass_fused(const RowBlockSource& source, const GeneratedProducts& pr
 Result<BlockPlan> plan_gram(const RowBlockSource& source, const PassEnv& options, int64_t elem_bytes) {
   STRATA_ASSIGN_OR_RETURN(int64_t row_bytes, checked_mul(source.cols(), elem_bytes));
   return plan_blocks(source, options, row_bytes);
+}
+
+Status gram_block_partial(const Context& ctx, const double* a, int64_t rows, int64_t cols, const DenseMatrix& q,
+                          std::vector<double>* z) {
+  if (rows < 1 || cols < 1 || q.rows != cols || q.cols < 1)
+    return Status::Invalid("gram block: ", rows, " × ", cols, " rows against a ", q.rows, " × ", q.cols, " block");
+  std::vector<double> w(static_cast<size_t>(rows * q.cols));
+  z->assign(static_cast<size_t>(cols * q.cols), 0.0);
+  return block_products(backend::of(ctx), a, rows, cols, backend::col_major<const double>(q.data.data(), cols, q.cols),
+                        w.data(), z->data());
 }
 
 Status gram_pass(const RowBlockSource& source, const BlockPlan& plan, const PassEnv& options,

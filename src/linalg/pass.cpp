@@ -13,16 +13,21 @@ constexpr int64_t kRowGranule = 64;
 
 Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassEnv& options,
                               int64_t bytes_per_row, int64_t min_rows) {
+  return plan_row_blocks(source.rows(), options.pass.block_rows, options.block_bytes, bytes_per_row, min_rows);
+}
+
+Result<BlockPlan> plan_row_blocks(int64_t total_rows, int64_t requested_rows, int64_t block_bytes,
+                                  int64_t bytes_per_row, int64_t min_rows) {
   BlockPlan plan;
-  plan.rows = source.rows();
+  plan.rows = total_rows;
   plan.bytes_per_row = bytes_per_row;
-  int64_t rows = options.pass.block_rows;
+  int64_t rows = requested_rows;
   if (rows < 0) return Status::Invalid("block rows must be positive, got ", rows);
   if (rows == 0) {
-    // From the budget and the row width only: not the thread count, and not the storage
-    // chunking either (a block may start inside a stored chunk), so the reduction tree — and
-    // the bits of the result — are the same however the input is chunked or held.
-    rows = std::max<int64_t>(1, options.block_bytes / std::max<int64_t>(1, bytes_per_row));
+    // From the block size and the row width only: not the budget or the thread count, and not
+    // the storage chunking either (a block may start inside a stored chunk), so the reduction
+    // tree — and the bits of the result — are the same however the input is chunked or held.
+    rows = std::max<int64_t>(1, block_bytes / std::max<int64_t>(1, bytes_per_row));
     rows = std::max(rows, min_rows);
     if (rows > kRowGranule) rows = rows / kRowGranule * kRowGranule;
   }

@@ -40,6 +40,10 @@ struct BlockPlan {
 /// `min_rows` rows per block where the matrix has them.
 Result<BlockPlan> plan_blocks(const RowBlockSource& source, const PassEnv& options,
                               int64_t bytes_per_row, int64_t min_rows = 1);
+/// As plan_blocks() for a source of `rows` rows, `requested_rows` per block (PassOptions::
+/// block_rows; 0 = about `block_bytes`): the plan depends on nothing else.
+Result<BlockPlan> plan_row_blocks(int64_t rows, int64_t requested_rows, int64_t block_bytes, int64_t bytes_per_row,
+                                  int64_t min_rows = 1);
 
 /// Reusable block buffers for the passes of one algorithm run: a task leases a buffer and
 /// returns it when done, so buffers are allocated (and their pages faulted in) once per run

@@ -52,12 +52,21 @@ class TreeSum {
   /// Partials held now (for tests of the memory bound).
   int64_t held() const { return static_cast<int64_t>(stack_.size()); }
 
- private:
+  /// A node of the tree: the sum of blocks [index·2^level, (index+1)·2^level).
   struct Node {
     int level = 0;
     int64_t index = 0;
     std::vector<double> sum;
   };
+  /// \brief The maximal nodes of the blocks pushed so far, in block order (what a rank sends in
+  /// combine()), taken out: another tree continues them with push_nodes().
+  std::vector<Node> take_nodes() { return std::move(stack_); }
+  /// \brief Nodes another tree took (take_nodes()) for the blocks right after those pushed here
+  /// (anywhere in an empty tree), in order: combined as if their blocks were pushed here.
+  /// Invalid when a node does not continue the blocks before it or has the wrong width.
+  Status push_nodes(std::vector<Node> nodes);
+
+ private:
   void push_node(Node node);
   void add_into(std::vector<double>& left, const std::vector<double>& right) const;
   std::vector<double> fold() const;

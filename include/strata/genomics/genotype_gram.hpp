@@ -25,6 +25,7 @@
 
 #include "strata/core/buffer.hpp"
 #include "strata/core/result.hpp"
+#include "strata/core/tree_sum.hpp"
 #include "strata/io/genotype.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/linalg/gram_operator.hpp"
@@ -116,6 +117,24 @@ Result<GenotypeGramPartial> genotype_gram_group(const Context& ctx, const Genoty
 Result<std::vector<double>> genotype_project_group(const Context& ctx, const GenotypeGroup& group,
                                                    genomics::Standardization scale, const linalg::DenseMatrix& x);
 
+/// \brief Consecutive rows of the used variants where their codes are: `pieces`, in order, hold
+/// rows [row0, row0 + their rows) (pieces of any size: a batch's groups, then the head of the
+/// next batch).
+struct GenotypeRowRange {
+  int64_t row0 = 0;
+  std::vector<GenotypeGroup> pieces;
+};
+
+/// \brief PCA's float64 check pass where the codes are: the blocks of `block_rows` used
+/// variants (the local check operator's plan, linalg::gram_operator_blocks()) that `range`
+/// holds — it starts on a block boundary and ends on one or at the last of `total_rows` used
+/// variants. Each block's rows, standardized through float64 tables, go through
+/// linalg::gram_block_partial() into a TreeSum over the block grid; its nodes come back in block
+/// order, for the driver's tree to continue (TreeSum::push_nodes): the local pass's bits.
+Result<std::vector<TreeSum::Node>> genotype_check_blocks(const Context& ctx, const GenotypeRowRange& range,
+                                                         int64_t total_rows, genomics::Standardization scale,
+                                                         int64_t block_rows, const linalg::DenseMatrix& q);
+
 /// \brief Runs the groups of each pass where the codes are and hands their results back in
 /// ascending group order. Group g is kept[g·kGenotypeGramGroupVariants …] (at most that many).
 class GenotypeGroupRunner {
@@ -127,6 +146,11 @@ class GenotypeGroupRunner {
                       const std::function<Status(int64_t group, GenotypeGramPartial&&)>& add) = 0;
   virtual Status project(const linalg::DenseMatrix& x,
                          const std::function<Status(int64_t group, std::vector<double>&&)>& add) = 0;
+  /// The float64 check pass (PcaParams::check_errors) in blocks of `block_rows` used variants:
+  /// consecutive ranges of blocks computed by genotype_check_blocks(), each range's TreeSum
+  /// nodes handed to `add` in block order.
+  virtual Status check_gram(int64_t block_rows, const linalg::DenseMatrix& q,
+                            const std::function<Status(std::vector<TreeSum::Node>&&)>& add) = 0;
 };
 
 /// \brief The operator over variants `kept` × `samples` whose groups run in `runner` (plan()
@@ -137,5 +161,12 @@ Result<linalg::GramOperatorPtr> make_remote_genotype_gram_operator(const Context
                                                                    genomics::Standardization scale,
                                                                    const GenotypeGramOptions& options,
                                                                    std::shared_ptr<GenotypeGroupRunner> runner);
+
+/// \brief The float64 check operator over `rows` used variants × `samples` whose blocks run in
+/// `runner` (check_gram()): the plan of make_gram_operator(standardized rows, Float64, `pass`)
+/// and its sums, so the same bits as the local check pass. Only gram() (the check's one pass).
+Result<linalg::GramOperatorPtr> make_remote_check_operator(const Context& ctx, int64_t samples, int64_t rows,
+                                                           const PassOptions& pass,
+                                                           std::shared_ptr<GenotypeGroupRunner> runner);
 
 }  // namespace strata::genomics

@@ -172,10 +172,9 @@ struct RemoteGenotypes {
 };
 
 /// \brief pca() of genotypes held elsewhere: the randomized and converged-Krylov routes run
-/// every genotype pass through `g.runner` (group partials added here in order: the same bits
-/// as pca() of the same genotypes with check_errors = false: the float64 check pass would
-/// fetch every code, so it never runs here and errors_bounded is false); the GRM and TSQR
-/// routes fetch the codes first.
+/// every genotype pass through `g.runner` (group partials added here in order, the float64
+/// check pass's block partials in the local check operator's tree: the same bits as pca() of
+/// the same genotypes); the GRM and TSQR routes fetch the codes first.
 Result<PcaResult> pca_remote(const Context& ctx, const RemoteGenotypes& g, const PcaParams& options);
 
 /// \brief The standardized genotype matrix (variants `kept` of `view` × all samples) as a

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "strata/core/result.hpp"
 #include "strata/core/precision.hpp"
@@ -67,5 +68,26 @@ using GramOperatorPtr = std::shared_ptr<const GramOperator>;
 /// blocks (float32 products when the source is 32-bit or narrower and `precision` is Auto).
 Result<GramOperatorPtr> make_gram_operator(const Context& ctx, RowBlockSourcePtr source, Precision precision,
                                            const PassOptions& options = {});
+
+// ---- The gram pass's blocks computed apart (pca's float64 check pass on Dask workers) ----------
+
+/// \brief The fixed row blocks of make_gram_operator()'s gram pass over a `rows` × `cols`
+/// source with products in `precision` (Float32 or Float64): block b is rows
+/// [b·block_rows, (b+1)·block_rows) clipped to `rows`. A function of the shape and
+/// options.block_rows alone (about kRowBlockBytes of decoded rows when 0), never of the
+/// threads, the memory budget or the source's chunking, so a pass computed elsewhere can
+/// reproduce it.
+struct GramBlocks {
+  int64_t rows = 0, block_rows = 1, num_blocks = 0;
+};
+Result<GramBlocks> gram_operator_blocks(int64_t rows, int64_t cols, Precision precision,
+                                        const PassOptions& options = {});
+
+/// \brief One float64 block's partial of that pass, Z = Aᵀ·(A·Q) (cols × q.cols, column-major)
+/// for the block's rows A (`rows` × `cols`, row-major): the same bits as the pass computes for
+/// it on `ctx`'s backend. Summing the partials in a TreeSum over the block grid in block order
+/// gives the pass's Y.
+Status gram_block_partial(const Context& ctx, const double* a, int64_t rows, int64_t cols, const DenseMatrix& q,
+                          std::vector<double>* z);
 
 }  // namespace strata::linalg
