@@ -156,6 +156,21 @@ def test_equals_statsmodels_on_a_small_case():
             assert p == pytest.approx(fit.pvalues[1], rel=1e-4, abs=1e-12), (name, v)
 
 
+def test_an_sgkit_dataset_is_its_dosages():
+    xr = pytest.importorskip("xarray")
+    rng = np.random.default_rng(9)
+    dos = rng.binomial(2, 0.3, (200, 120)).astype(np.float64)
+    dos[0, :60] = np.abs(dos[0, :60] - 0.25)  # a fractional row
+    ids = [f"I{j}" for j in range(120)]
+    ds = xr.Dataset({"call_dosage": (("variants", "samples"), dos)}, coords={"sample_id": ("samples", ids)})
+    y = {"IID": ids, "Y": rng.normal(size=120)}
+    pd = pytest.importorskip("pandas")
+    a = strata.gwas(ds, pd.DataFrame(y), threads=1)["Y"].table
+    b = strata.gwas(strata.from_dosages(dos, ids), pd.DataFrame(y), threads=1)["Y"].table
+    pd.testing.assert_frame_equal(a, b)
+    assert a["OBS_CT"][0] == 120
+
+
 def test_bad_inputs_raise_value_errors_naming_them(cohort, tmp_path):
     d = cohort
     (tmp_path / "other.txt").write_text("#FID IID Q\nX1 Y1 1.5\nX2 Y2 2.5\n")
@@ -213,8 +228,10 @@ def test_cluster_run_of_a_bed_equals_the_local_run(cohort, client, tmp_path):
     local = strata.gwas(d / "c.bed", d / "pheno.txt", d / "covar.txt", adjust=True, client=None,
                         out=tmp_path / "local", threads=2)
     assert distributed.default_client() is client
-    remote = strata.gwas(d / "c.bed", d / "pheno.txt", d / "covar.txt", adjust=True, out=tmp_path / "remote",
-                         threads=2)
+    with distributed.get_task_stream(client) as tasks:
+        remote = strata.gwas(d / "c.bed", d / "pheno.txt", d / "covar.txt", adjust=True, out=tmp_path / "remote",
+                             threads=2)
+    assert sum(str(t["key"]).startswith("_path_share") for t in tasks.data) >= 2  # the shares ran on the workers
     assert_same(local, remote)
     for f in ("Q.glm.linear", "B.glm.logistic.hybrid", "Q.glm.linear.adjusted"):
         assert filecmp.cmp(tmp_path / f"local.{f}", tmp_path / f"remote.{f}", shallow=False)
@@ -224,17 +241,18 @@ def test_cluster_run_of_dask_dosages_equals_the_local_run(cohort, client):
     da = pytest.importorskip("dask.array")
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(11)
-    m, n = 2500, 400
+    m, n = 3000, 1000  # 3 blocks of the library's grid (1,048 variants at 1,000 samples)
     dos = np.clip(rng.binomial(2, rng.uniform(0.05, 0.5, (m, 1)), (m, n)) + rng.normal(0, 0.1, (m, n)), 0, 2)
     dos[rng.random((m, n)) < 0.02] = np.nan
-    ph = pd.read_csv(cohort / "pheno.txt", sep=" ")[["Q", "B"]]
-    ph["B"] -= 1
-    cov = pd.read_csv(cohort / "covar.txt", sep=" ")[["C1", "C2"]]
+    ph = pd.DataFrame({"Q": rng.normal(size=n), "B": (rng.random(n) < 0.4).astype(float)})
+    cov = rng.normal(size=(n, 2))
     x = da.from_array(dos, chunks=(700, n))
     local = strata.gwas(dos, ph, cov, threads=2)
-    remote = strata.gwas(x, ph, cov, threads=2)
+    with distributed.get_task_stream(client) as tasks:
+        remote = strata.gwas(x, ph, cov, threads=2)
+    assert sum(str(t["key"]).startswith("_array_share") for t in tasks.data) == 3
     assert_same(local, remote)
-    assert (local["Q"].table["OBS_CT"] < 400).all()  # NaN dosages left the fits
+    assert (local["Q"].table["OBS_CT"] < n).all()  # NaN dosages left the fits
     # Fractional dosages stayed dosages: the hard calls give other statistics.
     calls = strata.gwas(np.where(np.isnan(dos), -1, np.round(dos)).astype(np.int8), ph, cov, threads=2)
     assert not np.array_equal(calls["Q"].table["BETA"].to_numpy(), remote["Q"].table["BETA"].to_numpy())
@@ -243,17 +261,19 @@ def test_cluster_run_of_dask_dosages_equals_the_local_run(cohort, client):
 def test_cluster_run_of_a_bgen_equals_the_local_run(strata_cli, client, tmp_path):
     zarr = pytest.importorskip("zarr")
     rng = np.random.default_rng(13)
-    m, n = 1500, 300
+    m, n = 3000, 1000
     dos = np.clip(rng.binomial(2, rng.uniform(0.05, 0.5, (m, 1)), (m, n)) + rng.normal(0, 0.2, (m, n)), 0, 2)
     dos[rng.random((m, n)) < 0.02] = np.nan
-    z = zarr.open_array(str(tmp_path / "d.zarr"), mode="w", shape=dos.shape, dtype="f8", chunks=(500, n))
+    z = zarr.open_array(str(tmp_path / "d.zarr"), mode="w", shape=dos.shape, dtype="f4", chunks=(500, n))
     z[:] = dos
     subprocess.run([strata_cli, "convert", str(tmp_path / "d.zarr"), str(tmp_path / "d.bgen"), "-q"], check=True)
     y = rng.normal(size=n)
     yb = (rng.random(n) < 0.3).astype(float)
     pheno = {"Y": y, "YB": yb}
     local = strata.gwas(tmp_path / "d.bgen", pheno, client=None, threads=2)
-    remote = strata.gwas(tmp_path / "d.bgen", pheno, threads=2)
+    with distributed.get_task_stream(client) as tasks:
+        remote = strata.gwas(tmp_path / "d.bgen", pheno, threads=2)
+    assert sum(str(t["key"]).startswith("_path_share") for t in tasks.data) == 3
     assert_same(local, remote)
     assert remote["YB"].model == "logistic"
     assert (local["Y"].table["OBS_CT"] < n).any()
