@@ -584,10 +584,9 @@ std::string encode_gwas_rows(const GwasRows& rows) {
 Result<GwasRows> decode_gwas_rows(const std::string& bytes) {
   WireReader in(bytes, "gwas rows");
   int64_t np = 0;
-  STRATA_RETURN_NOT_OK(in.get(np));
-  if (np < 0 || np > 1 << 20) return Status::Corrupt("gwas rows: ", np, " phenotypes");
+  if (!in.get(np).ok() || np < 0 || np > 1 << 20) return Status::Corrupt("gwas rows: no phenotype count");
   GwasRows rows;
-  STRATA_RETURN_NOT_OK(gwas_detail::get_rows(in, np, rows));
+  if (Status s = gwas_detail::get_rows(in, np, rows); !s.ok()) return Status::Corrupt(s.message());
   const size_t m = rows.variants.pos.size();
   const GwasVariants& v = rows.variants;
   bool ok = in.done();
