@@ -7,6 +7,7 @@
 // block's lines are formatted on the workers and written in variant order, so the files are the
 // same for any thread count.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -465,38 +466,44 @@ std::string format_rows(const ScanSetup& setup, const GwasRows& rows, int64_t j)
   const bool logistic = setup.logistic[static_cast<size_t>(j)] != 0;
   std::string s;
   s.reserve(static_cast<size_t>(v.size()) * 96);
+  auto field = [&s](const std::string& x) {
+    s += '\t';
+    s += x;
+  };
+  auto number = [&s](double x) {
+    s += '\t';
+    put(s, x);
+  };
+  char digits[24];
   for (int64_t r = 0; r < v.size(); ++r) {
     s += v.chrom[r];
-    s += '\t' + std::to_string(v.pos[r]) + '\t' + v.id[r] + '\t' + v.ref[r] + '\t' + v.alt[r];
+    s += '\t';
+    s.append(digits, std::to_chars(digits, digits + sizeof digits, v.pos[r]).ptr);
+    field(v.id[r]);
+    field(v.ref[r]);
+    field(v.alt[r]);
     if (cols.extra.provisional_ref) s += setup.plink_input ? "\tY" : "\tN";
-    s += '\t' + v.a1[r];
-    if (cols.extra.omitted) s += '\t' + v.omitted[r];
-    if (cols.extra.a1_freq) {
-      s += '\t';
-      put(s, st.a1_freq[r]);
-    }
+    field(v.a1[r]);
+    if (cols.extra.omitted) field(v.omitted[r]);
+    if (cols.extra.a1_freq) number(st.a1_freq[r]);
     if (logistic && cols.firth_col) s += st.firth[r] ? "\tY" : "\tN";
-    s += "\tADD\t" + std::to_string(st.obs[r]);
+    s += "\tADD\t";
+    s.append(digits, std::to_chars(digits, digits + sizeof digits, st.obs[r]).ptr);
     const std::string& e = st.errcode[r];
     if (e == "." || e == "UNFINISHED") {
-      for (const std::vector<double>* c : {&st.beta, &st.se}) {
-        s += '\t';
-        put(s, (*c)[r]);
+      number(st.beta[r]);
+      number(st.se[r]);
+      if (cols.ci) {
+        number(st.l95[r]);
+        number(st.u95[r]);
       }
-      if (cols.ci)
-        for (const std::vector<double>* c : {&st.l95, &st.u95}) {
-          s += '\t';
-          put(s, (*c)[r]);
-        }
-      for (const std::vector<double>* c : {&st.stat, &st.p}) {
-        s += '\t';
-        put(s, (*c)[r]);
-      }
-      s += '\t' + e + '\n';
+      number(st.stat[r]);
+      number(st.p[r]);
     } else {
-      s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA\t" : "\tNA\tNA\tNA\tNA\t";
-      s += e + '\n';
+      s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA" : "\tNA\tNA\tNA\tNA";
     }
+    field(e);
+    s += '\n';
   }
   return s;
 }
