@@ -303,14 +303,9 @@ def _client(client, kind):
         return client
     if kind == "view":
         return None  # in-memory genotypes: nothing to share out
-    try:
-        from distributed import default_client
-    except ImportError:
-        return None
-    try:
-        return default_client()
-    except ValueError:
-        return None
+    from ._dask import active_client
+
+    return active_client()
 
 
 # --------------------------------------------------------------------------- distributed

@@ -12,23 +12,6 @@ import pytest
 import strata
 
 
-def write_bed(prefix, dosages):
-    """A PLINK 1 fileset of (variants × samples) ALT dosages (-1 missing) on chromosomes 1 and 2."""
-    m, n = dosages.shape
-    code = {2: 0b00, -1: 0b01, 1: 0b10, 0: 0b11}
-    codes = np.vectorize(code.get)(dosages).astype(np.uint8)
-    padded = np.zeros((m, -(-n // 4) * 4), np.uint8)
-    padded[:, :n] = codes
-    q = padded.reshape(m, -1, 4)
-    packed = (q[..., 0] | q[..., 1] << 2 | q[..., 2] << 4 | q[..., 3] << 6).astype(np.uint8)
-    with open(f"{prefix}.bed", "wb") as f:
-        f.write(bytes([0x6C, 0x1B, 0x01]) + packed.tobytes())
-    with open(f"{prefix}.bim", "w") as f:
-        f.writelines(f"{1 + 2 * i // m}\trs{i}\t0\t{1000 + 10 * i}\tA\tG\n" for i in range(m))
-    with open(f"{prefix}.fam", "w") as f:
-        f.writelines(f"F{j}\tS{j}\t0\t0\t{1 + j % 2}\t-9\n" for j in range(n))
-
-
 def tables(path_prefix, fids, iids, rng, quantitative_from=None):
     """pheno.txt (Q quantitative, B case/control 1/2; NA here and there) and covar.txt (C1, C2)."""
     n = len(iids)
@@ -48,13 +31,19 @@ def tables(path_prefix, fids, iids, rng, quantitative_from=None):
 
 
 @pytest.fixture(scope="module")
-def cohort(tmp_path_factory):
+def cohort(tmp_path_factory, strata_cli):
+    """c.bed (3,000 variants on chromosomes 1 and 2 x 400 samples, 1 % missing; written by
+    `strata convert` from an int8 dosage Zarr, then named), pheno.txt and covar.txt."""
+    zarr = pytest.importorskip("zarr")
     d = tmp_path_factory.mktemp("gwas")
     rng = np.random.default_rng(7)
     m, n = 3000, 400
     dos = rng.binomial(2, rng.uniform(0.02, 0.5, (m, 1)), (m, n)).astype(np.int8)
     dos[rng.random((m, n)) < 0.01] = -1
-    write_bed(str(d / "c"), dos)
+    zarr.open_array(str(d / "d.zarr"), mode="w", shape=dos.shape, dtype="i1", chunks=(500, n))[:] = dos
+    subprocess.run([strata_cli, "convert", str(d / "d.zarr"), str(d / "c.bed"), "-q"], check=True)
+    (d / "c.bim").write_text("".join(f"{1 + 2 * i // m}\trs{i}\t0\t{1000 + 10 * i}\tG\tA\n" for i in range(m)))
+    (d / "c.fam").write_text("".join(f"F{j}\tS{j}\t0\t0\t{1 + j % 2}\t-9\n" for j in range(n)))
     tables(f"{d}/", [f"F{j}" for j in range(n)], [f"S{j}" for j in range(n)], rng)
     return d
 
