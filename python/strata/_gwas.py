@@ -400,7 +400,7 @@ def gwas(x, pheno, covar=None, *, pheno_name=None, covar_name=None, model: str =
                "ci": float(ci), "cols": cols if cols is None or isinstance(cols, str) else ",".join(cols),
                "zero_one": bool(zero_one), "nonfounders": bool(nonfounders), "vif": float(vif),
                "max_corr": float(max_corr), "plot": bool(plot), "maf": maf, "geno": geno, "hwe": hwe, "mind": mind,
-               "keep": _names(keep) if isinstance(keep, str) else keep, "remove": remove, "extract": extract,
+               "keep": keep, "remove": remove, "extract": extract,
                "exclude": exclude, "chr": chr, "sample": sample}
     for k in ("keep", "remove", "extract", "exclude"):
         v = options[k]
