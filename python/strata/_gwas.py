@@ -59,11 +59,9 @@ def _is_dataframe(x) -> bool:
 
 
 def _text(v) -> str:
-    """A table cell as plink2 reads it: NA for missing, repr for floats (the same float64)."""
+    """A cell of a text column as plink2 reads it (NA for missing)."""
     if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)):
         return "NA"
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
     if isinstance(v, (float, np.floating)):
         return repr(float(v))
     s = str(v)
@@ -73,10 +71,34 @@ def _text(v) -> str:
     return s
 
 
+def _cells(col, phenotype: bool) -> list:
+    """A column as table cells: numbers by their shortest round-trip text (the same float64 back),
+    NaN/None as NA; a phenotype of only 0/1 (or bool) values as plink2's 1/2 (control/case)."""
+    a = np.asarray(col)
+    if a.dtype.kind == "O":
+        try:
+            a = a.astype(np.float64)  # numbers (None → NaN) when they all are
+        except (TypeError, ValueError):
+            return [_text(v) for v in a]
+    if a.dtype.kind not in "biuf":
+        return [_text(v) for v in a]
+    f = a.astype(np.float64)
+    missing = np.isnan(f)
+    present = f[~missing]
+    if phenotype and present.size and np.isin(present, (0.0, 1.0)).all():
+        out = ["2" if x == 1.0 else "1" for x in f.tolist()]
+    else:
+        out = list(map(str if a.dtype.kind in "iu" else repr, (a if a.dtype.kind in "iu" else f).tolist()))
+    for i in np.flatnonzero(missing).tolist():
+        out[i] = "NA"
+    return out
+
+
 def _columns(table, what: str, samples):
     """(names, columns aligned to the samples) of an in-memory table: a pandas DataFrame (by an
     IID/FID column, else by its index of sample IDs, else by position), a Series, a dict of
-    arrays or a numpy array (samples, or samples × columns; by position)."""
+    arrays or a numpy array (samples, or samples × columns; by position). Rows for samples the
+    input lacks are left out (missing); a sample without a row is missing."""
     fids, iids = samples
     n = len(iids)
     if type(table).__module__.split(".")[0] == "pandas" and not hasattr(table, "columns"):  # a Series
@@ -84,15 +106,15 @@ def _columns(table, what: str, samples):
     if _is_dataframe(table):
         cols = {str(c).lstrip("#"): c for c in table.columns}
         if "IID" in cols:
-            key = table[cols["IID"]].astype(str).to_numpy()
-            fkey = table[cols["FID"]].astype(str).to_numpy() if "FID" in cols else None
+            key = table[cols["IID"]].astype(str).tolist()
             data = table.drop(columns=[cols[c] for c in ("FID", "IID") if c in cols])
-            where = {}
-            for i, (f, s) in enumerate(zip(fids, iids)):
-                where[(f, s) if fkey is not None else s] = i
-            rows = [where.get((f, s) if fkey is not None else s, -1)
-                    for f, s in zip(fkey if fkey is not None else key, key)]
-        elif table.index.astype(str).isin(list(iids)).any() and not _is_range(table.index):
+            if "FID" in cols:
+                where = {(f, s): i for i, (f, s) in enumerate(zip(fids, iids))}
+                rows = [where.get(k, -1) for k in zip(table[cols["FID"]].astype(str).tolist(), key)]
+            else:
+                where = {s: i for i, s in enumerate(iids)}
+                rows = [where.get(k, -1) for k in key]
+        elif not _is_range(table.index) and table.index.astype(str).isin(list(iids)).any():
             data = table
             where = {s: i for i, s in enumerate(iids)}
             rows = [where.get(s, -1) for s in table.index.astype(str)]
@@ -102,16 +124,16 @@ def _columns(table, what: str, samples):
                                  f"it must then have one row per sample ({n})")
             data = table
             rows = list(range(n))
-        if not any(r >= 0 for r in rows):
+        rows = np.asarray(rows, dtype=np.int64)
+        if not (rows >= 0).any():
             raise ValueError(f"the {what} table names none of the input's {n} samples (IID column or index)")
-        names = [str(c) for c in data.columns]
-        out = []
+        kept = rows >= 0
+        names, out = [str(c) for c in data.columns], []
         for c in data.columns:
-            col = np.full(n, None, dtype=object)
             vals = data[c].to_numpy()
-            for r, v in zip(rows, vals):
-                if r >= 0:
-                    col[r] = v
+            numeric = vals.dtype.kind in "biuf"
+            col = np.full(n, np.nan if numeric else None, dtype=np.float64 if numeric else object)
+            col[rows[kept]] = vals[kept]
             out.append(col)
         return names, out
     if isinstance(table, dict):
@@ -135,32 +157,16 @@ def _is_range(index) -> bool:
     return type(index).__name__ == "RangeIndex"
 
 
-def _binary_text(col):
-    """An in-memory phenotype whose values are only 0/1 (or bool) as plink2's 1 = control, 2 = case."""
-    vals = [v for v in col if not (v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)))]
-    if vals and all(isinstance(v, (bool, np.bool_, int, np.integer, float, np.floating)) and v in (0, 1)
-                    for v in vals):
-        return [("NA" if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)) else str(int(v) + 1))
-                for v in col]
-    return None
-
-
 def _table_text(table, what: str, samples) -> str:
     names, cols = _columns(table, what, samples)
     fids, iids = samples
-    with_fid = any(f not in ("", "0") for f in fids)
-    texts = []
-    for name, col in zip(names, cols):
+    for name in names:
         if not name or any(c.isspace() for c in name):
             raise ValueError(f"{what} column name {name!r} cannot be empty or hold spaces")
-        t = _binary_text(col) if what == "pheno" else None
-        texts.append(t if t is not None else [_text(v) for v in col])
+    with_fid = any(f not in ("", "0") for f in fids)
+    cells = ([list(fids)] if with_fid else []) + [list(iids)] + [_cells(c, what == "pheno") for c in cols]
     head = ("#FID\tIID\t" if with_fid else "#IID\t") + "\t".join(names) + "\n"
-    lines = [head]
-    for i in range(len(iids)):
-        lead = f"{fids[i]}\t{iids[i]}" if with_fid else iids[i]
-        lines.append(lead + "".join("\t" + t[i] for t in texts) + "\n")
-    return "".join(lines)
+    return head + "\n".join(map("\t".join, zip(*cells))) + "\n"
 
 
 class _Tables:
