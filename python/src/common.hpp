@@ -184,5 +184,6 @@ void bind_project(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_glm(nb::module_& m);
+void bind_gwas(nb::module_& m);
 
 }  // namespace strata::python

@@ -70,6 +70,7 @@ NB_MODULE(_core, m) {
   bind_genotypes(m);
   bind_linalg(m);
   bind_glm(m);
+  bind_gwas(m);
   bind_arrays(m);
   bind_relatedness(m);
   bind_project(m);

@@ -5,6 +5,7 @@
     r = strata.pca(g, k=10)                          # or a path, numpy/Dask dosages, sgkit Dataset
     u, s, vt = strata.svd(x, k=20)
     fit = strata.glm(x, y, family="logistic", solver="lbfgs")   # numpy or a Zarr path, out of core
+    res = strata.gwas("cohort.bed", "pheno.txt", covar_df)  # {pheno: GwasResult}, plink2 --glm tables
     k = strata.king(g); d = strata.pairwise_distance(g, "ibs")   # (samples, samples) numpy
     strata.asarray(numpy_array)                      # wraps the numpy memory, no copy
     x = strata.random.normal(10, 1, shape=(40000, 40000), chunks=(10000, 10000), seed=0)
@@ -21,6 +22,7 @@ from ._array import Array, asarray, open_zarr
 from ._context import Context
 from ._genotypes import Genotypes, from_dosages, open_genotypes
 from ._glm import GlmResult, GlmWarning, glm
+from ._gwas import GwasResult, gwas
 from ._linalg import qr, svd
 from ._pca import PcaResult, pca, pca_dataset
 from ._project import Projection, project
@@ -36,6 +38,6 @@ def cpu_level():
     return dict(_core.cpu_level())
 
 
-__all__ = ["Array", "Context", "array_api", "Genotypes", "GlmResult", "GlmWarning", "PcaResult", "Projection", "asarray", "cpu_level", "from_dosages", "glm", "grm", "king",
+__all__ = ["Array", "Context", "array_api", "Genotypes", "GlmResult", "GlmWarning", "GwasResult", "PcaResult", "Projection", "asarray", "cpu_level", "from_dosages", "glm", "grm", "gwas", "king",
            "open_genotypes",
            "open_zarr", "pairwise_distance", "project", "pca", "pca_dataset", "qr", "random", "svd", "__version__"]

@@ -32,6 +32,11 @@ def distributed_client(x):
     mod = type(x).__module__.split(".")[0]
     if mod not in ("dask", "xarray"):
         return None
+    return active_client()
+
+
+def active_client():
+    """The active dask.distributed client (None without one, or without distributed)."""
     try:
         from distributed import default_client
     except ImportError:

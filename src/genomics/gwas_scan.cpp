@@ -7,6 +7,7 @@
 // block's lines are formatted on the workers and written in variant order, so the files are the
 // same for any thread count.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -17,7 +18,8 @@
 #include "strata/core/wire.hpp"
 #include "strata/genomics/grm_output.hpp"
 
-namespace strata::genomics::gwas_detail {
+namespace strata::genomics {
+namespace gwas_detail {
 namespace {
 
 void put(std::string& s, double x) {
@@ -132,17 +134,51 @@ bool a1_is_ref_grid(const RowDosages& rd) {
   return 1.0 - ref_freq > ref_freq;
 }
 
-// One block's lines and tallies, per phenotype.
-struct BlockResult {
-  std::vector<std::string> text;
-  std::vector<std::vector<double>> ln_p;  // per phenotype, one per row: ln P, NaN without a test
-  std::vector<int64_t> errors;  // phenotype-major, kCodes each
-  std::vector<int64_t> firth;
-};
+// A block's rows on the wire (MPI: ranks send theirs to rank 0).
+void put_strings(WireWriter& w, const std::vector<std::string>& v) {
+  w.put(static_cast<uint64_t>(v.size()));
+  for (const std::string& x : v) w.put_string(x);
+}
+Status get_strings(WireReader& in, std::vector<std::string>& v) {
+  uint64_t n = 0;
+  STRATA_RETURN_NOT_OK(in.get(n));
+  v.clear();
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string x;
+    STRATA_RETURN_NOT_OK(in.get_string(x));
+    v.push_back(std::move(x));
+  }
+  return Status::OK();
+}
+void put_rows(WireWriter& w, const GwasRows& rows) {
+  const GwasVariants& v = rows.variants;
+  for (const auto* c : {&v.chrom, &v.id, &v.ref, &v.alt, &v.a1, &v.omitted}) put_strings(w, *c);
+  w.put_vector(v.pos);
+  for (const GwasStats& st : rows.phenotypes) {
+    w.put_vector(st.obs);
+    w.put_vector(st.firth);
+    for (const auto* c : {&st.a1_freq, &st.beta, &st.se, &st.l95, &st.u95, &st.stat, &st.p, &st.ln_p}) w.put_vector(*c);
+    put_strings(w, st.errcode);
+  }
+}
+Status get_rows(WireReader& in, int64_t np, GwasRows& rows) {
+  GwasVariants& v = rows.variants;
+  for (auto* c : {&v.chrom, &v.id, &v.ref, &v.alt, &v.a1, &v.omitted}) STRATA_RETURN_NOT_OK(get_strings(in, *c));
+  STRATA_RETURN_NOT_OK(in.get_vector(v.pos));
+  rows.phenotypes.assign(static_cast<size_t>(np), GwasStats{});
+  for (GwasStats& st : rows.phenotypes) {
+    STRATA_RETURN_NOT_OK(in.get_vector(st.obs));
+    STRATA_RETURN_NOT_OK(in.get_vector(st.firth));
+    for (auto* c : {&st.a1_freq, &st.beta, &st.se, &st.l95, &st.u95, &st.stat, &st.p, &st.ln_p})
+      STRATA_RETURN_NOT_OK(in.get_vector(*c));
+    STRATA_RETURN_NOT_OK(get_strings(in, st.errcode));
+  }
+  return Status::OK();
+}
 
 // Tests the variants of block `b` of `view` (every phenotype of every group).
 Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& mp, const io::GenotypeView& view,
-                  io::GenotypeBlock& b, BlockResult& out) {
+                  io::GenotypeBlock& b, ScanBlock& out) {
   const GwasOptions& o = *setup.options;
   const Columns& cols = setup.columns;
   const std::vector<std::string>& contigs = setup.contigs;
@@ -201,9 +237,16 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
   scratch.qy_stride = w;
   gwas_detail::LogisticScratch lscratch;
   std::vector<int64_t> row_missing;
-  std::vector<std::string>& text = out.text;
-  text.assign(static_cast<size_t>(np), std::string());
-  out.ln_p.assign(static_cast<size_t>(np), std::vector<double>(static_cast<size_t>(rows), std::nan("")));
+  out = ScanBlock{};
+  GwasVariants& vars = out.rows.variants;
+  out.rows.phenotypes.assign(static_cast<size_t>(np), GwasStats{});
+  for (GwasStats& st : out.rows.phenotypes) {
+    st.obs.reserve(static_cast<size_t>(rows));
+    st.a1_freq.reserve(static_cast<size_t>(rows));
+    st.firth.reserve(static_cast<size_t>(rows));
+    for (auto* c : {&st.beta, &st.se, &st.l95, &st.u95, &st.stat, &st.p, &st.ln_p}) c->reserve(static_cast<size_t>(rows));
+    st.errcode.reserve(static_cast<size_t>(rows));
+  }
   out.errors.assign(static_cast<size_t>(np * kCodes), 0);
   out.firth.assign(static_cast<size_t>(np), 0);
   std::vector<Fit> fits;
@@ -230,14 +273,13 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
                       : mp.male.empty() ? a1_is_ref(founder_counts)
                                         : a1_is_ref_haploid(founder_counts, male_counts, mp.y);
     const int32_t ci = info.contig[r];
-    std::string lead = (ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".";  // plink2's names
-    lead += '\t' + std::to_string(info.position[r]) + '\t' + info.id[r] + '\t' + info.ref[r] + '\t' +
-            (info.alt[r].empty() ? "." : info.alt[r]);
-    if (cols.extra.provisional_ref) lead += setup.plink_input ? "\tY" : "\tN";
-    const std::string& a1 = flip ? info.ref[r] : info.alt[r];
-    const std::string& other = flip ? info.alt[r] : info.ref[r];
-    lead += '\t' + a1;
-    if (cols.extra.omitted) lead += '\t' + other;
+    vars.chrom.push_back((ci >= 0 && ci < static_cast<int32_t>(contigs.size())) ? contigs[ci] : ".");  // plink2's names
+    vars.pos.push_back(info.position[r]);
+    vars.id.push_back(info.id[r]);
+    vars.ref.push_back(info.ref[r]);
+    vars.alt.push_back(info.alt[r].empty() ? "." : info.alt[r]);
+    vars.a1.push_back(flip ? info.ref[r] : info.alt[r]);
+    vars.omitted.push_back(flip ? info.alt[r] : info.ref[r]);
     // Samples with a missing call in this row (a word scan, only when the row has any).
     row_missing.clear();
     if (all_counts[4 * r + 3] > 0 && !dosages)
@@ -340,50 +382,42 @@ Status test_block(const Context& ctx, const ScanSetup& setup, const ModelPass& m
       for (int64_t j = 0; j < P; ++j) {
         const int pj = g.phenos[j];
         const Fit& f = fits[j];
-        std::string& s = text[pj];
-        s += lead;
-        if (cols.extra.a1_freq) {
-          s += '\t';
-          put(s, a1_freq);
-        }
-        if (g.logistic && cols.firth_col) s += f.firth ? "\tY" : "\tN";
-        s += "\tADD\t" + std::to_string(f.obs);
-        const bool ok = f.err == Err::Ok;
-        if (ok) {
-          s += '\t';
+        GwasStats& st = out.rows.phenotypes[pj];
+        st.obs.push_back(f.obs);
+        st.a1_freq.push_back(a1_freq);
+        st.firth.push_back(f.firth ? 1 : 0);
+        const double nan = std::nan("");
+        if (f.err == Err::Ok) {
           const double beta = f.beta * mp.scale, se = f.se * mp.scale;
-          put(s, g.logistic ? std::exp(beta) : beta);
-          s += '\t';
-          put(s, se);
-          if (cols.ci) {
-            const double lo = beta - cols.z * se, hi = beta + cols.z * se;
-            s += '\t';
-            put(s, g.logistic ? std::exp(lo) : lo);
-            s += '\t';
-            put(s, g.logistic ? std::exp(hi) : hi);
-          }
-          s += '\t';
-          put(s, f.stat);
-          s += '\t';
-          put(s, f.p);
-          s += f.unfinished ? "\tUNFINISHED\n" : "\t.\n";
-          out.ln_p[pj][r] = f.ln_p;
+          st.beta.push_back(g.logistic ? std::exp(beta) : beta);
+          st.se.push_back(se);
+          const double lo = beta - cols.z * se, hi = beta + cols.z * se;
+          st.l95.push_back(!cols.ci ? nan : g.logistic ? std::exp(lo) : lo);
+          st.u95.push_back(!cols.ci ? nan : g.logistic ? std::exp(hi) : hi);
+          st.stat.push_back(f.stat);
+          st.p.push_back(f.p);
+          st.ln_p.push_back(f.ln_p);
+          st.errcode.emplace_back(f.unfinished ? "UNFINISHED" : ".");
           if (f.unfinished) ++out.errors[pj * kCodes + kUnfinished];
         } else {
-          s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA\t" : "\tNA\tNA\tNA\tNA\t";
-          s += gwas_detail::err_text(f.err);
-          if (f.err == Err::Separation) s += f.separation_allele == 'R' ? ",REF" : ",ALT1";
-          s += '\n';
+          for (auto* c : {&st.beta, &st.se, &st.l95, &st.u95, &st.stat, &st.p, &st.ln_p}) c->push_back(nan);
+          std::string e = gwas_detail::err_text(f.err);
+          if (f.err == Err::Separation) e += f.separation_allele == 'R' ? ",REF" : ",ALT1";
+          st.errcode.push_back(std::move(e));
           ++out.errors[pj * kCodes + static_cast<int>(f.err)];
         }
         if (f.firth) ++out.firth[pj];
       }
     }
   }
+  if (setup.text) {
+    out.text.resize(static_cast<size_t>(np));
+    for (int64_t j = 0; j < np; ++j) out.text[j] = format_rows(setup, out.rows, j);
+  }
   return Status::OK();
 }
 
-// A dosage source as the pass sees it: every call but read_codes forwarded; the codes are not
+// A dosage source as the pass sees it// A dosage source as the pass sees it: every call but read_codes forwarded; the codes are not
 // read (test_block reads the dosages), so a block costs one read of the source, not two.
 class DosagesOnly final : public io::GenotypeView {
  public:
@@ -425,81 +459,152 @@ std::string header(bool logistic, const Columns& c) {
   return h;
 }
 
+std::string format_rows(const ScanSetup& setup, const GwasRows& rows, int64_t j) {
+  const Columns& cols = setup.columns;
+  const GwasVariants& v = rows.variants;
+  const GwasStats& st = rows.phenotypes[static_cast<size_t>(j)];
+  const bool logistic = setup.logistic[static_cast<size_t>(j)] != 0;
+  std::string s;
+  s.reserve(static_cast<size_t>(v.size()) * 96);
+  auto field = [&s](const std::string& x) {
+    s += '\t';
+    s += x;
+  };
+  auto number = [&s](double x) {
+    s += '\t';
+    put(s, x);
+  };
+  char digits[24];
+  for (int64_t r = 0; r < v.size(); ++r) {
+    s += v.chrom[r];
+    s += '\t';
+    s.append(digits, std::to_chars(digits, digits + sizeof digits, v.pos[r]).ptr);
+    field(v.id[r]);
+    field(v.ref[r]);
+    field(v.alt[r]);
+    if (cols.extra.provisional_ref) s += setup.plink_input ? "\tY" : "\tN";
+    field(v.a1[r]);
+    if (cols.extra.omitted) field(v.omitted[r]);
+    if (cols.extra.a1_freq) number(st.a1_freq[r]);
+    if (logistic && cols.firth_col) s += st.firth[r] ? "\tY" : "\tN";
+    s += "\tADD\t";
+    s.append(digits, std::to_chars(digits, digits + sizeof digits, st.obs[r]).ptr);
+    const std::string& e = st.errcode[r];
+    if (e == "." || e == "UNFINISHED") {
+      number(st.beta[r]);
+      number(st.se[r]);
+      if (cols.ci) {
+        number(st.l95[r]);
+        number(st.u95[r]);
+      }
+      number(st.stat[r]);
+      number(st.p[r]);
+    } else {
+      s += cols.ci ? "\tNA\tNA\tNA\tNA\tNA\tNA" : "\tNA\tNA\tNA\tNA";
+    }
+    field(e);
+    s += '\n';
+  }
+  return s;
+}
+
 Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass& pass, const io::GenotypeViewPtr& sv,
                     const ScanWrite& write, std::vector<PhenotypeTally>& tally) {
   const Communicator& comm = ctx.communicator();
   const bool writer = comm.rank() == 0;
   const int64_t np = setup.phenotypes, block = setup.block;
   const int64_t ms = sv->num_variants(), nblocks = (ms + block - 1) / block;
-  std::vector<BlockResult> results(static_cast<size_t>(nblocks));
+  std::vector<ScanBlock> results(static_cast<size_t>(nblocks));
   // The view a pass reads: all variants, or a rank's blocks of a round.
   io::GenotypeViewPtr cur = sv->has_dosages() ? std::make_shared<DosagesOnly>(sv) : sv;
   const io::GenotypeViewPtr whole = cur;
   auto work = [&](io::GenotypeBlock& b) -> Status {
     return test_block(ctx, setup, pass, *cur, b, results[static_cast<size_t>(b.variant_start / block)]);
   };
-  auto in_order = [&](io::GenotypeBlock& b) -> Status {
-    BlockResult& done = results[static_cast<size_t>(b.variant_start / block)];
+  auto deliver = [&](ScanBlock& done) -> Status {
     for (int64_t j = 0; j < np; ++j) {
-      STRATA_RETURN_NOT_OK(write(j, done.text[j], done.ln_p[j]));
       for (int c = 0; c < kCodes; ++c) tally[j].codes[c] += done.errors[j * kCodes + c];
       tally[j].firth += done.firth[j];
     }
-    done = BlockResult{};
+    STRATA_RETURN_NOT_OK(write(done));
+    done = ScanBlock{};
     return Status::OK();
   };
   if (comm.size() == 1) {
-    STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *whole, block, work, in_order));
-  } else {
-    // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
-    // thread), reading only those; rank 0 gathers every rank's lines and writes them in block
-    // order. A variant's statistics depend on its own row only: the same bytes for any P.
-    const int64_t per_rank = std::max<int64_t>(1, 4 * ctx.threads());
-    for (int64_t t0 = 0; t0 < nblocks; t0 += per_rank * comm.size()) {
-      const int64_t b0 = std::min(nblocks, t0 + comm.rank() * per_rank), b1 = std::min(nblocks, b0 + per_rank);
-      WireWriter mine;  // per block and phenotype: its lines, errors and Firth fits
-      if (b1 > b0) {
-        std::vector<int64_t> kept;
-        for (int64_t v = b0 * block; v < std::min(ms, b1 * block); ++v) kept.push_back(v);
-        cur = io::make_variant_subset(whole, std::move(kept));
-        STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
-                                                         [](io::GenotypeBlock&) { return Status::OK(); }));
-        for (int64_t bi = 0; bi < b1 - b0; ++bi)
-          for (int64_t j = 0; j < np; ++j) {
-            mine.put_string(results[bi].text[j]);
-            mine.put_vector(results[bi].ln_p[j]);
-            for (int c = 0; c < kCodes; ++c) mine.put(results[bi].errors[j * kCodes + c]);
-            mine.put(results[bi].firth[j]);
-          }
+    return io::for_each_genotype_block(ctx, *whole, block, work, [&](io::GenotypeBlock& b) {
+      return deliver(results[static_cast<size_t>(b.variant_start / block)]);
+    });
+  }
+  // Block-cyclic rounds: in round t rank r tests blocks [t·P·W + r·W, … + W) (W = 4 per worker
+  // thread), reading only those; rank 0 gathers every rank's rows and takes them in block
+  // order. A variant's statistics depend on its own row only: the same bytes for any P.
+  const int64_t per_rank = std::max<int64_t>(1, 4 * ctx.threads());
+  for (int64_t t0 = 0; t0 < nblocks; t0 += per_rank * comm.size()) {
+    const int64_t b0 = std::min(nblocks, t0 + comm.rank() * per_rank), b1 = std::min(nblocks, b0 + per_rank);
+    WireWriter mine;  // per block: its rows, errors and Firth fits
+    if (b1 > b0) {
+      std::vector<int64_t> kept;
+      for (int64_t v = b0 * block; v < std::min(ms, b1 * block); ++v) kept.push_back(v);
+      cur = io::make_variant_subset(whole, std::move(kept));
+      STRATA_RETURN_NOT_OK(io::for_each_genotype_block(ctx, *cur, block, work,
+                                                       [](io::GenotypeBlock&) { return Status::OK(); }));
+      for (int64_t bi = 0; bi < b1 - b0; ++bi) {
+        put_rows(mine, results[bi].rows);
+        mine.put_vector(results[bi].errors);
+        mine.put_vector(results[bi].firth);
       }
-      std::vector<std::string> all;
-      STRATA_RETURN_NOT_OK(comm.gather(mine.bytes(), &all));
-      const int64_t round_variants = std::min(ms, (t0 + per_rank * comm.size()) * block) - t0 * block;
-      ctx.advance_progress(round_variants - (std::min(ms, b1 * block) - std::min(ms, b0 * block)));  // the others'
-      if (!writer) continue;
-      for (size_t r = 0; r < all.size(); ++r) {
-        WireReader in(all[r], str_cat("gwas: rank ", r, "'s results"));
-        std::string text;
-        std::vector<double> ln_p;
-        while (!in.done()) {
-          for (int64_t j = 0; j < np; ++j) {
-            int64_t firth = 0;
-            STRATA_RETURN_NOT_OK(in.get_string(text));
-            STRATA_RETURN_NOT_OK(in.get_vector(ln_p));
-            for (int c = 0; c < kCodes; ++c) {
-              int64_t count = 0;
-              STRATA_RETURN_NOT_OK(in.get(count));
-              tally[j].codes[c] += count;
-            }
-            STRATA_RETURN_NOT_OK(in.get(firth));
-            STRATA_RETURN_NOT_OK(write(j, text, ln_p));
-            tally[j].firth += firth;
-          }
+    }
+    std::vector<std::string> all;
+    STRATA_RETURN_NOT_OK(comm.gather(mine.bytes(), &all));
+    const int64_t round_variants = std::min(ms, (t0 + per_rank * comm.size()) * block) - t0 * block;
+    ctx.advance_progress(round_variants - (std::min(ms, b1 * block) - std::min(ms, b0 * block)));  // the others'
+    if (!writer) continue;
+    for (size_t r = 0; r < all.size(); ++r) {
+      WireReader in(all[r], str_cat("gwas: rank ", r, "'s results"));
+      while (!in.done()) {
+        ScanBlock got;
+        STRATA_RETURN_NOT_OK(get_rows(in, np, got.rows));
+        STRATA_RETURN_NOT_OK(in.get_vector(got.errors));
+        STRATA_RETURN_NOT_OK(in.get_vector(got.firth));
+        if (got.errors.size() != static_cast<size_t>(np * kCodes) || got.firth.size() != static_cast<size_t>(np))
+          return Status::Corrupt("gwas: rank ", r, "'s results are malformed");
+        if (setup.text) {
+          got.text.resize(static_cast<size_t>(np));
+          for (int64_t j = 0; j < np; ++j) got.text[j] = format_rows(setup, got.rows, j);
         }
+        STRATA_RETURN_NOT_OK(deliver(got));
       }
     }
   }
   return Status::OK();
 }
 
-}  // namespace strata::genomics::gwas_detail
+}  // namespace gwas_detail
+
+std::string encode_gwas_rows(const GwasRows& rows) {
+  WireWriter w;
+  w.put(static_cast<int64_t>(rows.phenotypes.size()));
+  gwas_detail::put_rows(w, rows);
+  return std::move(w.bytes());
+}
+
+Result<GwasRows> decode_gwas_rows(const std::string& bytes) {
+  WireReader in(bytes, "gwas rows");
+  int64_t np = 0;
+  if (!in.get(np).ok() || np < 0 || np > 1 << 20) return Status::Corrupt("gwas rows: no phenotype count");
+  GwasRows rows;
+  if (Status s = gwas_detail::get_rows(in, np, rows); !s.ok()) return Status::Corrupt(s.message());
+  const size_t m = rows.variants.pos.size();
+  const GwasVariants& v = rows.variants;
+  bool ok = in.done();
+  for (const auto* c : {&v.chrom, &v.id, &v.ref, &v.alt, &v.a1, &v.omitted}) ok = ok && c->size() == m;
+  for (const GwasStats& st : rows.phenotypes) {
+    ok = ok && st.obs.size() == m && st.firth.size() == m && st.errcode.size() == m;
+    for (const auto* c : {&st.a1_freq, &st.beta, &st.se, &st.l95, &st.u95, &st.stat, &st.p, &st.ln_p})
+      ok = ok && c->size() == m;
+  }
+  if (!ok) return Status::Corrupt("gwas rows: the columns' lengths disagree");
+  return rows;
+}
+
+}  // namespace strata::genomics

@@ -77,14 +77,26 @@ struct ScanSetup {
   // only: the samples with a parent, ascending, and a mask of them (both empty without any).
   std::vector<int64_t> nonfounders;
   std::vector<char> is_nonfounder;
+  std::vector<char> logistic;         // per phenotype
+  bool text = false;                  // format each block's lines on the workers
 };
 
-// A phenotype's lines of a block and the ln P of each line (NaN where its ERRCODE gives no test).
-using ScanWrite = std::function<Status(int64_t pheno, const std::string& text, const std::vector<double>& ln_p)>;
+// One block's rows, their tallies and (when the setup formats them) each phenotype's lines.
+struct ScanBlock {
+  GwasRows rows;
+  std::vector<std::string> text;  // per phenotype (ScanSetup::text)
+  std::vector<int64_t> errors;    // phenotype-major, kCodes each
+  std::vector<int64_t> firth;     // per phenotype
+};
+using ScanWrite = std::function<Status(ScanBlock& block)>;
 
-// Tests every variant of `view` under `pass`: blocks are formatted on the workers; rank 0 gets
-// each phenotype's lines in variant order through `write` (under MPI the ranks share the blocks
-// in block-cyclic rounds and rank 0 gathers them). `tally` adds up the rows' ERRCODEs.
+// Phenotype j's lines of `rows` (the file's text is the rows' values printed).
+std::string format_rows(const ScanSetup& setup, const GwasRows& rows, int64_t j);
+
+// Tests every variant of `view` under `pass`: blocks are tested (and, with setup.text, formatted)
+// on the workers; rank 0 gets each block in variant order through `write` (under MPI the ranks
+// share the blocks in block-cyclic rounds and rank 0 gathers their rows). `tally` adds up the
+// rows' ERRCODEs.
 Status scan_segment(const Context& ctx, const ScanSetup& setup, const ModelPass& pass, const io::GenotypeViewPtr& view,
                     const ScanWrite& write, std::vector<PhenotypeTally>& tally);
 

@@ -41,6 +41,7 @@
 #include "strata/core/result.hpp"
 #include "strata/genomics/gwas_adjust.hpp"
 #include "strata/genomics/selection.hpp"
+#include "strata/io/genotype.hpp"
 
 namespace strata {
 class Context;
@@ -87,7 +88,15 @@ struct GwasOptions {
   /// `P.<pheno>.manhattan.svg/.png` and `P.<pheno>.qq.svg/.png` per phenotype (genomics/plot.hpp).
   bool write_plot = true;
   std::string plot_format;  ///< "svg", "png", "svg,png" ("" = SVG, and PNG where libcairo is found)
+  /// Test only the selected variants [variant_begin, variant_end) (end −1 = all): one share of a
+  /// distributed run. Everything else (samples, A1, models) is the whole run's, so the rows are
+  /// the whole run's rows of those variants; begin on a multiple of gwas_block_variants() keeps
+  /// the block grid too.
+  int64_t variant_begin = 0, variant_end = -1;
 };
+
+/// \brief Variants per block of the scan for `num_samples` samples (~8 MiB of float64 dosages).
+int64_t gwas_block_variants(int64_t num_samples);
 
 /// \brief What one phenotype's run did.
 struct GwasPhenotypeSummary {
@@ -102,6 +111,38 @@ struct GwasPhenotypeSummary {
   /// Genomic control over the valid tests (plink2's `--adjust` λ, reported with or without it).
   GcLambda gc;
   std::string adjusted_file;      ///< with `--adjust`
+};
+
+/// \brief The tested variants of a run, in variant order: the leading columns of every
+/// phenotype's file, as printed (plink2's chromosome names, ALT "." when there is none).
+struct GwasVariants {
+  std::vector<std::string> chrom, id, ref, alt;
+  std::vector<int64_t> pos;
+  std::vector<std::string> a1, omitted;  ///< A1 and the other allele (`OMITTED`)
+  int64_t size() const { return static_cast<int64_t>(pos.size()); }
+};
+
+/// \brief One phenotype's row per tested variant: the float64 values its file prints (the
+/// text is these values formatted), NaN where it prints NA.
+struct GwasStats {
+  std::vector<int64_t> obs;        ///< OBS_CT
+  std::vector<double> a1_freq;     ///< A1 frequency over the variant's regression samples
+  std::vector<char> firth;         ///< fitted by Firth regression (`FIRTH?` Y)
+  std::vector<double> beta;        ///< BETA (linear) or OR (logistic)
+  std::vector<double> se;          ///< SE or LOG(OR)_SE
+  std::vector<double> l95, u95;    ///< the --ci bounds (NaN without --ci)
+  std::vector<double> stat;        ///< T_STAT or Z_STAT
+  std::vector<double> p;
+  std::vector<double> ln_p;        ///< ln P, finite where P underflows; NaN without a test
+  std::vector<std::string> errcode;///< "." or plink2's ERRCODE (UNFINISHED keeps its values)
+};
+
+/// \brief Rows of a run (or of a block of it): the variants and every phenotype's statistics.
+struct GwasRows {
+  GwasVariants variants;
+  std::vector<GwasStats> phenotypes;
+  /// Append `more` (the same phenotypes) after these rows.
+  void append(GwasRows&& more);
 };
 
 /// \brief What run_gwas_to_files() did.
@@ -123,5 +164,28 @@ struct GwasRunSummary {
 /// VIF_TOO_HIGH / CORR_TOO_HIGH refusal).
 Result<GwasRunSummary> run_gwas_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                          const GwasOptions& options);
+
+/// \brief A run's summary and rows, in memory (the rows the files of run_gwas_to_files hold).
+struct GwasResult {
+  GwasRunSummary summary;
+  GwasRows rows;
+};
+
+/// \brief The scan of run_gwas_to_files() with its rows kept in memory; with a non-empty
+/// `prefix` the same files are written too (byte-identical to run_gwas_to_files()).
+///
+/// `shares`: the rows of this run's variants computed elsewhere, in variant order (a distributed
+/// run: each task runs run_gwas with its GwasOptions::variant_begin/end share); they stand in
+/// for the scan, and λ, --adjust, the counts and the files are made from them here.
+Result<GwasResult> run_gwas(const Context& ctx, const std::string& input, const GwasOptions& options,
+                            const std::string& prefix = "", const std::vector<GwasRows>* shares = nullptr);
+/// \brief The same over a genotype view (e.g. dosages in memory); `describe` names it in messages.
+Result<GwasResult> run_gwas(const Context& ctx, const io::GenotypeViewPtr& view, const std::string& describe,
+                            const GwasOptions& options, const std::string& prefix = "",
+                            const std::vector<GwasRows>* shares = nullptr);
+
+/// \brief Rows as bytes (a distributed task's result) and back (Corrupt for malformed bytes).
+std::string encode_gwas_rows(const GwasRows& rows);
+Result<GwasRows> decode_gwas_rows(const std::string& bytes);
 
 }  // namespace strata::genomics
