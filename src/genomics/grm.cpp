@@ -199,6 +199,18 @@ Status add_product_f64(const backend::Backend& be, const double* panel, int64_t 
   return Status::OK();
 }
 
+// acc += the block's float64 product, its runs summed apart first (from zero, in run order):
+// a block is the unit grm_partial() hands a cluster's driver, which adds the blocks in order
+// just so, and gets the bits of this pass.
+Status add_block_f64(const backend::Backend& be, const double* panel, int64_t k, int64_t npad,
+                     const TileAccumulator& a, double* acc) {
+  thread_local std::vector<double> block;  // one tile's worth per worker thread
+  block.assign(static_cast<size_t>(a.rows * a.cols), 0.0);
+  STRATA_RETURN_NOT_OK(add_product_f64(be, panel, k, npad, a, block.data()));
+  for (int64_t e = 0; e < a.rows * a.cols; ++e) acc[e] += block[static_cast<size_t>(e)];
+  return Status::OK();
+}
+
 // acc += the tile's product over the k packed rows of `panel`, one float32 run at a time.
 // Diagonal tiles compute their lower half only (mirrored at the end of the pass); with
 // exact_diagonal their diagonal is an exact float64 sum of squares instead.
@@ -639,8 +651,11 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
       ctx, plan.tiles, band.mine, plan.num_blocks, [&](int64_t b, int slot) { return reader.read(b, slot); },
       [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
         TileAccumulator& a = band.acc[static_cast<size_t>(band.slot_of[static_cast<size_t>(u)])];
-        STRATA_RETURN_NOT_OK(plan.f64 ? add_product_f64(be, p.values64[slot].data(), p.rows[slot], plan.npad, a, a.s())
-                                      : add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
+        if (plan.f64) {
+          STRATA_RETURN_NOT_OK(add_block_f64(be, p.values64[slot].data(), p.rows[slot], plan.npad, a, a.s()));
+        } else {
+          STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
+        }
         if (plan.integer)
           STRATA_RETURN_NOT_OK(add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])],
                                                    p.icodes[slot].data(), p.ilimbs[slot].data(), plan.npad, a,
@@ -759,6 +774,99 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   }
   pass.stop();
   return plan.info;
+}
+
+Result<GrmPartial> grm_partial(const Context& ctx, const io::GenotypeViewPtr& view,
+                               const std::vector<VariantCounts>& counts, const GrmParams& params) {
+  if (!view) return Status::Invalid("grm: no genotype view");
+  const int64_t n = view->num_samples();
+  if (static_cast<int64_t>(counts.size()) != view->num_variants())
+    return Status::Invalid("grm: ", counts.size(), " variant counts for ", view->num_variants(), " variants");
+  if (n < 2) return Status::InvalidData(view->describe(), ": a relationship matrix needs at least 2 samples, got ", n);
+  GrmParams p = params;
+  p.tile = 0;
+  STRATA_ASSIGN_OR_RETURN(const GrmPlan plan, plan_grm(ctx, view, counts, p));
+  if (!plan.f64 || plan.integer || plan.dosages)
+    return Status::Invalid("grm: partial sums are those of the float64 route on hard calls");
+  const backend::Backend& be = backend::of(ctx);
+  BlockReader reader(ctx, plan);
+  const Panels& panels = reader.panels();
+  const int64_t pairs = n * (n + 1) / 2, per_side = plan.tiles.per_side;
+  GrmPartial out;
+  out.samples = n;
+  out.variants = plan.m;
+  out.blocks = plan.num_blocks;
+  out.block_sums.assign(static_cast<size_t>(plan.num_blocks * pairs), 0.0);
+  if (plan.pairwise) out.both_missing.assign(static_cast<size_t>(pairs), 0.0);
+  // Lower tiles (R, C ≤ R), each written by one task: tile k is the k-th of the row-major order.
+  std::vector<TileAccumulator> tiles;
+  for (int64_t r = 0; r < per_side; ++r)
+    for (int64_t c = 0; c <= r; ++c) {
+      TileAccumulator a;
+      a.row0 = r * plan.tile;
+      a.rows = std::min(plan.tile, n - a.row0);
+      a.col0 = c * plan.tile;
+      a.cols = std::min(plan.tile, n - a.col0);
+      tiles.push_back(std::move(a));
+    }
+  auto scatter = [&](const TileAccumulator& a, const std::vector<double>& v, double* dst, bool add) {
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t j = 0; j < a.cols && a.col0 + j <= a.row0 + i; ++j) {
+        double& d = dst[lower_pair(a.row0 + i, a.col0 + j)];
+        d = add ? d + v[static_cast<size_t>(i * a.cols + j)] : v[static_cast<size_t>(i * a.cols + j)];
+      }
+  };
+  for (int64_t b = 0; b < plan.num_blocks; ++b) {
+    STRATA_RETURN_NOT_OK(reader.read(b, 0));
+    double* sums = out.block_sums.data() + b * pairs;
+    STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(static_cast<int64_t>(tiles.size()), [&](int64_t t) -> Status {
+      const TileAccumulator& a = tiles[static_cast<size_t>(t)];
+      std::vector<double> v(static_cast<size_t>(a.rows * a.cols), 0.0);
+      STRATA_RETURN_NOT_OK(add_product_f64(be, panels.values64[0].data(), panels.rows[0], plan.npad, a, v.data()));
+      scatter(a, v, sums, false);
+      if (!plan.pairwise || panels.mrows[0] == 0) return Status::OK();
+      std::fill(v.begin(), v.end(), 0.0);
+      STRATA_RETURN_NOT_OK(add_product(be, panels.missing[0].data(), panels.mrows[0], plan.npad, a, v.data(), false));
+      scatter(a, v, out.both_missing.data(), true);
+      return Status::OK();
+    }));
+  }
+  return out;
+}
+
+Result<std::vector<double>> grm_from_sums(int64_t n, int64_t m, const std::vector<double>& sums,
+                                          const std::vector<double>& both_missing) {
+  const int64_t pairs = n * (n + 1) / 2;
+  if (n < 2 || m < 1 || static_cast<int64_t>(sums.size()) != pairs ||
+      (!both_missing.empty() && static_cast<int64_t>(both_missing.size()) != pairs))
+    return Status::Invalid("grm: sums of ", sums.size(), " pairs (both-missing: ", both_missing.size(), ") for ", n,
+                           " samples and ", m, " variants (expected n(n+1)/2 = ", pairs, ")");
+  GrmPlan plan;  // what finish_band reads: the grid, M, pairwise counts
+  plan.n = n;
+  plan.m = m;
+  plan.pairwise = !both_missing.empty();
+  plan.tile = grm_tile(n, 0);
+  plan.tiles = SymmetricTiles::make(n, plan.tile);
+  STRATA_ASSIGN_OR_RETURN(BandTiles band, band_tiles(plan, 0, plan.tiles.per_side, 0, 1));
+  for (TileAccumulator& a : band.acc)
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t j = 0; j < a.cols && a.col0 + j <= a.row0 + i; ++j) {
+        const auto at = static_cast<size_t>(lower_pair(a.row0 + i, a.col0 + j));
+        a.s()[i * a.cols + j] = sums[at];
+        if (plan.pairwise) a.b()[i * a.cols + j] = both_missing[at];
+      }
+  std::vector<double> g(static_cast<size_t>(n * n));
+  std::vector<double> missing_per_sample(static_cast<size_t>(plan.pairwise ? n : 0), 0.0);
+  STRATA_RETURN_NOT_OK(finish_band(plan, {}, band, missing_per_sample, [&](const GrmTile& t) -> Status {
+    for (int64_t r = 0; r < t.rows; ++r)
+      for (int64_t c = 0; c < t.cols; ++c) {
+        const double v = t.values[r * t.cols + c];
+        g[static_cast<size_t>((t.row0 + r) * n + t.col0 + c)] = v;
+        g[static_cast<size_t>((t.col0 + c) * n + t.row0 + r)] = v;
+      }
+    return Status::OK();
+  }));
+  return g;
 }
 
 Result<std::vector<double>> compute_grm_dense(const Context& ctx, const io::GenotypeViewPtr& view,
