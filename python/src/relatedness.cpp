@@ -99,6 +99,9 @@ void bind_partials(nb::module_& m) {
     const size_t k = kept.size();
     return owned(std::move(kept), {k});
   });
+  m.def("distance_metric_name", [](const std::string& metric) {
+    return genomics::distance_metric_name(take(genomics::parse_distance_metric(metric)));
+  });
   m.def("grm_block_variants", [](int64_t n) { return genomics::grm_block_variants(n); });
   m.def("pair_count_partial", [](const PyContext& pc, const Codes& codes, int64_t samples, bool king_only) {
     const io::GenotypeViewPtr v = view_of_codes(codes, samples);
