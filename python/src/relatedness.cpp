@@ -111,13 +111,14 @@ void bind_partials(nb::module_& m) {
   });
   m.def("king_from_counts", [](const PairCounts& counts, int64_t n) {
     const int32_t* c = pair_counts_of(counts, n, backend::kKingCountFields);
-    return square(released([&]() -> Result<std::vector<double>> { return genomics::king_matrix_from_counts(n, c); }), n);
+    using Matrix = Result<std::vector<double>>;
+    return square(released([&]() -> Matrix { return genomics::king_matrix_from_counts(n, c); }), n);
   });
   m.def("distance_from_counts", [](const PairCounts& counts, int64_t n, const std::string& metric) {
     const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
     const int32_t* c = pair_counts_of(counts, n, backend::kPairCountFields);
-    return square(
-        released([&]() -> Result<std::vector<double>> { return genomics::distance_matrix_from_counts(n, c, spec); }), n);
+    using Matrix = Result<std::vector<double>>;
+    return square(released([&]() -> Matrix { return genomics::distance_matrix_from_counts(n, c, spec); }), n);
   });
   m.def("grm_partial", [](const PyContext& pc, const Codes& codes, const Counts& counts, int64_t samples,
                           bool meanimpute) {

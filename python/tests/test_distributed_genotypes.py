@@ -231,7 +231,8 @@ def test_genotype_distances_of_a_dask_dataset_on_the_cluster(cluster, cohort, me
     import dask.array as da
 
     _, dosages = cohort
-    ds = xr.Dataset({"call_dosage": (("variants", "samples"), da.from_array(dosages.astype(np.float32), chunks=(900, -1)))})
+    dosage = da.from_array(dosages.astype(np.float32), chunks=(900, -1))
+    ds = xr.Dataset({"call_dosage": (("variants", "samples"), dosage)})
     ds["call_dosage"] = ds["call_dosage"].where(ds["call_dosage"] >= 0)
     local = strata.pairwise_distance(ds.compute(), metric)
     with distributed.Client(cluster) as client:

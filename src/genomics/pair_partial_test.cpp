@@ -49,7 +49,8 @@ TEST(PairPartial, GrmBlockSumsAddedInOrderAreTheOneShotBits) {
                                     grm_partial(testing::make_test_context(1 + static_cast<int>(r)),
                                                 range_of(view, cuts[r], cuts[r + 1]), c, p));
         for (int64_t b = 0; b < part.blocks; ++b, ++blocks)
-          for (int64_t e = 0; e < pairs; ++e) sums[static_cast<size_t>(e)] += part.block_sums[static_cast<size_t>(b * pairs + e)];
+          for (int64_t e = 0; e < pairs; ++e)
+            sums[static_cast<size_t>(e)] += part.block_sums[static_cast<size_t>(b * pairs + e)];
         if (part.both_missing.empty()) continue;
         both.resize(static_cast<size_t>(pairs), 0.0);
         for (int64_t e = 0; e < pairs; ++e) both[static_cast<size_t>(e)] += part.both_missing[static_cast<size_t>(e)];
