@@ -32,13 +32,13 @@ def king(x, *, threads=None, memory=None, progress=None, context=None) -> np.nda
     heterozygous call). Variants on X, Y and MT are skipped, as ``strata king`` and plink2 do.
     With a dask.distributed client active, a Dask array (or a Dataset of them) runs as tasks
     on the cluster, split by variants (the same bits)."""
+    ctx = resolve(context, threads, memory, progress)  # checked here too; the tasks run one thread each
     cluster = _on_cluster(x)
     if cluster is not None:
         from . import _dask_pairs
 
         return _dask_pairs.king(*cluster)
     g = _genotypes(x)
-    ctx = resolve(context, threads, memory, progress)
     return _core.king(ctx._core, g._view)
 
 
@@ -54,13 +54,13 @@ def grm(x, *, meanimpute: bool = False, maf: float | None = None, geno: float | 
     same bits)."""
     from ._pca import _selection
 
+    ctx = resolve(context, threads, memory, progress)
     cluster = _on_cluster(x)
     if cluster is not None:
         from . import _dask_pairs
 
         return _dask_pairs.grm(*cluster, bool(meanimpute), _selection(maf, geno))
     g = _genotypes(x)
-    ctx = resolve(context, threads, memory, progress)
     out, _ = _core.grm(ctx._core, g._view, bool(meanimpute), _selection(maf, geno))
     return out
 
