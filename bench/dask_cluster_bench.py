@@ -7,10 +7,14 @@ processes, 1 thread each) active it times
 
   strata.pca(x, k=10)                       vs  sgkit.pca(ds, n_components=10) (tsqr, its default)
   strata.king(x)                            vs  sgkit.pairwise_distance(x.T, "euclidean")
+  strata.grm(x)
 
 and prints each wall time (median of --runs), the ratio sgkit/strata, and whether the cluster's
 results are the bytes of a local run on the same .bed (error bounds included: the float64 check
-pass runs on the workers; the randomized PCA is also timed without it). --former-schedule also times the randomized PCA with one task per
+pass runs on the workers; the randomized PCA is also timed without it). king and grm run as tasks
+split by variants on the cluster; they are also timed through the former route (the packed codes
+gathered to this process, the pass run here: ``strata.king(as_genotypes(x))``) and locally on the
+.bed (this process's threads). --former-schedule also times the randomized PCA with one task per
 3,072-variant group per pass (the runner's schedule before it batched groups per worker thread).
 
   PYTHONPATH=build/python:python .venv/bin/python bench/dask_cluster_bench.py --former-schedule
@@ -60,6 +64,9 @@ def main():
     ap.add_argument("--chunk", type=int, default=5000, help="variants per Dask block")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--pca-only", action="store_true", help="skip strata.king and sgkit.pairwise_distance")
+    ap.add_argument("--skip-pca", action="store_true", help="time king and grm only")
+    ap.add_argument("--sgkit-distance-runs", type=int, default=1,
+                    help="runs of sgkit.pairwise_distance (minutes each at the default size; 0 = skip)")
     ap.add_argument("--former-schedule", action="store_true",
                     help="also time randomized PCA with one task per group per pass, as before batching")
     ap.add_argument("--glm", action="store_true", help="time the GLM case only (see above)")
@@ -95,6 +102,9 @@ def main():
             print(f"  {name:45s} {rows[name][0]:8.2f} s", flush=True)
             return rows[name]
 
+        if a.skip_pca:
+            pairs(a, x, row, rows, prefix, strata)
+            return
         _, r_auto = row("strata.pca(x, k=10)", lambda: strata.pca(x, k=10))
         _, r_rand = row("strata.pca(x, k=10, method='randomized')", lambda: strata.pca(x, k=10, method="randomized"))
         _, r_nocheck = row("  same, check_errors=False",
@@ -112,10 +122,7 @@ def main():
         ds = xr.Dataset({"call_alternate_allele_count": (("variants", "samples"), x)})
         row("sgkit.pca(ds, n_components=10)", lambda: sgkit.pca(ds, n_components=10, ploidy=2, merge=False).compute())
         if not a.pca_only:
-            _, k_cluster = row("strata.king(x)", lambda: strata.king(x))
-            xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
-            row("sgkit.pairwise_distance(x.T, 'euclidean')",
-                lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute())
+            pairs(a, x, row, rows, prefix, strata)
 
     # The cluster's bytes against a local run of the same .bed, with the same settings.
     same = {
@@ -124,8 +131,6 @@ def main():
         "pca randomized unchecked": _same(r_nocheck,
                                           strata.pca(prefix + ".bed", k=10, method="randomized", check_errors=False)),
     }
-    if not a.pca_only:
-        same["king"] = k_cluster.tobytes() == strata.king(prefix + ".bed").tobytes()
     print("  cluster bytes == local run: " + ", ".join(f"{k} {v}" for k, v in same.items()))
     pca = rows["sgkit.pca(ds, n_components=10)"][0]
     randomized = rows["strata.pca(x, k=10, method='randomized')"][0]
@@ -134,9 +139,6 @@ def main():
           f"(randomized: {pca / randomized:.1f}x, without the check pass {pca / unchecked:.1f}x)")
     print(f"    randomized: errors bounded {r_rand.summary['errors_bounded']}, unchecked "
           f"{r_nocheck.summary['errors_bounded']}")
-    if not a.pca_only:
-        dist = rows["sgkit.pairwise_distance(x.T, 'euclidean')"][0]
-        print(f"  ratio sgkit.pairwise_distance / strata.king   {dist / rows['strata.king(x)'][0]:8.1f}x")
 
 
 def glm_bench(a):
@@ -164,6 +166,30 @@ def glm_bench(a):
                   f"({r.passes} passes; bytes == local: {r.coef.tobytes() == local.coef.tobytes()})   "
                   f"dask-glm cluster {t_peer:7.2f} s (max |coef - strata| {np.max(np.abs(b - r.coef)):.2e})",
                   flush=True)
+
+
+def pairs(a, x, row, rows, prefix, strata):
+    """king and grm: tasks on the cluster, the former gather route, local; sgkit's distance."""
+    import sgkit
+
+    from strata._pca import as_genotypes
+
+    _, k = row("strata.king(x)  (tasks on the cluster)", lambda: strata.king(x))
+    row("  king, codes gathered here (former route)", lambda: strata.king(as_genotypes(x)))
+    _, k_local = row("  king of the .bed, local", lambda: strata.king(prefix + ".bed"))
+    _, g = row("strata.grm(x)  (tasks on the cluster)", lambda: strata.grm(x))
+    row("  grm, codes gathered here (former route)", lambda: strata.grm(as_genotypes(x)))
+    _, g_local = row("  grm of the .bed, local", lambda: strata.grm(prefix + ".bed"))
+    same = f"king {k.tobytes() == k_local.tobytes()}, grm {g.tobytes() == g_local.tobytes()}"
+    print(f"  cluster bytes == local run: {same}", flush=True)
+    if a.sgkit_distance_runs > 0:
+        xt = x.T.astype(np.float64).rechunk((-1, a.chunk))
+        name = "sgkit.pairwise_distance(x.T, 'euclidean')"
+        rows[name] = timed(lambda: sgkit.pairwise_distance(xt, metric="euclidean").compute(), a.sgkit_distance_runs)
+        print(f"  {name:45s} {rows[name][0]:8.2f} s  (median of {a.sgkit_distance_runs})")
+        king = rows["strata.king(x)  (tasks on the cluster)"][0]
+        print(f"  ratio sgkit.pairwise_distance / strata.king   {rows[name][0] / king:8.1f}x")
+    return k
 
 
 if __name__ == "__main__":

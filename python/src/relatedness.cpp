@@ -1,4 +1,5 @@
 // Relatedness and distances as N × N numpy arrays: strata.king, strata.grm, strata.pairwise_distance.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "common.hpp"
@@ -7,6 +8,7 @@
 #include "strata/genomics/grm.hpp"
 #include "strata/genomics/king.hpp"
 #include "strata/genomics/row_distance.hpp"
+#include "strata/io/genotype_dosage.hpp"
 
 namespace strata::python {
 namespace {
@@ -45,6 +47,97 @@ DType dtype_of(const Rows& a) {
   throw StatusError(Status::Invalid("distances take integer or float32/float64 arrays"));
 }
 
+using Codes = nb::ndarray<const uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Counts = nb::ndarray<const int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using PairCounts = nb::ndarray<const int32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Packed = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// A worker's rows of packed codes (a variant range of a Dask array) as a genotype view.
+io::GenotypeViewPtr view_of_codes(const Codes& codes, int64_t samples) {
+  const auto rows = static_cast<int64_t>(codes.shape(0));
+  if (samples < 2 || static_cast<int64_t>(codes.shape(1)) != io::packed_row_bytes(samples))
+    throw StatusError(Status::Invalid("packed rows have ", codes.shape(1), " bytes, expected ",
+                                      io::packed_row_bytes(samples), " for ", samples, " samples (at least 2)"));
+  io::DosageViewBuilder b = take(io::DosageViewBuilder::make(rows, samples));
+  check(b.add_codes(0, rows, codes.data()));
+  return take(std::move(b).finish({}, {}));
+}
+
+std::vector<genomics::VariantCounts> counts_of(const Counts& c, int64_t rows) {
+  if (c.shape(1) != 4 || static_cast<int64_t>(c.shape(0)) != rows)
+    throw StatusError(Status::Invalid("counts must be (", rows, ", 4): hom_ref, het, hom_alt, missing"));
+  std::vector<genomics::VariantCounts> out(static_cast<size_t>(rows));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t* r = c.data() + 4 * i;
+    out[i] = {r[0], r[1], r[2], r[3]};
+  }
+  return out;
+}
+
+template <class T>
+nb::ndarray<nb::numpy, T> owned(std::vector<T>&& v, std::initializer_list<size_t> shape) {
+  T* p = v.data();
+  return owned_array<T>(std::move(v), p, shape);
+}
+
+// Summed pair counts (fields × n(n+1)/2) of n samples: their layout checked.
+const int32_t* pair_counts_of(const PairCounts& c, int64_t n, int64_t fields) {
+  if (n < 2 || static_cast<int64_t>(c.shape(0)) != fields || static_cast<int64_t>(c.shape(1)) != n * (n + 1) / 2)
+    throw StatusError(Status::Invalid("pair counts must be (", fields, ", n(n+1)/2) for n = ", n, " samples, got (",
+                                      c.shape(0), ", ", c.shape(1), ")"));
+  return c.data();
+}
+
+// The partial/finish split of king, grm and genotype distances for a pass split by variants
+// over a Dask cluster (python/strata/_dask_pairs.py): each task a variant range's partial,
+// the driver the finish of their sum.
+void bind_partials(nb::module_& m) {
+  m.def("select_by_counts", [](const genomics::SelectionOptions& selection, const Counts& counts) {
+    check(genomics::validate_selection(selection));
+    std::vector<int64_t> kept =
+        take(genomics::select_variants_by_counts(selection, counts_of(counts, static_cast<int64_t>(counts.shape(0)))));
+    const size_t k = kept.size();
+    return owned(std::move(kept), {k});
+  });
+  m.def("distance_metric_name", [](const std::string& metric) {
+    return genomics::distance_metric_name(take(genomics::parse_distance_metric(metric)));
+  });
+  m.def("grm_block_variants", [](int64_t n) { return genomics::grm_block_variants(n); });
+  m.def("pair_count_partial", [](const PyContext& pc, const Codes& codes, int64_t samples, bool king_only) {
+    const io::GenotypeViewPtr v = view_of_codes(codes, samples);
+    std::vector<int32_t> c = released(pc, [&] { return genomics::pair_count_partial(pc.ctx(), *v, king_only); });
+    const size_t pairs = static_cast<size_t>(samples * (samples + 1) / 2), fields = c.size() / pairs;
+    return owned(std::move(c), {fields, pairs});
+  });
+  m.def("king_from_counts", [](const PairCounts& counts, int64_t n) {
+    const int32_t* c = pair_counts_of(counts, n, backend::kKingCountFields);
+    using Matrix = Result<std::vector<double>>;
+    return square(released([&]() -> Matrix { return genomics::king_matrix_from_counts(n, c); }), n);
+  });
+  m.def("distance_from_counts", [](const PairCounts& counts, int64_t n, const std::string& metric) {
+    const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
+    const int32_t* c = pair_counts_of(counts, n, backend::kPairCountFields);
+    using Matrix = Result<std::vector<double>>;
+    return square(released([&]() -> Matrix { return genomics::distance_matrix_from_counts(n, c, spec); }), n);
+  });
+  m.def("grm_partial", [](const PyContext& pc, const Codes& codes, const Counts& counts, int64_t samples,
+                          bool meanimpute) {
+    const io::GenotypeViewPtr v = view_of_codes(codes, samples);
+    const std::vector<genomics::VariantCounts> c = counts_of(counts, v->num_variants());
+    genomics::GrmParams p;
+    p.meanimpute = meanimpute;
+    genomics::GrmPartial part = released(pc, [&] { return genomics::grm_partial(pc.ctx(), v, c, p); });
+    const auto pairs = static_cast<size_t>(samples * (samples + 1) / 2);
+    nb::object both = part.both_missing.empty() ? nb::none() : nb::cast(owned(std::move(part.both_missing), {pairs}));
+    return nb::make_tuple(owned(std::move(part.block_sums), {static_cast<size_t>(part.blocks), pairs}), both);
+  });
+  m.def("grm_from_sums", [](const Packed& sums, std::optional<Packed> both_missing, int64_t n, int64_t m) {
+    std::vector<double> s(sums.data(), sums.data() + sums.size()), b;
+    if (both_missing) b.assign(both_missing->data(), both_missing->data() + both_missing->size());
+    return square(released([&] { return genomics::grm_from_sums(n, m, s, b); }), n);
+  }, nb::arg("sums"), nb::arg("both_missing").none(), nb::arg("n"), nb::arg("m"));
+}
+
 }  // namespace
 
 void bind_relatedness(nb::module_& m) {
@@ -80,6 +173,7 @@ void bind_relatedness(nb::module_& m) {
     std::vector<double> d = released(pc, [&] { return genomics::distance_matrix(pc.ctx(), *v, spec); });
     return square(std::move(d), g.view->num_samples());
   });
+  bind_partials(m);
   m.def("row_distance", [](const PyContext& pc, const Rows& a, const std::string& metric) {
     const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
     const int64_t rows = static_cast<int64_t>(a.shape(0));

@@ -15,14 +15,30 @@ def _genotypes(x):
     return as_genotypes(x)
 
 
+def _on_cluster(x):
+    """(client, Dask dosages) when `x` is a Dask array or a Dataset of them and a
+    dask.distributed client is active: the pass then runs as tasks on the cluster
+    (_dask_pairs.py), the same bits as here; None otherwise."""
+    from ._dask_pairs import dask_input
+
+    return dask_input(x)
+
+
 def king(x, *, threads=None, memory=None, progress=None, context=None) -> np.ndarray:
     """KING-robust kinship of every pair of samples (``strata king``, plink2's
     ``--make-king``), an (samples × samples) float64 array. ``x`` is what strata.pca takes
     (a path, strata.Genotypes, (variants × samples) dosages, an sgkit Dataset). Each pair uses
     the variants both samples have observed; the diagonal is 0.5 (NaN for a sample without a
-    heterozygous call). Variants on X, Y and MT are skipped, as ``strata king`` and plink2 do."""
+    heterozygous call). Variants on X, Y and MT are skipped, as ``strata king`` and plink2 do.
+    With a dask.distributed client active, a Dask array (or a Dataset of them) runs as tasks
+    on the cluster, split by variants (the same bits)."""
+    ctx = resolve(context, threads, memory, progress)  # checked here too; the tasks run one thread each
+    cluster = _on_cluster(x)
+    if cluster is not None:
+        from . import _dask_pairs
+
+        return _dask_pairs.king(*cluster)
     g = _genotypes(x)
-    ctx = resolve(context, threads, memory, progress)
     return _core.king(ctx._core, g._view)
 
 
@@ -33,11 +49,18 @@ def grm(x, *, meanimpute: bool = False, maf: float | None = None, geno: float | 
     observe, or all variants passing ``maf``/``geno`` with ``meanimpute=True``. ``maf``/``geno``
     are plink2's ``--maf``/``--geno`` (None = not given), applied as ``strata grm`` applies them
     (the same selection as strata.pca: ``--geno`` first, MAF among founders). Variants on X, Y
-    and MT are skipped, as ``strata grm`` and plink2 do."""
+    and MT are skipped, as ``strata grm`` and plink2 do. With a dask.distributed client active,
+    a Dask array (or a Dataset of them) runs as tasks on the cluster, split by variants (the
+    same bits)."""
     from ._pca import _selection
 
-    g = _genotypes(x)
     ctx = resolve(context, threads, memory, progress)
+    cluster = _on_cluster(x)
+    if cluster is not None:
+        from . import _dask_pairs
+
+        return _dask_pairs.grm(*cluster, bool(meanimpute), _selection(maf, geno))
+    g = _genotypes(x)
     out, _ = _core.grm(ctx._core, g._view, bool(meanimpute), _selection(maf, geno))
     return out
 
@@ -51,7 +74,9 @@ def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None
     samples as observations. Each pair uses the coordinates both have observed; on complete data
     the values equal ``scipy.spatial.distance.pdist``'s. Metrics: euclidean, sqeuclidean,
     cityblock, chebyshev, minkowski:P, cosine, correlation, hamming, and for genotypes ibs and
-    allele-sharing."""
+    allele-sharing. With a dask.distributed client active, a Dataset of Dask arrays runs as
+    tasks on the cluster, split by variants (the same bits); a Dask array's rows are
+    observations, computed here."""
     from ._genotypes import Genotypes
 
     ctx = resolve(context, threads, memory, progress)
@@ -62,6 +87,11 @@ def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None
             return out
         return _core.genotype_distance(ctx._core, _genotypes(x)._view, metric)
     if isinstance(x, Genotypes) or (type(x).__name__ == "Dataset" and hasattr(x, "data_vars")):
+        cluster = _on_cluster(x) if not isinstance(x, Genotypes) else None
+        if cluster is not None:
+            from . import _dask_pairs
+
+            return _dask_pairs.genotype_distance(*cluster, metric)
         return _core.genotype_distance(ctx._core, _genotypes(x)._view, metric)
     if hasattr(x, "dask") and hasattr(x, "compute"):
         x = x.compute()

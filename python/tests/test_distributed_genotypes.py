@@ -160,6 +160,106 @@ def test_king_grm_distance_on_the_cluster_equal_local(cluster, cohort):
         np.testing.assert_array_equal(a, b)
 
 
+def _flat(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        elif v is not None:
+            yield np.asarray(v)
+
+
+def test_king_grm_distance_run_as_tasks_on_the_workers(cluster, cohort):
+    """The passes run on the workers, split by variants: one partial task per worker thread,
+    and the driver receives the combined partials (and grm's variant counts) only, never the
+    packed codes (uint8)."""
+    import dask.array as da
+
+    path, dosages = cohort
+    m, n = dosages.shape
+    g = strata.open_genotypes(path)
+    with distributed.Client(cluster) as client:
+        x = da.from_array(strata.open_genotypes(path), chunks=(700, -1))
+        received = []
+        gather = client._gather  # what Client.gather and Future.result fetch through
+
+        async def counting_gather(futures, *a, **kw):
+            out = await gather(futures, *a, **kw)
+            received.extend(_flat(out if isinstance(out, (list, tuple)) else [out]))
+            return out
+
+        client._gather = counting_gather
+        try:
+            with distributed.get_task_stream(client) as ts:
+                k = strata.king(x)
+                r = strata.grm(x, meanimpute=True, maf=0.05)
+        finally:
+            client._gather = gather
+        workers = {w for w in client.nthreads()}
+    partials = {}
+    for t in ts.data:
+        name = str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]).split("-", 1)[0]
+        partials.setdefault(name, []).append(t["worker"])
+    # king: a range per worker thread; grm: its 4,000 variants are one block (4,096 at n = 300).
+    assert len(partials.get("_pair_task", [])) == 2 and len(partials.get("_grm_task", [])) == 1, sorted(partials)
+    assert set(partials["_pair_task"] + partials["_grm_task"]) <= workers
+    assert [a.dtype for a in received if a.dtype == np.uint8] == []
+    pairs = n * (n + 1) // 2
+    shapes = sorted((str(a.dtype), a.shape) for a in received if a.ndim)
+    assert shapes == sorted([("int32", (5, pairs)), ("float64", (pairs,))] + [("int64", (c, 4)) for c in (700,) * 5
+                                                                            + (m - 3500,)]), shapes
+    np.testing.assert_array_equal(k, strata.king(g))
+    np.testing.assert_array_equal(r, strata.grm(g, meanimpute=True, maf=0.05))
+
+
+@pytest.mark.parametrize("meanimpute,maf,geno", [(False, None, None), (True, None, None), (False, 0.2, None),
+                                                 (True, 0.1, 0.012)])
+def test_grm_on_the_cluster_equals_local_bit_for_bit(cluster, cohort, meanimpute, maf, geno):
+    """Several GRM blocks per task (n = 300: blocks of 4,096 variants; 13,000 variants here, so
+    the tasks' ranges and the Dask blocks cut blocks), pairwise counts and mean imputation."""
+    import dask.array as da
+
+    _, dosages = cohort
+    d = np.concatenate([dosages] * 3 + [dosages[:1000]])
+    local = strata.grm(d, meanimpute=meanimpute, maf=maf, geno=geno)
+    with distributed.Client(cluster):
+        remote = strata.grm(da.from_array(d, chunks=(1700, -1)), meanimpute=meanimpute, maf=maf, geno=geno)
+    assert remote.tobytes() == local.tobytes()
+
+
+@pytest.mark.parametrize("metric", ["ibs", "allele-sharing", "euclidean", "correlation", "hamming"])
+def test_genotype_distances_of_a_dask_dataset_on_the_cluster(cluster, cohort, metric):
+    xr = pytest.importorskip("xarray")
+    import dask.array as da
+
+    _, dosages = cohort
+    dosage = da.from_array(dosages.astype(np.float32), chunks=(900, -1))
+    ds = xr.Dataset({"call_dosage": (("variants", "samples"), dosage)})
+    ds["call_dosage"] = ds["call_dosage"].where(ds["call_dosage"] >= 0)
+    local = strata.pairwise_distance(ds.compute(), metric)
+    with distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts:
+            remote = strata.pairwise_distance(ds, metric)
+    assert any("_pair_task" in str(t["key"]) for t in ts.data)
+    assert remote.tobytes() == local.tobytes()
+
+
+def test_cluster_errors_name_the_problem(cluster, cohort):
+    import dask.array as da
+
+    _, dosages = cohort
+    xr = pytest.importorskip("xarray")
+    ds = xr.Dataset({"call_dosage": (("variants", "samples"), da.from_array(dosages[:, :5].astype(np.float32)))})
+    with distributed.Client(cluster):
+        with pytest.raises(ValueError, match="one of euclidean.*got 'euclidian'"):
+            strata.pairwise_distance(ds, "euclidian")
+        with pytest.raises(ValueError, match=r"<dask>: 1 sample: kinship needs at least two samples"):
+            strata.king(da.from_array(dosages[:, :1]))
+        with pytest.raises(ValueError, match=r"no variants left after --maf"):
+            strata.grm(da.from_array(np.zeros((50, 10), np.int8)), maf=0.01)  # every variant monomorphic
+        with pytest.raises(ValueError, match=r"--maf must be a number from 0 to 0.5, got 0.6"):
+            strata.grm(da.from_array(dosages), maf=0.6)
+
+
 def test_vcf_zarr_store_reopens_on_workers(cluster, cohort, tmp_path):
     """A VCF Zarr store (bio2zarr's, from plink2's VCF of the cohort) pickles as its path too."""
     bio2zarr_vcf = pytest.importorskip("bio2zarr.vcf")

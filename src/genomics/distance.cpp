@@ -365,6 +365,18 @@ Result<std::vector<double>> distance_matrix(const Context& ctx, const io::Genoty
   return d;
 }
 
+std::vector<double> distance_matrix_from_counts(int64_t n, const int32_t* counts, const DistanceSpec& spec) {
+  const int64_t pairs = n * (n + 1) / 2;
+  std::vector<double> d(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) {
+      const double v = pair_distance(spec, pair_table_of(counts, pairs, i * (i + 1) / 2 + j, false), i == j);
+      d[static_cast<size_t>(i * n + j)] = v;
+      d[static_cast<size_t>(j * n + i)] = v;
+    }
+  return d;
+}
+
 Result<DistanceSummary> run_distance_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                               const DistanceOptions& options) {
   if (prefix.empty()) return Status::Invalid("distance: no output prefix");

@@ -11,6 +11,7 @@
 
 #include "core/large_alloc.hpp"
 #include "genomics/dosage_standardize.hpp"
+#include "genomics/grm_integer.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/job.hpp"
@@ -22,6 +23,8 @@
 
 namespace strata::genomics {
 namespace {
+
+using namespace grm_integer;
 
 
 // Lower-triangle tile (R, C), R ≥ C, is upper tile (C, R) of SymmetricTiles' row-major order.
@@ -40,89 +43,6 @@ constexpr int64_t kGroup = kGrmSampleGroup;
 // tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
 constexpr int64_t kFloat32Run = 128;
 
-// Exact-integer products (GrmParams::integer_products) for variants with no missing call:
-// Σ_v ŵ_v (g_iv − μ_v)(g_jv − μ_v) = S_ij − r_i − r_j + C with S_ij = Σ_v ŵ_v g_iv g_jv summed
-// as integers (Backend::gram_panels_u8s8), r_i = Σ_v ŵ_v μ_v g_iv and C = Σ_v ŵ_v μ_v². ŵ_v =
-// W_v·2^-k, W_v ≤ kWeightMax an integer of three 7-bit limbs: ~20 bits of the weight, i.e. the
-// GRM of weights within 1e-6 of plink2's (a sum of positive terms: eigenvalues move less). Codes
-// count the minor allele (g' = 2 − g where f > 1/2), which keeps S small. A run of a block's
-// variants (exponents k within K − 6 … K) sums at scale 2^-K with codes times 2^(K − k) ≤ 64
-// (the u8 side holds 2·64): every weight keeps its ~20 bits and a 1,000-sample block needs 2
-// runs, not one per exponent. Each run joins the float64 sums once: the same bits for any tiling.
-constexpr int64_t kWeightMax = 63 * (1 + 128 + 16384);  // the largest three-limb value
-constexpr int64_t kMaxQuads = 16384;                    // Backend::gram_panels_u8s8's limit
-constexpr int kMaxShift = 6;                            // codes × 2^6 ≤ 128 fit the u8 side
-constexpr int64_t kTableBytes = 80;                     // Backend::pack_u8s8's table per quad
-
-struct IntWeight {
-  int k = 0;            // ŵ = w · 2^-k
-  int64_t w = 0, a = 0;  // a ≈ w·μ': the centring weight (its rounding moves r only along 1)
-  bool flip = false;
-};
-
-struct IntRun {
-  int64_t quad0 = 0, quads = 0;
-  double scale = 0.0;
-};
-
-// Where a block's rows go: float32 panel rows, and integer runs (quads of rows, tables).
-struct BlockPlan {
-  std::vector<int32_t> float_rows, quad_rows;  // block-relative rows (4 per quad)
-  std::vector<uint8_t> tables;
-  std::vector<IntRun> runs;
-  int64_t quads = 0;
-};
-
-void put_limbs(int64_t x, int8_t limb[3]) {
-  for (int l = 0; l < 3; ++l) {
-    const int64_t r = ((x + 64) & 127) - 64;
-    limb[l] = static_cast<int8_t>(r);
-    x = (x - r) / 128;
-  }
-}
-
-BlockPlan plan_block(const std::vector<IntWeight>& iw, const std::vector<uint8_t>& eligible, int64_t v0,
-                     int64_t rows) {
-  BlockPlan bp;
-  std::vector<std::pair<int, int32_t>> order;  // (k, row): runs by exponent, rows in order
-  for (int64_t r = 0; r < rows; ++r) {
-    const auto v = static_cast<size_t>(v0 + r);
-    if (eligible[v]) order.emplace_back(iw[v].k, static_cast<int32_t>(r));
-    else bp.float_rows.push_back(static_cast<int32_t>(r));
-  }
-  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (size_t i = 0; i < order.size();) {
-    size_t e = i;
-    while (e < order.size() && order[e].first <= order[i].first + kMaxShift && e - i < size_t(4 * kMaxQuads)) ++e;
-    const int top = order[e - 1].first;  // the run's scale 2^-top; variant k: codes × 2^(top − k)
-    IntRun run{bp.quads, static_cast<int64_t>((e - i + 3) / 4), std::ldexp(1.0, -top)};
-    for (int64_t q = 0; q < run.quads; ++q) {
-      uint8_t tab[kTableBytes] = {};
-      for (int t = 0; t < 4; ++t) {
-        const size_t at = i + static_cast<size_t>(4 * q + t);
-        const bool real = at < e;
-        bp.quad_rows.push_back(order[real ? at : i].second);
-        if (!real) continue;  // padding: a zero table
-        const IntWeight& x = iw[static_cast<size_t>(v0 + order[at].second)];
-        const int factor = 1 << (top - x.k);
-        int8_t wl[3], al[3];
-        put_limbs(x.w, wl);
-        put_limbs(x.a, al);
-        for (int c = 0; c < 3; ++c) {
-          const int g = x.flip ? 2 - c : c;
-          tab[4 * t + c] = static_cast<uint8_t>(g * factor);
-          for (int l = 0; l < 3; ++l) tab[16 + 16 * l + 4 * t + c] = static_cast<uint8_t>(int8_t(g * wl[l]));
-        }
-        for (int l = 0; l < 3; ++l) tab[64 + 4 * l + t] = static_cast<uint8_t>(al[l]);
-      }
-      bp.tables.insert(bp.tables.end(), tab, tab + kTableBytes);
-    }
-    bp.runs.push_back(run);
-    bp.quads += run.quads;
-    i = e;
-  }
-  return bp;
-}
 
 // The two panels of one variant block: standardized values and, for pairwise counts, the
 // missing indicators of the block's rows that have missing calls (both packed as above); with
@@ -173,19 +93,6 @@ struct TileAccumulator {
   double* b() { return band_missing ? band_missing : both_missing.as<double>(); }
 };
 
-// acc += the integer runs' products (a diagonal tile: its lower half and diagonal).
-Status add_integer_product(const backend::Backend& be, const BlockPlan& bp, const uint8_t* codes,
-                           const int8_t* limbs, int64_t npad, const TileAccumulator& a, double* acc) {
-  const int mode = a.row0 == a.col0 ? 1 : 0;
-  for (const IntRun& run : bp.runs) {
-    const uint8_t* run_codes = codes + run.quad0 * 4 * npad + (a.col0 / kGroup) * run.quads * 4 * kGroup;
-    const int8_t* run_limbs = limbs + run.quad0 * 12 * npad + (a.row0 / kGroup) * run.quads * 12 * kGroup;
-    STRATA_RETURN_NOT_OK(
-        be.gram_panels_u8s8(run_codes, run_limbs, run.quads, a.rows, a.cols, mode, run.scale, acc, a.cols));
-  }
-  return Status::OK();
-}
-
 // acc += the tile's product over the k packed rows of a float64 panel, one run at a time.
 // Diagonal tiles compute their lower half and diagonal (mirrored at the end of the pass).
 Status add_product_f64(const backend::Backend& be, const double* panel, int64_t k, int64_t npad,
@@ -196,6 +103,18 @@ Status add_product_f64(const backend::Backend& be, const double* panel, int64_t 
     const double* run = panel + k0 * npad;
     STRATA_RETURN_NOT_OK(be.gram_panels_f64(run + a.row0 * kk, run + a.col0 * kk, kk, a.rows, a.cols, mode, acc, a.cols));
   }
+  return Status::OK();
+}
+
+// acc += the block's float64 product, its runs summed apart first (from zero, in run order):
+// a block is the unit grm_partial() hands a cluster's driver, which adds the blocks in order
+// just so, and gets the bits of this pass.
+Status add_block_f64(const backend::Backend& be, const double* panel, int64_t k, int64_t npad,
+                     const TileAccumulator& a, double* acc) {
+  thread_local std::vector<double> block;  // one tile's worth per worker thread
+  block.assign(static_cast<size_t>(a.rows * a.cols), 0.0);
+  STRATA_RETURN_NOT_OK(add_product_f64(be, panel, k, npad, a, block.data()));
+  for (int64_t e = 0; e < a.rows * a.cols; ++e) acc[e] += block[static_cast<size_t>(e)];
   return Status::OK();
 }
 
@@ -639,12 +558,15 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
       ctx, plan.tiles, band.mine, plan.num_blocks, [&](int64_t b, int slot) { return reader.read(b, slot); },
       [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
         TileAccumulator& a = band.acc[static_cast<size_t>(band.slot_of[static_cast<size_t>(u)])];
-        STRATA_RETURN_NOT_OK(plan.f64 ? add_product_f64(be, p.values64[slot].data(), p.rows[slot], plan.npad, a, a.s())
-                                      : add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
+        if (plan.f64) {
+          STRATA_RETURN_NOT_OK(add_block_f64(be, p.values64[slot].data(), p.rows[slot], plan.npad, a, a.s()));
+        } else {
+          STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
+        }
         if (plan.integer)
           STRATA_RETURN_NOT_OK(add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])],
-                                                   p.icodes[slot].data(), p.ilimbs[slot].data(), plan.npad, a,
-                                                   a.s()));
+                                                   p.icodes[slot].data(), p.ilimbs[slot].data(), plan.npad,
+                                                   {a.row0, a.rows, a.col0, a.cols}, a.s()));
         if (plan.pairwise && p.mrows[slot] > 0)
           return add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
         return Status::OK();
@@ -761,21 +683,115 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
   return plan.info;
 }
 
+namespace {
+
+// A sink writing each tile and its mirror into the n × n row-major `g`.
+GrmTileSink dense_sink(std::vector<double>& g, int64_t n) {
+  return [&g, n](const GrmTile& t) -> Status {
+    for (int64_t r = 0; r < t.rows; ++r)
+      for (int64_t c = 0; c < t.cols; ++c) {
+        const double v = t.values[r * t.cols + c];
+        g[static_cast<size_t>((t.row0 + r) * n + t.col0 + c)] = v;
+        g[static_cast<size_t>((t.col0 + c) * n + t.row0 + r)] = v;
+      }
+    return Status::OK();
+  };
+}
+
+}  // namespace
+
+Result<GrmPartial> grm_partial(const Context& ctx, const io::GenotypeViewPtr& view,
+                               const std::vector<VariantCounts>& counts, const GrmParams& params) {
+  if (!view) return Status::Invalid("grm: no genotype view");
+  const int64_t n = view->num_samples();
+  if (static_cast<int64_t>(counts.size()) != view->num_variants())
+    return Status::Invalid("grm: ", counts.size(), " variant counts for ", view->num_variants(), " variants");
+  if (n < 2) return Status::InvalidData(view->describe(), ": a relationship matrix needs at least 2 samples, got ", n);
+  GrmParams p = params;
+  p.tile = 0;
+  STRATA_ASSIGN_OR_RETURN(const GrmPlan plan, plan_grm(ctx, view, counts, p));
+  if (!plan.f64 || plan.integer || plan.dosages)
+    return Status::Invalid("grm: partial sums are those of the float64 route on hard calls");
+  const backend::Backend& be = backend::of(ctx);
+  BlockReader reader(ctx, plan);
+  const Panels& panels = reader.panels();
+  const int64_t pairs = n * (n + 1) / 2, per_side = plan.tiles.per_side;
+  GrmPartial out;
+  out.samples = n;
+  out.variants = plan.m;
+  out.blocks = plan.num_blocks;
+  out.block_sums.assign(static_cast<size_t>(plan.num_blocks * pairs), 0.0);
+  if (plan.pairwise) out.both_missing.assign(static_cast<size_t>(pairs), 0.0);
+  // Lower tiles (R, C ≤ R), each written by one task: tile k is the k-th of the row-major order.
+  std::vector<TileAccumulator> tiles;
+  for (int64_t r = 0; r < per_side; ++r)
+    for (int64_t c = 0; c <= r; ++c) {
+      TileAccumulator a;
+      a.row0 = r * plan.tile;
+      a.rows = std::min(plan.tile, n - a.row0);
+      a.col0 = c * plan.tile;
+      a.cols = std::min(plan.tile, n - a.col0);
+      tiles.push_back(std::move(a));
+    }
+  auto scatter = [&](const TileAccumulator& a, const std::vector<double>& v, double* dst, bool add) {
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t j = 0; j < a.cols && a.col0 + j <= a.row0 + i; ++j) {
+        double& d = dst[lower_pair(a.row0 + i, a.col0 + j)];
+        d = add ? d + v[static_cast<size_t>(i * a.cols + j)] : v[static_cast<size_t>(i * a.cols + j)];
+      }
+  };
+  for (int64_t b = 0; b < plan.num_blocks; ++b) {
+    STRATA_RETURN_NOT_OK(reader.read(b, 0));
+    double* sums = out.block_sums.data() + b * pairs;
+    STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(static_cast<int64_t>(tiles.size()), [&](int64_t t) -> Status {
+      const TileAccumulator& a = tiles[static_cast<size_t>(t)];
+      std::vector<double> v(static_cast<size_t>(a.rows * a.cols), 0.0);
+      STRATA_RETURN_NOT_OK(add_product_f64(be, panels.values64[0].data(), panels.rows[0], plan.npad, a, v.data()));
+      scatter(a, v, sums, false);
+      if (!plan.pairwise || panels.mrows[0] == 0) return Status::OK();
+      std::fill(v.begin(), v.end(), 0.0);
+      STRATA_RETURN_NOT_OK(add_product(be, panels.missing[0].data(), panels.mrows[0], plan.npad, a, v.data(), false));
+      scatter(a, v, out.both_missing.data(), true);
+      return Status::OK();
+    }));
+  }
+  return out;
+}
+
+Result<std::vector<double>> grm_from_sums(int64_t n, int64_t m, const std::vector<double>& sums,
+                                          const std::vector<double>& both_missing) {
+  const int64_t pairs = n * (n + 1) / 2;
+  if (n < 2 || m < 1 || static_cast<int64_t>(sums.size()) != pairs ||
+      (!both_missing.empty() && static_cast<int64_t>(both_missing.size()) != pairs))
+    return Status::Invalid("grm: sums of ", sums.size(), " pairs (both-missing: ", both_missing.size(), ") for ", n,
+                           " samples and ", m, " variants (expected n(n+1)/2 = ", pairs, ")");
+  GrmPlan plan;  // what finish_band reads: the grid, M, pairwise counts
+  plan.n = n;
+  plan.m = m;
+  plan.pairwise = !both_missing.empty();
+  plan.tile = grm_tile(n, 0);
+  plan.tiles = SymmetricTiles::make(n, plan.tile);
+  STRATA_ASSIGN_OR_RETURN(BandTiles band, band_tiles(plan, 0, plan.tiles.per_side, 0, 1));
+  for (TileAccumulator& a : band.acc)
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t j = 0; j < a.cols && a.col0 + j <= a.row0 + i; ++j) {
+        const auto at = static_cast<size_t>(lower_pair(a.row0 + i, a.col0 + j));
+        a.s()[i * a.cols + j] = sums[at];
+        if (plan.pairwise) a.b()[i * a.cols + j] = both_missing[at];
+      }
+  std::vector<double> g(static_cast<size_t>(n * n));
+  std::vector<double> missing_per_sample(static_cast<size_t>(plan.pairwise ? n : 0), 0.0);
+  STRATA_RETURN_NOT_OK(finish_band(plan, {}, band, missing_per_sample, dense_sink(g, n)));
+  return g;
+}
+
 Result<std::vector<double>> compute_grm_dense(const Context& ctx, const io::GenotypeViewPtr& view,
                                               const GrmParams& params, GrmInfo* info) {
   if (!view) return Status::Invalid("grm: no genotype view");
   const int64_t n = view->num_samples();
   std::vector<double> g;
   g.resize(static_cast<size_t>(std::max<int64_t>(n, 0) * std::max<int64_t>(n, 0)));
-  STRATA_ASSIGN_OR_RETURN(GrmInfo i, compute_grm(ctx, view, params, [&](const GrmTile& t) -> Status {
-                            for (int64_t r = 0; r < t.rows; ++r)
-                              for (int64_t c = 0; c < t.cols; ++c) {
-                                const double v = t.values[r * t.cols + c];
-                                g[static_cast<size_t>((t.row0 + r) * n + t.col0 + c)] = v;
-                                g[static_cast<size_t>((t.col0 + c) * n + t.row0 + r)] = v;
-                              }
-                            return Status::OK();
-                          }));
+  STRATA_ASSIGN_OR_RETURN(GrmInfo i, compute_grm(ctx, view, params, dense_sink(g, n)));
   if (info) *info = i;
   return g;
 }

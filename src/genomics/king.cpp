@@ -170,6 +170,18 @@ Result<std::vector<double>> king_matrix(const Context& ctx, const io::GenotypeVi
   return k;
 }
 
+std::vector<double> king_matrix_from_counts(int64_t n, const int32_t* counts) {
+  const int64_t pairs = n * (n + 1) / 2;
+  std::vector<double> k(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) {
+      const double v = king_kinship(pair_table_of(counts, pairs, i * (i + 1) / 2 + j, true));
+      k[static_cast<size_t>(i * n + j)] = v;
+      k[static_cast<size_t>(j * n + i)] = v;
+    }
+  return k;
+}
+
 Result<KingSummary> run_king_to_files(const Context& ctx, const std::string& input, const std::string& prefix,
                                       const KingOptions& options) {
   if (prefix.empty()) return Status::Invalid("king: no output prefix");

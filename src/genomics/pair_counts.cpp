@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -74,6 +75,34 @@ int64_t PairTable::sum_a2() const { return (c[1][0] + c[1][1] + c[1][2]) + 4 * (
 int64_t PairTable::sum_b() const { return (c[0][1] + c[1][1] + c[2][1]) + 2 * (c[0][2] + c[1][2] + c[2][2]); }
 int64_t PairTable::sum_b2() const { return (c[0][1] + c[1][1] + c[2][1]) + 4 * (c[0][2] + c[1][2] + c[2][2]); }
 int64_t PairTable::sum_ab() const { return c[1][1] + 2 * (c[1][2] + c[2][1]) + 4 * c[2][2]; }
+
+Result<std::vector<int32_t>> pair_count_partial(const Context& ctx, const io::GenotypeView& view, bool king_only) {
+  const int64_t n = view.num_samples(), pairs = n * (n + 1) / 2;
+  if (view.num_variants() > std::numeric_limits<int32_t>::max())
+    return Status::InvalidData(view.describe(), ": ", view.num_variants(),
+                               " variants: a partial of pair counts takes fewer than 2^31");
+  const int64_t fields = king_only ? backend::kKingCountFields : kPairCountFields;
+  std::vector<int32_t> out(static_cast<size_t>(fields * pairs), 0);
+  PairPassOptions o;
+  o.king_only = king_only;
+  STRATA_RETURN_NOT_OK(for_each_pair_tile(ctx, view, o, [&](const PairTile& pt) -> Status {
+    for (int64_t r = 0; r < pt.rows; ++r)
+      for (int64_t c = 0; c < pt.cols && pt.col0 + c <= pt.row0 + r; ++c) {
+        const int64_t p = (pt.row0 + r) * (pt.row0 + r + 1) / 2 + pt.col0 + c;
+        for (int64_t f = 0; f < fields; ++f)
+          out[static_cast<size_t>(f * pairs + p)] = static_cast<int32_t>(pt.counts[(f * pt.rows + r) * pt.ldc + c]);
+      }
+    return Status::OK();
+  }));
+  return out;
+}
+
+PairTable pair_table_of(const int32_t* counts, int64_t pairs, int64_t p, bool king_only) {
+  int64_t f[kPairCountFields];
+  const int64_t fields = king_only ? backend::kKingCountFields : kPairCountFields;
+  for (int64_t k = 0; k < fields; ++k) f[k] = counts[k * pairs + p];
+  return king_only ? PairTable::from_king_fields(f, 1) : PairTable::from_fields(f, 1);
+}
 
 int64_t pair_tile_size(int64_t n, const PairPassOptions& options) {
   if (options.tile > 0) return (options.tile + 7) / 8 * 8;

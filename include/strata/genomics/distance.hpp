@@ -101,6 +101,9 @@ double pair_distance(const DistanceSpec& spec, const PairTable& t, bool same_sam
 /// \brief The N × N matrix (row-major) of `view`'s samples.
 Result<std::vector<double>> distance_matrix(const Context& ctx, const io::GenotypeView& view,
                                             const DistanceSpec& spec, const PairPassOptions& pass = {});
+/// \brief distance_matrix() from the summed pair counts of a pass split by variants
+/// (pair_count_partial(), summed): the same values, bit for bit.
+std::vector<double> distance_matrix_from_counts(int64_t n, const int32_t* counts, const DistanceSpec& spec);
 
 struct DistanceOptions {
   DistanceSpec metric;

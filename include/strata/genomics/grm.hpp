@@ -133,6 +133,36 @@ Result<GrmInfo> compute_grm(const Context& ctx, const io::GenotypeViewPtr& view,
                             const std::vector<VariantCounts>& counts, const GrmParams& params,
                             const GrmTileSink& sink);
 
+/// \brief Position of the pair (i, j), j ≤ i, in a packed lower triangle (diagonal included).
+inline int64_t lower_pair(int64_t i, int64_t j) { return i * (i + 1) / 2 + j; }
+
+/// \brief One variant range's share of the float64 GRM pass (GrmParams::float64, codes: the
+/// route strata.grm takes), for a pass split by variants over a cluster (python/strata/
+/// _dask_pairs.py). The pass adds each tile's products block by block (grm_block_variants(n)
+/// variants: a block's runs are summed apart, then added to the accumulator in block order),
+/// so a range that starts at a block boundary of the whole pass's variants returns exactly the
+/// blocks' sums the pass adds: `block_sums` (blocks × pairs, pairs = n(n+1)/2, the lower
+/// triangle packed by lower_pair) and `both_missing`, the pairs' both-missing counts over the
+/// range (exact integers; empty without pairwise counts: meanimpute, or no missing call in the
+/// range). Adding every range's block sums in block order, starting from zeros, gives the
+/// pass's raw sums bit for bit; grm_from_sums() finishes them.
+struct GrmPartial {
+  int64_t samples = 0, variants = 0, blocks = 0;
+  std::vector<double> block_sums;
+  std::vector<double> both_missing;
+};
+
+/// \brief The partial of `view`'s variants (`counts`: theirs, frequencies as the whole pass
+/// takes them). Invalid for parameters other than the float64 route of codes.
+Result<GrmPartial> grm_partial(const Context& ctx, const io::GenotypeViewPtr& view,
+                               const std::vector<VariantCounts>& counts, const GrmParams& params);
+
+/// \brief The GRM (N × N, row-major) from the raw sums of the pass over `m` variants: `sums`
+/// and `both_missing` (empty: every pair has M) packed as in GrmPartial. The same finish as
+/// compute_grm() (division by M or M_ab).
+Result<std::vector<double>> grm_from_sums(int64_t n, int64_t m, const std::vector<double>& sums,
+                                          const std::vector<double>& both_missing);
+
 /// \brief The whole GRM as an N × N symmetric matrix, row-major (N² doubles).
 Result<std::vector<double>> compute_grm_dense(const Context& ctx, const io::GenotypeViewPtr& view,
                                               const GrmParams& params, GrmInfo* info = nullptr);

@@ -48,6 +48,10 @@ double king_kinship(const PairTable& t);
 Result<std::vector<double>> king_matrix(const Context& ctx, const io::GenotypeView& view,
                                         const PairPassOptions& pass = {});
 
+/// \brief king_matrix() from the summed KING counts of a pass split by variants
+/// (pair_count_partial() with king_only, summed): the same values, bit for bit.
+std::vector<double> king_matrix_from_counts(int64_t n, const int32_t* counts);
+
 /// \brief Options of run_king_to_files().
 struct KingOptions {
   bool table = false;             ///< write `P.kin0` instead of `P.king` + `P.king.id`

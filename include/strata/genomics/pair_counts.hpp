@@ -141,6 +141,17 @@ Status for_each_pair_tile(const Context& ctx, const io::GenotypeView& view, cons
                           const std::function<Status(const PairTile&, PreparedTile&)>& prepare,
                           const std::function<Status(const PairTile&, PreparedTile&)>& commit);
 
+/// \brief The joint counts of every pair (i, j ≤ i) over all of `view`'s variants: field f of
+/// the pair at lower_pair(i, j) (grm.hpp's packing) is counts[f·pairs + p], pairs = n(n+1)/2,
+/// fields in backend::KingCountField order with king_only, else PairCountField. One variant
+/// range's share of the pass: counts add exactly, so the partials of disjoint ranges summed in
+/// any order are the counts of their union (a cluster splits the pass so, python/strata/
+/// _dask_pairs.py); pair_table_of() reads a pair's table. InvalidData from 2^31 variants on.
+Result<std::vector<int32_t>> pair_count_partial(const Context& ctx, const io::GenotypeView& view, bool king_only);
+
+/// \brief The table of pair p of summed partial counts (layout as pair_count_partial()).
+PairTable pair_table_of(const int32_t* counts, int64_t pairs, int64_t p, bool king_only);
+
 /// \brief The tile side the pass uses for `n` samples under `options`.
 int64_t pair_tile_size(int64_t n, const PairPassOptions& options);
 
