@@ -122,7 +122,7 @@ TEST(SampleTable, InMemoryEqualsItsFile) {
   // categorical covariate, A numbers as a matrix column (stride 2), E empty.
   write_file(tmp.str("p.txt"), "#FID IID Q B\nf a 1.5 1\nf b -9 2\nf c 2.25 0\nf d NA 2\n");
   write_file(tmp.str("c.txt"), "#FID IID P A E\nf a EUR 30 NA\nf b AFR 41 NA\nf c NA 50 NA\nf d EAS 29 -9\n");
-  const double q[] = {1.5, -9, 2.25, nan}, b[] = {1, 2, 0, nan}, e[] = {nan, nan, nan, -9};
+  const double q[] = {1.5, -9, 2.25, nan}, b[] = {1, 2, 0, 2}, e[] = {nan, nan, nan, -9};
   const double a2[] = {30, 0, 41, 0, 50, 0, 29, 0};
   SampleTableData pd;
   pd.source = "the phenotype table";
