@@ -95,7 +95,8 @@ def _columns(table, what: str, samples_of):
             n = len(iids)
         if "IID" in cols:
             key = table[cols["IID"]].astype(str).tolist()
-            data = table.drop(columns=[cols[c] for c in ("FID", "IID") if c in cols])
+            ids = {cols[c] for c in ("FID", "IID") if c in cols}
+            data = [c for c in table.columns if c not in ids]  # (DataFrame.drop costs ~0.7 ms)
             if "FID" in cols:
                 where = {(f, s): i for i, (f, s) in enumerate(zip(fids, iids))}
                 rows = [where.get(k, -1) for k in zip(table[cols["FID"]].astype(str).tolist(), key)]
@@ -103,7 +104,7 @@ def _columns(table, what: str, samples_of):
                 where = {s: i for i, s in enumerate(iids)}
                 rows = [where.get(k, -1) for k in key]
         elif not _is_range(table.index) and table.index.astype(str).isin(list(iids)).any():
-            data = table
+            data = list(table.columns)
             where = {s: i for i, s in enumerate(iids)}
             rows = [where.get(s, -1) for s in table.index.astype(str)]
         else:  # by position: the library checks the length
@@ -112,9 +113,9 @@ def _columns(table, what: str, samples_of):
         if not (rows >= 0).any():
             raise ValueError(f"the {what} table names none of the input's {n} samples (IID column or index)")
         kept = rows >= 0
-        names, out = [str(c) for c in data.columns], []
-        for c in data.columns:
-            vals = data[c].to_numpy()
+        names, out = [str(c) for c in data], []
+        for c in data:
+            vals = table[c].to_numpy()
             numeric = vals.dtype.kind in "biuf"
             col = np.full(n, np.nan if numeric else None, dtype=np.float64 if numeric else object)
             col[rows[kept]] = vals[kept]
