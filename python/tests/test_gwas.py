@@ -141,6 +141,12 @@ def test_in_memory_tables_need_no_files_nor_sample_ids(cohort, monkeypatch):
     for col in ("OR", "LOG(OR)_SE", "P"):
         assert np.array_equal(r.table[col].to_numpy(), by_file.table[col].to_numpy(), equal_nan=True), col
     assert r.run_summary["covariates"] == ["C2", "POP=EUR"]
+    (d / "keep.txt").write_text("".join(f"F{j} S{j}\n" for j in range(0, 400, 2)))  # rows follow the selection
+    kf = strata.gwas(d / "c.bed", d / "b01.txt", d / "cat.txt", zero_one=True, keep=d / "keep.txt", threads=1)["B"]
+    km = strata.gwas(d / "c.bed", {"B": b01}, {"C2": cov[:, 1], "POP": pop}, zero_one=True, keep=d / "keep.txt",
+                     threads=1)["B"]
+    assert km.samples == kf.samples < r.samples
+    assert np.array_equal(km.table["P"].to_numpy(), kf.table["P"].to_numpy(), equal_nan=True)
     with pytest.raises(ValueError, match="the covariate table row 1: covariate 'Z' value 'a b' cannot be empty"):
         strata.gwas(d / "c.bed", {"B": b01}, {"Z": np.array(["a b"] * 400, dtype=object)}, threads=1)
     with pytest.raises(ValueError, match="the phenotype table: no phenotype column named 'X'"):
