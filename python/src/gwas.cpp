@@ -6,6 +6,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -26,9 +27,40 @@ std::optional<T> get(const nb::dict& d, const char* key) {
   return nb::cast<T>(d[key]);
 }
 
+using Column = nb::ndarray<const double, nb::ndim<1>, nb::device::cpu>;
+
+// An in-memory table as _gwas.py hands it over: (source, rows, [(name, float64 array or list of
+// str)]). The arrays are read in place (any stride): the options dict keeps them alive.
+std::shared_ptr<const genomics::SampleTableData> table_of(const nb::handle& h) {
+  auto t = std::make_shared<genomics::SampleTableData>();
+  const nb::tuple tup = nb::cast<nb::tuple>(h);
+  t->source = nb::cast<std::string>(tup[0]);
+  t->rows = nb::cast<int64_t>(tup[1]);
+  for (nb::handle item : nb::cast<nb::list>(tup[2])) {
+    const nb::tuple pair = nb::cast<nb::tuple>(item);
+    genomics::SampleTableData::Column c;
+    c.name = nb::cast<std::string>(pair[0]);
+    Column a;
+    if (nb::try_cast(pair[1], a, /*convert=*/false)) {
+      if (static_cast<int64_t>(a.shape(0)) != t->rows)
+        throw nb::value_error((t->source + ": column '" + c.name + "' has " + std::to_string(a.shape(0)) +
+                               " values; it must have one value per sample of the input (" +
+                               std::to_string(t->rows) + ")").c_str());
+      c.values = a.data();
+      c.stride = a.stride(0);
+    } else {
+      c.cells = nb::cast<std::vector<std::string>>(pair[1]);
+    }
+    t->columns.push_back(std::move(c));
+  }
+  return t;
+}
+
 // strata.gwas's keywords (python/strata/_gwas.py) as the library's options.
 genomics::GwasOptions options_of(const nb::dict& d) {
   genomics::GwasOptions o;
+  if (d.contains("pheno_table") && !d["pheno_table"].is_none()) o.pheno_table = table_of(d["pheno_table"]);
+  if (d.contains("covar_table") && !d["covar_table"].is_none()) o.covar_table = table_of(d["covar_table"]);
   o.pheno_path = get<std::string>(d, "pheno").value_or("");
   o.pheno_names = get<std::vector<std::string>>(d, "pheno_name").value_or(std::vector<std::string>{});
   o.covar_path = get<std::string>(d, "covar").value_or("");

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 
 import numpy as np
 
@@ -64,16 +63,12 @@ def _text(v) -> str:
         return "NA"
     if isinstance(v, (float, np.floating)):
         return repr(float(v))
-    s = str(v)
-    if not s or any(c.isspace() for c in s):
-        raise ValueError(f"table value {s!r}: plink2 tables are whitespace-separated, so values cannot be empty or "
-                         "hold spaces")
-    return s
+    return str(v)
 
 
-def _cells(col, phenotype: bool) -> list:
-    """A column as table cells: numbers by their shortest round-trip text (the same float64 back),
-    NaN/None as NA; a phenotype of only 0/1 (or bool) values as plink2's 1/2 (control/case)."""
+def _column(col):
+    """A column as the library takes it: float64 values (a C-contiguous or strided float64 array
+    as it is, without a copy) or, for text, its cells."""
     a = np.asarray(col)
     if a.dtype.kind == "O":
         try:
@@ -82,32 +77,26 @@ def _cells(col, phenotype: bool) -> list:
             return [_text(v) for v in a]
     if a.dtype.kind not in "biuf":
         return [_text(v) for v in a]
-    f = a.astype(np.float64)
-    missing = np.isnan(f)
-    present = f[~missing]
-    if phenotype and present.size and np.isin(present, (0.0, 1.0)).all():
-        out = ["2" if x == 1.0 else "1" for x in f.tolist()]
-    else:
-        out = list(map(str if a.dtype.kind in "iu" else repr, (a if a.dtype.kind in "iu" else f).tolist()))
-    for i in np.flatnonzero(missing).tolist():
-        out[i] = "NA"
-    return out
+    return a if a.dtype == np.float64 else a.astype(np.float64)
 
 
-def _columns(table, what: str, samples):
+def _columns(table, what: str, samples_of):
     """(names, columns aligned to the samples) of an in-memory table: a pandas DataFrame (by an
     IID/FID column, else by its index of sample IDs, else by position), a Series, a dict of
     arrays or a numpy array (samples, or samples × columns; by position). Rows for samples the
-    input lacks are left out (missing); a sample without a row is missing."""
-    fids, iids = samples
-    n = len(iids)
+    input lacks are left out (missing); a sample without a row is missing. `samples_of()` gives
+    the input's (FIDs, IIDs), asked only for a table matched by sample IDs."""
     if type(table).__module__.split(".")[0] == "pandas" and not hasattr(table, "columns"):  # a Series
         table = table.to_frame(name=table.name if table.name is not None else f"{what.upper()}1")
     if _is_dataframe(table):
         cols = {str(c).lstrip("#"): c for c in table.columns}
+        if "IID" in cols or not _is_range(table.index):
+            fids, iids = samples_of()
+            n = len(iids)
         if "IID" in cols:
             key = table[cols["IID"]].astype(str).tolist()
-            data = table.drop(columns=[cols[c] for c in ("FID", "IID") if c in cols])
+            ids = {cols[c] for c in ("FID", "IID") if c in cols}
+            data = [c for c in table.columns if c not in ids]  # (DataFrame.drop costs ~0.7 ms)
             if "FID" in cols:
                 where = {(f, s): i for i, (f, s) in enumerate(zip(fids, iids))}
                 rows = [where.get(k, -1) for k in zip(table[cols["FID"]].astype(str).tolist(), key)]
@@ -115,22 +104,18 @@ def _columns(table, what: str, samples):
                 where = {s: i for i, s in enumerate(iids)}
                 rows = [where.get(k, -1) for k in key]
         elif not _is_range(table.index) and table.index.astype(str).isin(list(iids)).any():
-            data = table
+            data = list(table.columns)
             where = {s: i for i, s in enumerate(iids)}
             rows = [where.get(s, -1) for s in table.index.astype(str)]
-        else:
-            if len(table) != n:
-                raise ValueError(f"the {what} table has {len(table)} rows and no IID column or index of sample IDs; "
-                                 f"it must then have one row per sample ({n})")
-            data = table
-            rows = list(range(n))
+        else:  # by position: the library checks the length
+            return [str(c) for c in table.columns], [table[c].to_numpy() for c in table.columns]
         rows = np.asarray(rows, dtype=np.int64)
         if not (rows >= 0).any():
             raise ValueError(f"the {what} table names none of the input's {n} samples (IID column or index)")
         kept = rows >= 0
-        names, out = [str(c) for c in data.columns], []
-        for c in data.columns:
-            vals = data[c].to_numpy()
+        names, out = [str(c) for c in data], []
+        for c in data:
+            vals = table[c].to_numpy()
             numeric = vals.dtype.kind in "biuf"
             col = np.full(n, np.nan if numeric else None, dtype=np.float64 if numeric else object)
             col[rows[kept]] = vals[kept]
@@ -148,8 +133,8 @@ def _columns(table, what: str, samples):
         names = [f"{what.upper()}{i + 1}" for i in range(a.shape[1])]
         arrays = [a[:, i] for i in range(a.shape[1])]
     for name, v in zip(names, arrays):
-        if v.shape != (n,):
-            raise ValueError(f"{what} column {name!r} has shape {v.shape}; it must have one value per sample ({n})")
+        if v.ndim != 1:
+            raise ValueError(f"{what} column {name!r} has shape {v.shape}; it must have one value per sample")
     return names, arrays
 
 
@@ -157,52 +142,23 @@ def _is_range(index) -> bool:
     return type(index).__name__ == "RangeIndex"
 
 
-def _table_text(table, what: str, samples) -> str:
-    names, cols = _columns(table, what, samples)
-    fids, iids = samples
-    for name in names:
-        if not name or any(c.isspace() for c in name):
-            raise ValueError(f"{what} column name {name!r} cannot be empty or hold spaces")
-    with_fid = any(f not in ("", "0") for f in fids)
-    cells = ([list(fids)] if with_fid else []) + [list(iids)] + [_cells(c, what == "pheno") for c in cols]
-    head = ("#FID\tIID\t" if with_fid else "#IID\t") + "\t".join(names) + "\n"
-    return head + "\n".join(map("\t".join, zip(*cells))) + "\n"
+_TABLE_NAMES = {"pheno": "the phenotype table", "covar": "the covariate table"}
 
 
-class _Tables:
-    """The phenotype and covariate tables as files the library reads: paths as given, in-memory
-    tables written to a temporary folder (removed at close)."""
-
-    def __init__(self, pheno, covar, samples_of):
-        self._dir = None
-        self.texts = {}
-        self.paths = {}
-        for what, table in (("pheno", pheno), ("covar", covar)):
-            if table is None:
-                continue
-            if isinstance(table, (str, os.PathLike)):
-                self.paths[what] = os.fspath(table)
-                continue
-            self.texts[what] = _table_text(table, what, samples_of())
-            if self._dir is None:
-                self._dir = tempfile.TemporaryDirectory(prefix="strata-gwas-")
-            path = os.path.join(self._dir.name, f"{what}.txt")
-            with open(path, "w") as f:
-                f.write(self.texts[what])
-            self.paths[what] = path
-
-    def contents(self):
-        """Every table's text (what a task on another machine writes for itself)."""
-        out = dict(self.texts)
-        for what, path in self.paths.items():
-            if what not in out:
-                with open(path) as f:
-                    out[what] = f.read()
-        return out
-
-    def close(self):
-        if self._dir is not None:
-            self._dir.cleanup()
+def _tables(pheno, covar, samples_of) -> dict:
+    """The options naming the tables: paths as given, in-memory tables as (source, rows,
+    [(name, float64 array or text cells)]) — no text, no files; numbers are read in place."""
+    out = {}
+    for what, table in (("pheno", pheno), ("covar", covar)):
+        if table is None:
+            continue
+        if isinstance(table, (str, os.PathLike)):
+            out[what] = os.fspath(table)
+            continue
+        names, cols = _columns(table, what, samples_of)
+        cols = [_column(c) for c in cols]
+        out[what + "_table"] = (_TABLE_NAMES[what], len(cols[0]) if cols else 0, list(zip(names, cols)))
+    return out
 
 
 # --------------------------------------------------------------------------- results
@@ -320,33 +276,20 @@ def _task_context():
     return _core.make_context(1, None, None)
 
 
-def _write_tables(folder, texts, options):
-    o = dict(options)
-    for what, text in texts.items():
-        path = os.path.join(folder, f"{what}.txt")
-        with open(path, "w") as f:
-            f.write(text)
-        o[what] = path
-    return o
+def _path_share(path, options, begin, end):
+    """One share of a run on a path: variants [begin, end) of the selected ones. In-memory
+    tables arrive in `options` as their numpy columns."""
+    o = dict(options, variant_begin=begin, variant_end=end)
+    return _core.gwas_share(_task_context(), path, o, 0)
 
 
-def _path_share(path, options, texts, begin, end):
-    """One share of a run on a path: variants [begin, end) of the selected ones."""
-    with tempfile.TemporaryDirectory(prefix="strata-gwas-") as d:
-        o = _write_tables(d, texts, options)
-        o["variant_begin"], o["variant_end"] = begin, end
-        return _core.gwas_share(_task_context(), path, o, 0)
-
-
-def _array_share(block, ids, options, texts, start):
+def _array_share(block, ids, options, start):
     """One share of a run on a Dask array: its rows (float dosages kept) from row `start`."""
     view = _core.dosage_view(np.asarray(block), ids)
-    with tempfile.TemporaryDirectory(prefix="strata-gwas-") as d:
-        o = _write_tables(d, texts, options)
-        return _core.gwas_share(_task_context(), view, o, int(start))
+    return _core.gwas_share(_task_context(), view, options, int(start))
 
 
-def _shares(client, kind, src, ids, options, texts, ctx):
+def _shares(client, kind, src, ids, options, ctx):
     """Submit the shares and gather their bytes in variant order."""
     threads = max(1, sum(client.nthreads().values()))
     if kind == "path":
@@ -357,7 +300,7 @@ def _shares(client, kind, src, ids, options, texts, ctx):
         blocks = -(-m // block)
         cuts = np.linspace(0, blocks, min(blocks, 2 * threads) + 1).round().astype(int) * block
         cuts[-1] = m
-        futures = [client.submit(_path_share, src, options, texts, int(a), int(b), pure=False)
+        futures = [client.submit(_path_share, src, options, int(a), int(b), pure=False)
                    for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         return client.gather(futures)
     n = int(src.shape[1])
@@ -366,7 +309,7 @@ def _shares(client, kind, src, ids, options, texts, ctx):
     x = src.rechunk({0: rows, 1: -1})
     starts = np.concatenate([[0], np.cumsum(x.chunks[0])[:-1]]).astype(np.int64)
     blocks = x.to_delayed().ravel().tolist()
-    futures = [client.submit(_array_share, b, ids, options, texts, int(s), pure=False)
+    futures = [client.submit(_array_share, b, ids, options, int(s), pure=False)
                for b, s in zip(client.compute(blocks), starts)]
     return client.gather(futures)
 
@@ -426,25 +369,19 @@ def gwas(x, pheno, covar=None, *, pheno_name=None, covar_name=None, model: str =
         # The samples (and the model) from the first row; the variant filters run in the tasks.
         stand_in = _core.dosage_view(np.asarray(src[:1].compute()), ids)
     samples_source = stand_in if stand_in is not None else src
-    tables = _Tables(pheno, covar, lambda: _core.gwas_samples(samples_source, {"sample": sample}))
-    try:
-        options.update(tables.paths)
-        if "pheno" not in options:
-            raise ValueError("gwas needs phenotypes (pheno=)")
-        prefix = "" if out is None else os.fspath(out)
-        if cl is None:
-            r = _core.gwas(ctx._core, src, options, prefix, None)
+    options.update(_tables(pheno, covar, lambda: _core.gwas_samples(samples_source, {"sample": sample})))
+    if "pheno" not in options and "pheno_table" not in options:
+        raise ValueError("gwas needs phenotypes (pheno=)")
+    prefix = "" if out is None else os.fspath(out)
+    if cl is None:
+        r = _core.gwas(ctx._core, src, options, prefix, None)
+    else:
+        shares = _shares(cl, kind, src, ids, options, ctx)
+        if kind == "dask":
+            local = {k: v for k, v in options.items() if k not in ("maf", "geno", "hwe", "chr", "extract", "exclude")}
+            r = _core.gwas(ctx._core, stand_in, local, prefix, shares)
         else:
-            texts = tables.contents()
-            shares = _shares(cl, kind, src, ids, options, texts, ctx)
-            if kind == "dask":
-                local = {k: v for k, v in options.items() if k not in ("maf", "geno", "hwe", "chr", "extract",
-                                                                         "exclude")}
-                r = _core.gwas(ctx._core, stand_in, local, prefix, shares)
-            else:
-                r = _core.gwas(ctx._core, src, options, prefix, shares)
-    finally:
-        tables.close()
+            r = _core.gwas(ctx._core, src, options, prefix, shares)
     plink_input = kind == "path" and _is_plink(src)
     return _results(r, options, plink_input)
 

@@ -117,6 +117,42 @@ def test_in_memory_tables_equal_their_files(cohort):
     pd.testing.assert_frame_equal(series["Q"].table, by_file["Q"].table)
 
 
+def test_in_memory_tables_need_no_files_nor_sample_ids(cohort, monkeypatch):
+    """Positional tables go to the library as columns: no temporary folder, no look-up of the
+    input's samples; a categorical covariate (text cells) and --1 follow the file's rules."""
+    d = cohort
+    pheno = np.genfromtxt(d / "pheno.txt", skip_header=1, usecols=(2, 3), missing_values="NA")
+    cov = np.loadtxt(d / "covar.txt", skiprows=1, usecols=(2, 3))
+    pop = np.where(cov[:, 0] > 0, "EUR", "AFR").astype(object)
+    pop[::50] = None  # missing
+    (d / "cat.txt").write_text("#FID IID C2 POP\n" + "".join(
+        f"F{j} S{j} {float(cov[j, 1])!r} {'NA' if pop[j] is None else pop[j]}\n" for j in range(400)))
+    (d / "b01.txt").write_text("#FID IID B\n" + "".join(
+        f"F{j} S{j} {'NA' if np.isnan(v) else int(v) - 1}\n" for j, v in enumerate(pheno[:, 1])))
+    by_file = strata.gwas(d / "c.bed", d / "b01.txt", d / "cat.txt", zero_one=True, threads=1)["B"]
+    import tempfile
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", None)
+    monkeypatch.setattr(tempfile, "mkdtemp", None)
+    monkeypatch.setattr(strata._core, "gwas_samples", None)
+    b01 = pheno[:, 1] - 1.0  # 0/1: case/control in memory, with zero_one too
+    r = strata.gwas(d / "c.bed", {"B": b01}, {"C2": cov[:, 1], "POP": pop}, zero_one=True, threads=1)["B"]
+    assert r.model == "logistic" and by_file.model == "logistic"
+    assert r.cases == by_file.cases and r.controls == by_file.controls
+    for col in ("OR", "LOG(OR)_SE", "P"):
+        assert np.array_equal(r.table[col].to_numpy(), by_file.table[col].to_numpy(), equal_nan=True), col
+    assert r.run_summary["covariates"] == ["C2", "POP=EUR"]
+    (d / "keep.txt").write_text("".join(f"F{j} S{j}\n" for j in range(0, 400, 2)))  # rows follow the selection
+    kf = strata.gwas(d / "c.bed", d / "b01.txt", d / "cat.txt", zero_one=True, keep=d / "keep.txt", threads=1)["B"]
+    km = strata.gwas(d / "c.bed", {"B": b01}, {"C2": cov[:, 1], "POP": pop}, zero_one=True, keep=d / "keep.txt",
+                     threads=1)["B"]
+    assert km.samples == kf.samples < r.samples
+    assert np.array_equal(km.table["P"].to_numpy(), kf.table["P"].to_numpy(), equal_nan=True)
+    with pytest.raises(ValueError, match="the covariate table row 1: covariate 'Z' value 'a b' cannot be empty"):
+        strata.gwas(d / "c.bed", {"B": b01}, {"Z": np.array(["a b"] * 400, dtype=object)}, threads=1)
+    with pytest.raises(ValueError, match="the phenotype table: no phenotype column named 'X'"):
+        strata.gwas(d / "c.bed", {"B": b01}, pheno_name="X", threads=1)
+
+
 def test_equals_statsmodels_on_a_small_case():
     sm = pytest.importorskip("statsmodels.api", reason="statsmodels (pinned) is not installed")
     rng = np.random.default_rng(5)
@@ -224,6 +260,19 @@ def test_cluster_run_of_a_bed_equals_the_local_run(cohort, client, tmp_path):
     assert_same(local, remote)
     for f in ("Q.glm.linear", "B.glm.logistic.hybrid", "Q.glm.linear.adjusted"):
         assert filecmp.cmp(tmp_path / f"local.{f}", tmp_path / f"remote.{f}", shallow=False)
+
+
+def test_cluster_run_with_in_memory_tables_equals_the_local_run(cohort, client):
+    pd = pytest.importorskip("pandas")
+    d = cohort
+    ph = pd.read_csv(d / "pheno.txt", sep=" ").rename(columns={"#FID": "FID"})
+    ph["B"] = ph["B"] - 1
+    cov = pd.read_csv(d / "covar.txt", sep=" ")[["C1", "C2"]].to_numpy()
+    local = strata.gwas(d / "c.bed", d / "pheno.txt", d / "covar.txt", client=None, threads=2)
+    with distributed.get_task_stream(client) as tasks:
+        remote = strata.gwas(d / "c.bed", ph, cov, covar_name="COVAR1,COVAR2", threads=2)
+    assert sum(str(t["key"]).startswith("_path_share") for t in tasks.data) >= 2
+    assert_same(local, remote)
 
 
 def test_cluster_run_of_dask_dosages_equals_the_local_run(cohort, client):

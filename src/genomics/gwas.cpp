@@ -126,13 +126,18 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
       break;
     }
   }
-  STRATA_ASSIGN_OR_RETURN(SampleTable pheno, read_sample_table(o.pheno_path, samples, po));
+  if (scope.table_rows) m.table_rows = *scope.table_rows;
+  const std::string& pheno_source = o.pheno_table ? o.pheno_table->source : o.pheno_path;
+  const std::string& covar_source = o.covar_table ? o.covar_table->source : o.covar_path;
+  STRATA_ASSIGN_OR_RETURN(SampleTable pheno, o.pheno_table ? align_sample_table(*o.pheno_table, samples, m.table_rows, po)
+                                                           : read_sample_table(o.pheno_path, samples, po));
   SampleTable covar;
-  if (!o.covar_path.empty()) {
+  if (o.covar_table || !o.covar_path.empty()) {
     SampleTableOptions co;
     co.phenotypes = false;
     co.names = o.covar_names;
-    STRATA_ASSIGN_OR_RETURN(covar, read_sample_table(o.covar_path, samples, co));
+    STRATA_ASSIGN_OR_RETURN(covar, o.covar_table ? align_sample_table(*o.covar_table, samples, m.table_rows, co)
+                                                 : read_sample_table(o.covar_path, samples, co));
   }
   if (!scope.sex_covariate.empty()) {
     SampleColumn sex;
@@ -140,12 +145,12 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     sex.values = scope.sex_covariate;
     covar.columns.push_back(std::move(sex));
   }
-  for (const auto& w : covar.warnings) m.warnings.push_back(o.covar_path + ": " + w);
+  for (const auto& w : covar.warnings) m.warnings.push_back(covar_source + ": " + w);
   if (pheno.unknown_rows > 0)
-    m.warnings.push_back(std::to_string(pheno.unknown_rows) + " rows of " + o.pheno_path +
+    m.warnings.push_back(std::to_string(pheno.unknown_rows) + " rows of " + pheno_source +
                          " name samples not analysed (absent from the input or removed by the selection)");
   if (covar.unknown_rows > 0)
-    m.warnings.push_back(std::to_string(covar.unknown_rows) + " rows of " + o.covar_path +
+    m.warnings.push_back(std::to_string(covar.unknown_rows) + " rows of " + covar_source +
                          " name samples not analysed (absent from the input or removed by the selection)");
   const int64_t n = samples.size();
   std::map<std::pair<bool, std::vector<int64_t>>, size_t> group_of;  // (logistic, samples) → group
@@ -154,7 +159,7 @@ Result<Model> build_model(const Context& ctx, const io::SampleInfo& samples, con
     const SampleColumn& col = pheno.columns[pi];
     // The name becomes part of a file name (PREFIX.<PHENO>.glm.linear).
     if (col.name.find('/') != std::string::npos || col.name == "." || col.name == "..")
-      return Status::InvalidData(o.pheno_path, ": phenotype name '", col.name, "' cannot be part of a file name");
+      return Status::InvalidData(pheno_source, ": phenotype name '", col.name, "' cannot be part of a file name");
     bool logistic = o.model == GwasModel::Logistic || (o.model == GwasModel::Auto && col.binary);
     if (o.model == GwasModel::Logistic && !col.binary)
       return Status::InvalidData("phenotype '", col.name, "' is not case/control (", o.zero_one_binary ? "0/1" : "1/2",

@@ -132,8 +132,8 @@ class GwasFiles {
     // Under MPI the ranks share the variants (gwas_detail::scan_segment); rank 0 alone
     // declares, writes and commits the outputs.
     OutputRules rules;
-    rules.inputs.push_back(o_.pheno_path);
-    if (!o_.covar_path.empty()) rules.inputs.push_back(o_.covar_path);
+    if (!o_.pheno_table) rules.inputs.push_back(o_.pheno_path);
+    if (!o_.covar_table && !o_.covar_path.empty()) rules.inputs.push_back(o_.covar_path);
     for (const auto& f : o_.selection.files()) rules.inputs.push_back(f);
     return job_.declare(paths_[0], std::move(rules), [&](OutputSet& out) -> Status {
       STRATA_ASSIGN_OR_RETURN(const PlotFormats plot, PlotFormats::choose(o_.write_plot, o_.plot_format));
@@ -223,7 +223,9 @@ Result<GwasResult> run(const Context& ctx, Selection sel, std::optional<Job>& jo
                        bool plink_input, const GwasOptions& o, const std::string& prefix, bool keep_rows,
                        const std::vector<GwasRows>* shares) {
   io::GenotypeViewPtr view = sel.view;
-  STRATA_ASSIGN_OR_RETURN(Model model, gwas_detail::build_model(ctx, view->samples(), o));
+  gwas_detail::ModelScope scope;
+  scope.table_rows = &sel.samples;
+  STRATA_ASSIGN_OR_RETURN(Model model, gwas_detail::build_model(ctx, view->samples(), o, scope));
   const int64_t n = view->num_samples();
   if (o.variant_begin < 0 || (o.variant_end >= 0 && o.variant_end < o.variant_begin) ||
       o.variant_end > view->num_variants())
@@ -346,7 +348,7 @@ Result<GwasResult> run(const Context& ctx, Selection sel, std::optional<Job>& jo
 }
 
 Status check_options(const GwasOptions& o) {
-  if (o.pheno_path.empty()) return Status::Invalid("gwas: --pheno is required");
+  if (o.pheno_path.empty() && !o.pheno_table) return Status::Invalid("gwas: --pheno is required");
   if (o.ci < 0.0 || o.ci >= 1.0) return Status::Invalid("--ci must be in (0, 1), got ", o.ci);
   return validate_selection(o.selection);
 }

@@ -73,6 +73,7 @@ Status plan_segments(const Context& ctx, const io::GenotypeView& view, const Gwa
     const int k = static_cast<int>(sg);
     if (sg == Segment::kDiploid || sg == Segment::kMT || models[k] || !no_model[k].empty()) continue;
     gwas_detail::ModelScope scope;
+    scope.table_rows = &model.table_rows;
     if (sg == Segment::kX && any_sex) {
       scope.include.assign(static_cast<size_t>(n), 0);
       scope.sex_covariate.assign(static_cast<size_t>(n), std::nan(""));

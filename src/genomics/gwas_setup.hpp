@@ -21,6 +21,7 @@ struct Model {
   std::vector<std::string> covariates, warnings;
   int64_t product_width = 0;  // columns of [Q | Y_r] over every linear group
   int64_t linear_groups = 0;
+  std::vector<int64_t> table_rows;  // the samples' rows in in-memory tables (ModelScope::table_rows)
 };
 
 // Which samples a model uses and what it adds (plink2's chrX and chrY models): `include` (one
@@ -29,6 +30,9 @@ struct Model {
 struct ModelScope {
   std::vector<char> include;
   std::vector<double> sex_covariate;
+  // In-memory tables (GwasOptions::pheno_table): each sample's row, i.e. its index in the
+  // input before the selection (null: every row in order).
+  const std::vector<int64_t>* table_rows = nullptr;
 };
 
 // Read the tables and set every phenotype's model up (InvalidData for phenotypes that cannot be

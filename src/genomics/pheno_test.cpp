@@ -1,6 +1,10 @@
 // Phenotype and covariate tables: what plink2 reads that strata refused or misread (a UTF-8 byte
 // order mark, `##` comment lines, categorical and empty covariates).
 #include "strata/genomics/pheno.hpp"
+
+#include <cmath>
+#include <limits>
+
 #include "testing/testing.hpp"
 
 namespace strata::genomics {
@@ -94,6 +98,105 @@ TEST(SampleTable, NumbersAsPlink2ReadsThem) {
   write_file(tmp.str("o.txt"), "FID IID Q\nf a 1e999\nf b 2\n");
   STRATA_EXPECT_STATUS(read_sample_table(tmp.str("o.txt"), four_samples(), o), StatusCode::Corrupt,
                        "line 2: phenotype 'Q' value '1e999' is not a number");
+}
+
+// A table in memory goes through the file reader's rules: the same SampleTable as its file.
+void expect_same(const SampleTable& a, const SampleTable& b) {
+  ASSERT_EQ(a.columns.size(), b.columns.size());
+  for (size_t c = 0; c < a.columns.size(); ++c) {
+    EXPECT_EQ(a.columns[c].name, b.columns[c].name);
+    EXPECT_EQ(a.columns[c].binary, b.columns[c].binary) << a.columns[c].name;
+    ASSERT_EQ(a.columns[c].values.size(), b.columns[c].values.size());
+    for (size_t s = 0; s < a.columns[c].values.size(); ++s) {
+      const double x = a.columns[c].values[s], y = b.columns[c].values[s];
+      EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << a.columns[c].name << " sample " << s;
+    }
+  }
+  EXPECT_EQ(a.warnings, b.warnings);
+}
+
+TEST(SampleTable, InMemoryEqualsItsFile) {
+  TempDir tmp;
+  const double nan = std::nan("");
+  // Rows of samples a..d: Q quantitative (-9 missing), B case/control 1/2 (0 missing), P a
+  // categorical covariate, A numbers as a matrix column (stride 2), E empty.
+  write_file(tmp.str("p.txt"), "#FID IID Q B\nf a 1.5 1\nf b -9 2\nf c 2.25 0\nf d NA 2\n");
+  write_file(tmp.str("c.txt"), "#FID IID P A E\nf a EUR 30 NA\nf b AFR 41 NA\nf c NA 50 NA\nf d EAS 29 -9\n");
+  const double q[] = {1.5, -9, 2.25, nan}, b[] = {1, 2, 0, 2}, e[] = {nan, nan, nan, -9};
+  const double a2[] = {30, 0, 41, 0, 50, 0, 29, 0};
+  SampleTableData pd;
+  pd.source = "the phenotype table";
+  pd.rows = 4;
+  pd.columns = {{"Q", q, 1, {}}, {"B", b, 1, {}}};
+  SampleTableData cd;
+  cd.rows = 4;
+  cd.columns = {{"P", nullptr, 1, {"EUR", "AFR", "NA", "EAS"}}, {"A", a2, 2, {}}, {"E", e, 1, {}}};
+  SampleTableOptions po, co;
+  co.phenotypes = false;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto pf, read_sample_table(tmp.str("p.txt"), four_samples(), po));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto pm, align_sample_table(pd, four_samples(), {}, po));
+  expect_same(pm, pf);
+  EXPECT_TRUE(pm.columns[1].binary);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto cf, read_sample_table(tmp.str("c.txt"), four_samples(), co));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto cm, align_sample_table(cd, four_samples(), {}, co));
+  expect_same(cm, cf);
+  EXPECT_EQ(cm.columns.size(), 3u);  // P=EUR, P=EAS, A; E left out
+
+  // Selected samples b and d (rows 1 and 3): the other rows count as unknown, as in a file.
+  io::SampleInfo bd;
+  bd.id = {"b", "d"};
+  bd.family_id = {"f", "f"};
+  STRATA_ASSERT_OK_AND_ASSIGN(auto sf, read_sample_table(tmp.str("p.txt"), bd, po));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto sm, align_sample_table(pd, bd, {1, 3}, po));
+  expect_same(sm, sf);
+  EXPECT_EQ(sm.unknown_rows, sf.unknown_rows);
+  EXPECT_EQ(sm.matched_rows, 2);
+
+  // In memory 0/1 is case/control whatever --1 says; 1/2 under --1 is quantitative, as in a file.
+  const double zo[] = {0, 1, nan, 1};
+  SampleTableData z;
+  z.rows = 4;
+  z.columns = {{"Z", zo, 1, {}}, {"B", b, 1, {}}};
+  SampleTableOptions one = po;
+  one.zero_one_binary = true;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto zt, align_sample_table(z, four_samples(), {}, one));
+  EXPECT_TRUE(zt.columns[0].binary);
+  EXPECT_EQ(zt.columns[0].values[1], 1.0);
+  EXPECT_FALSE(zt.columns[1].binary);
+}
+
+TEST(SampleTable, InMemoryErrorsNameTheTableColumnAndRow) {
+  const double nan = std::nan("");
+  const double q[] = {1.5, 2, nan, std::numeric_limits<double>::infinity()};
+  SampleTableData d;
+  d.source = "the phenotype table";
+  d.rows = 4;
+  d.columns = {{"Q", q, 1, {}}, {"T", nullptr, 1, {"1", "x", "2", "3"}}};
+  SampleTableOptions o;
+  o.names = {"NOPE"};
+  auto r = align_sample_table(d, four_samples(), {}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::InvalidData);
+  EXPECT_NE(r.status().message().find("the phenotype table: no phenotype column named 'NOPE'"), std::string::npos);
+  o.names = {"Q"};
+  r = align_sample_table(d, four_samples(), {}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("row 4: phenotype 'Q' value inf is not a finite number"), std::string::npos)
+      << r.status().message();
+  o.names = {"T"};
+  r = align_sample_table(d, four_samples(), {}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::Corrupt);  // as a file's text phenotype
+  EXPECT_NE(r.status().message().find("row 2: phenotype 'T' value 'x' is not a number"), std::string::npos);
+  d.rows = 3;
+  r = align_sample_table(d, four_samples(), {}, SampleTableOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("one value per sample"), std::string::npos);
+  d.rows = 4;
+  d.columns[0].name = "A B";
+  r = align_sample_table(d, four_samples(), {}, SampleTableOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cannot be empty or hold spaces"), std::string::npos);
 }
 
 }  // namespace

@@ -34,12 +34,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "strata/core/job.hpp"
 #include "strata/core/result.hpp"
 #include "strata/genomics/gwas_adjust.hpp"
+#include "strata/genomics/pheno.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/genotype.hpp"
 
@@ -67,9 +69,12 @@ Result<GwasColumns> parse_gwas_columns(const std::string& list);
 
 /// \brief Options of run_gwas_to_files().
 struct GwasOptions {
-  std::string pheno_path;                ///< required
+  std::string pheno_path;                ///< required (or pheno_table)
   std::vector<std::string> pheno_names;  ///< `--pheno-name` (empty = every column)
   std::string covar_path;                ///< optional
+  /// The tables in memory instead of files (they win over the paths): read by the file
+  /// reader's rules (strata/genomics/pheno.hpp), with one row per sample of the input.
+  std::shared_ptr<const SampleTableData> pheno_table, covar_table;
   std::vector<std::string> covar_names;  ///< `--covar-name` (empty = every column)
   GwasModel model = GwasModel::Auto;
   FirthMode firth = FirthMode::Auto;

@@ -53,6 +53,31 @@ struct SampleTableOptions {
   std::vector<std::string> names;
 };
 
+/// \brief A table already in memory (Python's DataFrame, dict or numpy columns): one row per
+/// sample of the genotype input, in the input's order before any selection. It goes through the
+/// file reader's checks and rules (column choice, -9 missing, case/control detection, --1,
+/// categorical covariates), so a table and its file give the same SampleTable.
+struct SampleTableData {
+  std::string source = "the table";  ///< names the table in messages and warnings
+  int64_t rows = 0;                  ///< rows of every column
+  /// A value is missing when it is NaN (or -9, as in a file). In memory a phenotype whose
+  /// values are all 0/1 is case/control (0 control), whatever zero_one_binary says.
+  struct Column {
+    std::string name;
+    /// float64 values, not owned (they must outlive the call): value i at values[i * stride].
+    const double* values = nullptr;
+    int64_t stride = 1;
+    /// Or text cells, as a file holds them (numbers, "NA", category names) when values is null.
+    std::vector<std::string> cells;
+  };
+  std::vector<Column> columns;
+};
+
+/// \brief Align `data` to `samples` (the selected samples; `source_rows`: their rows in `data`,
+/// empty = every row in order). Errors as read_sample_table's, with rows in place of lines.
+Result<SampleTable> align_sample_table(const SampleTableData& data, const io::SampleInfo& samples,
+                                       const std::vector<int64_t>& source_rows, const SampleTableOptions& options);
+
 /// \brief Read `path` and align it to `samples`. Corrupt for malformed rows (wrong field
 /// count, non-numeric values), InvalidData for duplicate samples, unknown column names or a
 /// file none of whose rows names a sample of the input.
