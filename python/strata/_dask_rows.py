@@ -48,10 +48,9 @@ def band_rows(n, d, threads):
     k = 1
     while k * (k + 1) // 2 < 4 * threads and k * _BLOCK < n:
         k += 1
-    by_tiles = -(-n // k)
-    by_memory = _BAND_BYTES // max(8 * d, 1)
-    band = min(by_tiles, by_memory)
-    return max(_BLOCK, -(-band // _BLOCK) * _BLOCK)
+    by_tiles = -(-n // k) + _BLOCK - 1  # whole blocks, rounded up
+    by_memory = _BAND_BYTES // max(8 * d, 1)  # rounded down
+    return max(_BLOCK, min(by_tiles, by_memory) // _BLOCK * _BLOCK)
 
 
 def _native(a):
