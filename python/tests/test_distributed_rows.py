@@ -11,16 +11,6 @@ da = pytest.importorskip("dask.array")
 METRICS = ["euclidean", "sqeuclidean", "cityblock", "chebyshev", "minkowski:3", "cosine", "correlation", "hamming"]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    try:
-        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    except Exception as e:  # a sandbox without the sockets or process spawning a cluster needs
-        pytest.skip(f"dask.distributed cannot start a 2-process LocalCluster here: {e!r}")
-    with c:
-        yield c
-
-
 def rows_with_nan(n, d, seed):
     rng = np.random.default_rng(seed)
     x = np.round(rng.normal(size=(n, d)) * 4) / 2  # ties, so hamming and chebyshev see equal values
