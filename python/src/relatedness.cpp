@@ -182,6 +182,27 @@ void bind_relatedness(nb::module_& m) {
     std::vector<double> d = released(pc, [&] { return genomics::row_distance_matrix(pc.ctx(), rm, spec); });
     return square(std::move(d), rows);
   });
+  // A Dask array's distances as tasks (python/strata/_dask_rows.py): the driver's checks, then
+  // one tile of two row bands per task.
+  m.def("row_distance_check", [](const Rows& like, int64_t n, const std::string& metric) {
+    const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
+    const genomics::RowMatrix rm =
+        take(genomics::RowMatrix::of_bands(n, static_cast<int64_t>(like.shape(1)), dtype_of(like), {}));
+    check(genomics::check_row_distance_metric(rm, spec));
+  });
+  m.def("row_distance_tile", [](const PyContext& pc, const Rows& a, int64_t row0, const Rows& b, int64_t col0,
+                                int64_t n, const std::string& metric) {
+    const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
+    const DType t = dtype_of(a);
+    if (dtype_of(b) != t || a.shape(1) != b.shape(1))
+      throw StatusError(Status::Invalid("row bands of different dtypes or widths"));
+    const auto ra = static_cast<int64_t>(a.shape(0)), rb = static_cast<int64_t>(b.shape(0));
+    const genomics::RowMatrix rm = take(genomics::RowMatrix::of_bands(
+        n, static_cast<int64_t>(a.shape(1)), t, {{row0, ra, a.data()}, {col0, rb, b.data()}}));
+    std::vector<double> d =
+        released(pc, [&] { return genomics::row_distance_tile(pc.ctx(), rm, row0, ra, col0, rb, spec); });
+    return owned(std::move(d), {static_cast<size_t>(ra), static_cast<size_t>(rb)});
+  });
   m.def("zarr_row_distance", [](const PyContext& pc, const std::string& path, const std::string& metric) -> nb::object {
     const genomics::DistanceSpec spec = take(genomics::parse_distance_metric(metric));
     std::optional<io::ZarrArray> z = released([&] { return genomics::open_row_matrix(path); });

@@ -75,8 +75,8 @@ def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None
     the values equal ``scipy.spatial.distance.pdist``'s. Metrics: euclidean, sqeuclidean,
     cityblock, chebyshev, minkowski:P, cosine, correlation, hamming, and for genotypes ibs and
     allele-sharing. With a dask.distributed client active, a Dataset of Dask arrays runs as
-    tasks on the cluster, split by variants (the same bits); a Dask array's rows are
-    observations, computed here."""
+    tasks on the cluster, split by variants (the same bits); so does a Dask array (its rows
+    the observations), as tasks over tiles of row bands (the same bits)."""
     from ._genotypes import Genotypes
 
     ctx = resolve(context, threads, memory, progress)
@@ -94,6 +94,11 @@ def pairwise_distance(x, metric: str = "euclidean", *, threads=None, memory=None
             return _dask_pairs.genotype_distance(*cluster, metric)
         return _core.genotype_distance(ctx._core, _genotypes(x)._view, metric)
     if hasattr(x, "dask") and hasattr(x, "compute"):
+        from . import _dask_rows
+
+        client = _dask_rows.dask_rows_input(x)
+        if client is not None:
+            return _dask_rows.pairwise_distance(client, x, metric)
         x = x.compute()
     a = np.asarray(x)
     if a.ndim != 2:

@@ -63,3 +63,15 @@ def hm3_dosages(hapmap3) -> np.ndarray:
     import strata
 
     return strata.open_genotypes(hapmap3)[:, :]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A dask.distributed LocalCluster of 2 worker processes, 1 thread each (one per module)."""
+    distributed = pytest.importorskip("distributed")
+    try:
+        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    except Exception as e:  # a sandbox without the sockets or process spawning a cluster needs
+        pytest.skip(f"dask.distributed cannot start a 2-process LocalCluster here: {e!r}")
+    with c:
+        yield c

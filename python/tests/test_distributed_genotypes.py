@@ -54,16 +54,6 @@ def cohort(tmp_path_factory):
     return str(d / "cohort.bed"), dosages
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    try:
-        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    except Exception as e:  # a sandbox without the sockets or process spawning a cluster needs
-        pytest.skip(f"dask.distributed cannot start a 2-process LocalCluster here: {e!r}")
-    with c:
-        yield c
-
-
 def test_pickles_as_its_path_and_reopens_lazily(cohort):
     path, dosages = cohort
     g = strata.open_genotypes(path)

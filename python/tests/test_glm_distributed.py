@@ -15,16 +15,6 @@ ROWS, COLS, CHUNK = 160_000, 31, 50_000
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    try:
-        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    except Exception as e:  # a sandbox without the sockets or process spawning a cluster needs
-        pytest.skip(f"dask.distributed cannot start a 2-process LocalCluster here: {e!r}")
-    with c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def data():
     """X generated chunk by chunk on whichever worker computes it; y from it, on this machine."""
     x = da.random.RandomState(5).standard_normal((ROWS, COLS), chunks=(CHUNK, COLS))

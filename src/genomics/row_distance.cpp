@@ -354,6 +354,28 @@ Result<RowMatrix> RowMatrix::in_memory(const void* data, int64_t rows, int64_t c
   return m;
 }
 
+Result<RowMatrix> RowMatrix::of_bands(int64_t rows, int64_t cols, DType dtype, std::vector<Band> bands) {
+  STRATA_ASSIGN_OR_RETURN(RowMatrix m, in_memory(nullptr, rows, 0, dtype));  // the checks and the wording
+  m.cols = cols;
+  m.description = str_cat("a ", rows, " x ", cols, " ", dtype.name(), " array");
+  for (const Band& b : bands)
+    if (b.row0 < 0 || b.rows < 0 || b.row0 + b.rows > rows || (b.rows * cols > 0 && b.data == nullptr))
+      return Status::Invalid(m.description, ": band of rows [", b.row0, ", ", b.row0 + b.rows, ") is not in the array");
+  const int64_t row_bytes = cols * dtype.itemsize();
+  m.read = [bands = std::move(bands), row_bytes, what = m.description](int64_t row0, int64_t count, void* dst,
+                                                                       ThreadPool*) -> Status {
+    for (const Band& b : bands)
+      if (row0 >= b.row0 && row0 + count <= b.row0 + b.rows) {
+        if (count > 0)
+          std::memcpy(dst, static_cast<const uint8_t*>(b.data) + (row0 - b.row0) * row_bytes,
+                      static_cast<size_t>(count * row_bytes));
+        return Status::OK();
+      }
+    return Status::Invalid(what, ": rows [", row0, ", ", row0 + count, ") are not in the bands held here");
+  };
+  return m;
+}
+
 Result<std::vector<double>> row_distance_matrix(const Context& ctx, const RowMatrix& matrix, const DistanceSpec& spec,
                                                 const RowDistanceOptions& options) {
   const int64_t n = matrix.rows;
@@ -372,16 +394,78 @@ Result<std::vector<double>> row_distance_matrix(const Context& ctx, const RowMat
   return d;
 }
 
-Status for_each_row_distance_band(const Context& ctx, const RowMatrix& array, const DistanceSpec& spec,
-                                  const RowDistanceOptions& options,
-                                  const std::function<Status(const RowDistanceBand&)>& on_band) {
+Status check_row_distance_metric(const RowMatrix& array, const DistanceSpec& spec) {
   if (spec.metric == DistanceMetric::Ibs || spec.metric == DistanceMetric::AlleleSharing)
     return Status::Invalid("--metric ", distance_metric_name(spec), " needs genotype input; ", array.description,
                            " is a numeric array (rows are observations): use euclidean, sqeuclidean, cityblock, "
                            "chebyshev, minkowski:P, cosine, correlation or hamming");
-  const int64_t n = array.rows, d = array.cols;
+  return Status::OK();
+}
+
+namespace {
+
+// Bytes a band row costs while loaded: its doubles (four arrays for a Gram metric on floats).
+int64_t panel_row_bytes(const RowMatrix& array, const DistanceSpec& spec) {
   const bool gram_nan_arrays = is_gram_metric(spec.metric) && array.dtype.is_float();
-  const int64_t row_bytes = d * 8 * (gram_nan_arrays ? 4 : 1);
+  return array.cols * 8 * (gram_nan_arrays ? 4 : 1);
+}
+
+// The block pairs (a, b) of a panel pair with b's rows at or left of a's (the lower triangle),
+// each by one kernel call into out (row a·64 of `rows` at out[a·64·ldo], column 0 = cols' first
+// row). Every value depends on the two blocks alone: the same bits for any banding.
+Status run_panel_pair(const Context& ctx, const BlockPairKernel& kernel, const Panel& rows, const Panel& cols,
+                      double* out, int64_t ldo) {
+  std::vector<BlockPair> pairs;
+  for (int64_t a = 0; a < rows.blocks(); ++a)
+    for (int64_t b = 0; b < cols.blocks() && cols.row0 + b * kBlock <= rows.row0 + a * kBlock; ++b)
+      pairs.push_back({&rows, a, &cols, b});
+  PassOptions po;
+  po.label = "row distances";
+  return run_blocks(
+      ctx, static_cast<int64_t>(pairs.size()), 8 * kBlock * kBlock * 8,
+      [&](int64_t t) -> Status {
+        const BlockPair& bp = pairs[static_cast<size_t>(t)];
+        return kernel.run(bp, out + bp.ab * kBlock * ldo + bp.bb * kBlock, ldo);
+      },
+      [](int64_t) { return Status::OK(); }, po);
+}
+
+}  // namespace
+
+Result<std::vector<double>> row_distance_tile(const Context& ctx, const RowMatrix& array, int64_t row0,
+                                              int64_t row_count, int64_t col0, int64_t col_count,
+                                              const DistanceSpec& spec) {
+  STRATA_RETURN_NOT_OK(check_row_distance_metric(array, spec));
+  const int64_t n = array.rows;
+  if (row0 < 0 || col0 < 0 || row0 % kBlock || col0 % kBlock || col0 > row0 || row_count < 1 || col_count < 1 ||
+      row0 + row_count > n || col0 + col_count > n || (row0 + row_count < n && row_count % kBlock) ||
+      (col0 + col_count < n && col_count % kBlock))
+    return Status::Invalid(array.description, ": tile rows [", row0, ", ", row0 + row_count, ") x [", col0, ", ",
+                           col0 + col_count, ") is not on the ", kBlock, "-row block grid of the lower triangle");
+  const int64_t need = (row_count + col_count) * panel_row_bytes(array, spec) + 8 * row_count * col_count;
+  if (need > ctx.memory_budget())
+    return Status::OutOfMemory(array.description, ": a tile of ", row_count, " x ", col_count, " rows needs ",
+                               format_bytes(need), ", more than the memory budget of ",
+                               format_bytes(ctx.memory_budget()));
+  const BlockPairKernel kernel(backend::of(ctx), spec, array.cols);
+  Panel rows_panel, cols_panel;
+  STRATA_RETURN_NOT_OK(load_panel(ctx, array, spec, row0, row_count, rows_panel));
+  const Panel* cols = &rows_panel;
+  if (col0 != row0 || col_count != row_count) {
+    STRATA_RETURN_NOT_OK(load_panel(ctx, array, spec, col0, col_count, cols_panel));
+    cols = &cols_panel;
+  }
+  std::vector<double> out(static_cast<size_t>(row_count * col_count), std::nan(""));
+  STRATA_RETURN_NOT_OK(run_panel_pair(ctx, kernel, rows_panel, *cols, out.data(), col_count));
+  return out;
+}
+
+Status for_each_row_distance_band(const Context& ctx, const RowMatrix& array, const DistanceSpec& spec,
+                                  const RowDistanceOptions& options,
+                                  const std::function<Status(const RowDistanceBand&)>& on_band) {
+  STRATA_RETURN_NOT_OK(check_row_distance_metric(array, spec));
+  const int64_t n = array.rows, d = array.cols;
+  const int64_t row_bytes = panel_row_bytes(array, spec);
   const int64_t padded_n = (n + kBlock - 1) / kBlock * kBlock;
   int64_t band = options.band > 0 ? (options.band + kBlock - 1) / kBlock * kBlock : 0;
   if (band == 0) {
@@ -410,20 +494,7 @@ Status for_each_row_distance_band(const Context& ctx, const RowMatrix& array, co
         STRATA_RETURN_NOT_OK(load_panel(ctx, array, spec, j0, std::min(band, n - j0), cols_panel));
         cols = &cols_panel;
       }
-      // Block pairs (a, b) of this panel pair with b at or left of the diagonal.
-      std::vector<BlockPair> pairs;
-      for (int64_t a = 0; a < rows_panel.blocks(); ++a)
-        for (int64_t b = 0; b < cols->blocks() && j0 + b * kBlock <= i0 + a * kBlock; ++b)
-          pairs.push_back({&rows_panel, a, cols, b});
-      PassOptions po;
-      po.label = "row distances";
-      STRATA_RETURN_NOT_OK(run_blocks(
-          ctx, static_cast<int64_t>(pairs.size()), 8 * kBlock * kBlock * 8,
-          [&](int64_t t) -> Status {
-            const BlockPair& bp = pairs[static_cast<size_t>(t)];
-            return kernel.run(bp, out.data() + bp.ab * kBlock * n + j0 + bp.bb * kBlock, n);
-          },
-          [](int64_t) { return Status::OK(); }, po));
+      STRATA_RETURN_NOT_OK(run_panel_pair(ctx, kernel, rows_panel, *cols, out.data() + j0, n));
     }
     STRATA_RETURN_NOT_OK(on_band({i0, rows_panel.rows, out.data(), n}));
   }

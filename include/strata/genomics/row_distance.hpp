@@ -63,6 +63,13 @@ struct RowMatrix {
   /// \brief A C-order rows × cols array at `data` (not copied: the caller keeps it alive and
   /// unchanged during the call). InvalidData for a non-numeric dtype or fewer than two rows.
   static Result<RowMatrix> in_memory(const void* data, int64_t rows, int64_t cols, DType dtype);
+  /// \brief Some bands of a rows × cols matrix in memory (C-order, not copied), as a cluster
+  /// task holds them: reads outside the bands are Invalid. The description is in_memory's.
+  struct Band {
+    int64_t row0 = 0, rows = 0;
+    const void* data = nullptr;
+  };
+  static Result<RowMatrix> of_bands(int64_t rows, int64_t cols, DType dtype, std::vector<Band> bands);
 };
 
 /// \brief The array at `path` when `path` names a Zarr array that is not a 3-D genotype call
@@ -80,6 +87,21 @@ inline Status for_each_row_distance_band(const Context& ctx, const io::ZarrArray
                                          const std::function<Status(const RowDistanceBand&)>& on_band) {
   return for_each_row_distance_band(ctx, RowMatrix::of(array), spec, options, on_band);
 }
+
+/// \brief Invalid (naming the matrix) for a genotype metric (ibs, allele-sharing).
+Status check_row_distance_metric(const RowMatrix& matrix, const DistanceSpec& spec);
+
+/// \brief One tile of the lower triangle: the distances of rows [row0, row0 + row_count) to rows
+/// [col0, col0 + col_count), at out[r·col_count + c], as the whole-matrix run computes them
+/// (the same bits: each 64-row block pair is one kernel call on those two blocks alone). Only
+/// entries with col0 + c ≤ row0 + r are meaningful (the rest are NaN or the upper part of a
+/// diagonal block). row0 and col0 are on the 64-row grid with col0 ≤ row0, and each range is
+/// whole blocks or ends at the last row; `matrix.read` is called for those rows only (a Dask
+/// task's two row bands: python/strata/_dask_rows.py). Invalid off the grid; OutOfMemory when
+/// the two bands and the tile do not fit the budget.
+Result<std::vector<double>> row_distance_tile(const Context& ctx, const RowMatrix& matrix, int64_t row0,
+                                              int64_t row_count, int64_t col0, int64_t col_count,
+                                              const DistanceSpec& spec);
 
 /// \brief The rows × rows distance matrix (row-major, symmetric, zero diagonal except where a
 /// row has no observed coordinate: NaN), as `strata distance` writes it for a numeric array.
