@@ -157,8 +157,8 @@ def test_sgkit_dataset_functions_run_on_strata_backed_variables():
     for name in ("call_genotype", "call_genotype_mask"):
         s[name] = (ds[name].dims, strata.asarray(np.ascontiguousarray(ds[name].values)))
     assert isinstance(s["call_genotype"].variable._data, strata.Array)
-    for fn in (sgkit.count_call_alleles, sgkit.count_variant_alleles, sgkit.sample_stats, sgkit.hardy_weinberg_test,
-               sgkit.individual_heterozygosity):
+    for fn in (sgkit.count_call_alleles, sgkit.count_variant_alleles, sgkit.sample_stats, sgkit.variant_stats,
+               sgkit.hardy_weinberg_test, sgkit.individual_heterozygosity):
         got, expected = fn(s, merge=False).compute(), fn(ds, merge=False).compute()
         for name in expected.data_vars:
             np.testing.assert_allclose(got[name].values, expected[name].values, equal_nan=True,
