@@ -10,7 +10,8 @@ import builtins
 
 import numpy as np
 
-from ._array import Array
+from . import _core
+from ._array import Array, _handle
 from ._xp_core import along_axes, as_array, drop_axes, insert_axes, lanes, normalize_axes
 from . import _xp_functions as _fn
 
@@ -25,7 +26,7 @@ def transpose(x, axes=None):
 
 
 # ---- cumulative and product reductions -----------------------------------------------------
-def _cumulative(name, fn, x, axis, dtype):
+def _cumulative(fn, x, axis, dtype):
     x = as_array(x)
     if axis is None:  # numpy's: over the flattened array
         x, axis = _fn.reshape(x, (-1,)), 0
@@ -37,34 +38,27 @@ def _cumulative(name, fn, x, axis, dtype):
 
 
 def cumsum(x, axis=None, dtype=None):
-    return _cumulative("cumsum", np.cumsum, x, axis, dtype)
+    return _cumulative(np.cumsum, x, axis, dtype)
 
 
 def cumprod(x, axis=None, dtype=None):
-    return _cumulative("cumprod", np.cumprod, x, axis, dtype)
+    return _cumulative(np.cumprod, x, axis, dtype)
 
 
 def nancumsum(x, axis=None, dtype=None):
-    return _cumulative("nancumsum", np.nancumsum, x, axis, dtype)
+    return _cumulative(np.nancumsum, x, axis, dtype)
 
 
 def nancumprod(x, axis=None, dtype=None):
-    return _cumulative("nancumprod", np.nancumprod, x, axis, dtype)
+    return _cumulative(np.nancumprod, x, axis, dtype)
 
 
 def nanprod(x, axis=None, dtype=None, keepdims=False):
     """The product with NaN counted as 1 (lazy: NaN replaced, then strata's product)."""
     x = as_array(x)
     if x.dtype.kind == "f":
-        x = _where(x == x, x, 1.0)
+        x = Array(_core.where((x == x)._h, x._h, _handle(1.0)))
     return _fn.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _where(cond, x, other):
-    from . import _core
-    from ._array import _handle
-
-    return Array(_core.where(cond._h, x._h, _handle(other)))
 
 
 # ---- order statistics over whole lanes -----------------------------------------------------
