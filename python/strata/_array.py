@@ -180,6 +180,14 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def rechunk(self, chunks) -> "Array":
         return Array(_core.rechunk(self._h, _chunks(chunks, list(self.shape))))
 
+    def reshape(self, *shape, order="C") -> "Array":
+        """numpy's method (Dask calls it on the blocks of a Dask array over strata.Arrays)."""
+        if order != "C":
+            raise NotImplementedError(f"strata reshapes in C order only, not order={order!r}")
+        from ._xp_functions import reshape
+
+        return reshape(self, tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+
     def transpose(self, *axes) -> "Array":
         perm = list(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else list(axes)
         return Array(_core.transpose(self._h, [int(a) for a in perm]))

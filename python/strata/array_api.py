@@ -23,6 +23,7 @@ from ._xp_core import as_array, broadcast_to, from_numpy, insert_axes
 from . import _xp_elementwise as _ew
 from . import _xp_functions as _fn
 from . import _xp_fft, _xp_linalg
+from . import _xp_numpy_names as _np_names
 
 __array_api_version__ = "2023.12"
 
@@ -40,6 +41,8 @@ for _name in _ew.NAMES:
     globals()[_name] = _ew.FUNCTIONS[_name] if _name in _ew.FUNCTIONS else getattr(_ew, _name)
 for _name in _fn.NAMES:
     globals()[_name] = getattr(_fn, _name)
+for _name in _np_names.NAMES:  # beyond the standard: the NumPy names xarray calls on a namespace
+    globals()[_name] = getattr(_np_names, _name)
 del _name
 
 linalg = _xp_linalg.namespace()

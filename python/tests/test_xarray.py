@@ -157,8 +157,8 @@ def test_sgkit_dataset_functions_run_on_strata_backed_variables():
     for name in ("call_genotype", "call_genotype_mask"):
         s[name] = (ds[name].dims, strata.asarray(np.ascontiguousarray(ds[name].values)))
     assert isinstance(s["call_genotype"].variable._data, strata.Array)
-    for fn in (sgkit.count_call_alleles, sgkit.count_variant_alleles, sgkit.sample_stats, sgkit.hardy_weinberg_test,
-               sgkit.individual_heterozygosity):
+    for fn in (sgkit.count_call_alleles, sgkit.count_variant_alleles, sgkit.sample_stats, sgkit.variant_stats,
+               sgkit.hardy_weinberg_test, sgkit.individual_heterozygosity):
         got, expected = fn(s, merge=False).compute(), fn(ds, merge=False).compute()
         for name in expected.data_vars:
             np.testing.assert_allclose(got[name].values, expected[name].values, equal_nan=True,
@@ -186,3 +186,105 @@ def test_dask_and_masked_operands_keep_their_masks():
     out = lazy.compute()
     np.testing.assert_array_equal(np.ma.getmaskarray(out), mask)
     np.testing.assert_array_equal(np.asarray(out)[~mask], -v[~mask])
+
+
+_REDUCTIONS = {  # xarray call -> numpy reference over axis 0 of the values (NaN skipped where xarray skips)
+    "sum": (lambda d, s: d.sum("x", skipna=s), lambda v, s: (np.nansum if s else np.sum)(v, axis=0)),
+    "mean": (lambda d, s: d.mean("x", skipna=s), lambda v, s: (np.nanmean if s else np.mean)(v, axis=0)),
+    "std": (lambda d, s: d.std("x", skipna=s), lambda v, s: (np.nanstd if s else np.std)(v, axis=0)),
+    "var": (lambda d, s: d.var("x", skipna=s), lambda v, s: (np.nanvar if s else np.var)(v, axis=0)),
+    "min": (lambda d, s: d.min("x", skipna=s), lambda v, s: (np.nanmin if s else np.min)(v, axis=0)),
+    "max": (lambda d, s: d.max("x", skipna=s), lambda v, s: (np.nanmax if s else np.max)(v, axis=0)),
+    "prod": (lambda d, s: d.prod("x", skipna=s), lambda v, s: (np.nanprod if s else np.prod)(v, axis=0)),
+    "cumsum": (lambda d, s: d.cumsum("x", skipna=s), lambda v, s: (np.nancumsum if s else np.cumsum)(v, axis=0)),
+    "cumprod": (lambda d, s: d.cumprod("x", skipna=s), lambda v, s: (np.nancumprod if s else np.cumprod)(v, axis=0)),
+    "median": (lambda d, s: d.median("x", skipna=s), lambda v, s: (np.nanmedian if s else np.median)(v, axis=0)),
+    "quantile": (lambda d, s: d.quantile([0.1, 0.5, 0.9], dim="x", skipna=s),
+                 lambda v, s: (np.nanquantile if s else np.quantile)(v, [0.1, 0.5, 0.9], axis=0)),
+    "any": (lambda d, s: (d > 1).any("x"), lambda v, s: np.any(v > 1, axis=0)),
+    "all": (lambda d, s: (d < 3).all("x"), lambda v, s: np.all(v < 3, axis=0)),
+    "argmin": (lambda d, s: d.argmin("y", skipna=s), lambda v, s: (np.nanargmin if s else np.argmin)(v, axis=1)),
+    "argmax": (lambda d, s: d.argmax("y", skipna=s), lambda v, s: (np.nanargmax if s else np.argmax)(v, axis=1)),
+    "count": (lambda d, s: d.count("x"), lambda v, s: np.sum(~np.isnan(v), axis=0)),
+    "dot": (lambda d, s: xr.dot(d, d, dim="y"), lambda v, s: np.einsum("ij,ij->i", v, v)),
+}
+
+
+@pytest.mark.parametrize("skipna", [True, False])
+@pytest.mark.parametrize("name", sorted(_REDUCTIONS))
+def test_no_xarray_reduction_silently_returns_numpy(name, skipna):
+    """Every reduction in the list stays a strata.Array (never a NumPy copy made behind the
+    user's back) with numpy's values, with NaN in the data (a whole column of it) or without."""
+    v = _values(5)
+    v[:, 3] = v[:, 0]  # argmin/argmax of an all-NaN lane raise in numpy: keep every row with a value
+    v[0, :] = np.abs(v[0, :]) + 0.5  # so no row is all NaN either
+    on_xr, on_np = _REDUCTIONS[name]
+    r = on_xr(_data_array(v, chunks=(16, 3)), skipna)
+    assert _is_strata(r), f"{name}(skipna={skipna}) came back as {type(r.variable._data).__name__}"
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = on_np(v, skipna)
+    np.testing.assert_allclose(np.asarray(r.values, dtype=float), np.asarray(expected, dtype=float), rtol=1e-12,
+                               atol=1e-12, equal_nan=True, err_msg=f"{name}(skipna={skipna})")
+
+
+def test_the_issue_examples_stay_strata_with_integer_and_chunked_data():
+    v = np.arange(24.0).reshape(6, 4) + 1
+    d = xr.DataArray(v, dims=("x", "y")).chunk({"x": 3}, chunked_array_type="strata")
+    checks = {
+        "prod": (d.prod("x"), v.prod(axis=0)),
+        "median": (d.median("x"), np.median(v, axis=0)),
+        "cumsum": (d.cumsum("x"), v.cumsum(axis=0)),
+        "cumsum y": (d.cumsum("y"), v.cumsum(axis=1)),
+        "dot": (xr.dot(d, d, dim="y"), (v * v).sum(axis=1)),
+        "dot all": (xr.dot(d, d), (v * v).sum()),
+        "quantile": (d.quantile(0.5, dim="x"), np.quantile(v, 0.5, axis=0)),
+        "quantile all": (d.quantile([0.25, 0.75]), np.quantile(v, [0.25, 0.75])),
+        "prod min_count": (d.where(d > 6).prod("x", min_count=5), np.where(np.sum(v > 6, axis=0) >= 5,
+                                                                          np.nanprod(np.where(v > 6, v, np.nan), 0),
+                                                                          np.nan)),
+    }
+    for name, (r, expected) in checks.items():
+        assert _is_strata(r), f"{name} came back as {type(r.variable._data).__name__}"
+        np.testing.assert_allclose(r.values, expected, rtol=1e-12, equal_nan=True, err_msg=name)
+    ints = xr.DataArray(strata.asarray(np.arange(1, 13, dtype=np.int32).reshape(3, 4), chunks=(2, 4)), dims=("x", "y"))
+    for name, r, expected in (("cumsum", ints.cumsum("x"), np.cumsum(np.arange(1, 13).reshape(3, 4), axis=0)),
+                              ("prod", ints.prod("y"), np.prod(np.arange(1, 13).reshape(3, 4), axis=1)),
+                              ("median", ints.median("y"), np.median(np.arange(1, 13).reshape(3, 4), axis=1))):
+        assert _is_strata(r), name
+        assert r.values.dtype == expected.dtype, name
+        np.testing.assert_array_equal(r.values, expected, err_msg=name)
+
+
+def test_dot_as_a_matrix_product_and_as_a_broadcast_product():
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(size=(9, 5)), rng.normal(size=(5, 4))
+    da_ = xr.DataArray(strata.asarray(a, chunks=(4, 5)), dims=("s", "v"))
+    db = xr.DataArray(strata.asarray(b, chunks=(2, 4)), dims=("v", "k"))
+    r = xr.dot(da_, db)  # '...ab,...bc->...ac': strata's matrix product
+    assert _is_strata(r) and r.dims == ("s", "k")
+    np.testing.assert_allclose(r.values, a @ b, rtol=1e-12)
+    c = rng.normal(size=(3, 9, 5))
+    dc = xr.DataArray(strata.asarray(c, chunks=(2, 4, 5)), dims=("t", "s", "v"))
+    r = xr.dot(dc, da_, dim="v")  # a broadcast dimension s and a batch dimension t
+    assert _is_strata(r)
+    np.testing.assert_allclose(r.transpose("t", "s").values, np.einsum("tsv,sv->ts", c, a), rtol=1e-12)
+
+
+def test_einsum_on_the_namespace_matches_numpy_and_refuses_diagonals_clearly():
+    xp = strata.array_api
+    rng = np.random.default_rng(8)
+    a, b, v = rng.normal(size=(4, 3)), rng.normal(size=(3, 5)), rng.normal(size=3)
+    sa, sb, sv = (strata.asarray(x, chunks=2) for x in (a, b, v))
+    for subscripts, ops, np_ops in (("ij,jk->ik", (sa, sb), (a, b)), ("ij,jk", (sa, sb), (a, b)),
+                                    ("ij,j->i", (sa, sv), (a, v)), ("ij->ji", (sa,), (a,)), ("ij->", (sa,), (a,)),
+                                    ("i,i->", (sv, sv), (v, v)), ("...j,j->...", (sa, sv), (a, v)),
+                                    ("ij,kj->ikj", (sa, sa), (a, a))):
+        r = xp.einsum(subscripts, *ops)
+        assert isinstance(r, strata.Array), subscripts
+        np.testing.assert_allclose(r.compute(), np.einsum(subscripts, *np_ops), rtol=1e-12, err_msg=subscripts)
+    with pytest.raises(TypeError, match="diagonal"):
+        xp.einsum("ii->i", strata.asarray(np.eye(3)))
+    with pytest.raises(ValueError, match="do not match"):
+        xp.einsum("ijk->i", sa)
+    np.testing.assert_array_equal(xp.transpose(sa).compute(), a.T)

@@ -89,6 +89,10 @@ Box ReshapeNode::cover(const Box& box) const {
   }
   const int64_t row = c_strides(in)[0];
   Shape start(in.size(), 0), count = in;
+  if (row == 0 || box.numel() == 0) {  // an empty input (a zero-length axis) or box: nothing to read
+    count[0] = 0;
+    return Box::dense(start, count);
+  }
   start[0] = lo / row;
   count[0] = hi / row - start[0] + 1;
   return Box::dense(start, count);

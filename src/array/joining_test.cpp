@@ -69,5 +69,18 @@ TEST(Reshape, KeepsCOrderForAnyChunkingAndStridedReads) {
   STRATA_EXPECT_STATUS(reshape(a, {4, 2}).status(), StatusCode::Invalid, "cannot reshape");
 }
 
+TEST(Reshape, OfAnEmptyArrayIsEmptyWithoutReadingIt) {
+  // a zero-length axis makes the input's row stride 0: the planner's cover must not divide by it
+  const Array a = host<int8_t>({4, 4, 2}, {1, 1, 1}, [](int64_t i) { return int8_t(i); });
+  const Array empty = a.slice({Slice::range(0, 0), Slice::range(0, 0), Slice::range(0, 0)});
+  for (const Shape& to : {Shape{0, 0}, Shape{0}, Shape{2, 0, 3}}) {
+    const Array r = reshape(empty, to);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r.shape(), to);
+    EXPECT_TRUE(values<int8_t>(r).empty());
+  }
+  EXPECT_TRUE(values<int8_t>(reshape(a.slice({Slice::range(0, 0), Slice::all(), Slice::all()}), {0, 8})).empty());
+}
+
 }  // namespace
 }  // namespace strata
