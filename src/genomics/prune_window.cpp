@@ -2,14 +2,9 @@
 // ahead) and plink2's serial window sweep, which computes a pair's r² only when it asks for it.
 #include <algorithm>
 #include <bit>
-#include <cstring>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "genomics/prune_internal.hpp"
-#include "strata/core/cpu_pin.hpp"
+#include "genomics/prune_kernels.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/io/genotype_decode.hpp"
 
@@ -19,361 +14,6 @@ namespace {
 constexpr double kSmallEpsilon = 0x1p-44;  // plink2's tolerance on frequencies and the threshold
 constexpr int64_t kBatchVariants = 256;  // new variants read while the previous ones are swept
 constexpr int64_t kInlineBatchVariants = 128;  // read in turn with the sweep: planes stay in cache
-
-// Calls of one variant over one group: planes H (homozygous), P (hom REF), M (called).
-struct GroupStats {
-  int64_t n = 0, sum = 0, ssq = 0, hom_ref = 0, hom_alt = 0;  // sum of +1/0/−1 codes, of squares
-  bool complete = false;
-};
-
-// 32 packed codes starting at byte `at` of a row of `bytes` (missing past the end).
-inline uint64_t code_word(const uint8_t* row, int64_t bytes, int64_t at) {
-  uint64_t w = ~uint64_t{0};
-  std::memcpy(&w, row + at, static_cast<size_t>(std::min<int64_t>(8, bytes - at)));
-  return w;
-}
-
-// Every kernel sets every field (no initializers: the sweep's arrays of them stay cheap).
-struct PairParts {
-  int64_t n, dot, sa, qa, sb, qb;
-};
-
-template <class Popcount>
-[[gnu::always_inline]] inline PairParts pair_parts_body(const uint64_t* a, const uint64_t* b, int64_t w,
-                                                         const GroupStats& sa, const GroupStats& sb, Popcount pc) {
-  const uint64_t *ha = a, *pa = a + w, *ma = a + 2 * w, *hb = b, *pb = b + w, *mb = b + 2 * w;
-  PairParts r;
-  int64_t hh = 0, hd = 0;
-  for (int64_t t = 0; t < w; ++t) {
-    const uint64_t h = ha[t] & hb[t];
-    hh += pc(h);
-    hd += pc(h & (pa[t] ^ pb[t]));
-  }
-  r.dot = hh - 2 * hd;
-  if (sa.complete && sb.complete) {
-    r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb.sum, r.qb = sb.ssq;
-    return r;
-  }
-  int64_t n = 0, qa = 0, ra = 0, qb = 0, rb = 0;
-  for (int64_t t = 0; t < w; ++t) {
-    const uint64_t m = ma[t] & mb[t];
-    n += pc(m);
-    qa += pc(ha[t] & m);
-    ra += pc(pa[t] & m);
-    qb += pc(hb[t] & m);
-    rb += pc(pb[t] & m);
-  }
-  r.n = n, r.qa = qa, r.sa = 2 * ra - qa, r.qb = qb, r.sb = 2 * rb - qb;
-  return r;
-}
-
-PairParts pair_parts_generic(const uint64_t* a, const uint64_t* b, int64_t w, const GroupStats& sa,
-                             const GroupStats& sb) {
-  return pair_parts_body(a, b, w, sa, sb, [](uint64_t x) { return static_cast<int64_t>(std::popcount(x)); });
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The same integer sums with the popcnt instruction where the CPU has it.
-__attribute__((target("popcnt"))) PairParts pair_parts_popcnt(const uint64_t* a, const uint64_t* b, int64_t w,
-                                                                const GroupStats& sa, const GroupStats& sb) {
-  return pair_parts_body(a, b, w, sa, sb, [](uint64_t x) { return static_cast<int64_t>(__builtin_popcountll(x)); });
-}
-
-// The same sums four words at a time (AVX2): bytes popcounted by nibble lookup, summed in byte
-// counters for up to 31 steps (at most 8 a step), then widened.
-__attribute__((target("avx2"))) inline __m256i byte_popcounts(__m256i v) {
-  const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2,
-                                       3, 2, 3, 3, 4);
-  const __m256i low = _mm256_set1_epi8(0x0f);
-  return _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(v, low)),
-                         _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
-}
-
-__attribute__((target("avx2"))) inline __m256i load4(const uint64_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-template <bool kComplete>
-__attribute__((target("avx2,popcnt"))) PairParts pair_parts_avx2_body(const uint64_t* a, const uint64_t* b, int64_t w,
-                                                                       const GroupStats& sa, const GroupStats& sb) {
-  constexpr int kSums = kComplete ? 2 : 7;  // hh, hd, then n, qa, ra, qb, rb
-  const int64_t body = w / 4 * 4;
-  const uint64_t *ha = a, *pa = a + w, *ma = a + 2 * w, *hb = b, *pb = b + w, *mb = b + 2 * w;
-  const __m256i zero = _mm256_setzero_si256();
-  __m256i acc[kSums];
-  for (auto& x : acc) x = zero;
-  for (int64_t t0 = 0; t0 < body; t0 += 4 * 31) {
-    const int64_t t1 = std::min(body, t0 + 4 * 31);
-    __m256i c[kSums];
-    for (auto& x : c) x = zero;
-    for (int64_t t = t0; t < t1; t += 4) {
-      const __m256i xha = load4(ha + t), xhb = load4(hb + t), xpa = load4(pa + t), xpb = load4(pb + t);
-      const __m256i h = _mm256_and_si256(xha, xhb);
-      c[0] = _mm256_add_epi8(c[0], byte_popcounts(h));
-      c[1] = _mm256_add_epi8(c[1], byte_popcounts(_mm256_and_si256(h, _mm256_xor_si256(xpa, xpb))));
-      if constexpr (!kComplete) {
-        const __m256i m = _mm256_and_si256(load4(ma + t), load4(mb + t));
-        c[2] = _mm256_add_epi8(c[2], byte_popcounts(m));
-        c[3] = _mm256_add_epi8(c[3], byte_popcounts(_mm256_and_si256(xha, m)));
-        c[4] = _mm256_add_epi8(c[4], byte_popcounts(_mm256_and_si256(xpa, m)));
-        c[5] = _mm256_add_epi8(c[5], byte_popcounts(_mm256_and_si256(xhb, m)));
-        c[6] = _mm256_add_epi8(c[6], byte_popcounts(_mm256_and_si256(xpb, m)));
-      }
-    }
-    for (int k = 0; k < kSums; ++k) acc[k] = _mm256_add_epi64(acc[k], _mm256_sad_epu8(c[k], zero));
-  }
-  int64_t sum[7] = {0, 0, 0, 0, 0, 0, 0};
-  for (int k = 0; k < kSums; ++k) {
-    alignas(32) int64_t lanes[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc[k]);
-    sum[k] = lanes[0] + lanes[1] + lanes[2] + lanes[3];
-  }
-  for (int64_t t = body; t < w; ++t) {
-    const uint64_t h = ha[t] & hb[t], m = ma[t] & mb[t];
-    sum[0] += __builtin_popcountll(h);
-    sum[1] += __builtin_popcountll(h & (pa[t] ^ pb[t]));
-    sum[2] += __builtin_popcountll(m);
-    sum[3] += __builtin_popcountll(ha[t] & m), sum[4] += __builtin_popcountll(pa[t] & m);
-    sum[5] += __builtin_popcountll(hb[t] & m), sum[6] += __builtin_popcountll(pb[t] & m);
-  }
-  PairParts r;
-  r.dot = sum[0] - 2 * sum[1];
-  if (kComplete) {
-    r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb.sum, r.qb = sb.ssq;
-  } else {
-    r.n = sum[2], r.qa = sum[3], r.sa = 2 * sum[4] - sum[3], r.qb = sum[5], r.sb = 2 * sum[6] - sum[5];
-  }
-  return r;
-}
-
-PairParts pair_parts_avx2(const uint64_t* a, const uint64_t* b, int64_t w, const GroupStats& sa, const GroupStats& sb) {
-  return sa.complete && sb.complete ? pair_parts_avx2_body<true>(a, b, w, sa, sb)
-                                    : pair_parts_avx2_body<false>(a, b, w, sa, sb);
-}
-
-#endif
-
-// The sums of `a` against each of `b[0, count)`, count <= kMaxBatch: the sweep asks for the
-// next few kept variants of a scan at once (a hit among them ends the scan; the pairs after it
-// are wasted, and hits are rare), so `a` is loaded once for all of them.
-constexpr int kMaxBatch = 4;
-using PairFn = PairParts (*)(const uint64_t*, const uint64_t*, int64_t, const GroupStats&, const GroupStats&);
-using PairManyFn = void (*)(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
-                            const GroupStats* const* sb, PairParts* out);
-
-template <PairFn One>
-void pair_many_by_one(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
-                      const GroupStats* const* sb, PairParts* out) {
-  for (int j = 0; j < count; ++j) out[j] = One(a, b[j], w, sa, *sb[j]);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The eight lanes' total (stored and added: _mm512_reduce_add_epi64 warns on GCC 12).
-__attribute__((target("avx512f"))) inline int64_t sum_lanes(__m512i v) {
-  alignas(64) int64_t lanes[8];
-  _mm512_store_si512(lanes, v);
-  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
-}
-
-// Eight words at a time (AVX-512 VPOPCNTDQ); planes are whole vectors (plane_words), so there
-// is no tail. A complete batch (no missing calls in `a` or any `b`) counts the cross products
-// alone.
-template <int kCount, bool kComplete>
-__attribute__((target("avx512f,avx512vpopcntdq"))) void pair_many_avx512_body(const uint64_t* a,
-                                                                              const uint64_t* const* b, int64_t w,
-                                                                              const GroupStats& sa,
-                                                                              const GroupStats* const* sb,
-                                                                              PairParts* out) {
-  constexpr int kSums = kComplete ? 2 : 7;  // hh, hd, then n, qa, ra, qb, rb
-  const uint64_t *ha = a, *pa = a + w, *ma = a + 2 * w;
-  __m512i acc[kCount][kSums];
-  for (auto& row : acc)
-    for (auto& x : row) x = _mm512_setzero_si512();
-  for (int64_t t = 0; t < w; t += 8) {
-    const __m512i xha = _mm512_loadu_si512(ha + t), xpa = _mm512_loadu_si512(pa + t);
-    const __m512i xma = kComplete ? xha : _mm512_loadu_si512(ma + t);
-    for (int j = 0; j < kCount; ++j) {
-      const uint64_t* hb = b[j];
-      const __m512i xhb = _mm512_loadu_si512(hb + t), xpb = _mm512_loadu_si512(hb + w + t);
-      const __m512i h = _mm512_and_si512(xha, xhb);
-      acc[j][0] = _mm512_add_epi64(acc[j][0], _mm512_popcnt_epi64(h));
-      // h & (pa ^ pb): ternary-logic truth table 0x60 over (h, pa, pb).
-      acc[j][1] = _mm512_add_epi64(acc[j][1], _mm512_popcnt_epi64(_mm512_ternarylogic_epi64(h, xpa, xpb, 0x60)));
-      if constexpr (!kComplete) {
-        // H and P are set only where a call is: H_a & M_b is H_a over the calls of both.
-        const __m512i xmb = _mm512_loadu_si512(hb + 2 * w + t);
-        acc[j][2] = _mm512_add_epi64(acc[j][2], _mm512_popcnt_epi64(_mm512_and_si512(xma, xmb)));
-        acc[j][3] = _mm512_add_epi64(acc[j][3], _mm512_popcnt_epi64(_mm512_and_si512(xha, xmb)));
-        acc[j][4] = _mm512_add_epi64(acc[j][4], _mm512_popcnt_epi64(_mm512_and_si512(xpa, xmb)));
-        acc[j][5] = _mm512_add_epi64(acc[j][5], _mm512_popcnt_epi64(_mm512_and_si512(xhb, xma)));
-        acc[j][6] = _mm512_add_epi64(acc[j][6], _mm512_popcnt_epi64(_mm512_and_si512(xpb, xma)));
-      }
-    }
-  }
-  for (int j = 0; j < kCount; ++j) {
-    int64_t sum[kSums];
-    for (int k = 0; k < kSums; ++k) sum[k] = sum_lanes(acc[j][k]);
-    PairParts& r = out[j];
-    r.dot = sum[0] - 2 * sum[1];
-    if constexpr (kComplete) {
-      r.n = sa.n, r.sa = sa.sum, r.qa = sa.ssq, r.sb = sb[j]->sum, r.qb = sb[j]->ssq;
-    } else {
-      r.n = sum[2], r.qa = sum[3], r.sa = 2 * sum[4] - sum[3], r.qb = sum[5], r.sb = 2 * sum[6] - sum[5];
-    }
-  }
-}
-
-template <bool kComplete>
-void pair_many_avx512_of(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
-                         const GroupStats* const* sb, PairParts* out) {
-  switch (count) {
-    case 1: return pair_many_avx512_body<1, kComplete>(a, b, w, sa, sb, out);
-    case 2: return pair_many_avx512_body<2, kComplete>(a, b, w, sa, sb, out);
-    case 3: return pair_many_avx512_body<3, kComplete>(a, b, w, sa, sb, out);
-    default: return pair_many_avx512_body<kMaxBatch, kComplete>(a, b, w, sa, sb, out);
-  }
-}
-
-void pair_many_avx512(const uint64_t* a, const uint64_t* const* b, int count, int64_t w, const GroupStats& sa,
-                      const GroupStats* const* sb, PairParts* out) {
-  bool complete = sa.complete;
-  for (int j = 0; j < count; ++j) complete = complete && sb[j]->complete;
-  // Counted with the missing calls or without, the sums are the same when every call is there.
-  if (complete) return pair_many_avx512_of<true>(a, b, count, w, sa, sb, out);
-  pair_many_avx512_of<false>(a, b, count, w, sa, sb, out);
-}
-
-// STRATA_CPU caps these choices like every kernel table (levels: 1 = avx2, 3 = avx512): a pinned
-// run takes the kernels a CPU of that level takes (the counts are exact either way).
-bool pinned_at_least(int level) { return cpu_pin().max_level >= level; }
-PairManyFn pick_pair_fn() {
-  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-    return pair_many_avx512;
-  if (pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
-    return pair_many_by_one<pair_parts_avx2>;
-  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? pair_many_by_one<pair_parts_popcnt>
-                                                                             : pair_many_by_one<pair_parts_generic>;
-}
-#else
-PairManyFn pick_pair_fn() { return pair_many_by_one<pair_parts_generic>; }
-#endif
-
-// Planes H, P, M of a packed row of every view sample, `words` words each (zero past the
-// samples). The portable fill keeps sample order (64 samples a word); the SIMD fills take 64
-// bytes (256 samples) at a time and put pair k of byte j of block i at bit j of word 4i + k.
-// Every variant of a group is filled by the same function, and the pair sums do not depend on
-// the order of the samples, so the counts are the same at every CPU level.
-using FillAllFn = void (*)(const uint8_t*, int64_t, int64_t, uint64_t*, uint64_t*, uint64_t*);
-using CountFn = void (*)(const uint64_t*, int64_t, int64_t*, int64_t*, int64_t*);
-
-void fill_all_generic(const uint8_t* row, int64_t bytes, int64_t words, uint64_t* h, uint64_t* p, uint64_t* m) {
-  for (int64_t t = 0; t < words; ++t) {
-    uint64_t hw = 0, pw = 0, mw = 0;
-    for (int half = 0; half < 2; ++half) {
-      const int64_t at = 16 * t + 8 * half;
-      const uint64_t c = at < bytes ? code_word(row, bytes, at) : ~uint64_t{0};
-      const uint64_t lo = c, hi = c >> 1;
-      hw |= io::compact_even_bits(~lo) << (32 * half);
-      pw |= io::compact_even_bits(~lo & ~hi) << (32 * half);
-      mw |= io::compact_even_bits(~(lo & hi)) << (32 * half);
-    }
-    h[t] = hw, p[t] = pw, m[t] = mw;
-  }
-}
-
-template <class Popcount>
-[[gnu::always_inline]] inline void count_body(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref, int64_t* n,
-                                              Popcount pc) {
-  int64_t a = 0, b = 0, c = 0;
-  for (int64_t t = 0; t < w; ++t) {
-    a += pc(h[t]);
-    b += pc(h[w + t]);
-    c += pc(h[2 * w + t]);
-  }
-  *hom = a, *ref = b, *n = c;
-}
-
-void count_generic(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref, int64_t* n) {
-  count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(std::popcount(x)); });
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The 64-byte blocks of a row (the last one padded with missing codes) by `Block`, the words
-// past them zeroed.
-template <void (*Block)(const uint8_t*, uint64_t*, uint64_t*, uint64_t*)>
-void fill_by_blocks(const uint8_t* row, int64_t bytes, int64_t words, uint64_t* h, uint64_t* p, uint64_t* m) {
-  int64_t i = 0;
-  for (; 64 * i + 64 <= bytes; ++i) Block(row + 64 * i, h + 4 * i, p + 4 * i, m + 4 * i);
-  if (64 * i < bytes) {
-    alignas(64) uint8_t tail[64];
-    std::memset(tail, 0xff, sizeof tail);
-    std::memcpy(tail, row + 64 * i, static_cast<size_t>(bytes - 64 * i));
-    Block(tail, h + 4 * i, p + 4 * i, m + 4 * i);
-    ++i;
-  }
-  for (int64_t t = 4 * i; t < words; ++t) h[t] = p[t] = m[t] = 0;
-}
-
-// Pair k's low and high bits of each byte, taken by the byte's top bit (a byte's own bits
-// reach it through the 16-bit shift).
-__attribute__((target("avx2"))) inline uint64_t top_bits_avx2(__m256i v0, __m256i v1, int shift) {
-  const __m128i s = _mm_cvtsi32_si128(shift);
-  const auto lo = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_sll_epi16(v0, s)));
-  const auto hi = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_sll_epi16(v1, s)));
-  return uint64_t{lo} | uint64_t{hi} << 32;
-}
-__attribute__((target("avx2"))) void fill_block_avx2(const uint8_t* b, uint64_t* h, uint64_t* p, uint64_t* m) {
-  const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-  const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
-  for (int k = 0; k < 4; ++k) {
-    const uint64_t lo = top_bits_avx2(v0, v1, 7 - 2 * k), hi = top_bits_avx2(v0, v1, 6 - 2 * k);
-    h[k] = ~lo, p[k] = ~lo & ~hi, m[k] = ~(lo & hi);
-  }
-}
-__attribute__((target("avx512f,avx512bw"))) inline uint64_t top_bits_avx512(__m512i v, int shift) {
-  return static_cast<uint64_t>(_mm512_movepi8_mask(_mm512_sll_epi16(v, _mm_cvtsi32_si128(shift))));
-}
-__attribute__((target("avx512f,avx512bw"))) void fill_block_avx512(const uint8_t* b, uint64_t* h, uint64_t* p,
-                                                                   uint64_t* m) {
-  const __m512i v = _mm512_loadu_si512(b);
-  for (int k = 0; k < 4; ++k) {
-    const uint64_t lo = top_bits_avx512(v, 7 - 2 * k), hi = top_bits_avx512(v, 6 - 2 * k);
-    h[k] = ~lo, p[k] = ~lo & ~hi, m[k] = ~(lo & hi);
-  }
-}
-constexpr FillAllFn fill_all_avx2 = fill_by_blocks<fill_block_avx2>;
-constexpr FillAllFn fill_all_avx512 = fill_by_blocks<fill_block_avx512>;
-
-__attribute__((target("popcnt"))) void count_popcnt(const uint64_t* h, int64_t w, int64_t* hom, int64_t* ref,
-                                                    int64_t* n) {
-  count_body(h, w, hom, ref, n, [](uint64_t x) { return static_cast<int64_t>(__builtin_popcountll(x)); });
-}
-// Eight words at a time (planes are whole vectors).
-__attribute__((target("avx512f,avx512vpopcntdq"))) void count_avx512(const uint64_t* h, int64_t w, int64_t* hom,
-                                                                     int64_t* ref, int64_t* n) {
-  __m512i acc[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-  for (int64_t t = 0; t < w; t += 8)
-    for (int k = 0; k < 3; ++k) acc[k] = _mm512_add_epi64(acc[k], _mm512_popcnt_epi64(_mm512_loadu_si512(h + k * w + t)));
-  *hom = sum_lanes(acc[0]), *ref = sum_lanes(acc[1]), *n = sum_lanes(acc[2]);
-}
-FillAllFn pick_fill_all() {
-  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-    return fill_all_avx512;
-  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("avx2") ? fill_all_avx2 : fill_all_generic;
-}
-CountFn pick_count() {
-  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-    return count_avx512;
-  return pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("popcnt") ? count_popcnt : count_generic;
-}
-#else
-FillAllFn pick_fill_all() { return fill_all_generic; }
-CountFn pick_count() { return count_generic; }
-#endif
-
-// Words of a group's plane: whole 512-bit vectors (the pair kernels need no tail) that also
-// hold the SIMD fills' 64-byte blocks.
-int64_t plane_words(int64_t samples) { return (samples + 511) / 512 * 8; }
 
 // Bit planes and counts of a run of consecutive variants of the stretch, at most `capacity`
 // of them, in a ring (variant i in slot i mod capacity: moving on copies nothing).
@@ -448,6 +88,7 @@ class PlaneStore {
     for (int j = 0; j < count; ++j) pb[j] = plane(b[j]), sb[j] = &stats_[2 * slot(b[j])];
     const uint64_t* pa = plane(a);
     const GroupStats* sa = &stats_[2 * slot(a)];
+    if (words_[1] == 0) return exceeds_one_group(fn, pa, sa[0], pb, sb, count, thresh);
     fn(pa, pb, count, words_[0], sa[0], sb, t);
     if (words_[1] > 0) {
       for (int j = 0; j < count; ++j) pb[j] += 3 * words_[0], sb[j] += 1;
@@ -458,16 +99,58 @@ class PlaneStore {
       }
     }
     uint32_t mask = 0;
-    for (int j = 0; j < count; ++j) {
-      const double cov = static_cast<double>(t[j].dot * t[j].n - t[j].sa * t[j].sb);
-      const double va = static_cast<double>(t[j].qa * t[j].n - t[j].sa * t[j].sa);
-      const double vb = static_cast<double>(t[j].qb * t[j].n - t[j].sb * t[j].sb);
-      if (cov * cov > thresh * va * vb) mask |= uint32_t{1} << j;
-    }
+    for (int j = 0; j < count; ++j) mask |= uint32_t{exceeds_exactly(t[j], thresh)} << j;
     return mask;
   }
 
  private:
+  // plink2's comparison of r² with the threshold, from the exact sums.
+  static bool exceeds_exactly(const PairParts& t, double thresh) {
+    const double cov = static_cast<double>(t.dot * t.n - t.sa * t.sb);
+    const double va = static_cast<double>(t.qa * t.n - t.sa * t.sa);
+    const double vb = static_cast<double>(t.qb * t.n - t.sb * t.sb);
+    return cov * cov > thresh * va * vb;
+  }
+
+  // One group (every chromosome but X): the cross products first, which the kernels count
+  // without the missing-aware sums; a pair that has missing calls is decided from them and
+  // the variants' own sums when no placement of its missing calls could change the answer
+  // (bound_r2), and only the others take the full counts. Same answers, fewer popcounts.
+  uint32_t exceeds_one_group(PairManyFn fn, const uint64_t* pa, const GroupStats& sa, const uint64_t* const* pb,
+                             const GroupStats* const* sb, int count, double thresh) const {
+    GroupStats whole[kMaxBatch + 1];  // the stats as if complete: the kernels count the cross products only
+    const GroupStats* whole_b[kMaxBatch];
+    whole[kMaxBatch] = sa, whole[kMaxBatch].complete = true;
+    for (int j = 0; j < count; ++j) whole[j] = *sb[j], whole[j].complete = true, whole_b[j] = &whole[j];
+    PairParts t[kMaxBatch];
+    fn(pa, pb, count, words_[0], whole[kMaxBatch], whole_b, t);
+    const auto group = static_cast<int64_t>(groups_.samples[0].size());
+    const CallSums ca{sa.n, sa.sum, sa.ssq, sa.hom_ref, sa.hom_alt};
+    uint32_t mask = 0;
+    int open = 0;
+    int open_at[kMaxBatch];
+    const uint64_t* open_pb[kMaxBatch];
+    const GroupStats* open_sb[kMaxBatch];
+    for (int j = 0; j < count; ++j) {
+      const GroupStats& b = *sb[j];
+      if (sa.complete && b.complete) {  // the sums are the variants' own: t[j] is exact
+        mask |= uint32_t{exceeds_exactly(t[j], thresh)} << j;
+        continue;
+      }
+      switch (bound_r2(t[j].dot, ca, CallSums{b.n, b.sum, b.ssq, b.hom_ref, b.hom_alt}, group, thresh)) {
+        case R2Bound::kAbove: mask |= uint32_t{1} << j; break;
+        case R2Bound::kBelow: break;
+        case R2Bound::kUnknown: open_at[open] = j, open_pb[open] = pb[j], open_sb[open] = sb[j], ++open; break;
+      }
+    }
+    if (open > 0) {
+      PairParts u[kMaxBatch];
+      fn(pa, open_pb, open, words_[0], sa, open_sb, u);
+      for (int k = 0; k < open; ++k) mask |= uint32_t{exceeds_exactly(u[k], thresh)} << open_at[k];
+    }
+    return mask;
+  }
+
   size_t slot(int64_t i) const { return static_cast<size_t>(i & (cap_ - 1)); }
   uint64_t* plane(int64_t i) { return planes_.data() + static_cast<int64_t>(slot(i)) * stride_; }
   const uint64_t* plane(int64_t i) const { return planes_.data() + static_cast<int64_t>(slot(i)) * stride_; }
@@ -501,8 +184,9 @@ void sweep_window(const std::vector<int64_t>& members, std::vector<uint8_t>& rem
     prev_ct = removed_ct;
     for (int64_t f = next_kept(0); f < size; f = next_kept(f + 1)) {
       const int64_t a = members[static_cast<size_t>(f)];
-      int64_t s = next_kept(f + 1);
-      while (s < size && members[static_cast<size_t>(s)] < unchecked[static_cast<size_t>(a)]) s = next_kept(s + 1);
+      // The first kept variant a has not met (members ascend: a search, not a walk).
+      const auto from = std::lower_bound(members.begin() + f + 1, members.end(), unchecked[static_cast<size_t>(a)]);
+      int64_t s = next_kept(from - members.begin());
       // The scan meets the kept variants from s on until a hit: up to kMaxBatch of them are
       // asked for at once (nothing changes before the first hit).
       while (s < size) {

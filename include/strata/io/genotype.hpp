@@ -106,6 +106,8 @@ struct VariantInfo {
   void reserve(int64_t n);
   /// Append variant `i` of `other`.
   void append_from(const VariantInfo& other, int64_t i);
+  /// Append variants [i, i + count) of `other` (one copy per column).
+  void append_range(const VariantInfo& other, int64_t i, int64_t count);
 };
 
 /// \brief What a source did while mapping its calls to codes.

@@ -113,7 +113,7 @@ Result<VariantInfo> BgenReader::variants(int64_t start, int64_t count) const {
   VariantInfo out;
   out.start = start;
   out.reserve(count);
-  for (int64_t i = 0; i < count; ++i) out.append_from(index_.variants, start + i);
+  out.append_range(index_.variants, start, count);
   return out;
 }
 

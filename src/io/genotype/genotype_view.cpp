@@ -29,6 +29,18 @@ void VariantInfo::append_from(const VariantInfo& o, int64_t i) {
   cm.push_back(i < static_cast<int64_t>(o.cm.size()) ? o.cm[i] : 0.0);
 }
 
+void VariantInfo::append_range(const VariantInfo& o, int64_t i, int64_t count) {
+  const auto b = static_cast<size_t>(i), e = static_cast<size_t>(i + count);
+  contig.insert(contig.end(), o.contig.begin() + b, o.contig.begin() + e);
+  position.insert(position.end(), o.position.begin() + b, o.position.begin() + e);
+  id.insert(id.end(), o.id.begin() + b, o.id.begin() + e);
+  ref.insert(ref.end(), o.ref.begin() + b, o.ref.begin() + e);
+  alt.insert(alt.end(), o.alt.begin() + b, o.alt.begin() + e);
+  const size_t have = std::clamp(o.cm.size(), b, e);  // a source without cM values reads 0
+  cm.insert(cm.end(), o.cm.begin() + b, o.cm.begin() + have);
+  cm.resize(cm.size() + (e - have), 0.0);
+}
+
 Status GenotypeView::read_dosages(int64_t variant_start, int64_t variant_count, int64_t sample_start,
                                   int64_t sample_count, float* out, int64_t stride) const {
   if (variant_count < 0 || sample_count < 0 || stride < sample_count)
@@ -230,7 +242,7 @@ class MemoryView final : public GenotypeView {
     if (start < 0 || count < 0 || start + count > m_) return Status::Invalid("variant range out of bounds");
     VariantInfo out;
     out.start = start;
-    for (int64_t i = 0; i < count; ++i) out.append_from(variants_, start + i);
+    out.append_range(variants_, start, count);
     return out;
   }
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,

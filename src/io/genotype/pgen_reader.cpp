@@ -211,7 +211,7 @@ Result<VariantInfo> PgenReader::variants(int64_t start, int64_t count) const {
   VariantInfo out;
   out.start = start;
   out.reserve(count);
-  for (int64_t i = 0; i < count; ++i) out.append_from(bim_.variants, start + i);
+  out.append_range(bim_.variants, start, count);
   return out;
 }
 

@@ -149,7 +149,10 @@ Result<SampleInfo> read_fam(const std::string& path) {
     data_seen = true;
     auto col = [&](int i, std::string_view dflt) { return i >= 0 ? tok[static_cast<size_t>(i)] : dflt; };
     const std::string_view fid = col(cols.fid, "0"), iid = col(cols.iid, "0"), sex = col(cols.sex, "0");
-    keys.push_back(str_cat(fid, '\t', iid));
+    std::string key;
+    key.reserve(fid.size() + 1 + iid.size());
+    key.append(fid).append(1, '\t').append(iid);
+    keys.push_back(std::move(key));
     line_of.push_back(r.line_no());
     s.family_id.emplace_back(fid);
     s.id.emplace_back(iid);
@@ -208,6 +211,10 @@ Result<BimTable> read_bim(const std::string& path) {
   int64_t blank_line = 0;
   int64_t notation = 0, notation_line = 0;  // positions written as 1e+05 / 100.0 (see below)
   std::string notation_example;
+  int32_t run_contig = 0;
+  // Columns grow once: room for the lines the file can hold at ~20 bytes a line (a .bim line
+  // has 6 columns; the estimate only saves regrowing, it limits nothing).
+  if (const int64_t bytes = r.file_bytes(); bytes > 0) v.reserve(std::min<int64_t>(bytes / 20 + 16, int64_t{1} << 26));
   while (r.next(line)) {
     if (detail::is_blank(line)) {
       blank_line = r.line_no();
@@ -276,19 +283,23 @@ Result<BimTable> read_bim(const std::string& path) {
     }
     if (pos.value < 0) ++t.negative_positions;
     const std::string_view chrom_tok = tok[static_cast<size_t>(cols.chrom)];
-    const int code = chromosome_code(chrom_tok);
-    if (code > 26)
-      return Status::Corrupt(path, " line ", r.line_no(), ": chromosome code '", chrom_tok, "' is not a human "
-                             "chromosome (1-22, X/23, Y/24, XY/25, MT/26; other contigs need names that are not "
-                             "numbers)");
-    std::string chrom(chrom_tok);
-    auto it = contig_index.find(chrom);
-    if (it == contig_index.end()) {
-      if (t.contigs.size() >= static_cast<size_t>(INT32_MAX)) return Status::Unsupported(path, ": too many contigs");
-      it = contig_index.emplace(chrom, static_cast<int32_t>(t.contigs.size())).first;
-      t.contigs.push_back(chrom);
+    if (v.contig.empty() || chrom_tok != t.contigs[static_cast<size_t>(v.contig.back())]) {
+      // A new run of lines on one contig (sorted files have a few dozen runs).
+      const int code = chromosome_code(chrom_tok);
+      if (code > 26)
+        return Status::Corrupt(path, " line ", r.line_no(), ": chromosome code '", chrom_tok, "' is not a human "
+                               "chromosome (1-22, X/23, Y/24, XY/25, MT/26; other contigs need names that are not "
+                               "numbers)");
+      std::string chrom(chrom_tok);
+      auto it = contig_index.find(chrom);
+      if (it == contig_index.end()) {
+        if (t.contigs.size() >= static_cast<size_t>(INT32_MAX)) return Status::Unsupported(path, ": too many contigs");
+        it = contig_index.emplace(chrom, static_cast<int32_t>(t.contigs.size())).first;
+        t.contigs.push_back(chrom);
+      }
+      run_contig = it->second;
     }
-    v.contig.push_back(it->second);
+    v.contig.push_back(run_contig);
     v.id.emplace_back(tok[static_cast<size_t>(cols.id)]);
     v.cm.push_back(cm_value);
     v.position.push_back(pos.value);

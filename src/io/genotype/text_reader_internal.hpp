@@ -64,6 +64,7 @@ class LineReader {
     struct stat st;
     if (::fstat(::fileno(f_), &st) != 0 || !(S_ISREG(st.st_mode) || (allow_pipe && S_ISFIFO(st.st_mode))))
       return Status::InvalidData(path, ": is not a regular file; strata reads text inputs only from regular files");
+    file_bytes_ = S_ISREG(st.st_mode) ? static_cast<int64_t>(st.st_size) : -1;
     return Status::OK();
   }
   /// Next line without its "\n" / "\r\n"; false at end of file. Errors set status().
@@ -89,6 +90,8 @@ class LineReader {
     }
   }
   int64_t line_no() const { return line_no_; }
+  /// The size of a regular file when opened (-1 for a pipe): a hint for reserving.
+  int64_t file_bytes() const { return file_bytes_; }
   /// Whether the last line next() returned ended with "\n" (a file cut short mid-line does not).
   bool line_ended() const { return ended_; }
   const std::string& path() const { return path_; }
@@ -117,6 +120,7 @@ class LineReader {
   }
   std::string path_;
   std::FILE* f_ = nullptr;
+  int64_t file_bytes_ = -1;
   // Not zeroed on growth: fread fills what is read (a zeroed 1 MiB buffer faulted in 256 pages
   // for a 20 KB .fam).
   std::vector<char, DefaultInitAllocator<char>> buf_;

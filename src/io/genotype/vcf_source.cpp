@@ -52,7 +52,7 @@ class VcfSource final : public GenotypeView {
     VariantInfo out;
     out.start = start;
     out.reserve(count);
-    for (int64_t i = start; i < start + count; ++i) out.append_from(info, i);
+    out.append_range(info, start, count);
     return out;
   }
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out, int64_t stride) const override {
