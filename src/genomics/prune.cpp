@@ -31,23 +31,18 @@ bool parse_number(const std::string& s, double* out) {
   return end == s.c_str() + s.size() && std::isfinite(*out);
 }
 
-// Variant metadata the driver needs.
-struct VariantLayout {
-  std::vector<int32_t> contig;
-  std::vector<int64_t> position;
-  std::vector<std::string> id;
-};
-
-Result<VariantLayout> read_layout(const io::GenotypeView& view) {
-  VariantLayout l;
+// The variants' metadata: the view's own table when it holds one in memory (a .bed's .bim), else
+// contig, position and ID read into `storage` in pieces.
+Result<const io::VariantInfo*> variant_layout(const io::GenotypeView& view, io::VariantInfo* storage) {
+  if (const io::VariantInfo* table = view.variant_table()) return table;
   const int64_t m = view.num_variants();
   for (int64_t start = 0; start < m; start += 65536) {
     STRATA_ASSIGN_OR_RETURN(io::VariantInfo info, view.variants(start, std::min<int64_t>(65536, m - start)));
-    l.contig.insert(l.contig.end(), info.contig.begin(), info.contig.end());
-    l.position.insert(l.position.end(), info.position.begin(), info.position.end());
-    for (auto& s : info.id) l.id.push_back(std::move(s));
+    storage->contig.insert(storage->contig.end(), info.contig.begin(), info.contig.end());
+    storage->position.insert(storage->position.end(), info.position.begin(), info.position.end());
+    for (auto& s : info.id) storage->id.push_back(std::move(s));
   }
-  return l;
+  return storage;
 }
 
 // Whose calls count on a chromosome of `kind` (plink2's --indep-pairwise, --ld-xchr 3).
@@ -137,7 +132,9 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
   if (founders.size() < 2)
     return Status::Invalid("prune: ", view->describe(), " has ", founders.size(),
                            " founders (samples with no parent in the .fam); pruning needs at least two");
-  STRATA_ASSIGN_OR_RETURN(VariantLayout layout, read_layout(*view));
+  io::VariantInfo storage;
+  STRATA_ASSIGN_OR_RETURN(const io::VariantInfo* layout_ptr, variant_layout(*view, &storage));
+  const io::VariantInfo& layout = *layout_ptr;
   const std::vector<std::string>& contigs = view->contigs();
   PruneResult r;
   r.founders = static_cast<int64_t>(founders.size());
@@ -241,21 +238,23 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
   } else {
     for (const Stretch& st : stretches) STRATA_RETURN_NOT_OK(prune_one(st));
   }
-  r.ids = std::move(layout.id);
   return r;
 }
 
 namespace {
 
-Status write_lists(OutputSet& out, const std::string& prefix, const PruneResult& r) {
+Status write_lists(OutputSet& out, const std::string& prefix, const io::GenotypeView& view, const PruneResult& r) {
+  io::VariantInfo storage;
+  STRATA_ASSIGN_OR_RETURN(const io::VariantInfo* layout, variant_layout(view, &storage));
+  const std::vector<std::string>& ids = layout->id;
   for (const bool kept : {true, false}) {
     const std::string path = prefix + (kept ? ".prune.in" : ".prune.out");
     STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
     STRATA_ASSIGN_OR_RETURN(detail::TextWriter w, detail::TextWriter::open(staged, path));
     std::string buf;
-    for (size_t v = 0; v < r.ids.size(); ++v) {
+    for (size_t v = 0; v < ids.size(); ++v) {
       if (r.skipped[v] || (r.removed[v] != 0) == kept) continue;
-      buf += r.ids[v];
+      buf += ids[v];
       buf += '\n';
       if (buf.size() > (1 << 20)) {
         STRATA_RETURN_NOT_OK(w.write(buf));
@@ -290,14 +289,14 @@ Result<PruneSummary> run_prune_to_files(const Context& ctx, const std::string& i
   Result<PruneResult> pruned = ld_prune(ctx, selected->view, options.window);
   STRATA_RETURN_NOT_OK(job.agree(pruned.status()));
   prune.stop();
-  for (size_t v = 0; v < pruned->ids.size(); ++v) {
+  for (size_t v = 0; v < pruned->removed.size(); ++v) {
     if (pruned->skipped[v]) ++s.skipped_chr0;
     else if (pruned->removed[v]) ++s.removed;
     else ++s.kept;
   }
   s.founders = pruned->founders;
   PhaseTimer write = job.phase("write");
-  STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write_lists(*job.outputs(), prefix, *pruned) : Status::OK()));
+  STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write_lists(*job.outputs(), prefix, *selected->view, *pruned) : Status::OK()));
   write.stop();
   s.files = job.files();
   Summary& r = job.summary();

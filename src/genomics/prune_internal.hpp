@@ -26,32 +26,6 @@ struct CallSums {
 
 enum class R2Bound { kAbove, kBelow, kUnknown };
 
-namespace bounds {
-
-struct Range {
-  int64_t lo, hi;
-};
-
-inline Range product(Range x, Range y) {
-  const int64_t c[4] = {x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi};
-  return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
-}
-
-inline Range square(Range x) {
-  const int64_t a = x.lo * x.lo, b = x.hi * x.hi;
-  return {x.lo <= 0 && x.hi >= 0 ? 0 : std::min(a, b), std::max(a, b)};
-}
-
-// Σx and Σx² of `v` over the samples the other variant also calls: v loses at most `lost` of
-// its calls (the other's missing ones), each taking +1 (hom REF), −1 (hom ALT) or 0 from Σx and
-// 1 or 0 from Σx².
-inline void lost_calls(const CallSums& v, int64_t lost, Range* sum, Range* ssq) {
-  *sum = {v.sum - std::min(lost, v.hom_ref), v.sum + std::min(lost, v.hom_alt)};
-  *ssq = {v.ssq - std::min(lost, v.ssq), v.ssq};
-}
-
-}  // namespace bounds
-
 /// Whether r² of variants a and b over the samples both call exceeds `thresh`, from the pair's
 /// cross product `dot` over those samples (exact without the missing calls) and each variant's
 /// own sums, not knowing where the other's missing calls fall among `group` samples: kAbove or
@@ -59,26 +33,38 @@ inline void lost_calls(const CallSums& v, int64_t lost, Range* sum, Range* ssq) 
 /// rounding of the exact comparison), else kUnknown. With a few missing calls the sums move
 /// little, so most pairs are decided here (inline: the sweep asks it for most pairs).
 inline R2Bound bound_r2(int64_t dot, const CallSums& a, const CallSums& b, int64_t group, double thresh) {
-  using namespace bounds;
   constexpr double kMargin = 1e-9;
+  // Every interval end below is a count or a product of two: exact in double below 2^26 samples.
+  if (group > (int64_t{1} << 26)) return R2Bound::kUnknown;
+  using std::max, std::min;
+  const double g = static_cast<double>(group), d = static_cast<double>(dot);
+  const double an = static_cast<double>(a.n), bn = static_cast<double>(b.n);
   // Both call n samples: at least the overlap of the two called sets, at most the smaller one.
-  const Range n{std::max<int64_t>(0, a.n + b.n - group), std::min(a.n, b.n)};
-  Range sa, qa, sb, qb;
-  lost_calls(a, std::min(group - b.n, a.n), &sa, &qa);
-  lost_calls(b, std::min(group - a.n, b.n), &sb, &qb);
-  const Range dn = dot >= 0 ? Range{dot * n.lo, dot * n.hi} : Range{dot * n.hi, dot * n.lo};
-  const Range ss = product(sa, sb);
-  const Range cov{dn.lo - ss.hi, dn.hi - ss.lo};
-  const Range sa2 = square(sa), sb2 = square(sb);
-  // Σx² and n are never negative, so their products are monotone.
-  const Range va{qa.lo * n.lo - sa2.hi, qa.hi * n.hi - sa2.lo}, vb{qb.lo * n.lo - sb2.hi, qb.hi * n.hi - sb2.lo};
-  if (va.lo <= 0 || vb.lo <= 0) return R2Bound::kUnknown;
-  // cov² can pass 2^63 (counts of 10^5 samples and more): squared in double, whose rounding
-  // the margin covers.
-  const double cl = static_cast<double>(cov.lo), ch = static_cast<double>(cov.hi);
-  const double lo = cov.lo <= 0 && cov.hi >= 0 ? 0.0 : std::min(cl * cl, ch * ch), hi = std::max(cl * cl, ch * ch);
-  if (lo > thresh * static_cast<double>(va.hi) * static_cast<double>(vb.hi) * (1 + kMargin)) return R2Bound::kAbove;
-  if (hi < thresh * static_cast<double>(va.lo) * static_cast<double>(vb.lo) * (1 - kMargin)) return R2Bound::kBelow;
+  const double n_lo = max(0.0, an + bn - g), n_hi = min(an, bn);
+  // Each variant loses at most the other's missing calls, each taking +1 (hom REF), -1 (hom
+  // ALT) or 0 from Σx and 1 or 0 from Σx².
+  const double la = min(g - bn, an), lb = min(g - an, bn);
+  const double sa_lo = static_cast<double>(a.sum) - min(la, static_cast<double>(a.hom_ref));
+  const double sa_hi = static_cast<double>(a.sum) + min(la, static_cast<double>(a.hom_alt));
+  const double sb_lo = static_cast<double>(b.sum) - min(lb, static_cast<double>(b.hom_ref));
+  const double sb_hi = static_cast<double>(b.sum) + min(lb, static_cast<double>(b.hom_alt));
+  const double qa_lo = static_cast<double>(a.ssq) - min(la, static_cast<double>(a.ssq)), qa_hi = static_cast<double>(a.ssq);
+  const double qb_lo = static_cast<double>(b.ssq) - min(lb, static_cast<double>(b.ssq)), qb_hi = static_cast<double>(b.ssq);
+  // cov = dot·n − Σa·Σb; var = Σx²·n − (Σx)² (Σx² and n are never negative).
+  const double p1 = sa_lo * sb_lo, p2 = sa_lo * sb_hi, p3 = sa_hi * sb_lo, p4 = sa_hi * sb_hi;
+  const double cov_lo = min(d * n_lo, d * n_hi) - max(max(p1, p2), max(p3, p4));
+  const double cov_hi = max(d * n_lo, d * n_hi) - min(min(p1, p2), min(p3, p4));
+  // The least square over an interval: the distance from 0 to it, squared.
+  auto least_square = [](double lo, double hi) {
+    const double x = max(0.0, max(lo, -hi));
+    return x * x;
+  };
+  const double va_lo = qa_lo * n_lo - max(sa_lo * sa_lo, sa_hi * sa_hi), va_hi = qa_hi * n_hi - least_square(sa_lo, sa_hi);
+  const double vb_lo = qb_lo * n_lo - max(sb_lo * sb_lo, sb_hi * sb_hi), vb_hi = qb_hi * n_hi - least_square(sb_lo, sb_hi);
+  if (!(va_lo > 0 && vb_lo > 0)) return R2Bound::kUnknown;
+  // cov² can pass 2^53: rounded here, within the margin.
+  if (least_square(cov_lo, cov_hi) > thresh * va_hi * vb_hi * (1 + kMargin)) return R2Bound::kAbove;
+  if (max(cov_lo * cov_lo, cov_hi * cov_hi) < thresh * va_lo * vb_lo * (1 - kMargin)) return R2Bound::kBelow;
   return R2Bound::kUnknown;
 }
 

@@ -184,7 +184,9 @@ void sweep_window(const std::vector<int64_t>& members, std::vector<uint8_t>& rem
     prev_ct = removed_ct;
     for (int64_t f = next_kept(0); f < size; f = next_kept(f + 1)) {
       const int64_t a = members[static_cast<size_t>(f)];
-      // The first kept variant a has not met (members ascend: a search, not a walk).
+      // The first kept variant a has not met (members ascend: a search, not a walk); a
+      // variant that met them all (most, on a sweep's second pass) is passed at once.
+      if (unchecked[static_cast<size_t>(a)] > members.back()) continue;
       const auto from = std::lower_bound(members.begin() + f + 1, members.end(), unchecked[static_cast<size_t>(a)]);
       int64_t s = next_kept(from - members.begin());
       // The scan meets the kept variants from s on until a hit: up to kMaxBatch of them are

@@ -69,8 +69,7 @@ struct PruneSummary {
 /// variants are flagged in `skipped` and never removed). Reads the codes once, plus one
 /// counting pass for the allele frequencies.
 struct PruneResult {
-  std::vector<uint8_t> removed, skipped;
-  std::vector<std::string> ids;    ///< variant IDs, as written to the lists
+  std::vector<uint8_t> removed, skipped;  ///< by view variant
   int64_t founders = 0;
 };
 Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view, const PruneWindow& window);

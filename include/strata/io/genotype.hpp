@@ -156,6 +156,10 @@ class GenotypeView {
   virtual const std::vector<std::string>& contigs() const = 0;
   /// \brief Metadata of variants [start, start + count).
   virtual Result<VariantInfo> variants(int64_t start, int64_t count) const = 0;
+  /// \brief Every variant's metadata when the source holds it in memory (what
+  /// variants(0, num_variants()) returns, without the copy; `cm` may be shorter, missing values
+  /// are 0), else nullptr.
+  virtual const VariantInfo* variant_table() const { return nullptr; }
 
   /// \brief Read the codes of variants [variant_start, +variant_count) × samples
   /// [sample_start, +sample_count) into `out`: variant_count rows, `stride` bytes apart

@@ -77,6 +77,7 @@ class BedReader final : public GenotypeView {
   const SampleInfo& samples() const override { return samples_; }
   const std::vector<std::string>& contigs() const override { return bim_.contigs; }
   Result<VariantInfo> variants(int64_t start, int64_t count) const override;
+  const VariantInfo* variant_table() const override { return &bim_.variants; }
   Status read_codes(int64_t variant_start, int64_t variant_count, int64_t sample_start,
                     int64_t sample_count, uint8_t* out, int64_t stride) const override;
   int64_t variant_chunk() const override;
@@ -86,6 +87,8 @@ class BedReader final : public GenotypeView {
   int64_t negative_positions() const { return bim_.negative_positions; }
 
  private:
+  // Rows [v0, v0 + nv) of the file as they are, back to back into `out`.
+  Status pread_rows(int64_t v0, int64_t nv, uint8_t* out) const;
   BedReader() = default;
   PlinkPaths paths_;
   SampleInfo samples_;

@@ -1,5 +1,5 @@
-// PLINK 1 `.bed` reader: validation of magic, mode and size against `.bim`/`.fam`, a read-only
-// memory map, and block reads remapped to canonical codes.
+// PLINK 1 `.bed` reader: validation of magic, mode and size against `.bim`/`.fam`, and
+// block reads (pread) remapped to canonical codes.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,6 +147,16 @@ Status BedReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uin
                            ") out of bounds (", num_variants_, " x ", n, ")");
   }
   if (stride < packed_row_bytes(ns)) return Status::Invalid("read_codes: stride too small");
+  if (s0 == 0 && ns == n && stride == row_bytes_) {
+    // Whole rows back to back: read straight into `out` and translate in place (no staging
+    // buffer; the rows are still in cache when translated).
+    STRATA_RETURN_NOT_OK(pread_rows(v0, nv, out));
+    for (int64_t v = 0; v < nv; ++v) {
+      bed_row_to_codes(out + v * stride, row_bytes_, out + v * stride);
+      detail::pad_row(out + v * stride, ns);
+    }
+    return Status::OK();
+  }
   // Whole rows are read in pieces of at most ~4 MiB through a per-thread buffer.
   thread_local Bytes raw;  // not zeroed on growth: pread fills what is used
   const int64_t per_read = std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, row_bytes_));
@@ -154,16 +164,7 @@ Status BedReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uin
     const int64_t rows = std::min(per_read, nv - done);
     const int64_t bytes = rows * row_bytes_;
     raw.resize(static_cast<size_t>(bytes));
-    const int64_t offset = 3 + (v0 + done) * row_bytes_;
-    for (int64_t got = 0; got < bytes;) {
-      const ssize_t r = pread(fd_, raw.data() + got, static_cast<size_t>(bytes - got), offset + got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        return Status::IOError(paths_.bed, ": cannot read variants [", v0 + done, ", +", rows, ") at byte ",
-                               offset + got, ": ", r < 0 ? std::strerror(errno) : "unexpected end of file");
-      }
-      got += r;
-    }
+    STRATA_RETURN_NOT_OK(pread_rows(v0 + done, rows, raw.data()));
     for (int64_t v = 0; v < rows; ++v) {
       const uint8_t* src = raw.data() + v * row_bytes_;
       uint8_t* dst = out + (done + v) * stride;
@@ -175,6 +176,20 @@ Status BedReader::read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uin
       }
     }
     done += rows;
+  }
+  return Status::OK();
+}
+
+Status BedReader::pread_rows(int64_t v0, int64_t nv, uint8_t* out) const {
+  const int64_t bytes = nv * row_bytes_, offset = 3 + v0 * row_bytes_;
+  for (int64_t got = 0; got < bytes;) {
+    const ssize_t r = pread(fd_, out + got, static_cast<size_t>(bytes - got), offset + got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      return Status::IOError(paths_.bed, ": cannot read variants [", v0, ", +", nv, ") at byte ", offset + got, ": ",
+                             r < 0 ? std::strerror(errno) : "unexpected end of file");
+    }
+    got += r;
   }
   return Status::OK();
 }

@@ -245,6 +245,7 @@ class MemoryView final : public GenotypeView {
     out.append_range(variants_, start, count);
     return out;
   }
+  const VariantInfo* variant_table() const override { return variants_.size() == m_ ? &variants_ : nullptr; }
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out,
                     int64_t stride) const override {
     if (v0 < 0 || nv < 0 || v0 + nv > m_ || s0 < 0 || ns < 0 || s0 + ns > n_)

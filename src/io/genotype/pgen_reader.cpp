@@ -54,6 +54,7 @@ class PgenReader final : public GenotypeView, public GenotypeCounter {
   const SampleInfo& samples() const override { return samples_; }
   const std::vector<std::string>& contigs() const override { return bim_.contigs; }
   Result<VariantInfo> variants(int64_t start, int64_t count) const override;
+  const VariantInfo* variant_table() const override { return &bim_.variants; }
   Status read_codes(int64_t v0, int64_t nv, int64_t s0, int64_t ns, uint8_t* out, int64_t stride) const override;
   bool has_dosages() const override { return has_dosages_; }
   Status read_dosages(int64_t v0, int64_t nv, int64_t s0, int64_t ns, float* out, int64_t stride) const override;

@@ -39,6 +39,7 @@ class SampleSubsetView final : public GenotypeView {
   const SampleInfo& samples() const override { return samples_; }
   const std::vector<std::string>& contigs() const override { return base_->contigs(); }
   Result<VariantInfo> variants(int64_t start, int64_t count) const override { return base_->variants(start, count); }
+  const VariantInfo* variant_table() const override { return base_->variant_table(); }
   int64_t variant_chunk() const override { return base_->variant_chunk(); }
   SourceReport report() const override { return base_->report(); }
   // Read-ahead asks for every sample's chunks of the rows (a superset of what reads take).
