@@ -1,6 +1,7 @@
 // The integer kernels of LD pruning (prune_kernels.hpp): bit-plane fills, plane counts and the
 // pair sums, one implementation per CPU level.
 #include "genomics/prune_kernels.hpp"
+#include "genomics/prune_internal.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -375,9 +376,86 @@ FillAllFn choose_fill_all() { return fill_all_generic; }
 CountFn choose_count() { return count_generic; }
 #endif
 
+void bound_batch_scalar(const int64_t* dot, const GroupStats& a, const GroupStats* const* b, int count, int64_t group,
+                        double thresh, uint32_t* above, uint32_t* below) {
+  const CallSums ca{a.n, a.sum, a.ssq, a.hom_ref, a.hom_alt};
+  *above = *below = 0;
+  for (int j = 0; j < count; ++j) {
+    const R2Bound r = bound_r2(dot[j], ca, CallSums{b[j]->n, b[j]->sum, b[j]->ssq, b[j]->hom_ref, b[j]->hom_alt},
+                               group, thresh);
+    *above |= uint32_t{r == R2Bound::kAbove} << j, *below |= uint32_t{r == R2Bound::kBelow} << j;
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The least and the greatest square over intervals [lo, hi], lane by lane.
+__attribute__((target("avx512f"))) inline __m512d least_square(__m512d lo, __m512d hi) {
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512d x = _mm512_max_pd(zero, _mm512_max_pd(lo, _mm512_sub_pd(zero, hi)));
+  return _mm512_mul_pd(x, x);
+}
+__attribute__((target("avx512f"))) inline __m512d most_square(__m512d lo, __m512d hi) {
+  return _mm512_max_pd(_mm512_mul_pd(lo, lo), _mm512_mul_pd(hi, hi));
+}
+
+// bound_r2 over the batch's lanes at once (the same arithmetic: every interval end exact in
+// double, the comparisons with the same margin); lanes past `count` are masked off.
+__attribute__((target("avx512f"))) void bound_batch_avx512(const int64_t* dot, const GroupStats& a,
+                                                          const GroupStats* const* b, int count, int64_t group,
+                                                          double thresh, uint32_t* above, uint32_t* below) {
+  *above = *below = 0;
+  if (group > (int64_t{1} << 26)) return;  // as bound_r2: the ends would not be exact
+  alignas(64) double d[8], bn[8], bsum[8], bssq[8], bref[8], balt[8];
+  for (int j = 0; j < 8; ++j) {
+    const GroupStats& s = *b[j < count ? j : 0];
+    d[j] = static_cast<double>(dot[j < count ? j : 0]), bn[j] = static_cast<double>(s.n);
+    bsum[j] = static_cast<double>(s.sum), bssq[j] = static_cast<double>(s.ssq);
+    bref[j] = static_cast<double>(s.hom_ref), balt[j] = static_cast<double>(s.hom_alt);
+  }
+  const __m512d zero = _mm512_setzero_pd(), g = _mm512_set1_pd(static_cast<double>(group));
+  const __m512d an = _mm512_set1_pd(static_cast<double>(a.n));
+  const __m512d D = _mm512_load_pd(d), Bn = _mm512_load_pd(bn);
+  const __m512d n_lo = _mm512_max_pd(zero, _mm512_sub_pd(_mm512_add_pd(an, Bn), g)), n_hi = _mm512_min_pd(an, Bn);
+  const __m512d la = _mm512_min_pd(_mm512_sub_pd(g, Bn), an), lb = _mm512_min_pd(_mm512_sub_pd(g, an), Bn);
+  const __m512d asum = _mm512_set1_pd(static_cast<double>(a.sum)), Bsum = _mm512_load_pd(bsum);
+  const __m512d sa_lo = _mm512_sub_pd(asum, _mm512_min_pd(la, _mm512_set1_pd(static_cast<double>(a.hom_ref))));
+  const __m512d sa_hi = _mm512_add_pd(asum, _mm512_min_pd(la, _mm512_set1_pd(static_cast<double>(a.hom_alt))));
+  const __m512d sb_lo = _mm512_sub_pd(Bsum, _mm512_min_pd(lb, _mm512_load_pd(bref)));
+  const __m512d sb_hi = _mm512_add_pd(Bsum, _mm512_min_pd(lb, _mm512_load_pd(balt)));
+  const __m512d aq = _mm512_set1_pd(static_cast<double>(a.ssq)), Bq = _mm512_load_pd(bssq);
+  const __m512d qa_lo = _mm512_sub_pd(aq, _mm512_min_pd(la, aq)), qb_lo = _mm512_sub_pd(Bq, _mm512_min_pd(lb, Bq));
+  const __m512d p1 = _mm512_mul_pd(sa_lo, sb_lo), p2 = _mm512_mul_pd(sa_lo, sb_hi);
+  const __m512d p3 = _mm512_mul_pd(sa_hi, sb_lo), p4 = _mm512_mul_pd(sa_hi, sb_hi);
+  const __m512d dl = _mm512_mul_pd(D, n_lo), dh = _mm512_mul_pd(D, n_hi);
+  const __m512d cov_lo = _mm512_sub_pd(_mm512_min_pd(dl, dh), _mm512_max_pd(_mm512_max_pd(p1, p2), _mm512_max_pd(p3, p4)));
+  const __m512d cov_hi = _mm512_sub_pd(_mm512_max_pd(dl, dh), _mm512_min_pd(_mm512_min_pd(p1, p2), _mm512_min_pd(p3, p4)));
+  const __m512d va_lo = _mm512_sub_pd(_mm512_mul_pd(qa_lo, n_lo), most_square(sa_lo, sa_hi));
+  const __m512d va_hi = _mm512_sub_pd(_mm512_mul_pd(aq, n_hi), least_square(sa_lo, sa_hi));
+  const __m512d vb_lo = _mm512_sub_pd(_mm512_mul_pd(qb_lo, n_lo), most_square(sb_lo, sb_hi));
+  const __m512d vb_hi = _mm512_sub_pd(_mm512_mul_pd(Bq, n_hi), least_square(sb_lo, sb_hi));
+  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
+  const __mmask8 ok = _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(va_lo, zero, _CMP_GT_OQ), vb_lo, zero, _CMP_GT_OQ) & lanes;
+  // As bound_r2: thresh · va · vb · (1 ± margin), multiplied in the same order.
+  const __m512d t = _mm512_set1_pd(thresh);
+  const __m512d lim_hi = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(t, va_hi), vb_hi), _mm512_set1_pd(1 + 1e-9));
+  const __m512d lim_lo = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(t, va_lo), vb_lo), _mm512_set1_pd(1 - 1e-9));
+  const __mmask8 up = _mm512_mask_cmp_pd_mask(ok, least_square(cov_lo, cov_hi), lim_hi, _CMP_GT_OQ);
+  const __mmask8 down = _mm512_mask_cmp_pd_mask(ok & ~up, most_square(cov_lo, cov_hi), lim_lo, _CMP_LT_OQ);
+  *above = up, *below = down;
+}
+#endif
+
+BoundFn choose_bound_fn() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f")) return bound_batch_avx512;
+#endif
+  return bound_batch_scalar;
+}
+
 }  // namespace
 
 PairManyFn pick_pair_fn() { return choose_pair_fn(); }
+BoundFn pick_bound_fn() { return choose_bound_fn(); }
 FillAllFn pick_fill_all() { return choose_fill_all(); }
 CountFn pick_count() { return choose_count(); }
 

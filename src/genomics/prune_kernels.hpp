@@ -34,7 +34,13 @@ using FillAllFn = void (*)(const uint8_t* row, int64_t bytes, int64_t words, uin
 // Popcounts of a variant's three planes (`w` words each, H then P then M).
 using CountFn = void (*)(const uint64_t* planes, int64_t w, int64_t* hom, int64_t* ref, int64_t* n);
 
+// bound_r2 (prune_internal.hpp) of the pairs (a, b[j]), j < count <= kMaxBatch, from their
+// cross products `dot`: bit j of *above (*below) is set where it answers kAbove (kBelow).
+using BoundFn = void (*)(const int64_t* dot, const GroupStats& a, const GroupStats* const* b, int count,
+                         int64_t group, double thresh, uint32_t* above, uint32_t* below);
+
 PairManyFn pick_pair_fn();
+BoundFn pick_bound_fn();
 FillAllFn pick_fill_all();
 CountFn pick_count();
 

@@ -164,5 +164,40 @@ TEST(PruneKernels, CrossProductBoundNeverContradictsTheExactTest) {
   EXPECT_GT(far_decided, far_asked * 9 / 10) << far_decided << " of " << far_asked;
 }
 
+// The batch test this CPU picks answers as bound_r2 lane by lane, for every batch size.
+TEST(PruneKernels, BatchBoundAnswersAsTheScalarOne) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(0, 1);
+  int64_t decided = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int64_t n = trial % 2 ? 64 : 700;
+    const double missing = trial % 3 == 0 ? 0.0 : trial % 3 == 1 ? 0.01 : 0.1;
+    std::vector<Variant> vs;
+    vs.push_back(make_variant(draw(rng, n, nullptr, 0, missing)));
+    for (int j = 0; j < kMaxBatch; ++j) vs.push_back(make_variant(draw(rng, n, &vs[0].codes, u(rng), missing)));
+    const int count = 1 + trial % kMaxBatch;
+    const double thresh = trial % 4 == 0 ? 0.2 : 0.05 + 0.9 * u(rng);
+    int64_t dot[kMaxBatch];
+    const GroupStats* sb[kMaxBatch];
+    for (int j = 0; j < count; ++j) dot[j] = naive(vs[0], vs[static_cast<size_t>(j + 1)]).dot, sb[j] = &vs[static_cast<size_t>(j + 1)].stats;
+    uint32_t above = 0, below = 0;
+    pick_bound_fn()(dot, vs[0].stats, sb, count, n, thresh, &above, &below);
+    EXPECT_EQ(above & below, 0u);
+    EXPECT_EQ((above | below) >> count, 0u);
+    const GroupStats& a = vs[0].stats;
+    for (int j = 0; j < count; ++j) {
+      const R2Bound want = bound_r2(dot[j], CallSums{a.n, a.sum, a.ssq, a.hom_ref, a.hom_alt},
+                                    CallSums{sb[j]->n, sb[j]->sum, sb[j]->ssq, sb[j]->hom_ref, sb[j]->hom_alt}, n, thresh);
+      const R2Bound got = above >> j & 1 ? R2Bound::kAbove : below >> j & 1 ? R2Bound::kBelow : R2Bound::kUnknown;
+      ASSERT_EQ(static_cast<int>(got), static_cast<int>(want)) << "trial " << trial << " lane " << j;
+      if (got != R2Bound::kUnknown) {
+        ++decided;
+        EXPECT_EQ(got == R2Bound::kAbove, exceeds(naive(vs[0], vs[static_cast<size_t>(j + 1)]), thresh));
+      }
+    }
+  }
+  EXPECT_GT(decided, 2000);
+}
+
 }  // namespace
 }  // namespace strata::genomics::detail

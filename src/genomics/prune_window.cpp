@@ -125,22 +125,20 @@ class PlaneStore {
     PairParts t[kMaxBatch];
     fn(pa, pb, count, words_[0], whole[kMaxBatch], whole_b, t);
     const auto group = static_cast<int64_t>(groups_.samples[0].size());
-    const CallSums ca{sa.n, sa.sum, sa.ssq, sa.hom_ref, sa.hom_alt};
-    uint32_t mask = 0;
+    int64_t dot[kMaxBatch];
+    for (int j = 0; j < count; ++j) dot[j] = t[j].dot;
+    uint32_t mask = 0, below = 0;
+    bound_(dot, sa, sb, count, group, thresh, &mask, &below);
     int open = 0;
     int open_at[kMaxBatch];
     const uint64_t* open_pb[kMaxBatch];
     const GroupStats* open_sb[kMaxBatch];
-    for (int j = 0; j < count; ++j) {
-      const GroupStats& b = *sb[j];
-      if (sa.complete && b.complete) {  // the sums are the variants' own: t[j] is exact
+    for (uint32_t rest = ((1u << count) - 1) & ~(mask | below); rest != 0; rest &= rest - 1) {
+      const int j = std::countr_zero(rest);
+      if (sa.complete && sb[j]->complete) {  // the sums are the variants' own: t[j] is exact
         mask |= uint32_t{exceeds_exactly(t[j], thresh)} << j;
-        continue;
-      }
-      switch (bound_r2(t[j].dot, ca, CallSums{b.n, b.sum, b.ssq, b.hom_ref, b.hom_alt}, group, thresh)) {
-        case R2Bound::kAbove: mask |= uint32_t{1} << j; break;
-        case R2Bound::kBelow: break;
-        case R2Bound::kUnknown: open_at[open] = j, open_pb[open] = pb[j], open_sb[open] = sb[j], ++open; break;
+      } else {
+        open_at[open] = j, open_pb[open] = pb[j], open_sb[open] = sb[j], ++open;
       }
     }
     if (open > 0) {
@@ -159,6 +157,7 @@ class PlaneStore {
   int64_t cap_ = 1;
   FillAllFn fill_all_ = pick_fill_all();
   CountFn count_planes_ = pick_count();
+  BoundFn bound_ = pick_bound_fn();
   int64_t words_[2] = {0, 0};
   int64_t stride_ = 0;
   bool all0_ = false;
