@@ -94,7 +94,7 @@ def main():
     print(f"{a.samples} x {a.variants}, --indep-pairwise {' '.join(a.window)}, threads {th}, "
           f"median of {a.repeats}, STRATA_CPU={os.environ.get('STRATA_CPU', '(default)')}; plink2 prunes {pruned}")
     s, p = med(walls["strata"]), med(walls["plink2"])
-    print(f"strata {s:.2f} s ({med(cpus['strata']):.2f} CPU s)  plink2 {p:.2f} s ({med(cpus['plink2']):.2f} CPU s)  "
+    print(f"strata {s:.3f} s ({med(cpus['strata']):.2f} CPU s)  plink2 {p:.3f} s ({med(cpus['plink2']):.2f} CPU s)  "
           f"ratio {p / s:.2f}x  (goal >= 5x)  lists {'identical' if same else 'DIFFER'}")
     if not same:
         sys.exit(1)

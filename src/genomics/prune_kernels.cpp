@@ -4,6 +4,7 @@
 #include "genomics/prune_internal.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <bit>
 #include <cstring>
 
@@ -398,31 +399,34 @@ __attribute__((target("avx512f"))) inline __m512d most_square(__m512d lo, __m512
   return _mm512_max_pd(_mm512_mul_pd(lo, lo), _mm512_mul_pd(hi, hi));
 }
 
+// One int64 field of the GroupStats each lane of `ptr` points to, as doubles.
+__attribute__((target("avx512f,avx512dq"))) inline __m512d stats_field(__m512i ptr, size_t offset) {
+  const __m512i at = _mm512_add_epi64(ptr, _mm512_set1_epi64(static_cast<int64_t>(offset)));
+  return _mm512_cvtepi64_pd(_mm512_i64gather_epi64(at, static_cast<const void*>(nullptr), 1));
+}
+
 // bound_r2 over the batch's lanes at once (the same arithmetic: every interval end exact in
 // double, the comparisons with the same margin); lanes past `count` are masked off.
-__attribute__((target("avx512f"))) void bound_batch_avx512(const int64_t* dot, const GroupStats& a,
+__attribute__((target("avx512f,avx512dq"))) void bound_batch_avx512(const int64_t* dot, const GroupStats& a,
                                                           const GroupStats* const* b, int count, int64_t group,
                                                           double thresh, uint32_t* above, uint32_t* below) {
   *above = *below = 0;
   if (group > (int64_t{1} << 26)) return;  // as bound_r2: the ends would not be exact
-  alignas(64) double d[8], bn[8], bsum[8], bssq[8], bref[8], balt[8];
-  for (int j = 0; j < 8; ++j) {
-    const GroupStats& s = *b[j < count ? j : 0];
-    d[j] = static_cast<double>(dot[j < count ? j : 0]), bn[j] = static_cast<double>(s.n);
-    bsum[j] = static_cast<double>(s.sum), bssq[j] = static_cast<double>(s.ssq);
-    bref[j] = static_cast<double>(s.hom_ref), balt[j] = static_cast<double>(s.hom_alt);
-  }
+  // The b lanes' fields gathered through their pointers (lanes past `count` repeat b[0]):
+  // vector loads of values just stored one by one would wait on store forwarding.
+  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
+  const __m512i ptr = _mm512_mask_loadu_epi64(_mm512_set1_epi64(reinterpret_cast<int64_t>(b[0])), lanes, b);
   const __m512d zero = _mm512_setzero_pd(), g = _mm512_set1_pd(static_cast<double>(group));
   const __m512d an = _mm512_set1_pd(static_cast<double>(a.n));
-  const __m512d D = _mm512_load_pd(d), Bn = _mm512_load_pd(bn);
+  const __m512d D = _mm512_cvtepi64_pd(_mm512_maskz_loadu_epi64(lanes, dot)), Bn = stats_field(ptr, offsetof(GroupStats, n));
   const __m512d n_lo = _mm512_max_pd(zero, _mm512_sub_pd(_mm512_add_pd(an, Bn), g)), n_hi = _mm512_min_pd(an, Bn);
   const __m512d la = _mm512_min_pd(_mm512_sub_pd(g, Bn), an), lb = _mm512_min_pd(_mm512_sub_pd(g, an), Bn);
-  const __m512d asum = _mm512_set1_pd(static_cast<double>(a.sum)), Bsum = _mm512_load_pd(bsum);
+  const __m512d asum = _mm512_set1_pd(static_cast<double>(a.sum)), Bsum = stats_field(ptr, offsetof(GroupStats, sum));
   const __m512d sa_lo = _mm512_sub_pd(asum, _mm512_min_pd(la, _mm512_set1_pd(static_cast<double>(a.hom_ref))));
   const __m512d sa_hi = _mm512_add_pd(asum, _mm512_min_pd(la, _mm512_set1_pd(static_cast<double>(a.hom_alt))));
-  const __m512d sb_lo = _mm512_sub_pd(Bsum, _mm512_min_pd(lb, _mm512_load_pd(bref)));
-  const __m512d sb_hi = _mm512_add_pd(Bsum, _mm512_min_pd(lb, _mm512_load_pd(balt)));
-  const __m512d aq = _mm512_set1_pd(static_cast<double>(a.ssq)), Bq = _mm512_load_pd(bssq);
+  const __m512d sb_lo = _mm512_sub_pd(Bsum, _mm512_min_pd(lb, stats_field(ptr, offsetof(GroupStats, hom_ref))));
+  const __m512d sb_hi = _mm512_add_pd(Bsum, _mm512_min_pd(lb, stats_field(ptr, offsetof(GroupStats, hom_alt))));
+  const __m512d aq = _mm512_set1_pd(static_cast<double>(a.ssq)), Bq = stats_field(ptr, offsetof(GroupStats, ssq));
   const __m512d qa_lo = _mm512_sub_pd(aq, _mm512_min_pd(la, aq)), qb_lo = _mm512_sub_pd(Bq, _mm512_min_pd(lb, Bq));
   const __m512d p1 = _mm512_mul_pd(sa_lo, sb_lo), p2 = _mm512_mul_pd(sa_lo, sb_hi);
   const __m512d p3 = _mm512_mul_pd(sa_hi, sb_lo), p4 = _mm512_mul_pd(sa_hi, sb_hi);
@@ -433,7 +437,6 @@ __attribute__((target("avx512f"))) void bound_batch_avx512(const int64_t* dot, c
   const __m512d va_hi = _mm512_sub_pd(_mm512_mul_pd(aq, n_hi), least_square(sa_lo, sa_hi));
   const __m512d vb_lo = _mm512_sub_pd(_mm512_mul_pd(qb_lo, n_lo), most_square(sb_lo, sb_hi));
   const __m512d vb_hi = _mm512_sub_pd(_mm512_mul_pd(Bq, n_hi), least_square(sb_lo, sb_hi));
-  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
   const __mmask8 ok = _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(va_lo, zero, _CMP_GT_OQ), vb_lo, zero, _CMP_GT_OQ) & lanes;
   // As bound_r2: thresh · va · vb · (1 ± margin), multiplied in the same order.
   const __m512d t = _mm512_set1_pd(thresh);
@@ -447,7 +450,8 @@ __attribute__((target("avx512f"))) void bound_batch_avx512(const int64_t* dot, c
 
 BoundFn choose_bound_fn() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f")) return bound_batch_avx512;
+  if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+    return bound_batch_avx512;
 #endif
   return bound_batch_scalar;
 }
