@@ -10,8 +10,13 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "io/genotype/codes_internal.hpp"
 #include "strata/core/buffer.hpp"
+#include "strata/core/cpu_pin.hpp"
 #include "strata/core/shape.hpp"
 #include "strata/io/plink.hpp"
 
@@ -35,10 +40,32 @@ constexpr auto kBedToCodeTable = make_byte_table(kBedToCode);
 constexpr auto kCodeToBedTable = make_byte_table(kCodeToBed);
 
 // A .bed pair b maps to code (~b & 2) | ((b ^ b >> 1) & 1): 00→2, 01→3, 10→1, 11→0. Word-wise,
-// so whole rows translate at memory speed (the byte table costs a load per byte).
+// so whole rows translate at memory speed (the byte table costs a load per byte); 32 bytes at a
+// time with AVX2 (the 16-bit shift carries a neighbour's bit only into odd bits, which the
+// mask drops). Same bytes either way.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) int64_t bed_bytes_to_codes_avx2(const uint8_t* src, int64_t nbytes, uint8_t* dst) {
+  const __m256i high = _mm256_set1_epi8(static_cast<char>(0xAA)), low = _mm256_set1_epi8(0x55);
+  int64_t i = 0;
+  for (; i + 32 <= nbytes; i += 32) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    const __m256i odd = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi16(x, 1)), low);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_or_si256(_mm256_andnot_si256(x, high), odd));
+  }
+  return i;
+}
+bool bed_avx2() {
+  static const bool ok = cpu_pin().max_level >= kCpuLevelAvx2 && __builtin_cpu_supports("avx2");
+  return ok;
+}
+#endif
+
 void bed_row_to_codes(const uint8_t* src, int64_t nbytes, uint8_t* dst) {
   constexpr uint64_t kHigh = 0xAAAAAAAAAAAAAAAAull, kLow = 0x5555555555555555ull;
   int64_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (bed_avx2()) i = bed_bytes_to_codes_avx2(src, nbytes, dst);
+#endif
   for (; i + 8 <= nbytes; i += 8) {
     uint64_t x;
     std::memcpy(&x, src + i, 8);

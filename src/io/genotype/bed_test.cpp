@@ -96,6 +96,41 @@ TEST(BedReader, SampleRangesMatchFullRows) {
   }
 }
 
+// Every .bed byte value in rows long enough for the vector translation (and a tail past it),
+// read as whole rows back to back, with a wider stride and as a sample range: each pair maps
+// 00 → hom ALT, 01 → missing, 10 → het, 11 → hom REF.
+TEST(BedReader, EveryByteTranslatesInLongRows) {
+  TempDir tmp;
+  const int64_t n = 4 * 300 + 3, row = packed_row_bytes(n), m = 5;
+  std::string fam, bim, bed = "\x6c\x1b\x01";
+  for (int64_t i = 0; i < n; ++i) fam += "f" + std::to_string(i) + " i" + std::to_string(i) + " 0 0 1 -9\n";
+  for (int64_t v = 0; v < m; ++v) {
+    bim += "1 v" + std::to_string(v) + " 0 " + std::to_string(v + 1) + " A G\n";
+    for (int64_t b = 0; b < row; ++b) bed += static_cast<char>((b * 7 + v * 31) & 0xff);
+  }
+  write_file(tmp.str("t.fam"), fam);
+  write_file(tmp.str("t.bim"), bim);
+  write_file(tmp.str("t.bed"), bed);
+  STRATA_ASSERT_OK_AND_ASSIGN(auto reader, BedReader::open(tmp.str("t")));
+  const uint8_t want_of[4] = {kCodeHomAlt, kCodeMissing, kCodeHet, kCodeHomRef};
+  auto want = [&](int64_t v, int64_t s) {
+    const auto byte = static_cast<uint8_t>(bed[static_cast<size_t>(3 + v * row + s / 4)]);
+    return want_of[(byte >> (2 * (s % 4))) & 3];
+  };
+  for (const int64_t stride : {row, row + 5}) {
+    std::vector<uint8_t> out(static_cast<size_t>(m * stride), 0);
+    STRATA_ASSERT_OK(reader->read_codes(0, m, 0, n, out.data(), stride));
+    for (int64_t v = 0; v < m; ++v) {
+      for (int64_t s = 0; s < n; ++s) ASSERT_EQ(code_at(out.data() + v * stride, s), want(v, s)) << v << " " << s;
+      ASSERT_EQ(code_at(out.data() + v * stride, n), kCodeMissing);  // the padding pair
+    }
+  }
+  std::vector<uint8_t> part(static_cast<size_t>(m * row), 0);
+  STRATA_ASSERT_OK(reader->read_codes(0, m, 5, n - 9, part.data(), row));
+  for (int64_t v = 0; v < m; ++v)
+    for (int64_t s = 0; s < n - 9; ++s) ASSERT_EQ(code_at(part.data() + v * row, s), want(v, 5 + s));
+}
+
 TEST(BedWriter, RoundTripIsByteIdentical) {
   if (plink_dir().empty()) GTEST_SKIP() << strata::testing::kSkipNoSharedData;
   TempDir tmp;
