@@ -448,10 +448,69 @@ __attribute__((target("avx512f,avx512dq"))) void bound_batch_avx512(const int64_
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same four lanes at a time with AVX2 (lanes j0 .. j0 + 3; those past `count` repeat b[0]
+// and are masked off). AVX2 has no int64 → double conversion: lanes are set from scalars.
+__attribute__((target("avx2"))) inline __m256d lanes4(const int64_t* v, int j0, int count) {
+  auto at = [&](int j) { return static_cast<double>(v[j0 + j < count ? j0 + j : 0]); };
+  return _mm256_set_pd(at(3), at(2), at(1), at(0));
+}
+__attribute__((target("avx2"))) inline __m256d least_square4(__m256d lo, __m256d hi) {
+  const __m256d zero = _mm256_setzero_pd();
+  const __m256d x = _mm256_max_pd(zero, _mm256_max_pd(lo, _mm256_sub_pd(zero, hi)));
+  return _mm256_mul_pd(x, x);
+}
+__attribute__((target("avx2"))) inline __m256d most_square4(__m256d lo, __m256d hi) {
+  return _mm256_max_pd(_mm256_mul_pd(lo, lo), _mm256_mul_pd(hi, hi));
+}
+__attribute__((target("avx2"))) void bound_batch_avx2(const int64_t* dot, const GroupStats& a, const GroupStats* const* b,
+                                                      int count, int64_t group, double thresh, uint32_t* above,
+                                                      uint32_t* below) {
+  *above = *below = 0;
+  if (group > (int64_t{1} << 26)) return;  // as bound_r2: the ends would not be exact
+  int64_t bn[kMaxBatch], bsum[kMaxBatch], bssq[kMaxBatch], bref[kMaxBatch], balt[kMaxBatch];
+  for (int j = 0; j < count; ++j)
+    bn[j] = b[j]->n, bsum[j] = b[j]->sum, bssq[j] = b[j]->ssq, bref[j] = b[j]->hom_ref, balt[j] = b[j]->hom_alt;
+  const __m256d zero = _mm256_setzero_pd(), g = _mm256_set1_pd(static_cast<double>(group));
+  const __m256d an = _mm256_set1_pd(static_cast<double>(a.n)), asum = _mm256_set1_pd(static_cast<double>(a.sum));
+  const __m256d aref = _mm256_set1_pd(static_cast<double>(a.hom_ref)), aalt = _mm256_set1_pd(static_cast<double>(a.hom_alt));
+  const __m256d aq = _mm256_set1_pd(static_cast<double>(a.ssq)), t = _mm256_set1_pd(thresh);
+  for (int j0 = 0; j0 < count; j0 += 4) {
+    const __m256d D = lanes4(dot, j0, count), Bn = lanes4(bn, j0, count), Bsum = lanes4(bsum, j0, count);
+    const __m256d Bq = lanes4(bssq, j0, count);
+    const __m256d n_lo = _mm256_max_pd(zero, _mm256_sub_pd(_mm256_add_pd(an, Bn), g)), n_hi = _mm256_min_pd(an, Bn);
+    const __m256d la = _mm256_min_pd(_mm256_sub_pd(g, Bn), an), lb = _mm256_min_pd(_mm256_sub_pd(g, an), Bn);
+    const __m256d sa_lo = _mm256_sub_pd(asum, _mm256_min_pd(la, aref)), sa_hi = _mm256_add_pd(asum, _mm256_min_pd(la, aalt));
+    const __m256d sb_lo = _mm256_sub_pd(Bsum, _mm256_min_pd(lb, lanes4(bref, j0, count)));
+    const __m256d sb_hi = _mm256_add_pd(Bsum, _mm256_min_pd(lb, lanes4(balt, j0, count)));
+    const __m256d qa_lo = _mm256_sub_pd(aq, _mm256_min_pd(la, aq)), qb_lo = _mm256_sub_pd(Bq, _mm256_min_pd(lb, Bq));
+    const __m256d p1 = _mm256_mul_pd(sa_lo, sb_lo), p2 = _mm256_mul_pd(sa_lo, sb_hi);
+    const __m256d p3 = _mm256_mul_pd(sa_hi, sb_lo), p4 = _mm256_mul_pd(sa_hi, sb_hi);
+    const __m256d dl = _mm256_mul_pd(D, n_lo), dh = _mm256_mul_pd(D, n_hi);
+    const __m256d cov_lo = _mm256_sub_pd(_mm256_min_pd(dl, dh), _mm256_max_pd(_mm256_max_pd(p1, p2), _mm256_max_pd(p3, p4)));
+    const __m256d cov_hi = _mm256_sub_pd(_mm256_max_pd(dl, dh), _mm256_min_pd(_mm256_min_pd(p1, p2), _mm256_min_pd(p3, p4)));
+    const __m256d va_lo = _mm256_sub_pd(_mm256_mul_pd(qa_lo, n_lo), most_square4(sa_lo, sa_hi));
+    const __m256d va_hi = _mm256_sub_pd(_mm256_mul_pd(aq, n_hi), least_square4(sa_lo, sa_hi));
+    const __m256d vb_lo = _mm256_sub_pd(_mm256_mul_pd(qb_lo, n_lo), most_square4(sb_lo, sb_hi));
+    const __m256d vb_hi = _mm256_sub_pd(_mm256_mul_pd(Bq, n_hi), least_square4(sb_lo, sb_hi));
+    const int lanes = count - j0 >= 4 ? 0xf : (1 << (count - j0)) - 1;
+    const int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(va_lo, zero, _CMP_GT_OQ),
+                                                    _mm256_cmp_pd(vb_lo, zero, _CMP_GT_OQ))) & lanes;
+    // As bound_r2: thresh · va · vb · (1 ± margin), multiplied in the same order.
+    const __m256d lim_hi = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(t, va_hi), vb_hi), _mm256_set1_pd(1 + 1e-9));
+    const __m256d lim_lo = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(t, va_lo), vb_lo), _mm256_set1_pd(1 - 1e-9));
+    const int up = _mm256_movemask_pd(_mm256_cmp_pd(least_square4(cov_lo, cov_hi), lim_hi, _CMP_GT_OQ)) & ok;
+    const int down = _mm256_movemask_pd(_mm256_cmp_pd(most_square4(cov_lo, cov_hi), lim_lo, _CMP_LT_OQ)) & ok & ~up;
+    *above |= static_cast<uint32_t>(up) << j0, *below |= static_cast<uint32_t>(down) << j0;
+  }
+}
+#endif
+
 BoundFn choose_bound_fn() {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (pinned_at_least(kCpuLevelAvx512) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
     return bound_batch_avx512;
+  if (pinned_at_least(kCpuLevelAvx2) && __builtin_cpu_supports("avx2")) return bound_batch_avx2;
 #endif
   return bound_batch_scalar;
 }
