@@ -464,6 +464,7 @@ Result<Selection> open_selected_genotypes(const Context& ctx, const std::string&
   io::GenotypeOpenOptions oo = open_options;
   if (oo.threads == 0) oo.threads = ctx.threads();
   if (oo.memory_budget == 0) oo.memory_budget = ctx.memory_budget();
+  if (oo.pool == nullptr) oo.pool = &ctx.pool();
   if (!options.chr.empty() && !oo.vcf_contig_filter) {
     STRATA_ASSIGN_OR_RETURN(ChromosomeSet set, ChromosomeSet::parse(options.chr));
     oo.vcf_contig_filter = [set](const std::string& contig) { return set.contains(contig); };

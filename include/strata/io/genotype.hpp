@@ -133,6 +133,9 @@ struct GenotypeOpenOptions {
   /// (0: default_memory_budget()); open_selected_genotypes sets both from its Context.
   int threads = 0;
   int64_t memory_budget = 0;
+  /// The caller's pool (not owned; nullptr: none): a PLINK fileset's .fam and .bim are read on
+  /// it side by side. open_selected_genotypes passes its Context's.
+  ThreadPool* pool = nullptr;
   /// VCF/BCF with a `.tbi`/`.csi` index: read only the contigs this accepts (unset: all) and,
   /// with bp_to > 0, only positions [bp_from, bp_to] of them. Without an index every record is
   /// read; either way the caller still filters (this only saves the reading).

@@ -68,7 +68,8 @@ const uint8_t* code_to_bed_table();
 /// lines, and names the file and the mismatch otherwise.
 class BedReader final : public GenotypeView {
  public:
-  static Result<std::shared_ptr<BedReader>> open(const std::string& prefix_or_path);
+  /// `pool` (optional): the caller's threads, which read the .fam and the .bim side by side.
+  static Result<std::shared_ptr<BedReader>> open(const std::string& prefix_or_path, ThreadPool* pool = nullptr);
   ~BedReader() override;
 
   int64_t num_variants() const override { return num_variants_; }

@@ -18,6 +18,7 @@
 #include "strata/core/buffer.hpp"
 #include "strata/core/cpu_pin.hpp"
 #include "strata/core/shape.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/io/plink.hpp"
 
 namespace strata::io {
@@ -87,7 +88,7 @@ BedReader::~BedReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<std::shared_ptr<BedReader>> BedReader::open(const std::string& prefix_or_path) {
+Result<std::shared_ptr<BedReader>> BedReader::open(const std::string& prefix_or_path, ThreadPool* pool) {
   std::shared_ptr<BedReader> r(new BedReader());
   r->paths_ = plink_paths(prefix_or_path);
   const PlinkPaths& p = r->paths_;
@@ -122,11 +123,21 @@ Result<std::shared_ptr<BedReader>> BedReader::open(const std::string& prefix_or_
                            " (expected 01, variant-major)");
   }
 
-  auto fam = read_fam(p.fam);
-  auto bim = fam.ok() ? read_bim(p.bim) : Result<BimTable>(fam.status());
-  if (!bim.ok()) {
-    ::close(fd);
+  // The .fam and the .bim side by side on the caller's pool (in order without one); the
+  // .fam's error comes first, as when they are read in turn.
+  Result<SampleInfo> fam = Status::Internal("not read");
+  Result<BimTable> bim = Status::Internal("not read");
+  const Status read = parallel_for(pool, 2, [&](int64_t i) -> Status {
+    if (i == 0) {
+      fam = read_fam(p.fam);
+      return fam.status();
+    }
+    bim = read_bim(p.bim);
     return bim.status();
+  });
+  if (!read.ok()) {
+    ::close(fd);
+    return read;
   }
   r->samples_ = std::move(*fam);
   r->bim_ = std::move(*bim);

@@ -34,7 +34,7 @@ Result<GenotypeViewPtr> open_genotypes(const std::string& path, const GenotypeOp
   if (!options.vcf_dosage.empty())
     return Status::Invalid(path, ": vcf_dosage (--vcf-dosage) reads a VCF/BCF FORMAT field; this input is not a VCF/BCF");
   if (is_plink_path(path)) {
-    STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path));
+    STRATA_ASSIGN_OR_RETURN(auto bed, BedReader::open(path, options.pool));
     GenotypeViewPtr view = bed;
     const bool skip_multiallelic = options.multiallelic == MultiallelicMode::Skip;
     if (skip_multiallelic || bed->negative_positions() > 0) {
