@@ -1,17 +1,17 @@
-// The integer kernels of LD pruning (prune_kernels.hpp): bit-plane fills, plane counts and the
-// pair sums, one implementation per CPU level.
+// The integer kernels of LD pruning (prune_kernels.hpp): bit-plane fills, plane counts, the
+// pair sums and the batch r² bound, one implementation per CPU level.
 #include "genomics/prune_kernels.hpp"
-#include "genomics/prune_internal.hpp"
 
 #include <algorithm>
-#include <cstddef>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
+#include "genomics/prune_internal.hpp"
 #include "strata/core/cpu_pin.hpp"
 #include "strata/io/genotype_decode.hpp"
 

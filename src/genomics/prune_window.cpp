@@ -89,14 +89,13 @@ class PlaneStore {
     const uint64_t* pa = plane(a);
     const GroupStats* sa = &stats_[2 * slot(a)];
     if (words_[1] == 0) return exceeds_one_group(fn, pa, sa[0], pb, sb, count, thresh);
+    // X: group 1 (non-males) counts twice.
     fn(pa, pb, count, words_[0], sa[0], sb, t);
-    if (words_[1] > 0) {
-      for (int j = 0; j < count; ++j) pb[j] += 3 * words_[0], sb[j] += 1;
-      fn(pa + 3 * words_[0], pb, count, words_[1], sa[1], sb, u);
-      for (int j = 0; j < count; ++j) {
-        t[j].n += 2 * u[j].n, t[j].dot += 2 * u[j].dot, t[j].sa += 2 * u[j].sa, t[j].qa += 2 * u[j].qa;
-        t[j].sb += 2 * u[j].sb, t[j].qb += 2 * u[j].qb;
-      }
+    for (int j = 0; j < count; ++j) pb[j] += 3 * words_[0], sb[j] += 1;
+    fn(pa + 3 * words_[0], pb, count, words_[1], sa[1], sb, u);
+    for (int j = 0; j < count; ++j) {
+      t[j].n += 2 * u[j].n, t[j].dot += 2 * u[j].dot, t[j].sa += 2 * u[j].sa, t[j].qa += 2 * u[j].qa;
+      t[j].sb += 2 * u[j].sb, t[j].qb += 2 * u[j].qb;
     }
     uint32_t mask = 0;
     for (int j = 0; j < count; ++j) mask |= uint32_t{exceeds_exactly(t[j], thresh)} << j;
@@ -113,9 +112,10 @@ class PlaneStore {
   }
 
   // One group (every chromosome but X): the cross products first, which the kernels count
-  // without the missing-aware sums; a pair that has missing calls is decided from them and
-  // the variants' own sums when no placement of its missing calls could change the answer
-  // (bound_r2), and only the others take the full counts. Same answers, fewer popcounts.
+  // alone when the stats say complete; a pair is decided from them and the variants' own sums
+  // when no placement of its missing calls could change the answer (bound_r2, a batch at a
+  // time), and only the others take the full counts. Same answers, about a third of the
+  // popcounts with missing calls.
   uint32_t exceeds_one_group(PairManyFn fn, const uint64_t* pa, const GroupStats& sa, const uint64_t* const* pb,
                              const GroupStats* const* sb, int count, double thresh) const {
     GroupStats whole[kMaxBatch + 1];  // the stats as if complete: the kernels count the cross products only
