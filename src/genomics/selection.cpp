@@ -12,6 +12,7 @@
 #include "strata/core/log.hpp"
 #include "strata/core/output.hpp"
 #include "strata/genomics/freq.hpp"
+#include "strata/genomics/prune.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/chromosome.hpp"
@@ -180,6 +181,7 @@ std::string SelectionReport::to_json() const {
                       {"removed_exclude", removed_exclude}, {"removed_geno", removed_geno},
                       {"removed_hwe", removed_hwe},         {"removed_maf", removed_maf},
                       {"removed_autosome", removed_autosome}, {"removed_non_autosomes", removed_non_autosomes},
+                      {"removed_prune", removed_prune},
                       {"keep_unmatched", keep_unmatched},   {"remove_unmatched", remove_unmatched},
                       {"extract_unmatched", extract_unmatched}, {"exclude_unmatched", exclude_unmatched},
                       {"counting_passes", counting_passes}, {"messages", messages}};
@@ -446,6 +448,20 @@ Result<Selection> select_genotypes(const Context& ctx, io::GenotypeViewPtr sourc
       return Status::InvalidData(what, ": no autosomal variants left (", rep.removed_non_autosomes,
                                  " on X, Y and MT are skipped by ", o.skip_non_autosomes_for,
                                  ", as plink2 does; ", rep.variants_input, " in the input)");
+  }
+  // 5. --prune: LD pruning of what is left, as `strata prune` with the same options would.
+  if (!o.prune.empty()) {
+    STRATA_ASSIGN_OR_RETURN(PruneWindow window, parse_indep_pairwise(o.prune));
+    STRATA_ASSIGN_OR_RETURN(auto view, io::make_genotype_subset(source, sel.samples, sel.variants));
+    STRATA_ASSIGN_OR_RETURN(PruneResult pruned, ld_prune(ctx, view, window));
+    rep.removed_prune = retain(sel.variants, [&](int64_t i) {
+      return !pruned.removed[static_cast<size_t>(i)] && !pruned.skipped[static_cast<size_t>(i)];
+    });
+    std::string args;
+    for (const auto& a : o.prune) args += (args.empty() ? "" : " ") + a;
+    msg.push_back(str_cat("--prune ", args, ": ", plural(rep.removed_prune, "variant", "variants"),
+                          " removed by LD pruning."));
+    if (sel.variants.empty()) return no_variants("--prune");
   }
   rep.samples = static_cast<int64_t>(sel.samples.size());
   rep.variants = static_cast<int64_t>(sel.variants.size());

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "io/genotype/text_reader_internal.hpp"
+#include "strata/genomics/prune.hpp"
 #include "strata/genomics/selection.hpp"
 #include "strata/io/chromosome.hpp"
 
@@ -148,7 +149,7 @@ int64_t ChromosomeSet::size() const {
 
 bool SelectionOptions::any() const {
   return !keep.empty() || !remove.empty() || !extract.empty() || !exclude.empty() || !chr.empty() ||
-         from_bp || to_bp || mind || geno || hwe || maf || autosome || autosome_xy;
+         from_bp || to_bp || mind || geno || hwe || maf || autosome || autosome_xy || !prune.empty();
 }
 
 std::vector<std::string> SelectionOptions::files() const {
@@ -178,6 +179,13 @@ Status validate_selection(const SelectionOptions& o) {
   }
   if (o.from_bp && o.to_bp && *o.to_bp < *o.from_bp)
     return Status::Invalid("--to-bp (", *o.to_bp, ") must not be below --from-bp (", *o.from_bp, ")");
+  if (!o.prune.empty()) {
+    // The window's errors, named for the flag the user gave.
+    Result<PruneWindow> w = parse_indep_pairwise(o.prune);
+    constexpr std::string_view kFlag = "--indep-pairwise";
+    const std::string& why = w.status().message();
+    if (!w.ok()) return Status::Invalid("--prune", why.starts_with(kFlag) ? why.substr(kFlag.size()) : ": " + why);
+  }
   return Status::OK();
 }
 

@@ -187,5 +187,42 @@ TEST(PruneCli, DuplicateIdsAreRefused) {
   EXPECT_FALSE(fs::exists(tmp.str("o.prune.in")));
 }
 
+// --prune on pca, king and grm is `strata prune` with the same selection and then --extract of
+// its .prune.in: the same output bytes, with the selection applied before the pruning.
+TEST(PruneCli, PruneFlagEqualsExtractingTheList) {
+  TempDir tmp;
+  write_ld_cohort(tmp.str("c"), {});
+  const std::string bin = strata_cli_path() + " ", in = tmp.str("c") + " ";
+  const std::string select = " --maf 0.05 --geno 0.1";
+  auto ok = [](const std::string& cmd) {
+    auto r = run_command(cmd);
+    ASSERT_EQ(r.exit_code, 0) << cmd << "\n" << r.output;
+  };
+  ok(bin + "prune " + in + "--indep-pairwise 20 3 0.3" + select + " --out " + tmp.str("p"));
+  const int64_t kept = static_cast<int64_t>(read_rows(tmp.str("p.prune.in")).size());
+  ASSERT_GT(kept, 0);
+  ASSERT_GT(static_cast<int64_t>(read_rows(tmp.str("p.prune.out")).size()), 0);  // pruning had work
+  struct Case {
+    std::string command, file;
+  };
+  for (const Case& c : {Case{"pca -k 3 --method exact", ".eigenvec"}, Case{"king", ".king"}, Case{"grm", ".rel"}}) {
+    SCOPED_TRACE(c.command);
+    ok(bin + c.command + " " + in + select + " --extract " + tmp.str("p.prune.in") + " --out " + tmp.str("a") + " -q");
+    ok(bin + c.command + " " + in + select + " --prune 20 3 0.3 --out " + tmp.str("b") + " -q");
+    EXPECT_EQ(read_file(tmp.str("b" + c.file)), read_file(tmp.str("a" + c.file)));
+    EXPECT_NE(read_file(tmp.str("b.log")).find("--prune 20 3 0.3: "), std::string::npos);
+  }
+}
+
+TEST(PruneCli, BadPruneFlagExitsTwoWithoutOutput) {
+  TempDir tmp;
+  write_ld_cohort(tmp.str("c"), {});
+  for (const char* w : {"50 0 0.2", "50 5 1.5", "x 5 0.2"}) {
+    auto r = run_command(strata_cli_path() + " pca " + tmp.str("c") + " -k 2 --prune " + w + " --out " + tmp.str("o"));
+    STRATA_EXPECT_CLI_ERROR(r, 2, "--prune");
+    EXPECT_FALSE(fs::exists(tmp.str("o.eigenvec"))) << w;
+  }
+}
+
 }  // namespace
 }  // namespace strata::testing

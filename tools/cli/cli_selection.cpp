@@ -36,6 +36,10 @@ void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& s) {
   cmd->add_option("--maf", s.maf, "Remove variants with minor allele frequency below this (founders)")
       ->check(real_in([](double v) { return v >= 0.0 && v <= 0.5; }, "a number from 0 to 0.5"))
       ->group(g);
+  cmd->add_option("--prune", s.prune,
+                  "Last, LD-prune what is left as `strata prune --indep-pairwise W [kb] [S] R2` would and keep its "
+                  ".prune.in (no file)")
+      ->expected(2, 4)->type_name("W [kb] [S] R2")->group(g);
 }
 
 void note_selection(CliState& state, const genomics::SelectionReport& r) {

@@ -65,6 +65,10 @@ struct SelectionOptions {
   std::optional<double> maf;         ///< `--maf`: drop variants with MAF < X
   bool autosome = false;             ///< `--autosome`: chromosomes 1–22 only (with `--chr`: both)
   bool autosome_xy = false;          ///< `--autosome-xy`: chromosomes 1–22 and XY
+  /// `--prune W [kb] [S] R2` (`--indep-pairwise`'s arguments): last, LD-prune what the other
+  /// steps left and keep `.prune.in` — what `strata prune` with the same options and then
+  /// `--extract PREFIX.prune.in` give, without the file (chromosome 0 is in neither list).
+  std::vector<std::string> prune;
   /// Not a flag: set by the relatedness and PCA commands, which skip X, Y and MT as plink2's
   /// `--make-king`/`--make-rel`/`--pca` do (io/chromosome.hpp), after every other step; names
   /// the calculation in the message ("Excluding 430 variants on non-autosomes from PCA.").
@@ -93,6 +97,7 @@ struct SelectionReport {
   int64_t removed_chr = 0, removed_range = 0, removed_extract = 0, removed_exclude = 0;
   int64_t removed_geno = 0, removed_hwe = 0, removed_maf = 0;
   int64_t removed_autosome = 0;               ///< `--autosome` / `--autosome-xy`
+  int64_t removed_prune = 0;                  ///< `--prune` (LD pruning, chromosome 0 included)
   int64_t removed_non_autosomes = 0;          ///< X, Y and MT skipped by a relatedness/PCA command
   int64_t counting_passes = 0;
   /// One line per step that ran, as plink2 logs it ("--geno: 8 variants removed due to
