@@ -383,6 +383,8 @@ def case_prune(strata, tmp):
     prefix = simulate(strata, tmp, "sim", 301, 20011)
     compare_ranks(strata, tmp, "prune", ["prune", prefix, "--indep-pairwise", "50", "5", "0.02"])
     compare_ranks(strata, tmp, "prune-kb", ["prune", prefix, "--indep-pairwise", "20kb", "1", "0.02"], ranks=(2, 3))
+    # --prune as a selection step: every rank prunes the same view, then the distributed PCA.
+    compare_ranks(strata, tmp, "pca-prune", ["pca", prefix, "-k", "3", "--prune", "50", "5", "0.02"], ranks=(2, 3))
 
 
 def sex_chromosome_cohort(strata, tmp, samples, variants):
