@@ -46,10 +46,44 @@ void expect_same_raw(const std::string& a, const std::string& b) {
   EXPECT_EQ(diff, 0);
 }
 
+std::vector<int64_t> iota_for_test(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+  return v;
+}
+
 Context ctx_with(int threads) {
   ContextOptions o;
   o.threads = threads;
   return std::move(Context::make(o)).value();
+}
+
+// variant_table() of every view that keeps one is what variants(0, m) gives; a sample subset
+// passes its base's through, a variant subset has none.
+TEST(GenotypeView, VariantTableIsTheVariantsOfEveryIndex) {
+  if (!have_plink2()) GTEST_SKIP() << strata::testing::kSkipNoPlink2;
+  TempDir tmp;
+  plink2(tmp, "--seed 6 --dummy 37 150 0.05 dosage-freq=0.3 --make-pgen --out d");
+  plink2(tmp, "--pfile d --make-bed --out b");
+  plink2(tmp, "--pfile d --export bgen-1.2 bits=8 ref-first --out g");
+  STRATA_ASSERT_OK_AND_ASSIGN(auto bed, open_genotypes(tmp.str("b.bed")));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto sub, make_genotype_subset(bed, {1, 5, 6}, iota_for_test(bed->num_variants())));
+  STRATA_ASSERT_OK_AND_ASSIGN(auto vsub, make_genotype_subset(bed, {}, {0, 2, 3}));
+  EXPECT_EQ(vsub->variant_table(), nullptr);
+  EXPECT_EQ(sub->variant_table(), bed->variant_table());
+  for (const char* name : {"b.bed", "d.pgen", "g.bgen"}) {
+    SCOPED_TRACE(name);
+    STRATA_ASSERT_OK_AND_ASSIGN(auto view, open_genotypes(tmp.str(name)));
+    const VariantInfo* table = view->variant_table();
+    ASSERT_NE(table, nullptr);
+    STRATA_ASSERT_OK_AND_ASSIGN(VariantInfo all, view->variants(0, view->num_variants()));
+    EXPECT_EQ(table->contig, all.contig);
+    EXPECT_EQ(table->position, all.position);
+    EXPECT_EQ(table->id, all.id);
+    EXPECT_EQ(table->ref, all.ref);
+    EXPECT_EQ(table->alt, all.alt);
+    EXPECT_EQ(table->size(), view->num_variants());
+  }
 }
 
 TEST(PgenWriter, Plink2ReadsWhatTheSourceHolds) {
