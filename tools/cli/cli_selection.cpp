@@ -37,9 +37,9 @@ void add_selection_options(CLI::App* cmd, genomics::SelectionOptions& s) {
       ->check(real_in([](double v) { return v >= 0.0 && v <= 0.5; }, "a number from 0 to 0.5"))
       ->group(g);
   cmd->add_option("--prune", s.prune,
-                  "Last, LD-prune what is left as `strata prune --indep-pairwise W [kb] [S] R2` would and keep its "
-                  ".prune.in (no file)")
-      ->expected(2, 4)->type_name("W [kb] [S] R2")->group(g);
+                  "WINDOW [kb] [STEP] R2: last, LD-prune what is left as `strata prune --indep-pairwise` would and "
+                  "keep its .prune.in (the same as --extract of that list, without the file)")
+      ->expected(2, 4)->group(g);
 }
 
 void note_selection(CliState& state, const genomics::SelectionReport& r) {

@@ -18,7 +18,7 @@ void register_prune_commands(CLI::App& app, CliState& state) {
   auto* cmd = app.add_subcommand(
       "prune",
       "LD pruning as plink2 --indep-pairwise: PREFIX.prune.in / PREFIX.prune.out (use the list with --extract "
-      "PREFIX.prune.in on pca, king, grm, ...)");
+      "PREFIX.prune.in on pca, king, grm, ..., or give those --prune WINDOW [kb] [STEP] R2 instead)");
   add_input_options(cmd, a->input, &a->vcf_dosage, "Genotypes: PLINK prefix or .bed, .pgen, .bgen, VCF/BCF, or a Zarr genotype store");
   cmd->add_option("--out", a->out, "Output prefix (writes PREFIX.prune.in and PREFIX.prune.out)")
       ->required()
