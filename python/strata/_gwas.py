@@ -113,6 +113,14 @@ def _columns(table, what: str, samples_of):
         if not (rows >= 0).any():
             raise ValueError(f"the {what} table names none of the input's {n} samples (IID column or index)")
         kept = rows >= 0
+        # A sample named twice is an error, as in a phenotype file (no row silently wins).
+        if np.bincount(rows[kept], minlength=n).max() > 1:
+            first = {}
+            for r, k in enumerate(rows.tolist()):
+                if k >= 0 and k in first:
+                    raise ValueError(f"the {what} table: sample {iids[k]!r} appears twice (rows {first[k] + 1} and "
+                                     f"{r + 1}); sample IDs must be unique")
+                first.setdefault(k, r)
         names, out = [str(c) for c in data], []
         for c in data:
             vals = table[c].to_numpy()

@@ -117,6 +117,24 @@ def test_in_memory_tables_equal_their_files(cohort):
     pd.testing.assert_frame_equal(series["Q"].table, by_file["Q"].table)
 
 
+def test_a_sample_named_twice_in_memory_is_an_error_as_in_a_file(cohort):
+    """A DataFrame naming a sample twice is refused (a phenotype file with the sample twice is
+    too): no row silently wins."""
+    pd = pytest.importorskip("pandas")
+    d = cohort
+    ph = pd.read_csv(d / "pheno.txt", sep=" ").rename(columns={"#FID": "FID"})[["FID", "IID", "Q"]]
+    twice = pd.concat([ph, ph.iloc[[7]]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"sample 'S7' appears twice \(rows 8 and 401\)"):
+        strata.gwas(d / "c.bed", twice, threads=1)
+    by_index = twice.set_index("IID")[["Q"]]
+    with pytest.raises(ValueError, match="appears twice"):
+        strata.gwas(d / "c.bed", by_index, threads=1)
+    text = (d / "pheno.txt").read_text().splitlines()
+    (d / "twice.txt").write_text("\n".join(text + [text[8]]) + "\n")
+    with pytest.raises(Exception, match="appears twice"):
+        strata.gwas(d / "c.bed", d / "twice.txt", threads=1)
+
+
 def test_in_memory_tables_need_no_files_nor_sample_ids(cohort, monkeypatch):
     """Positional tables go to the library as columns: no temporary folder, no look-up of the
     input's samples; a categorical covariate (text cells) and --1 follow the file's rules."""
