@@ -188,6 +188,12 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
         return reshape(self, tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
 
+    def round(self, decimals=0) -> "Array":
+        """numpy's method (xarray's DataArray.round calls it): array_api.round with `decimals`."""
+        from .array_api import round as _round
+
+        return _round(self, decimals)
+
     def transpose(self, *axes) -> "Array":
         perm = list(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else list(axes)
         return Array(_core.transpose(self._h, [int(a) for a in perm]))

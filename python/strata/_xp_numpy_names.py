@@ -12,11 +12,11 @@ import numpy as np
 
 from . import _core
 from ._array import Array, _handle
-from ._xp_core import along_axes, as_array, drop_axes, insert_axes, lanes, normalize_axes
+from ._xp_core import along_axes, as_array, broadcast_to, drop_axes, from_numpy, insert_axes, lanes, normalize_axes
 from . import _xp_functions as _fn
 
 NAMES = ["transpose", "einsum", "cumsum", "cumprod", "nancumsum", "nancumprod", "nanprod", "median", "nanmedian",
-         "quantile", "nanquantile", "nanargmin", "nanargmax"]
+         "quantile", "nanquantile", "nanargmin", "nanargmax", "isin", "pad"]
 
 
 def transpose(x, axes=None):
@@ -206,3 +206,49 @@ def _as_matmul(ops, terms, rhs, contracted):
     if a2.shape[-1] != b2.shape[0]:
         return None  # a broadcast length-1 contraction: the general path
     return a2 @ b2
+
+
+# ---- membership and padding (xarray's isin, pad and shift) ---------------------------------
+def _filled(shape, value, dtype) -> Array:
+    """A lazy array of one value (a 0-d array broadcast)."""
+    return broadcast_to(from_numpy(np.full((), value, dtype)), tuple(int(n) for n in shape))
+
+
+def isin(element, test_elements, assume_unique=False, invert=False):
+    """numpy.isin: whether each element is one of `test_elements` (a small set, read eagerly):
+    the equalities or-ed lazily."""
+    x = as_array(element)
+    values = np.unique(np.asarray(test_elements.compute() if isinstance(test_elements, Array) else test_elements))
+    out = _filled(x.shape, False, np.dtype(bool))
+    for v in values.ravel().tolist():
+        out = out | (x == v)
+    return ~out if invert else out
+
+
+def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
+    """numpy.pad in "constant" mode (what xarray's pad and shift ask for): blocks of the value
+    joined before and after along each axis, lazily. Other modes are refused by name."""
+    if mode != "constant" or kwargs:
+        raise NotImplementedError(f"strata's pad supports mode='constant' only, not mode={mode!r}"
+                                  + (f" with {sorted(kwargs)}" if kwargs else ""))
+    x = as_array(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
+                             np.asarray([[pad_width, pad_width]], dtype=np.int64), (x.ndim, 2))
+    values = np.broadcast_to(np.asarray(constant_values, dtype=object).reshape(-1, 2) if np.ndim(constant_values)
+                             else np.asarray([[constant_values, constant_values]], dtype=object), (x.ndim, 2))
+    for axis in range(x.ndim):
+        parts = []
+        for side, width in enumerate(widths[axis].tolist()):
+            if width < 0:
+                raise ValueError(f"pad widths must be >= 0, got {width}")
+            if width:
+                shape = list(x.shape)
+                shape[axis] = width
+                block = _filled(shape, values[axis][side], x.dtype)
+                parts.append((side, block))
+        if parts:
+            before = [b for side, b in parts if side == 0]
+            after = [b for side, b in parts if side == 1]
+            x = _fn.concat(before + [x] + after, axis=axis)
+    return x
+

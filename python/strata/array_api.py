@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import types
+from builtins import abs as builtins_abs
 from collections import namedtuple
 
 import numpy as np
@@ -44,6 +45,20 @@ for _name in _fn.NAMES:
 for _name in _np_names.NAMES:  # beyond the standard: the NumPy names xarray calls on a namespace
     globals()[_name] = getattr(_np_names, _name)
 del _name
+
+
+def round(x, decimals=0, /):  # noqa: A001 - the standard's name
+    """The standard's round (half to even); `decimals` as numpy.round takes it (xarray passes it):
+    rint(x · 10^d) / 10^d, or rint(x / 10^-d) · 10^-d below zero, as NumPy computes it."""
+    x = as_array(x)
+    rint = _ew.FUNCTIONS["round"]
+    if decimals == 0 or (x.dtype.kind in "biu" and decimals > 0):
+        return rint(x)
+    f = 10.0 ** builtins_abs(int(decimals))
+    if decimals > 0:
+        return rint(x * f) / f
+    out = rint(x / f) * f
+    return astype(out, x.dtype) if x.dtype.kind in "biu" else out
 
 linalg = _xp_linalg.namespace()
 fft = _xp_fft.namespace()

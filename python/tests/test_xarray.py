@@ -288,3 +288,26 @@ def test_einsum_on_the_namespace_matches_numpy_and_refuses_diagonals_clearly():
     with pytest.raises(ValueError, match="do not match"):
         xp.einsum("ijk->i", sa)
     np.testing.assert_array_equal(xp.transpose(sa).compute(), a.T)
+
+
+def test_round_isin_pad_and_shift_stay_strata_and_match_numpy():
+    """DataArray.round (with decimals, also below zero), isin, pad (constant) and shift run on
+    strata and give NumPy's values; a pad mode strata lacks is refused by name."""
+    x = np.arange(24, dtype=np.float64).reshape(6, 4) / 7 - 1.2
+    da = xr.DataArray(strata.asarray(x), dims=("x", "y"))
+    dn = xr.DataArray(x, dims=("x", "y"))
+    cases = {
+        "round2": lambda d: d.round(2), "round-1": lambda d: d.round(-1), "round": lambda d: d.round(),
+        "isin": lambda d: d.isin([x[1, 2], x[3, 3]]), "pad": lambda d: d.pad(x=(1, 2), constant_values=0.0),
+        "shift": lambda d: d.shift(x=1), "shift-fill": lambda d: d.shift(y=-2, fill_value=5.0),
+    }
+    for name, f in cases.items():
+        got, want = f(da), f(dn)
+        assert isinstance(got.data, strata.Array), name
+        np.testing.assert_array_equal(np.asarray(got.data.compute()), want.data, err_msg=name)
+    ints = np.arange(12).reshape(3, 4) * 7
+    np.testing.assert_array_equal(np.asarray(strata.array_api.round(strata.asarray(ints), -1).compute()),
+                                  np.round(ints, -1))
+    with pytest.raises(NotImplementedError, match="mode='edge'"):
+        da.pad(x=1, mode="edge")
+
