@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -213,10 +215,12 @@ class MpiCommunicator final : public Communicator {
     Timer t(*this, n * 8);
     for (int64_t done = 0; done < n;) {
       const int64_t piece = std::min(n - done, kMaxPiece / 8);
+      auto buf = std::make_shared<std::vector<int64_t>>(data + done, data + done + piece);
       MPI_Request req;
-      STRATA_RETURN_NOT_OK(check(MPI_Iallreduce(MPI_IN_PLACE, data + done, static_cast<int>(piece), MPI_INT64_T,
+      STRATA_RETURN_NOT_OK(check(MPI_Iallreduce(MPI_IN_PLACE, buf->data(), static_cast<int>(piece), MPI_INT64_T,
                                                 MPI_SUM, data_, &req), "allreduce (int64)"));
-      STRATA_RETURN_NOT_OK(wait(&req, "allreduce (int64)", true));
+      STRATA_RETURN_NOT_OK(waited(&req, "allreduce (int64)", true, buf));
+      std::copy(buf->begin(), buf->end(), data + done);
       done += piece;
     }
     return Status::OK();
@@ -235,15 +239,16 @@ class MpiCommunicator final : public Communicator {
     STRATA_RETURN_NOT_OK(usable("send"));
     if (dest < 0 || dest >= size_ || dest == rank_) return Status::Invalid("send: no rank ", dest, " to send to");
     Timer t(*this, static_cast<int64_t>(bytes.size()));
-    int64_t size = static_cast<int64_t>(bytes.size());
+    auto size = std::make_shared<int64_t>(static_cast<int64_t>(bytes.size()));
     MPI_Request req;
-    STRATA_RETURN_NOT_OK(check(MPI_Isend(&size, 1, MPI_INT64_T, dest, kDataTag, data_, &req), "send"));
-    STRATA_RETURN_NOT_OK(wait(&req, "send", true));
-    for (int64_t done = 0; done < size;) {
-      const int64_t piece = std::min(size - done, kMaxPiece);
-      STRATA_RETURN_NOT_OK(check(MPI_Isend(bytes.data() + done, static_cast<int>(piece), MPI_BYTE, dest, kDataTag, data_,
+    STRATA_RETURN_NOT_OK(check(MPI_Isend(size.get(), 1, MPI_INT64_T, dest, kDataTag, data_, &req), "send"));
+    STRATA_RETURN_NOT_OK(waited(&req, "send", true, size));
+    auto buf = std::make_shared<std::string>(bytes);
+    for (int64_t done = 0; done < *size;) {
+      const int64_t piece = std::min(*size - done, kMaxPiece);
+      STRATA_RETURN_NOT_OK(check(MPI_Isend(buf->data() + done, static_cast<int>(piece), MPI_BYTE, dest, kDataTag, data_,
                                            &req), "send"));
-      STRATA_RETURN_NOT_OK(wait(&req, "send", true));
+      STRATA_RETURN_NOT_OK(waited(&req, "send", true, buf));
       done += piece;
     }
     return Status::OK();
@@ -253,19 +258,20 @@ class MpiCommunicator final : public Communicator {
     STRATA_RETURN_NOT_OK(usable("receive"));
     if (source < 0 || source >= size_ || source == rank_) return Status::Invalid("receive: no rank ", source);
     Timer t(*this, 0);
-    int64_t size = 0;
+    auto size = std::make_shared<int64_t>(0);
     MPI_Request req;
-    STRATA_RETURN_NOT_OK(check(MPI_Irecv(&size, 1, MPI_INT64_T, source, kDataTag, data_, &req), "receive"));
-    STRATA_RETURN_NOT_OK(wait(&req, "receive", true));
-    if (size < 0) return Status::CommError("receive: rank ", source, " announced ", size, " bytes");
-    bytes->resize(static_cast<size_t>(size));
-    for (int64_t done = 0; done < size;) {
-      const int64_t piece = std::min(size - done, kMaxPiece);
-      STRATA_RETURN_NOT_OK(check(MPI_Irecv(bytes->data() + done, static_cast<int>(piece), MPI_BYTE, source, kDataTag,
+    STRATA_RETURN_NOT_OK(check(MPI_Irecv(size.get(), 1, MPI_INT64_T, source, kDataTag, data_, &req), "receive"));
+    STRATA_RETURN_NOT_OK(waited(&req, "receive", true, size));
+    if (*size < 0) return Status::CommError("receive: rank ", source, " announced ", *size, " bytes");
+    auto buf = std::make_shared<std::string>(static_cast<size_t>(*size), '\0');
+    for (int64_t done = 0; done < *size;) {
+      const int64_t piece = std::min(*size - done, kMaxPiece);
+      STRATA_RETURN_NOT_OK(check(MPI_Irecv(buf->data() + done, static_cast<int>(piece), MPI_BYTE, source, kDataTag,
                                            data_, &req), "receive"));
-      STRATA_RETURN_NOT_OK(wait(&req, "receive", true));
+      STRATA_RETURN_NOT_OK(waited(&req, "receive", true, buf));
       done += piece;
     }
+    *bytes = std::move(*buf);
     return Status::OK();
   }
   Status allgather(const std::string& mine, std::vector<std::string>* all) const override {
@@ -362,6 +368,16 @@ class MpiCommunicator final : public Communicator {
     }
   }
 
+  // wait(), keeping `keep` (the request's buffers) alive when the request is left unfinished: a
+  // peer failed or the deadline passed, yet MPI progresses the request on every later call and
+  // may still write into its buffers (a freed one corrupted the heap or stack of a rank whose
+  // peer failed mid-run). They live until the process ends, which such a rank soon does.
+  Status waited(MPI_Request* req, const char* what, bool watch, std::shared_ptr<void> keep) const {
+    Status st = wait(req, what, watch);
+    if (!st.ok()) parked_.push_back(std::move(keep));
+    return st;
+  }
+
   // A failure notice from a peer, if one arrived: "rank r: message" with the peer's code.
   std::optional<Status> poll_failure() const {
     int has = 0;
@@ -404,17 +420,18 @@ class MpiCommunicator final : public Communicator {
   Status broadcast_locked(std::string& bytes, int root, MPI_Comm comm, const char* what, bool watch) const {
     if (watch) STRATA_RETURN_NOT_OK(usable(what));
     Timer t(*this, rank_ == root ? static_cast<int64_t>(bytes.size()) : 0);
-    int64_t size = static_cast<int64_t>(bytes.size());
+    auto size = std::make_shared<int64_t>(static_cast<int64_t>(bytes.size()));
     MPI_Request req;
-    STRATA_RETURN_NOT_OK(check(MPI_Ibcast(&size, 1, MPI_INT64_T, root, comm, &req), what));
-    STRATA_RETURN_NOT_OK(wait(&req, what, watch));
-    if (rank_ != root) bytes.resize(static_cast<size_t>(size));
-    for (int64_t done = 0; done < size;) {
-      const int64_t piece = std::min(size - done, kMaxPiece);
-      STRATA_RETURN_NOT_OK(check(MPI_Ibcast(bytes.data() + done, static_cast<int>(piece), MPI_BYTE, root, comm, &req), what));
-      STRATA_RETURN_NOT_OK(wait(&req, what, watch));
+    STRATA_RETURN_NOT_OK(check(MPI_Ibcast(size.get(), 1, MPI_INT64_T, root, comm, &req), what));
+    STRATA_RETURN_NOT_OK(waited(&req, what, watch, size));
+    auto buf = std::make_shared<std::string>(rank_ == root ? bytes : std::string(static_cast<size_t>(*size), '\0'));
+    for (int64_t done = 0; done < *size;) {
+      const int64_t piece = std::min(*size - done, kMaxPiece);
+      STRATA_RETURN_NOT_OK(check(MPI_Ibcast(buf->data() + done, static_cast<int>(piece), MPI_BYTE, root, comm, &req), what));
+      STRATA_RETURN_NOT_OK(waited(&req, what, watch, buf));
       done += piece;
     }
+    if (rank_ != root) bytes = std::move(*buf);
     return Status::OK();
   }
 
@@ -425,11 +442,15 @@ class MpiCommunicator final : public Communicator {
     STRATA_RETURN_NOT_OK(usable(what));
     Timer t(*this, static_cast<int64_t>(mine.size()));
     // Every rank learns every size, so all make the same decision about the limits.
-    int64_t my_size = static_cast<int64_t>(mine.size());
-    std::vector<int64_t> sizes(static_cast<size_t>(size_));
+    const int64_t my_size = static_cast<int64_t>(mine.size());
+    // [0] this rank's size, then every rank's.
+    auto size_buf = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(size_ + 1));
+    (*size_buf)[0] = my_size;
     MPI_Request req;
-    STRATA_RETURN_NOT_OK(check(MPI_Iallgather(&my_size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, data_, &req), what));
-    STRATA_RETURN_NOT_OK(wait(&req, what, true));
+    STRATA_RETURN_NOT_OK(check(MPI_Iallgather(size_buf->data(), 1, MPI_INT64_T, size_buf->data() + 1, 1, MPI_INT64_T,
+                                              data_, &req), what));
+    STRATA_RETURN_NOT_OK(waited(&req, what, true, size_buf));
+    const std::vector<int64_t> sizes(size_buf->begin() + 1, size_buf->end());
     int64_t total = 0;
     for (int64_t s : sizes) total += s;
     if (total > INT_MAX)
@@ -441,13 +462,20 @@ class MpiCommunicator final : public Communicator {
       off += counts[static_cast<size_t>(r)];
     }
     const bool receives = everyone || rank_ == 0;
-    std::string joined(receives ? static_cast<size_t>(total) : 0, '\0');
-    const int rc = everyone ? MPI_Iallgatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, joined.data(),
-                                              counts.data(), displs.data(), MPI_BYTE, data_, &req)
-                            : MPI_Igatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, joined.data(),
-                                           counts.data(), displs.data(), MPI_BYTE, 0, data_, &req);
+    // What MPI reads and writes, kept alive if the collective is left unfinished (waited).
+    struct Buffers {
+      std::string mine, joined;
+      std::vector<int> counts, displs;
+    };
+    auto b = std::make_shared<Buffers>(Buffers{mine, std::string(receives ? static_cast<size_t>(total) : 0, '\0'),
+                                               counts, displs});
+    const int rc = everyone ? MPI_Iallgatherv(b->mine.data(), static_cast<int>(my_size), MPI_BYTE, b->joined.data(),
+                                              b->counts.data(), b->displs.data(), MPI_BYTE, data_, &req)
+                            : MPI_Igatherv(b->mine.data(), static_cast<int>(my_size), MPI_BYTE, b->joined.data(),
+                                           b->counts.data(), b->displs.data(), MPI_BYTE, 0, data_, &req);
     STRATA_RETURN_NOT_OK(check(rc, what));
-    STRATA_RETURN_NOT_OK(wait(&req, what, true));
+    STRATA_RETURN_NOT_OK(waited(&req, what, true, b));
+    const std::string& joined = b->joined;
     if (receives && all) {
       all->assign(static_cast<size_t>(size_), std::string());
       for (int r = 0; r < size_; ++r)
@@ -468,6 +496,7 @@ class MpiCommunicator final : public Communicator {
   mutable bool notified_ = false;
   mutable std::string notice_;
   mutable std::vector<MPI_Request> sends_;
+  mutable std::vector<std::shared_ptr<void>> parked_;  // buffers of requests left unfinished (waited)
   mutable std::vector<char> heard_from_;
   mutable std::optional<Status> agreed_failure_;
 };
@@ -482,9 +511,11 @@ Status MpiCommunicator::agree(const Status& local) const {
   Timer t(*this, 16);
   const int32_t kind = local.ok() ? 0 : (learned_from_peer_ ? 2 : 1);
   if (kind == 1) notify(local);
-  const int32_t mine[4] = {kind, broken_ ? 1 : 0, static_cast<int32_t>(local.code()),
-                           static_cast<int32_t>(std::min<size_t>(local.message().size(), 1 << 20))};
-  std::vector<int32_t> all(static_cast<size_t>(4 * size_));
+  // [0, 4) this rank's, then every rank's four (kept alive if the gather is left unfinished).
+  auto buf = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(4 * size_ + 4));
+  *buf = {kind, broken_ ? 1 : 0, static_cast<int32_t>(local.code()),
+          static_cast<int32_t>(std::min<size_t>(local.message().size(), 1 << 20))};
+  buf->resize(static_cast<size_t>(4 * size_ + 4));
   MPI_Request req;
   auto fail = [&](Status st) {
     broken_ = true;
@@ -492,9 +523,11 @@ Status MpiCommunicator::agree(const Status& local) const {
     agreed_failure_ = local.ok() ? st : Status(local.code(), str_cat("rank ", rank_, ": ", local.message()));
     return *agreed_failure_;
   };
-  Status st = check(MPI_Iallgather(mine, 4, MPI_INT32_T, all.data(), 4, MPI_INT32_T, ctl_, &req), "error agreement");
-  if (st.ok()) st = wait(&req, "error agreement", false);
+  Status st = check(MPI_Iallgather(buf->data(), 4, MPI_INT32_T, buf->data() + 4, 4, MPI_INT32_T, ctl_, &req),
+                    "error agreement");
+  if (st.ok()) st = waited(&req, "error agreement", false, buf);
   if (!st.ok()) return fail(st);
+  const std::vector<int32_t> all(buf->begin() + 4, buf->end());
   int chosen = -1;
   for (int want = 1; want <= 2 && chosen < 0; ++want)
     for (int r = 0; r < size_ && chosen < 0; ++r)
