@@ -115,7 +115,12 @@ Result<PruneWindow> parse_indep_pairwise(const std::vector<std::string>& args) {
   return w;
 }
 
-Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view, const PruneWindow& window) {
+namespace {
+
+// ld_prune with the variants' metadata already at hand (run_prune_to_files writes the lists
+// from the same layout: a view without a table of its own is read once).
+Result<PruneResult> prune_with_layout(const Context& ctx, const io::GenotypeViewPtr& view,
+                                      const io::VariantInfo& layout, const PruneWindow& window) {
   STRATA_RETURN_NOT_OK(validate_prune_window(window));
   const int64_t n = view->num_samples(), m = view->num_variants();
   const io::SampleInfo& info = view->samples();
@@ -132,9 +137,6 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
   if (founders.size() < 2)
     return Status::Invalid("prune: ", view->describe(), " has ", founders.size(),
                            " founders (samples with no parent in the .fam); pruning needs at least two");
-  io::VariantInfo storage;
-  STRATA_ASSIGN_OR_RETURN(const io::VariantInfo* layout_ptr, variant_layout(*view, &storage));
-  const io::VariantInfo& layout = *layout_ptr;
   const std::vector<std::string>& contigs = view->contigs();
   PruneResult r;
   r.founders = static_cast<int64_t>(founders.size());
@@ -241,12 +243,18 @@ Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view
   return r;
 }
 
+}  // namespace
+
+Result<PruneResult> ld_prune(const Context& ctx, const io::GenotypeViewPtr& view, const PruneWindow& window) {
+  io::VariantInfo storage;
+  STRATA_ASSIGN_OR_RETURN(const io::VariantInfo* layout, variant_layout(*view, &storage));
+  return prune_with_layout(ctx, view, *layout, window);
+}
+
 namespace {
 
-Status write_lists(OutputSet& out, const std::string& prefix, const io::GenotypeView& view, const PruneResult& r) {
-  io::VariantInfo storage;
-  STRATA_ASSIGN_OR_RETURN(const io::VariantInfo* layout, variant_layout(view, &storage));
-  const std::vector<std::string>& ids = layout->id;
+Status write_lists(OutputSet& out, const std::string& prefix, const std::vector<std::string>& ids,
+                   const PruneResult& r) {
   for (const bool kept : {true, false}) {
     const std::string path = prefix + (kept ? ".prune.in" : ".prune.out");
     STRATA_ASSIGN_OR_RETURN(std::string staged, out.add_file(path));
@@ -286,7 +294,10 @@ Result<PruneSummary> run_prune_to_files(const Context& ctx, const std::string& i
   s.num_variants = selected->view->num_variants();
   s.selection = std::move(selected->report);
   PhaseTimer prune = job.phase("prune");
-  Result<PruneResult> pruned = ld_prune(ctx, selected->view, options.window);
+  io::VariantInfo storage;
+  Result<const io::VariantInfo*> layout = variant_layout(*selected->view, &storage);
+  STRATA_RETURN_NOT_OK(job.agree(layout.status()));
+  Result<PruneResult> pruned = prune_with_layout(ctx, selected->view, **layout, options.window);
   STRATA_RETURN_NOT_OK(job.agree(pruned.status()));
   prune.stop();
   for (size_t v = 0; v < pruned->removed.size(); ++v) {
@@ -296,7 +307,7 @@ Result<PruneSummary> run_prune_to_files(const Context& ctx, const std::string& i
   }
   s.founders = pruned->founders;
   PhaseTimer write = job.phase("write");
-  STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write_lists(*job.outputs(), prefix, *selected->view, *pruned) : Status::OK()));
+  STRATA_RETURN_NOT_OK(job.commit(job.writer() ? write_lists(*job.outputs(), prefix, (*layout)->id, *pruned) : Status::OK()));
   write.stop();
   s.files = job.files();
   Summary& r = job.summary();
