@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/test_context.hpp"
+#include "linalg/glm_test_data.hpp"
 #include "strata/linalg/glm.hpp"
 #include "strata/linalg/glm_remote.hpp"
 #include "testing/testing.hpp"
@@ -17,26 +18,11 @@ namespace {
 
 using testing::make_test_context;
 
-struct Data {
-  int64_t n = 0, cols = 0;
-  std::vector<double> x, y;  // x row-major n × cols
-};
+using Data = testing_data::GlmData;
 
 // Several row blocks: 63 columns + the intercept = 512 bytes a row, 32,768 rows a block.
-Data make_data(GlmFamily f, int64_t n, int64_t cols, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
-  std::uniform_real_distribution<double> u;
-  Data d{n, cols, std::vector<double>(static_cast<size_t>(n * cols)), std::vector<double>(static_cast<size_t>(n))};
-  for (double& v : d.x) v = g(rng);
-  for (int64_t i = 0; i < n; ++i) {
-    double eta = 0.2;
-    for (int64_t j = 0; j < cols; ++j) eta += d.x[i * cols + j] * 0.05 * static_cast<double>(j % 5 - 2);
-    if (f == GlmFamily::Normal) d.y[i] = eta + g(rng);
-    if (f == GlmFamily::Logistic) d.y[i] = u(rng) < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0;
-    if (f == GlmFamily::Poisson) d.y[i] = std::poisson_distribution<int>(std::exp(0.5 * eta))(rng);
-  }
-  return d;
+Data make_data(GlmFamily f, int64_t n, int64_t p, uint64_t seed) {
+  return testing_data::make_glm_data(f, n, p, seed, [](int64_t j) { return 0.05 * static_cast<double>(j % 5 - 2); });
 }
 
 enum class Fault { None, DropLast, Repeat, Swap, ShortPartial, ShortRows };
@@ -52,7 +38,7 @@ class ApartRunner final : public GlmBlockRunner {
     for (int64_t b = 0; b < grid.num_blocks; ++b) {
       std::vector<double> rows;
       for (int64_t i = grid.start(b); i < grid.start(b) + grid.count(b); ++i) {
-        rows.insert(rows.end(), d_.x.begin() + i * d_.cols, d_.x.begin() + (i + 1) * d_.cols);
+        rows.insert(rows.end(), d_.x.begin() + i * d_.p, d_.x.begin() + (i + 1) * d_.p);
         if (intercept_) rows.push_back(1.0);
       }
       blocks_.push_back(std::move(rows));
@@ -138,10 +124,10 @@ TEST(GlmRemote, SameBitsAsFitGlmForEveryFamilyAndSolver) {
       p.lambda = 0.5;
       p.intercept = true;
       p.max_iter = c.max_iter;
-      auto local = fit_glm(make_test_context(2), *make_dense_source(d.x.data(), d.n, d.cols), d.y, p);
+      auto local = fit_glm(make_test_context(2), *make_dense_source(d.x.data(), d.n, d.p), d.y, p);
       STRATA_ASSERT_OK(local.status());
       auto runner = std::make_shared<ApartRunner>(d, true);
-      auto remote = fit_glm_remote(make_test_context(2), d.n, d.cols, runner, d.y, p);
+      auto remote = fit_glm_remote(make_test_context(2), d.n, d.p, runner, d.y, p);
       STRATA_ASSERT_OK(remote.status());
       EXPECT_EQ(runner->grid_.num_blocks, 3);
       EXPECT_EQ(runner->passes, remote->passes);
@@ -179,7 +165,7 @@ TEST(GlmRemote, AMisbehavingRunnerIsAnErrorNotAWrongAnswer) {
     GlmParams p;
     p.solver = c.solver;
     p.intercept = true;
-    auto r = fit_glm_remote(make_test_context(1), d.n, d.cols, std::make_shared<ApartRunner>(d, true, c.fault), d.y, p);
+    auto r = fit_glm_remote(make_test_context(1), d.n, d.p, std::make_shared<ApartRunner>(d, true, c.fault), d.y, p);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::Internal);
     EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().message();
@@ -189,13 +175,13 @@ TEST(GlmRemote, AMisbehavingRunnerIsAnErrorNotAWrongAnswer) {
   std::vector<double> y = d.y;
   y[5] = 2;
   auto runner = std::make_shared<ApartRunner>(d, false);
-  auto r = fit_glm_remote(make_test_context(1), d.n, d.cols, runner, y, p);
+  auto r = fit_glm_remote(make_test_context(1), d.n, d.p, runner, y, p);
   EXPECT_EQ(r.status().code(), StatusCode::InvalidData);
   EXPECT_NE(r.status().message().find("found 2 at row 5"), std::string::npos) << r.status().message();
   EXPECT_EQ(runner->passes, 0);
-  auto short_y = fit_glm_remote(make_test_context(1), d.n + 1, d.cols, runner, d.y, p);
+  auto short_y = fit_glm_remote(make_test_context(1), d.n + 1, d.p, runner, d.y, p);
   EXPECT_EQ(short_y.status().code(), StatusCode::InvalidData);
-  EXPECT_EQ(fit_glm_remote(make_test_context(1), d.n, d.cols, nullptr, d.y, p).status().code(), StatusCode::Invalid);
+  EXPECT_EQ(fit_glm_remote(make_test_context(1), d.n, d.p, nullptr, d.y, p).status().code(), StatusCode::Invalid);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/test_context.hpp"
 #include "strata/io/npy.hpp"
+#include "linalg/glm_test_data.hpp"
 #include "strata/linalg/glm.hpp"
 #include "testing/testing.hpp"
 
@@ -18,25 +19,10 @@ namespace {
 using testing::make_test_context;
 using testing::test_ctx;
 
-struct Data {
-  int64_t n = 0, p = 0;
-  std::vector<double> x, y;  // x row-major n × p
-};
+using Data = testing_data::GlmData;
 
 Data make_data(GlmFamily f, int64_t n, int64_t p, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
-  std::uniform_real_distribution<double> u;
-  Data d{n, p, std::vector<double>(static_cast<size_t>(n * p)), std::vector<double>(static_cast<size_t>(n))};
-  for (double& v : d.x) v = g(rng);
-  for (int64_t i = 0; i < n; ++i) {
-    double eta = 0.2;
-    for (int64_t j = 0; j < p; ++j) eta += d.x[i * p + j] * (0.3 - 0.1 * j);
-    if (f == GlmFamily::Normal) d.y[i] = eta + g(rng);
-    if (f == GlmFamily::Logistic) d.y[i] = u(rng) < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0;
-    if (f == GlmFamily::Poisson) d.y[i] = std::poisson_distribution<int>(std::exp(0.5 * eta))(rng);
-  }
-  return d;
+  return testing_data::make_glm_data(f, n, p, seed, [](int64_t j) { return 0.3 - 0.1 * static_cast<double>(j); });
 }
 
 // Solve the symmetric positive definite a·x = b (Gaussian elimination in long double) and return
