@@ -98,6 +98,10 @@ class ForwardingBackend : public Backend {
                          double* acc, int64_t ldacc) const override {
     return inner_->gram_panels_f64(a, b, kk, rows, cols, mode, acc, ldacc);
   }
+  Status gram_sparse_f64(const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                         int64_t cols, int mode, double* acc, int64_t ldacc) const override {
+    return inner_->gram_sparse_f64(l, y, u, kk, rows, cols, mode, acc, ldacc);
+  }
   Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
                           int mode, double scale, double* acc, int64_t ldacc) const override {
     return inner_->gram_panels_u8s8(codes, limbs, quads, rows, cols, mode, scale, acc, ldacc);

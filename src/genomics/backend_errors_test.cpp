@@ -65,6 +65,11 @@ class FailingOp final : public ForwardingBackend {
     return fails("gram_panels_f64") ? lost()
                                     : ForwardingBackend::gram_panels_f64(a, b, kk, rows, cols, mode, acc, ldacc);
   }
+  Status gram_sparse_f64(const backend::SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                         int64_t cols, int mode, double* acc, int64_t ldacc) const override {
+    return fails("gram_sparse_f64") ? lost()
+                                    : ForwardingBackend::gram_sparse_f64(l, y, u, kk, rows, cols, mode, acc, ldacc);
+  }
   Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
                           int mode, double scale, double* acc, int64_t ldacc) const override {
     if (fails("gram_panels_u8s8")) return lost();
@@ -117,7 +122,7 @@ TEST(BackendErrors, FromTheGrmPanels) {
   const auto view = genotypes(0.02);  // missing calls: the pairwise-count panels run too
   STRATA_ASSERT_OK(compute_grm_dense(Context(), view, GrmParams{}));
   expect_lost(compute_grm_dense(failing_context("gram_panels_f32"), view, GrmParams{}).status(), "gram_panels_f32");
-  expect_lost(compute_grm_dense(failing_context("gram_panels_f64"), view, GrmParams{}).status(), "gram_panels_f64");
+  expect_lost(compute_grm_dense(failing_context("gram_sparse_f64"), view, GrmParams{}).status(), "gram_sparse_f64");
   if (!cpu_backend()->fast_u8s8()) GTEST_SKIP() << "no integer GRM kernel on this CPU: gram_panels_u8s8 unused";
   GrmParams integer;
   integer.integer_products = true;

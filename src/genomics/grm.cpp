@@ -61,6 +61,12 @@ struct Panels {
   std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> icodes[2];
   std::vector<int8_t, strata::detail::LargeBlockAllocator<int8_t>> ilimbs[2];
   std::vector<int64_t> rsum[2];
+  // The sparse float64 route (GrmPlan::sparse): per run of kSparseRun variants, each sample's
+  // list (a kSparseRun slot), its three part lengths, centring sum u, and per variant of the
+  // run the missing calls' coefficient.
+  std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> entries[2];
+  std::vector<uint8_t> counts[2];
+  std::vector<double> centre_u[2], coef[2];
 };
 
 // Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
@@ -106,14 +112,41 @@ Status add_product_f64(const backend::Backend& be, const double* panel, int64_t 
   return Status::OK();
 }
 
+// acc += the tile's product over the k rows of a block in the sparse route's runs: for each
+// run, the column samples' y panel and centring sums u, the row samples' entry lists.
+Status add_product_sparse(const backend::Backend& be, const Panels& p, int slot, int64_t npad,
+                          const TileAccumulator& a, double* acc) {
+  const int mode = a.row0 == a.col0 ? 1 : 0;
+  const int64_t k = p.rows[slot];
+  for (int64_t t = 0; t * backend::kSparseRun < k; ++t) {
+    const int64_t kk = std::min(backend::kSparseRun, k - t * backend::kSparseRun);
+    const double* run = p.values64[slot].data() + t * backend::kSparseRun * npad;
+    backend::SparseRowLists lists;
+    lists.entries = p.entries[slot].data() + (t * npad + a.row0) * backend::kSparseRun;
+    lists.counts = p.counts[slot].data() + (t * npad + a.row0) * 3;
+    lists.stride = backend::kSparseRun;
+    lists.coef = p.coef[slot].data() + t * backend::kSparseRun;
+    STRATA_RETURN_NOT_OK(be.gram_sparse_f64(lists, run + a.col0 * kk, p.centre_u[slot].data() + t * npad + a.col0, kk,
+                                            a.rows, a.cols, mode, acc, a.cols));
+  }
+  return Status::OK();
+}
+
+// acc += the block's float64 product (the sparse route or the dense panels of dosages).
+Status add_product_block(const backend::Backend& be, bool sparse, const Panels& p, int slot, int64_t npad,
+                         const TileAccumulator& a, double* acc) {
+  if (sparse) return add_product_sparse(be, p, slot, npad, a, acc);
+  return add_product_f64(be, p.values64[slot].data(), p.rows[slot], npad, a, acc);
+}
+
 // acc += the block's float64 product, its runs summed apart first (from zero, in run order):
 // a block is the unit grm_partial() hands a cluster's driver, which adds the blocks in order
 // just so, and gets the bits of this pass.
-Status add_block_f64(const backend::Backend& be, const double* panel, int64_t k, int64_t npad,
+Status add_block_f64(const backend::Backend& be, bool sparse, const Panels& p, int slot, int64_t npad,
                      const TileAccumulator& a, double* acc) {
   thread_local std::vector<double> block;  // one tile's worth per worker thread
   block.assign(static_cast<size_t>(a.rows * a.cols), 0.0);
-  STRATA_RETURN_NOT_OK(add_product_f64(be, panel, k, npad, a, block.data()));
+  STRATA_RETURN_NOT_OK(add_product_block(be, sparse, p, slot, npad, a, block.data()));
   for (int64_t e = 0; e < a.rows * a.cols; ++e) acc[e] += block[static_cast<size_t>(e)];
   return Status::OK();
 }
@@ -182,6 +215,32 @@ Status gather_tiles(const Communicator& comm, std::vector<TileAccumulator>& acc,
   return Status::OK();
 }
 
+// One variant's tables in the sparse route (Backend::gram_sparse_f64).
+struct SparseVariant {
+  double y[4] = {0, 0, 0, 0};   // per code: d·x (the columns' panel)
+  double xr[4] = {0, 0, 0, 0};  // per code: x_ref·x (the columns' centring sum u)
+  uint8_t kind[4] = {0, 0, 0, 0};  // per code: 0 none, 1 c = 1, 2 c = 2, 4 missing (−x_ref/d)
+  double missing_coef = 0.0;    // −x_ref/d: a missing call's x = x_ref + that·d = 0
+};
+
+// x = (g − 2f)·s for g alt copies (lut), x_ref that of the major homozygote, d = ±s the step
+// towards the minor allele, c = the minor allele's copies.
+SparseVariant make_sparse_variant(double f, const double lut[4]) {
+  SparseVariant v;
+  if (!(f == f) || lut[0] == lut[1]) return v;  // monomorphic or unobserved: x = 0
+  const bool flip = f > 0.5;
+  const double scale = 1.0 / std::sqrt(2.0 * f * (1.0 - f));  // make_lut's
+  const double d = flip ? -scale : scale, x_ref = lut[flip ? 2 : 0];
+  for (int q = 0; q < 4; ++q) {
+    v.y[q] = d * lut[q];
+    v.xr[q] = x_ref * lut[q];
+  }
+  for (int g = 0; g < 3; ++g) v.kind[g] = static_cast<uint8_t>(flip ? 2 - g : g);
+  v.kind[3] = 4;
+  v.missing_coef = flip ? 2.0 - 2.0 * f : 2.0 * f;
+  return v;
+}
+
 // What one GRM pass computes, fixed before it starts: the variants kept and their tables, the
 // integer products' weights and block plans, the tile grid, the blocks and the bands.
 struct GrmPlan {
@@ -190,7 +249,11 @@ struct GrmPlan {
   io::GenotypeViewPtr kept_view;
   std::vector<float> luts;           // standardized value per code, 4 per kept variant
   bool f64 = false;                  // float64 panels and products (GrmParams::float64)
-  std::vector<double> luts64;        // with f64: the tables in float64
+  std::vector<double> luts64;        // with f64: the tables in float64 (sparse: the y tables)
+  // The sparse float64 route (f64 on codes): a sample's x is x_ref + c·d per variant, c the
+  // copies of the minor allele; rows add c·y = c·d·x over their non-zero c only.
+  bool sparse = false;
+  std::vector<SparseVariant> sv;
   std::vector<uint8_t> has_missing;  // per kept variant
   bool pairwise = false;             // M_ab per pair: both-missing counts ride along
   bool dosages = false;              // the panels come from the view's dosages (plink2 --make-rel on them)
@@ -229,6 +292,7 @@ Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCoun
   // Tables: standardized values per code, and which kept variants have missing calls.
   plan.luts.resize(static_cast<size_t>(4 * m));
   plan.luts64.resize(static_cast<size_t>(plan.f64 ? 4 * m : 0));
+  plan.sv.resize(static_cast<size_t>(plan.sparse ? m : 0));
   plan.has_missing.assign(static_cast<size_t>(m), 0);
   bool any_missing = false;
   for (int64_t i = 0; i < m; ++i) {
@@ -239,7 +303,12 @@ Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCoun
     else
       make_standardize_lut(counts[v], Standardization::Binom2, lut);
     for (int q = 0; q < 4; ++q) plan.luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
-    if (plan.f64) std::copy(lut, lut + 4, plan.luts64.begin() + 4 * i);
+    if (plan.sparse) {
+      const SparseVariant& sv = plan.sv[static_cast<size_t>(i)] = make_sparse_variant(counts[v].alt_freq(), lut);
+      std::copy(sv.y, sv.y + 4, plan.luts64.begin() + 4 * i);
+    } else if (plan.f64) {
+      std::copy(lut, lut + 4, plan.luts64.begin() + 4 * i);
+    }
     const int64_t missing = dosage ? dosage->missing[v] : counts[v].missing;
     plan.has_missing[static_cast<size_t>(i)] = missing > 0;
     any_missing = any_missing || missing > 0;
@@ -275,7 +344,9 @@ void plan_integer_weights(const std::vector<VariantCounts>& counts, GrmPlan& pla
 // Bands of lower tile rows whose accumulators fit half the budget beside the panels.
 std::vector<std::pair<int64_t, int64_t>> plan_bands(const GrmPlan& plan, int64_t memory_budget) {
   const int64_t n = plan.n, tile = plan.tile, per_side = plan.tiles.per_side;
-  const int64_t panel_bytes = 2 * plan.block_variants * plan.npad * ((plan.f64 ? 8 : 4) + (plan.pairwise ? 4 : 0));
+  // (The sparse route's lists: a byte per sample and variant, and 11 per sample and run.)
+  const int64_t panel_bytes =
+      2 * plan.block_variants * plan.npad * ((plan.f64 ? 8 : 4) + (plan.sparse ? 2 : 0) + (plan.pairwise ? 4 : 0));
   const int64_t acc_per_value = plan.pairwise ? 16 : 8;
   const int64_t room = std::max<int64_t>(0, memory_budget / 2 - panel_bytes);
   std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
@@ -300,6 +371,7 @@ Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, co
   plan.n = view->num_samples();
   plan.dosages = view->has_dosages();
   plan.f64 = params.float64 && !params.integer_products;
+  plan.sparse = plan.f64 && !plan.dosages;
   DosageMoments moments;
   if (plan.dosages) {
     STRATA_ASSIGN_OR_RETURN(moments, dosage_moments(ctx, *view, params.nonfounders));
@@ -365,6 +437,7 @@ class BlockReader {
   Status read_float_block(int64_t b, int slot, int64_t rows) {
     const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride;
     auto& codes = p_.codes[slot];
+    if (plan_.sparse) return read_sparse_block(b, slot, rows);
     return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
       const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
@@ -373,6 +446,64 @@ class BlockReader {
                           p_.values64[slot].data());
       return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts.data() + 4 * (v0 + r0),
                         p_.values[slot].data());
+    });
+  }
+
+  // The sparse route: per run of kSparseRun rows, the codes, the y panel, and each sample's
+  // list (its c = 1, c = 2 and missing variants in order: bit masks built variant by variant,
+  // then read out), list lengths and centring sum u (x_ref·x summed in variant order).
+  Status read_sparse_block(int64_t b, int slot, int64_t rows) {
+    constexpr int64_t R = backend::kSparseRun;
+    const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride, npad = plan_.npad;
+    const int64_t runs = ceil_div(rows, R);
+    auto& codes = p_.codes[slot];
+    p_.entries[slot].resize(static_cast<size_t>(runs * npad * R));
+    p_.counts[slot].resize(static_cast<size_t>(runs * npad * 3));
+    p_.centre_u[slot].resize(static_cast<size_t>(runs * npad));
+    p_.coef[slot].resize(static_cast<size_t>(runs * R));
+    return each(runs, [&](int64_t t) -> Status {
+      const int64_t r0 = t * R, count = std::min(R, rows - r0);
+      STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
+      STRATA_RETURN_NOT_OK(decode_run(be_, codes.data(), stride, r0, count, n, npad,
+                                      plan_.luts64.data() + 4 * (v0 + r0), p_.values64[slot].data()));
+      uint8_t* entries = p_.entries[slot].data() + t * npad * R;
+      uint8_t* cnt = p_.counts[slot].data() + t * npad * 3;
+      double* u = p_.centre_u[slot].data() + t * npad;
+      double* coef = p_.coef[slot].data() + t * R;
+      std::fill(cnt, cnt + 3 * npad, uint8_t{0});
+      std::fill(u, u + npad, 0.0);
+      // Per sample: the c = 1, c = 2 and missing masks, kWords words each.
+      constexpr int64_t kWords = R / 64;
+      thread_local std::vector<uint64_t> masks;
+      masks.assign(static_cast<size_t>(3 * kWords * n), 0);
+      for (int64_t k = 0; k < R; ++k) coef[k] = k < count ? plan_.sv[static_cast<size_t>(v0 + r0 + k)].missing_coef : 0.0;
+      for (int64_t k = 0; k < count; ++k) {
+        const SparseVariant& sv = plan_.sv[static_cast<size_t>(v0 + r0 + k)];
+        const uint8_t* row = codes.data() + (r0 + k) * stride;
+        uint64_t bit[3][4];
+        for (int q = 0; q < 4; ++q)
+          for (int part = 0; part < 3; ++part) bit[part][q] = uint64_t{sv.kind[q] == (1 << part)} << (k % 64);
+        for (int64_t i = 0; i < n; ++i) {
+          const int q = (row[i >> 2] >> (2 * (i & 3))) & 3;
+          u[i] += sv.xr[q];
+          uint64_t* m = masks.data() + 3 * kWords * i + k / 64;
+          m[0] |= bit[0][q];
+          m[kWords] |= bit[1][q];
+          m[2 * kWords] |= bit[2][q];
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        uint8_t* e = entries + i * R;
+        int64_t at = 0;
+        for (int part = 0; part < 3; ++part) {
+          const int64_t start = at;
+          for (int64_t w = 0; w < kWords; ++w)
+            for (uint64_t m = masks[static_cast<size_t>((3 * i + part) * kWords + w)]; m != 0; m &= m - 1)
+              e[at++] = static_cast<uint8_t>(64 * w + __builtin_ctzll(m));
+          cnt[3 * i + part] = static_cast<uint8_t>(at - start);
+        }
+      }
+      return Status::OK();
     });
   }
 
@@ -559,7 +690,7 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
       [&](int64_t, int slot, int64_t u, const SymmetricTiles::Tile&) -> Status {
         TileAccumulator& a = band.acc[static_cast<size_t>(band.slot_of[static_cast<size_t>(u)])];
         if (plan.f64) {
-          STRATA_RETURN_NOT_OK(add_block_f64(be, p.values64[slot].data(), p.rows[slot], plan.npad, a, a.s()));
+          STRATA_RETURN_NOT_OK(add_block_f64(be, plan.sparse, p, slot, plan.npad, a, a.s()));
         } else {
           STRATA_RETURN_NOT_OK(add_product(be, p.values[slot].data(), p.rows[slot], plan.npad, a, a.s(), true));
         }
@@ -746,7 +877,7 @@ Result<GrmPartial> grm_partial(const Context& ctx, const io::GenotypeViewPtr& vi
     STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(static_cast<int64_t>(tiles.size()), [&](int64_t t) -> Status {
       const TileAccumulator& a = tiles[static_cast<size_t>(t)];
       std::vector<double> v(static_cast<size_t>(a.rows * a.cols), 0.0);
-      STRATA_RETURN_NOT_OK(add_product_f64(be, panels.values64[0].data(), panels.rows[0], plan.npad, a, v.data()));
+      STRATA_RETURN_NOT_OK(add_product_block(be, plan.sparse, panels, 0, plan.npad, a, v.data()));
       scatter(a, v, sums, false);
       if (!plan.pairwise || panels.mrows[0] == 0) return Status::OK();
       std::fill(v.begin(), v.end(), 0.0);

@@ -14,6 +14,7 @@
 
 #include "io/zarr/metadata_json_internal.hpp"
 #include "strata/core/job.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/io/codec.hpp"
 #include "strata/io/store.hpp"
 #include "strata/io/zarr.hpp"
@@ -269,6 +270,7 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   std::vector<double> band_rows;
   int64_t text_offset = 0;
   std::string text;
+  std::vector<std::string> lines;
   std::vector<float> f32;
   std::vector<double> mirror;
   auto sink = [&](const GrmTile& tl) -> Status {
@@ -280,16 +282,23 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
           std::memcpy(band_rows.data() + i * width + tl.col0, tl.values + i * tl.cols,
                       static_cast<size_t>(tl.cols) * sizeof(double));
         if (tl.row0 != tl.col0) return Status::OK();  // the diagonal tile ends the tile row
-        text.clear();
-        char buf[32];
-        for (int64_t i = 0; i < tl.rows; ++i) {
+        // The rows' text is formatted side by side on the workers (the sink runs between
+        // passes), then written in row order.
+        lines.resize(static_cast<size_t>(tl.rows));
+        STRATA_RETURN_NOT_OK(ctx.pool().parallel_for(tl.rows, [&](int64_t i) -> Status {
+          std::string& line = lines[static_cast<size_t>(i)];
+          line.clear();
+          char buf[32];
           const double* row = band_rows.data() + i * width;
           for (int64_t j = 0; j <= tl.row0 + i; ++j) {
             char* e = format_grm_value(row[j], buf);
             *e++ = j == tl.row0 + i ? '\n' : '\t';
-            text.append(buf, e);
+            line.append(buf, e);
           }
-        }
+          return Status::OK();
+        }));
+        text.clear();
+        for (const std::string& line : lines) text += line;
         STRATA_RETURN_NOT_OK(main_file.write_at(text.data(), static_cast<int64_t>(text.size()), text_offset));
         text_offset += static_cast<int64_t>(text.size());
         return Status::OK();

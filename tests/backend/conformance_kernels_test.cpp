@@ -311,6 +311,71 @@ TEST_P(Conformance, GramPanelsF64) {
   check_gram_panels<double>(fused, 13, [&](auto... x) { return be_->gram_panels_f64(x...); });
 }
 
+// The GRM's sparse float64 step: each entry's chain (u, then the row's c = 1 adds, c = 2 adds of
+// 2y, missing-call FMAs) against a scalar chain, bit for bit, for full, empty and 64-long
+// lists, partial column groups and both modes.
+TEST_P(Conformance, GramSparseF64) {
+  std::mt19937_64 rng(14);
+  std::uniform_real_distribution<double> u01(-2.0, 2.0);
+  for (int64_t kk : {int64_t{1}, int64_t{7}, backend::kSparseRun}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}, {37, 37}, {64, 64}, {70, 45}, {96, 96},
+                              {128, 128}, {40, 100}}) {
+      for (int mode : {0, 1}) {
+        if (mode != 0 && rows != cols) continue;
+        const int64_t gc = (cols + 31) / 32, stride = backend::kSparseRun + 3;
+        std::vector<double> y(static_cast<size_t>(gc * kk * 32), 0.0), u(static_cast<size_t>(gc * 32), 0.0);
+        for (int64_t j = 0; j < cols; ++j) {
+          u[static_cast<size_t>(j)] = u01(rng) * 10.0;
+          for (int64_t k = 0; k < kk; ++k) y[static_cast<size_t>((j / 32) * kk * 32 + k * 32 + j % 32)] = u01(rng);
+        }
+        std::vector<double> coef(static_cast<size_t>(backend::kSparseRun), 0.0);
+        for (auto& c : coef) c = std::fabs(u01(rng)) * 0.7;
+        std::vector<uint8_t> entries(static_cast<size_t>(rows * stride), 0xEE), counts(static_cast<size_t>(3 * rows));
+        for (int64_t i = 0; i < rows; ++i) {
+          // Row 0 empty, row 1 every variant (c = 1, then c = 2, then missing), others random.
+          std::vector<uint8_t> part[3];
+          for (int64_t k = 0; k < kk; ++k) {
+            const uint64_t r = rng() % 8;
+            const int which = i == 0 ? -1 : i == 1 ? int(k % 3) : r < 3 ? 0 : r < 5 ? 1 : r == 5 ? 2 : -1;
+            if (which >= 0) part[which].push_back(static_cast<uint8_t>(k));
+          }
+          int64_t at = 0;
+          for (int q = 0; q < 3; ++q) {
+            counts[static_cast<size_t>(3 * i + q)] = static_cast<uint8_t>(part[q].size());
+            for (uint8_t k : part[q]) entries[static_cast<size_t>(i * stride + at++)] = k;
+          }
+        }
+        const int64_t ld = cols + 3;
+        std::vector<double> acc(static_cast<size_t>(rows * ld), kPad);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) acc[static_cast<size_t>(i * ld + j)] = u01(rng) * 10.0;
+        std::vector<double> ref = acc;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) {
+            if (mode == 1 && j > i) continue;
+            double s = u[static_cast<size_t>(j)];
+            const int64_t ones = counts[static_cast<size_t>(3 * i)], twos = ones + counts[static_cast<size_t>(3 * i + 1)],
+                          all = twos + counts[static_cast<size_t>(3 * i + 2)];
+            for (int64_t t = 0; t < all; ++t) {
+              const uint8_t k = entries[static_cast<size_t>(i * stride + t)];
+              const double yk = y[static_cast<size_t>((j / 32) * kk * 32 + k * 32 + j % 32)];
+              s = t < ones ? s + yk : t < twos ? s + 2.0 * yk : std::fma(coef[k], yk, s);
+            }
+            ref[static_cast<size_t>(i * ld + j)] += s;
+          }
+        backend::SparseRowLists l;
+        l.entries = entries.data();
+        l.counts = counts.data();
+        l.stride = stride;
+        l.coef = coef.data();
+        STRATA_ASSERT_OK(be_->gram_sparse_f64(l, y.data(), u.data(), kk, rows, cols, mode, acc.data(), ld));
+        for (size_t e = 0; e < acc.size(); ++e)
+          ASSERT_EQ(acc[e], ref[e]) << "kk " << kk << " " << rows << "x" << cols << " mode " << mode << " entry " << e;
+      }
+    }
+  }
+}
+
 // The integer GRM product: exact sums per entry (scale · Σ codes · (l⁰ + 128 l¹ + 16384 l²)) at the
 // extremes of the byte ranges, and its packer: the panels' bytes and the centring sums, bit for bit.
 TEST_P(Conformance, GramPanelsU8S8) {

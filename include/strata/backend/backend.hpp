@@ -73,6 +73,20 @@ struct CodesView {
   const uint8_t* row(int64_t i) const { return data + i * stride; }
 };
 
+/// \brief Variants per run of the GRM's sparse float64 step (Backend::gram_sparse_f64).
+inline constexpr int64_t kSparseRun = 64;
+
+/// \brief Row lists of Backend::gram_sparse_f64. Row i's list is entries[i·stride + t] (variant
+/// indices of the run, < kSparseRun): first the ones[i] = counts[3i] variants it has c = 1 at,
+/// then the counts[3i + 1] with c = 2, then the counts[3i + 2] with the coefficient coef[k]
+/// (its missing calls); at most kSparseRun in all (the last row's slot holds kSparseRun bytes).
+struct SparseRowLists {
+  const uint8_t* entries = nullptr;
+  const uint8_t* counts = nullptr;
+  int64_t stride = 0;
+  const double* coef = nullptr;
+};
+
 /// \brief Elementwise operations of the array engine's fused programs (strata/array).
 enum class EwOp : uint8_t {
   Add, Sub, Mul, Div, Pow, Max, Min,   // binary arithmetic, same-type operands and result
@@ -287,6 +301,15 @@ class GenotypeOps {
   /// backend with an FMA unit); panels of doubles, packed likewise (groups of 32 samples).
   virtual Status gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                                  double* acc, int64_t ldacc) const = 0;
+  /// The float64 GRM's sparse tile step (codes, not dosages): acc[i·ldacc + j] += s(i, j) for
+  /// i < rows, j < cols (mode 0; mode 1: only j ≤ i). s(i, j) starts at u[j] and takes row i's
+  /// list in order: s + y(k, j) for its c = 1 entries, s + 2·y(k, j) for c = 2 and
+  /// fma(coef[k], y(k, j), s) for the rest, each one rounded float64 step (the products are
+  /// exact or fused): the same bits on every backend. y is a group-packed panel of kk ≤
+  /// kSparseRun variants, as gram_panels_f64 reads b (pointing at the tile's first group;
+  /// samples past the real ones zero); u holds cols rounded up to 32 values.
+  virtual Status gram_sparse_f64(const SparseRowLists& rows_lists, const double* y, const double* u, int64_t kk,
+                                 int64_t rows, int64_t cols, int mode, double* acc, int64_t ldacc) const = 0;
   /// The exact-integer GRM product: acc[i·ldacc + j] += scale · Σ_v c_jv · l_iv (exact integer
   /// sums, so the same bits on every backend) for i < rows, j < cols, 4·quads ≤ 65,536 variants.
   /// `codes` (u8 per sample and variant, columns) and `limbs` (three s8 limbs, l = l⁰ + 128 l¹ +

@@ -11,11 +11,14 @@
 /// `.grm.N.bin` holds. Without missing calls the two agree.
 ///
 /// Computed as one symmetric tile pass (core/pass_engine.hpp, run_symmetric_tiles): variants
-/// stream in blocks of grm_block_variants(n) decoded to float64 standardized panels; each tile of
-/// the lower triangle accumulates panelᵀ·panel (Backend::gram_panels_f64: one float64 FMA chain
-/// per entry and run of 128 variants) into float64 accumulators, runs and blocks in order — the
-/// same bits for any thread count, tile size, band split and rank count (GrmParams::float64 =
-/// false: float32 panels and chains, joined likewise). Tiles that do not all fit the Context's memory
+/// stream in blocks of grm_block_variants(n). From hard calls (the float64 default) each
+/// sample's x is x_ref + c·d per variant, c the copies of the minor allele (0 for most calls),
+/// so a tile entry (a, b) is a centring sum over b plus c·d·x_b over a's non-zero calls only
+/// (Backend::gram_sparse_f64: one float64 chain per entry and run of 64 variants, about half the
+/// multiply-adds of dense panels); from dosages, float64 standardized panels and a dense chain
+/// per entry and run of 128 (Backend::gram_panels_f64). Runs and blocks join float64
+/// accumulators in order — the same bits for any thread count, tile size, band split, rank
+/// count and CPU level (GrmParams::float64 = false: float32 panels and chains, joined likewise). Tiles that do not all fit the Context's memory
 /// budget run in bands of tile rows, one pass over the variants per band; each finished tile
 /// goes to the caller's sink, so no N × N matrix is held unless the caller keeps one.
 ///
@@ -81,8 +84,8 @@ struct GrmParams {
   /// About 1.35× faster; entries differ from the float32 path by ~1e-7 relative. The same
   /// bits for any tile size and thread count either way.
   bool integer_products = false;
-  /// Standardized panels and tile products in float64 (Backend::gram_panels_f64, float64 sums):
-  /// each entry within ~1e-15 relative of a float64 sum, so `.grm.bin` rounds to plink2's
+  /// Tile products in float64 (Backend::gram_sparse_f64 from codes, gram_panels_f64 from
+  /// dosages; float64 sums): each entry within ~1e-15 relative of a float64 sum, so `.grm.bin` rounds to plink2's
   /// float32 bits. False: float32 panels summed in runs of 128 variants (~3e-8 from float64),
   /// about 2× faster (float32 arithmetic). Ignored with integer_products (its complete variants
   /// are summed as integers, the rest in float32).

@@ -33,6 +33,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.logistic_gram = logistic_gram_portable;
   k.gram_panels = gram_panels_portable;
   k.gram_panels_f64 = gram_panels_f64_portable;
+  k.gram_sparse_f64 = gram_sparse_f64_portable;
   k.gram_u8s8 = gram_u8s8_portable;
   k.pack_u8s8 = pack_u8s8_portable;
   // x86-64's baseline (SSE2) has `pmaddwd`: the int16 route beats the portable float32 kernels
@@ -58,6 +59,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   }
   if (GramPanelsFn f = gram_panels_avx2()) k.gram_panels = f;
   if (GramPanelsF64Fn f = gram_panels_f64_avx2()) k.gram_panels_f64 = f;
+  if (GramSparseF64Fn f = gram_sparse_f64_avx2()) k.gram_sparse_f64 = f;
   k.skinny = skinny_gemm_avx2();  // the AVX-512 levels replace it below
   if (WeightedGramRowsFn f = weighted_gram_rows_avx2()) k.weighted_gram_rows = f;
   if (random::isa_available(random::Isa::Avx2)) k.random = random::Isa::Avx2;
@@ -90,6 +92,7 @@ std::optional<KernelTable> make_table(CpuIsa isa) {
   k.skinny = skinny_gemm_avx512();
   if (GramPanelsFn f = gram_panels_avx512()) k.gram_panels = f;
   if (GramPanelsF64Fn f = gram_panels_f64_avx512()) k.gram_panels_f64 = f;
+  if (GramSparseF64Fn f = gram_sparse_f64_avx512()) k.gram_sparse_f64 = f;
   // Avx512 and Avx512Vnni
   const GramF32Kernels* f32 = gram_f32_avx512();
   if (!(k.decode = decode_avx512()) || !f32) return std::nullopt;

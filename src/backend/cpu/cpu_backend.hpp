@@ -39,6 +39,7 @@ struct KernelTable {
   SkinnyGemmFn skinny = nullptr;  ///< float64 gemm with ≤ 8 columns (null: BLAS)
   GramPanelsFn gram_panels = nullptr;
   GramPanelsF64Fn gram_panels_f64 = nullptr;
+  GramSparseF64Fn gram_sparse_f64 = nullptr;
   GramU8S8Fn gram_u8s8 = nullptr;
   PackU8S8Fn pack_u8s8 = nullptr;
   AddScalarF64Fn add_scalar_f64 = nullptr;
@@ -101,6 +102,11 @@ class CpuBackend final : public Backend {
   Status gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                          double* acc, int64_t ldacc) const override {
     k_.gram_panels_f64(a, b, kk, rows, cols, mode, acc, ldacc);
+    return Status::OK();
+  }
+  Status gram_sparse_f64(const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                         int64_t cols, int mode, double* acc, int64_t ldacc) const override {
+    k_.gram_sparse_f64(l, y, u, kk, rows, cols, mode, acc, ldacc);
     return Status::OK();
   }
   Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,

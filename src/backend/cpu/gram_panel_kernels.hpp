@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "strata/backend/backend.hpp"
+
 namespace strata::backend::cpu {
 
 /// Whether the portable kernel fuses its multiply-adds (the compiler targets an FMA unit:
@@ -36,5 +38,13 @@ void gram_panels_f64_portable(const double* a, const double* b, int64_t kk, int6
                               double* acc, int64_t ldacc);
 GramPanelsF64Fn gram_panels_f64_avx2();
 GramPanelsF64Fn gram_panels_f64_avx512();
+
+/// See Backend::gram_sparse_f64 (gram_sparse_f64_kernels.cpp).
+using GramSparseF64Fn = void (*)(const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                                 int64_t cols, int mode, double* acc, int64_t ldacc);
+void gram_sparse_f64_portable(const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                              int64_t cols, int mode, double* acc, int64_t ldacc);
+GramSparseF64Fn gram_sparse_f64_avx2();
+GramSparseF64Fn gram_sparse_f64_avx512();
 
 }  // namespace strata::backend::cpu

@@ -60,6 +60,8 @@ class CudaBackend final : public ForwardingBackend, public BenchDeviceOps {
                          int64_t ldacc) const override;
   Status gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols, int mode,
                          double* acc, int64_t ldacc) const override;
+  Status gram_sparse_f64(const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                         int64_t cols, int mode, double* acc, int64_t ldacc) const override;
   Status gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
                           int mode, double scale, double* acc, int64_t ldacc) const override;
   Status codes_times_i16(CodesView codes, const int16_t* qt, int64_t ldq, int64_t w, int64_t* p,

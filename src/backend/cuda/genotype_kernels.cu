@@ -160,6 +160,24 @@ __global__ void panels_kernel(const T* a, const T* b, int64_t kk, int64_t rows, 
   out[t] = c;
 }
 
+// gram_sparse_f64: entry (i, j) is u[j] and then row i's list in order (the CPU's steps).
+__global__ void sparse_f64_kernel(const uint8_t* entries, const uint8_t* counts, int64_t stride, const double* coef,
+                                  const double* y, const double* u, int64_t kk, int64_t rows, int64_t cols, int mode,
+                                  double* out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= rows * cols) return;
+  const int64_t i = t / cols, j = t - i * cols;
+  if (j >= column_limit(mode, i, cols)) return;
+  const double* yp = y + (j / kGroup) * kk * kGroup + j % kGroup;
+  const uint8_t* e = entries + i * stride;
+  const int64_t ones = counts[3 * i], twos = ones + counts[3 * i + 1], all = twos + counts[3 * i + 2];
+  double c = u[j];
+  for (int64_t k = 0; k < ones; ++k) c = __dadd_rn(c, yp[e[k] * kGroup]);
+  for (int64_t k = ones; k < twos; ++k) c = fma(2.0, yp[e[k] * kGroup], c);
+  for (int64_t k = twos; k < all; ++k) c = fma(coef[e[k]], yp[e[k] * kGroup], c);
+  out[t] = c;
+}
+
 // out[i·cols + j] = Σ_v c_jv·l_iv with the limbs joined (l⁰ + 128 l¹ + 16384 l²): exact int64.
 __global__ void panels_u8s8_kernel(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,
                                    int64_t cols, int mode, int64_t* out) {
@@ -366,6 +384,28 @@ Status gram_panels_on(Lane& lane, const T* a, const T* b, int64_t kk, int64_t ro
   return device_panels<T>(lane, rows, cols, mode, acc, ldacc, launch, [](T x) { return static_cast<double>(x); });
 }
 
+Status sparse_f64(Lane& lane, const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                  int64_t cols, int mode, double* acc, int64_t ldacc) {
+  if (rows <= 0 || cols <= 0) return Status::OK();
+  const cudaStream_t s = lane.stream[0];
+  DeviceBuffer de, dc, dw, dy, du, out;
+  STRATA_RETURN_NOT_OK(to_device(s, de, l.entries, (rows - 1) * l.stride + kSparseRun));
+  STRATA_RETURN_NOT_OK(to_device(s, dc, l.counts, 3 * rows));
+  STRATA_RETURN_NOT_OK(to_device(s, dw, l.coef, kSparseRun));
+  STRATA_RETURN_NOT_OK(to_device(s, dy, y, groups(cols) * kk * kGroup));
+  STRATA_RETURN_NOT_OK(to_device(s, du, u, groups(cols) * kGroup));
+  STRATA_RETURN_NOT_OK(out.allocate(sizeof(double) * rows * cols, s));
+  sparse_f64_kernel<<<blocks_for(rows * cols), kThreads, 0, s>>>(de.as<uint8_t>(), dc.as<uint8_t>(), l.stride,
+                                                                  dw.as<double>(), dy.as<double>(), du.as<double>(), kk,
+                                                                  rows, cols, mode, out.as<double>());
+  STRATA_CUDA_RETURN(cudaGetLastError());
+  std::vector<double> h(static_cast<size_t>(rows * cols));
+  STRATA_RETURN_NOT_OK(download(s, out, h));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < column_limit(mode, i, cols); ++j) acc[i * ldacc + j] += h[static_cast<size_t>(i * cols + j)];
+  return Status::OK();
+}
+
 Status panels_u8s8(Lane& lane, const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows, int64_t cols,
                    int mode, double scale, double* acc, int64_t ldacc) {
   if (rows <= 0 || cols <= 0 || quads <= 0) return Status::OK();
@@ -437,6 +477,11 @@ Status CudaBackend::gram_panels_f32(const float* a, const float* b, int64_t kk, 
 Status CudaBackend::gram_panels_f64(const double* a, const double* b, int64_t kk, int64_t rows, int64_t cols,
                                     int mode, double* acc, int64_t ldacc) const {
   return run_on(pool_, [&](Lane& lane) { return gram_panels_on<double>(lane, a, b, kk, rows, cols, mode, acc, ldacc); });
+}
+
+Status CudaBackend::gram_sparse_f64(const SparseRowLists& l, const double* y, const double* u, int64_t kk,
+                                    int64_t rows, int64_t cols, int mode, double* acc, int64_t ldacc) const {
+  return run_on(pool_, [&](Lane& lane) { return sparse_f64(lane, l, y, u, kk, rows, cols, mode, acc, ldacc); });
 }
 
 Status CudaBackend::gram_panels_u8s8(const uint8_t* codes, const int8_t* limbs, int64_t quads, int64_t rows,

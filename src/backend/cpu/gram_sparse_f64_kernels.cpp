@@ -1,0 +1,189 @@
+// The float64 GRM's sparse tile step (Backend::gram_sparse_f64). A row sample's standardized
+// value is x_ref + c·d per variant (c the copies of the minor allele, so c = 0 for most calls),
+// so a tile entry is u[j] (the x_ref part, summed once per column) plus c·y over the row's
+// non-zero calls only: under half the multiply-adds of the dense panels, each taking its y
+// straight from memory (the kernels are bound by those loads). A row's list comes in three
+// parts: c = 1 (a plain add), c = 2 (an exact product and an add: one FMA by 2) and missing
+// calls (an FMA by the variant's coefficient), so each step rounds once at every level.
+// Register blocks: one row at a time, AVX-512 64 columns (8 accumulators), AVX2 32 (8).
+#include <algorithm>
+#include <cmath>
+
+#include "backend/cpu/gram_panel_kernels.hpp"
+#include "backend/cpu/x86_intrinsics_internal.hpp"
+
+namespace strata::backend::cpu {
+namespace {
+
+constexpr int64_t kGroup = 32;  // samples per packed group
+
+// Columns of row i (tile coordinates) the mode asks for: the whole tile or j ≤ i.
+inline int64_t column_limit(int mode, int64_t i, int64_t cols) { return mode == 0 ? cols : std::min(cols, i + 1); }
+
+
+}  // namespace
+
+void gram_sparse_f64_portable(const SparseRowLists& l, const double* y, const double* u, int64_t kk, int64_t rows,
+                              int64_t cols, int mode, double* acc, int64_t ldacc) {
+  for (int64_t j0 = 0; j0 < cols; j0 += kGroup) {
+    const double* yg = y + (j0 / kGroup) * kk * kGroup;
+    for (int64_t i = mode == 0 ? 0 : j0; i < rows; ++i) {
+      const int64_t lim = std::min(column_limit(mode, i, cols) - j0, kGroup);
+      if (lim <= 0) continue;
+      double c[kGroup];
+      std::copy(u + j0, u + j0 + kGroup, c);
+      const uint8_t* e = l.entries + i * l.stride;
+      const int64_t ones = l.counts[3 * i], twos = ones + l.counts[3 * i + 1], all = twos + l.counts[3 * i + 2];
+      for (int64_t t = 0; t < ones; ++t) {
+        const double* yk = yg + e[t] * kGroup;
+        for (int64_t q = 0; q < kGroup; ++q) c[q] += yk[q];
+      }
+      for (int64_t t = ones; t < twos; ++t) {
+        const double* yk = yg + e[t] * kGroup;
+        for (int64_t q = 0; q < kGroup; ++q) c[q] += 2.0 * yk[q];  // exact product: the fused bits
+      }
+      for (int64_t t = twos; t < all; ++t) {
+        const double w = l.coef[e[t]], *yk = yg + e[t] * kGroup;
+        for (int64_t q = 0; q < kGroup; ++q) c[q] = std::fma(w, yk[q], c[q]);
+      }
+      double* out = acc + i * ldacc + j0;
+      for (int64_t q = 0; q < lim; ++q) out[q] += c[q];
+    }
+  }
+}
+
+#ifdef STRATA_X86
+namespace {
+
+#define STRATA_AVX2_TARGET __attribute__((target("avx2,fma")))
+
+STRATA_AVX2_TARGET inline void flush4(__m256d v, double* out, int64_t lim) {
+  if (lim <= 0) return;
+  if (lim >= 4) {
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_loadu_pd(out), v));
+    return;
+  }
+  alignas(32) double d[4];
+  _mm256_store_pd(d, v);
+  for (int64_t j = 0; j < lim; ++j) out[j] += d[j];
+}
+
+STRATA_AVX2_TARGET void gram_sparse_f64_avx2_impl(const SparseRowLists& l, const double* y, const double* u,
+                                                  int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                                                  int64_t ldacc) {
+  for (int64_t j0 = 0; j0 < cols; j0 += kGroup) {
+    const double* yg = y + (j0 / kGroup) * kk * kGroup;
+    for (int64_t i = mode == 0 ? 0 : j0; i < rows; ++i) {
+      const int64_t lim = std::min(column_limit(mode, i, cols) - j0, kGroup);
+      if (lim <= 0) continue;
+      __m256d c0 = _mm256_loadu_pd(u + j0), c1 = _mm256_loadu_pd(u + j0 + 4), c2 = _mm256_loadu_pd(u + j0 + 8),
+              c3 = _mm256_loadu_pd(u + j0 + 12), c4 = _mm256_loadu_pd(u + j0 + 16),
+              c5 = _mm256_loadu_pd(u + j0 + 20), c6 = _mm256_loadu_pd(u + j0 + 24),
+              c7 = _mm256_loadu_pd(u + j0 + 28);
+      const uint8_t* e = l.entries + i * l.stride;
+      const int64_t ones = l.counts[3 * i], twos = ones + l.counts[3 * i + 1], all = twos + l.counts[3 * i + 2];
+      int64_t t = 0;
+      for (; t < ones; ++t) {
+        const double* p = yg + e[t] * kGroup;
+        c0 = _mm256_add_pd(c0, _mm256_loadu_pd(p));
+        c1 = _mm256_add_pd(c1, _mm256_loadu_pd(p + 4));
+        c2 = _mm256_add_pd(c2, _mm256_loadu_pd(p + 8));
+        c3 = _mm256_add_pd(c3, _mm256_loadu_pd(p + 12));
+        c4 = _mm256_add_pd(c4, _mm256_loadu_pd(p + 16));
+        c5 = _mm256_add_pd(c5, _mm256_loadu_pd(p + 20));
+        c6 = _mm256_add_pd(c6, _mm256_loadu_pd(p + 24));
+        c7 = _mm256_add_pd(c7, _mm256_loadu_pd(p + 28));
+      }
+      for (; t < all; ++t) {
+        const __m256d w = t < twos ? _mm256_set1_pd(2.0) : _mm256_broadcast_sd(l.coef + e[t]);
+        const double* p = yg + e[t] * kGroup;
+        c0 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p), c0);
+        c1 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 4), c1);
+        c2 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 8), c2);
+        c3 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 12), c3);
+        c4 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 16), c4);
+        c5 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 20), c5);
+        c6 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 24), c6);
+        c7 = _mm256_fmadd_pd(w, _mm256_loadu_pd(p + 28), c7);
+      }
+      double* out = acc + i * ldacc + j0;
+      const __m256d cs[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+      for (int q = 0; q < 8; ++q) flush4(cs[q], out + 4 * q, lim - 4 * q);
+    }
+  }
+}
+
+#undef STRATA_AVX2_TARGET
+
+__attribute__((target("avx512f"))) inline void flush8(__m512d v, double* out, int64_t lim) {
+  if (lim <= 0) return;
+  const __mmask8 m = lim >= 8 ? __mmask8(0xFF) : __mmask8((1u << lim) - 1);
+  _mm512_mask_storeu_pd(out, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, out), v));
+}
+
+// One row's list over Groups (1 or 2) column groups: 4 or 8 independent chains.
+template <int Groups>
+__attribute__((target("avx512f"))) inline void sparse_row_avx512(const uint8_t* e, const uint8_t* counts,
+                                                                 const double* coef, const double* yg,
+                                                                 int64_t group_stride, const double* u, double* out,
+                                                                 int64_t lim) {
+  __m512d c[4 * Groups];
+#pragma GCC unroll 8
+  for (int q = 0; q < 4 * Groups; ++q) c[q] = _mm512_loadu_pd(u + 8 * q);
+  const int64_t ones = counts[0], twos = ones + counts[1], all = twos + counts[2];
+  int64_t t = 0;
+  for (; t < ones; ++t) {
+    const double* p = yg + e[t] * kGroup;
+#pragma GCC unroll 8
+    for (int q = 0; q < 4 * Groups; ++q) c[q] = _mm512_add_pd(c[q], _mm512_loadu_pd(p + (q / 4) * group_stride + 8 * (q % 4)));
+  }
+  for (; t < all; ++t) {
+    const __m512d w = t < twos ? _mm512_set1_pd(2.0) : _mm512_set1_pd(coef[e[t]]);
+    const double* p = yg + e[t] * kGroup;
+#pragma GCC unroll 8
+    for (int q = 0; q < 4 * Groups; ++q)
+      c[q] = _mm512_fmadd_pd(w, _mm512_loadu_pd(p + (q / 4) * group_stride + 8 * (q % 4)), c[q]);
+  }
+#pragma GCC unroll 8
+  for (int q = 0; q < 4 * Groups; ++q) flush8(c[q], out + 8 * q, lim - 8 * q);
+}
+
+__attribute__((target("avx512f"))) void gram_sparse_f64_avx512_impl(const SparseRowLists& l, const double* y,
+                                                                      const double* u, int64_t kk, int64_t rows,
+                                                                      int64_t cols, int mode, double* acc,
+                                                                      int64_t ldacc) {
+  const int64_t group_stride = kk * kGroup;
+  for (int64_t j0 = 0; j0 < cols;) {
+    const bool two = j0 + kGroup < cols;
+    const int64_t width = two ? 2 * kGroup : kGroup;
+    const double* yg = y + (j0 / kGroup) * group_stride;
+    for (int64_t i = mode == 0 ? 0 : j0; i < rows; ++i) {
+      const int64_t lim = std::min(column_limit(mode, i, cols) - j0, width);
+      if (lim <= 0) continue;
+      const uint8_t* e = l.entries + i * l.stride;
+      double* out = acc + i * ldacc + j0;
+      if (two)
+        sparse_row_avx512<2>(e, l.counts + 3 * i, l.coef, yg, group_stride, u + j0, out, lim);
+      else
+        sparse_row_avx512<1>(e, l.counts + 3 * i, l.coef, yg, group_stride, u + j0, out, lim);
+    }
+    j0 += width;
+  }
+}
+
+}  // namespace
+
+GramSparseF64Fn gram_sparse_f64_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok ? gram_sparse_f64_avx2_impl : nullptr;
+}
+GramSparseF64Fn gram_sparse_f64_avx512() {
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok ? gram_sparse_f64_avx512_impl : nullptr;
+}
+#else
+GramSparseF64Fn gram_sparse_f64_avx2() { return nullptr; }
+GramSparseF64Fn gram_sparse_f64_avx512() { return nullptr; }
+#endif
+
+}  // namespace strata::backend::cpu
