@@ -74,7 +74,7 @@ struct CodesView {
 };
 
 /// \brief Variants per run of the GRM's sparse float64 step (Backend::gram_sparse_f64).
-inline constexpr int64_t kSparseRun = 64;
+inline constexpr int64_t kSparseRun = 128;
 
 /// \brief Row lists of Backend::gram_sparse_f64. Row i's list is entries[i·stride + t] (variant
 /// indices of the run, < kSparseRun): first the ones[i] = counts[3i] variants it has c = 1 at,

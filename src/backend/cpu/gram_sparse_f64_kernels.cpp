@@ -5,7 +5,8 @@
 // straight from memory (the kernels are bound by those loads). A row's list comes in three
 // parts: c = 1 (a plain add), c = 2 (an exact product and an add: one FMA by 2) and missing
 // calls (an FMA by the variant's coefficient), so each step rounds once at every level.
-// Register blocks: one row at a time, AVX-512 64 columns (8 accumulators), AVX2 32 (8).
+// Register blocks: AVX2 one row × 32 columns (8 accumulators); AVX-512 two rows × 32 columns
+// (their c = 1 parts side by side: 8 chains).
 #include <algorithm>
 #include <cmath>
 
@@ -121,55 +122,80 @@ __attribute__((target("avx512f"))) inline void flush8(__m512d v, double* out, in
   _mm512_mask_storeu_pd(out, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, out), v));
 }
 
-// One row's list over Groups (1 or 2) column groups: 4 or 8 independent chains.
-template <int Groups>
-__attribute__((target("avx512f"))) inline void sparse_row_avx512(const uint8_t* e, const uint8_t* counts,
-                                                                 const double* coef, const double* yg,
-                                                                 int64_t group_stride, const double* u, double* out,
-                                                                 int64_t lim) {
-  __m512d c[4 * Groups];
-#pragma GCC unroll 8
-  for (int q = 0; q < 4 * Groups; ++q) c[q] = _mm512_loadu_pd(u + 8 * q);
-  const int64_t ones = counts[0], twos = ones + counts[1], all = twos + counts[2];
-  int64_t t = 0;
-  for (; t < ones; ++t) {
-    const double* p = yg + e[t] * kGroup;
-#pragma GCC unroll 8
-    for (int q = 0; q < 4 * Groups; ++q) c[q] = _mm512_add_pd(c[q], _mm512_loadu_pd(p + (q / 4) * group_stride + 8 * (q % 4)));
-  }
-  for (; t < all; ++t) {
-    const __m512d w = t < twos ? _mm512_set1_pd(2.0) : _mm512_set1_pd(coef[e[t]]);
-    const double* p = yg + e[t] * kGroup;
-#pragma GCC unroll 8
-    for (int q = 0; q < 4 * Groups; ++q)
-      c[q] = _mm512_fmadd_pd(w, _mm512_loadu_pd(p + (q / 4) * group_stride + 8 * (q % 4)), c[q]);
-  }
-#pragma GCC unroll 8
-  for (int q = 0; q < 4 * Groups; ++q) flush8(c[q], out + 8 * q, lim - 8 * q);
+#define STRATA_AVX512_TARGET __attribute__((target("avx512f")))
+
+// Row list parts: c = 1 entries [0, ones), c = 2 [ones, twos), missing [twos, all).
+struct RowList {
+  const uint8_t* e;
+  int64_t ones, twos, all;
+};
+
+STRATA_AVX512_TARGET inline RowList row_list(const SparseRowLists& l, int64_t i) {
+  const uint8_t* c = l.counts + 3 * i;
+  const int64_t ones = c[0], twos = ones + c[1];
+  return {l.entries + i * l.stride, ones, twos, twos + c[2]};
 }
 
-__attribute__((target("avx512f"))) void gram_sparse_f64_avx512_impl(const SparseRowLists& l, const double* y,
-                                                                      const double* u, int64_t kk, int64_t rows,
-                                                                      int64_t cols, int mode, double* acc,
-                                                                      int64_t ldacc) {
-  const int64_t group_stride = kk * kGroup;
-  for (int64_t j0 = 0; j0 < cols;) {
-    const bool two = j0 + kGroup < cols;
-    const int64_t width = two ? 2 * kGroup : kGroup;
-    const double* yg = y + (j0 / kGroup) * group_stride;
-    for (int64_t i = mode == 0 ? 0 : j0; i < rows; ++i) {
-      const int64_t lim = std::min(column_limit(mode, i, cols) - j0, width);
-      if (lim <= 0) continue;
-      const uint8_t* e = l.entries + i * l.stride;
-      double* out = acc + i * ldacc + j0;
-      if (two)
-        sparse_row_avx512<2>(e, l.counts + 3 * i, l.coef, yg, group_stride, u + j0, out, lim);
-      else
-        sparse_row_avx512<1>(e, l.counts + 3 * i, l.coef, yg, group_stride, u + j0, out, lim);
-    }
-    j0 += width;
+STRATA_AVX512_TARGET inline void add_entry(__m512d (&c)[4], const double* p) {
+#pragma GCC unroll 4
+  for (int q = 0; q < 4; ++q) c[q] = _mm512_add_pd(c[q], _mm512_loadu_pd(p + 8 * q));
+}
+
+// Row list entries [t, all) into the 4 accumulators (one column group).
+STRATA_AVX512_TARGET inline void finish_row(__m512d (&c)[4], const RowList& r, int64_t t, const double* coef,
+                                           const double* yg) {
+  for (; t < r.ones; ++t) add_entry(c, yg + r.e[t] * kGroup);
+  for (; t < r.all; ++t) {
+    const __m512d w = t < r.twos ? _mm512_set1_pd(2.0) : _mm512_set1_pd(coef[r.e[t]]);
+    const double* p = yg + r.e[t] * kGroup;
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) c[q] = _mm512_fmadd_pd(w, _mm512_loadu_pd(p + 8 * q), c[q]);
   }
 }
+
+STRATA_AVX512_TARGET inline void load_u(__m512d (&c)[4], const double* u) {
+#pragma GCC unroll 4
+  for (int q = 0; q < 4; ++q) c[q] = _mm512_loadu_pd(u + 8 * q);
+}
+
+STRATA_AVX512_TARGET inline void flush_row(const __m512d (&c)[4], double* out, int64_t lim) {
+#pragma GCC unroll 4
+  for (int q = 0; q < 4; ++q) flush8(c[q], out + 8 * q, lim - 8 * q);
+}
+
+// One column group (4 accumulators a row) for two rows at once: their c = 1 parts side by
+// side (8 independent chains), then each row's rest in its own order.
+STRATA_AVX512_TARGET void gram_sparse_f64_avx512_impl(const SparseRowLists& l, const double* y, const double* u,
+                                                      int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
+                                                      int64_t ldacc) {
+  for (int64_t j0 = 0; j0 < cols; j0 += kGroup) {
+    const double* yg = y + (j0 / kGroup) * kk * kGroup;
+    int64_t i = mode == 0 ? 0 : j0;
+    for (; i + 1 < rows; i += 2) {
+      const RowList a = row_list(l, i), b = row_list(l, i + 1);
+      __m512d ca[4], cb[4];
+      load_u(ca, u + j0);
+      load_u(cb, u + j0);
+      const int64_t both = std::min(a.ones, b.ones);
+      for (int64_t t = 0; t < both; ++t) {
+        add_entry(ca, yg + a.e[t] * kGroup);
+        add_entry(cb, yg + b.e[t] * kGroup);
+      }
+      finish_row(ca, a, both, l.coef, yg);
+      finish_row(cb, b, both, l.coef, yg);
+      flush_row(ca, acc + i * ldacc + j0, std::min(column_limit(mode, i, cols) - j0, kGroup));
+      flush_row(cb, acc + (i + 1) * ldacc + j0, std::min(column_limit(mode, i + 1, cols) - j0, kGroup));
+    }
+    if (i < rows) {
+      __m512d c[4];
+      load_u(c, u + j0);
+      finish_row(c, row_list(l, i), 0, l.coef, yg);
+      flush_row(c, acc + i * ldacc + j0, std::min(column_limit(mode, i, cols) - j0, kGroup));
+    }
+  }
+}
+
+#undef STRATA_AVX512_TARGET
 
 }  // namespace
 
