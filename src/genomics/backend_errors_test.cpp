@@ -14,6 +14,7 @@
 #include "strata/genomics/pca.hpp"
 #include "strata/genomics/qc.hpp"
 #include "strata/genomics/simulate.hpp"
+#include "strata/io/genotype_dosage.hpp"
 #include "testing/testing.hpp"
 
 namespace strata::genomics {
@@ -119,10 +120,25 @@ TEST(BackendErrors, FromTheCountsPass) {
 }
 
 TEST(BackendErrors, FromTheGrmPanels) {
-  const auto view = genotypes(0.02);  // missing calls: the pairwise-count panels run too
+  const auto view = genotypes(0.02);  // missing calls: the pairwise counts run too
   STRATA_ASSERT_OK(compute_grm_dense(Context(), view, GrmParams{}));
-  expect_lost(compute_grm_dense(failing_context("gram_panels_f32"), view, GrmParams{}).status(), "gram_panels_f32");
   expect_lost(compute_grm_dense(failing_context("gram_sparse_f64"), view, GrmParams{}).status(), "gram_sparse_f64");
+  GrmParams float32;  // the float32 route: its values and the missing indicators' panels
+  float32.float64 = false;
+  expect_lost(compute_grm_dense(failing_context("gram_panels_f32"), view, float32).status(), "gram_panels_f32");
+  // Fractional dosages take the dense float64 panels.
+  std::vector<float> d(static_cast<size_t>(40 * 30));
+  for (size_t e = 0; e < d.size(); ++e) d[e] = static_cast<float>((e * 7 % 9) * 0.25);
+  io::DosageMatrix dm;
+  dm.data = d.data();
+  dm.type = io::DosageType::Float32;
+  dm.rows = 40;
+  dm.cols = 30;
+  dm.row_stride = 30;
+  STRATA_ASSERT_OK_AND_ASSIGN(auto dosages, io::make_dosage_genotypes(dm));
+  ASSERT_TRUE(dosages->has_dosages());
+  STRATA_ASSERT_OK(compute_grm_dense(Context(), dosages, GrmParams{}));
+  expect_lost(compute_grm_dense(failing_context("gram_panels_f64"), dosages, GrmParams{}).status(), "gram_panels_f64");
   if (!cpu_backend()->fast_u8s8()) GTEST_SKIP() << "no integer GRM kernel on this CPU: gram_panels_u8s8 unused";
   GrmParams integer;
   integer.integer_products = true;

@@ -67,6 +67,8 @@ struct Panels {
   std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> entries[2];
   std::vector<uint8_t> counts[2];
   std::vector<double> centre_u[2], coef[2];
+  // With pairwise counts: per variant of the block, the samples it misses (ascending).
+  std::vector<std::vector<int32_t>> missing_samples[2];
 };
 
 // Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
@@ -130,6 +132,23 @@ Status add_product_sparse(const backend::Backend& be, const Panels& p, int slot,
                                             a.rows, a.cols, mode, acc, a.cols));
   }
   return Status::OK();
+}
+
+// acc += the block's both-missing counts in the sparse route: per variant, 1 for each pair of
+// the tile that misses it (exact integers, so any order; missing calls are rare, so this is
+// Σ (missing per variant)² / 2 adds where the panels would take n² / 2 per variant).
+void add_missing_sparse(const Panels& p, int slot, const TileAccumulator& a, double* acc) {
+  const bool diagonal = a.row0 == a.col0;
+  for (const std::vector<int32_t>& s : p.missing_samples[slot]) {
+    if (s.empty()) continue;
+    const auto r0 = std::lower_bound(s.begin(), s.end(), a.row0), r1 = std::lower_bound(r0, s.end(), a.row0 + a.rows);
+    if (r0 == r1) continue;
+    const auto c0 = std::lower_bound(s.begin(), s.end(), a.col0), c1 = std::lower_bound(c0, s.end(), a.col0 + a.cols);
+    for (auto r = r0; r != r1; ++r) {
+      double* out = acc + (*r - a.row0) * a.cols - a.col0;
+      for (auto c = c0; c != c1 && (!diagonal || *c <= *r); ++c) out[*c] += 1.0;
+    }
+  }
 }
 
 // acc += the block's float64 product (the sparse route or the dense panels of dosages).
@@ -345,8 +364,8 @@ void plan_integer_weights(const std::vector<VariantCounts>& counts, GrmPlan& pla
 std::vector<std::pair<int64_t, int64_t>> plan_bands(const GrmPlan& plan, int64_t memory_budget) {
   const int64_t n = plan.n, tile = plan.tile, per_side = plan.tiles.per_side;
   // (The sparse route's lists: a byte per sample and variant, and 11 per sample and run.)
-  const int64_t panel_bytes =
-      2 * plan.block_variants * plan.npad * ((plan.f64 ? 8 : 4) + (plan.sparse ? 2 : 0) + (plan.pairwise ? 4 : 0));
+  const int64_t panel_bytes = 2 * plan.block_variants * plan.npad *
+                              ((plan.f64 ? 8 : 4) + (plan.sparse ? 2 : 0) + (plan.pairwise && !plan.sparse ? 4 : 0));
   const int64_t acc_per_value = plan.pairwise ? 16 : 8;
   const int64_t room = std::max<int64_t>(0, memory_budget / 2 - panel_bytes);
   std::vector<std::pair<int64_t, int64_t>> bands;  // [R0, R1)
@@ -419,7 +438,7 @@ class BlockReader {
     p_.block[slot] = b;
     if (plan_.dosages) return read_dosage_block(b, slot, rows);
     STRATA_RETURN_NOT_OK(plan_.integer ? read_integer_block(b, slot, rows) : read_float_block(b, slot, rows));
-    return plan_.pairwise ? read_missing_rows(b, slot, rows) : Status::OK();
+    return plan_.pairwise && !plan_.sparse ? read_missing_rows(b, slot, rows) : Status::OK();
   }
 
  private:
@@ -461,6 +480,13 @@ class BlockReader {
     p_.counts[slot].resize(static_cast<size_t>(runs * npad * 3));
     p_.centre_u[slot].resize(static_cast<size_t>(runs * npad));
     p_.coef[slot].resize(static_cast<size_t>(runs * R));
+    const bool pairwise = plan_.pairwise;
+    p_.mrows[slot] = 0;  // rows with missing calls: the both-missing counts run when there are
+    for (int64_t r = 0; pairwise && r < rows; ++r) p_.mrows[slot] += plan_.has_missing[static_cast<size_t>(v0 + r)];
+    if (pairwise) {
+      p_.missing_samples[slot].resize(static_cast<size_t>(rows));
+      for (auto& list : p_.missing_samples[slot]) list.clear();
+    }
     return each(runs, [&](int64_t t) -> Status {
       const int64_t r0 = t * R, count = std::min(R, rows - r0);
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
@@ -483,6 +509,11 @@ class BlockReader {
         uint64_t bit[3][4];
         for (int q = 0; q < 4; ++q)
           for (int part = 0; part < 3; ++part) bit[part][q] = uint64_t{sv.kind[q] == (1 << part)} << (k % 64);
+        if (pairwise && plan_.has_missing[static_cast<size_t>(v0 + r0 + k)]) {
+          std::vector<int32_t>& list = p_.missing_samples[slot][static_cast<size_t>(r0 + k)];
+          for (int64_t i = 0; i < n; ++i)
+            if (io::code_at(row, i) == 3) list.push_back(static_cast<int32_t>(i));
+        }
         for (int64_t i = 0; i < n; ++i) {
           const int q = (row[i >> 2] >> (2 * (i & 3))) & 3;
           u[i] += sv.xr[q];
@@ -698,8 +729,10 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
           STRATA_RETURN_NOT_OK(add_integer_product(be, plan.block_plans[static_cast<size_t>(p.block[slot])],
                                                    p.icodes[slot].data(), p.ilimbs[slot].data(), plan.npad,
                                                    {a.row0, a.rows, a.col0, a.cols}, a.s()));
-        if (plan.pairwise && p.mrows[slot] > 0)
-          return add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
+        if (plan.pairwise && p.mrows[slot] > 0) {
+          if (!plan.sparse) return add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
+          add_missing_sparse(p, slot, a, a.b());
+        }
         return Status::OK();
       },
       po));
@@ -881,7 +914,10 @@ Result<GrmPartial> grm_partial(const Context& ctx, const io::GenotypeViewPtr& vi
       scatter(a, v, sums, false);
       if (!plan.pairwise || panels.mrows[0] == 0) return Status::OK();
       std::fill(v.begin(), v.end(), 0.0);
-      STRATA_RETURN_NOT_OK(add_product(be, panels.missing[0].data(), panels.mrows[0], plan.npad, a, v.data(), false));
+      if (plan.sparse)
+        add_missing_sparse(panels, 0, a, v.data());
+      else
+        STRATA_RETURN_NOT_OK(add_product(be, panels.missing[0].data(), panels.mrows[0], plan.npad, a, v.data(), false));
       scatter(a, v, out.both_missing.data(), true);
       return Status::OK();
     }));
