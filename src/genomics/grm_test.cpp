@@ -125,6 +125,35 @@ TEST(Grm, SameBitsForAnyThreadsTilesAndBands) {
   }
 }
 
+// From hard calls the GRM is the same bits at every CPU level, portable included (the sparse
+// step's products are exact or fused everywhere), with and without missing calls.
+TEST(Grm, SameBitsAtEveryCpuLevel) {
+  const auto view = cohort(700, 75, 11);
+  ASSERT_NE(view, nullptr);
+  for (bool meanimpute : {false, true}) {
+    GrmParams p;
+    p.meanimpute = meanimpute;
+    p.tile = 32;
+    std::vector<double> ref;
+    int levels = 0;
+    for (backend::CpuIsa isa : {backend::CpuIsa::Portable, backend::CpuIsa::Avx2, backend::CpuIsa::Avx512,
+                                backend::CpuIsa::Avx512Vnni, backend::CpuIsa::Neon}) {
+      auto be = backend::make_cpu_backend(isa);
+      if (!be.ok()) continue;  // not this CPU's (or above STRATA_CPU)
+      ContextOptions o;
+      o.backend_impl = *be;
+      o.threads = 2;
+      STRATA_ASSERT_OK_AND_ASSIGN(Context ctx, Context::make(o));
+      STRATA_ASSERT_OK_AND_ASSIGN(auto g, compute_grm_dense(ctx, view, p));
+      if (ref.empty()) ref = g;
+      EXPECT_EQ(g, ref) << backend::cpu_isa_name(isa) << " meanimpute " << meanimpute;
+      ++levels;
+    }
+    EXPECT_GE(levels, 1);
+    if (levels < 2) std::printf("[ note ] one CPU level here: nothing to compare it with\n");
+  }
+}
+
 // Integer products (complete variants; the rest of the cohort's variants have missing calls
 // and stay on the float32 path): within the float path's bound of the float64 definition, and
 // the same bits for any threads / tile size / band split.
