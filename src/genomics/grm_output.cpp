@@ -269,7 +269,6 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
   // Text: one tile row of the lower triangle is buffered (rows × its width), then emitted.
   std::vector<double> band_rows;
   int64_t text_offset = 0;
-  std::string text;
   std::vector<std::string> lines;
   std::vector<float> f32;
   std::vector<double> mirror;
@@ -297,10 +296,10 @@ Result<GrmRunSummary> run_grm_to_files(const Context& ctx, const std::string& in
           }
           return Status::OK();
         }));
-        text.clear();
-        for (const std::string& line : lines) text += line;
-        STRATA_RETURN_NOT_OK(main_file.write_at(text.data(), static_cast<int64_t>(text.size()), text_offset));
-        text_offset += static_cast<int64_t>(text.size());
+        for (const std::string& line : lines) {
+          STRATA_RETURN_NOT_OK(main_file.write_at(line.data(), static_cast<int64_t>(line.size()), text_offset));
+          text_offset += static_cast<int64_t>(line.size());
+        }
         return Status::OK();
       }
       case GrmFormat::RelBin: {
