@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "backend/cpu/gram_panel_kernels.hpp"
+#include "backend/cpu/flush_f64_internal.hpp"
 #include "backend/cpu/x86_intrinsics_internal.hpp"
 
 namespace strata::backend::cpu {
@@ -58,17 +59,6 @@ namespace {
 
 #define STRATA_AVX2_TARGET __attribute__((target("avx2,fma")))
 
-STRATA_AVX2_TARGET inline void flush4(__m256d v, double* out, int64_t lim) {
-  if (lim <= 0) return;
-  if (lim >= 4) {
-    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_loadu_pd(out), v));
-    return;
-  }
-  alignas(32) double d[4];
-  _mm256_store_pd(d, v);
-  for (int64_t j = 0; j < lim; ++j) out[j] += d[j];
-}
-
 STRATA_AVX2_TARGET void gram_sparse_f64_avx2_impl(const SparseRowLists& l, const double* y, const double* u,
                                                   int64_t kk, int64_t rows, int64_t cols, int mode, double* acc,
                                                   int64_t ldacc) {
@@ -115,12 +105,6 @@ STRATA_AVX2_TARGET void gram_sparse_f64_avx2_impl(const SparseRowLists& l, const
 }
 
 #undef STRATA_AVX2_TARGET
-
-__attribute__((target("avx512f"))) inline void flush8(__m512d v, double* out, int64_t lim) {
-  if (lim <= 0) return;
-  const __mmask8 m = lim >= 8 ? __mmask8(0xFF) : __mmask8((1u << lim) - 1);
-  _mm512_mask_storeu_pd(out, m, _mm512_add_pd(_mm512_maskz_loadu_pd(m, out), v));
-}
 
 #define STRATA_AVX512_TARGET __attribute__((target("avx512f")))
 
