@@ -12,6 +12,7 @@
 #include "core/large_alloc.hpp"
 #include "genomics/dosage_standardize.hpp"
 #include "genomics/grm_integer.hpp"
+#include "genomics/grm_sparse.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/job.hpp"
@@ -62,8 +63,8 @@ struct Panels {
   std::vector<int8_t, strata::detail::LargeBlockAllocator<int8_t>> ilimbs[2];
   std::vector<int64_t> rsum[2];
   // The sparse float64 route (GrmPlan::sparse): per run of kSparseRun variants, each sample's
-  // list (a kSparseRun slot), its three part lengths, centring sum u, and per variant of the
-  // run the missing calls' coefficient.
+  // list (a kSparseRun slot), its part lengths, centring sum u, and per variant of the run the
+  // missing calls' coefficient (grm_sparse.hpp).
   std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> entries[2];
   std::vector<uint8_t> counts[2];
   std::vector<double> centre_u[2], coef[2];
@@ -125,30 +126,13 @@ Status add_product_sparse(const backend::Backend& be, const Panels& p, int slot,
     const double* run = p.values64[slot].data() + t * backend::kSparseRun * npad;
     backend::SparseRowLists lists;
     lists.entries = p.entries[slot].data() + (t * npad + a.row0) * backend::kSparseRun;
-    lists.counts = p.counts[slot].data() + (t * npad + a.row0) * 3;
+    lists.counts = p.counts[slot].data() + (t * npad + a.row0) * grm_sparse::kParts;
     lists.stride = backend::kSparseRun;
     lists.coef = p.coef[slot].data() + t * backend::kSparseRun;
     STRATA_RETURN_NOT_OK(be.gram_sparse_f64(lists, run + a.col0 * kk, p.centre_u[slot].data() + t * npad + a.col0, kk,
                                             a.rows, a.cols, mode, acc, a.cols));
   }
   return Status::OK();
-}
-
-// acc += the block's both-missing counts in the sparse route: per variant, 1 for each pair of
-// the tile that misses it (exact integers, so any order; missing calls are rare, so this is
-// Σ (missing per variant)² / 2 adds where the panels would take n² / 2 per variant).
-void add_missing_sparse(const Panels& p, int slot, const TileAccumulator& a, double* acc) {
-  const bool diagonal = a.row0 == a.col0;
-  for (const std::vector<int32_t>& s : p.missing_samples[slot]) {
-    if (s.empty()) continue;
-    const auto r0 = std::lower_bound(s.begin(), s.end(), a.row0), r1 = std::lower_bound(r0, s.end(), a.row0 + a.rows);
-    if (r0 == r1) continue;
-    const auto c0 = std::lower_bound(s.begin(), s.end(), a.col0), c1 = std::lower_bound(c0, s.end(), a.col0 + a.cols);
-    for (auto r = r0; r != r1; ++r) {
-      double* out = acc + (*r - a.row0) * a.cols - a.col0;
-      for (auto c = c0; c != c1 && (!diagonal || *c <= *r); ++c) out[*c] += 1.0;
-    }
-  }
 }
 
 // acc += the block's float64 product (the sparse route or the dense panels of dosages).
@@ -234,32 +218,6 @@ Status gather_tiles(const Communicator& comm, std::vector<TileAccumulator>& acc,
   return Status::OK();
 }
 
-// One variant's tables in the sparse route (Backend::gram_sparse_f64).
-struct SparseVariant {
-  double y[4] = {0, 0, 0, 0};   // per code: d·x (the columns' panel)
-  double xr[4] = {0, 0, 0, 0};  // per code: x_ref·x (the columns' centring sum u)
-  uint8_t kind[4] = {0, 0, 0, 0};  // per code: 0 none, 1 c = 1, 2 c = 2, 4 missing (−x_ref/d)
-  double missing_coef = 0.0;    // −x_ref/d: a missing call's x = x_ref + that·d = 0
-};
-
-// x = (g − 2f)·s for g alt copies (lut), x_ref that of the major homozygote, d = ±s the step
-// towards the minor allele, c = the minor allele's copies.
-SparseVariant make_sparse_variant(double f, const double lut[4]) {
-  SparseVariant v;
-  if (!(f == f) || lut[0] == lut[1]) return v;  // monomorphic or unobserved: x = 0
-  const bool flip = f > 0.5;
-  const double scale = 1.0 / std::sqrt(2.0 * f * (1.0 - f));  // make_lut's
-  const double d = flip ? -scale : scale, x_ref = lut[flip ? 2 : 0];
-  for (int q = 0; q < 4; ++q) {
-    v.y[q] = d * lut[q];
-    v.xr[q] = x_ref * lut[q];
-  }
-  for (int g = 0; g < 3; ++g) v.kind[g] = static_cast<uint8_t>(flip ? 2 - g : g);
-  v.kind[3] = 4;
-  v.missing_coef = flip ? 2.0 - 2.0 * f : 2.0 * f;
-  return v;
-}
-
 // What one GRM pass computes, fixed before it starts: the variants kept and their tables, the
 // integer products' weights and block plans, the tile grid, the blocks and the bands.
 struct GrmPlan {
@@ -272,7 +230,7 @@ struct GrmPlan {
   // The sparse float64 route (f64 on codes): a sample's x is x_ref + c·d per variant, c the
   // copies of the minor allele; rows add c·y = c·d·x over their non-zero c only.
   bool sparse = false;
-  std::vector<SparseVariant> sv;
+  std::vector<grm_sparse::SparseVariant> sv;
   std::vector<uint8_t> has_missing;  // per kept variant
   bool pairwise = false;             // M_ab per pair: both-missing counts ride along
   bool dosages = false;              // the panels come from the view's dosages (plink2 --make-rel on them)
@@ -323,7 +281,8 @@ Status plan_variants(const io::GenotypeView& view, const std::vector<VariantCoun
       make_standardize_lut(counts[v], Standardization::Binom2, lut);
     for (int q = 0; q < 4; ++q) plan.luts[static_cast<size_t>(4 * i + q)] = static_cast<float>(lut[q]);
     if (plan.sparse) {
-      const SparseVariant& sv = plan.sv[static_cast<size_t>(i)] = make_sparse_variant(counts[v].alt_freq(), lut);
+      const grm_sparse::SparseVariant& sv = plan.sv[static_cast<size_t>(i)] =
+          grm_sparse::make_sparse_variant(counts[v].alt_freq(), lut);
       std::copy(sv.y, sv.y + 4, plan.luts64.begin() + 4 * i);
     } else if (plan.f64) {
       std::copy(lut, lut + 4, plan.luts64.begin() + 4 * i);
@@ -454,9 +413,9 @@ class BlockReader {
 
   // Read and decode the block in runs of rows.
   Status read_float_block(int64_t b, int slot, int64_t rows) {
+    if (plan_.sparse) return read_sparse_block(b, slot, rows);
     const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride;
     auto& codes = p_.codes[slot];
-    if (plan_.sparse) return read_sparse_block(b, slot, rows);
     return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
       const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
@@ -468,16 +427,15 @@ class BlockReader {
     });
   }
 
-  // The sparse route: per run of kSparseRun rows, the codes, the y panel, and each sample's
-  // list (its c = 1, c = 2 and missing variants in order: bit masks built variant by variant,
-  // then read out), list lengths and centring sum u (x_ref·x summed in variant order).
+  // The sparse route: per run of kSparseRun rows, the codes, the y panel and the row lists
+  // (grm_sparse::build_sparse_run), and with pairwise counts each variant's missing samples.
   Status read_sparse_block(int64_t b, int slot, int64_t rows) {
     constexpr int64_t R = backend::kSparseRun;
     const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride, npad = plan_.npad;
     const int64_t runs = ceil_div(rows, R);
     auto& codes = p_.codes[slot];
     p_.entries[slot].resize(static_cast<size_t>(runs * npad * R));
-    p_.counts[slot].resize(static_cast<size_t>(runs * npad * 3));
+    p_.counts[slot].resize(static_cast<size_t>(runs * npad * grm_sparse::kParts));
     p_.centre_u[slot].resize(static_cast<size_t>(runs * npad));
     p_.coef[slot].resize(static_cast<size_t>(runs * R));
     const bool pairwise = plan_.pairwise;
@@ -492,48 +450,14 @@ class BlockReader {
       STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
       STRATA_RETURN_NOT_OK(decode_run(be_, codes.data(), stride, r0, count, n, npad,
                                       plan_.luts64.data() + 4 * (v0 + r0), p_.values64[slot].data()));
-      uint8_t* entries = p_.entries[slot].data() + t * npad * R;
-      uint8_t* cnt = p_.counts[slot].data() + t * npad * 3;
-      double* u = p_.centre_u[slot].data() + t * npad;
-      double* coef = p_.coef[slot].data() + t * R;
-      std::fill(cnt, cnt + 3 * npad, uint8_t{0});
-      std::fill(u, u + npad, 0.0);
-      // Per sample: the c = 1, c = 2 and missing masks, kWords words each.
-      constexpr int64_t kWords = R / 64;
-      thread_local std::vector<uint64_t> masks;
-      masks.assign(static_cast<size_t>(3 * kWords * n), 0);
-      for (int64_t k = 0; k < R; ++k) coef[k] = k < count ? plan_.sv[static_cast<size_t>(v0 + r0 + k)].missing_coef : 0.0;
-      for (int64_t k = 0; k < count; ++k) {
-        const SparseVariant& sv = plan_.sv[static_cast<size_t>(v0 + r0 + k)];
-        const uint8_t* row = codes.data() + (r0 + k) * stride;
-        uint64_t bit[3][4];
-        for (int q = 0; q < 4; ++q)
-          for (int part = 0; part < 3; ++part) bit[part][q] = uint64_t{sv.kind[q] == (1 << part)} << (k % 64);
-        if (pairwise && plan_.has_missing[static_cast<size_t>(v0 + r0 + k)]) {
-          std::vector<int32_t>& list = p_.missing_samples[slot][static_cast<size_t>(r0 + k)];
-          for (int64_t i = 0; i < n; ++i)
-            if (io::code_at(row, i) == 3) list.push_back(static_cast<int32_t>(i));
-        }
-        for (int64_t i = 0; i < n; ++i) {
-          const int q = (row[i >> 2] >> (2 * (i & 3))) & 3;
-          u[i] += sv.xr[q];
-          uint64_t* m = masks.data() + 3 * kWords * i + k / 64;
-          m[0] |= bit[0][q];
-          m[kWords] |= bit[1][q];
-          m[2 * kWords] |= bit[2][q];
-        }
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        uint8_t* e = entries + i * R;
-        int64_t at = 0;
-        for (int part = 0; part < 3; ++part) {
-          const int64_t start = at;
-          for (int64_t w = 0; w < kWords; ++w)
-            for (uint64_t m = masks[static_cast<size_t>((3 * i + part) * kWords + w)]; m != 0; m &= m - 1)
-              e[at++] = static_cast<uint8_t>(64 * w + __builtin_ctzll(m));
-          cnt[3 * i + part] = static_cast<uint8_t>(at - start);
-        }
-      }
+      grm_sparse::SparseRun run;
+      run.entries = p_.entries[slot].data() + t * npad * R;
+      run.counts = p_.counts[slot].data() + t * npad * grm_sparse::kParts;
+      run.u = p_.centre_u[slot].data() + t * npad;
+      run.coef = p_.coef[slot].data() + t * R;
+      run.slot = R;
+      grm_sparse::build_sparse_run(plan_.sv.data() + v0 + r0, codes.data() + r0 * stride, stride, count, n, npad, run,
+                                   pairwise ? p_.missing_samples[slot].data() + r0 : nullptr);
       return Status::OK();
     });
   }
@@ -731,7 +655,7 @@ Status sum_band(const Context& ctx, const GrmPlan& plan, BlockReader& reader, Ba
                                                    {a.row0, a.rows, a.col0, a.cols}, a.s()));
         if (plan.pairwise && p.mrows[slot] > 0) {
           if (!plan.sparse) return add_product(be, p.missing[slot].data(), p.mrows[slot], plan.npad, a, a.b(), false);
-          add_missing_sparse(p, slot, a, a.b());
+          grm_sparse::add_missing_pairs(p.missing_samples[slot], a.row0, a.rows, a.col0, a.cols, a.b());
         }
         return Status::OK();
       },
@@ -915,7 +839,7 @@ Result<GrmPartial> grm_partial(const Context& ctx, const io::GenotypeViewPtr& vi
       if (!plan.pairwise || panels.mrows[0] == 0) return Status::OK();
       std::fill(v.begin(), v.end(), 0.0);
       if (plan.sparse)
-        add_missing_sparse(panels, 0, a, v.data());
+        grm_sparse::add_missing_pairs(panels.missing_samples[0], a.row0, a.rows, a.col0, a.cols, v.data());
       else
         STRATA_RETURN_NOT_OK(add_product(be, panels.missing[0].data(), panels.mrows[0], plan.npad, a, v.data(), false));
       scatter(a, v, out.both_missing.data(), true);
