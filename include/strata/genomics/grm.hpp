@@ -14,7 +14,7 @@
 /// stream in blocks of grm_block_variants(n). From hard calls (the float64 default) each
 /// sample's x is x_ref + c·d per variant, c the copies of the minor allele (0 for most calls),
 /// so a tile entry (a, b) is a centring sum over b plus c·d·x_b over a's non-zero calls only
-/// (Backend::gram_sparse_f64: one float64 chain per entry and run of 64 variants, about half the
+/// (Backend::gram_sparse_f64: one float64 chain per entry and run of 128 variants, about half the
 /// multiply-adds of dense panels); from dosages, float64 standardized panels and a dense chain
 /// per entry and run of 128 (Backend::gram_panels_f64). Runs and blocks join float64
 /// accumulators in order — the same bits for any thread count, tile size, band split, rank
