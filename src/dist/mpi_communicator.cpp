@@ -513,9 +513,10 @@ Status MpiCommunicator::agree(const Status& local) const {
   if (kind == 1) notify(local);
   // [0, 4) this rank's, then every rank's four (kept alive if the gather is left unfinished).
   auto buf = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(4 * size_ + 4));
-  *buf = {kind, broken_ ? 1 : 0, static_cast<int32_t>(local.code()),
-          static_cast<int32_t>(std::min<size_t>(local.message().size(), 1 << 20))};
-  buf->resize(static_cast<size_t>(4 * size_ + 4));
+  (*buf)[0] = kind;
+  (*buf)[1] = broken_ ? 1 : 0;
+  (*buf)[2] = static_cast<int32_t>(local.code());
+  (*buf)[3] = static_cast<int32_t>(std::min<size_t>(local.message().size(), 1 << 20));
   MPI_Request req;
   auto fail = [&](Status st) {
     broken_ = true;

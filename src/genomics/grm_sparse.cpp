@@ -44,11 +44,10 @@ void build_sparse_run(const SparseVariant* sv, const uint8_t* codes, int64_t str
     uint64_t bit[kParts][4];
     for (int q = 0; q < 4; ++q)
       for (int part = 0; part < kParts; ++part) bit[part][q] = uint64_t{v.part[q] == (1 << part)} << (k % 64);
-    if (missing)
-      for (int64_t i = 0; i < n; ++i)
-        if (io::code_at(row, i) == 3) missing[k].push_back(static_cast<int32_t>(i));
+    std::vector<int32_t>* missing_k = missing ? missing + k : nullptr;
     for (int64_t i = 0; i < n; ++i) {
       const int q = io::code_at(row, i);
+      if (q == 3 && missing_k) missing_k->push_back(static_cast<int32_t>(i));
       run.u[i] += v.xr[q];
       uint64_t* m = masks.data() + kParts * words * i + k / 64;
       for (int part = 0; part < kParts; ++part) m[part * words] |= bit[part][q];
