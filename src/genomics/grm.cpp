@@ -1,18 +1,15 @@
-// genomics::compute_grm: counts pass, filters, then one symmetric tile pass per band of tile
-// rows (float64 standardized panels and a float64 gemm per tile and block, or float32 panels
-// through the fused tile kernel; float64 accumulators either way).
+// genomics::compute_grm: counts pass, the plan, then one symmetric tile pass per band of tile
+// rows (the sparse float64 step from hard calls, float64 panels from dosages, or float32 panels
+// through the fused tile kernel; float64 accumulators either way). Blocks are read by
+// grm_reader.cpp.
 #include "strata/genomics/grm.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <functional>
 #include <limits>
 
-#include "core/large_alloc.hpp"
 #include "genomics/dosage_standardize.hpp"
-#include "genomics/grm_integer.hpp"
-#include "genomics/grm_sparse.hpp"
+#include "genomics/grm_internal.hpp"
 #include "strata/backend/backend.hpp"
 #include "strata/core/buffer.hpp"
 #include "strata/core/job.hpp"
@@ -26,69 +23,11 @@ namespace strata::genomics {
 namespace {
 
 using namespace grm_integer;
+using namespace grm_detail;
 
 
 // Lower-triangle tile (R, C), R ≥ C, is upper tile (C, R) of SymmetricTiles' row-major order.
 int64_t upper_index(int64_t per_side, int64_t i, int64_t j) { return i * per_side - i * (i - 1) / 2 + (j - i); }
-
-// Panels are packed for the backend's fused tile kernel (Backend::gram_panels_f32): a block's
-// rows go in runs of kFloat32Run variants, and each run holds the samples in groups of 32, group
-// g a run × 32 row-major block. Samples past n are zero.
-constexpr int64_t kGroup = kGrmSampleGroup;
-
-// Variants a product sums before its partial sums join the float64 accumulators (float64
-// panels use the same runs: their layout, and a 32 KiB group block per run that stays in L1).
-// For float32: variants a float32 product sums before its partial sums go to float64. Off the diagonal
-// partial sums wander near zero and 128 keeps the GRM within ~5e-8 of a float64 sum (512: ~1e-7
-// on HapMap3) for ~2 % of the pass in extra adds; the diagonal's only grow (Σ x²), so diagonal
-// tiles take their diagonal from an exact float64 sum of squares. Fixed: it decides the bits.
-constexpr int64_t kFloat32Run = 128;
-
-
-// The two panels of one variant block: standardized values and, for pairwise counts, the
-// missing indicators of the block's rows that have missing calls (both packed as above); with
-// integer products the float32 panel holds only the block's float rows, the rest go to the
-// integer panels (codes, limbs) and their per-run centring sums.
-struct Panels {
-  // Not zeroed on resize: decode_run writes every element of a panel's rows, padding included
-  // (zeroing two 8 MiB panels first cost a memset pass on top of the page faults); in huge
-  // pages (core/large_alloc.hpp: their first touch took ~4 µs per 4 KiB page).
-  std::vector<float, strata::detail::LargeBlockAllocator<float>> values[2], missing[2];
-  // Float64 panels (GrmPlan::f64) in place of `values`, packed the same way.
-  std::vector<double, strata::detail::LargeBlockAllocator<double>> values64[2];
-  int64_t rows[2] = {0, 0}, mrows[2] = {0, 0}, block[2] = {0, 0};
-  std::vector<uint8_t> codes[2], mcodes[2], fcodes[2];
-  // The integer panels likewise: pack_u8s8 writes every byte, padding included.
-  std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> icodes[2];
-  std::vector<int8_t, strata::detail::LargeBlockAllocator<int8_t>> ilimbs[2];
-  std::vector<int64_t> rsum[2];
-  // The sparse float64 route (GrmPlan::sparse): per run of kSparseRun variants, each sample's
-  // list (a kSparseRun slot), its part lengths, centring sum u, and per variant of the run the
-  // missing calls' coefficient (grm_sparse.hpp).
-  std::vector<uint8_t, strata::detail::LargeBlockAllocator<uint8_t>> entries[2];
-  std::vector<uint8_t> counts[2];
-  std::vector<double> centre_u[2], coef[2];
-  // With pairwise counts: per variant of the block, the samples it misses (ascending).
-  std::vector<std::vector<int32_t>> missing_samples[2];
-};
-
-// Decodes rows [r0, r0 + count) of a block (count ≤ kFloat32Run, r0 a multiple of it) into
-// the packed panel `out` of padded width npad.
-template <class T>
-Status decode_run(const backend::Backend& be, const uint8_t* codes, int64_t stride, int64_t r0, int64_t count,
-                  int64_t n, int64_t npad, const T* luts, T* out) {
-  T* run = out + r0 * npad;
-  for (int64_t g0 = 0; g0 < n; g0 += kGroup) {
-    const int64_t cnt = std::min(kGroup, n - g0);
-    T* dst = run + g0 * count;
-    // 32 samples are 8 bytes of a packed row.
-    STRATA_RETURN_NOT_OK(be.decode({codes + r0 * stride + g0 / 4, count, cnt, stride}, luts,
-                                   backend::row_major(dst, count, cnt, kGroup)));
-    if (cnt < kGroup)
-      for (int64_t r = 0; r < count; ++r) std::fill(dst + r * kGroup + cnt, dst + (r + 1) * kGroup, T{0});
-  }
-  return Status::OK();
-}
 
 // Accumulators of one tile (lower orientation: rows from tile R, cols from tile C).
 struct TileAccumulator {
@@ -218,33 +157,6 @@ Status gather_tiles(const Communicator& comm, std::vector<TileAccumulator>& acc,
   return Status::OK();
 }
 
-// What one GRM pass computes, fixed before it starts: the variants kept and their tables, the
-// integer products' weights and block plans, the tile grid, the blocks and the bands.
-struct GrmPlan {
-  GrmInfo info;
-  int64_t n = 0, m = 0;  // samples; variants kept
-  io::GenotypeViewPtr kept_view;
-  std::vector<float> luts;           // standardized value per code, 4 per kept variant
-  bool f64 = false;                  // float64 panels and products (GrmParams::float64)
-  std::vector<double> luts64;        // with f64: the tables in float64 (sparse: the y tables)
-  // The sparse float64 route (f64 on codes): a sample's x is x_ref + c·d per variant, c the
-  // copies of the minor allele; rows add c·y = c·d·x over their non-zero c only.
-  bool sparse = false;
-  std::vector<grm_sparse::SparseVariant> sv;
-  std::vector<uint8_t> has_missing;  // per kept variant
-  bool pairwise = false;             // M_ab per pair: both-missing counts ride along
-  bool dosages = false;              // the panels come from the view's dosages (plink2 --make-rel on them)
-  // Integer products (GrmParams::integer_products where the backend has a fast one).
-  bool integer = false;
-  std::vector<uint8_t> eligible;  // per kept variant: summed as integers
-  std::vector<IntWeight> iw;
-  double centre_c = 0.0;  // C = Σ ŵ μ'² (as Σ 2^-k a μ': the same rounding as r)
-  std::vector<BlockPlan> block_plans;
-  SymmetricTiles tiles;
-  int64_t tile = 0, block_variants = 0, num_blocks = 0, stride = 0, npad = 0;
-  std::vector<std::pair<int64_t, int64_t>> bands;  // tile rows [R0, R1) per pass
-  int64_t block_rows(int64_t b) const { return std::min(block_variants, m - b * block_variants); }
-};
 
 // The variants (all of the view's), and their standardization tables.
 // With dosages (`dosage` non-null) the tables and missingness are the dosages' own.
@@ -374,218 +286,6 @@ Result<GrmPlan> plan_grm(const Context& ctx, const io::GenotypeViewPtr& view, co
   return plan;
 }
 
-// Reads each block of the pass into the panels of its slot: float32 standardized rows, the
-// missing indicators (pairwise counts) and, with integer products, the packed integer runs and
-// (once per block, in block order) their centring sums r.
-class BlockReader {
- public:
-  BlockReader(const Context& ctx, const GrmPlan& plan)
-      : plan_(plan), be_(backend::of(ctx)), pool_(ctx.pool()), pipelined_(pipelined_reads(ctx)),
-        centre_r_(static_cast<size_t>(plan.integer ? plan.npad : 0), 0.0) {}
-
-  const Panels& panels() const { return p_; }
-  // r of the integer products (complete once every block was read).
-  const std::vector<double>& centre_r() const { return centre_r_; }
-  int64_t centred_blocks() const { return centred_blocks_; }
-
-  Status read(int64_t b, int slot) {
-    const int64_t rows = plan_.block_rows(b);
-    p_.codes[slot].resize(static_cast<size_t>(rows * plan_.stride));
-    if (plan_.f64) p_.values64[slot].resize(static_cast<size_t>(rows * plan_.npad));
-    else if (!plan_.integer) p_.values[slot].resize(static_cast<size_t>(rows * plan_.npad));
-    p_.rows[slot] = rows;
-    p_.block[slot] = b;
-    if (plan_.dosages) return read_dosage_block(b, slot, rows);
-    STRATA_RETURN_NOT_OK(plan_.integer ? read_integer_block(b, slot, rows) : read_float_block(b, slot, rows));
-    return plan_.pairwise && !plan_.sparse ? read_missing_rows(b, slot, rows) : Status::OK();
-  }
-
- private:
-  // A block's pieces run on the reader thread in order when it has one, else on the workers
-  // (the panels are the same bits either way: each piece writes its own rows).
-  Status each(int64_t count, const std::function<Status(int64_t)>& fn) const {
-    if (pipelined_) {
-      for (int64_t t = 0; t < count; ++t) STRATA_RETURN_NOT_OK(fn(t));
-      return Status::OK();
-    }
-    return pool_.parallel_for(count, fn);
-  }
-
-  // Read and decode the block in runs of rows.
-  Status read_float_block(int64_t b, int slot, int64_t rows) {
-    if (plan_.sparse) return read_sparse_block(b, slot, rows);
-    const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride;
-    auto& codes = p_.codes[slot];
-    return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
-      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
-      STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
-      if (plan_.f64)
-        return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts64.data() + 4 * (v0 + r0),
-                          p_.values64[slot].data());
-      return decode_run(be_, codes.data(), stride, r0, count, n, plan_.npad, plan_.luts.data() + 4 * (v0 + r0),
-                        p_.values[slot].data());
-    });
-  }
-
-  // The sparse route: per run of kSparseRun rows, the codes, the y panel and the row lists
-  // (grm_sparse::build_sparse_run), and with pairwise counts each variant's missing samples.
-  Status read_sparse_block(int64_t b, int slot, int64_t rows) {
-    constexpr int64_t R = backend::kSparseRun;
-    const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride, npad = plan_.npad;
-    const int64_t runs = ceil_div(rows, R);
-    auto& codes = p_.codes[slot];
-    p_.entries[slot].resize(static_cast<size_t>(runs * npad * R));
-    p_.counts[slot].resize(static_cast<size_t>(runs * npad * grm_sparse::kParts));
-    p_.centre_u[slot].resize(static_cast<size_t>(runs * npad));
-    p_.coef[slot].resize(static_cast<size_t>(runs * R));
-    const bool pairwise = plan_.pairwise;
-    p_.mrows[slot] = 0;  // rows with missing calls: the both-missing counts run when there are
-    for (int64_t r = 0; pairwise && r < rows; ++r) p_.mrows[slot] += plan_.has_missing[static_cast<size_t>(v0 + r)];
-    if (pairwise) {
-      p_.missing_samples[slot].resize(static_cast<size_t>(rows));
-      for (auto& list : p_.missing_samples[slot]) list.clear();
-    }
-    return each(runs, [&](int64_t t) -> Status {
-      const int64_t r0 = t * R, count = std::min(R, rows - r0);
-      STRATA_RETURN_NOT_OK(plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride));
-      STRATA_RETURN_NOT_OK(decode_run(be_, codes.data(), stride, r0, count, n, npad,
-                                      plan_.luts64.data() + 4 * (v0 + r0), p_.values64[slot].data()));
-      grm_sparse::SparseRun run;
-      run.entries = p_.entries[slot].data() + t * npad * R;
-      run.counts = p_.counts[slot].data() + t * npad * grm_sparse::kParts;
-      run.u = p_.centre_u[slot].data() + t * npad;
-      run.coef = p_.coef[slot].data() + t * R;
-      run.slot = R;
-      grm_sparse::build_sparse_run(plan_.sv.data() + v0 + r0, codes.data() + r0 * stride, stride, count, n, npad, run,
-                                   pairwise ? p_.missing_samples[slot].data() + r0 : nullptr);
-      return Status::OK();
-    });
-  }
-
-  // With dosages: each run of rows read as floats and written through its tables into the
-  // packed panel (as decode_run lays it out), and the missing indicators of the rows that
-  // have missing dosages into the missing panel.
-  Status read_dosage_block(int64_t b, int slot, int64_t rows) {
-    const int64_t v0 = b * plan_.block_variants, n = plan_.n, npad = plan_.npad;
-    int64_t mrows = 0;
-    std::vector<int64_t> mrow_of(static_cast<size_t>(rows), -1);  // row → its missing panel row
-    for (int64_t r = 0; r < rows && plan_.pairwise; ++r)
-      if (plan_.has_missing[static_cast<size_t>(v0 + r)]) mrow_of[static_cast<size_t>(r)] = mrows++;
-    p_.mrows[slot] = plan_.pairwise ? mrows : 0;
-    if (plan_.pairwise) p_.missing[slot].resize(static_cast<size_t>(mrows * npad));
-    // The missing panel is laid out in runs of kFloat32Run of its own rows; each row is
-    // written by the task of its value run (rows never overlap between tasks).
-    return each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
-      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
-      std::vector<float> d(static_cast<size_t>(count * n));
-      STRATA_RETURN_NOT_OK(plan_.kept_view->read_dosages(v0 + r0, count, 0, n, d.data(), n));
-      float* run = plan_.f64 ? nullptr : p_.values[slot].data() + r0 * npad;
-      double* run64 = plan_.f64 ? p_.values64[slot].data() + r0 * npad : nullptr;
-      for (int64_t r = 0; r < count; ++r) {
-        const float* lut = plan_.luts.data() + 4 * (v0 + r0 + r);
-        const double* lut64 = plan_.f64 ? plan_.luts64.data() + 4 * (v0 + r0 + r) : nullptr;
-        const float* dr = d.data() + r * n;
-        const int64_t mr = mrow_of[static_cast<size_t>(r0 + r)];
-        const int64_t m0 = mr < 0 ? 0 : mr / kFloat32Run * kFloat32Run;
-        const int64_t mcount = std::min(kFloat32Run, mrows - m0);
-        float* mrun = mr < 0 ? nullptr : p_.missing[slot].data() + m0 * npad;
-        for (int64_t g0 = 0; g0 < npad; g0 += kGroup) {
-          float* dst = run ? run + g0 * count + r * kGroup : nullptr;
-          double* dst64 = run64 ? run64 + g0 * count + r * kGroup : nullptr;
-          float* mdst = mrun ? mrun + g0 * mcount + (mr - m0) * kGroup : nullptr;
-          for (int64_t j = 0; j < kGroup; ++j) {
-            const bool in = g0 + j < n;
-            const float x = in ? dr[g0 + j] : 0.0f;
-            if (dst) dst[j] = in ? standardize_dosage(x, lut) : 0.0f;
-            if (dst64) dst64[j] = in ? standardize_dosage(x, lut64) : 0.0;
-            if (mdst) mdst[j] = in && std::isnan(x) ? 1.0f : 0.0f;
-          }
-        }
-      }
-      return Status::OK();
-    });
-  }
-
-  // With integer products: read the block's codes, decode its float rows, pack its runs, and
-  // (once per block, in block order) add the runs' centring sums to r.
-  Status read_integer_block(int64_t b, int slot, int64_t rows) {
-    const int64_t v0 = b * plan_.block_variants, n = plan_.n, stride = plan_.stride, npad = plan_.npad;
-    const BlockPlan& bp = plan_.block_plans[static_cast<size_t>(b)];
-    auto& codes = p_.codes[slot];
-    STRATA_RETURN_NOT_OK(each(ceil_div(rows, kFloat32Run), [&](int64_t t) -> Status {
-      const int64_t r0 = t * kFloat32Run, count = std::min(kFloat32Run, rows - r0);
-      return plan_.kept_view->read_codes(v0 + r0, count, 0, n, codes.data() + r0 * stride, stride);
-    }));
-    const auto nf = static_cast<int64_t>(bp.float_rows.size());
-    p_.rows[slot] = nf;
-    auto& fc = p_.fcodes[slot];
-    fc.resize(static_cast<size_t>(nf * stride));
-    std::vector<float> flut(static_cast<size_t>(4 * nf));
-    for (int64_t r = 0; r < nf; ++r) {
-      const int64_t row = bp.float_rows[static_cast<size_t>(r)];
-      std::memcpy(fc.data() + r * stride, codes.data() + row * stride, static_cast<size_t>(stride));
-      std::memcpy(flut.data() + 4 * r, plan_.luts.data() + 4 * (v0 + row), 4 * sizeof(float));
-    }
-    p_.values[slot].resize(static_cast<size_t>(nf * npad));
-    STRATA_RETURN_NOT_OK(each(ceil_div(nf, kFloat32Run), [&](int64_t t) -> Status {
-      const int64_t r0 = t * kFloat32Run;
-      return decode_run(be_, fc.data(), stride, r0, std::min(kFloat32Run, nf - r0), n, npad, flut.data() + 4 * r0,
-                        p_.values[slot].data());
-    }));
-    p_.icodes[slot].resize(static_cast<size_t>(bp.quads * 4 * npad));
-    p_.ilimbs[slot].resize(static_cast<size_t>(bp.quads * 12 * npad));
-    p_.rsum[slot].resize(static_cast<size_t>(bp.runs.size()) * static_cast<size_t>(npad));
-    STRATA_RETURN_NOT_OK(each(static_cast<int64_t>(bp.runs.size()), [&](int64_t t) -> Status {
-      const IntRun& run = bp.runs[static_cast<size_t>(t)];
-      std::vector<const uint8_t*> rp(static_cast<size_t>(4 * run.quads));
-      for (int64_t i = 0; i < 4 * run.quads; ++i)
-        rp[i] = codes.data() + bp.quad_rows[static_cast<size_t>(4 * run.quad0 + i)] * stride;
-      return be_.pack_u8s8(rp.data(), bp.tables.data() + run.quad0 * kTableBytes, run.quads, n,
-                           p_.icodes[slot].data() + run.quad0 * 4 * npad, p_.ilimbs[slot].data() + run.quad0 * 12 * npad,
-                           p_.rsum[slot].data() + t * npad);
-    }));
-    if (b != centred_blocks_) return Status::OK();
-    ++centred_blocks_;
-    for (size_t t = 0; t < bp.runs.size(); ++t) {
-      const int64_t* rs = p_.rsum[slot].data() + t * static_cast<size_t>(npad);
-      for (int64_t j = 0; j < n; ++j) centre_r_[static_cast<size_t>(j)] += bp.runs[t].scale * static_cast<double>(rs[j]);
-    }
-    return Status::OK();
-  }
-
-  // Only rows with missing calls add to the both-missing counts: gather and decode them.
-  Status read_missing_rows(int64_t b, int slot, int64_t rows) {
-    static constexpr float kMissingLut[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    const int64_t v0 = b * plan_.block_variants, stride = plan_.stride;
-    const auto& codes = p_.codes[slot];
-    auto& mc = p_.mcodes[slot];
-    mc.clear();
-    int64_t mrows = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (!plan_.has_missing[static_cast<size_t>(v0 + r)]) continue;
-      mc.insert(mc.end(), codes.begin() + r * stride, codes.begin() + (r + 1) * stride);
-      ++mrows;
-    }
-    p_.mrows[slot] = mrows;
-    if (mrows == 0) return Status::OK();
-    std::vector<float> lut4(static_cast<size_t>(4 * mrows));
-    for (int64_t r = 0; r < mrows; ++r) std::memcpy(lut4.data() + 4 * r, kMissingLut, sizeof(kMissingLut));
-    p_.missing[slot].resize(static_cast<size_t>(mrows * plan_.npad));
-    for (int64_t r0 = 0; r0 < mrows; r0 += kFloat32Run) {
-      STRATA_RETURN_NOT_OK(decode_run(be_, mc.data(), stride, r0, std::min(kFloat32Run, mrows - r0), plan_.n,
-                                      plan_.npad, lut4.data() + 4 * r0, p_.missing[slot].data()));
-    }
-    return Status::OK();
-  }
-
-  const GrmPlan& plan_;
-  const backend::Backend& be_;
-  ThreadPool& pool_;
-  const bool pipelined_;
-  Panels p_;
-  std::vector<double> centre_r_;  // r (the first band's reads)
-  int64_t centred_blocks_ = 0;
-};
 
 // The accumulators of one band: lower tile rows R in [r0, r1), columns C ≤ R, row-major. Under
 // MPI tile k of the band is rank k mod P's; this rank's lie in one zeroed buffer.
